@@ -1,0 +1,58 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Activity actions.
+const (
+	ActionJobCreated            = "job.created"
+	ActionJobUpdated            = "job.updated"
+	ActionCandidateStageChanged = "candidate.stage_changed"
+	ActionCandidateNoteAdded    = "candidate.note_added"
+	ActionCandidateRated        = "candidate.rated"
+)
+
+// Activity subject types.
+const (
+	SubjectJob       = "job"
+	SubjectCandidate = "candidate"
+)
+
+// Activity is an entry of the activity log: one write that changed
+// something, with who made it, with which token and from which address.
+type Activity struct {
+	ID          int64           `json:"id"`
+	TeamID      int64           `json:"team_id"`
+	UserID      int64           `json:"user_id"`
+	TokenID     int64           `json:"token_id"`
+	IP          string          `json:"ip"`
+	Action      string          `json:"action"`
+	SubjectType string          `json:"subject_type"`
+	SubjectID   int64           `json:"subject_id"`
+	Changes     json.RawMessage `json:"changes"` // field → {before, after}; a note as {note_id}
+	CreatedAt   time.Time       `json:"created_at"`
+}
+
+// log appends an activity entry inside the write's transaction.
+func (s *Service) log(ctx context.Context, tx Tx, c Caller, teamID int64, action, subjectType string, subjectID int64, changes any) error {
+	return tx.InsertActivity(ctx, Activity{
+		TeamID:      teamID,
+		UserID:      c.User.ID,
+		TokenID:     c.TokenID,
+		IP:          c.IP,
+		Action:      action,
+		SubjectType: subjectType,
+		SubjectID:   subjectID,
+		Changes:     mustJSON(changes),
+		CreatedAt:   s.now(),
+	})
+}
+
+// ActivityLog returns the activity log in commit order, of every team or of
+// one. It is an operator operation: it consults no caller.
+func (s *Service) ActivityLog(ctx context.Context, teamID *int64) ([]Activity, error) {
+	return s.store.Activity(ctx, teamID)
+}

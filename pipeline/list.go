@@ -1,0 +1,55 @@
+package pipeline
+
+import (
+	"strconv"
+	"strings"
+)
+
+// PageSize is the number of records on a page of any list.
+const PageSize = 15
+
+// List is one page of a paginated list.
+type List[T any] struct {
+	Items   []T
+	Page    int // the page asked for, starting at 1
+	PerPage int
+	Total   int // records on all pages
+}
+
+// LastPage is the number of the last page; at least 1.
+func (l List[T]) LastPage() int {
+	if l.Total == 0 || l.PerPage <= 0 {
+		return 1
+	}
+	return (l.Total + l.PerPage - 1) / l.PerPage
+}
+
+// Offset is the number of records before page on pages of PageSize.
+func Offset(page int) int { return (page - 1) * PageSize }
+
+// ParsePage reads a page query parameter: empty is page 1; anything but an
+// integer ≥ 1 is a validation error naming "page".
+func ParsePage(raw string) (int, error) {
+	if raw == "" {
+		return 1, nil
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < 1 {
+		return 0, Invalid("page", "The page must be an integer greater than or equal to 1.")
+	}
+	return n, nil
+}
+
+// ParseID reads an integer id: ok is false unless raw is a positive integer.
+func ParseID(raw string) (int64, bool) {
+	if raw == "" || raw[0] == '+' {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(raw, 10, 64)
+	return n, err == nil && n > 0
+}
+
+// Fold is the case folding used for search: a search matches when the folded
+// search text is a substring of the folded field. Stores keep folded copies of
+// searchable fields so that matching is the same on every database.
+func Fold(s string) string { return strings.ToLower(s) }

@@ -1,0 +1,65 @@
+package pipeline
+
+import (
+	"context"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// MaxNoteLength is the longest note, in characters.
+const MaxNoteLength = 5000
+
+// Note is a remark a user adds to a candidate.
+type Note struct {
+	ID          int64
+	CandidateID int64
+	Content     string
+	Author      User // ID and Name
+	CreatedAt   time.Time
+}
+
+// NewNote is the input of AddNote.
+type NewNote struct {
+	Content   string
+	Malformed FieldErrors
+}
+
+// AddNote adds a note by the caller to a candidate. Scope: candidates:write.
+// Errors: unauthenticated, insufficient_scope, not_found,
+// validation_failed, conflict (idempotency key in flight).
+func (s *Service) AddNote(ctx context.Context, jobID, candidateID int64, in NewNote) (Note, error) {
+	c, err := require(ctx, ScopeCandidatesWrite)
+	if err != nil {
+		return Note{}, err
+	}
+	return write(s, ctx, c, func(tx Tx) (Note, error) {
+		cand, err := tx.CandidateForUpdate(ctx, c.User.ID, jobID, candidateID)
+		if err != nil {
+			return Note{}, err
+		}
+		f := in.Malformed.clone()
+		if _, bad := f["content"]; !bad {
+			switch {
+			case strings.TrimSpace(in.Content) == "":
+				f.Add("content", "The content field is required.")
+			case utf8.RuneCountInString(in.Content) > MaxNoteLength:
+				f.Add("content", "The content may not be greater than 5000 characters.")
+			}
+		}
+		if err := f.Err(); err != nil {
+			return Note{}, err
+		}
+		n, err := tx.InsertNote(ctx, Note{
+			CandidateID: cand.ID,
+			Content:     in.Content,
+			Author:      User{ID: c.User.ID, Name: c.User.Name},
+			CreatedAt:   s.now(),
+		})
+		if err != nil {
+			return Note{}, err
+		}
+		changes := map[string]any{"note_id": n.ID}
+		return n, s.log(ctx, tx, c, cand.TeamID, ActionCandidateNoteAdded, SubjectCandidate, cand.ID, changes)
+	})
+}

@@ -1,0 +1,79 @@
+package pipeline
+
+import (
+	"context"
+	"time"
+)
+
+// RatingValue is a user's verdict on a candidate.
+type RatingValue string
+
+// Rating values.
+const (
+	GoodFit RatingValue = "good_fit"
+	Maybe   RatingValue = "maybe"
+	NotAFit RatingValue = "not_a_fit"
+)
+
+// Valid reports whether v is a rating value; values are case-sensitive.
+func (v RatingValue) Valid() bool { return v == GoodFit || v == Maybe || v == NotAFit }
+
+// Rating is one user's rating of one candidate; rating again replaces it.
+type Rating struct {
+	CandidateID int64
+	UserID      int64
+	Value       RatingValue
+	UpdatedAt   time.Time
+}
+
+// NewRating is the input of RateCandidate.
+type NewRating struct {
+	Value     RatingValue
+	Malformed FieldErrors
+}
+
+// RateCandidate sets the caller's rating of a candidate. Setting the rating
+// the caller already gave changes and logs nothing. Scope: candidates:write.
+// Errors: unauthenticated, insufficient_scope, not_found,
+// validation_failed, conflict (idempotency key in flight).
+func (s *Service) RateCandidate(ctx context.Context, jobID, candidateID int64, in NewRating) (Rating, error) {
+	c, err := require(ctx, ScopeCandidatesWrite)
+	if err != nil {
+		return Rating{}, err
+	}
+	return write(s, ctx, c, func(tx Tx) (Rating, error) {
+		cand, err := tx.CandidateForUpdate(ctx, c.User.ID, jobID, candidateID)
+		if err != nil {
+			return Rating{}, err
+		}
+		f := in.Malformed.clone()
+		if _, bad := f["rating"]; !bad {
+			switch {
+			case in.Value == "":
+				f.Add("rating", "The rating field is required.")
+			case !in.Value.Valid():
+				f.Add("rating", "The rating must be one of good_fit, maybe, not_a_fit.")
+			}
+		}
+		if err := f.Err(); err != nil {
+			return Rating{}, err
+		}
+		old, err := tx.Rating(ctx, cand.ID, c.User.ID)
+		if err != nil {
+			return Rating{}, err
+		}
+		if old != nil && old.Value == in.Value {
+			return *old, nil
+		}
+		r := Rating{CandidateID: cand.ID, UserID: c.User.ID, Value: in.Value, UpdatedAt: s.now()}
+		if err := tx.SaveRating(ctx, r); err != nil {
+			return Rating{}, err
+		}
+		var before any
+		if old != nil {
+			before = old.Value
+		}
+		changes := map[string]Change{"rating": {Before: before, After: r.Value}}
+		return r, s.log(ctx, tx, c, cand.TeamID, ActionCandidateRated, SubjectCandidate, cand.ID, changes)
+	})
+}

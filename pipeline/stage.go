@@ -1,0 +1,22 @@
+package pipeline
+
+import "context"
+
+// Stage is a step of a job's pipeline. A job's stages are ordered by
+// Position; a new applicant starts in the first.
+type Stage struct {
+	ID       int64
+	JobID    int64
+	Name     string
+	Position int
+}
+
+// Stages returns the stages of a job in pipeline order. Scope: jobs:read.
+// Errors: unauthenticated, insufficient_scope, not_found.
+func (s *Service) Stages(ctx context.Context, jobID int64) ([]Stage, error) {
+	c, err := require(ctx, ScopeJobsRead)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.Stages(ctx, c.User.ID, jobID)
+}

@@ -1,0 +1,109 @@
+package pipeline
+
+import (
+	"context"
+	"time"
+)
+
+// Store is the storage the Service needs. Read methods that take a viewer
+// apply the visibility rule for that user id: the jobs of teams where the
+// viewer is owner or admin, and on the viewer's other teams the jobs the
+// viewer owns or is assigned to. Anything else, and everything nested under
+// it, is reported as not found. Implementations return *Error values with
+// code not_found (and conflict for unique violations); any other error is an
+// internal fault.
+type Store interface {
+	// TokenByHash returns the token with the given hash, its user and the
+	// user's current team, revoked and expired tokens included.
+	TokenByHash(ctx context.Context, hash string) (TokenAuth, error)
+	// TouchToken records the last use of a token.
+	TouchToken(ctx context.Context, id int64, at time.Time) error
+
+	// ListJobs returns a page of the jobs viewer can reach, newest first
+	// (created_at, then id, descending). The filter has been validated.
+	ListJobs(ctx context.Context, viewer int64, f JobFilter) (List[Job], error)
+	// Job returns a job viewer can reach.
+	Job(ctx context.Context, viewer, id int64) (Job, error)
+	// Stages returns the stages of a job viewer can reach, in pipeline order.
+	Stages(ctx context.Context, viewer, jobID int64) ([]Stage, error)
+	// ListCandidates returns a page of the candidates of a job viewer can
+	// reach, newest applicant first (applied, then id, descending). A stage
+	// filter naming no stage of that job is a validation error on "stage".
+	ListCandidates(ctx context.Context, viewer, jobID int64, f CandidateFilter) (List[Candidate], error)
+	// Candidate returns a candidate of a job viewer can reach, with its
+	// stage name and notes count.
+	Candidate(ctx context.Context, viewer, jobID, id int64) (Candidate, error)
+
+	// Write runs fn in one transaction, committed when fn returns nil and
+	// rolled back otherwise; fn's error is returned as is.
+	Write(ctx context.Context, fn func(Tx) error) error
+
+	// Role returns the user's role on a team, or not_found if the user is
+	// not a member.
+	Role(ctx context.Context, userID, teamID int64) (Role, error)
+	// UserByEmail returns the user with that email.
+	UserByEmail(ctx context.Context, email string) (User, error)
+	// CreateToken stores a token (its hash, never its value) inside the
+	// user's current team, and returns it with its id and team.
+	CreateToken(ctx context.Context, t Token) (Token, error)
+	// TeamTokens returns the tokens created inside a team, with creators,
+	// oldest first.
+	TeamTokens(ctx context.Context, teamID int64) ([]Token, error)
+	// RevokeToken marks a token revoked at the given time; revoking a revoked
+	// token keeps the first time.
+	RevokeToken(ctx context.Context, id int64, at time.Time) error
+	// Activity returns activity entries in commit order (by id), all of them
+	// or those of one team.
+	Activity(ctx context.Context, teamID *int64) ([]Activity, error)
+	// Seed stores a validated world in one transaction.
+	Seed(ctx context.Context, w *SeedWorld) (SeedResult, error)
+	// PurgeIdempotency deletes idempotency records created before a time.
+	PurgeIdempotency(ctx context.Context, before time.Time) (int64, error)
+	// Ping reports whether the database answers.
+	Ping(ctx context.Context) error
+}
+
+// Tx is the part of the store used inside a write transaction. Rows read
+// through it for change (jobs, candidates, ratings) stay locked until the
+// transaction ends.
+type Tx interface {
+	// LockIdempotencyKey takes the transaction-scoped lock of a team's key;
+	// false means another transaction holds it now.
+	LockIdempotencyKey(ctx context.Context, teamID int64, key string) (bool, error)
+	// IdempotencyRecord returns the record stored under a team's key and
+	// created at or after since, or nil.
+	IdempotencyRecord(ctx context.Context, teamID int64, key string, since time.Time) (*IdempotencyRecord, error)
+	// SaveIdempotencyRecord stores a record, replacing an expired one under
+	// the same team and key.
+	SaveIdempotencyRecord(ctx context.Context, r IdempotencyRecord) error
+
+	// LockTeam returns the team and holds it against concurrent job creation
+	// until the transaction ends.
+	LockTeam(ctx context.Context, teamID int64) (Team, error)
+	// CountActiveJobs counts the team's jobs that are not closed.
+	CountActiveJobs(ctx context.Context, teamID int64) (int, error)
+	// InsertJob stores a job with its stages, named in pipeline order, and
+	// returns it with its id.
+	InsertJob(ctx context.Context, j Job, stages []string) (Job, error)
+	// JobForUpdate returns a job viewer can reach, locked.
+	JobForUpdate(ctx context.Context, viewer, id int64) (Job, error)
+	// UpdateJob stores the title, description, status and updated_at of j.
+	UpdateJob(ctx context.Context, j Job) error
+
+	// CandidateForUpdate returns a candidate of a job viewer can reach, with
+	// its stage and notes count, locked.
+	CandidateForUpdate(ctx context.Context, viewer, jobID, id int64) (Candidate, error)
+	// Stage returns a stage of the job, or not_found.
+	Stage(ctx context.Context, jobID, stageID int64) (Stage, error)
+	// SetCandidateStage moves a candidate to a stage.
+	SetCandidateStage(ctx context.Context, candidateID, stageID int64, at time.Time) error
+	// InsertNote stores a note and returns it with its id.
+	InsertNote(ctx context.Context, n Note) (Note, error)
+	// Rating returns a user's rating of a candidate, or nil.
+	Rating(ctx context.Context, candidateID, userID int64) (*Rating, error)
+	// SaveRating stores a user's rating of a candidate, replacing theirs.
+	SaveRating(ctx context.Context, r Rating) error
+
+	// InsertActivity appends an activity entry.
+	InsertActivity(ctx context.Context, a Activity) error
+}

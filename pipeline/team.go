@@ -1,0 +1,49 @@
+package pipeline
+
+import "context"
+
+// Role is a user's role on a team.
+type Role string
+
+// Team roles. Owners and admins reach every job of their team; members reach
+// the jobs they own or are assigned to.
+const (
+	RoleOwner  Role = "owner"
+	RoleAdmin  Role = "admin"
+	RoleMember Role = "member"
+)
+
+// Valid reports whether r is a known role.
+func (r Role) Valid() bool { return r == RoleOwner || r == RoleAdmin || r == RoleMember }
+
+// Team is a hiring team. JobLimit is the plan's limit on jobs that are not
+// closed; nil means unlimited.
+type Team struct {
+	ID       int64
+	Name     string
+	JobLimit *int
+}
+
+// User is a person using the application.
+type User struct {
+	ID    int64
+	Name  string
+	Email string
+}
+
+// Identity is what GET /me shows: the token's user, current team and scopes.
+type Identity struct {
+	User   User
+	Team   Team
+	Scopes []Scope
+}
+
+// Me returns the identity of the caller. Any valid token may call it.
+// Errors: unauthenticated.
+func (s *Service) Me(ctx context.Context) (Identity, error) {
+	c, err := require(ctx, "")
+	if err != nil {
+		return Identity{}, err
+	}
+	return Identity{User: c.User, Team: c.Team, Scopes: c.Scopes}, nil
+}
