@@ -112,13 +112,14 @@ func (s *Service) Authenticate(ctx context.Context, value string) (Caller, error
 	if !a.Token.Active(now) {
 		return Caller{}, errUnauthenticated
 	}
-	s.touch(a.Token, now)
+	s.touch(ctx, a.Token, now)
 	return Caller{User: a.User, Team: a.Team, TokenID: a.Token.ID, Scopes: a.Token.Scopes}, nil
 }
 
-// touch records a token's use at most once per touchInterval, off the
-// request path, so that requests do not each write.
-func (s *Service) touch(t Token, now time.Time) {
+// touch records a token's use at most once per touchInterval per token, so
+// that requests do not each write. Its failure does not fail the request:
+// the last use is advisory.
+func (s *Service) touch(ctx context.Context, t Token, now time.Time) {
 	if t.LastUsedAt != nil && now.Sub(*t.LastUsedAt) < touchInterval {
 		return
 	}
@@ -126,11 +127,7 @@ func (s *Service) touch(t Token, now time.Time) {
 		return
 	}
 	s.touched.Store(t.ID, now)
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = s.store.TouchToken(ctx, t.ID, now) // last use is advisory
-	}()
+	_ = s.store.TouchToken(ctx, t.ID, now)
 }
 
 // TokenRequest is the input of IssueToken.
