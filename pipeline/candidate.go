@@ -55,7 +55,7 @@ func ParseStageFilter(raw string) (int64, error) {
 // first. Scope: candidates:read. Errors: unauthenticated,
 // insufficient_scope, not_found, validation_failed (stage, page).
 func (s *Service) ListCandidates(ctx context.Context, jobID int64, f CandidateFilter) (List[Candidate], error) {
-	c, err := require(ctx, ScopeCandidatesRead)
+	c, err := authorize(ctx, ScopeCandidatesRead)
 	if err != nil {
 		return List[Candidate]{}, err
 	}
@@ -75,7 +75,7 @@ func (s *Service) ListCandidates(ctx context.Context, jobID int64, f CandidateFi
 // count. Scope: candidates:read. Errors: unauthenticated,
 // insufficient_scope, not_found (also for a candidate of another job).
 func (s *Service) Candidate(ctx context.Context, jobID, id int64) (Candidate, error) {
-	c, err := require(ctx, ScopeCandidatesRead)
+	c, err := authorize(ctx, ScopeCandidatesRead)
 	if err != nil {
 		return Candidate{}, err
 	}
@@ -94,7 +94,7 @@ type StageMove struct {
 // insufficient_scope, not_found, validation_failed (stage of another job or
 // no stage), conflict (idempotency key in flight).
 func (s *Service) MoveCandidate(ctx context.Context, jobID, id int64, in StageMove) (Candidate, error) {
-	c, err := require(ctx, ScopeCandidatesWrite)
+	c, err := authorize(ctx, ScopeCandidatesWrite)
 	if err != nil {
 		return Candidate{}, err
 	}

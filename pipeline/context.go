@@ -33,9 +33,9 @@ func CallerFrom(ctx context.Context) (Caller, bool) {
 	return c, ok
 }
 
-// require returns the caller on ctx if it carries scope: unauthenticated
+// authorize returns the caller on ctx if it carries scope: unauthenticated
 // without a caller, insufficient_scope without the scope. It reads no data.
-func require(ctx context.Context, scope Scope) (Caller, error) {
+func authorize(ctx context.Context, scope Scope) (Caller, error) {
 	c, ok := CallerFrom(ctx)
 	if !ok {
 		return Caller{}, errUnauthenticated

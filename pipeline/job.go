@@ -92,7 +92,7 @@ func validateTitle(f FieldErrors, title string) {
 // user's teams, newest first. Scope: jobs:read. Errors: unauthenticated,
 // insufficient_scope, validation_failed (status, page).
 func (s *Service) ListJobs(ctx context.Context, f JobFilter) (List[Job], error) {
-	c, err := require(ctx, ScopeJobsRead)
+	c, err := authorize(ctx, ScopeJobsRead)
 	if err != nil {
 		return List[Job]{}, err
 	}
@@ -114,7 +114,7 @@ func (s *Service) ListJobs(ctx context.Context, f JobFilter) (List[Job], error) 
 // Job returns one job. Scope: jobs:read. Errors: unauthenticated,
 // insufficient_scope, not_found.
 func (s *Service) Job(ctx context.Context, id int64) (Job, error) {
-	c, err := require(ctx, ScopeJobsRead)
+	c, err := authorize(ctx, ScopeJobsRead)
 	if err != nil {
 		return Job{}, err
 	}
@@ -127,7 +127,7 @@ func (s *Service) Job(ctx context.Context, id int64) (Job, error) {
 // insufficient_scope, validation_failed, forbidden (plan job limit reached),
 // conflict (idempotency key in flight).
 func (s *Service) CreateJob(ctx context.Context, in NewJob) (Job, error) {
-	c, err := require(ctx, ScopeJobsWrite)
+	c, err := authorize(ctx, ScopeJobsWrite)
 	if err != nil {
 		return Job{}, err
 	}
@@ -185,7 +185,7 @@ func (s *Service) CreateJob(ctx context.Context, in NewJob) (Job, error) {
 // unauthenticated, insufficient_scope, not_found, validation_failed,
 // conflict (idempotency key in flight).
 func (s *Service) UpdateJob(ctx context.Context, id int64, p JobPatch) (Job, error) {
-	c, err := require(ctx, ScopeJobsWrite)
+	c, err := authorize(ctx, ScopeJobsWrite)
 	if err != nil {
 		return Job{}, err
 	}

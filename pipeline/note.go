@@ -29,7 +29,7 @@ type NewNote struct {
 // Errors: unauthenticated, insufficient_scope, not_found,
 // validation_failed, conflict (idempotency key in flight).
 func (s *Service) AddNote(ctx context.Context, jobID, candidateID int64, in NewNote) (Note, error) {
-	c, err := require(ctx, ScopeCandidatesWrite)
+	c, err := authorize(ctx, ScopeCandidatesWrite)
 	if err != nil {
 		return Note{}, err
 	}

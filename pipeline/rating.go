@@ -37,7 +37,7 @@ type NewRating struct {
 // Errors: unauthenticated, insufficient_scope, not_found,
 // validation_failed, conflict (idempotency key in flight).
 func (s *Service) RateCandidate(ctx context.Context, jobID, candidateID int64, in NewRating) (Rating, error) {
-	c, err := require(ctx, ScopeCandidatesWrite)
+	c, err := authorize(ctx, ScopeCandidatesWrite)
 	if err != nil {
 		return Rating{}, err
 	}
