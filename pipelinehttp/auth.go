@@ -1,0 +1,60 @@
+package pipelinehttp
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// bearerToken returns the token of an Authorization header value whose
+// scheme is Bearer, in any letter case; "" when there is none.
+func bearerToken(header string) string {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(token)
+}
+
+// guard authenticates the request and counts it against its rate-limit
+// bucket, in the order the API checks them: a request whose token is
+// missing or invalid is counted against its client IP, and answers 429
+// rather than 401 while that budget is spent; a valid token's request is
+// counted against its user, whatever token of the user it carries. The
+// caller, with the client IP, goes on the request's context.
+//
+// The token is read from the Authorization header only, never from the
+// query string or a cookie.
+func (a *api) guard(c *gin.Context) {
+	ctx := c.Request.Context()
+	var (
+		caller  pipeline.Caller
+		authErr error
+	)
+	if token := bearerToken(c.GetHeader("Authorization")); token != "" {
+		caller, authErr = a.svc.Authenticate(ctx, token)
+	} else {
+		authErr = errUnauthenticated
+	}
+	ip := c.ClientIP()
+	bucket := "ip:" + ip
+	if authErr == nil {
+		bucket = "user:" + strconv.FormatInt(caller.User.ID, 10)
+	}
+	if err := a.limit(c, bucket); err != nil {
+		fail(c, err)
+		return
+	}
+	if authErr != nil {
+		fail(c, authErr)
+		return
+	}
+	caller.IP = ip
+	c.Request = c.Request.WithContext(pipeline.NewContext(ctx, caller))
+	c.Next()
+}
+
+var errUnauthenticated = &pipeline.Error{Code: pipeline.EUnauthenticated, Message: "Unauthenticated."}

@@ -1,0 +1,111 @@
+package pipelinehttp
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// candidateItem is a candidate as a list element.
+type candidateItem struct {
+	ID      int64  `json:"id"`
+	Name    string `json:"name"`
+	Email   string `json:"email"`
+	Applied string `json:"applied"`
+	Stage   string `json:"stage"`
+	Status  string `json:"status"`
+}
+
+// candidateFull is a single candidate: fields that are empty are left out,
+// except id and notes_count.
+type candidateFull struct {
+	ID         int64  `json:"id"`
+	Name       string `json:"name,omitempty"`
+	Email      string `json:"email,omitempty"`
+	Applied    string `json:"applied,omitempty"`
+	Stage      string `json:"stage,omitempty"`
+	Status     string `json:"status,omitempty"`
+	ResumeURL  string `json:"resume_url,omitempty"`
+	NotesCount int    `json:"notes_count"`
+}
+
+func newCandidateItem(k pipeline.Candidate) candidateItem {
+	return candidateItem{
+		ID:      k.ID,
+		Name:    k.Name,
+		Email:   k.Email,
+		Applied: date(k.Applied),
+		Stage:   k.Stage,
+		Status:  k.Status,
+	}
+}
+
+func newCandidateFull(k pipeline.Candidate) candidateFull {
+	return candidateFull{
+		ID:         k.ID,
+		Name:       k.Name,
+		Email:      k.Email,
+		Applied:    date(k.Applied),
+		Stage:      k.Stage,
+		Status:     k.Status,
+		ResumeURL:  k.ResumeURL,
+		NotesCount: k.NotesCount,
+	}
+}
+
+// stageQuery reads the stage filter. A value that is not a positive integer
+// becomes -1, which the Service reports as a validation error on "stage"
+// after its scope check.
+func stageQuery(c *gin.Context) int64 {
+	id, err := pipeline.ParseStageFilter(c.Query("stage"))
+	if err != nil {
+		return -1
+	}
+	return id
+}
+
+// listCandidates serves GET /jobs/{job}/candidates?search=&stage=&page=.
+func (a *api) listCandidates(c *gin.Context) {
+	l, err := a.svc.ListCandidates(c.Request.Context(), pathID(c, "job"), pipeline.CandidateFilter{
+		Search:  c.Query("search"),
+		StageID: stageQuery(c),
+		Page:    queryPage(c),
+	})
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	respond(c, http.StatusOK, newList(a, c, l, newCandidateItem, "search", "stage"))
+}
+
+// candidate serves GET /jobs/{job}/candidates/{candidate}.
+func (a *api) candidate(c *gin.Context) {
+	k, err := a.svc.Candidate(c.Request.Context(), pathID(c, "job"), pathID(c, "candidate"))
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	respond(c, http.StatusOK, data[candidateFull]{Data: newCandidateFull(k)})
+}
+
+// moveCandidate serves POST /jobs/{job}/candidates/{candidate}/stage.
+func (a *api) moveCandidate(c *gin.Context) {
+	raw, err := readBody(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	var in pipeline.StageMove
+	in.Malformed = decodeBody(raw, integerField("stage", &in.StageID, nil))
+	jobID, id := pathID(c, "job"), pathID(c, "candidate")
+	write(c, raw, renderMovedCandidate, nil, func(ctx context.Context) (pipeline.Candidate, error) {
+		return a.svc.MoveCandidate(ctx, jobID, id, in)
+	})
+}
+
+func renderMovedCandidate(k pipeline.Candidate) (int, any) {
+	return http.StatusOK, data[candidateFull]{Data: newCandidateFull(k)}
+}

@@ -1,0 +1,150 @@
+package pipelinehttp
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// Error codes that only the transport produces.
+const (
+	// CodePayloadTooLarge reports a request body over MaxBodyBytes.
+	CodePayloadTooLarge = "payload_too_large"
+	// CodeMethodNotAllowed reports a known path asked with another method.
+	CodeMethodNotAllowed = "method_not_allowed"
+)
+
+// errorStatus is the one table from error codes to HTTP statuses. A code not
+// in it is a server error.
+var errorStatus = map[string]int{
+	pipeline.EUnauthenticated:   http.StatusUnauthorized,
+	pipeline.EInsufficientScope: http.StatusForbidden,
+	pipeline.EForbidden:         http.StatusForbidden,
+	pipeline.ENotFound:          http.StatusNotFound,
+	pipeline.EValidation:        http.StatusUnprocessableEntity,
+	pipeline.ERateLimited:       http.StatusTooManyRequests,
+	pipeline.EConflict:          http.StatusConflict,
+	CodePayloadTooLarge:         http.StatusRequestEntityTooLarge,
+	CodeMethodNotAllowed:        http.StatusMethodNotAllowed,
+	pipeline.EInternal:          http.StatusInternalServerError,
+}
+
+// fixedMessages are the messages the API document spells out; they are sent
+// as written whatever the error carried.
+var fixedMessages = map[string]string{
+	pipeline.EUnauthenticated: "Unauthenticated.",
+	pipeline.ERateLimited:     "Too Many Attempts.",
+	pipeline.EInternal:        "Server error.",
+}
+
+// withDetails are the codes whose envelope carries details; every other
+// code has details null.
+var withDetails = map[string]bool{
+	pipeline.EValidation:        true,
+	pipeline.EInsufficientScope: true,
+}
+
+var (
+	errNotFound         = &pipeline.Error{Code: pipeline.ENotFound, Message: "Not found."}
+	errMethodNotAllowed = &pipeline.Error{Code: CodeMethodNotAllowed, Message: "Method not allowed."}
+	errPayloadTooLarge  = &pipeline.Error{Code: CodePayloadTooLarge, Message: "The request body may not be larger than 1 MiB."}
+	errRateLimited      = &pipeline.Error{Code: pipeline.ERateLimited, Message: "Too Many Attempts."}
+)
+
+type errorEnvelope struct {
+	Error errorObject `json:"error"`
+}
+
+type errorObject struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Details any    `json:"details"`
+}
+
+// errors is the middleware that turns the error a handler or a later
+// middleware recorded with c.Error into the response.
+func (a *api) errors(c *gin.Context) {
+	c.Next()
+	if len(c.Errors) == 0 {
+		return
+	}
+	err := c.Errors.Last().Err
+	if c.Writer.Written() {
+		a.logCause(c, "error after the response was written", err)
+		return
+	}
+	a.writeError(c, err)
+}
+
+// writeError writes err as the response: a replay as its stored response,
+// a *pipeline.Error in the envelope with the status of its code, anything
+// else as a generic server_error whose cause goes to the log only.
+func (a *api) writeError(c *gin.Context, err error) {
+	var replay *pipeline.Replay
+	if errors.As(err, &replay) {
+		c.Header("Idempotent-Replay", "true")
+		c.Data(replay.Status, jsonContentType, replay.Body)
+		c.Abort()
+		return
+	}
+	code := pipeline.ErrorCode(err)
+	status, known := errorStatus[code]
+	if !known || code == pipeline.EInternal {
+		a.logCause(c, "server error", err)
+		code, status = pipeline.EInternal, http.StatusInternalServerError
+	}
+	obj := errorObject{Code: code, Message: pipeline.ErrorMessage(err)}
+	if msg, ok := fixedMessages[code]; ok {
+		obj.Message = msg
+	}
+	var e *pipeline.Error
+	if withDetails[code] && errors.As(err, &e) {
+		obj.Details = e.Details
+	}
+	if code == pipeline.EUnauthenticated {
+		c.Header("WWW-Authenticate", "Bearer")
+	}
+	body, encErr := encode(errorEnvelope{Error: obj})
+	if encErr != nil {
+		a.logCause(c, "cannot encode error", encErr)
+		body = []byte(`{"error":{"code":"server_error","message":"Server error.","details":null}}`)
+		status = http.StatusInternalServerError
+	}
+	c.Data(status, jsonContentType, body)
+	c.Abort()
+}
+
+func (a *api) logCause(c *gin.Context, msg string, err error) {
+	a.log.LogAttrs(c.Request.Context(), slog.LevelError, msg,
+		slog.String("request_id", requestIDOf(c)),
+		slog.String("method", c.Request.Method),
+		slog.String("path", c.Request.URL.Path),
+		slog.String("error", err.Error()))
+}
+
+// recovery answers a panic with the server_error envelope; the process keeps
+// serving. The panic value goes to the log, never to the client.
+func (a *api) recovery() gin.HandlerFunc {
+	return gin.CustomRecoveryWithWriter(nil, func(c *gin.Context, rec any) {
+		err := fmt.Errorf("panic: %v\n%s", rec, debug.Stack())
+		if c.Writer.Written() {
+			a.logCause(c, "panic after the response was written", err)
+			c.Abort()
+			return
+		}
+		a.writeError(c, err)
+	})
+}
+
+// notFound answers unknown routes.
+func (a *api) notFound(c *gin.Context) { fail(c, errNotFound) }
+
+// methodNotAllowed answers a known path asked with another method; Gin has
+// set the Allow header.
+func (a *api) methodNotAllowed(c *gin.Context) { fail(c, errMethodNotAllowed) }

@@ -1,0 +1,218 @@
+// Package pipelinehttp serves the recruitment-pipeline API over HTTP with Gin.
+//
+// It translates and decides nothing: a handler decodes the request, calls one
+// [pipeline.Service] method and renders the result; every failure is handed to
+// a single error middleware that maps the error's code to an HTTP status. The
+// caller found by the authentication middleware travels on the request's
+// context (see [pipeline.NewContext]), so the Service sees the same caller an
+// embedding Go program would supply.
+//
+// Each /api/ request passes, in order: request id, access log, panic
+// recovery, error rendering, then authentication and rate limiting.
+package pipelinehttp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// Config configures the HTTP layer. The zero value is usable.
+type Config struct {
+	// BaseURL is the scheme and host used in pagination links, for example
+	// "https://api.example.com". Empty: taken from the request (its TLS state
+	// and Host header; X-Forwarded-Proto is not trusted).
+	BaseURL string
+	// Limiter counts requests per user, and per client IP for requests
+	// without a valid token. Nil: an in-memory limiter with
+	// pipeline.DefaultRateLimit requests per window.
+	Limiter pipeline.Limiter
+	// Clock tells the time for rate-limit windows. Nil: pipeline.SystemClock.
+	Clock pipeline.Clock
+	// Logger receives the access log and the causes of internal errors. Nil:
+	// nothing is logged. Tokens and the Authorization header are never logged.
+	Logger *slog.Logger
+}
+
+// jsonContentType is the Content-Type of every response body.
+const jsonContentType = "application/json; charset=utf-8"
+
+// apiPrefix is the path prefix of requests that are authenticated and
+// rate-limited, including unknown routes below it.
+const apiPrefix = "/api/"
+
+// api holds what the handlers and middleware share.
+type api struct {
+	svc     *pipeline.Service
+	baseURL string
+	limiter pipeline.Limiter
+	clock   pipeline.Clock
+	log     *slog.Logger
+}
+
+func newAPI(svc *pipeline.Service, cfg Config) *api {
+	a := &api{
+		svc:     svc,
+		baseURL: strings.TrimRight(cfg.BaseURL, "/"),
+		limiter: cfg.Limiter,
+		clock:   cfg.Clock,
+		log:     cfg.Logger,
+	}
+	if a.limiter == nil {
+		a.limiter = pipeline.NewMemoryLimiter(pipeline.DefaultRateLimit)
+	}
+	if a.clock == nil {
+		a.clock = pipeline.SystemClock{}
+	}
+	if a.log == nil {
+		a.log = slog.New(slog.DiscardHandler)
+	}
+	return a
+}
+
+// New returns a Gin engine serving the API under /api/v1, GET /healthz
+// (200 while the process is up) and GET /readyz (200 while the database
+// answers, else 503). Unknown routes answer 404 not_found and known paths
+// with the wrong method 405 method_not_allowed with an Allow header, both in
+// the error envelope; below /api/ they are authenticated and rate-limited
+// like any API request.
+//
+// New leaves Gin's global mode alone: a program that wants no debug output
+// calls gin.SetMode(gin.ReleaseMode) before New. ClientIP is the socket peer:
+// no proxy is trusted until the program calls SetTrustedProxies on the engine.
+func New(svc *pipeline.Service, cfg Config) *gin.Engine {
+	e := gin.New()
+	e.HandleMethodNotAllowed = true
+	// A trailing slash or a wrong case is an unknown route, not a redirect.
+	e.RedirectTrailingSlash = false
+	e.RedirectFixedPath = false
+	_ = e.SetTrustedProxies(nil) // nil never fails to parse
+
+	a := newAPI(svc, cfg)
+	a.mount(e)
+
+	base := a.baseChain()
+	e.GET("/healthz", append(base, a.healthz)...)
+	e.GET("/readyz", append(base, a.readyz)...)
+	e.NoRoute(append(base, a.apiOnly(a.guard), a.notFound)...)
+	e.NoMethod(append(base, a.apiOnly(a.guard), a.methodNotAllowed)...)
+	return e
+}
+
+// Mount registers the /api/v1 routes, with their whole middleware chain, on
+// r: an engine or a route group of an existing Gin application, to whose
+// path the routes are relative. Unknown routes and /healthz stay the
+// application's concern.
+func Mount(r gin.IRouter, svc *pipeline.Service, cfg Config) {
+	newAPI(svc, cfg).mount(r)
+}
+
+// baseChain is the middleware every response passes through.
+func (a *api) baseChain() []gin.HandlerFunc {
+	return []gin.HandlerFunc{a.requestID, a.accessLog, a.recovery(), a.errors}
+}
+
+func (a *api) mount(r gin.IRouter) {
+	g := r.Group("/api/v1", append(a.baseChain(), a.guard)...)
+	g.GET("/me", a.me)
+	g.GET("/jobs", a.listJobs)
+	g.POST("/jobs", a.createJob)
+	g.GET("/jobs/:job", a.job)
+	g.PATCH("/jobs/:job", a.updateJob)
+	g.GET("/jobs/:job/stages", a.stages)
+	g.GET("/jobs/:job/candidates", a.listCandidates)
+	g.GET("/jobs/:job/candidates/:candidate", a.candidate)
+	g.POST("/jobs/:job/candidates/:candidate/stage", a.moveCandidate)
+	g.POST("/jobs/:job/candidates/:candidate/notes", a.addNote)
+	g.POST("/jobs/:job/candidates/:candidate/rating", a.rateCandidate)
+}
+
+// apiOnly runs h only for requests below /api/.
+func (a *api) apiOnly(h gin.HandlerFunc) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if strings.HasPrefix(c.Request.URL.Path, apiPrefix) {
+			h(c)
+		}
+	}
+}
+
+type healthBody struct {
+	Status string `json:"status"`
+}
+
+// healthz reports that the process is up.
+func (a *api) healthz(c *gin.Context) {
+	respond(c, http.StatusOK, healthBody{Status: "ok"})
+}
+
+// readyz reports whether the database answers.
+func (a *api) readyz(c *gin.Context) {
+	ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
+	defer cancel()
+	if err := a.svc.Store().Ping(ctx); err != nil {
+		a.log.LogAttrs(ctx, slog.LevelWarn, "database not ready",
+			slog.String("request_id", requestIDOf(c)), slog.String("error", err.Error()))
+		respond(c, http.StatusServiceUnavailable, healthBody{Status: "unavailable"})
+		return
+	}
+	respond(c, http.StatusOK, healthBody{Status: "ok"})
+}
+
+// encode renders v as a JSON body. HTML is not escaped: descriptions are HTML
+// and read better as sent. The same value always gives the same bytes, which
+// idempotent replays rely on.
+func encode(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// respond writes v as the JSON body of a successful response.
+func respond(c *gin.Context, status int, v any) {
+	body, err := encode(v)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.Data(status, jsonContentType, body)
+}
+
+// fail hands err to the error middleware, which alone chooses the status.
+func fail(c *gin.Context, err error) {
+	_ = c.Error(err)
+	c.Abort()
+}
+
+// data is the single-object envelope.
+type data[T any] struct {
+	Data T `json:"data"`
+}
+
+// timestamp formats t as RFC 3339 in UTC with second precision; a zero time
+// is "" (and omitted where the field is omitempty).
+func timestamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// date formats t as YYYY-MM-DD; a zero time is "".
+func date(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.DateOnly)
+}

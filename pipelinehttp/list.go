@@ -1,0 +1,92 @@
+package pipelinehttp
+
+import (
+	"net/url"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// list is the paginated list envelope.
+type list[T any] struct {
+	Data  []T   `json:"data"`
+	Links links `json:"links"`
+	Meta  meta  `json:"meta"`
+}
+
+// links are absolute URLs of the list's pages; Prev is null on page 1 and
+// Next from the last page on.
+type links struct {
+	First string  `json:"first"`
+	Last  string  `json:"last"`
+	Prev  *string `json:"prev"`
+	Next  *string `json:"next"`
+}
+
+type meta struct {
+	CurrentPage int `json:"current_page"`
+	LastPage    int `json:"last_page"`
+	PerPage     int `json:"per_page"`
+	Total       int `json:"total"`
+}
+
+// newList renders a page of items with conv. The links keep the request's
+// query parameters named in keep (the list's filters) and replace page.
+func newList[T, U any](a *api, c *gin.Context, l pipeline.List[T], conv func(T) U, keep ...string) list[U] {
+	items := make([]U, 0, len(l.Items))
+	for _, it := range l.Items {
+		items = append(items, conv(it))
+	}
+	perPage := l.PerPage
+	if perPage <= 0 {
+		perPage = pipeline.PageSize
+	}
+	l.PerPage = perPage
+	last := l.LastPage()
+	page := max(l.Page, 1)
+
+	base := a.origin(c) + c.Request.URL.EscapedPath()
+	filters := url.Values{}
+	for _, k := range keep {
+		if v := c.Query(k); v != "" {
+			filters.Set(k, v)
+		}
+	}
+	pageURL := func(n int) string {
+		q := url.Values{}
+		for k, v := range filters {
+			q[k] = v
+		}
+		q.Set("page", strconv.Itoa(n))
+		return base + "?" + q.Encode()
+	}
+	lk := links{First: pageURL(1), Last: pageURL(last)}
+	if page > 1 {
+		prev := pageURL(page - 1)
+		lk.Prev = &prev
+	}
+	if page < last {
+		next := pageURL(page + 1)
+		lk.Next = &next
+	}
+	return list[U]{
+		Data:  items,
+		Links: lk,
+		Meta:  meta{CurrentPage: page, LastPage: last, PerPage: perPage, Total: l.Total},
+	}
+}
+
+// origin is the scheme and host of pagination links: Config.BaseURL, else
+// the request's own (https when it came over TLS).
+func (a *api) origin(c *gin.Context) string {
+	if a.baseURL != "" {
+		return a.baseURL
+	}
+	scheme := "http"
+	if c.Request.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + c.Request.Host
+}

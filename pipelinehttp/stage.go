@@ -1,0 +1,27 @@
+package pipelinehttp
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+)
+
+// stageItem is a stage of a job's pipeline.
+type stageItem struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+}
+
+// stages serves GET /jobs/{job}/stages, in pipeline order.
+func (a *api) stages(c *gin.Context) {
+	st, err := a.svc.Stages(c.Request.Context(), pathID(c, "job"))
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	out := make([]stageItem, 0, len(st))
+	for _, s := range st {
+		out = append(out, stageItem{ID: s.ID, Name: s.Name})
+	}
+	respond(c, http.StatusOK, data[[]stageItem]{Data: out})
+}
