@@ -13,7 +13,7 @@ type identity struct {
 	ID     int64            `json:"id"`
 	Name   string           `json:"name"`
 	Email  string           `json:"email"`
-	Team   named          `json:"team"`
+	Team   named            `json:"team"`
 	Scopes []pipeline.Scope `json:"scopes"`
 }
 

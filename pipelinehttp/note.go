@@ -11,10 +11,10 @@ import (
 
 // noteItem is a note as created.
 type noteItem struct {
-	ID        int64   `json:"id"`
-	Content   string  `json:"content"`
-	Author    named `json:"author"`
-	CreatedAt string  `json:"created_at"`
+	ID        int64  `json:"id"`
+	Content   string `json:"content"`
+	Author    named  `json:"author"`
+	CreatedAt string `json:"created_at"`
 }
 
 // named is a record shown by id and name: a note's author, a user's team.
