@@ -1,0 +1,58 @@
+package pipelinestore
+
+import (
+	"database/sql"
+	"errors"
+
+	"github.com/uptrace/bun/driver/pgdriver"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// formatError is the one place where driver errors become domain errors:
+// no rows is not_found, a unique violation is conflict, anything else is
+// returned as is (an internal fault). what names the record for the
+// not_found message.
+func formatError(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	var perr *pipeline.Error
+	if errors.As(err, &perr) {
+		return err
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return pipeline.Errorf(pipeline.ENotFound, "%s not found.", what)
+	}
+	if uniqueViolation(err) {
+		return pipeline.Errorf(pipeline.EConflict, "%s already exists.", what)
+	}
+	return err
+}
+
+func uniqueViolation(err error) bool {
+	var pgErr pgdriver.Error
+	if errors.As(err, &pgErr) {
+		return pgErr.Field('C') == "23505"
+	}
+	var sqlErr *sqlite.Error
+	if errors.As(err, &sqlErr) {
+		c := sqlErr.Code()
+		return c == sqlite3.SQLITE_CONSTRAINT_UNIQUE || c == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+	}
+	return false
+}
+
+// expectRow turns an UPDATE or DELETE that matched no row into not_found.
+func expectRow(res sql.Result, what string) error {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return formatError(sql.ErrNoRows, what)
+	}
+	return nil
+}

@@ -1,0 +1,96 @@
+package pipelinestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"hash/fnv"
+	"strconv"
+	"time"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// LockIdempotencyKey takes the transaction-scoped lock of a team's key. On
+// PostgreSQL it is an advisory lock on a 64-bit hash of team and key, tried
+// without waiting, so that a second request with a key still in flight is
+// told at once. On SQLite write transactions are already serialized, so the
+// lock is always free.
+func (t *tx) LockIdempotencyKey(ctx context.Context, teamID int64, key string) (bool, error) {
+	if !t.pg {
+		return true, nil
+	}
+	var ok bool
+	err := t.idb.NewRaw(`SELECT pg_try_advisory_xact_lock(?)`, idempotencyLockID(teamID, key)).Scan(ctx, &ok)
+	return ok, formatError(err, "Idempotency key")
+}
+
+// idempotencyLockID hashes team and key into the advisory lock space. A
+// collision only makes two unrelated requests wait for each other's
+// transaction; it cannot mix up their records.
+func idempotencyLockID(teamID int64, key string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte("idempotency:" + strconv.FormatInt(teamID, 10) + ":"))
+	h.Write([]byte(key))
+	return int64(h.Sum64())
+}
+
+// IdempotencyRecord returns the record stored under a team's key and created
+// at or after since, or nil.
+func (t *tx) IdempotencyRecord(ctx context.Context, teamID int64, key string, since time.Time) (*pipeline.IdempotencyRecord, error) {
+	var r idempotencyRow
+	err := t.idb.NewRaw(`SELECT * FROM idempotency_keys WHERE team_id = ? AND key = ? AND created_at >= ?`,
+		teamID, key, ts(since)).Scan(ctx, &r)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, formatError(err, "Idempotency key")
+	}
+	return &pipeline.IdempotencyRecord{
+		TeamID:      r.TeamID,
+		Key:         r.Key,
+		UserID:      r.UserID,
+		Fingerprint: r.Fingerprint,
+		Status:      r.Status,
+		Body:        r.Body,
+		CreatedAt:   r.CreatedAt.UTC(),
+	}, nil
+}
+
+// SaveIdempotencyRecord stores a record, replacing an expired one under the
+// same team and key. The caller holds the key's lock and found no live
+// record, so any row already there has expired.
+func (t *tx) SaveIdempotencyRecord(ctx context.Context, rec pipeline.IdempotencyRecord) error {
+	body := rec.Body
+	if body == nil {
+		body = []byte{}
+	}
+	r := idempotencyRow{
+		TeamID:      rec.TeamID,
+		Key:         rec.Key,
+		UserID:      rec.UserID,
+		Fingerprint: rec.Fingerprint,
+		Status:      rec.Status,
+		Body:        body,
+		CreatedAt:   ts(rec.CreatedAt),
+	}
+	_, err := t.idb.NewInsert().Model(&r).
+		On("CONFLICT (team_id, key) DO UPDATE").
+		Set("user_id = EXCLUDED.user_id").
+		Set("fingerprint = EXCLUDED.fingerprint").
+		Set("status = EXCLUDED.status").
+		Set("body = EXCLUDED.body").
+		Set("created_at = EXCLUDED.created_at").
+		Exec(ctx)
+	return formatError(err, "Idempotency key")
+}
+
+// PurgeIdempotency deletes idempotency records created before a time.
+func (db *DB) PurgeIdempotency(ctx context.Context, before time.Time) (int64, error) {
+	res, err := db.w.NewRaw(`DELETE FROM idempotency_keys WHERE created_at < ?`, ts(before)).Exec(ctx)
+	if err != nil {
+		return 0, formatError(err, "Idempotency key")
+	}
+	return res.RowsAffected()
+}

@@ -1,0 +1,349 @@
+package pipelinestore
+
+import (
+	"database/sql/driver"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// The row structs below mirror the tables. They stay inside this package:
+// the domain types carry no storage tags, and the to* functions convert at
+// the edge. Fields marked scanonly are computed by queries (joins, counts).
+
+type teamRow struct {
+	bun.BaseModel `bun:"table:teams"`
+
+	ID       int64  `bun:"id,pk,autoincrement"`
+	Name     string `bun:"name"`
+	JobLimit *int   `bun:"job_limit"`
+}
+
+func (r teamRow) toTeam() pipeline.Team {
+	return pipeline.Team{ID: r.ID, Name: r.Name, JobLimit: r.JobLimit}
+}
+
+type userRow struct {
+	bun.BaseModel `bun:"table:users"`
+
+	ID            int64  `bun:"id,pk,autoincrement"`
+	Name          string `bun:"name"`
+	Email         string `bun:"email"`
+	CurrentTeamID int64  `bun:"current_team_id"`
+}
+
+func (r userRow) toUser() pipeline.User {
+	return pipeline.User{ID: r.ID, Name: r.Name, Email: r.Email}
+}
+
+type membershipRow struct {
+	bun.BaseModel `bun:"table:memberships"`
+
+	UserID int64  `bun:"user_id,pk"`
+	TeamID int64  `bun:"team_id,pk"`
+	Role   string `bun:"role"`
+}
+
+type jobRow struct {
+	bun.BaseModel `bun:"table:jobs"`
+
+	ID                  int64     `bun:"id,pk,autoincrement"`
+	TeamID              int64     `bun:"team_id"`
+	OwnerID             int64     `bun:"owner_id"`
+	Title               string    `bun:"title"`
+	TitleFold           string    `bun:"title_fold"`
+	Status              string    `bun:"status"`
+	Description         string    `bun:"description"`
+	WorkMode            string    `bun:"work_mode"`
+	EmploymentType      string    `bun:"employment_type"`
+	ApplicationDeadline date      `bun:"application_deadline"`
+	CreatedAt           time.Time `bun:"created_at"`
+	UpdatedAt           time.Time `bun:"updated_at"`
+
+	Total int `bun:"total,scanonly"` // window count of a list query
+}
+
+func newJobRow(j pipeline.Job) jobRow {
+	return jobRow{
+		ID:                  j.ID,
+		TeamID:              j.TeamID,
+		OwnerID:             j.OwnerID,
+		Title:               j.Title,
+		TitleFold:           pipeline.Fold(j.Title),
+		Status:              string(j.Status),
+		Description:         j.Description,
+		WorkMode:            j.WorkMode,
+		EmploymentType:      j.EmploymentType,
+		ApplicationDeadline: date(pipeline.Date(j.ApplicationDeadline)),
+		CreatedAt:           ts(j.CreatedAt),
+		UpdatedAt:           ts(j.UpdatedAt),
+	}
+}
+
+func (r jobRow) toJob() pipeline.Job {
+	return pipeline.Job{
+		ID:                  r.ID,
+		TeamID:              r.TeamID,
+		OwnerID:             r.OwnerID,
+		Title:               r.Title,
+		Status:              pipeline.JobStatus(r.Status),
+		Description:         r.Description,
+		WorkMode:            r.WorkMode,
+		EmploymentType:      r.EmploymentType,
+		ApplicationDeadline: time.Time(r.ApplicationDeadline),
+		CreatedAt:           r.CreatedAt.UTC(),
+		UpdatedAt:           r.UpdatedAt.UTC(),
+	}
+}
+
+type jobAssigneeRow struct {
+	bun.BaseModel `bun:"table:job_assignees"`
+
+	JobID  int64 `bun:"job_id,pk"`
+	UserID int64 `bun:"user_id,pk"`
+}
+
+type stageRow struct {
+	bun.BaseModel `bun:"table:stages"`
+
+	ID       int64  `bun:"id,pk,autoincrement"`
+	JobID    int64  `bun:"job_id"`
+	Name     string `bun:"name"`
+	Position int    `bun:"position"`
+}
+
+func (r stageRow) toStage() pipeline.Stage {
+	return pipeline.Stage{ID: r.ID, JobID: r.JobID, Name: r.Name, Position: r.Position}
+}
+
+type candidateRow struct {
+	bun.BaseModel `bun:"table:candidates"`
+
+	ID        int64     `bun:"id,pk,autoincrement"`
+	JobID     int64     `bun:"job_id"`
+	StageID   int64     `bun:"stage_id"`
+	Name      string    `bun:"name"`
+	Email     string    `bun:"email"`
+	NameFold  string    `bun:"name_fold"`
+	EmailFold string    `bun:"email_fold"`
+	Applied   date      `bun:"applied"`
+	Status    string    `bun:"status"`
+	ResumeURL string    `bun:"resume_url"`
+	CreatedAt time.Time `bun:"created_at"`
+	UpdatedAt time.Time `bun:"updated_at"`
+
+	TeamID     int64  `bun:"team_id,scanonly"`
+	Stage      string `bun:"stage,scanonly"`
+	NotesCount int    `bun:"notes_count,scanonly"`
+	Total      int    `bun:"total,scanonly"`
+}
+
+func (r candidateRow) toCandidate() pipeline.Candidate {
+	return pipeline.Candidate{
+		ID:         r.ID,
+		JobID:      r.JobID,
+		TeamID:     r.TeamID,
+		Name:       r.Name,
+		Email:      r.Email,
+		Applied:    time.Time(r.Applied),
+		StageID:    r.StageID,
+		Stage:      r.Stage,
+		Status:     r.Status,
+		ResumeURL:  r.ResumeURL,
+		NotesCount: r.NotesCount,
+	}
+}
+
+type noteRow struct {
+	bun.BaseModel `bun:"table:notes"`
+
+	ID          int64     `bun:"id,pk,autoincrement"`
+	CandidateID int64     `bun:"candidate_id"`
+	UserID      int64     `bun:"user_id"`
+	Content     string    `bun:"content"`
+	CreatedAt   time.Time `bun:"created_at"`
+}
+
+type ratingRow struct {
+	bun.BaseModel `bun:"table:ratings"`
+
+	CandidateID int64     `bun:"candidate_id,pk"`
+	UserID      int64     `bun:"user_id,pk"`
+	Value       string    `bun:"value"`
+	UpdatedAt   time.Time `bun:"updated_at"`
+}
+
+func (r ratingRow) toRating() pipeline.Rating {
+	return pipeline.Rating{
+		CandidateID: r.CandidateID,
+		UserID:      r.UserID,
+		Value:       pipeline.RatingValue(r.Value),
+		UpdatedAt:   r.UpdatedAt.UTC(),
+	}
+}
+
+type tokenRow struct {
+	bun.BaseModel `bun:"table:tokens"`
+
+	ID         int64      `bun:"id,pk,autoincrement"`
+	UserID     int64      `bun:"user_id"`
+	TeamID     int64      `bun:"team_id"`
+	Name       string     `bun:"name"`
+	Scopes     scopeList  `bun:"scopes"`
+	Hash       string     `bun:"hash"`
+	CreatedAt  time.Time  `bun:"created_at"`
+	ExpiresAt  time.Time  `bun:"expires_at"`
+	LastUsedAt *time.Time `bun:"last_used_at"`
+	RevokedAt  *time.Time `bun:"revoked_at"`
+}
+
+func newTokenRow(t pipeline.Token) tokenRow {
+	return tokenRow{
+		ID:         t.ID,
+		UserID:     t.UserID,
+		TeamID:     t.TeamID,
+		Name:       t.Name,
+		Scopes:     scopeList(t.Scopes),
+		Hash:       t.Hash,
+		CreatedAt:  ts(t.CreatedAt),
+		ExpiresAt:  ts(t.ExpiresAt),
+		LastUsedAt: tsPtr(t.LastUsedAt),
+		RevokedAt:  tsPtr(t.RevokedAt),
+	}
+}
+
+func (r tokenRow) toToken() pipeline.Token {
+	return pipeline.Token{
+		ID:         r.ID,
+		UserID:     r.UserID,
+		TeamID:     r.TeamID,
+		Name:       r.Name,
+		Scopes:     []pipeline.Scope(r.Scopes),
+		Hash:       r.Hash,
+		CreatedAt:  r.CreatedAt.UTC(),
+		ExpiresAt:  r.ExpiresAt.UTC(),
+		LastUsedAt: utcPtr(r.LastUsedAt),
+		RevokedAt:  utcPtr(r.RevokedAt),
+	}
+}
+
+type activityRow struct {
+	bun.BaseModel `bun:"table:activity"`
+
+	ID          int64     `bun:"id,pk,autoincrement"`
+	TeamID      int64     `bun:"team_id"`
+	UserID      int64     `bun:"user_id"`
+	TokenID     int64     `bun:"token_id,nullzero"` // NULL when made without a token
+	IP          string    `bun:"ip"`
+	Action      string    `bun:"action"`
+	SubjectType string    `bun:"subject_type"`
+	SubjectID   int64     `bun:"subject_id"`
+	Changes     string    `bun:"changes"` // JSON; a string so that it is written as text, which jsonb accepts
+	CreatedAt   time.Time `bun:"created_at"`
+}
+
+type idempotencyRow struct {
+	bun.BaseModel `bun:"table:idempotency_keys"`
+
+	TeamID      int64     `bun:"team_id,pk"`
+	Key         string    `bun:"key,pk"`
+	UserID      int64     `bun:"user_id"`
+	Fingerprint string    `bun:"fingerprint"`
+	Status      int       `bun:"status"`
+	Body        []byte    `bun:"body"`
+	CreatedAt   time.Time `bun:"created_at"`
+}
+
+// date is a calendar day in a DATE column. It is written as YYYY-MM-DD and
+// read back as UTC midnight, so both dialects round-trip the same value
+// whatever their session time zone.
+type date time.Time
+
+// Value implements driver.Valuer.
+func (d date) Value() (driver.Value, error) {
+	return time.Time(d).UTC().Format(time.DateOnly), nil
+}
+
+// Scan implements sql.Scanner: PostgreSQL sends a DATE as text, SQLite as
+// text or a time parsed from its declared type.
+func (d *date) Scan(src any) error {
+	var s string
+	switch v := src.(type) {
+	case time.Time:
+		*d = date(pipeline.Date(v))
+		return nil
+	case string:
+		s = v
+	case []byte:
+		s = string(v)
+	default:
+		return fmt.Errorf("pipelinestore: cannot scan %T into a date", src)
+	}
+	if len(s) > len(time.DateOnly) {
+		s = s[:len(time.DateOnly)]
+	}
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return err
+	}
+	*d = date(t)
+	return nil
+}
+
+// scopeList is a token's scopes, stored as one comma-separated text column:
+// the set is small and always read whole.
+type scopeList []pipeline.Scope
+
+// Value implements driver.Valuer.
+func (l scopeList) Value() (driver.Value, error) {
+	parts := make([]string, len(l))
+	for i, s := range l {
+		parts[i] = string(s)
+	}
+	return strings.Join(parts, ","), nil
+}
+
+// Scan implements sql.Scanner.
+func (l *scopeList) Scan(src any) error {
+	var s string
+	switch v := src.(type) {
+	case string:
+		s = v
+	case []byte:
+		s = string(v)
+	default:
+		return fmt.Errorf("pipelinestore: cannot scan %T into scopes", src)
+	}
+	*l = nil
+	if s == "" {
+		return nil
+	}
+	for _, p := range strings.Split(s, ",") {
+		*l = append(*l, pipeline.Scope(p))
+	}
+	return nil
+}
+
+// ts is a timestamp as stored: UTC, to the microsecond, which both
+// databases keep exactly.
+func ts(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+func tsPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := ts(*t)
+	return &u
+}
+
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}

@@ -1,0 +1,93 @@
+package pipelinestore
+
+import (
+	"context"
+	"time"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// tokenAuthRow is a token with its user and the user's current team, as
+// read by TokenByHash.
+type tokenAuthRow struct {
+	tokenRow
+
+	UserName     string `bun:"user_name"`
+	UserEmail    string `bun:"user_email"`
+	CurrentTeam  int64  `bun:"current_team_id"`
+	TeamName     string `bun:"team_name"`
+	TeamJobLimit *int   `bun:"team_job_limit"`
+}
+
+// TokenByHash returns the token with the given hash, its user and the
+// user's current team, revoked and expired tokens included, in one query:
+// it runs on every authenticated request.
+func (db *DB) TokenByHash(ctx context.Context, hash string) (pipeline.TokenAuth, error) {
+	var r tokenAuthRow
+	err := db.r.NewRaw(`SELECT t.*, u.name AS user_name, u.email AS user_email,
+	tm.id AS current_team_id, tm.name AS team_name, tm.job_limit AS team_job_limit
+FROM tokens AS t
+JOIN users AS u ON u.id = t.user_id
+JOIN teams AS tm ON tm.id = u.current_team_id
+WHERE t.hash = ?`, hash).Scan(ctx, &r)
+	if err != nil {
+		return pipeline.TokenAuth{}, formatError(err, "Token")
+	}
+	return pipeline.TokenAuth{
+		Token: r.toToken(),
+		User:  pipeline.User{ID: r.UserID, Name: r.UserName, Email: r.UserEmail},
+		Team:  pipeline.Team{ID: r.CurrentTeam, Name: r.TeamName, JobLimit: r.TeamJobLimit},
+	}, nil
+}
+
+// TouchToken records the last use of a token.
+func (db *DB) TouchToken(ctx context.Context, id int64, at time.Time) error {
+	res, err := db.w.NewRaw(`UPDATE tokens SET last_used_at = ? WHERE id = ?`, ts(at), id).Exec(ctx)
+	if err != nil {
+		return formatError(err, "Token")
+	}
+	return expectRow(res, "Token")
+}
+
+// CreateToken stores a token inside the user's current team, read in the
+// same statement, and returns it with its id and team.
+func (db *DB) CreateToken(ctx context.Context, t pipeline.Token) (pipeline.Token, error) {
+	r := newTokenRow(t)
+	err := db.w.NewRaw(`INSERT INTO tokens (user_id, team_id, name, scopes, hash, created_at, expires_at, last_used_at, revoked_at)
+SELECT u.id, u.current_team_id, ?, ?, ?, ?, ?, ?, ? FROM users AS u WHERE u.id = ?
+RETURNING id, team_id`,
+		r.Name, r.Scopes, r.Hash, r.CreatedAt, r.ExpiresAt, r.LastUsedAt, r.RevokedAt, r.UserID).Scan(ctx, &r)
+	if err != nil {
+		return pipeline.Token{}, formatError(err, "User")
+	}
+	return r.toToken(), nil
+}
+
+// TeamTokens returns the tokens created inside a team with their creators,
+// oldest first, in one query.
+func (db *DB) TeamTokens(ctx context.Context, teamID int64) ([]pipeline.Token, error) {
+	var rows []tokenAuthRow
+	err := db.r.NewRaw(`SELECT t.*, u.name AS user_name, u.email AS user_email
+FROM tokens AS t JOIN users AS u ON u.id = t.user_id
+WHERE t.team_id = ?
+ORDER BY t.created_at, t.id`, teamID).Scan(ctx, &rows)
+	if err != nil {
+		return nil, formatError(err, "Token")
+	}
+	out := make([]pipeline.Token, len(rows))
+	for i, r := range rows {
+		out[i] = r.toToken()
+		out[i].Creator = pipeline.User{ID: r.UserID, Name: r.UserName, Email: r.UserEmail}
+	}
+	return out, nil
+}
+
+// RevokeToken marks a token revoked at the given time; a token revoked
+// before keeps its first time.
+func (db *DB) RevokeToken(ctx context.Context, id int64, at time.Time) error {
+	res, err := db.w.NewRaw(`UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`, ts(at), id).Exec(ctx)
+	if err != nil {
+		return formatError(err, "Token")
+	}
+	return expectRow(res, "Token")
+}
