@@ -1,0 +1,43 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// runActivity prints the activity log as JSON lines in commit order.
+func runActivity(ctx context.Context, e env, args []string) error {
+	fs := newFlagSet(e, "activity", "[-db DSN] [--team ID]")
+	fs.StringVar(&e.cfg.DB, "db", e.cfg.DB, "database (PIPELINE_DB)")
+	team := fs.String("team", "", "only the entries of this team")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErrorf(e, fs, "activity takes no arguments")
+	}
+	var teamID *int64
+	if *team != "" {
+		id, ok := pipeline.ParseID(*team)
+		if !ok {
+			return usageErrorf(e, fs, "%q is not a team id", *team)
+		}
+		teamID = &id
+	}
+	return withService(ctx, e.cfg.DB, func(svc *pipeline.Service) error {
+		entries, err := svc.ActivityLog(ctx, teamID)
+		if err != nil {
+			return err
+		}
+		enc := json.NewEncoder(e.stdout)
+		for _, a := range entries {
+			a.CreatedAt = a.CreatedAt.UTC()
+			if err := enc.Encode(a); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,686 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun/driver/pgdriver"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+func TestServe(t *testing.T) {
+	eachDB(t, func(t *testing.T, m *Main) {
+		seeded := m.Seed("testdata/seed.json")
+		tok := m.CreateToken("olivia@acme.test", "ci", "jobs:read,jobs:write")
+		srv := m.Serve()
+
+		status, body := srv.Do("GET", "/healthz", "", "")
+		assert.Equal(t, http.StatusOK, status)
+		assert.JSONEq(t, `{"status":"ok"}`, body)
+		status, _ = srv.Do("GET", "/readyz", "", "")
+		assert.Equal(t, http.StatusOK, status)
+
+		status, body = srv.Do("GET", "/api/v1/me", tok.Token, "")
+		require.Equal(t, http.StatusOK, status, body)
+		var me struct {
+			Data struct {
+				ID     int64
+				Email  string
+				Scopes []string
+				Team   struct{ ID int64 }
+			}
+		}
+		require.NoError(t, json.Unmarshal([]byte(body), &me))
+		assert.Equal(t, seeded.Users["olivia"], me.Data.ID)
+		assert.Equal(t, "olivia@acme.test", me.Data.Email)
+		assert.Equal(t, []string{"jobs:read", "jobs:write"}, me.Data.Scopes)
+		assert.Equal(t, seeded.Teams["acme"], me.Data.Team.ID)
+
+		status, _ = srv.Do("GET", "/api/v1/me", "", "")
+		assert.Equal(t, http.StatusUnauthorized, status)
+
+		// A request in flight when the signal arrives: its headers and half
+		// of its body are sent, the rest only after shutdown has begun.
+		conn, err := net.Dial("tcp", srv.Addr)
+		require.NoError(t, err)
+		defer conn.Close()
+		job := `{"title":"Hired during shutdown"}`
+		_, err = fmt.Fprintf(conn, "POST /api/v1/jobs HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n"+
+			"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+			srv.Addr, tok.Token, len(job), job[:10])
+		require.NoError(t, err)
+		time.Sleep(200 * time.Millisecond) // the server reads the request: the connection is active
+
+		srv.cancel() // as SIGTERM would
+		select {
+		case err := <-srv.done:
+			t.Fatalf("run returned with a request in flight: %v", err)
+		case <-time.After(300 * time.Millisecond):
+		}
+		_, err = net.DialTimeout("tcp", srv.Addr, time.Second)
+		assert.Error(t, err, "the listener still accepts after the signal")
+
+		_, err = io.WriteString(conn, job[10:])
+		require.NoError(t, err)
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		require.NoError(t, err)
+		created, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusCreated, resp.StatusCode, string(created))
+		require.NoError(t, srv.Wait(), "run after draining")
+
+		// The drained request committed.
+		lines := jsonLines(t, m.Must("activity"))
+		require.Len(t, lines, 1)
+		assert.Equal(t, "job.created", lines[0]["action"])
+
+		// The access log is JSON, has the requests, and never a token.
+		logs := srv.stderr.String()
+		assert.NotContains(t, logs, tok.Token)
+		assert.NotContains(t, logs, pipeline.TokenPrefix)
+		var sawMe bool
+		for _, l := range jsonLines(t, logs) {
+			if l["msg"] == "request" && l["path"] == "/api/v1/me" && l["status"] == float64(200) {
+				sawMe = true
+			}
+		}
+		assert.True(t, sawMe, "access log line for /api/v1/me:\n%s", logs)
+	})
+}
+
+func TestSeed(t *testing.T) {
+	eachDB(t, func(t *testing.T, m *Main) {
+		t.Run("invalid files load nothing", func(t *testing.T) {
+			// decisions §8's example names an assignee, mia, that the file
+			// does not define.
+			stdout, stderr, err := m.Run("", "seed", "testdata/decisions-example.json")
+			require.Error(t, err)
+			assert.Empty(t, stdout)
+			assert.Contains(t, stderr, "validation_failed")
+			assert.Contains(t, stderr, "jobs[0].assignees[0]: Unknown user mia.")
+
+			stdout, stderr, err = m.Run("", "seed", "testdata/invalid.json")
+			require.Error(t, err)
+			assert.Empty(t, stdout)
+			assert.Contains(t, stderr, "validation_failed")
+			assert.Contains(t, stderr, "jobs[0].team: Unknown team nowhere.")
+			assert.Contains(t, stderr, "jobs[0].status:")
+			assert.Contains(t, stderr, "jobs[0].candidates[0].status:")
+
+			_, stderr, err = m.Run("", "seed", "testdata/unknown-field.json")
+			require.Error(t, err)
+			assert.Contains(t, stderr, `unknown field "plan"`)
+
+			_, stderr, err = m.Run(`{"teams": [], "users": "olivia"}`, "seed", "-")
+			require.Error(t, err)
+			assert.Contains(t, stderr, "cannot unmarshal")
+
+			_, stderr, err = m.Run(`{"teams": []} {}`, "seed", "-")
+			require.Error(t, err)
+			assert.Contains(t, stderr, "after the seed object")
+
+			_, _, err = m.Run("", "seed", "testdata/missing.json")
+			require.Error(t, err)
+
+			assert.Empty(t, m.Must("activity"))
+		})
+
+		// The first seed that loads gets the first ids: nothing before it
+		// was stored.
+		out := m.Must("seed", "testdata/seed.json")
+		require.Equal(t, 1, strings.Count(out, "\n"), "one JSON object on one line: %q", out)
+		var keys map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal([]byte(out), &keys))
+		assert.ElementsMatch(t, []string{"teams", "users", "jobs", "stages", "candidates", "tokens"}, slices.Collect(maps.Keys(keys)))
+		var res pipeline.SeedResult
+		require.NoError(t, json.Unmarshal([]byte(out), &res))
+		assert.Equal(t, map[string]int64{"acme": 1}, res.Teams)
+		assert.Equal(t, map[string]int64{"olivia": 1, "mia": 2}, res.Users)
+		assert.Equal(t, map[string]int64{"backend": 1}, res.Jobs)
+		assert.Equal(t, map[string]int64{"ada": 1}, res.Candidates)
+		stages := res.Stages["backend"]
+		require.Len(t, stages, 5)
+		for i, name := range []string{"Applied", "Screening", "Interview", "Offer", "Hired"} {
+			assert.Equal(t, int64(i+1), stages[name], name)
+		}
+		bot := res.Tokens["olivia_bot"]
+		assert.True(t, pipeline.WellFormedToken(bot), bot)
+		assert.Empty(t, m.Must("activity"), "seeding writes no activity")
+
+		// The token works, and the API shows what the file described.
+		srv := m.Serve()
+		status, body := srv.Do("GET", "/api/v1/me", bot, "")
+		require.Equal(t, http.StatusOK, status, body)
+		assert.Contains(t, body, `"scopes":["jobs:read","candidates:read"]`)
+		status, body = srv.Do("GET", fmt.Sprintf("/api/v1/jobs/%d/stages", res.Jobs["backend"]), bot, "")
+		require.Equal(t, http.StatusOK, status, body)
+		assert.JSONEq(t, `{"data":[{"id":1,"name":"Applied"},{"id":2,"name":"Screening"},{"id":3,"name":"Interview"},{"id":4,"name":"Offer"},{"id":5,"name":"Hired"}]}`, body)
+		status, body = srv.Do("GET", fmt.Sprintf("/api/v1/jobs/%d/candidates/%d", res.Jobs["backend"], res.Candidates["ada"]), bot, "")
+		require.Equal(t, http.StatusOK, status, body)
+		assert.JSONEq(t, `{"data":{"id":1,"name":"Ada Lovelace","email":"ada@example.test","applied":"2026-01-05",
+			"stage":"Screening","status":"active","resume_url":"https://files.example.test/ada.pdf","notes_count":0}}`, body)
+
+		t.Run("a store failure loads nothing", func(t *testing.T) {
+			// olivia@acme.test is taken: the whole file is rolled back,
+			// Bea included.
+			stdout, stderr, err := m.Run("", "seed", "testdata/conflict.json")
+			require.Error(t, err)
+			assert.Empty(t, stdout)
+			assert.Contains(t, stderr, "conflict")
+			_, stderr, err = m.Run("", "token", "create", "--user", "bea@beta.test", "--name", "x", "--scopes", "jobs:read")
+			require.Error(t, err)
+			assert.Contains(t, stderr, "not_found")
+		})
+	})
+}
+
+func TestToken(t *testing.T) {
+	eachDB(t, func(t *testing.T, m *Main) {
+		seeded := m.Seed("testdata/seed.json")
+		out := m.Must("token", "create", "--user", "olivia@acme.test", "--name", "ci bot", "--scopes", "candidates:read, jobs:read")
+		var fields map[string]any
+		require.NoError(t, json.Unmarshal([]byte(out), &fields))
+		assert.ElementsMatch(t, []string{"id", "name", "user_id", "team_id", "scopes", "created_at", "expires_at", "token"},
+			slices.Collect(maps.Keys(fields)))
+		var tok issuedToken
+		require.NoError(t, json.Unmarshal([]byte(out), &tok))
+		assert.Equal(t, "ci bot", tok.Name)
+		assert.Equal(t, seeded.Users["olivia"], tok.UserID)
+		assert.Equal(t, seeded.Teams["acme"], tok.TeamID)
+		assert.Equal(t, []pipeline.Scope{"jobs:read", "candidates:read"}, tok.Scopes)
+		assert.True(t, pipeline.WellFormedToken(tok.Token), tok.Token)
+		assert.Equal(t, pipeline.AddMonths(tok.CreatedAt, 6), tok.ExpiresAt)
+
+		srv := m.Serve()
+		status, body := srv.Do("GET", "/api/v1/me", tok.Token, "")
+		require.Equal(t, http.StatusOK, status, body)
+
+		team := strconv.FormatInt(seeded.Teams["acme"], 10)
+		out = m.Must("token", "list", "--team", team)
+		assert.NotContains(t, out, pipeline.TokenPrefix)
+		assert.NotContains(t, out, pipeline.HashToken(tok.Token))
+		lines := jsonLines(t, out)
+		require.Len(t, lines, 2)
+		for _, l := range lines {
+			assert.ElementsMatch(t, []string{"id", "name", "creator", "scopes", "created_at", "expires_at", "last_used_at", "revoked_at"},
+				slices.Collect(maps.Keys(l)))
+			assert.Equal(t, map[string]any{"id": float64(seeded.Users["olivia"]), "name": "Olivia Owner", "email": "olivia@acme.test"}, l["creator"])
+			assert.Nil(t, l["revoked_at"])
+		}
+		assert.Equal(t, "pipeline bot", lines[0]["name"])
+		assert.Equal(t, "ci bot", lines[1]["name"])
+		assert.Equal(t, float64(tok.ID), lines[1]["id"])
+		assert.NotNil(t, lines[1]["last_used_at"], "used by GET /me")
+
+		m.Must("token", "revoke", strconv.FormatInt(tok.ID, 10))
+		status, body = srv.Do("GET", "/api/v1/me", tok.Token, "")
+		assert.Equal(t, http.StatusUnauthorized, status, body)
+		lines = jsonLines(t, m.Must("token", "list", "--team", team))
+		assert.NotNil(t, lines[1]["revoked_at"])
+		assert.Nil(t, lines[0]["revoked_at"])
+
+		t.Run("errors", func(t *testing.T) {
+			for _, tc := range []struct {
+				args []string
+				want string
+			}{
+				{[]string{"token", "create", "--user", "olivia@acme.test", "--name", "x", "--scopes", "jobs:delete"}, "validation_failed"},
+				{[]string{"token", "create", "--user", "olivia@acme.test", "--name", " ", "--scopes", "jobs:read"}, "validation_failed"},
+				{[]string{"token", "create", "--user", "nobody@acme.test", "--name", "x", "--scopes", "jobs:read"}, "not_found"},
+				{[]string{"token", "create", "--name", "x"}, "--user"},
+				{[]string{"token", "revoke", "9999"}, "not_found"},
+				{[]string{"token", "revoke", "abc"}, "not a token id"},
+				{[]string{"token", "list"}, "--team"},
+				{[]string{"token", "delete", "1"}, "unknown token subcommand"},
+			} {
+				stdout, stderr, err := m.Run("", tc.args...)
+				assert.Error(t, err, tc.args)
+				assert.Empty(t, stdout, tc.args)
+				assert.Contains(t, stderr, tc.want, tc.args)
+			}
+		})
+	})
+}
+
+func TestActivity(t *testing.T) {
+	eachDB(t, func(t *testing.T, m *Main) {
+		acme := m.Seed("testdata/seed.json")
+		globex := m.Seed("testdata/globex.json")
+		olivia := m.CreateToken("olivia@acme.test", "mover", "candidates:write")
+		gina := m.CreateToken("gina@globex.test", "opener", "jobs:write")
+		srv := m.Serve()
+
+		move := fmt.Sprintf("/api/v1/jobs/%d/candidates/%d/stage", acme.Jobs["backend"], acme.Candidates["ada"])
+		status, body := srv.Do("POST", move, olivia.Token, fmt.Sprintf(`{"stage": %d}`, acme.Stages["backend"]["Interview"]))
+		require.Equal(t, http.StatusOK, status, body)
+		status, body = srv.Do("POST", "/api/v1/jobs", gina.Token, `{"title": "Site Reliability Engineer"}`)
+		require.Equal(t, http.StatusCreated, status, body)
+		var job struct{ Data struct{ ID int64 } }
+		require.NoError(t, json.Unmarshal([]byte(body), &job))
+
+		all := jsonLines(t, m.Must("activity"))
+		require.Len(t, all, 2)
+		moved, opened := all[0], all[1]
+		assert.Equal(t, "candidate.stage_changed", moved["action"])
+		assert.Equal(t, float64(acme.Teams["acme"]), moved["team_id"])
+		assert.Equal(t, float64(acme.Users["olivia"]), moved["user_id"])
+		assert.Equal(t, float64(olivia.ID), moved["token_id"])
+		assert.Equal(t, "127.0.0.1", moved["ip"])
+		assert.Equal(t, "candidate", moved["subject_type"])
+		assert.Equal(t, float64(acme.Candidates["ada"]), moved["subject_id"])
+		assert.Equal(t, map[string]any{"stage": map[string]any{"before": "Screening", "after": "Interview"}}, moved["changes"])
+		assert.NotEmpty(t, moved["created_at"])
+
+		assert.Equal(t, "job.created", opened["action"])
+		assert.Equal(t, float64(globex.Teams["globex"]), opened["team_id"])
+		assert.Equal(t, float64(globex.Users["gina"]), opened["user_id"])
+		assert.Equal(t, float64(gina.ID), opened["token_id"])
+		assert.Equal(t, float64(job.Data.ID), opened["subject_id"])
+		assert.Less(t, moved["id"], opened["id"], "oldest first")
+
+		byTeam := func(id int64) []map[string]any {
+			return jsonLines(t, m.Must("activity", "--team", strconv.FormatInt(id, 10)))
+		}
+		assert.Equal(t, all[:1], byTeam(acme.Teams["acme"]))
+		assert.Equal(t, all[1:], byTeam(globex.Teams["globex"]))
+		assert.Empty(t, byTeam(999))
+
+		_, stderr, err := m.Run("", "activity", "--team", "x")
+		assert.Error(t, err)
+		assert.Contains(t, stderr, "not a team id")
+	})
+}
+
+func TestDemo(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	ignored := filepath.Join(t.TempDir(), "ignored.db")
+	m := newMain(t, ignored)
+	srv := m.Start("demo")
+	out := srv.stdout.String()
+	t.Logf("demo output:\n%s", out)
+
+	var export string
+	var curls []string
+	for line := range strings.Lines(out) {
+		line = strings.TrimSuffix(line, "\n")
+		switch {
+		case strings.HasPrefix(line, "export PIPELINE_TOKEN="):
+			export = line
+		case strings.HasPrefix(line, "curl "):
+			curls = append(curls, line)
+		default:
+			assert.True(t, line == "" || strings.HasPrefix(line, "#"), "not a comment, not a command: %q", line)
+		}
+	}
+	token := strings.TrimPrefix(export, "export PIPELINE_TOKEN=")
+	require.True(t, pipeline.WellFormedToken(token), "export line: %q", export)
+	assert.Contains(t, out, "#   "+token+"\n", "the token on a line of its own")
+	require.GreaterOrEqual(t, len(curls), 4)
+
+	authenticated := 0
+	bodies := map[string]string{}
+	for _, line := range curls {
+		assert.Contains(t, line, "http://"+srv.Addr+"/")
+		if strings.Contains(line, "$PIPELINE_TOKEN") {
+			authenticated++
+		}
+		// As pasted into a shell after the export; -f fails on 4xx and 5xx.
+		script := export + "\n" + line + ` -f -w '\n%{http_code}'`
+		got, err := exec.Command("sh", "-c", script).CombinedOutput()
+		require.NoError(t, err, "%s\n%s", line, got)
+		body, code, _ := strings.Cut(strings.TrimSpace(string(got)), "\n")
+		assert.Regexp(t, `^2\d\d$`, code, line)
+		assert.True(t, json.Valid([]byte(body)), "%s: %s", line, body)
+		bodies[line] = body
+	}
+	assert.Equal(t, len(curls), authenticated, "every curl line carries the token")
+
+	for line, body := range bodies {
+		switch {
+		case strings.Contains(line, "candidates?page=2"):
+			var page struct {
+				Data []any
+				Meta struct{ CurrentPage, Total int } `json:"meta"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(body), &page))
+			assert.NotEmpty(t, page.Data, "page 2 of a job's candidates")
+			assert.GreaterOrEqual(t, page.Meta.Total, 20)
+		case strings.Contains(line, "/stage "):
+			assert.Contains(t, body, `"stage":"Screening"`)
+		case strings.HasSuffix(strings.Fields(line)[2], "/api/v1/me"):
+			assert.Contains(t, body, `"scopes":["jobs:read","jobs:write","candidates:read","candidates:write","messages:send","scheduling:write"]`)
+		}
+	}
+
+	// The printed activity hint reads the demo's database while it runs.
+	dbPath := regexp.MustCompile(`PIPELINE_DB=(\S+) go run`).FindStringSubmatch(out)
+	require.NotNil(t, dbPath, "activity hint")
+	hint := newMain(t, dbPath[1])
+	lines := jsonLines(t, hint.Must("activity"))
+	require.Len(t, lines, 1)
+	assert.Equal(t, "candidate.stage_changed", lines[0]["action"])
+
+	require.NoError(t, srv.Stop())
+	_, err := os.Stat(filepath.Dir(dbPath[1]))
+	assert.True(t, os.IsNotExist(err), "temporary directory removed: %v", err)
+	_, err = os.Stat(ignored)
+	assert.True(t, os.IsNotExist(err), "PIPELINE_DB is ignored: %v", err)
+}
+
+func TestConfig(t *testing.T) {
+	t.Parallel()
+	t.Run("defaults", func(t *testing.T) {
+		cfg, err := loadConfig(func(string) string { return "" })
+		require.NoError(t, err)
+		assert.Equal(t, config{DB: "pipeline.db", Addr: "127.0.0.1:8080", RateLimit: 60}, cfg)
+	})
+
+	t.Run("bad rate limit", func(t *testing.T) {
+		for _, v := range []string{"abc", "0", "-5", "1.5"} {
+			m := newMain(t, filepath.Join(t.TempDir(), "pipeline.db"))
+			m.env["PIPELINE_RATE_LIMIT"] = v
+			for _, cmd := range []string{"serve", "activity"} {
+				_, stderr, err := m.Run("", cmd)
+				assert.Error(t, err, v)
+				assert.Contains(t, stderr, "PIPELINE_RATE_LIMIT", v)
+			}
+		}
+	})
+
+	t.Run("rate limit and base URL reach the server", func(t *testing.T) {
+		m := newMain(t, "sqlite:"+filepath.Join(t.TempDir(), "pipeline.db"))
+		m.env["PIPELINE_RATE_LIMIT"] = "2"
+		m.env["PIPELINE_BASE_URL"] = "https://jobs.example.test"
+		m.Seed("testdata/seed.json")
+		tok := m.CreateToken("olivia@acme.test", "ci", "jobs:read")
+		srv := m.Serve()
+		resp := srv.Request("GET", "/api/v1/jobs", tok.Token, "")
+		assert.Equal(t, "2", resp.Header.Get("X-RateLimit-Limit"))
+		assert.Equal(t, "1", resp.Header.Get("X-RateLimit-Remaining"))
+		var list struct{ Links struct{ First string } }
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&list))
+		resp.Body.Close()
+		assert.True(t, strings.HasPrefix(list.Links.First, "https://jobs.example.test/api/v1/jobs"), list.Links.First)
+		srv.Do("GET", "/api/v1/me", tok.Token, "")
+		status, _ := srv.Do("GET", "/api/v1/me", tok.Token, "")
+		assert.Equal(t, http.StatusTooManyRequests, status)
+	})
+
+	t.Run("usage", func(t *testing.T) {
+		m := newMain(t, filepath.Join(t.TempDir(), "pipeline.db"))
+		_, stderr, err := m.Run("", "help")
+		assert.NoError(t, err)
+		assert.Contains(t, stderr, "Usage:")
+		assert.Contains(t, stderr, "PIPELINE_RATE_LIMIT")
+
+		_, stderr, err = m.Run("", "frobnicate")
+		assert.Error(t, err)
+		assert.Contains(t, stderr, `unknown command "frobnicate"`)
+		assert.Contains(t, stderr, "Usage:")
+
+		for _, args := range [][]string{{"serve", "extra"}, {"serve", "-nope"}, {"seed"}, {"token"}, {"demo", "x"}} {
+			_, stderr, err = m.Run("", args...)
+			assert.Error(t, err, args)
+			assert.Contains(t, stderr, "Usage: pipelined", args)
+		}
+	})
+
+	t.Run("unreachable database", func(t *testing.T) {
+		m := newMain(t, filepath.Join(t.TempDir(), "missing", "dir", "pipeline.db"))
+		_, stderr, err := m.Run("", "activity")
+		assert.Error(t, err)
+		assert.Contains(t, stderr, "pipelined: ")
+	})
+}
+
+// Main runs the command in-process, as main does, against one database.
+type Main struct {
+	t   *testing.T
+	env map[string]string
+}
+
+func newMain(t *testing.T, dsn string) *Main {
+	return &Main{t: t, env: map[string]string{"PIPELINE_DB": dsn, "PIPELINE_ADDR": "127.0.0.1:0"}}
+}
+
+func (m *Main) getenv(key string) string { return m.env[key] }
+
+// Run runs one command to completion.
+func (m *Main) Run(stdin string, args ...string) (stdout, stderr string, err error) {
+	var out, errOut bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	err = run(ctx, args, m.getenv, strings.NewReader(stdin), &out, &errOut)
+	return out.String(), errOut.String(), err
+}
+
+// Must runs one command that must succeed and returns its stdout.
+func (m *Main) Must(args ...string) string {
+	m.t.Helper()
+	stdout, stderr, err := m.Run("", args...)
+	require.NoError(m.t, err, "pipelined %s\n%s", strings.Join(args, " "), stderr)
+	return stdout
+}
+
+// Seed loads a seed file.
+func (m *Main) Seed(path string) pipeline.SeedResult {
+	m.t.Helper()
+	var res pipeline.SeedResult
+	require.NoError(m.t, json.Unmarshal([]byte(m.Must("seed", path)), &res))
+	return res
+}
+
+// CreateToken issues a token with token create.
+func (m *Main) CreateToken(email, name, scopes string) issuedToken {
+	m.t.Helper()
+	var tok issuedToken
+	out := m.Must("token", "create", "--user", email, "--name", name, "--scopes", scopes)
+	require.NoError(m.t, json.Unmarshal([]byte(out), &tok))
+	return tok
+}
+
+// Serve starts pipelined serve.
+func (m *Main) Serve() *Server { return m.Start("serve") }
+
+// Start runs a serving command until the test ends, and returns once it
+// logged the address it listens on.
+func (m *Main) Start(args ...string) *Server {
+	m.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{
+		t: m.t, cancel: cancel, done: make(chan error, 1),
+		stdout: &lockedBuffer{}, stderr: &lockedBuffer{listening: make(chan string, 1)},
+	}
+	go func() { s.done <- run(ctx, args, m.getenv, strings.NewReader(""), s.stdout, s.stderr) }()
+	m.t.Cleanup(func() {
+		cancel()
+		_ = s.Wait()
+	})
+	select {
+	case s.Addr = <-s.stderr.listening:
+	case err := <-s.done:
+		s.done <- err
+		m.t.Fatalf("pipelined %v returned before listening: %v\n%s", args, err, s.stderr)
+	case <-time.After(20 * time.Second):
+		m.t.Fatalf("pipelined %v is not listening\n%s", args, s.stderr)
+	}
+	s.URL = "http://" + s.Addr
+	return s
+}
+
+// Server is a running serving command.
+type Server struct {
+	t              *testing.T
+	Addr, URL      string
+	stdout, stderr *lockedBuffer
+	cancel         context.CancelFunc
+	done           chan error
+
+	once sync.Once
+	err  error
+}
+
+// Wait returns what run returned, after the server was stopped.
+func (s *Server) Wait() error {
+	s.once.Do(func() {
+		select {
+		case s.err = <-s.done:
+		case <-time.After(30 * time.Second):
+			s.err = fmt.Errorf("run did not return")
+		}
+	})
+	return s.err
+}
+
+// Stop stops the server as SIGINT or SIGTERM would and waits for run to
+// return.
+func (s *Server) Stop() error {
+	s.cancel()
+	return s.Wait()
+}
+
+// Request sends one request; token and body may be empty.
+func (s *Server) Request(method, path, token, body string) *http.Response {
+	s.t.Helper()
+	req, err := http.NewRequest(method, s.URL+path, strings.NewReader(body))
+	require.NoError(s.t, err)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(s.t, err)
+	return resp
+}
+
+// Do sends one request and returns its status and body.
+func (s *Server) Do(method, path, token, body string) (int, string) {
+	s.t.Helper()
+	resp := s.Request(method, path, token, body)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(s.t, err)
+	return resp.StatusCode, string(b)
+}
+
+// lockedBuffer collects a command's output while it runs. With listening
+// set it reports the address of the "listening" log line.
+type lockedBuffer struct {
+	mu        sync.Mutex
+	buf       bytes.Buffer
+	line      []byte
+	listening chan string
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.Write(p)
+	if b.listening == nil {
+		return len(p), nil
+	}
+	b.line = append(b.line, p...)
+	for {
+		i := bytes.IndexByte(b.line, '\n')
+		if i < 0 {
+			break
+		}
+		var rec struct{ Msg, Addr string }
+		if json.Unmarshal(b.line[:i], &rec) == nil && rec.Msg == "listening" {
+			select {
+			case b.listening <- rec.Addr:
+			default:
+			}
+		}
+		b.line = b.line[i+1:]
+	}
+	return len(p), nil
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// jsonLines decodes JSON lines; no output is no lines.
+func jsonLines(t *testing.T, s string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for line := range strings.Lines(s) {
+		var v map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &v), line)
+		out = append(out, v)
+	}
+	return out
+}
+
+// eachDB runs fn once per database: a SQLite file in a temporary directory
+// and, when PIPELINE_TEST_POSTGRES names a server, a fresh PostgreSQL
+// database on it.
+func eachDB(t *testing.T, fn func(*testing.T, *Main)) {
+	t.Parallel()
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		fn(t, newMain(t, filepath.Join(t.TempDir(), "pipeline.db")))
+	})
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		fn(t, newMain(t, postgresDSN(t)))
+	})
+}
+
+// postgresDSN creates a database on the server named by
+// PIPELINE_TEST_POSTGRES, dropped when the test ends, and returns its DSN.
+// Without the variable the test is skipped, unless CI=true.
+func postgresDSN(t *testing.T) string {
+	t.Helper()
+	base := os.Getenv("PIPELINE_TEST_POSTGRES")
+	if base == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true but PIPELINE_TEST_POSTGRES is not set")
+		}
+		t.Skip("PIPELINE_TEST_POSTGRES is not set")
+	}
+	u, err := url.Parse(base)
+	require.NoError(t, err)
+	name := "pipelined_test_" + strings.ToLower(rand.Text()[:12])
+	admin := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(base)))
+	_, err = admin.Exec("CREATE DATABASE " + name)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_, err := admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
+		assert.NoError(t, err)
+		admin.Close()
+	})
+	u.Path = "/" + name
+	return u.String()
+}

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// errUsage marks a mistake in the command line whose explanation (the usage
+// text or the flag package's message) is already on stderr.
+var errUsage = errors.New("usage error")
+
+// report writes err to w for an operator: a *pipeline.Error as its code and
+// message followed by its details one per line, anything else as is.
+func report(w io.Writer, err error) {
+	if errors.Is(err, errUsage) {
+		return
+	}
+	var e *pipeline.Error
+	if !errors.As(err, &e) {
+		fmt.Fprintf(w, "pipelined: %v\n", err)
+		return
+	}
+	fmt.Fprintf(w, "pipelined: %s: %s\n", e.Code, e.Message)
+	details := e.Details
+	if f, ok := details.(pipeline.FieldErrors); ok {
+		details = map[string][]string(f)
+	}
+	switch d := details.(type) {
+	case nil:
+	case map[string][]string:
+		for _, field := range slices.Sorted(maps.Keys(d)) {
+			for _, msg := range d[field] {
+				fmt.Fprintf(w, "  %s: %s\n", field, msg)
+			}
+		}
+	case map[string]string:
+		for _, k := range slices.Sorted(maps.Keys(d)) {
+			fmt.Fprintf(w, "  %s: %s\n", k, d[k])
+		}
+	default:
+		b, _ := json.Marshal(d)
+		fmt.Fprintf(w, "  details: %s\n", b)
+	}
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipelinehttp"
+	"github.com/pipeline-dev/pipeline/pipelinestore"
+)
+
+const (
+	// shutdownTimeout bounds how long in-flight requests may drain after
+	// SIGINT or SIGTERM.
+	shutdownTimeout = 20 * time.Second
+	// purgeInterval is how often expired idempotency records are deleted.
+	purgeInterval = time.Hour
+)
+
+// runServe serves the API on the configured address until ctx is
+// cancelled.
+func runServe(ctx context.Context, e env, args []string) error {
+	fs := newFlagSet(e, "serve", "[-addr ADDR] [-db DSN]")
+	fs.StringVar(&e.cfg.Addr, "addr", e.cfg.Addr, "listen address (PIPELINE_ADDR)")
+	fs.StringVar(&e.cfg.DB, "db", e.cfg.DB, "database (PIPELINE_DB)")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErrorf(e, fs, "serve takes no arguments")
+	}
+	db, err := openStore(ctx, e.cfg.DB)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	ln, err := net.Listen("tcp", e.cfg.Addr)
+	if err != nil {
+		return err
+	}
+	return serve(ctx, e, db, pipeline.NewService(db), ln)
+}
+
+// serve serves the API on ln until ctx is cancelled, then stops accepting,
+// lets in-flight requests finish and returns nil. It owns ln.
+func serve(ctx context.Context, e env, db *pipelinestore.DB, svc *pipeline.Service, ln net.Listener) error {
+	logger := slog.New(slog.NewJSONHandler(e.stderr, nil))
+	gin.SetMode(gin.ReleaseMode) // Gin's debug output would go to stdout
+	handler := pipelinehttp.New(svc, pipelinehttp.Config{
+		BaseURL: e.cfg.BaseURL,
+		Limiter: db.Limiter(e.cfg.RateLimit), // in the database: shared by replicas
+		Clock:   pipeline.SystemClock{},
+		Logger:  logger, // the access log; it never holds a token
+	})
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	logger.Info("listening", "addr", ln.Addr().String())
+
+	purgeCtx, stopPurge := context.WithCancel(context.Background())
+	var purging sync.WaitGroup
+	purging.Go(func() { purgeIdempotency(purgeCtx, svc, logger) })
+	defer func() {
+		stopPurge()
+		purging.Wait()
+	}()
+
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down", "timeout", shutdownTimeout.String())
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+// purgeIdempotency deletes expired idempotency records now and then every
+// purgeInterval until ctx is cancelled.
+func purgeIdempotency(ctx context.Context, svc *pipeline.Service, logger *slog.Logger) {
+	tick := time.NewTicker(purgeInterval)
+	defer tick.Stop()
+	for {
+		n, err := svc.PurgeIdempotency(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			logger.Error("purge idempotency records", "err", err)
+		case n > 0:
+			logger.Info("purged idempotency records", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// runToken dispatches the token subcommands.
+func runToken(ctx context.Context, e env, args []string) error {
+	fs := newFlagSet(e, "token", "create|list|revoke ...")
+	if len(args) == 0 {
+		return usageErrorf(e, fs, "token needs a subcommand: create, list or revoke")
+	}
+	switch args[0] {
+	case "create":
+		return runTokenCreate(ctx, e, args[1:])
+	case "list":
+		return runTokenList(ctx, e, args[1:])
+	case "revoke":
+		return runTokenRevoke(ctx, e, args[1:])
+	}
+	return usageErrorf(e, fs, "unknown token subcommand %q", args[0])
+}
+
+// issuedToken is the output of token create: the token with its value,
+// which is shown this once.
+type issuedToken struct {
+	ID        int64            `json:"id"`
+	Name      string           `json:"name"`
+	UserID    int64            `json:"user_id"`
+	TeamID    int64            `json:"team_id"`
+	Scopes    []pipeline.Scope `json:"scopes"`
+	CreatedAt time.Time        `json:"created_at"`
+	ExpiresAt time.Time        `json:"expires_at"`
+	Token     string           `json:"token"`
+}
+
+func runTokenCreate(ctx context.Context, e env, args []string) error {
+	fs := newFlagSet(e, "token create", "[-db DSN] --user EMAIL --name NAME --scopes a,b")
+	fs.StringVar(&e.cfg.DB, "db", e.cfg.DB, "database (PIPELINE_DB)")
+	user := fs.String("user", "", "email of the user the token acts for")
+	name := fs.String("name", "", "name of the token")
+	scopes := fs.String("scopes", "", "comma-separated scopes")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if fs.NArg() > 0 || *user == "" {
+		return usageErrorf(e, fs, "token create needs --user and takes no arguments")
+	}
+	return withService(ctx, e.cfg.DB, func(svc *pipeline.Service) error {
+		t, value, err := svc.IssueToken(ctx, pipeline.TokenRequest{
+			UserEmail: *user, Name: *name, Scopes: splitScopes(*scopes),
+		})
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(e.stdout).Encode(issuedToken{
+			ID: t.ID, Name: t.Name, UserID: t.UserID, TeamID: t.TeamID, Scopes: t.Scopes,
+			CreatedAt: t.CreatedAt.UTC(), ExpiresAt: t.ExpiresAt.UTC(), Token: value,
+		})
+	})
+}
+
+func splitScopes(s string) []pipeline.Scope {
+	var out []pipeline.Scope
+	for part := range strings.SplitSeq(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, pipeline.Scope(part))
+		}
+	}
+	return out
+}
+
+// listedToken is a line of token list: never the value or its hash.
+type listedToken struct {
+	ID         int64            `json:"id"`
+	Name       string           `json:"name"`
+	Creator    tokenCreator     `json:"creator"`
+	Scopes     []pipeline.Scope `json:"scopes"`
+	CreatedAt  time.Time        `json:"created_at"`
+	ExpiresAt  time.Time        `json:"expires_at"`
+	LastUsedAt *time.Time       `json:"last_used_at"`
+	RevokedAt  *time.Time       `json:"revoked_at"`
+}
+
+type tokenCreator struct {
+	ID    int64  `json:"id"`
+	Name  string `json:"name"`
+	Email string `json:"email"`
+}
+
+func runTokenList(ctx context.Context, e env, args []string) error {
+	fs := newFlagSet(e, "token list", "[-db DSN] --team ID")
+	fs.StringVar(&e.cfg.DB, "db", e.cfg.DB, "database (PIPELINE_DB)")
+	team := fs.String("team", "", "id of the team")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	teamID, ok := pipeline.ParseID(*team)
+	if fs.NArg() > 0 || !ok {
+		return usageErrorf(e, fs, "token list needs --team with a team id and takes no arguments")
+	}
+	return withService(ctx, e.cfg.DB, func(svc *pipeline.Service) error {
+		tokens, err := svc.TeamTokens(ctx, teamID)
+		if err != nil {
+			return err
+		}
+		enc := json.NewEncoder(e.stdout)
+		for _, t := range tokens {
+			err := enc.Encode(listedToken{
+				ID: t.ID, Name: t.Name,
+				Creator:   tokenCreator{ID: t.Creator.ID, Name: t.Creator.Name, Email: t.Creator.Email},
+				Scopes:    t.Scopes,
+				CreatedAt: t.CreatedAt.UTC(), ExpiresAt: t.ExpiresAt.UTC(),
+				LastUsedAt: utc(t.LastUsedAt), RevokedAt: utc(t.RevokedAt),
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func runTokenRevoke(ctx context.Context, e env, args []string) error {
+	fs := newFlagSet(e, "token revoke", "[-db DSN] ID")
+	fs.StringVar(&e.cfg.DB, "db", e.cfg.DB, "database (PIPELINE_DB)")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageErrorf(e, fs, "token revoke takes exactly one token ID")
+	}
+	id, ok := pipeline.ParseID(fs.Arg(0))
+	if !ok {
+		return usageErrorf(e, fs, "%q is not a token id", fs.Arg(0))
+	}
+	return withService(ctx, e.cfg.DB, func(svc *pipeline.Service) error {
+		if err := svc.RevokeToken(ctx, id); err != nil {
+			return err
+		}
+		return json.NewEncoder(e.stdout).Encode(map[string]any{"id": id, "revoked": true})
+	})
+}
+
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
