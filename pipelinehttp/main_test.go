@@ -1,0 +1,19 @@
+package pipelinehttp
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/gin-gonic/gin"
+)
+
+// TestMain runs the package's tests with Gin quiet, then reports how many
+// responses were checked against the OpenAPI document, so that a CI log shows
+// how much of the contract the run exercised.
+func TestMain(m *testing.M) {
+	gin.SetMode(gin.TestMode)
+	code := m.Run()
+	fmt.Printf("openapi: %d responses validated against the document\n", validatedResponses.Load())
+	os.Exit(code)
+}
