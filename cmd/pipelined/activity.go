@@ -33,7 +33,7 @@ func runActivity(ctx context.Context, e env, args []string) error {
 		}
 		enc := json.NewEncoder(e.stdout)
 		for _, a := range entries {
-			a.CreatedAt = a.CreatedAt.UTC()
+			a.CreatedAt = timestamp(a.CreatedAt)
 			if err := enc.Encode(a); err != nil {
 				return err
 			}

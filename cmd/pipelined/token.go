@@ -60,7 +60,7 @@ func runTokenCreate(ctx context.Context, e env, args []string) error {
 		}
 		return json.NewEncoder(e.stdout).Encode(issuedToken{
 			ID: t.ID, Name: t.Name, UserID: t.UserID, TeamID: t.TeamID, Scopes: t.Scopes,
-			CreatedAt: t.CreatedAt.UTC(), ExpiresAt: t.ExpiresAt.UTC(), Token: value,
+			CreatedAt: timestamp(t.CreatedAt), ExpiresAt: timestamp(t.ExpiresAt), Token: value,
 		})
 	})
 }
@@ -115,8 +115,8 @@ func runTokenList(ctx context.Context, e env, args []string) error {
 				ID: t.ID, Name: t.Name,
 				Creator:   tokenCreator{ID: t.Creator.ID, Name: t.Creator.Name, Email: t.Creator.Email},
 				Scopes:    t.Scopes,
-				CreatedAt: t.CreatedAt.UTC(), ExpiresAt: t.ExpiresAt.UTC(),
-				LastUsedAt: utc(t.LastUsedAt), RevokedAt: utc(t.RevokedAt),
+				CreatedAt: timestamp(t.CreatedAt), ExpiresAt: timestamp(t.ExpiresAt),
+				LastUsedAt: optionalTimestamp(t.LastUsedAt), RevokedAt: optionalTimestamp(t.RevokedAt),
 			})
 			if err != nil {
 				return err
@@ -145,12 +145,4 @@ func runTokenRevoke(ctx context.Context, e env, args []string) error {
 		}
 		return json.NewEncoder(e.stdout).Encode(map[string]any{"id": id, "revoked": true})
 	})
-}
-
-func utc(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := t.UTC()
-	return &u
 }
