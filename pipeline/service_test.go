@@ -1,0 +1,514 @@
+package pipeline_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipelinestore"
+	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
+)
+
+// world is a seeded fixture with a service on one database.
+type world struct {
+	svc *pipeline.Service
+	db  *pipelinestore.DB
+	res pipeline.SeedResult
+}
+
+func eachWorld(t *testing.T, fn func(t *testing.T, w world)) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		svc := pipeline.NewService(db)
+		fn(t, world{svc: svc, db: db, res: storetest.Seed(t, svc)})
+	})
+}
+
+// as returns a context carrying the caller of a fixture token.
+func (w world) as(t *testing.T, token string) context.Context {
+	t.Helper()
+	c, err := w.svc.Authenticate(context.Background(), w.res.Tokens[token])
+	require.NoError(t, err, token)
+	c.IP = "192.0.2.7"
+	return pipeline.NewContext(context.Background(), c)
+}
+
+func (w world) activity(t *testing.T) []pipeline.Activity {
+	t.Helper()
+	a, err := w.svc.ActivityLog(context.Background(), nil)
+	require.NoError(t, err)
+	return a
+}
+
+func code(err error) string { return pipeline.ErrorCode(err) }
+
+func TestService_Authenticate(t *testing.T) {
+	eachWorld(t, func(t *testing.T, w world) {
+		ctx := context.Background()
+		t.Run("ok", func(t *testing.T) {
+			c, err := w.svc.Authenticate(ctx, w.res.Tokens["olivia"])
+			require.NoError(t, err)
+			assert.Equal(t, w.res.Users["olivia"], c.User.ID)
+			assert.Equal(t, "olivia@acme.test", c.User.Email)
+			assert.Equal(t, w.res.Teams["acme"], c.Team.ID)
+			assert.Equal(t, "Acme", c.Team.Name)
+			assert.Equal(t, pipeline.AllScopes, c.Scopes)
+		})
+		for name, value := range map[string]string{
+			"revoked":   w.res.Tokens["olivia_revoked"],
+			"expired":   w.res.Tokens["olivia_expired"],
+			"malformed": "Bearer nonsense",
+			"unknown":   pipeline.NewTokenValue(),
+			"empty":     "",
+		} {
+			t.Run(name, func(t *testing.T) {
+				_, err := w.svc.Authenticate(ctx, value)
+				assert.Equal(t, pipeline.EUnauthenticated, code(err))
+			})
+		}
+		t.Run("records last use without a write per request", func(t *testing.T) {
+			for range 3 {
+				_, err := w.svc.Authenticate(ctx, w.res.Tokens["adam"])
+				require.NoError(t, err)
+			}
+			tokens, err := w.svc.TeamTokens(ctx, w.res.Teams["acme"])
+			require.NoError(t, err)
+			var used *time.Time
+			for _, tk := range tokens {
+				if tk.Name == "adam" || tk.UserID == w.res.Users["adam"] {
+					used = tk.LastUsedAt
+				}
+			}
+			require.NotNil(t, used, "last_used_at is recorded")
+			assert.WithinDuration(t, time.Now(), *used, time.Minute)
+		})
+	})
+}
+
+func TestService_Me(t *testing.T) {
+	eachWorld(t, func(t *testing.T, w world) {
+		id, err := w.svc.Me(w.as(t, "olivia_messages"))
+		require.NoError(t, err, "any valid token reads /me")
+		assert.Equal(t, "Olivia", id.User.Name[:6])
+		assert.Equal(t, []pipeline.Scope{pipeline.ScopeMessagesSend}, id.Scopes)
+
+		_, err = w.svc.Me(context.Background())
+		assert.Equal(t, pipeline.EUnauthenticated, code(err), "no caller")
+	})
+}
+
+// TestService_Scopes checks that each operation refuses a token without its
+// scope before reading anything: even a missing record answers
+// insufficient_scope.
+func TestService_Scopes(t *testing.T) {
+	eachWorld(t, func(t *testing.T, w world) {
+		ctx := w.as(t, "olivia_messages")
+		const missing = 999999
+		ops := map[pipeline.Scope]map[string]func() error{
+			pipeline.ScopeJobsRead: {
+				"ListJobs": func() error { _, err := w.svc.ListJobs(ctx, pipeline.JobFilter{}); return err },
+				"Job":      func() error { _, err := w.svc.Job(ctx, missing); return err },
+				"Stages":   func() error { _, err := w.svc.Stages(ctx, missing); return err },
+			},
+			pipeline.ScopeJobsWrite: {
+				"CreateJob": func() error { _, err := w.svc.CreateJob(ctx, pipeline.NewJob{}); return err },
+				"UpdateJob": func() error { _, err := w.svc.UpdateJob(ctx, missing, pipeline.JobPatch{}); return err },
+			},
+			pipeline.ScopeCandidatesRead: {
+				"ListCandidates": func() error {
+					_, err := w.svc.ListCandidates(ctx, missing, pipeline.CandidateFilter{})
+					return err
+				},
+				"Candidate": func() error { _, err := w.svc.Candidate(ctx, missing, missing); return err },
+			},
+			pipeline.ScopeCandidatesWrite: {
+				"MoveCandidate": func() error {
+					_, err := w.svc.MoveCandidate(ctx, missing, missing, pipeline.StageMove{})
+					return err
+				},
+				"AddNote": func() error {
+					_, err := w.svc.AddNote(ctx, missing, missing, pipeline.NewNote{})
+					return err
+				},
+				"RateCandidate": func() error {
+					_, err := w.svc.RateCandidate(ctx, missing, missing, pipeline.NewRating{})
+					return err
+				},
+			},
+		}
+		for scope, byName := range ops {
+			for name, op := range byName {
+				t.Run(name, func(t *testing.T) {
+					err := op()
+					require.Equal(t, pipeline.EInsufficientScope, code(err))
+					assert.Equal(t, map[string]string{"required_scope": string(scope)}, err.(*pipeline.Error).Details)
+				})
+			}
+		}
+		assert.Empty(t, w.activity(t))
+	})
+}
+
+// TestService_Visibility is the matrix of who reaches which job, for every
+// read and nested resource.
+func TestService_Visibility(t *testing.T) {
+	eachWorld(t, func(t *testing.T, w world) {
+		cases := []struct {
+			name, token, job, candidate string
+			visible                     bool
+		}{
+			{"owner sees a job of the team", "olivia", "frontend", "ken", true},
+			{"admin sees a job of the team", "adam", "design", "don", true},
+			{"member sees the job they own", "nina", "frontend", "ken", true},
+			{"member sees the job they are assigned to", "mia", "backend", "ada", true},
+			{"member does not see another job", "mia", "design", "don", false},
+			{"member does not see a job of a colleague", "nina", "backend", "ada", false},
+			{"owner does not see another team", "olivia", "ops", "ola", false},
+			{"other team's owner does not see ours", "gary", "backend", "ada", false},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				ctx := w.as(t, tc.token)
+				job, cand := w.res.Jobs[tc.job], w.res.Candidates[tc.candidate]
+				errs := map[string]error{}
+				_, errs["Job"] = w.svc.Job(ctx, job)
+				_, errs["Stages"] = w.svc.Stages(ctx, job)
+				_, errs["ListCandidates"] = w.svc.ListCandidates(ctx, job, pipeline.CandidateFilter{})
+				_, errs["Candidate"] = w.svc.Candidate(ctx, job, cand)
+				_, errs["UpdateJob"] = w.svc.UpdateJob(ctx, job, pipeline.JobPatch{})
+				_, errs["MoveCandidate"] = w.svc.MoveCandidate(ctx, job, cand, pipeline.StageMove{})
+				_, errs["AddNote"] = w.svc.AddNote(ctx, job, cand, pipeline.NewNote{})
+				_, errs["RateCandidate"] = w.svc.RateCandidate(ctx, job, cand, pipeline.NewRating{})
+				for op, err := range errs {
+					if tc.visible {
+						assert.NotEqual(t, pipeline.ENotFound, code(err), op)
+					} else {
+						assert.Equal(t, pipeline.ENotFound, code(err), op)
+					}
+				}
+				list, err := w.svc.ListJobs(ctx, pipeline.JobFilter{Status: "open"})
+				require.NoError(t, err)
+				var listed bool
+				for _, j := range list.Items {
+					listed = listed || j.ID == job
+				}
+				if tc.job != "design" { // design is a draft: not in the open list
+					assert.Equal(t, tc.visible, listed, "ListJobs")
+				}
+			})
+		}
+		t.Run("candidate of another job", func(t *testing.T) {
+			_, err := w.svc.Candidate(w.as(t, "olivia"), w.res.Jobs["backend"], w.res.Candidates["ken"])
+			assert.Equal(t, pipeline.ENotFound, code(err))
+		})
+		assert.Empty(t, w.activity(t), "refused and invalid writes log nothing")
+	})
+}
+
+func TestService_CreateJob(t *testing.T) {
+	eachWorld(t, func(t *testing.T, w world) {
+		ctx := w.as(t, "mia")
+		t.Run("ok", func(t *testing.T) {
+			before := time.Now().UTC()
+			j, err := w.svc.CreateJob(ctx, pipeline.NewJob{Title: "Data Engineer", Description: "<p>SQL</p>"})
+			require.NoError(t, err)
+			assert.Equal(t, pipeline.JobOpen, j.Status)
+			assert.Equal(t, "onsite", j.WorkMode)
+			assert.Equal(t, "full_time", j.EmploymentType)
+			assert.Equal(t, pipeline.Date(j.CreatedAt).AddDate(0, 0, 30), j.ApplicationDeadline)
+			assert.WithinDuration(t, before, j.CreatedAt, time.Minute)
+			assert.Equal(t, w.res.Teams["acme"], j.TeamID)
+			assert.Equal(t, w.res.Users["mia"], j.OwnerID)
+
+			got, err := w.svc.Job(ctx, j.ID)
+			require.NoError(t, err, "the creator owns the job and so reaches it")
+			assert.Equal(t, j.Title, got.Title)
+			stages, err := w.svc.Stages(ctx, j.ID)
+			require.NoError(t, err)
+			var names []string
+			for _, s := range stages {
+				names = append(names, s.Name)
+			}
+			assert.Equal(t, pipeline.DefaultStages, names)
+
+			log := w.activity(t)
+			require.Len(t, log, 1)
+			a := log[0]
+			assert.Equal(t, pipeline.ActionJobCreated, a.Action)
+			assert.Equal(t, "job", a.SubjectType)
+			assert.Equal(t, j.ID, a.SubjectID)
+			assert.Equal(t, w.res.Users["mia"], a.UserID)
+			assert.Equal(t, w.res.Teams["acme"], a.TeamID)
+			assert.Equal(t, "192.0.2.7", a.IP)
+			assert.NotZero(t, a.TokenID)
+			var changes map[string]pipeline.Change
+			require.NoError(t, json.Unmarshal(a.Changes, &changes))
+			assert.Equal(t, pipeline.Change{Before: nil, After: "Data Engineer"}, changes["title"])
+		})
+		for name, title := range map[string]string{
+			"missing title": "", "blank title": "   ", "title of 256 characters": string(make256('é')),
+		} {
+			t.Run(name, func(t *testing.T) {
+				_, err := w.svc.CreateJob(ctx, pipeline.NewJob{Title: title})
+				require.Equal(t, pipeline.EValidation, code(err))
+				assert.Contains(t, err.(*pipeline.Error).Details, "title")
+			})
+		}
+		t.Run("title of 255 characters counted in code points", func(t *testing.T) {
+			_, err := w.svc.CreateJob(ctx, pipeline.NewJob{Title: string(make256('é')[:255])})
+			assert.NoError(t, err)
+		})
+	})
+}
+
+func make256(r rune) []rune {
+	out := make([]rune, 256)
+	for i := range out {
+		out[i] = r
+	}
+	return out
+}
+
+func TestService_JobLimit(t *testing.T) {
+	eachWorld(t, func(t *testing.T, w world) {
+		// acme allows 20 jobs that are not closed; the fixture has 3 of them.
+		ctx := w.as(t, "olivia")
+		for i := range 17 {
+			_, err := w.svc.CreateJob(ctx, pipeline.NewJob{Title: fmt.Sprintf("Filler %d", i)})
+			require.NoError(t, err)
+		}
+		_, err := w.svc.CreateJob(ctx, pipeline.NewJob{Title: "One too many"})
+		require.Equal(t, pipeline.EForbidden, code(err))
+
+		// Closing a job frees a slot: the limit counts jobs that are not closed.
+		closed := pipeline.JobClosed
+		_, err = w.svc.UpdateJob(ctx, w.res.Jobs["design"], pipeline.JobPatch{Status: &closed})
+		require.NoError(t, err)
+		_, err = w.svc.CreateJob(ctx, pipeline.NewJob{Title: "Fits again"})
+		require.NoError(t, err)
+
+		// globex has no limit.
+		_, err = w.svc.CreateJob(w.as(t, "gary"), pipeline.NewJob{Title: "Unlimited"})
+		require.NoError(t, err)
+	})
+}
+
+func TestService_UpdateJob(t *testing.T) {
+	eachWorld(t, func(t *testing.T, w world) {
+		ctx := w.as(t, "olivia")
+		id := w.res.Jobs["backend"]
+		title, draft, same := "Senior Backend Engineer", pipeline.JobDraft, "Backend Engineer"
+
+		t.Run("unchanged writes nothing", func(t *testing.T) {
+			j, err := w.svc.UpdateJob(ctx, id, pipeline.JobPatch{Title: &same})
+			require.NoError(t, err)
+			assert.Equal(t, same, j.Title)
+			assert.Empty(t, w.activity(t))
+		})
+		t.Run("ok", func(t *testing.T) {
+			j, err := w.svc.UpdateJob(ctx, id, pipeline.JobPatch{Title: &title, Status: &draft})
+			require.NoError(t, err)
+			assert.Equal(t, title, j.Title)
+			assert.Equal(t, draft, j.Status)
+			got, err := w.svc.Job(ctx, id)
+			require.NoError(t, err)
+			assert.Equal(t, title, got.Title)
+			assert.Equal(t, draft, got.Status)
+
+			log := w.activity(t)
+			require.Len(t, log, 1)
+			assert.Equal(t, pipeline.ActionJobUpdated, log[0].Action)
+			var changes map[string]pipeline.Change
+			require.NoError(t, json.Unmarshal(log[0].Changes, &changes))
+			assert.Equal(t, map[string]pipeline.Change{
+				"title":  {Before: "Backend Engineer", After: title},
+				"status": {Before: "open", After: "draft"},
+			}, changes)
+		})
+		t.Run("invalid", func(t *testing.T) {
+			upper := pipeline.JobStatus("OPEN")
+			for name, p := range map[string]pipeline.JobPatch{
+				"no fields":      {},
+				"status in caps": {Status: &upper},
+				"blank title":    {Title: new(string)},
+			} {
+				_, err := w.svc.UpdateJob(ctx, id, p)
+				assert.Equal(t, pipeline.EValidation, code(err), name)
+			}
+		})
+	})
+}
+
+func TestService_MoveCandidate(t *testing.T) {
+	eachWorld(t, func(t *testing.T, w world) {
+		ctx := w.as(t, "mia")
+		job, ada := w.res.Jobs["backend"], w.res.Candidates["ada"]
+		screening := w.res.Stages["backend"]["Screening"]
+
+		t.Run("ok", func(t *testing.T) {
+			c, err := w.svc.MoveCandidate(ctx, job, ada, pipeline.StageMove{StageID: screening})
+			require.NoError(t, err)
+			assert.Equal(t, "Screening", c.Stage)
+			got, err := w.svc.Candidate(ctx, job, ada)
+			require.NoError(t, err)
+			assert.Equal(t, "Screening", got.Stage)
+			log := w.activity(t)
+			require.Len(t, log, 1)
+			assert.Equal(t, pipeline.ActionCandidateStageChanged, log[0].Action)
+			assert.Equal(t, "candidate", log[0].SubjectType)
+			assert.Equal(t, ada, log[0].SubjectID)
+			assert.JSONEq(t, `{"stage":{"before":"Applied","after":"Screening"}}`, string(log[0].Changes))
+		})
+		t.Run("same stage is left alone", func(t *testing.T) {
+			c, err := w.svc.MoveCandidate(ctx, job, ada, pipeline.StageMove{StageID: screening})
+			require.NoError(t, err)
+			assert.Equal(t, "Screening", c.Stage)
+			assert.Len(t, w.activity(t), 1)
+		})
+		for name, stage := range map[string]int64{
+			"stage of another job": w.res.Stages["ops"]["Applied"],
+			"no such stage":        987654,
+			"missing stage":        0,
+		} {
+			t.Run(name, func(t *testing.T) {
+				_, err := w.svc.MoveCandidate(ctx, job, ada, pipeline.StageMove{StageID: stage})
+				require.Equal(t, pipeline.EValidation, code(err))
+				assert.Contains(t, err.(*pipeline.Error).Details, "stage")
+			})
+		}
+	})
+}
+
+func TestService_AddNote(t *testing.T) {
+	eachWorld(t, func(t *testing.T, w world) {
+		ctx := w.as(t, "olivia")
+		job, ada := w.res.Jobs["backend"], w.res.Candidates["ada"]
+		n, err := w.svc.AddNote(ctx, job, ada, pipeline.NewNote{Content: "Strong systems background."})
+		require.NoError(t, err)
+		assert.NotZero(t, n.ID)
+		assert.Equal(t, w.res.Users["olivia"], n.Author.ID)
+		assert.Equal(t, "Olivia", n.Author.Name[:6])
+
+		c, err := w.svc.Candidate(ctx, job, ada)
+		require.NoError(t, err)
+		assert.Equal(t, 1, c.NotesCount)
+
+		log := w.activity(t)
+		require.Len(t, log, 1)
+		assert.Equal(t, pipeline.ActionCandidateNoteAdded, log[0].Action)
+		assert.JSONEq(t, fmt.Sprintf(`{"note_id":%d}`, n.ID), string(log[0].Changes))
+
+		long := make([]rune, 5001)
+		for i := range long {
+			long[i] = 'ü'
+		}
+		_, err = w.svc.AddNote(ctx, job, ada, pipeline.NewNote{Content: string(long)})
+		assert.Equal(t, pipeline.EValidation, code(err))
+		_, err = w.svc.AddNote(ctx, job, ada, pipeline.NewNote{Content: string(long[:5000])})
+		assert.NoError(t, err, "5,000 characters is the limit, not 5,000 bytes")
+		_, err = w.svc.AddNote(ctx, job, ada, pipeline.NewNote{Content: " \n "})
+		assert.Equal(t, pipeline.EValidation, code(err))
+	})
+}
+
+func TestService_RateCandidate(t *testing.T) {
+	eachWorld(t, func(t *testing.T, w world) {
+		job, ada := w.res.Jobs["backend"], w.res.Candidates["ada"]
+		olivia, adam := w.as(t, "olivia"), w.as(t, "adam")
+
+		r, err := w.svc.RateCandidate(olivia, job, ada, pipeline.NewRating{Value: pipeline.Maybe})
+		require.NoError(t, err)
+		assert.Equal(t, pipeline.Maybe, r.Value)
+		assert.Equal(t, w.res.Users["olivia"], r.UserID)
+		_, err = w.svc.RateCandidate(olivia, job, ada, pipeline.NewRating{Value: pipeline.Maybe})
+		require.NoError(t, err, "the same rating again")
+		_, err = w.svc.RateCandidate(olivia, job, ada, pipeline.NewRating{Value: pipeline.GoodFit})
+		require.NoError(t, err)
+		_, err = w.svc.RateCandidate(adam, job, ada, pipeline.NewRating{Value: pipeline.NotAFit})
+		require.NoError(t, err, "each user has a rating of their own")
+
+		log := w.activity(t)
+		require.Len(t, log, 3, "the unchanged rating logs nothing")
+		assert.JSONEq(t, `{"rating":{"before":null,"after":"maybe"}}`, string(log[0].Changes))
+		assert.JSONEq(t, `{"rating":{"before":"maybe","after":"good_fit"}}`, string(log[1].Changes))
+		assert.JSONEq(t, `{"rating":{"before":null,"after":"not_a_fit"}}`, string(log[2].Changes))
+
+		for _, v := range []pipeline.RatingValue{"", "great", "MAYBE"} {
+			_, err := w.svc.RateCandidate(olivia, job, ada, pipeline.NewRating{Value: v})
+			assert.Equal(t, pipeline.EValidation, code(err), v)
+		}
+	})
+}
+
+func TestService_Idempotency(t *testing.T) {
+	eachWorld(t, func(t *testing.T, w world) {
+		render := func(v any) (int, []byte, error) {
+			b, err := json.Marshal(v)
+			return 201, b, err
+		}
+		keyed := func(ctx context.Context, key, fingerprint string) context.Context {
+			return pipeline.WithIdempotency(ctx, pipeline.Idempotency{Key: key, Fingerprint: fingerprint, Render: render})
+		}
+		olivia := w.as(t, "olivia")
+
+		first, err := w.svc.CreateJob(keyed(olivia, "k1", "create A"), pipeline.NewJob{Title: "Once"})
+		require.NoError(t, err)
+		_, err = w.svc.CreateJob(keyed(olivia, "k1", "create A"), pipeline.NewJob{Title: "Once"})
+		var replay *pipeline.Replay
+		require.ErrorAs(t, err, &replay, "the second call replays")
+		assert.Equal(t, 201, replay.Status)
+		want, _ := json.Marshal(first)
+		assert.Equal(t, want, replay.Body)
+		assert.Len(t, w.activity(t), 1, "the action happened once")
+
+		_, err = w.svc.CreateJob(keyed(olivia, "k1", "create B"), pipeline.NewJob{Title: "Other"})
+		require.Equal(t, pipeline.EValidation, code(err), "the key is bound to the request")
+		assert.Contains(t, err.(*pipeline.Error).Details, "Idempotency-Key")
+
+		_, err = w.svc.CreateJob(keyed(w.as(t, "adam"), "k1", "create A"), pipeline.NewJob{Title: "Once"})
+		require.Equal(t, pipeline.EValidation, code(err), "the key is bound to the user")
+
+		_, err = w.svc.CreateJob(keyed(w.as(t, "gary"), "k1", "create A"), pipeline.NewJob{Title: "Once"})
+		require.NoError(t, err, "keys are scoped to the team")
+
+		_, err = w.svc.CreateJob(keyed(olivia, "k2", "create C"), pipeline.NewJob{Title: ""})
+		require.Equal(t, pipeline.EValidation, code(err))
+		_, err = w.svc.CreateJob(keyed(olivia, "k2", "create C"), pipeline.NewJob{Title: "Fixed"})
+		require.NoError(t, err, "a failed call is not stored, so its key can be retried")
+
+		_, err = w.svc.CreateJob(keyed(olivia, "", "x"), pipeline.NewJob{Title: "x"})
+		require.Equal(t, pipeline.EValidation, code(err), "an empty key")
+
+		t.Run("concurrent calls with one key act once", func(t *testing.T) {
+			before := len(w.activity(t))
+			var wg sync.WaitGroup
+			errs := make([]error, 20)
+			for i := range errs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_, errs[i] = w.svc.CreateJob(keyed(olivia, "race", "create R"), pipeline.NewJob{Title: "Raced"})
+				}()
+			}
+			wg.Wait()
+			var created int
+			for _, err := range errs {
+				switch {
+				case err == nil:
+					created++
+				case code(err) == pipeline.EConflict:
+				default:
+					require.ErrorAs(t, err, &replay, "every other call is a replay or a conflict")
+				}
+			}
+			assert.Equal(t, 1, created)
+			assert.Len(t, w.activity(t), before+1)
+		})
+	})
+}
