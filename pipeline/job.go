@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -238,9 +239,11 @@ type Change struct {
 }
 
 func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err) // only maps of strings and numbers are marshalled here
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // descriptions are HTML; keep the log readable
+	if err := enc.Encode(v); err != nil {
+		panic(err) // only maps of strings and numbers are encoded here
 	}
-	return b
+	return bytes.TrimRight(buf.Bytes(), "\n")
 }
