@@ -1,0 +1,337 @@
+package pipelinehttp
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+var (
+	candidateItemFields = sorted("id", "name", "email", "applied", "stage", "status")
+	candidateFullFields = sorted("id", "name", "email", "applied", "stage", "status", "resume_url", "notes_count")
+)
+
+func TestAPI_ListCandidates(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		backend := e.seed.Jobs["backend"]
+		list := jobPath(backend) + "/candidates"
+		t.Run("shape", func(t *testing.T) {
+			r := e.do(t, "GET", list, e.token("olivia_candidates_read"), nil)
+			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+			assert.Equal(t, sorted("data", "links", "meta"), keys(r.Object(t)))
+			// Newest applicant first.
+			assert.Equal(t, []int64{e.seed.Candidates["grace"], e.seed.Candidates["ada"], e.seed.Candidates["linus"]}, r.IDs(t))
+			ada := r.Items(t)[1]
+			assert.Equal(t, candidateItemFields, keys(ada))
+			assert.Equal(t, map[string]any{
+				"id": float64(e.seed.Candidates["ada"]), "name": "Ada Lovelace", "email": "ada@example.test",
+				"applied": "2026-01-05", "stage": "Applied", "status": "active",
+			}, ada)
+			assert.Equal(t, "rejected", r.Items(t)[2]["status"])
+			assert.Equal(t, map[string]any{"current_page": 1.0, "last_page": 1.0, "per_page": 15.0, "total": 3.0}, r.Object(t)["meta"])
+			links := r.Object(t)["links"].(map[string]any)
+			assert.Equal(t, "http://example.com"+list+"?page=1", links["first"])
+			assert.Nil(t, links["prev"])
+			assert.Nil(t, links["next"])
+		})
+		t.Run("stage filter", func(t *testing.T) {
+			applied := e.seed.Stages["backend"]["Applied"]
+			r := e.do(t, "GET", list+"?stage="+itoa(applied)+"&search=example", e.token("olivia"), nil)
+			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+			assert.Equal(t, []int64{e.seed.Candidates["ada"], e.seed.Candidates["linus"]}, r.IDs(t))
+			links := r.Object(t)["links"].(map[string]any)
+			assert.Equal(t, "http://example.com"+list+"?page=1&search=example&stage="+itoa(applied), links["last"])
+		})
+		t.Run("search", func(t *testing.T) {
+			for search, want := range map[string][]int64{
+				"LOVELACE":          {e.seed.Candidates["ada"]},
+				"grace@example":     {e.seed.Candidates["grace"]},
+				"%":                 nil,
+				"_":                 nil,
+				"":                  {e.seed.Candidates["grace"], e.seed.Candidates["ada"], e.seed.Candidates["linus"]},
+				"nobody applied so": nil,
+			} {
+				r := e.do(t, "GET", list+"?search="+urlQuery(search), e.token("olivia"), nil)
+				require.Equal(t, http.StatusOK, r.Code)
+				assert.Equal(t, want, nilIfEmpty(r.IDs(t)), "search %q", search)
+			}
+		})
+		t.Run("page past the last", func(t *testing.T) {
+			r := e.do(t, "GET", list+"?page=3", e.token("olivia"), nil)
+			require.Equal(t, http.StatusOK, r.Code)
+			assert.Equal(t, []any{}, r.Object(t)["data"])
+			assert.Equal(t, 3.0, r.Object(t)["meta"].(map[string]any)["current_page"])
+		})
+		t.Run("bad query", func(t *testing.T) {
+			for _, tc := range []struct{ query, field string }{
+				{"stage=abc", "stage"},
+				{"stage=0", "stage"},
+				{"stage=-2", "stage"},
+				{"stage=" + itoa(e.seed.Stages["frontend"]["Applied"]), "stage"},
+				{"stage=999999", "stage"},
+				{"page=0", "page"},
+				{"page=x", "page"},
+			} {
+				t.Run(tc.query, func(t *testing.T) {
+					requireValidation(t, e.do(t, "GET", list+"?"+tc.query, e.token("olivia"), nil), tc.field)
+				})
+			}
+		})
+		t.Run("not found", func(t *testing.T) {
+			for _, path := range []string{jobPath(999999) + "/candidates", "/api/v1/jobs/x/candidates", jobPath(e.seed.Jobs["ops"]) + "/candidates"} {
+				requireError(t, e.do(t, "GET", path, e.token("olivia"), nil), http.StatusNotFound, pipeline.ENotFound)
+			}
+		})
+	})
+}
+
+func TestAPI_Candidate(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		backend := e.seed.Jobs["backend"]
+		t.Run("with resume", func(t *testing.T) {
+			r := e.do(t, "GET", candidatePath(backend, e.seed.Candidates["ada"]), e.token("olivia_candidates_read"), nil)
+			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+			assert.Equal(t, []string{"data"}, keys(r.Object(t)))
+			assert.Equal(t, map[string]any{
+				"id": float64(e.seed.Candidates["ada"]), "name": "Ada Lovelace", "email": "ada@example.test",
+				"applied": "2026-01-05", "stage": "Applied", "status": "active",
+				"resume_url": "https://files.example.test/ada.pdf", "notes_count": 0.0,
+			}, r.Data(t))
+		})
+		t.Run("empty fields omitted", func(t *testing.T) {
+			r := e.do(t, "GET", candidatePath(backend, e.seed.Candidates["grace"]), e.token("olivia"), nil)
+			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+			d := r.Data(t)
+			assert.Equal(t, sorted("id", "name", "email", "applied", "stage", "status", "notes_count"), keys(d))
+			assert.Equal(t, 0.0, d["notes_count"])
+			assert.Equal(t, "Screening", d["stage"])
+		})
+		t.Run("not found", func(t *testing.T) {
+			for _, path := range []string{
+				candidatePath(backend, e.seed.Candidates["ken"]), // a candidate of another job
+				candidatePath(backend, 999999),
+				candidatePath(e.seed.Jobs["frontend"], e.seed.Candidates["ada"]),
+				jobPath(backend) + "/candidates/abc",
+				jobPath(backend) + "/candidates/0",
+				"/api/v1/jobs/abc/candidates/" + itoa(e.seed.Candidates["ada"]),
+			} {
+				requireError(t, e.do(t, "GET", path, e.token("olivia"), nil), http.StatusNotFound, pipeline.ENotFound)
+			}
+		})
+	})
+}
+
+func TestAPI_MoveCandidate(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		backend, ada := e.seed.Jobs["backend"], e.seed.Candidates["ada"]
+		path := candidatePath(backend, ada) + "/stage"
+		screening := e.seed.Stages["backend"]["Screening"]
+		t.Run("moved", func(t *testing.T) {
+			r := e.do(t, "POST", path, e.token("mia"), map[string]any{"stage": screening})
+			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+			assert.Equal(t, []string{"data"}, keys(r.Object(t)))
+			d := r.Data(t)
+			assert.Equal(t, candidateFullFields, keys(d))
+			assert.Equal(t, "Screening", d["stage"])
+			assert.Equal(t, ada, num(t, d["id"]))
+
+			r = e.do(t, "GET", candidatePath(backend, ada), e.token("mia"), nil)
+			assert.Equal(t, "Screening", r.Data(t)["stage"])
+
+			acts := e.activity(t)
+			require.Len(t, acts, 1)
+			a := acts[0]
+			assert.Equal(t, pipeline.ActionCandidateStageChanged, a.Action)
+			assert.Equal(t, pipeline.SubjectCandidate, a.SubjectType)
+			assert.Equal(t, ada, a.SubjectID)
+			assert.Equal(t, e.seed.Users["mia"], a.UserID)
+			assert.Equal(t, e.tokenID(t, "mia"), a.TokenID)
+			assert.Equal(t, e.seed.Teams["acme"], a.TeamID)
+			assert.Equal(t, "192.0.2.1", a.IP)
+			assert.JSONEq(t, `{"stage":{"before":"Applied","after":"Screening"}}`, string(a.Changes))
+		})
+		t.Run("same stage is left alone", func(t *testing.T) {
+			r := e.do(t, "POST", path, e.token("olivia"), map[string]any{"stage": screening})
+			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+			assert.Equal(t, "Screening", r.Data(t)["stage"])
+			assert.Len(t, e.activity(t), 1)
+		})
+		t.Run("client address recorded", func(t *testing.T) {
+			r := e.do(t, "POST", path, e.token("olivia"), map[string]any{"stage": e.seed.Stages["backend"]["Offer"]},
+				remoteAddr, "198.51.100.7:5555", "X-Forwarded-For", "203.0.113.9")
+			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+			acts := e.activity(t)
+			require.Len(t, acts, 2)
+			assert.Equal(t, "198.51.100.7", acts[1].IP, "the socket peer; no proxy is trusted")
+		})
+		t.Run("invalid", func(t *testing.T) {
+			before := len(e.activity(t))
+			for _, tc := range []struct {
+				name   string
+				body   any
+				fields []string
+			}{
+				{"stage of another job", map[string]any{"stage": e.seed.Stages["frontend"]["Screening"]}, []string{"stage"}},
+				{"no such stage", map[string]any{"stage": 999999}, []string{"stage"}},
+				{"negative stage", map[string]any{"stage": -1}, []string{"stage"}},
+				{"missing stage", map[string]any{}, []string{"stage"}},
+				{"empty body", nil, []string{"stage"}},
+				{"stage a string", map[string]any{"stage": itoa(screening)}, []string{"stage"}},
+				{"stage a fraction", `{"stage": 2.5}`, []string{"stage"}},
+				{"stage null", map[string]any{"stage": nil}, []string{"stage"}},
+				{"unknown field", map[string]any{"stage": screening, "status": "hired"}, []string{"status"}},
+				{"malformed", `{"stage"`, []string{"body"}},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					r := e.do(t, "POST", path, e.token("olivia"), tc.body)
+					if tc.fields[0] == "body" {
+						requireValidationOn(t, r, "body")
+						return
+					}
+					requireValidation(t, r, tc.fields...)
+				})
+			}
+			assert.Len(t, e.activity(t), before)
+		})
+		t.Run("not found before invalid", func(t *testing.T) {
+			for _, p := range []string{
+				candidatePath(backend, e.seed.Candidates["ken"]) + "/stage",
+				candidatePath(e.seed.Jobs["ops"], e.seed.Candidates["ola"]) + "/stage",
+				jobPath(backend) + "/candidates/x/stage",
+			} {
+				requireError(t, e.do(t, "POST", p, e.token("olivia"), `{"stage": "x"}`), http.StatusNotFound, pipeline.ENotFound)
+			}
+		})
+	})
+}
+
+func TestAPI_AddNote(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		backend, grace := e.seed.Jobs["backend"], e.seed.Candidates["grace"]
+		path := candidatePath(backend, grace) + "/notes"
+		t.Run("added", func(t *testing.T) {
+			r := e.do(t, "POST", path, e.token("mia"), map[string]any{"content": "Strong on <b>systems</b>."})
+			require.Equal(t, http.StatusCreated, r.Code, "%s", r.Body)
+			assert.Equal(t, []string{"data"}, keys(r.Object(t)))
+			d := r.Data(t)
+			assert.Equal(t, sorted("id", "content", "author", "created_at"), keys(d))
+			assert.Equal(t, "Strong on <b>systems</b>.", d["content"])
+			assert.Equal(t, map[string]any{"id": float64(e.seed.Users["mia"]), "name": "Mia Member"}, d["author"])
+			assert.Equal(t, e.clock.Now().Format("2006-01-02T15:04:05Z"), d["created_at"])
+
+			r = e.do(t, "GET", candidatePath(backend, grace), e.token("mia"), nil)
+			assert.Equal(t, 1.0, r.Data(t)["notes_count"])
+
+			acts := e.activity(t)
+			require.Len(t, acts, 1)
+			a := acts[0]
+			assert.Equal(t, pipeline.ActionCandidateNoteAdded, a.Action)
+			assert.Equal(t, pipeline.SubjectCandidate, a.SubjectType)
+			assert.Equal(t, grace, a.SubjectID)
+			assert.Equal(t, e.tokenID(t, "mia"), a.TokenID)
+			assert.JSONEq(t, `{"note_id":`+itoa(num(t, d["id"]))+`}`, string(a.Changes))
+		})
+		t.Run("content length in code points", func(t *testing.T) {
+			r := e.do(t, "POST", path, e.token("olivia"), map[string]any{"content": strings.Repeat("ß", 5000)})
+			require.Equal(t, http.StatusCreated, r.Code, "%s", r.Body)
+			requireValidation(t, e.do(t, "POST", path, e.token("olivia"), map[string]any{"content": strings.Repeat("ß", 5001)}), "content")
+		})
+		t.Run("invalid", func(t *testing.T) {
+			before := len(e.activity(t))
+			for _, tc := range []struct {
+				name   string
+				body   any
+				fields []string
+			}{
+				{"missing", map[string]any{}, []string{"content"}},
+				{"blank", map[string]any{"content": "  \n"}, []string{"content"}},
+				{"number", map[string]any{"content": 12}, []string{"content"}},
+				{"null", map[string]any{"content": nil}, []string{"content"}},
+				{"unknown field", map[string]any{"content": "ok", "author": "me"}, []string{"author"}},
+				{"malformed", `{"content": "x",}`, []string{"body"}},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					r := e.do(t, "POST", path, e.token("olivia"), tc.body)
+					if tc.fields[0] == "body" {
+						requireValidationOn(t, r, "body")
+						return
+					}
+					requireValidation(t, r, tc.fields...)
+				})
+			}
+			assert.Len(t, e.activity(t), before)
+		})
+		t.Run("not found", func(t *testing.T) {
+			requireError(t, e.do(t, "POST", candidatePath(backend, e.seed.Candidates["ken"])+"/notes", e.token("olivia"), map[string]any{"content": "x"}),
+				http.StatusNotFound, pipeline.ENotFound)
+		})
+	})
+}
+
+func TestAPI_RateCandidate(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		backend, ada := e.seed.Jobs["backend"], e.seed.Candidates["ada"]
+		path := candidatePath(backend, ada) + "/rating"
+		t.Run("rated", func(t *testing.T) {
+			r := e.do(t, "POST", path, e.token("mia"), map[string]any{"rating": "maybe"})
+			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+			assert.Equal(t, []string{"data"}, keys(r.Object(t)))
+			assert.Equal(t, map[string]any{
+				"candidate_id": float64(ada), "rating": "maybe", "user_id": float64(e.seed.Users["mia"]),
+				"updated_at": e.clock.Now().Format("2006-01-02T15:04:05Z"),
+			}, r.Data(t))
+			acts := e.activity(t)
+			require.Len(t, acts, 1)
+			assert.Equal(t, pipeline.ActionCandidateRated, acts[0].Action)
+			assert.Equal(t, ada, acts[0].SubjectID)
+			assert.Equal(t, e.tokenID(t, "mia"), acts[0].TokenID)
+			assert.JSONEq(t, `{"rating":{"before":null,"after":"maybe"}}`, string(acts[0].Changes))
+		})
+		t.Run("same rating changes nothing", func(t *testing.T) {
+			r := e.do(t, "POST", path, e.token("mia"), map[string]any{"rating": "maybe"})
+			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+			assert.Equal(t, "maybe", r.Data(t)["rating"])
+			assert.Len(t, e.activity(t), 1)
+		})
+		t.Run("rating again replaces it", func(t *testing.T) {
+			r := e.do(t, "POST", path, e.token("mia"), map[string]any{"rating": "good_fit"})
+			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+			assert.Equal(t, "good_fit", r.Data(t)["rating"])
+			acts := e.activity(t)
+			require.Len(t, acts, 2)
+			assert.JSONEq(t, `{"rating":{"before":"maybe","after":"good_fit"}}`, string(acts[1].Changes))
+		})
+		t.Run("each user has their own", func(t *testing.T) {
+			r := e.do(t, "POST", path, e.token("olivia"), map[string]any{"rating": "not_a_fit"})
+			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+			assert.Equal(t, float64(e.seed.Users["olivia"]), r.Data(t)["user_id"])
+			assert.JSONEq(t, `{"rating":{"before":null,"after":"not_a_fit"}}`, string(e.activity(t)[2].Changes))
+		})
+		t.Run("invalid", func(t *testing.T) {
+			before := len(e.activity(t))
+			for _, tc := range []struct {
+				name   string
+				body   any
+				fields []string
+			}{
+				{"outside the enum", map[string]any{"rating": "great"}, []string{"rating"}},
+				{"wrong case", map[string]any{"rating": "GOOD_FIT"}, []string{"rating"}},
+				{"missing", map[string]any{}, []string{"rating"}},
+				{"empty", map[string]any{"rating": ""}, []string{"rating"}},
+				{"number", map[string]any{"rating": 3}, []string{"rating"}},
+				{"null", map[string]any{"rating": nil}, []string{"rating"}},
+				{"unknown field", map[string]any{"rating": "maybe", "score": 3}, []string{"score"}},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					requireValidation(t, e.do(t, "POST", path, e.token("olivia"), tc.body), tc.fields...)
+				})
+			}
+			assert.Len(t, e.activity(t), before)
+		})
+	})
+}

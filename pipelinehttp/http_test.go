@@ -1,0 +1,282 @@
+package pipelinehttp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/gin-gonic/gin"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipelinestore"
+	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
+)
+
+func TestAPI_Health(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		t.Run("healthz", func(t *testing.T) {
+			r := do(t, New(pipeline.NewService(db), Config{}), "GET", "/healthz", "", nil)
+			require.Equal(t, http.StatusOK, r.Code)
+			assert.Equal(t, `{"status":"ok"}`, string(r.Body))
+		})
+		t.Run("readyz", func(t *testing.T) {
+			r := do(t, New(pipeline.NewService(db), Config{}), "GET", "/readyz", "", nil)
+			require.Equal(t, http.StatusOK, r.Code)
+			assert.Equal(t, `{"status":"ok"}`, string(r.Body))
+		})
+		t.Run("readyz without a database", func(t *testing.T) {
+			store := unreachableStore{Store: db}
+			r := do(t, New(pipeline.NewService(store), Config{}), "GET", "/readyz", "", nil)
+			require.Equal(t, http.StatusServiceUnavailable, r.Code)
+			assert.Equal(t, `{"status":"unavailable"}`, string(r.Body))
+		})
+		t.Run("no token needed", func(t *testing.T) {
+			r := do(t, New(pipeline.NewService(db), Config{}), "GET", "/healthz", "", nil, "Authorization", "Bearer nope")
+			require.Equal(t, http.StatusOK, r.Code)
+		})
+	})
+}
+
+// unreachableStore is a store whose database does not answer a ping.
+type unreachableStore struct{ pipeline.Store }
+
+func (unreachableStore) Ping(context.Context) error {
+	return errors.New("dial tcp: connection refused")
+}
+
+// panickingStore panics on every job list.
+type panickingStore struct{ pipeline.Store }
+
+func (panickingStore) ListJobs(context.Context, int64, pipeline.JobFilter) (pipeline.List[pipeline.Job], error) {
+	panic("jobs_secret_internal exploded")
+}
+
+// failingStore fails every job list with a driver error carrying details
+// that must not reach the client.
+type failingStore struct{ pipeline.Store }
+
+func (failingStore) ListJobs(context.Context, int64, pipeline.JobFilter) (pipeline.List[pipeline.Job], error) {
+	return pipeline.List[pipeline.Job]{}, errors.New(`pq: relation "jobs_secret_internal" does not exist`)
+}
+
+func TestAPI_Routing(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		olivia := e.token("olivia")
+		t.Run("unknown route", func(t *testing.T) {
+			for _, path := range []string{"/api/v1/nowhere", "/api/v2/jobs", "/api/v1/jobs/", "/api/v1/JOBS", "/api/v1/jobs/1/candidates/2/stage/x"} {
+				r := e.do(t, "GET", path, olivia, nil)
+				requireError(t, r, http.StatusNotFound, pipeline.ENotFound)
+			}
+		})
+		t.Run("unknown route without a token", func(t *testing.T) {
+			r := e.do(t, "GET", "/api/v1/nowhere", "", nil)
+			require.Equal(t, http.StatusUnauthorized, r.Code)
+			assert.Equal(t, unauthenticatedBody, string(r.Body))
+		})
+		t.Run("unknown route outside the API", func(t *testing.T) {
+			r := e.do(t, "GET", "/nowhere", "", nil)
+			requireError(t, r, http.StatusNotFound, pipeline.ENotFound)
+			assert.Empty(t, r.Header.Get(HeaderRateLimit))
+		})
+		t.Run("wrong method", func(t *testing.T) {
+			for _, tc := range []struct{ method, path, allow string }{
+				{"DELETE", jobPath(e.seed.Jobs["backend"]), "GET, PATCH"},
+				{"PUT", "/api/v1/jobs", "GET, POST"},
+				{"GET", candidatePath(1, 2) + "/notes", "POST"},
+				{"POST", "/api/v1/me", "GET"},
+			} {
+				r := e.do(t, tc.method, tc.path, olivia, nil)
+				requireError(t, r, http.StatusMethodNotAllowed, CodeMethodNotAllowed)
+				assert.ElementsMatch(t, strings.Split(tc.allow, ", "), strings.Split(r.Header.Get("Allow"), ", "), "%s %s", tc.method, tc.path)
+			}
+			r := e.do(t, "POST", "/healthz", "", nil)
+			requireError(t, r, http.StatusMethodNotAllowed, CodeMethodNotAllowed)
+			assert.Equal(t, "GET", r.Header.Get("Allow"))
+		})
+	})
+}
+
+func TestAPI_PayloadTooLarge(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		olivia := e.token("olivia")
+		// A valid body of exactly 1 MiB is read; one byte more is refused.
+		prefix, suffix := `{"title":"Big","description":"`, `"}`
+		exact := prefix + strings.Repeat("x", MaxBodyBytes-len(prefix)-len(suffix)) + suffix
+		require.Len(t, exact, MaxBodyBytes)
+		r := e.do(t, "POST", "/api/v1/jobs", olivia, exact)
+		require.Equal(t, http.StatusCreated, r.Code)
+
+		over := prefix + strings.Repeat("x", MaxBodyBytes-len(prefix)-len(suffix)+1) + suffix
+		before := len(e.activity(t))
+		for _, path := range []string{"/api/v1/jobs", candidatePath(e.seed.Jobs["backend"], e.seed.Candidates["ada"]) + "/notes"} {
+			r = e.do(t, "POST", path, olivia, over)
+			requireError(t, r, http.StatusRequestEntityTooLarge, CodePayloadTooLarge)
+		}
+		r = e.do(t, "PATCH", jobPath(e.seed.Jobs["backend"]), olivia, over)
+		requireError(t, r, http.StatusRequestEntityTooLarge, CodePayloadTooLarge)
+		assert.Len(t, e.activity(t), before)
+	})
+}
+
+func TestAPI_RequestID(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		for _, tc := range []struct {
+			name, sent string
+			echoed     bool
+		}{
+			{"sane", "req-42_A.b", true},
+			{"128 characters", strings.Repeat("a", 128), true},
+			{"129 characters", strings.Repeat("a", 129), false},
+			{"space", "req 42", false},
+			{"newline", "req\n42", false},
+			{"non-ASCII", "réq", false},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				for _, path := range []string{"/api/v1/me", "/healthz", "/api/v1/nowhere"} {
+					r := e.do(t, "GET", path, e.token("olivia"), nil, RequestIDHeader, tc.sent)
+					if tc.echoed {
+						assert.Equal(t, tc.sent, r.Header.Get(RequestIDHeader))
+					} else {
+						assert.NotEqual(t, tc.sent, r.Header.Get(RequestIDHeader))
+					}
+				}
+			})
+		}
+		t.Run("generated", func(t *testing.T) {
+			a := e.do(t, "GET", "/api/v1/me", "", nil).Header.Get(RequestIDHeader)
+			b := e.do(t, "GET", "/api/v1/me", "", nil).Header.Get(RequestIDHeader)
+			assert.NotEqual(t, a, b)
+		})
+	})
+}
+
+func TestAPI_AccessLog(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		olivia := e.token("olivia")
+		e.do(t, "GET", "/api/v1/jobs?search=x&access_token="+olivia, olivia, nil, RequestIDHeader, "log-1")
+		e.do(t, "POST", "/api/v1/jobs", olivia, map[string]any{"title": "Logged"}, IdempotencyKeyHeader, "log-key")
+		e.do(t, "GET", "/api/v1/me", e.token("olivia_revoked"), nil)
+		e.do(t, "GET", "/api/v1/me", "", nil, "Authorization", "Basic "+e.token("adam"))
+		logs := e.logs.String()
+		for key, value := range e.seed.Tokens {
+			assert.NotContains(t, logs, value, "token %s", key)
+			assert.NotContains(t, logs, value[len(pipeline.TokenPrefix):], "token %s", key)
+		}
+		assert.NotContains(t, logs, "Bearer")
+		assert.NotContains(t, logs, "Authorization")
+		assert.NotContains(t, logs, "access_token")
+		lines := strings.Split(strings.TrimSpace(logs), "\n")
+		require.Len(t, lines, 4)
+		first := lines[0]
+		for _, want := range []string{"method=GET", "path=/api/v1/jobs ", "status=200", "request_id=log-1", "user_id=" + itoa(e.seed.Users["olivia"]), "duration="} {
+			assert.Contains(t, first, want)
+		}
+		assert.Contains(t, lines[1], "status=201")
+		assert.Contains(t, lines[2], "status=401")
+		assert.NotContains(t, lines[2], "user_id=")
+	})
+}
+
+func TestAPI_ServerError(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		seed := storetest.Seed(t, pipeline.NewService(db))
+		t.Run("panic", func(t *testing.T) {
+			var logs syncBuffer
+			svc := pipeline.NewService(panickingStore{Store: db})
+			h := New(svc, Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+			r := do(t, h, "GET", "/api/v1/jobs", seed.Tokens["olivia"], nil)
+			requireError(t, r, http.StatusInternalServerError, pipeline.EInternal)
+			assert.Equal(t, `{"error":{"code":"server_error","message":"Server error.","details":null}}`, string(r.Body))
+			assert.Contains(t, logs.String(), "jobs_secret_internal", "the panic is logged")
+			assert.Contains(t, logs.String(), "status=500")
+
+			// The process keeps serving.
+			r = do(t, h, "GET", "/api/v1/me", seed.Tokens["olivia"], nil)
+			assert.Equal(t, http.StatusOK, r.Code)
+		})
+		t.Run("internal error", func(t *testing.T) {
+			var logs syncBuffer
+			svc := pipeline.NewService(failingStore{Store: db})
+			h := New(svc, Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+			r := do(t, h, "GET", "/api/v1/jobs", seed.Tokens["olivia"], nil)
+			requireError(t, r, http.StatusInternalServerError, pipeline.EInternal)
+			assert.Equal(t, `{"error":{"code":"server_error","message":"Server error.","details":null}}`, string(r.Body))
+			assert.Contains(t, logs.String(), "jobs_secret_internal", "the cause is logged")
+		})
+	})
+}
+
+func TestMount(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		quietGin.Do(func() { gin.SetMode(gin.TestMode) })
+		svc := pipeline.NewService(db)
+		seed := storetest.Seed(t, svc)
+		app := gin.New()
+		Mount(app.Group("/hiring"), svc, Config{BaseURL: "https://example.test"})
+		token := seed.Tokens["olivia"]
+
+		r := do(t, app, "GET", "/hiring/api/v1/me", token, nil)
+		require.Equal(t, http.StatusOK, r.Code)
+		r = do(t, app, "POST", "/hiring/api/v1/jobs", token, map[string]any{"title": "Mounted"})
+		require.Equal(t, http.StatusCreated, r.Code, "%s", r.Body)
+		assert.Equal(t, "/hiring/api/v1/jobs/"+itoa(num(t, r.Data(t)["id"])), r.Header.Get("Location"))
+		r = do(t, app, "GET", "/hiring/api/v1/jobs", token, nil)
+		require.Equal(t, http.StatusOK, r.Code)
+		assert.Equal(t, "https://example.test/hiring/api/v1/jobs?page=1", r.Object(t)["links"].(map[string]any)["first"])
+		r = do(t, app, "GET", "/hiring/api/v1/me", "", nil)
+		assert.Equal(t, http.StatusUnauthorized, r.Code)
+	})
+}
+
+// TestAPI_DecodeBody covers the body decoder without a database.
+func TestAPI_DecodeBody(t *testing.T) {
+	var (
+		title string
+		stage int64
+		seen  bool
+	)
+	fields := func() []field {
+		title, stage, seen = "", 0, false
+		return []field{stringField("title", &title, &seen), integerField("stage", &stage, nil)}
+	}
+	for _, tc := range []struct {
+		name string
+		body string
+		want []string
+	}{
+		{"empty", "", nil},
+		{"whitespace", " \n ", nil},
+		{"object", `{"title":"x","stage":3}`, nil},
+		{"big integer", `{"stage":9223372036854775807}`, nil},
+		{"integer overflow", `{"stage":9223372036854775808}`, []string{"stage"}},
+		{"exponent", `{"stage":1e2}`, []string{"stage"}},
+		{"null", `{"title":null}`, []string{"title"}},
+		{"spaced null", `{"title": null }`, []string{"title"}},
+		{"object value", `{"title":{}}`, []string{"title"}},
+		{"unknown", `{"x":1,"y":2}`, []string{"x", "y"}},
+		{"not an object", `1`, []string{"body"}},
+		{"invalid", `{`, []string{"body"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			errs := decodeBody([]byte(tc.body), fields()...)
+			var got []string
+			for k := range errs {
+				got = append(got, k)
+			}
+			assert.ElementsMatch(t, tc.want, got)
+		})
+	}
+	errs := decodeBody([]byte(`{"title":"Ingénieur","stage":7}`), fields()...)
+	assert.Nil(t, errs)
+	assert.Equal(t, "Ingénieur", title)
+	assert.Equal(t, int64(7), stage)
+	assert.True(t, seen)
+	assert.Equal(t, fingerprint("POST", "/a", []byte("{}")), fingerprint("POST", "/a", []byte("{}")))
+	assert.NotEqual(t, fingerprint("POST", "/a", []byte("{}")), fingerprint("POST", "/a", bytes.Repeat([]byte(" "), 1)))
+}
