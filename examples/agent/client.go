@@ -24,10 +24,11 @@ type client struct {
 	token string
 	http  *http.Client
 	sleep func(context.Context, time.Duration) error
+	out   io.Writer
 }
 
 func newClient(cfg config) *client {
-	c := &client{base: strings.TrimRight(cfg.BaseURL, "/"), token: cfg.Token, http: cfg.HTTP, sleep: cfg.Sleep}
+	c := &client{base: strings.TrimRight(cfg.BaseURL, "/"), token: cfg.Token, http: cfg.HTTP, sleep: cfg.Sleep, out: cfg.Out}
 	if c.http == nil {
 		c.http = &http.Client{Timeout: 30 * time.Second}
 	}
@@ -90,6 +91,11 @@ func (c *client) do(ctx context.Context, method, path string, body any, key stri
 		if wait < 0 || ctx.Err() != nil {
 			return err
 		}
+		fmt.Fprintf(c.out, "  %s %s: %v; retrying in %s", method, path, err, wait)
+		if key != "" {
+			fmt.Fprint(c.out, " with the same Idempotency-Key")
+		}
+		fmt.Fprintln(c.out)
 		if err := c.sleep(ctx, wait); err != nil {
 			return err
 		}
