@@ -1,0 +1,164 @@
+package pipeline_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipelinestore"
+)
+
+// exampleWorld opens a fresh embedded store, loads a team with one job and
+// two candidates, and returns a service whose clock stands still, the seed
+// result, and a function that removes it all.
+func exampleWorld() (*pipeline.Service, pipeline.SeedResult, func()) {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "pipeline-example-")
+	if err != nil {
+		panic(err)
+	}
+	db, err := pipelinestore.Open(ctx, filepath.Join(dir, "pipeline.db"))
+	if err != nil {
+		panic(err)
+	}
+	if err := db.Migrate(ctx); err != nil {
+		panic(err)
+	}
+	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	svc := pipeline.NewService(db, pipeline.WithClock(pipeline.ClockFunc(func() time.Time { return now })))
+	res, err := svc.Seed(ctx, &pipeline.SeedWorld{
+		Teams: []pipeline.SeedTeam{{Key: "acme", Name: "Acme"}},
+		Users: []pipeline.SeedUser{{Key: "olivia", Name: "Olivia Owner", Email: "olivia@acme.test",
+			CurrentTeam: "acme", Memberships: []pipeline.SeedMembership{{Team: "acme", Role: pipeline.RoleOwner}}}},
+		Jobs: []pipeline.SeedJob{{Key: "backend", Team: "acme", Owner: "olivia", Title: "Backend Engineer",
+			Status: pipeline.JobOpen, Candidates: []pipeline.SeedCandidate{
+				{Key: "ada", Name: "Ada Lovelace", Email: "ada@example.test", Applied: "2026-02-05"},
+				{Key: "grace", Name: "Grace Hopper", Email: "grace@example.test", Applied: "2026-02-06", Stage: "Screening"},
+			}}},
+		Tokens: []pipeline.SeedToken{
+			{Key: "bot", User: "olivia", Name: "bot", Scopes: pipeline.AllScopes},
+			{Key: "reader", User: "olivia", Name: "reader", Scopes: []pipeline.Scope{pipeline.ScopeJobsRead}},
+		},
+	})
+	if err != nil {
+		panic(err)
+	}
+	return svc, res, func() { db.Close(); os.RemoveAll(dir) }
+}
+
+// as authenticates a token value and puts its caller on a context, as the
+// HTTP layer does for every request.
+func as(svc *pipeline.Service, token string) context.Context {
+	c, err := svc.Authenticate(context.Background(), token)
+	if err != nil {
+		panic(err)
+	}
+	c.IP = "127.0.0.1"
+	return pipeline.NewContext(context.Background(), c)
+}
+
+func ExampleService_Authenticate() {
+	svc, res, done := exampleWorld()
+	defer done()
+
+	c, err := svc.Authenticate(context.Background(), res.Tokens["reader"])
+	fmt.Println(c.User.Name, c.Team.Name, c.Scopes, err)
+
+	_, err = svc.Authenticate(context.Background(), "plt_not-a-token")
+	fmt.Println(pipeline.ErrorCode(err))
+	// Output:
+	// Olivia Owner Acme [jobs:read] <nil>
+	// unauthenticated
+}
+
+func ExampleService_CreateJob() {
+	svc, res, done := exampleWorld()
+	defer done()
+
+	job, err := svc.CreateJob(as(svc, res.Tokens["bot"]), pipeline.NewJob{Title: "Data Engineer"})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(job.Title, job.Status, job.WorkMode, job.EmploymentType, job.ApplicationDeadline.Format(time.DateOnly))
+
+	_, err = svc.CreateJob(as(svc, res.Tokens["reader"]), pipeline.NewJob{Title: "Data Engineer"})
+	fmt.Println(pipeline.ErrorCode(err))
+	// Output:
+	// Data Engineer open onsite full_time 2026-04-01
+	// insufficient_scope
+}
+
+func ExampleService_ListCandidates() {
+	svc, res, done := exampleWorld()
+	defer done()
+
+	list, err := svc.ListCandidates(as(svc, res.Tokens["bot"]), res.Jobs["backend"], pipeline.CandidateFilter{Search: "HOPPER"})
+	if err != nil {
+		panic(err)
+	}
+	for _, c := range list.Items {
+		fmt.Println(c.Name, c.Stage, c.Applied.Format(time.DateOnly))
+	}
+	fmt.Println("page", list.Page, "of", list.LastPage(), "total", list.Total)
+	// Output:
+	// Grace Hopper Screening 2026-02-06
+	// page 1 of 1 total 1
+}
+
+func ExampleService_MoveCandidate() {
+	svc, res, done := exampleWorld()
+	defer done()
+	ctx := as(svc, res.Tokens["bot"])
+
+	job, ada := res.Jobs["backend"], res.Candidates["ada"]
+	c, err := svc.MoveCandidate(ctx, job, ada, pipeline.StageMove{StageID: res.Stages["backend"]["Interview"]})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(c.Name, "is in", c.Stage)
+
+	log, _ := svc.ActivityLog(context.Background(), nil)
+	fmt.Println(log[0].Action, string(log[0].Changes), log[0].IP)
+	// Output:
+	// Ada Lovelace is in Interview
+	// candidate.stage_changed {"stage":{"before":"Applied","after":"Interview"}} 127.0.0.1
+}
+
+func ExampleService_AddNote() {
+	svc, res, done := exampleWorld()
+	defer done()
+	ctx := as(svc, res.Tokens["bot"])
+
+	n, err := svc.AddNote(ctx, res.Jobs["backend"], res.Candidates["grace"], pipeline.NewNote{Content: "Great compiler talk."})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(n.Content, "by", n.Author.Name)
+
+	_, err = svc.AddNote(ctx, res.Jobs["backend"], res.Candidates["grace"], pipeline.NewNote{Content: "  "})
+	fmt.Println(err.(*pipeline.Error).Details)
+	// Output:
+	// Great compiler talk. by Olivia Owner
+	// map[content:[The content field is required.]]
+}
+
+func ExampleService_RateCandidate() {
+	svc, res, done := exampleWorld()
+	defer done()
+	ctx := as(svc, res.Tokens["bot"])
+
+	r, err := svc.RateCandidate(ctx, res.Jobs["backend"], res.Candidates["ada"], pipeline.NewRating{Value: pipeline.GoodFit})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(r.Value, r.UpdatedAt.Format(time.RFC3339))
+
+	_, err = svc.RateCandidate(ctx, res.Jobs["backend"], res.Candidates["ada"], pipeline.NewRating{Value: "excellent"})
+	fmt.Println(pipeline.ErrorCode(err))
+	// Output:
+	// good_fit 2026-03-02T09:00:00Z
+	// validation_failed
+}
