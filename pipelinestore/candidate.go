@@ -66,17 +66,17 @@ FROM jobs AS j WHERE j.id = ? AND ?`,
 // Candidate returns a candidate of a job viewer can reach, with its stage
 // name and notes count, in one query.
 func (db *DB) Candidate(ctx context.Context, viewer, jobID, id int64) (pipeline.Candidate, error) {
-	return selectCandidate(ctx, db.r, viewer, jobID, id, "")
+	return selectCandidate(ctx, db.r, viewer, jobID, id)
 }
 
-func selectCandidate(ctx context.Context, idb bun.IDB, viewer, jobID, id int64, lock string) (pipeline.Candidate, error) {
+func selectCandidate(ctx context.Context, idb bun.IDB, viewer, jobID, id int64) (pipeline.Candidate, error) {
 	var r candidateRow
 	err := idb.NewRaw(`SELECT c.*, j.team_id, s.name AS stage,
 	(SELECT count(*) FROM notes AS n WHERE n.candidate_id = c.id) AS notes_count
 FROM candidates AS c
 JOIN jobs AS j ON j.id = c.job_id
 JOIN stages AS s ON s.id = c.stage_id
-WHERE c.id = ? AND c.job_id = ? AND ?`+lock, id, jobID, visibleJob(viewer)).Scan(ctx, &r)
+WHERE c.id = ? AND c.job_id = ? AND ?`, id, jobID, visibleJob(viewer)).Scan(ctx, &r)
 	if err != nil {
 		return pipeline.Candidate{}, formatError(err, "Candidate")
 	}
@@ -86,8 +86,24 @@ WHERE c.id = ? AND c.job_id = ? AND ?`+lock, id, jobID, visibleJob(viewer)).Scan
 // CandidateForUpdate returns a candidate of a job viewer can reach, with
 // its stage and notes count; its row stays locked until the transaction
 // ends.
+//
+// On PostgreSQL the lock is a statement of its own, before the read: a
+// locking read that waited for another writer sees that writer's candidate
+// row but not its other rows (its statement snapshot predates them, so a
+// new note would be missing from the count), and a join on the stage would
+// drop the row when the other writer had moved the candidate. The read
+// that follows the lock takes a fresh snapshot and sees everything
+// committed.
 func (t *tx) CandidateForUpdate(ctx context.Context, viewer, jobID, id int64) (pipeline.Candidate, error) {
-	return selectCandidate(ctx, t.idb, viewer, jobID, id, t.forUpdate("c"))
+	if t.pg {
+		var locked int64
+		err := t.idb.NewRaw(`SELECT c.id FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
+WHERE c.id = ? AND c.job_id = ? AND ? FOR UPDATE OF c`, id, jobID, visibleJob(viewer)).Scan(ctx, &locked)
+		if err != nil {
+			return pipeline.Candidate{}, formatError(err, "Candidate")
+		}
+	}
+	return selectCandidate(ctx, t.idb, viewer, jobID, id)
 }
 
 // SetCandidateStage moves a candidate to a stage.

@@ -47,6 +47,9 @@ func (t *tx) IdempotencyRecord(ctx context.Context, teamID int64, key string, si
 	if err != nil {
 		return nil, formatError(err, "Idempotency key")
 	}
+	if r.Body == nil {
+		r.Body = []byte{} // an empty body reads back as NULL-like nil on some drivers
+	}
 	return &pipeline.IdempotencyRecord{
 		TeamID:      r.TeamID,
 		Key:         r.Key,

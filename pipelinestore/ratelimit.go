@@ -8,8 +8,9 @@ import (
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
-// sweepEvery is how many Takes pass between two sweeps of ended windows.
-const sweepEvery = 1000
+// defaultSweepEvery is how many Takes pass between two sweeps of ended
+// windows.
+const defaultSweepEvery = 1000
 
 // Limiter returns a rate limiter allowing limit requests per bucket in each
 // fixed window of pipeline.RateWindow. On PostgreSQL the counts live in the
@@ -19,15 +20,16 @@ func (db *DB) Limiter(limit int) pipeline.Limiter {
 	if db.dialect != DialectPostgres {
 		return pipeline.NewMemoryLimiter(limit)
 	}
-	return &pgLimiter{db: db, limit: limit}
+	return &pgLimiter{db: db, limit: limit, sweepEvery: defaultSweepEvery}
 }
 
 // pgLimiter counts requests in the rate_limits table.
 type pgLimiter struct {
-	db       *DB
-	limit    int
-	takes    atomic.Uint64
-	sweeping atomic.Bool
+	db         *DB
+	limit      int
+	sweepEvery uint64
+	takes      atomic.Uint64
+	sweeping   atomic.Bool
 }
 
 // Take counts one request against bucket in one statement: an upsert that
@@ -50,7 +52,7 @@ RETURNING count, window_start`, bucket, now, ended, ended).Scan(ctx, &row)
 	if err != nil {
 		return pipeline.Quota{}, formatError(err, "Rate limit")
 	}
-	if l.takes.Add(1)%sweepEvery == 0 {
+	if l.takes.Add(1)%l.sweepEvery == 0 {
 		l.sweep(ended)
 	}
 	return pipeline.QuotaOf(l.limit, row.Count, row.WindowStart.UTC()), nil

@@ -1,0 +1,218 @@
+package pipelinestore_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipelinestore"
+	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
+)
+
+// crowded seeds the fixture world with 20 more candidates on backend: two a
+// day from 2026-02-01, in Interview, plus one with an accented name.
+func crowded(t *testing.T, db *pipelinestore.DB) fixture {
+	t.Helper()
+	w := storetest.World(time.Now())
+	for i := range 20 {
+		w.Jobs[0].Candidates = append(w.Jobs[0].Candidates, pipeline.SeedCandidate{
+			Key: fmt.Sprintf("extra%02d", i), Name: fmt.Sprintf("Extra %02d", i), Email: fmt.Sprintf("extra%02d@example.test", i),
+			Applied: fmt.Sprintf("2026-02-%02d", 1+i/2), Stage: "Interview",
+		})
+	}
+	w.Jobs[0].Candidates = append(w.Jobs[0].Candidates, pipeline.SeedCandidate{
+		Key: "zoe", Name: "Zoë Ångström", Email: "z_100%@example.test", Applied: "2026-01-01", Stage: "Offer",
+	})
+	svc := pipeline.NewService(db)
+	res, err := svc.Seed(context.Background(), w)
+	require.NoError(t, err)
+	return fixture{db: db, svc: svc, res: res}
+}
+
+func TestStore_ListCandidates(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		f := crowded(t, db)
+		ctx := context.Background()
+		olivia, backend := f.user("olivia"), f.job("backend")
+		list := func(filter pipeline.CandidateFilter) pipeline.List[pipeline.Candidate] {
+			t.Helper()
+			l, err := db.ListCandidates(ctx, olivia, backend, filter)
+			require.NoError(t, err)
+			return l
+		}
+		keys := func(l pipeline.List[pipeline.Candidate]) []string {
+			var out []string
+			for _, c := range l.Items {
+				for k, id := range f.res.Candidates {
+					if id == c.ID {
+						out = append(out, k)
+					}
+				}
+			}
+			return out
+		}
+
+		t.Run("pages in order", func(t *testing.T) {
+			// Newest applicant first; the same day by id, descending.
+			var want []string
+			for i := 19; i >= 0; i-- {
+				want = append(want, fmt.Sprintf("extra%02d", i))
+			}
+			want = append(want, "grace", "ada", "linus", "zoe")
+			var got []string
+			for p := 1; p <= 2; p++ {
+				l := list(pipeline.CandidateFilter{Page: p})
+				assert.Equal(t, 24, l.Total)
+				assert.Equal(t, 2, l.LastPage())
+				got = append(got, keys(l)...)
+			}
+			assert.Equal(t, want, got)
+			l := list(pipeline.CandidateFilter{Page: 3})
+			assert.Empty(t, l.Items)
+			assert.Equal(t, 24, l.Total)
+			assert.Equal(t, 3, l.Page)
+		})
+		t.Run("elements", func(t *testing.T) {
+			l := list(pipeline.CandidateFilter{Search: "lovelace"})
+			require.Len(t, l.Items, 1)
+			ada := l.Items[0]
+			assert.Equal(t, pipeline.Candidate{
+				ID: f.res.Candidates["ada"], JobID: backend, TeamID: f.res.Teams["acme"],
+				Name: "Ada Lovelace", Email: "ada@example.test", Applied: time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC),
+				StageID: f.res.Stages["backend"]["Applied"], Stage: "Applied", Status: pipeline.CandidateActive,
+				ResumeURL: "https://files.example.test/ada.pdf",
+			}, ada)
+		})
+		t.Run("search name or email", func(t *testing.T) {
+			assert.Equal(t, []string{"grace"}, keys(list(pipeline.CandidateFilter{Search: "GRACE@"})))
+			assert.Equal(t, []string{"zoe"}, keys(list(pipeline.CandidateFilter{Search: "ÅNGSTRÖM"})))
+			assert.Equal(t, []string{"zoe"}, keys(list(pipeline.CandidateFilter{Search: "%"})))
+			assert.Equal(t, []string{"zoe"}, keys(list(pipeline.CandidateFilter{Search: "z_1"})))
+			assert.Empty(t, keys(list(pipeline.CandidateFilter{Search: "a_1"})), "_ is no wildcard")
+			l := list(pipeline.CandidateFilter{Search: "extra1", Page: 1})
+			assert.Equal(t, 10, l.Total)
+			l = list(pipeline.CandidateFilter{Search: "nobody"})
+			assert.Zero(t, l.Total)
+		})
+		t.Run("stage filter", func(t *testing.T) {
+			stages := f.res.Stages["backend"]
+			assert.Equal(t, []string{"grace"}, keys(list(pipeline.CandidateFilter{StageID: stages["Screening"]})))
+			l := list(pipeline.CandidateFilter{StageID: stages["Interview"], Page: 2})
+			assert.Len(t, l.Items, 5)
+			assert.Equal(t, 20, l.Total)
+			l = list(pipeline.CandidateFilter{StageID: stages["Hired"]})
+			assert.Empty(t, l.Items)
+			assert.Zero(t, l.Total)
+			l = list(pipeline.CandidateFilter{StageID: stages["Interview"], Search: "extra0"})
+			assert.Equal(t, 10, l.Total)
+		})
+		t.Run("stage of another job", func(t *testing.T) {
+			for _, stage := range []int64{f.res.Stages["frontend"]["Applied"], f.res.Stages["ops"]["Applied"], 1 << 40} {
+				_, err := db.ListCandidates(ctx, olivia, backend, pipeline.CandidateFilter{StageID: stage})
+				requireCode(t, pipeline.EValidation, err)
+				var perr *pipeline.Error
+				require.ErrorAs(t, err, &perr)
+				assert.Contains(t, perr.Details, "stage")
+			}
+		})
+		t.Run("job without candidates", func(t *testing.T) {
+			l, err := db.ListCandidates(ctx, olivia, f.job("archive"), pipeline.CandidateFilter{})
+			require.NoError(t, err)
+			assert.Empty(t, l.Items)
+			assert.Zero(t, l.Total)
+		})
+	})
+}
+
+func TestService_CandidateWrites(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		f := seeded(t, db)
+		ctx := f.as(t, "mia")
+		backend, grace := f.job("backend"), f.res.Candidates["grace"]
+		stages := f.res.Stages["backend"]
+
+		t.Run("notes count", func(t *testing.T) {
+			for i := range 3 {
+				n, err := f.svc.AddNote(ctx, backend, grace, pipeline.NewNote{Content: fmt.Sprintf("Note %d", i)})
+				require.NoError(t, err)
+				assert.NotZero(t, n.ID)
+				assert.Equal(t, f.user("mia"), n.Author.ID)
+				assert.Equal(t, "Mia Member", n.Author.Name)
+			}
+			c, err := db.Candidate(context.Background(), f.user("mia"), backend, grace)
+			require.NoError(t, err)
+			assert.Equal(t, 3, c.NotesCount)
+			assert.Equal(t, "Screening", c.Stage)
+			assert.Empty(t, c.ResumeURL)
+		})
+		t.Run("move", func(t *testing.T) {
+			c, err := f.svc.MoveCandidate(ctx, backend, grace, pipeline.StageMove{StageID: stages["Offer"]})
+			require.NoError(t, err)
+			assert.Equal(t, "Offer", c.Stage)
+			assert.Equal(t, 3, c.NotesCount)
+			got, err := db.Candidate(context.Background(), f.user("mia"), backend, grace)
+			require.NoError(t, err)
+			assert.Equal(t, c, got)
+
+			_, err = f.svc.MoveCandidate(ctx, backend, grace, pipeline.StageMove{StageID: f.res.Stages["frontend"]["Offer"]})
+			requireCode(t, pipeline.EValidation, err)
+			err = db.Write(context.Background(), func(tx pipeline.Tx) error {
+				return tx.SetCandidateStage(context.Background(), 1<<40, stages["Offer"], time.Now())
+			})
+			requireCode(t, pipeline.ENotFound, err)
+		})
+		t.Run("rating", func(t *testing.T) {
+			r, err := f.svc.RateCandidate(ctx, backend, grace, pipeline.NewRating{Value: pipeline.Maybe})
+			require.NoError(t, err)
+			assert.Equal(t, pipeline.Maybe, r.Value)
+			r2, err := f.svc.RateCandidate(ctx, backend, grace, pipeline.NewRating{Value: pipeline.GoodFit})
+			require.NoError(t, err)
+			var stored *pipeline.Rating
+			require.NoError(t, db.Write(context.Background(), func(tx pipeline.Tx) error {
+				stored, err = tx.Rating(context.Background(), grace, f.user("mia"))
+				return err
+			}))
+			require.NotNil(t, stored)
+			assert.Equal(t, pipeline.GoodFit, stored.Value)
+			assert.Equal(t, r2.UpdatedAt.Truncate(time.Microsecond), stored.UpdatedAt)
+			require.NoError(t, db.Write(context.Background(), func(tx pipeline.Tx) error {
+				stored, err = tx.Rating(context.Background(), grace, f.user("olivia"))
+				return err
+			}))
+			assert.Nil(t, stored)
+		})
+		t.Run("activity", func(t *testing.T) {
+			acts, err := db.Activity(context.Background(), nil)
+			require.NoError(t, err)
+			var actions []string
+			for i, a := range acts {
+				actions = append(actions, a.Action)
+				if i > 0 {
+					assert.Greater(t, a.ID, acts[i-1].ID)
+				}
+				assert.Equal(t, f.res.Teams["acme"], a.TeamID)
+				assert.Equal(t, f.user("mia"), a.UserID)
+				assert.NotZero(t, a.TokenID)
+				assert.Equal(t, pipeline.SubjectCandidate, a.SubjectType)
+				assert.Equal(t, grace, a.SubjectID)
+				assert.Equal(t, time.UTC, a.CreatedAt.Location())
+			}
+			assert.Equal(t, []string{
+				pipeline.ActionCandidateNoteAdded, pipeline.ActionCandidateNoteAdded, pipeline.ActionCandidateNoteAdded,
+				pipeline.ActionCandidateStageChanged, pipeline.ActionCandidateRated, pipeline.ActionCandidateRated,
+			}, actions)
+			assert.JSONEq(t, `{"stage": {"before": "Screening", "after": "Offer"}}`, string(acts[3].Changes))
+			assert.JSONEq(t, `{"rating": {"before": null, "after": "maybe"}}`, string(acts[4].Changes))
+
+			globex := f.res.Teams["globex"]
+			acts, err = db.Activity(context.Background(), &globex)
+			require.NoError(t, err)
+			assert.Empty(t, acts)
+		})
+	})
+}

@@ -1,0 +1,316 @@
+package pipelinestore_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipelinestore"
+	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
+)
+
+// TestStore_Visibility checks every viewer query against the visibility
+// rule: owners and admins reach all of their team's jobs, members the jobs
+// they own or are assigned to, nobody another team's jobs.
+func TestStore_Visibility(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		f := seeded(t, db)
+		ctx := context.Background()
+		// A candidate of each job that has one, to read through the job.
+		candidateOf := map[string]string{"backend": "ada", "frontend": "ken", "design": "don", "ops": "ola"}
+		tests := []struct {
+			name    string
+			viewer  string
+			reaches []string
+		}{
+			{"owner", "olivia", []string{"backend", "frontend", "design", "archive"}},
+			{"admin", "adam", []string{"backend", "frontend", "design", "archive"}},
+			{"member owning", "nina", []string{"frontend"}},
+			{"member assigned", "mia", []string{"backend"}},
+			{"other team", "gary", []string{"ops"}},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				viewer := f.user(tt.viewer)
+				reach := map[string]bool{}
+				for _, k := range tt.reaches {
+					reach[k] = true
+				}
+				for jobKey, jobID := range f.res.Jobs {
+					_, err := db.Job(ctx, viewer, jobID)
+					_, serr := db.Stages(ctx, viewer, jobID)
+					_, lerr := db.ListCandidates(ctx, viewer, jobID, pipeline.CandidateFilter{})
+					// The stage filter is checked only for a reachable job.
+					_, ferr := db.ListCandidates(ctx, viewer, jobID, pipeline.CandidateFilter{StageID: 1 << 40})
+					var cerr error
+					if c, ok := candidateOf[jobKey]; ok {
+						_, cerr = db.Candidate(ctx, viewer, jobID, f.res.Candidates[c])
+					}
+					if reach[jobKey] {
+						require.NoError(t, err, jobKey)
+						require.NoError(t, serr, jobKey)
+						require.NoError(t, lerr, jobKey)
+						requireCode(t, pipeline.EValidation, ferr)
+						require.NoError(t, cerr, jobKey)
+					} else {
+						requireCode(t, pipeline.ENotFound, err)
+						requireCode(t, pipeline.ENotFound, serr)
+						requireCode(t, pipeline.ENotFound, lerr)
+						requireCode(t, pipeline.ENotFound, ferr)
+						if _, ok := candidateOf[jobKey]; ok {
+							requireCode(t, pipeline.ENotFound, cerr)
+						}
+					}
+					err = db.Write(ctx, func(tx pipeline.Tx) error {
+						_, err := tx.JobForUpdate(ctx, viewer, jobID)
+						if c, ok := candidateOf[jobKey]; ok && err == nil {
+							_, err = tx.CandidateForUpdate(ctx, viewer, jobID, f.res.Candidates[c])
+						}
+						return err
+					})
+					if reach[jobKey] {
+						require.NoError(t, err, jobKey)
+					} else {
+						requireCode(t, pipeline.ENotFound, err)
+					}
+				}
+
+				var listed []string
+				for _, status := range []pipeline.JobStatus{pipeline.JobOpen, pipeline.JobDraft, pipeline.JobClosed} {
+					l, err := db.ListJobs(ctx, viewer, pipeline.JobFilter{Status: status})
+					require.NoError(t, err)
+					assert.Equal(t, len(l.Items), l.Total)
+					for _, j := range l.Items {
+						assert.Equal(t, status, j.Status)
+						for k, id := range f.res.Jobs {
+							if id == j.ID {
+								listed = append(listed, k)
+							}
+						}
+					}
+				}
+				assert.ElementsMatch(t, tt.reaches, listed)
+			})
+		}
+
+		t.Run("candidate of another job", func(t *testing.T) {
+			_, err := db.Candidate(ctx, f.user("olivia"), f.job("backend"), f.res.Candidates["ken"])
+			requireCode(t, pipeline.ENotFound, err)
+		})
+		t.Run("no such job", func(t *testing.T) {
+			_, err := db.Job(ctx, f.user("olivia"), 1<<40)
+			requireCode(t, pipeline.ENotFound, err)
+			_, err = db.Stages(ctx, f.user("olivia"), 1<<40)
+			requireCode(t, pipeline.ENotFound, err)
+		})
+	})
+}
+
+// insertJobs stores n open jobs on globex owned by gary, created a minute
+// apart after base, pairs of them at the same instant to exercise the id
+// tie-break; it returns their ids in insertion order.
+func insertJobs(t *testing.T, f fixture, n int, title func(i int) string) []int64 {
+	t.Helper()
+	ctx := context.Background()
+	base := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+	ids := make([]int64, n)
+	require.NoError(t, f.db.Write(ctx, func(tx pipeline.Tx) error {
+		for i := range n {
+			at := base.Add(time.Duration(i/2) * time.Minute)
+			j, err := tx.InsertJob(ctx, pipeline.Job{
+				TeamID: f.res.Teams["globex"], OwnerID: f.user("gary"), Title: title(i), Status: pipeline.JobOpen,
+				WorkMode: "onsite", EmploymentType: "full_time", ApplicationDeadline: at, CreatedAt: at, UpdatedAt: at,
+			}, []string{"Applied"})
+			if err != nil {
+				return err
+			}
+			ids[i] = j.ID
+		}
+		return nil
+	}))
+	return ids
+}
+
+func TestStore_ListJobs(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		f := seeded(t, db)
+		ctx := context.Background()
+		gary := f.user("gary")
+		ids := insertJobs(t, f, 31, func(i int) string { return fmt.Sprintf("Job %02d", i) })
+		// Newest first: the inserted jobs in reverse (same instants broken
+		// by id, descending), then ops, created in January.
+		want := []int64{}
+		for i := len(ids) - 1; i >= 0; i-- {
+			want = append(want, ids[i])
+		}
+		want = append(want, f.job("ops"))
+
+		t.Run("pages", func(t *testing.T) {
+			var got []int64
+			for p := 1; p <= 3; p++ {
+				l, err := db.ListJobs(ctx, gary, pipeline.JobFilter{Page: p})
+				require.NoError(t, err)
+				assert.Equal(t, 32, l.Total)
+				assert.Equal(t, p, l.Page)
+				assert.Equal(t, pipeline.PageSize, l.PerPage)
+				assert.Equal(t, 3, l.LastPage())
+				for _, j := range l.Items {
+					got = append(got, j.ID)
+				}
+			}
+			assert.Equal(t, want, got)
+		})
+		t.Run("past the last page", func(t *testing.T) {
+			l, err := db.ListJobs(ctx, gary, pipeline.JobFilter{Page: 7})
+			require.NoError(t, err)
+			assert.Empty(t, l.Items)
+			assert.Equal(t, 32, l.Total)
+			assert.Equal(t, 7, l.Page)
+		})
+		t.Run("page zero is the first", func(t *testing.T) {
+			l, err := db.ListJobs(ctx, gary, pipeline.JobFilter{})
+			require.NoError(t, err)
+			assert.Equal(t, 1, l.Page)
+			assert.Len(t, l.Items, 15)
+		})
+		t.Run("status filter", func(t *testing.T) {
+			l, err := db.ListJobs(ctx, gary, pipeline.JobFilter{Status: pipeline.JobDraft, Page: 2})
+			require.NoError(t, err)
+			assert.Empty(t, l.Items)
+			assert.Zero(t, l.Total)
+		})
+		t.Run("empty", func(t *testing.T) {
+			l, err := db.ListJobs(ctx, f.user("nina"), pipeline.JobFilter{Status: pipeline.JobClosed})
+			require.NoError(t, err)
+			assert.Empty(t, l.Items)
+			assert.Zero(t, l.Total)
+			assert.Equal(t, 1, l.LastPage())
+		})
+	})
+}
+
+func TestStore_ListJobs_Search(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		f := seeded(t, db)
+		ctx := context.Background()
+		titles := []string{"100% remote", "1000 remote", "a_b", "aXb", `back\slash`, `backslash`, "ÉCOLE Straße"}
+		ids := insertJobs(t, f, len(titles), func(i int) string { return titles[i] })
+		byTitle := map[string]int64{}
+		for i, title := range titles {
+			byTitle[title] = ids[i]
+		}
+		search := func(viewer int64, s string) []string {
+			t.Helper()
+			l, err := db.ListJobs(ctx, viewer, pipeline.JobFilter{Search: s})
+			require.NoError(t, err)
+			assert.Equal(t, len(l.Items), l.Total)
+			var out []string
+			for _, j := range l.Items {
+				out = append(out, j.Title)
+			}
+			return out
+		}
+		olivia, gary := f.user("olivia"), f.user("gary")
+		assert.Equal(t, []string{"Frontend Ingénieur"}, search(olivia, "INGÉNIEUR"))
+		assert.Equal(t, []string{"Frontend Ingénieur"}, search(olivia, "ingénieur"))
+		assert.Equal(t, []string{"Backend Engineer"}, search(olivia, "kend eng"))
+		assert.Empty(t, search(olivia, "Ops"), "another team's job")
+		assert.Equal(t, []string{"100% remote"}, search(gary, "%"))
+		assert.Equal(t, []string{"100% remote"}, search(gary, "0% R"))
+		assert.Equal(t, []string{"a_b"}, search(gary, "_"))
+		assert.Equal(t, []string{"a_b"}, search(gary, "A_B"))
+		assert.Equal(t, []string{`back\slash`}, search(gary, `\`))
+		assert.Equal(t, []string{`back\slash`}, search(gary, `K\S`))
+		assert.Equal(t, []string{"ÉCOLE Straße"}, search(gary, "école"))
+		assert.Len(t, search(gary, ""), len(titles)+1)
+		assert.Empty(t, search(gary, "no such title"))
+	})
+}
+
+// TestService_CreateJob_LimitUnderConcurrency creates jobs at once with
+// three slots left under the plan limit: exactly three may succeed.
+func TestService_CreateJob_LimitUnderConcurrency(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		f := seeded(t, db)
+		ctx := f.as(t, "olivia")
+		// acme allows 20 jobs that are not closed and has 3 (backend,
+		// frontend, design): fill it up to 17.
+		for i := range 14 {
+			_, err := f.svc.CreateJob(ctx, pipeline.NewJob{Title: fmt.Sprintf("Filler %d", i)})
+			require.NoError(t, err)
+		}
+
+		const n = 20
+		var wg sync.WaitGroup
+		errs := make([]error, n)
+		start := make(chan struct{})
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				_, errs[i] = f.svc.CreateJob(ctx, pipeline.NewJob{Title: fmt.Sprintf("Racer %d", i)})
+			}()
+		}
+		close(start)
+		wg.Wait()
+		ok, forbidden := 0, 0
+		for _, err := range errs {
+			switch pipeline.ErrorCode(err) {
+			case "":
+				ok++
+			case pipeline.EForbidden:
+				forbidden++
+			default:
+				t.Errorf("unexpected error: %v", err)
+			}
+		}
+		assert.Equal(t, 3, ok)
+		assert.Equal(t, n-3, forbidden)
+
+		var active int
+		require.NoError(t, db.Write(context.Background(), func(tx pipeline.Tx) error {
+			var err error
+			active, err = tx.CountActiveJobs(context.Background(), f.res.Teams["acme"])
+			return err
+		}))
+		assert.Equal(t, 20, active)
+		acme := f.res.Teams["acme"]
+		acts, err := db.Activity(context.Background(), &acme)
+		require.NoError(t, err)
+		assert.Len(t, acts, 17)
+	})
+}
+
+func TestService_UpdateJob(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		f := seeded(t, db)
+		ctx := f.as(t, "mia") // assigned to backend
+		title, status := "Backend Ingénieur", pipeline.JobClosed
+		j, err := f.svc.UpdateJob(ctx, f.job("backend"), pipeline.JobPatch{Title: &title, Status: &status})
+		require.NoError(t, err)
+		got, err := db.Job(context.Background(), f.user("mia"), f.job("backend"))
+		require.NoError(t, err)
+		assert.Equal(t, title, got.Title)
+		assert.Equal(t, status, got.Status)
+		assert.Equal(t, j.UpdatedAt.Truncate(time.Microsecond), got.UpdatedAt)
+		// The folded copy follows the title.
+		l, err := db.ListJobs(context.Background(), f.user("olivia"), pipeline.JobFilter{Status: pipeline.JobClosed, Search: "INGÉNIEUR"})
+		require.NoError(t, err)
+		require.Len(t, l.Items, 1)
+		assert.Equal(t, f.job("backend"), l.Items[0].ID)
+
+		_, err = f.svc.UpdateJob(f.as(t, "mia"), f.job("frontend"), pipeline.JobPatch{Title: &title})
+		requireCode(t, pipeline.ENotFound, err)
+		err = db.Write(context.Background(), func(tx pipeline.Tx) error {
+			return tx.UpdateJob(context.Background(), pipeline.Job{ID: 1 << 40, Title: "x", Status: pipeline.JobOpen})
+		})
+		requireCode(t, pipeline.ENotFound, err)
+	})
+}

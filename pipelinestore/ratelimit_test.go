@@ -1,0 +1,121 @@
+package pipelinestore_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun/driver/pgdriver"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipelinestore"
+	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
+)
+
+func TestLimiter(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		ctx := context.Background()
+		l := db.Limiter(3)
+		t0 := time.Date(2026, 7, 1, 9, 0, 0, 0, time.UTC)
+		take := func(bucket string, at time.Time) pipeline.Quota {
+			t.Helper()
+			q, err := l.Take(ctx, bucket, at)
+			require.NoError(t, err)
+			return q
+		}
+
+		for i := range 3 {
+			q := take("user:1", t0.Add(time.Duration(i)*time.Second))
+			assert.Equal(t, pipeline.Quota{Limit: 3, Remaining: 2 - i, Reset: t0.Add(time.Minute), Allowed: true}, q)
+		}
+		assert.Equal(t, pipeline.Quota{Limit: 3, Remaining: 0, Reset: t0.Add(time.Minute), Allowed: false},
+			take("user:1", t0.Add(10*time.Second)))
+		assert.False(t, take("user:1", t0.Add(59*time.Second+999*time.Millisecond)).Allowed, "the window is fixed")
+		assert.True(t, take("user:2", t0.Add(30*time.Second)).Allowed, "buckets are separate")
+
+		// The window ends 60 s after its first request; the next opens with
+		// the next request.
+		t1 := t0.Add(61 * time.Second)
+		assert.Equal(t, pipeline.Quota{Limit: 3, Remaining: 2, Reset: t1.Add(time.Minute), Allowed: true}, take("user:1", t1))
+		q := take("user:2", t0.Add(90*time.Second))
+		assert.Equal(t, pipeline.Quota{Limit: 3, Remaining: 2, Reset: t0.Add(150 * time.Second), Allowed: true}, q,
+			"exactly 60 s after the first request is a new window")
+	})
+}
+
+// TestLimiter_Postgres checks what only the store-backed limiter does: two
+// handles on one database share one budget, and ended windows are swept.
+func TestLimiter_Postgres(t *testing.T) {
+	dsn := storetest.PostgresSchemaDSN(t)
+	ctx := context.Background()
+	open := func() *pipelinestore.DB {
+		db, err := pipelinestore.Open(ctx, dsn)
+		require.NoError(t, err)
+		t.Cleanup(func() { db.Close() })
+		require.NoError(t, db.Migrate(ctx))
+		return db
+	}
+	a, b := open(), open()
+	la, lb := a.Limiter(10), b.Limiter(10)
+	now := time.Now().UTC().Truncate(time.Microsecond)
+
+	t.Run("shared budget", func(t *testing.T) {
+		var wg sync.WaitGroup
+		allowed := make(chan bool, 30)
+		for i := range 30 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				l := la
+				if i%2 == 1 {
+					l = lb
+				}
+				q, err := l.Take(ctx, "user:shared", now)
+				assert.NoError(t, err)
+				allowed <- q.Allowed
+			}()
+		}
+		wg.Wait()
+		close(allowed)
+		n := 0
+		for ok := range allowed {
+			if ok {
+				n++
+			}
+		}
+		assert.Equal(t, 10, n)
+		q, err := lb.Take(ctx, "user:shared", now.Add(time.Second))
+		require.NoError(t, err)
+		assert.Equal(t, pipeline.Quota{Limit: 10, Remaining: 0, Reset: now.Add(time.Minute), Allowed: false}, q)
+	})
+
+	t.Run("sweep", func(t *testing.T) {
+		raw := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn)))
+		defer raw.Close()
+		count := func() int {
+			var n int
+			require.NoError(t, raw.QueryRowContext(ctx, "SELECT count(*) FROM rate_limits").Scan(&n))
+			return n
+		}
+		l := a.Limiter(10)
+		pipelinestore.SetSweepEvery(l, 5)
+		old := now.Add(-time.Hour)
+		for i := range 4 {
+			_, err := l.Take(ctx, fmt.Sprintf("ip:old-%d", i), old)
+			require.NoError(t, err)
+		}
+		before := count()
+		_, err := l.Take(ctx, "ip:new", now) // the fifth Take sweeps
+		require.NoError(t, err)
+		pipelinestore.WaitBackground(a)
+		assert.Equal(t, before+1-4, count(), "the four ended windows are gone")
+		q, err := l.Take(ctx, "ip:new", now)
+		require.NoError(t, err)
+		assert.Equal(t, 8, q.Remaining, "live windows are kept")
+	})
+}

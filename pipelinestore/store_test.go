@@ -1,0 +1,204 @@
+package pipelinestore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipelinestore"
+	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
+)
+
+// fixture is a database seeded with storetest.World and a Service on it.
+type fixture struct {
+	db  *pipelinestore.DB
+	svc *pipeline.Service
+	res pipeline.SeedResult
+}
+
+func seeded(t *testing.T, db *pipelinestore.DB) fixture {
+	t.Helper()
+	svc := pipeline.NewService(db)
+	return fixture{db: db, svc: svc, res: storetest.Seed(t, svc)}
+}
+
+// as returns a context carrying the caller of the fixture token key.
+func (f fixture) as(t *testing.T, key string) context.Context {
+	t.Helper()
+	c, err := f.svc.Authenticate(context.Background(), f.res.Tokens[key])
+	require.NoError(t, err)
+	return pipeline.NewContext(context.Background(), c)
+}
+
+func (f fixture) user(key string) int64 { return f.res.Users[key] }
+func (f fixture) job(key string) int64  { return f.res.Jobs[key] }
+
+func requireCode(t *testing.T, code string, err error) {
+	t.Helper()
+	require.Error(t, err)
+	require.Equal(t, code, pipeline.ErrorCode(err), "error: %v", err)
+}
+
+func TestDB_Migrate(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		f := seeded(t, db)
+		// storetest already migrated once: running again changes nothing.
+		require.NoError(t, db.Migrate(context.Background()))
+		require.NoError(t, db.Migrate(context.Background()))
+		j, err := db.Job(context.Background(), f.user("olivia"), f.job("backend"))
+		require.NoError(t, err)
+		assert.Equal(t, "Backend Engineer", j.Title)
+		require.NoError(t, db.Ping(context.Background()))
+	})
+}
+
+func TestOpen(t *testing.T) {
+	ctx := context.Background()
+	t.Run("sqlite prefix", func(t *testing.T) {
+		db, err := pipelinestore.Open(ctx, "sqlite:"+t.TempDir()+"/x.db")
+		require.NoError(t, err)
+		defer db.Close()
+		assert.Equal(t, "sqlite", db.Dialect())
+		require.NoError(t, db.Migrate(ctx))
+	})
+	t.Run("bad sqlite path", func(t *testing.T) {
+		_, err := pipelinestore.Open(ctx, "")
+		require.Error(t, err)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		db := storetest.OpenPostgres(t)
+		assert.Equal(t, "postgres", db.Dialect())
+	})
+	t.Run("bad postgres dsn", func(t *testing.T) {
+		_, err := pipelinestore.Open(ctx, "postgres://127.0.0.1:1/x?sslmode=bogus")
+		require.Error(t, err)
+	})
+}
+
+func TestDB_Write(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		f := seeded(t, db)
+		ctx := context.Background()
+		acme := f.res.Teams["acme"]
+
+		t.Run("rollback", func(t *testing.T) {
+			boom := errors.New("boom")
+			err := db.Write(ctx, func(tx pipeline.Tx) error {
+				j, err := tx.InsertJob(ctx, pipeline.Job{
+					TeamID: acme, OwnerID: f.user("olivia"), Title: "Doomed", Status: pipeline.JobOpen,
+					WorkMode: "onsite", EmploymentType: "full_time",
+					ApplicationDeadline: time.Now(), CreatedAt: time.Now(), UpdatedAt: time.Now(),
+				}, pipeline.DefaultStages)
+				require.NoError(t, err)
+				require.NoError(t, tx.InsertActivity(ctx, pipeline.Activity{
+					TeamID: acme, UserID: f.user("olivia"), Action: pipeline.ActionJobCreated,
+					SubjectType: pipeline.SubjectJob, SubjectID: j.ID, Changes: []byte(`{}`), CreatedAt: time.Now(),
+				}))
+				return boom
+			})
+			require.ErrorIs(t, err, boom)
+			l, err := db.ListJobs(ctx, f.user("olivia"), pipeline.JobFilter{Search: "Doomed"})
+			require.NoError(t, err)
+			assert.Zero(t, l.Total)
+			acts, err := db.Activity(ctx, nil)
+			require.NoError(t, err)
+			assert.Empty(t, acts)
+		})
+
+		t.Run("domain error returned as is", func(t *testing.T) {
+			err := db.Write(ctx, func(tx pipeline.Tx) error {
+				_, err := tx.JobForUpdate(ctx, f.user("gary"), f.job("backend"))
+				return err
+			})
+			requireCode(t, pipeline.ENotFound, err)
+		})
+	})
+}
+
+// TestDB_ConcurrentWrites runs many write transactions at once, with reads
+// beside them: on SQLite none may fail with "database is locked".
+func TestDB_ConcurrentWrites(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		f := seeded(t, db)
+		ctx := f.as(t, "olivia")
+		backend, ada := f.job("backend"), f.res.Candidates["ada"]
+		stages := f.res.Stages["backend"]
+
+		const writers, each = 20, 3
+		var wg sync.WaitGroup
+		errs := make(chan error, writers*each*3)
+		for i := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for k := range each {
+					_, err := f.svc.AddNote(ctx, backend, ada, pipeline.NewNote{Content: fmt.Sprintf("note %d/%d", i, k)})
+					errs <- err
+					st := stages[pipeline.DefaultStages[(i+k)%len(pipeline.DefaultStages)]]
+					_, err = f.svc.MoveCandidate(ctx, backend, ada, pipeline.StageMove{StageID: st})
+					errs <- err
+					_, err = f.svc.Candidate(ctx, backend, ada)
+					errs <- err
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			require.NoError(t, err)
+		}
+		c, err := f.svc.Candidate(ctx, backend, ada)
+		require.NoError(t, err)
+		assert.Equal(t, writers*each, c.NotesCount)
+	})
+}
+
+// TestDB_RoundTrip checks that dates and timestamps come back identical on
+// both databases: dates at UTC midnight, timestamps in UTC to the
+// microsecond.
+func TestDB_RoundTrip(t *testing.T) {
+	created := time.Date(2026, 1, 2, 3, 4, 5, 123456789, time.FixedZone("X", 5*3600))
+	deadline := time.Date(2026, 3, 31, 23, 30, 0, 0, time.UTC)
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		f := seeded(t, db)
+		ctx := context.Background()
+		var id int64
+		require.NoError(t, db.Write(ctx, func(tx pipeline.Tx) error {
+			j, err := tx.InsertJob(ctx, pipeline.Job{
+				TeamID: f.res.Teams["acme"], OwnerID: f.user("olivia"), Title: "Round trip", Status: pipeline.JobDraft,
+				Description: "<p>é</p>", WorkMode: "remote", EmploymentType: "contract",
+				ApplicationDeadline: deadline, CreatedAt: created, UpdatedAt: created.Add(time.Second),
+			}, []string{"One", "Two"})
+			id = j.ID
+			return err
+		}))
+		j, err := db.Job(ctx, f.user("olivia"), id)
+		require.NoError(t, err)
+		assert.Equal(t, time.Date(2026, 3, 31, 0, 0, 0, 0, time.UTC), j.ApplicationDeadline)
+		assert.Equal(t, time.UTC, j.ApplicationDeadline.Location())
+		assert.Equal(t, time.Date(2026, 1, 1, 22, 4, 5, 123456000, time.UTC), j.CreatedAt)
+		assert.Equal(t, time.UTC, j.CreatedAt.Location())
+		assert.Equal(t, time.Date(2026, 1, 1, 22, 4, 6, 123456000, time.UTC), j.UpdatedAt)
+		assert.Equal(t, "<p>é</p>", j.Description)
+		assert.Equal(t, "remote", j.WorkMode)
+		assert.Equal(t, "contract", j.EmploymentType)
+
+		c, err := db.Candidate(ctx, f.user("olivia"), f.job("backend"), f.res.Candidates["ada"])
+		require.NoError(t, err)
+		assert.Equal(t, time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC), c.Applied)
+		assert.Equal(t, time.UTC, c.Applied.Location())
+
+		st, err := db.Stages(ctx, f.user("olivia"), id)
+		require.NoError(t, err)
+		require.Len(t, st, 2)
+		assert.Equal(t, pipeline.Stage{ID: st[0].ID, JobID: id, Name: "One", Position: 1}, st[0])
+		assert.Equal(t, "Two", st[1].Name)
+	})
+}
