@@ -88,7 +88,8 @@ func serve(ctx context.Context, e env, db *pipelinestore.DB, svc *pipeline.Servi
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+		// Requests still running after the timeout are cut off.
+		return errors.Join(fmt.Errorf("shutdown: %w", err), srv.Close())
 	}
 	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serve: %w", err)
