@@ -98,7 +98,7 @@ func (t *tx) CandidateForUpdate(ctx context.Context, viewer, jobID, id int64) (p
 	if t.pg {
 		var locked int64
 		err := t.idb.NewRaw(`SELECT c.id FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-WHERE c.id = ? AND c.job_id = ? AND ? FOR UPDATE OF c`, id, jobID, visibleJob(viewer)).Scan(ctx, &locked)
+WHERE c.id = ? AND c.job_id = ? AND ?`+t.forUpdate("c"), id, jobID, visibleJob(viewer)).Scan(ctx, &locked)
 		if err != nil {
 			return pipeline.Candidate{}, formatError(err, "Candidate")
 		}

@@ -195,11 +195,20 @@ type tx struct {
 var _ pipeline.Tx = (*tx)(nil)
 
 // forUpdate is the row-locking clause for the rows of the table aliased
-// alias. SQLite needs none: its write transactions are serialized from
-// their first statement (BEGIN IMMEDIATE on the one writer connection).
+// alias, or of the only table when alias is empty. It is FOR NO KEY UPDATE:
+// it excludes every other writer of the row exactly like FOR UPDATE, but not
+// the key-share locks that foreign-key checks take, so inserting an activity
+// entry or a note that references the row elsewhere does not wait for it (we
+// never change keys). SQLite needs no clause: its write transactions are
+// serialized from their first statement (BEGIN IMMEDIATE on the one writer
+// connection).
 func (t *tx) forUpdate(alias string) string {
-	if t.pg {
-		return " FOR UPDATE OF " + alias
+	switch {
+	case !t.pg:
+		return ""
+	case alias == "":
+		return " FOR NO KEY UPDATE"
+	default:
+		return " FOR NO KEY UPDATE OF " + alias
 	}
-	return ""
 }

@@ -96,11 +96,7 @@ ORDER BY s.position`, jobID, visibleJob(viewer)).Scan(ctx, &rows)
 // concurrent job creations on the team count jobs one after the other.
 func (t *tx) LockTeam(ctx context.Context, teamID int64) (pipeline.Team, error) {
 	var r teamRow
-	lock := ""
-	if t.pg {
-		lock = " FOR UPDATE"
-	}
-	err := t.idb.NewRaw(`SELECT id, name, job_limit FROM teams WHERE id = ?`+lock, teamID).Scan(ctx, &r)
+	err := t.idb.NewRaw(`SELECT id, name, job_limit FROM teams WHERE id = ?`+t.forUpdate(""), teamID).Scan(ctx, &r)
 	if err != nil {
 		return pipeline.Team{}, formatError(err, "Team")
 	}

@@ -14,8 +14,9 @@ const defaultSweepEvery = 1000
 
 // Limiter returns a rate limiter allowing limit requests per bucket in each
 // fixed window of pipeline.RateWindow. On PostgreSQL the counts live in the
-// database, so every process serving it shares one budget per bucket; on
-// SQLite, which one process serves, they live in memory.
+// database, so every process and every limiter on it share one budget per
+// bucket; on SQLite, which one process serves, they live in memory, in the
+// returned limiter alone, so a server makes one and keeps it.
 func (db *DB) Limiter(limit int) pipeline.Limiter {
 	if db.dialect != DialectPostgres {
 		return pipeline.NewMemoryLimiter(limit)
