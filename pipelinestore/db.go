@@ -62,7 +62,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	return openSQLite(ctx, strings.TrimPrefix(dsn, "sqlite:"))
 }
 
-func openPostgres(ctx context.Context, dsn string) (db *DB, err error) {
+func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	connector, err := pgConnector(dsn)
 	if err != nil {
 		return nil, err
