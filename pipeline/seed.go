@@ -94,6 +94,10 @@ type SeedResult struct {
 	Stages     map[string]map[string]int64 `json:"stages"`
 	Candidates map[string]int64            `json:"candidates"`
 	Tokens     map[string]string           `json:"tokens"`
+
+	// Warnings name what was left out without failing the load: an
+	// assignee that is no user of the file.
+	Warnings []string `json:"-"`
 }
 
 // Seed validates a world, fills in its defaults and stores it in one
@@ -102,7 +106,8 @@ type SeedResult struct {
 // offending entries), conflict (an email already taken).
 func (s *Service) Seed(ctx context.Context, w *SeedWorld) (SeedResult, error) {
 	now := s.now()
-	if err := w.normalize(now); err != nil {
+	warnings, err := w.normalize(now)
+	if err != nil {
 		return SeedResult{}, err
 	}
 	values := map[string]string{}
@@ -116,11 +121,14 @@ func (s *Service) Seed(ctx context.Context, w *SeedWorld) (SeedResult, error) {
 		return SeedResult{}, err
 	}
 	res.Tokens = values
+	res.Warnings = warnings
 	return res, nil
 }
 
-// normalize checks references and values and applies the defaults.
-func (w *SeedWorld) normalize(now time.Time) error {
+// normalize checks references and values and applies the defaults. An
+// assignee who is no user of the file is dropped with a warning rather than
+// failing the load: the operator contract's own example names one.
+func (w *SeedWorld) normalize(now time.Time) (warnings []string, err error) {
 	f := FieldErrors{}
 	keys := func(kind string) func(i int, key string) {
 		seen := map[string]bool{}
@@ -184,11 +192,17 @@ func (w *SeedWorld) normalize(now time.Time) error {
 		if !users[j.Owner] {
 			f.Add(at+".owner", "Unknown user "+j.Owner+".")
 		}
+		assignees := j.Assignees[:0:0]
 		for k, a := range j.Assignees {
 			if !users[a] {
-				f.Add(fmt.Sprintf("%s.assignees[%d]", at, k), "Unknown user "+a+".")
+				warnings = append(warnings, fmt.Sprintf("%s.assignees[%d]: unknown user %s, not assigned", at, k, a))
+				continue
+			}
+			if !slices.Contains(assignees, a) {
+				assignees = append(assignees, a)
 			}
 		}
+		j.Assignees = assignees
 		validateTitle(f, j.Title)
 		if t, ok := f["title"]; ok {
 			delete(f, "title")
@@ -270,5 +284,5 @@ func (w *SeedWorld) normalize(now time.Time) error {
 			t.RevokedAt = &r
 		}
 	}
-	return f.Err()
+	return warnings, f.Err()
 }

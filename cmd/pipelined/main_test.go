@@ -111,15 +111,7 @@ func TestServe(t *testing.T) {
 func TestSeed(t *testing.T) {
 	eachDB(t, func(t *testing.T, m *Main) {
 		t.Run("invalid files load nothing", func(t *testing.T) {
-			// decisions §8's example names an assignee, mia, that the file
-			// does not define.
-			stdout, stderr, err := m.Run("", "seed", "testdata/decisions-example.json")
-			require.Error(t, err)
-			assert.Empty(t, stdout)
-			assert.Contains(t, stderr, "validation_failed")
-			assert.Contains(t, stderr, "jobs[0].assignees[0]: Unknown user mia.")
-
-			stdout, stderr, err = m.Run("", "seed", "testdata/invalid.json")
+			stdout, stderr, err := m.Run("", "seed", "testdata/invalid.json")
 			require.Error(t, err)
 			assert.Empty(t, stdout)
 			assert.Contains(t, stderr, "validation_failed")
@@ -146,8 +138,11 @@ func TestSeed(t *testing.T) {
 		})
 
 		// The first seed that loads gets the first ids: nothing before it
-		// was stored.
-		out := m.Must("seed", "testdata/seed.json")
+		// was stored. decisions §8's example, verbatim, names an assignee,
+		// mia, that the file does not define: it loads, with a warning.
+		out, stderr, err := m.Run("", "seed", "testdata/decisions-example.json")
+		require.NoError(t, err, stderr)
+		assert.Equal(t, "warning: jobs[0].assignees[0]: unknown user mia, not assigned\n", stderr)
 		require.Equal(t, 1, strings.Count(out, "\n"), "one JSON object on one line: %q", out)
 		var keys map[string]json.RawMessage
 		require.NoError(t, json.Unmarshal([]byte(out), &keys))
@@ -155,7 +150,7 @@ func TestSeed(t *testing.T) {
 		var res pipeline.SeedResult
 		require.NoError(t, json.Unmarshal([]byte(out), &res))
 		assert.Equal(t, map[string]int64{"acme": 1}, res.Teams)
-		assert.Equal(t, map[string]int64{"olivia": 1, "mia": 2}, res.Users)
+		assert.Equal(t, map[string]int64{"olivia": 1}, res.Users)
 		assert.Equal(t, map[string]int64{"backend": 1}, res.Jobs)
 		assert.Equal(t, map[string]int64{"ada": 1}, res.Candidates)
 		stages := res.Stages["backend"]

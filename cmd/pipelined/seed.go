@@ -31,6 +31,9 @@ func runSeed(ctx context.Context, e env, args []string) error {
 		if err != nil {
 			return err
 		}
+		for _, msg := range res.Warnings {
+			fmt.Fprintln(e.stderr, "warning:", msg)
+		}
 		return json.NewEncoder(e.stdout).Encode(res)
 	})
 }
