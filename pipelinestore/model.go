@@ -242,7 +242,7 @@ type activityRow struct {
 	Action      string    `bun:"action"`
 	SubjectType string    `bun:"subject_type"`
 	SubjectID   int64     `bun:"subject_id"`
-	Changes     string    `bun:"changes"` // JSON; a string so that it is written as text, which jsonb accepts
+	Changes     string    `bun:"changes"` // JSON text, stored and returned as written
 	CreatedAt   time.Time `bun:"created_at"`
 }
 

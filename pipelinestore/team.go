@@ -17,10 +17,10 @@ func (db *DB) Role(ctx context.Context, userID, teamID int64) (pipeline.Role, er
 	return pipeline.Role(role), nil
 }
 
-// UserByEmail returns the user with that email.
+// UserByEmail returns the user with that email, in any letter case.
 func (db *DB) UserByEmail(ctx context.Context, email string) (pipeline.User, error) {
 	var r userRow
-	err := db.r.NewRaw(`SELECT id, name, email, current_team_id FROM users WHERE email = ?`, email).Scan(ctx, &r)
+	err := db.r.NewRaw(`SELECT id, name, email, current_team_id FROM users WHERE lower(email) = lower(?)`, email).Scan(ctx, &r)
 	if err != nil {
 		return pipeline.User{}, formatError(err, "User")
 	}

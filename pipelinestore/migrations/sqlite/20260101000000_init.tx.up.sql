@@ -7,9 +7,12 @@ CREATE TABLE teams (
 CREATE TABLE users (
     id INTEGER PRIMARY KEY,
     name TEXT NOT NULL,
-    email TEXT NOT NULL UNIQUE,
+    email TEXT NOT NULL,
     current_team_id INTEGER NOT NULL REFERENCES teams (id)
 );
+--bun:split
+-- Emails are unique, and looked up, regardless of letter case.
+CREATE UNIQUE INDEX users_email_idx ON users (lower(email));
 --bun:split
 CREATE INDEX users_current_team_id_idx ON users (current_team_id);
 --bun:split

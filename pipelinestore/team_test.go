@@ -1,0 +1,57 @@
+package pipelinestore_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipelinestore"
+	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
+)
+
+func TestStore_UserByEmail(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		f := seeded(t, db)
+		ctx := context.Background()
+
+		u, err := db.UserByEmail(ctx, "Olivia@ACME.test")
+		require.NoError(t, err, "emails match in any letter case")
+		assert.Equal(t, f.user("olivia"), u.ID)
+
+		_, err = db.UserByEmail(ctx, "nobody@acme.test")
+		requireCode(t, pipeline.ENotFound, err)
+
+		_, err = pipeline.NewService(db).Seed(ctx, &pipeline.SeedWorld{
+			Teams: []pipeline.SeedTeam{{Key: "t", Name: "T"}},
+			Users: []pipeline.SeedUser{{Key: "o", Name: "O", Email: "OLIVIA@acme.test", CurrentTeam: "t",
+				Memberships: []pipeline.SeedMembership{{Team: "t", Role: pipeline.RoleOwner}}}},
+		})
+		requireCode(t, pipeline.EConflict, err)
+	})
+}
+
+// TestStore_ActivityText checks that an entry's changes come back exactly as
+// written, on both databases.
+func TestStore_ActivityText(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		f := seeded(t, db)
+		ctx := context.Background()
+		changes := `{"stage":{"before":"Applied","after":"Screening"},"b":[1,2]}`
+		require.NoError(t, db.Write(ctx, func(tx pipeline.Tx) error {
+			return tx.InsertActivity(ctx, pipeline.Activity{
+				TeamID: f.res.Teams["acme"], UserID: f.user("olivia"), TokenID: 1, IP: "::1",
+				Action: pipeline.ActionCandidateStageChanged, SubjectType: pipeline.SubjectCandidate,
+				SubjectID: f.res.Candidates["ada"], Changes: []byte(changes), CreatedAt: time.Now().UTC(),
+			})
+		}))
+		log, err := db.Activity(ctx, nil)
+		require.NoError(t, err)
+		require.Len(t, log, 1)
+		assert.Equal(t, changes, string(log[0].Changes))
+		assert.Equal(t, "::1", log[0].IP)
+	})
+}
