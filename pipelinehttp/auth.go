@@ -57,4 +57,14 @@ func (a *api) guard(c *gin.Context) {
 	c.Next()
 }
 
+// guardAnonymous counts a request that needs no token against its client
+// IP's budget; it does not read the Authorization header.
+func (a *api) guardAnonymous(c *gin.Context) {
+	if err := a.limit(c, "ip:"+c.ClientIP()); err != nil {
+		fail(c, err)
+		return
+	}
+	c.Next()
+}
+
 var errUnauthenticated = &pipeline.Error{Code: pipeline.EUnauthenticated, Message: "Unauthenticated."}

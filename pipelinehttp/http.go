@@ -78,7 +78,8 @@ func newAPI(svc *pipeline.Service, cfg Config) *api {
 	return a
 }
 
-// New returns a Gin engine serving the API under /api/v1, GET /healthz
+// New returns a Gin engine serving the API under /api/v1 (with its OpenAPI
+// document at GET /api/v1/openapi.json, which needs no token), GET /healthz
 // (200 while the process is up) and GET /readyz (200 while the database
 // answers, else 503). Unknown routes answer 404 not_found and known paths
 // with the wrong method 405 method_not_allowed with an Allow header, both in
@@ -107,7 +108,8 @@ func New(svc *pipeline.Service, cfg Config) *gin.Engine {
 	return e
 }
 
-// Mount registers the /api/v1 routes, with their whole middleware chain, on
+// Mount registers the /api/v1 routes (the OpenAPI document included), with
+// their whole middleware chain, on
 // r: an engine or a route group of an existing Gin application, to whose
 // path the routes are relative. Unknown routes and /healthz stay the
 // application's concern.
@@ -121,7 +123,11 @@ func (a *api) baseChain() []gin.HandlerFunc {
 }
 
 func (a *api) mount(r gin.IRouter) {
-	g := r.Group("/api/v1", append(a.baseChain(), a.guard)...)
+	v1 := r.Group("/api/v1", a.baseChain()...)
+	// The OpenAPI document needs no token: it is counted against the
+	// client's address like any anonymous request.
+	v1.GET("/openapi.json", a.guardAnonymous, serveOpenAPI)
+	g := v1.Group("", a.guard)
 	g.GET("/me", a.me)
 	g.GET("/jobs", a.listJobs)
 	g.POST("/jobs", a.createJob)

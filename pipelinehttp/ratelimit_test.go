@@ -144,6 +144,8 @@ func TestAPI_RateLimit_Anonymous(t *testing.T) {
 			assert.Empty(t, r.Header.Get("WWW-Authenticate"))
 			r = e.do(t, "GET", "/api/v1/nowhere", "", nil, remoteAddr, ip)
 			require.Equal(t, http.StatusTooManyRequests, r.Code)
+			r = e.do(t, "GET", "/api/v1/openapi.json", "", nil, remoteAddr, ip)
+			require.Equal(t, http.StatusTooManyRequests, r.Code, "the document counts against the address")
 		})
 		t.Run("the user's budget is untouched", func(t *testing.T) {
 			// The revoked and expired tokens were olivia's.
