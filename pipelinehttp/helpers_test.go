@@ -129,7 +129,8 @@ var (
 // Authorization header; body nil sends none, a string or []byte is sent as
 // is, anything else as JSON. hdr are header name/value pairs (remoteAddr
 // sets the client address). Every response is checked for what the API
-// promises of all responses: a sane X-Request-Id, JSON bodies with the JSON
+// promises of all responses, first against the OpenAPI document, then: a
+// sane X-Request-Id, JSON bodies with the JSON
 // Content-Type, the rate-limit headers below /api/, and the error envelope
 // on every error.
 func do(t *testing.T, h http.Handler, method, path, token string, body any, hdr ...string) *Response {
@@ -170,6 +171,7 @@ func do(t *testing.T, h http.Handler, method, path, token string, body any, hdr 
 	h.ServeHTTP(rec, req)
 
 	r := &Response{Code: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
+	checkResponse(t, unmounted(req), raw, r.Code, r.Header, r.Body)
 	assert.Regexp(t, `^[A-Za-z0-9._-]{1,128}$`, r.Header.Get(RequestIDHeader), "X-Request-Id")
 	if len(r.Body) > 0 {
 		assert.Equal(t, jsonContentType, r.Header.Get("Content-Type"))
@@ -183,6 +185,20 @@ func do(t *testing.T, h http.Handler, method, path, token string, body any, hdr 
 	if r.Code >= 400 && r.Code != http.StatusServiceUnavailable {
 		checkErrorEnvelope(t, r)
 	}
+	return r
+}
+
+// unmounted returns req with the prefix of a Mount group (as in
+// /hiring/api/v1/me) cut off its path, so that it is checked against the
+// document's paths.
+func unmounted(req *http.Request) *http.Request {
+	i := strings.Index(req.URL.Path, apiPrefix)
+	if i <= 0 {
+		return req
+	}
+	r := req.Clone(req.Context())
+	r.URL.Path = req.URL.Path[i:]
+	r.RequestURI = r.URL.RequestURI()
 	return r
 }
 
