@@ -42,11 +42,14 @@ func TestStore_RoundTrips(t *testing.T) {
 			return n.Load() - before
 		}
 		reads := map[string]func(ctx context.Context) error{
-			"Me":             func(ctx context.Context) error { _, err := f.svc.Me(ctx); return err },
-			"ListJobs":       func(ctx context.Context) error { _, err := f.svc.ListJobs(ctx, pipeline.JobFilter{}); return err },
-			"Job":            func(ctx context.Context) error { _, err := f.svc.Job(ctx, job); return err },
-			"Stages":         func(ctx context.Context) error { _, err := f.svc.Stages(ctx, job); return err },
-			"ListCandidates": func(ctx context.Context) error { _, err := f.svc.ListCandidates(ctx, job, pipeline.CandidateFilter{}); return err },
+			"Me":       func(ctx context.Context) error { _, err := f.svc.Me(ctx); return err },
+			"ListJobs": func(ctx context.Context) error { _, err := f.svc.ListJobs(ctx, pipeline.JobFilter{}); return err },
+			"Job":      func(ctx context.Context) error { _, err := f.svc.Job(ctx, job); return err },
+			"Stages":   func(ctx context.Context) error { _, err := f.svc.Stages(ctx, job); return err },
+			"ListCandidates": func(ctx context.Context) error {
+				_, err := f.svc.ListCandidates(ctx, job, pipeline.CandidateFilter{})
+				return err
+			},
 			"Candidate": func(ctx context.Context) error {
 				_, err := f.svc.Candidate(ctx, job, f.res.Candidates["ada"])
 				return err
