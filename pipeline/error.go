@@ -63,6 +63,14 @@ type FieldErrors map[string][]string
 // Add records msg against field.
 func (f FieldErrors) Add(field, msg string) { f[field] = append(f[field], msg) }
 
+// decoded reports whether field still needs its value checked: neither it
+// nor the body as a whole failed to decode.
+func (f FieldErrors) decoded(field string) bool {
+	_, bad := f[field]
+	_, unreadable := f["body"]
+	return !bad && !unreadable
+}
+
 func (f FieldErrors) clone() FieldErrors {
 	out := make(FieldErrors, len(f))
 	for k, v := range f {

@@ -133,7 +133,7 @@ func (s *Service) CreateJob(ctx context.Context, in NewJob) (Job, error) {
 		return Job{}, err
 	}
 	f := in.Malformed.clone()
-	if _, bad := f["title"]; !bad {
+	if f.decoded("title") {
 		validateTitle(f, in.Title)
 	}
 	if err := f.Err(); err != nil {

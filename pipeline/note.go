@@ -39,7 +39,7 @@ func (s *Service) AddNote(ctx context.Context, jobID, candidateID int64, in NewN
 			return Note{}, err
 		}
 		f := in.Malformed.clone()
-		if _, bad := f["content"]; !bad {
+		if f.decoded("content") {
 			switch {
 			case strings.TrimSpace(in.Content) == "":
 				f.Add("content", "The content field is required.")

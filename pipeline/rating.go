@@ -47,7 +47,7 @@ func (s *Service) RateCandidate(ctx context.Context, jobID, candidateID int64, i
 			return Rating{}, err
 		}
 		f := in.Malformed.clone()
-		if _, bad := f["rating"]; !bad {
+		if f.decoded("rating") {
 			switch {
 			case in.Value == "":
 				f.Add("rating", "The rating field is required.")

@@ -298,18 +298,6 @@ func requireValidation(t *testing.T, r *Response, fields ...string) {
 	}
 }
 
-// requireValidationOn checks a 422 whose details name at least fields; for
-// bodies that are no JSON object, where the Service may add what the
-// missing fields lack.
-func requireValidationOn(t *testing.T, r *Response, fields ...string) {
-	t.Helper()
-	requireError(t, r, http.StatusUnprocessableEntity, pipeline.EValidation)
-	d := r.Details(t)
-	for _, f := range fields {
-		require.Contains(t, d, f, "details %s", r.Body)
-	}
-}
-
 // keys returns the sorted keys of m.
 func keys(m map[string]any) []string {
 	out := make([]string, 0, len(m))
