@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
 )
 
 // TestMain runs the package's tests with Gin quiet, then reports how many
@@ -14,6 +16,8 @@ import (
 func TestMain(m *testing.M) {
 	gin.SetMode(gin.TestMode)
 	code := m.Run()
-	fmt.Printf("openapi: %d responses validated against the document\n", validatedResponses.Load())
+	msg := fmt.Sprintf("openapi: %d responses validated against the document", validatedResponses.Load())
+	fmt.Println(msg)
+	storetest.Report("%s", msg)
 	os.Exit(code)
 }

@@ -103,6 +103,7 @@ func PostgresSchemaDSN(tb testing.TB) string {
 	if _, err := admin.ExecContext(context.Background(), "CREATE SCHEMA "+schema); err != nil {
 		tb.Fatalf("storetest: create schema: %v", err)
 	}
+	Report("postgres: %s", tb.Name())
 	tb.Cleanup(func() {
 		if _, err := admin.ExecContext(context.Background(), "DROP SCHEMA "+schema+" CASCADE"); err != nil {
 			tb.Errorf("storetest: drop schema %s: %v", schema, err)
