@@ -98,11 +98,8 @@ func (s *Service) MoveCandidate(ctx context.Context, jobID, id int64, in StageMo
 	if err != nil {
 		return Candidate{}, err
 	}
-	return write(s, ctx, c, func(tx Tx) (Candidate, error) {
-		cand, err := tx.CandidateForUpdate(ctx, c.User.ID, jobID, id)
-		if err != nil {
-			return Candidate{}, err
-		}
+	load := func(tx Tx) (Candidate, error) { return tx.CandidateForUpdate(ctx, c.User.ID, jobID, id) }
+	return write(s, ctx, c, load, func(tx Tx, cand Candidate) (Candidate, error) {
 		if err := in.Malformed.Err(); err != nil {
 			return Candidate{}, err
 		}

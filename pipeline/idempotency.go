@@ -66,61 +66,82 @@ func ValidIdempotencyKey(key string) bool {
 
 const idempotencyField = "Idempotency-Key"
 
-// write runs fn in a transaction together with the idempotency protocol:
-// lock the key, replay a stored response, or act and store the response.
-func write[T any](s *Service, ctx context.Context, c Caller, fn func(Tx) (T, error)) (T, error) {
-	var zero T
-	k, keyed := ctx.Value(idempotencyKey{}).(Idempotency)
-	if keyed && !ValidIdempotencyKey(k.Key) {
-		return zero, Invalid(idempotencyField, "The Idempotency-Key must be 1 to 255 printable ASCII characters.")
-	}
+// write runs a write in one transaction, in the API's check order: load
+// finds the record the write is about (not_found), then the idempotency key
+// is checked (validation_failed, conflict, or a replay of the stored
+// response), then act validates the input and acts. The response act's
+// result renders to is stored under the key in the same transaction.
+// A nil load finds nothing.
+func write[R, T any](s *Service, ctx context.Context, c Caller, load func(Tx) (R, error), act func(Tx, R) (T, error)) (T, error) {
 	var out T
 	err := s.store.Write(ctx, func(tx Tx) error {
-		if keyed {
-			ok, err := tx.LockIdempotencyKey(ctx, c.Team.ID, k.Key)
-			if err != nil {
+		var rec R
+		if load != nil {
+			var err error
+			if rec, err = load(tx); err != nil {
 				return err
-			}
-			if !ok {
-				return Errorf(EConflict, "A request with this Idempotency-Key is still being processed.")
-			}
-			rec, err := tx.IdempotencyRecord(ctx, c.Team.ID, k.Key, s.now().Add(-IdempotencyWindow))
-			if err != nil {
-				return err
-			}
-			if rec != nil {
-				if rec.UserID != c.User.ID || rec.Fingerprint != k.Fingerprint {
-					return Invalid(idempotencyField, "The Idempotency-Key was already used for a different request.")
-				}
-				return &Replay{Status: rec.Status, Body: rec.Body}
 			}
 		}
-		res, err := fn(tx)
+		k, keyed := ctx.Value(idempotencyKey{}).(Idempotency)
+		if keyed {
+			if err := s.claim(ctx, tx, c, k); err != nil {
+				return err
+			}
+		}
+		res, err := act(tx, rec)
 		if err != nil {
 			return err
 		}
 		if keyed && k.Render != nil {
-			status, body, err := k.Render(res)
-			if err != nil {
+			if err := s.remember(ctx, tx, c, k, res); err != nil {
 				return err
-			}
-			if status >= 200 && status < 300 {
-				err := tx.SaveIdempotencyRecord(ctx, IdempotencyRecord{
-					TeamID: c.Team.ID, Key: k.Key, UserID: c.User.ID, Fingerprint: k.Fingerprint,
-					Status: status, Body: body, CreatedAt: s.now(),
-				})
-				if err != nil {
-					return err
-				}
 			}
 		}
 		out = res
 		return nil
 	})
 	if err != nil {
+		var zero T
 		return zero, err
 	}
 	return out, nil
+}
+
+// claim validates a key and takes it for this transaction: a key held by a
+// request still in flight is a conflict, a key that holds a response of
+// this user's same request is a *Replay, and one of another request is
+// invalid.
+func (s *Service) claim(ctx context.Context, tx Tx, c Caller, k Idempotency) error {
+	if !ValidIdempotencyKey(k.Key) {
+		return Invalid(idempotencyField, "The Idempotency-Key must be 1 to 255 printable ASCII characters.")
+	}
+	ok, err := tx.LockIdempotencyKey(ctx, c.Team.ID, k.Key)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return Errorf(EConflict, "A request with this Idempotency-Key is still being processed.")
+	}
+	rec, err := tx.IdempotencyRecord(ctx, c.Team.ID, k.Key, s.now().Add(-IdempotencyWindow))
+	if err != nil || rec == nil {
+		return err
+	}
+	if rec.UserID != c.User.ID || rec.Fingerprint != k.Fingerprint {
+		return Invalid(idempotencyField, "The Idempotency-Key was already used for a different request.")
+	}
+	return &Replay{Status: rec.Status, Body: rec.Body}
+}
+
+// remember stores the successful response of a write under its key.
+func (s *Service) remember(ctx context.Context, tx Tx, c Caller, k Idempotency, result any) error {
+	status, body, err := k.Render(result)
+	if err != nil || status < 200 || status > 299 {
+		return err
+	}
+	return tx.SaveIdempotencyRecord(ctx, IdempotencyRecord{
+		TeamID: c.Team.ID, Key: k.Key, UserID: c.User.ID, Fingerprint: k.Fingerprint,
+		Status: status, Body: body, CreatedAt: s.now(),
+	})
 }
 
 // PurgeIdempotency deletes stored responses older than the replay window.

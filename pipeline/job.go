@@ -132,26 +132,20 @@ func (s *Service) CreateJob(ctx context.Context, in NewJob) (Job, error) {
 	if err != nil {
 		return Job{}, err
 	}
-	f := in.Malformed.clone()
-	if f.decoded("title") {
-		validateTitle(f, in.Title)
-	}
-	if err := f.Err(); err != nil {
-		return Job{}, err
-	}
-	return write(s, ctx, c, func(tx Tx) (Job, error) {
+	return write(s, ctx, c, nil, func(tx Tx, _ struct{}) (Job, error) {
+		f := in.Malformed.clone()
+		if f.decoded("title") {
+			validateTitle(f, in.Title)
+		}
+		if err := f.Err(); err != nil {
+			return Job{}, err
+		}
 		team, err := tx.LockTeam(ctx, c.Team.ID)
 		if err != nil {
 			return Job{}, err
 		}
-		if team.JobLimit != nil {
-			n, err := tx.CountActiveJobs(ctx, team.ID)
-			if err != nil {
-				return Job{}, err
-			}
-			if n >= *team.JobLimit {
-				return Job{}, Errorf(EForbidden, "The plan's job limit has been reached.")
-			}
+		if err := checkJobLimit(ctx, tx, team); err != nil {
+			return Job{}, err
 		}
 		now := s.now()
 		j, err := tx.InsertJob(ctx, Job{
@@ -182,19 +176,17 @@ func (s *Service) CreateJob(ctx context.Context, in NewJob) (Job, error) {
 }
 
 // UpdateJob changes the title, description or status of a job. A patch that
-// changes nothing writes nothing. Scope: jobs:write. Errors:
-// unauthenticated, insufficient_scope, not_found, validation_failed,
-// conflict (idempotency key in flight).
+// changes nothing writes nothing. Reopening a closed job counts against the
+// plan's job limit. Scope: jobs:write. Errors: unauthenticated,
+// insufficient_scope, not_found, validation_failed, forbidden (plan job
+// limit reached), conflict (idempotency key in flight).
 func (s *Service) UpdateJob(ctx context.Context, id int64, p JobPatch) (Job, error) {
 	c, err := authorize(ctx, ScopeJobsWrite)
 	if err != nil {
 		return Job{}, err
 	}
-	return write(s, ctx, c, func(tx Tx) (Job, error) {
-		j, err := tx.JobForUpdate(ctx, c.User.ID, id)
-		if err != nil {
-			return Job{}, err
-		}
+	load := func(tx Tx) (Job, error) { return tx.JobForUpdate(ctx, c.User.ID, id) }
+	return write(s, ctx, c, load, func(tx Tx, j Job) (Job, error) {
 		f := p.Malformed.clone()
 		if len(f) == 0 && p.Title == nil && p.Description == nil && p.Status == nil {
 			f.Add("body", "At least one of title, description, status is required.")
@@ -218,6 +210,16 @@ func (s *Service) UpdateJob(ctx context.Context, id int64, p JobPatch) (Job, err
 			j.Description = *p.Description
 		}
 		if p.Status != nil && *p.Status != j.Status {
+			if j.Status == JobClosed {
+				// Reopening takes a slot of the plan's job limit, as creating does.
+				team, err := tx.LockTeam(ctx, j.TeamID)
+				if err != nil {
+					return Job{}, err
+				}
+				if err := checkJobLimit(ctx, tx, team); err != nil {
+					return Job{}, err
+				}
+			}
 			changes["status"] = Change{Before: j.Status, After: *p.Status}
 			j.Status = *p.Status
 		}
@@ -230,6 +232,22 @@ func (s *Service) UpdateJob(ctx context.Context, id int64, p JobPatch) (Job, err
 		}
 		return j, s.log(ctx, tx, c, j.TeamID, ActionJobUpdated, SubjectJob, j.ID, changes)
 	})
+}
+
+// checkJobLimit refuses one more job that is not closed on a team whose
+// plan limit is reached. The team must be locked (Tx.LockTeam).
+func checkJobLimit(ctx context.Context, tx Tx, team Team) error {
+	if team.JobLimit == nil {
+		return nil
+	}
+	n, err := tx.CountActiveJobs(ctx, team.ID)
+	if err != nil {
+		return err
+	}
+	if n >= *team.JobLimit {
+		return Errorf(EForbidden, "The plan's job limit has been reached.")
+	}
+	return nil
 }
 
 // Change is the before and after of one changed field in an activity entry.

@@ -33,11 +33,8 @@ func (s *Service) AddNote(ctx context.Context, jobID, candidateID int64, in NewN
 	if err != nil {
 		return Note{}, err
 	}
-	return write(s, ctx, c, func(tx Tx) (Note, error) {
-		cand, err := tx.CandidateForUpdate(ctx, c.User.ID, jobID, candidateID)
-		if err != nil {
-			return Note{}, err
-		}
+	load := func(tx Tx) (Candidate, error) { return tx.CandidateForUpdate(ctx, c.User.ID, jobID, candidateID) }
+	return write(s, ctx, c, load, func(tx Tx, cand Candidate) (Note, error) {
 		f := in.Malformed.clone()
 		if f.decoded("content") {
 			switch {

@@ -41,11 +41,8 @@ func (s *Service) RateCandidate(ctx context.Context, jobID, candidateID int64, i
 	if err != nil {
 		return Rating{}, err
 	}
-	return write(s, ctx, c, func(tx Tx) (Rating, error) {
-		cand, err := tx.CandidateForUpdate(ctx, c.User.ID, jobID, candidateID)
-		if err != nil {
-			return Rating{}, err
-		}
+	load := func(tx Tx) (Candidate, error) { return tx.CandidateForUpdate(ctx, c.User.ID, jobID, candidateID) }
+	return write(s, ctx, c, load, func(tx Tx, cand Candidate) (Rating, error) {
 		f := in.Malformed.clone()
 		if f.decoded("rating") {
 			switch {

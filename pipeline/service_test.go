@@ -293,6 +293,21 @@ func TestService_JobLimit(t *testing.T) {
 		_, err = w.svc.CreateJob(ctx, pipeline.NewJob{Title: "Fits again"})
 		require.NoError(t, err)
 
+		// Reopening a closed job takes a slot too.
+		open := pipeline.JobOpen
+		_, err = w.svc.UpdateJob(ctx, w.res.Jobs["design"], pipeline.JobPatch{Status: &open})
+		require.Equal(t, pipeline.EForbidden, code(err), "reopening over the limit")
+		draft := pipeline.JobDraft
+		_, err = w.svc.UpdateJob(ctx, w.res.Jobs["archive"], pipeline.JobPatch{Status: &draft})
+		require.Equal(t, pipeline.EForbidden, code(err), "a draft counts as not closed")
+		title := "Old Role, renamed"
+		_, err = w.svc.UpdateJob(ctx, w.res.Jobs["archive"], pipeline.JobPatch{Title: &title})
+		require.NoError(t, err, "a closed job can still be edited")
+		_, err = w.svc.UpdateJob(ctx, w.res.Jobs["backend"], pipeline.JobPatch{Status: &closed})
+		require.NoError(t, err)
+		_, err = w.svc.UpdateJob(ctx, w.res.Jobs["design"], pipeline.JobPatch{Status: &open})
+		require.NoError(t, err, "closing one frees the slot for reopening another")
+
 		// globex has no limit.
 		_, err = w.svc.CreateJob(w.as(t, "gary"), pipeline.NewJob{Title: "Unlimited"})
 		require.NoError(t, err)
@@ -484,6 +499,15 @@ func TestService_Idempotency(t *testing.T) {
 
 		_, err = w.svc.CreateJob(keyed(olivia, "", "x"), pipeline.NewJob{Title: "x"})
 		require.Equal(t, pipeline.EValidation, code(err), "an empty key")
+
+		// The record comes first: a key, valid or not, does not turn a job
+		// the caller cannot reach into anything but not found.
+		mia, design := w.as(t, "mia"), w.res.Jobs["design"]
+		title := "Renamed"
+		for _, key := range []string{"", "k1", "fresh"} {
+			_, err = w.svc.UpdateJob(keyed(mia, key, "patch"), design, pipeline.JobPatch{Title: &title})
+			assert.Equal(t, pipeline.ENotFound, code(err), "key %q", key)
+		}
 
 		t.Run("concurrent calls with one key act once", func(t *testing.T) {
 			before := len(w.activity(t))
