@@ -36,14 +36,15 @@ type CandidateFilter struct {
 	Search  string // case-insensitive substring of name or email
 	StageID int64  // 0: any stage
 	Page    int    // 0 means 1
+	// Malformed holds parameters that could not be read; they are reported
+	// as validation_failed once the job is found.
+	Malformed FieldErrors
 }
 
-// ParseStageFilter reads the stage query parameter: empty is no filter;
-// anything but a positive integer is a validation error naming "stage".
+// ParseStageFilter reads a stage query parameter that was sent: anything but
+// a positive integer, the empty string included, is a validation error
+// naming "stage".
 func ParseStageFilter(raw string) (int64, error) {
-	if raw == "" {
-		return 0, nil
-	}
 	id, ok := ParseID(raw)
 	if !ok {
 		return 0, Invalid("stage", "The stage must be the id of a stage of this job.")
@@ -59,14 +60,22 @@ func (s *Service) ListCandidates(ctx context.Context, jobID int64, f CandidateFi
 	if err != nil {
 		return List[Candidate]{}, err
 	}
+	bad := f.Malformed.clone()
 	if f.Page == 0 {
 		f.Page = 1
 	}
 	if f.Page < 0 {
-		return List[Candidate]{}, Invalid("page", "The page must be an integer greater than or equal to 1.")
+		bad.Add("page", "The page must be an integer greater than or equal to 1.")
 	}
 	if f.StageID < 0 {
-		return List[Candidate]{}, Invalid("stage", "The stage must be the id of a stage of this job.")
+		bad.Add("stage", "The stage must be the id of a stage of this job.")
+	}
+	if len(bad) > 0 {
+		// Not found comes before invalid.
+		if _, err := s.store.Job(ctx, c.User.ID, jobID); err != nil {
+			return List[Candidate]{}, err
+		}
+		return List[Candidate]{}, bad.Err()
 	}
 	return s.store.ListCandidates(ctx, c.User.ID, jobID, f)
 }

@@ -63,6 +63,19 @@ type FieldErrors map[string][]string
 // Add records msg against field.
 func (f FieldErrors) Add(field, msg string) { f[field] = append(f[field], msg) }
 
+// Merge adds the field messages of a validation_failed error; any other
+// error, and nil, add nothing.
+func (f FieldErrors) Merge(err error) {
+	var e *Error
+	if !errors.As(err, &e) || e.Code != EValidation {
+		return
+	}
+	details, _ := e.Details.(map[string][]string)
+	for field, msgs := range details {
+		f[field] = append(f[field], msgs...)
+	}
+}
+
 // decoded reports whether field still needs its value checked: neither it
 // nor the body as a whole failed to decode.
 func (f FieldErrors) decoded(field string) bool {

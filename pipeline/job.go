@@ -59,6 +59,19 @@ type JobFilter struct {
 	Status JobStatus // "" means open
 	Search string    // case-insensitive substring of the title; "" matches all
 	Page   int       // 0 means 1
+	// Malformed holds parameters that could not be read; they are reported
+	// as validation_failed.
+	Malformed FieldErrors
+}
+
+// ParseJobStatus reads a status query parameter that was sent: anything but
+// open, draft or closed, the empty string included, is a validation error
+// naming "status".
+func ParseJobStatus(raw string) (JobStatus, error) {
+	if s := JobStatus(raw); s.Valid() {
+		return s, nil
+	}
+	return "", Invalid("status", "The selected status is invalid.")
 }
 
 // NewJob is the input of CreateJob.
@@ -97,17 +110,21 @@ func (s *Service) ListJobs(ctx context.Context, f JobFilter) (List[Job], error) 
 	if err != nil {
 		return List[Job]{}, err
 	}
+	bad := f.Malformed.clone()
 	if f.Status == "" {
 		f.Status = JobOpen
 	}
 	if !f.Status.Valid() {
-		return List[Job]{}, Invalid("status", "The selected status is invalid.")
+		bad.Add("status", "The selected status is invalid.")
 	}
 	if f.Page == 0 {
 		f.Page = 1
 	}
 	if f.Page < 0 {
-		return List[Job]{}, Invalid("page", "The page must be an integer greater than or equal to 1.")
+		bad.Add("page", "The page must be an integer greater than or equal to 1.")
+	}
+	if err := bad.Err(); err != nil {
+		return List[Job]{}, err
 	}
 	return s.store.ListJobs(ctx, c.User.ID, f)
 }

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
@@ -24,15 +25,20 @@ func (l List[T]) LastPage() int {
 	return (l.Total + l.PerPage - 1) / l.PerPage
 }
 
-// Offset is the number of records before page on pages of PageSize.
-func Offset(page int) int { return (page - 1) * PageSize }
-
-// ParsePage reads a page query parameter: empty is page 1; anything but an
-// integer ≥ 1 is a validation error naming "page".
-func ParsePage(raw string) (int, error) {
-	if raw == "" {
-		return 1, nil
+// Offset is the number of records before page on pages of PageSize. It
+// saturates instead of overflowing, so an absurd page is merely past the
+// last.
+func Offset(page int) int {
+	if page-1 > math.MaxInt/PageSize {
+		return math.MaxInt
 	}
+	return (page - 1) * PageSize
+}
+
+// ParsePage reads a page query parameter that was sent: anything but an
+// integer ≥ 1, the empty string included, is a validation error naming
+// "page". An absent parameter means page 1.
+func ParsePage(raw string) (int, error) {
 	n, err := strconv.Atoi(raw)
 	if err != nil || n < 1 {
 		return 0, Invalid("page", "The page must be an integer greater than or equal to 1.")

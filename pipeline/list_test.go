@@ -8,12 +8,12 @@ import (
 )
 
 func TestParsePage(t *testing.T) {
-	for raw, want := range map[string]int{"": 1, "1": 1, "7": 7} {
+	for raw, want := range map[string]int{"1": 1, "7": 7} {
 		got, err := ParsePage(raw)
 		require.NoError(t, err, raw)
 		assert.Equal(t, want, got)
 	}
-	for _, raw := range []string{"0", "-1", "x", "1.5", " 1", "99999999999999999999"} {
+	for _, raw := range []string{"", "0", "-1", "x", "1.5", " 1", "99999999999999999999"} {
 		_, err := ParsePage(raw)
 		assert.Equal(t, EValidation, ErrorCode(err), raw)
 		assert.Contains(t, err.(*Error).Details, "page", raw)

@@ -268,11 +268,7 @@ func (w *SeedWorld) normalize(now time.Time) (warnings []string, err error) {
 			f.Add(at+".name", "The name is required.")
 		}
 		scopes, err := NormalizeScopes(at+".scopes", t.Scopes)
-		if err != nil {
-			for k, v := range err.(*Error).Details.(map[string][]string) {
-				f[k] = append(f[k], v...)
-			}
-		}
+		f.Merge(err)
 		t.Scopes = scopes
 		if t.CreatedAt == nil {
 			c := now

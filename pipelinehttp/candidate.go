@@ -56,23 +56,14 @@ func newCandidateFull(k pipeline.Candidate) candidateFull {
 	}
 }
 
-// stageQuery reads the stage filter. A value that is not a positive integer
-// becomes -1, which the Service reports as a validation error on "stage"
-// after its scope check.
-func stageQuery(c *gin.Context) int64 {
-	id, err := pipeline.ParseStageFilter(c.Query("stage"))
-	if err != nil {
-		return -1
-	}
-	return id
-}
-
 // listCandidates serves GET /jobs/{job}/candidates?search=&stage=&page=.
 func (a *api) listCandidates(c *gin.Context) {
+	q := newQuery(c)
 	l, err := a.svc.ListCandidates(c.Request.Context(), pathID(c, "job"), pipeline.CandidateFilter{
-		Search:  c.Query("search"),
-		StageID: stageQuery(c),
-		Page:    queryPage(c),
+		Search:    c.Query("search"),
+		StageID:   q.stage(),
+		Page:      q.page(),
+		Malformed: q.bad,
 	})
 	if err != nil {
 		fail(c, err)

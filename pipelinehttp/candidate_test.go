@@ -76,6 +76,8 @@ func TestAPI_ListCandidates(t *testing.T) {
 				{"stage=999999", "stage"},
 				{"page=0", "page"},
 				{"page=x", "page"},
+				{"page=", "page"},
+				{"stage=", "stage"},
 			} {
 				t.Run(tc.query, func(t *testing.T) {
 					requireValidation(t, e.do(t, "GET", list+"?"+tc.query, e.token("olivia"), nil), tc.field)
@@ -83,7 +85,10 @@ func TestAPI_ListCandidates(t *testing.T) {
 			}
 		})
 		t.Run("not found", func(t *testing.T) {
-			for _, path := range []string{jobPath(999999) + "/candidates", "/api/v1/jobs/x/candidates", jobPath(e.seed.Jobs["ops"]) + "/candidates"} {
+			for _, path := range []string{
+				jobPath(999999) + "/candidates", "/api/v1/jobs/x/candidates", jobPath(e.seed.Jobs["ops"]) + "/candidates",
+				jobPath(e.seed.Jobs["ops"]) + "/candidates?page=x&stage=", // 404 comes before 422
+			} {
 				requireError(t, e.do(t, "GET", path, e.token("olivia"), nil), http.StatusNotFound, pipeline.ENotFound)
 			}
 		})

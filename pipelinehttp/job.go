@@ -51,10 +51,12 @@ func newJobFull(j pipeline.Job) jobFull {
 
 // listJobs serves GET /jobs?status=&search=&page=.
 func (a *api) listJobs(c *gin.Context) {
+	q := newQuery(c)
 	l, err := a.svc.ListJobs(c.Request.Context(), pipeline.JobFilter{
-		Status: pipeline.JobStatus(c.Query("status")),
-		Search: c.Query("search"),
-		Page:   queryPage(c),
+		Status:    q.status(),
+		Search:    c.Query("search"),
+		Page:      q.page(),
+		Malformed: q.bad,
 	})
 	if err != nil {
 		fail(c, err)

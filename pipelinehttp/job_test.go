@@ -102,6 +102,9 @@ func TestAPI_ListJobs(t *testing.T) {
 				{"page=-1", "page"},
 				{"page=abc", "page"},
 				{"page=1.5", "page"},
+				{"page=", "page"},
+				{"status=", "status"},
+				{"page=99999999999999999999", "page"},
 			} {
 				t.Run(tc.query, func(t *testing.T) {
 					requireValidation(t, e.do(t, "GET", "/api/v1/jobs?"+tc.query, e.token("olivia"), nil), tc.field)
@@ -172,6 +175,13 @@ func TestAPI_ListJobs_Pagination(t *testing.T) {
 			assert.Equal(t, map[string]any{"current_page": 5.0, "last_page": 2.0, "per_page": 15.0, "total": 19.0}, meta)
 			assert.Equal(t, "http://example.com/api/v1/jobs?page=4", links["prev"])
 			assert.Nil(t, links["next"])
+		})
+		t.Run("a page so far out its offset would overflow", func(t *testing.T) {
+			r := e.do(t, "GET", "/api/v1/jobs?page=922337203685477580", e.token("olivia"), nil)
+			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+			assert.Equal(t, []any{}, r.Object(t)["data"])
+			_, meta := page(r)
+			assert.Equal(t, map[string]any{"current_page": 922337203685477580.0, "last_page": 2.0, "per_page": 15.0, "total": 19.0}, meta)
 		})
 		t.Run("links keep the filters", func(t *testing.T) {
 			r := e.do(t, "GET", "/api/v1/jobs?status=open&search=role&page=1&junk=1", e.token("olivia"), nil)

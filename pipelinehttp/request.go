@@ -99,13 +99,46 @@ func pathID(c *gin.Context, name string) int64 {
 	return id
 }
 
-// queryPage reads the page query parameter. An invalid page becomes -1,
-// which the Service reports as a validation error on "page" after its scope
-// check.
-func queryPage(c *gin.Context) int {
-	page, err := pipeline.ParsePage(c.Query("page"))
-	if err != nil {
-		return -1
+// query reads a list's optional query parameters. A parameter sent with a
+// value that cannot be read, the empty value included, is collected in bad
+// for the Service to report after its own checks (scope, then the job), so
+// that the API's check order holds.
+type query struct {
+	c   *gin.Context
+	bad pipeline.FieldErrors
+}
+
+func newQuery(c *gin.Context) *query { return &query{c: c, bad: pipeline.FieldErrors{}} }
+
+// page is the page asked for; 1 when absent.
+func (q *query) page() int {
+	raw, ok := q.c.GetQuery("page")
+	if !ok {
+		return 1
 	}
-	return page
+	p, err := pipeline.ParsePage(raw)
+	q.bad.Merge(err)
+	return p
+}
+
+// status is the job status asked for; "" (the Service's default) when absent.
+func (q *query) status() pipeline.JobStatus {
+	raw, ok := q.c.GetQuery("status")
+	if !ok {
+		return ""
+	}
+	s, err := pipeline.ParseJobStatus(raw)
+	q.bad.Merge(err)
+	return s
+}
+
+// stage is the stage filter; 0 (none) when absent.
+func (q *query) stage() int64 {
+	raw, ok := q.c.GetQuery("stage")
+	if !ok {
+		return 0
+	}
+	id, err := pipeline.ParseStageFilter(raw)
+	q.bad.Merge(err)
+	return id
 }
