@@ -143,6 +143,7 @@ func (w *SeedWorld) normalize(now time.Time) (warnings []string, err error) {
 		}
 	}
 	teams, users := map[string]bool{}, map[string]bool{}
+	member := map[[2]string]bool{} // user key, team key
 	teamKey := keys("teams")
 	for i, t := range w.Teams {
 		teamKey(i, t.Key)
@@ -166,17 +167,18 @@ func (w *SeedWorld) normalize(now time.Time) (warnings []string, err error) {
 			f.Add(at+".email", "A unique email address is required.")
 		}
 		emails[strings.ToLower(u.Email)] = true
-		member := false
+		current := false
 		for j, m := range u.Memberships {
+			member[[2]string{u.Key, m.Team}] = true
 			if !teams[m.Team] {
 				f.Add(fmt.Sprintf("%s.memberships[%d].team", at, j), "Unknown team "+m.Team+".")
 			}
 			if !m.Role.Valid() {
 				f.Add(fmt.Sprintf("%s.memberships[%d].role", at, j), "The role must be owner, admin or member.")
 			}
-			member = member || m.Team == u.CurrentTeam
+			current = current || m.Team == u.CurrentTeam
 		}
-		if !member {
+		if !current {
 			f.Add(at+".current_team", "The current team must be one of the user's teams.")
 		}
 	}
@@ -191,12 +193,17 @@ func (w *SeedWorld) normalize(now time.Time) (warnings []string, err error) {
 		}
 		if !users[j.Owner] {
 			f.Add(at+".owner", "Unknown user "+j.Owner+".")
+		} else if !member[[2]string{j.Owner, j.Team}] {
+			f.Add(at+".owner", "The owner must be a member of the job's team.")
 		}
 		assignees := j.Assignees[:0:0]
 		for k, a := range j.Assignees {
 			if !users[a] {
 				warnings = append(warnings, fmt.Sprintf("%s.assignees[%d]: unknown user %s, not assigned", at, k, a))
 				continue
+			}
+			if !member[[2]string{a, j.Team}] {
+				f.Add(fmt.Sprintf("%s.assignees[%d]", at, k), "An assignee must be a member of the job's team.")
 			}
 			if !slices.Contains(assignees, a) {
 				assignees = append(assignees, a)
