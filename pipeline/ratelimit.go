@@ -24,7 +24,12 @@ type Quota struct {
 // first request and lasts RateWindow, and no more than the limit is allowed
 // in it.
 type Limiter interface {
+	// Take counts one request against bucket at now and returns the
+	// bucket's quota after it.
 	Take(ctx context.Context, bucket string, now time.Time) (Quota, error)
+	// Limit is the number of requests allowed per bucket in one window. It
+	// needs no storage, so it can be reported even when Take fails.
+	Limit() int
 }
 
 // MemoryLimiter is a Limiter for a single process.
@@ -44,6 +49,9 @@ type window struct {
 func NewMemoryLimiter(limit int) *MemoryLimiter {
 	return &MemoryLimiter{limit: limit, seen: map[string]*window{}}
 }
+
+// Limit is the number of requests allowed per bucket in one window.
+func (l *MemoryLimiter) Limit() int { return l.limit }
 
 // Take counts one request against bucket.
 func (l *MemoryLimiter) Take(_ context.Context, bucket string, now time.Time) (Quota, error) {

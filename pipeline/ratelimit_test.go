@@ -12,6 +12,7 @@ import (
 func TestMemoryLimiter(t *testing.T) {
 	ctx := context.Background()
 	l := NewMemoryLimiter(3)
+	assert.Equal(t, 3, l.Limit())
 	t0 := time.Date(2026, 1, 1, 10, 0, 30, 0, time.UTC)
 
 	for i, want := range []int{2, 1, 0} {

@@ -7,10 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,6 +23,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
@@ -227,8 +231,7 @@ func TestOpenAPI_DocumentJSON(t *testing.T) {
 		t.Fatal("OpenAPIDocument shares its bytes with the caller")
 	}
 
-	// The JSON must be the same document: it loads, validates and has the
-	// same operations and schemas.
+	// The JSON is a valid OpenAPI document...
 	loader := openapi3.NewLoader()
 	fromJSON, err := loader.LoadFromData(OpenAPIDocument())
 	if err != nil {
@@ -237,19 +240,71 @@ func TestOpenAPI_DocumentJSON(t *testing.T) {
 	if err := fromJSON.Validate(loader.Context, openapi3.IsOpenAPI31OrLater()); err != nil {
 		t.Fatalf("the JSON document does not validate: %v", err)
 	}
-	ct, err := loadContract()
+
+	// ...and the very document written in openapi.yaml: decoded here on its
+	// own, not through any model that could rewrite it (kin-openapi's
+	// merged $ref siblings into shared components and dropped
+	// `required: false`).
+	var fromYAML any
+	if err := yaml.Unmarshal(openapiYAML, &fromYAML); err != nil {
+		t.Fatalf("decoding openapi.yaml: %v", err)
+	}
+	asJSON, err := json.Marshal(fromYAML) // so both sides hold JSON's types: float64, not int
 	if err != nil {
+		t.Fatalf("openapi.yaml has no JSON form: %v", err)
+	}
+	var want, got any
+	if err := json.Unmarshal(asJSON, &want); err != nil {
 		t.Fatal(err)
 	}
-	want, got := operationsOf(ct.doc), operationsOf(fromJSON)
-	if !slices.Equal(want, got) {
-		t.Errorf("operations differ:\nyaml: %v\njson: %v", want, got)
+	if err := json.Unmarshal(OpenAPIDocument(), &got); err != nil {
+		t.Fatal(err)
 	}
-	for name := range ct.doc.Components.Schemas {
-		if fromJSON.Components.Schemas[name] == nil {
-			t.Errorf("schema %s is missing from the JSON document", name)
+	if !reflect.DeepEqual(want, got) {
+		diffs := jsonDiff("", want, got)
+		t.Errorf("the JSON document differs from openapi.yaml at %d places:\n%s", len(diffs), strings.Join(diffs[:min(len(diffs), 20)], "\n"))
+	}
+}
+
+// jsonDiff lists where the decoded JSON values want and got differ, by
+// JSON pointer.
+func jsonDiff(at string, want, got any) []string {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			break
+		}
+		var diffs []string
+		for _, k := range slices.Sorted(maps.Keys(w)) {
+			if gv, ok := g[k]; ok {
+				diffs = append(diffs, jsonDiff(at+"/"+pointerToken(k), w[k], gv)...)
+			} else {
+				diffs = append(diffs, at+"/"+pointerToken(k)+": missing")
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(g)) {
+			if _, ok := w[k]; !ok {
+				diffs = append(diffs, at+"/"+pointerToken(k)+": not in openapi.yaml")
+			}
+		}
+		return diffs
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			break
+		}
+		var diffs []string
+		for i := range w {
+			diffs = append(diffs, jsonDiff(at+"/"+strconv.Itoa(i), w[i], g[i])...)
+		}
+		return diffs
+	default:
+		if reflect.DeepEqual(want, got) {
+			return nil
 		}
 	}
+	return []string{fmt.Sprintf("%s: %.80q in openapi.yaml, %.80q served", at, fmt.Sprint(want), fmt.Sprint(got))}
 }
 
 func TestOpenAPI_ServesDocument(t *testing.T) {
@@ -265,6 +320,9 @@ func TestOpenAPI_ServesDocument(t *testing.T) {
 	}
 	checkResponse(t, req, nil, rec.Code, rec.Header(), rec.Body.Bytes())
 }
+
+// pointerToken escapes a key for a JSON pointer.
+func pointerToken(k string) string { return strings.NewReplacer("~", "~0", "/", "~1").Replace(k) }
 
 // operationsOf lists "METHOD path" for each operation of doc, sorted.
 func operationsOf(doc *openapi3.T) []string {
@@ -459,5 +517,45 @@ func TestOpenAPI_RejectsDrift(t *testing.T) {
 				checkResponse(t, req, []byte(tc.reqBody), tc.status, tc.header, []byte(tc.body))
 			}
 		})
+	}
+}
+
+func TestOpenAPI_YAMLValue(t *testing.T) {
+	const src = `
+date: 2026-02-04
+at: 2026-01-05T10:00:00Z
+headers: &h {limit: 60, ok: true, none: null}
+again: *h
+200: [1.5, "x"]
+`
+	var root yaml.Node
+	if err := yaml.Unmarshal([]byte(src), &root); err != nil {
+		t.Fatal(err)
+	}
+	got, err := yamlValue(&root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	headers := map[string]any{"limit": 60, "ok": true, "none": nil}
+	want := map[string]any{
+		"date":    "2026-02-04", // as written, not a time of day added
+		"at":      "2026-01-05T10:00:00Z",
+		"headers": headers,
+		"again":   headers,
+		"200":     []any{1.5, "x"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %#v\nwant %#v", got, want)
+	}
+
+	// A repeated key, a merge key, a key that is not a scalar.
+	for _, bad := range []string{"a: 1\na: 2\n", "base: &b {x: 1}\nm:\n  <<: *b\n", "? [1]\n: x\n"} {
+		root = yaml.Node{}
+		if err := yaml.Unmarshal([]byte(bad), &root); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := yamlValue(&root); err == nil {
+			t.Errorf("yamlValue accepted %q", bad)
+		}
 	}
 }

@@ -19,22 +19,35 @@ const (
 
 // limit counts the request against bucket and sets the rate-limit headers.
 // When the bucket is spent it returns rate_limited, after adding
-// Retry-After: the request must then do nothing else.
+// Retry-After: the request must then do nothing else. When the limiter
+// fails, the error (a 500) still carries the headers, see holdOff.
 func (a *api) limit(c *gin.Context, bucket string) error {
 	now := a.clock.Now()
 	q, err := a.limiter.Take(c.Request.Context(), bucket, now)
 	if err != nil {
+		a.holdOff(c, now)
 		return err
 	}
-	h := c.Writer.Header()
-	h.Set(HeaderRateLimit, strconv.Itoa(q.Limit))
-	h.Set(HeaderRateRemaining, strconv.Itoa(q.Remaining))
-	h.Set(HeaderRateReset, strconv.FormatInt(ceilUnix(q.Reset), 10))
+	setRateHeaders(c, q.Limit, q.Remaining, q.Reset)
 	if q.Allowed {
 		return nil
 	}
-	h.Set(HeaderRetryAfter, strconv.Itoa(retryAfter(q.Reset.Sub(now))))
+	c.Writer.Header().Set(HeaderRetryAfter, strconv.Itoa(retryAfter(q.Reset.Sub(now))))
 	return errRateLimited
+}
+
+// holdOff sets the rate-limit headers of a request that was not counted:
+// nothing remaining, and a reset a whole window away, so that a client
+// backs off rather than retrying at once while the limiter is failing.
+func (a *api) holdOff(c *gin.Context, now time.Time) {
+	setRateHeaders(c, a.limiter.Limit(), 0, now.Add(pipeline.RateWindow))
+}
+
+func setRateHeaders(c *gin.Context, limit, remaining int, reset time.Time) {
+	h := c.Writer.Header()
+	h.Set(HeaderRateLimit, strconv.Itoa(limit))
+	h.Set(HeaderRateRemaining, strconv.Itoa(remaining))
+	h.Set(HeaderRateReset, strconv.FormatInt(ceilUnix(reset), 10))
 }
 
 // ceilUnix is t in Unix seconds, rounded up so that a client waiting until

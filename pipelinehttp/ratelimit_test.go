@@ -1,11 +1,15 @@
 package pipelinehttp
 
 import (
+	"context"
+	"errors"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/gin-gonic/gin"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -165,4 +169,84 @@ func TestAPI_RateLimit_Anonymous(t *testing.T) {
 			require.Equal(t, http.StatusTooManyRequests, r.Code)
 		})
 	})
+}
+
+// downLimiter is a limiter whose storage is down: Take fails, Limit still
+// answers.
+type downLimiter struct{ pipeline.Limiter }
+
+func (downLimiter) Take(context.Context, string, time.Time) (pipeline.Quota, error) {
+	return pipeline.Quota{}, errors.New("dial tcp 10.0.0.5:5432: connect: connection refused")
+}
+
+// requireHoldOff checks the rate-limit headers of a request that could not
+// be counted: the whole budget, none left, a reset a whole window away.
+func requireHoldOff(t *testing.T, r *Response, now time.Time) {
+	t.Helper()
+	limit, remaining, reset := rate(t, r)
+	assert.Equal(t, budget, limit)
+	assert.Equal(t, 0, remaining)
+	assert.Equal(t, now.Add(pipeline.RateWindow).Unix(), reset)
+}
+
+// TestAPI_RateLimit_LimiterDown: when the limiter cannot count a request,
+// the 500 still carries the rate-limit headers, telling the client to hold
+// off for a window.
+func TestAPI_RateLimit_LimiterDown(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		for name, l := range map[string]pipeline.Limiter{
+			"memory":   pipeline.NewMemoryLimiter(budget),
+			"database": e.db.Limiter(budget),
+		} {
+			t.Run(name, func(t *testing.T) {
+				logs := &syncBuffer{}
+				h := New(e.svc, Config{Limiter: downLimiter{l}, Clock: e.clock, Logger: slog.New(slog.NewTextHandler(logs, nil))})
+				for _, req := range []struct{ path, token string }{
+					{"/api/v1/me", e.token("olivia")}, // the user's bucket
+					{"/api/v1/me", ""},                // the address's
+					{"/api/v1/openapi.json", ""},
+					{"/api/v1/nowhere", ""},
+				} {
+					r := do(t, h, "GET", req.path, req.token, nil)
+					requireError(t, r, http.StatusInternalServerError, pipeline.EInternal)
+					requireHoldOff(t, r, e.clock.Now())
+					assert.NotContains(t, string(r.Body), "refused", "no internal detail leaks")
+				}
+				assert.Contains(t, logs.String(), "connection refused", "the cause is logged")
+			})
+		}
+	})
+}
+
+// panickingTokenLookup panics when a token is looked up.
+type panickingTokenLookup struct{ pipeline.Store }
+
+func (panickingTokenLookup) TokenByHash(context.Context, string) (pipeline.TokenAuth, error) {
+	panic("token lookup exploded")
+}
+
+// panickingLimiter panics when it counts a request.
+type panickingLimiter struct{ pipeline.Limiter }
+
+func (panickingLimiter) Take(context.Context, string, time.Time) (pipeline.Quota, error) {
+	panic("limiter exploded")
+}
+
+// TestAPI_RateLimit_PanicBeforeCount: a panic before the request is counted,
+// in the token lookup or in the limiter, is answered 500 with the hold-off
+// rate-limit headers.
+func TestAPI_RateLimit_PanicBeforeCount(t *testing.T) {
+	quietGin.Do(func() { gin.SetMode(gin.TestMode) })
+	clock := newTestClock(time.Now().Truncate(time.Second))
+	h := New(pipeline.NewService(panickingTokenLookup{}), Config{Limiter: pipeline.NewMemoryLimiter(budget), Clock: clock})
+	r := do(t, h, "GET", "/api/v1/me", pipeline.NewTokenValue(), nil)
+	requireError(t, r, http.StatusInternalServerError, pipeline.EInternal)
+	requireHoldOff(t, r, clock.Now())
+
+	h = New(pipeline.NewService(nil), Config{Limiter: panickingLimiter{pipeline.NewMemoryLimiter(budget)}, Clock: clock})
+	for _, path := range []string{"/api/v1/me", "/api/v1/openapi.json"} {
+		r = do(t, h, "GET", path, "", nil)
+		requireError(t, r, http.StatusInternalServerError, pipeline.EInternal)
+		requireHoldOff(t, r, clock.Now())
+	}
 }

@@ -33,6 +33,9 @@ type pgLimiter struct {
 	sweeping   atomic.Bool
 }
 
+// Limit is the number of requests allowed per bucket in one window.
+func (l *pgLimiter) Limit() int { return l.limit }
+
 // Take counts one request against bucket in one statement: an upsert that
 // opens a new window when the stored one is at least a window old (a window
 // starts with its bucket's first request, fixed, not sliding) and otherwise

@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
@@ -28,8 +30,14 @@ func loadConfig(getenv func(string) string) (config, error) {
 	cfg := config{
 		DB:        or(getenv("PIPELINE_DB"), defaultDB),
 		Addr:      or(getenv("PIPELINE_ADDR"), defaultAddr),
-		BaseURL:   getenv("PIPELINE_BASE_URL"),
 		RateLimit: pipeline.DefaultRateLimit,
+	}
+	if raw := getenv("PIPELINE_BASE_URL"); raw != "" {
+		base, err := parseBaseURL(raw)
+		if err != nil {
+			return config{}, fmt.Errorf("PIPELINE_BASE_URL: %w", err)
+		}
+		cfg.BaseURL = base
 	}
 	if raw := getenv("PIPELINE_RATE_LIMIT"); raw != "" {
 		n, err := parseRateLimit(raw)
@@ -47,6 +55,28 @@ func parseRateLimit(raw string) (int, error) {
 		return 0, fmt.Errorf("%q is not a whole number of requests per minute (1 or more)", raw)
 	}
 	return n, nil
+}
+
+// parseBaseURL accepts an absolute http or https URL of a scheme and a host
+// (a port and a trailing slash allowed) and returns it as scheme://host.
+// Anything more is refused, not ignored: links append the request's own
+// path, so a path prefix would point them at paths this server does not
+// serve, and a query or fragment would break them.
+func parseBaseURL(raw string) (string, error) {
+	const want = "give only a scheme and a host, such as https://api.example.com"
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+		return "", fmt.Errorf("%q is not an absolute http or https URL with a host; %s", raw, want)
+	}
+	switch {
+	case u.User != nil:
+		return "", fmt.Errorf("%q has user information; %s", u.Redacted(), want)
+	case strings.ContainsAny(raw, "?#"):
+		return "", fmt.Errorf("%q has a query or a fragment; %s", raw, want)
+	case u.Path != "" && u.Path != "/":
+		return "", fmt.Errorf("%q has a path, which pagination links would put in front of /api/v1; %s", raw, want)
+	}
+	return u.Scheme + "://" + u.Host, nil
 }
 
 func or(s, def string) string {

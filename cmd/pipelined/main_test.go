@@ -406,6 +406,33 @@ func TestConfig(t *testing.T) {
 		}
 	})
 
+	t.Run("bad base URL", func(t *testing.T) {
+		for _, v := range []string{"notaurl", "ftp://x", "jobs.example.test", "//jobs.example.test", "https://",
+			"https://:8443", "http:jobs.example.test", "https://jobs.example.test/hiring", "https://jobs.example.test?x=1",
+			"https://jobs.example.test/?", "https://jobs.example.test#top", "https://u:p@jobs.example.test", "https://jobs example.test"} {
+			m := newMain(t, filepath.Join(t.TempDir(), "pipeline.db"))
+			m.env["PIPELINE_BASE_URL"] = v
+			for _, cmd := range []string{"serve", "activity"} {
+				_, stderr, err := m.Run("", cmd)
+				assert.Error(t, err, v)
+				assert.Contains(t, stderr, "PIPELINE_BASE_URL", v)
+			}
+		}
+	})
+
+	t.Run("good base URL", func(t *testing.T) {
+		for v, want := range map[string]string{
+			"https://jobs.example.test":      "https://jobs.example.test",
+			"https://jobs.example.test/":     "https://jobs.example.test",
+			"HTTP://jobs.example.test:8080/": "http://jobs.example.test:8080",
+			"http://[::1]:8080":              "http://[::1]:8080",
+		} {
+			cfg, err := loadConfig(func(k string) string { return map[string]string{"PIPELINE_BASE_URL": v}[k] })
+			require.NoError(t, err, v)
+			assert.Equal(t, want, cfg.BaseURL, v)
+		}
+	})
+
 	t.Run("rate limit and base URL reach the server", func(t *testing.T) {
 		m := newMain(t, "sqlite:"+filepath.Join(t.TempDir(), "pipeline.db"))
 		m.env["PIPELINE_RATE_LIMIT"] = "2"
