@@ -25,6 +25,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipelinehttp"
 	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
 )
 
@@ -39,6 +40,12 @@ func TestServe(t *testing.T) {
 		assert.JSONEq(t, `{"status":"ok"}`, body)
 		status, _ = srv.Do("GET", "/readyz", "", "")
 		assert.Equal(t, http.StatusOK, status)
+		status, body = srv.Do("GET", "/api/v1/openapi.json", "", "")
+		require.Equal(t, http.StatusOK, status)
+		assert.JSONEq(t, string(pipelinehttp.OpenAPIDocument()), body, "the served contract is the embedded one")
+		var doc struct{ OpenAPI string }
+		require.NoError(t, json.Unmarshal([]byte(body), &doc))
+		assert.Equal(t, "3.1.0", doc.OpenAPI)
 
 		status, body = srv.Do("GET", "/api/v1/me", tok.Token, "")
 		require.Equal(t, http.StatusOK, status, body)
