@@ -91,6 +91,32 @@ func TestService_Authenticate(t *testing.T) {
 	})
 }
 
+func TestService_TeamTokens(t *testing.T) {
+	eachWorld(t, func(t *testing.T, w world) {
+		acme := w.res.Teams["acme"]
+		for _, who := range []string{"olivia", "adam"} {
+			t.Run(who+" sees the team's tokens", func(t *testing.T) {
+				tokens, err := w.svc.TeamTokens(w.as(t, who), acme)
+				require.NoError(t, err)
+				creators := map[int64]bool{}
+				for _, tk := range tokens {
+					assert.Equal(t, acme, tk.TeamID)
+					assert.NotEmpty(t, tk.Creator.Name, "with its creator")
+					creators[tk.Creator.ID] = true
+				}
+				assert.True(t, creators[w.res.Users["mia"]] && creators[w.res.Users["olivia"]], "every member's tokens")
+				assert.False(t, creators[w.res.Users["gary"]], "not another team's")
+			})
+		}
+		for _, who := range []string{"mia", "gary"} {
+			t.Run(who+" does not", func(t *testing.T) {
+				_, err := w.svc.TeamTokens(w.as(t, who), acme)
+				assert.Equal(t, pipeline.ENotFound, code(err))
+			})
+		}
+	})
+}
+
 func TestService_Me(t *testing.T) {
 	eachWorld(t, func(t *testing.T, w world) {
 		id, err := w.svc.Me(w.as(t, "olivia_messages"))
