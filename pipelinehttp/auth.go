@@ -29,8 +29,6 @@ func bearerToken(header string) string {
 // The token is read from the Authorization header only, never from the
 // query string or a cookie.
 func (a *api) guard(c *gin.Context) {
-	counted := false
-	defer a.holdOffOnPanic(c, &counted)
 	ctx := c.Request.Context()
 	var (
 		caller  pipeline.Caller
@@ -46,9 +44,7 @@ func (a *api) guard(c *gin.Context) {
 	if authErr == nil {
 		bucket = "user:" + strconv.FormatInt(caller.User.ID, 10)
 	}
-	err := a.limit(c, bucket)
-	counted = true
-	if err != nil {
+	if err := a.limit(c, bucket); err != nil {
 		fail(c, err)
 		return
 	}
@@ -64,25 +60,11 @@ func (a *api) guard(c *gin.Context) {
 // guardAnonymous counts a request that needs no token against its client
 // IP's budget; it does not read the Authorization header.
 func (a *api) guardAnonymous(c *gin.Context) {
-	counted := false
-	defer a.holdOffOnPanic(c, &counted)
-	err := a.limit(c, "ip:"+c.ClientIP())
-	counted = true
-	if err != nil {
+	if err := a.limit(c, "ip:"+c.ClientIP()); err != nil {
 		fail(c, err)
 		return
 	}
 	c.Next()
-}
-
-// holdOffOnPanic, deferred with a flag set once limit has returned, sets the
-// hold-off rate-limit headers when a panic (in the token lookup or the
-// limiter) ends the request before it was counted: the recovery middleware
-// answers it 500, and that answer must carry them too. It does not recover.
-func (a *api) holdOffOnPanic(c *gin.Context, counted *bool) {
-	if !*counted {
-		a.holdOff(c, a.clock.Now())
-	}
 }
 
 var errUnauthenticated = &pipeline.Error{Code: pipeline.EUnauthenticated, Message: "Unauthenticated."}

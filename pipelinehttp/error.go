@@ -93,6 +93,7 @@ func (a *api) writeError(c *gin.Context, err error) {
 		c.Abort()
 		return
 	}
+	a.holdOff(c)
 	code := pipeline.ErrorCode(err)
 	status, known := errorStatus[code]
 	if !known || code == pipeline.EInternal {

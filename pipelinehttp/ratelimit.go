@@ -2,6 +2,7 @@ package pipelinehttp
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -20,12 +21,11 @@ const (
 // limit counts the request against bucket and sets the rate-limit headers.
 // When the bucket is spent it returns rate_limited, after adding
 // Retry-After: the request must then do nothing else. When the limiter
-// fails, the error (a 500) still carries the headers, see holdOff.
+// fails, the error's answer gets hold-off headers (see holdOff).
 func (a *api) limit(c *gin.Context, bucket string) error {
 	now := a.clock.Now()
 	q, err := a.limiter.Take(c.Request.Context(), bucket, now)
 	if err != nil {
-		a.holdOff(c, now)
 		return err
 	}
 	setRateHeaders(c, q.Limit, q.Remaining, q.Reset)
@@ -36,11 +36,16 @@ func (a *api) limit(c *gin.Context, bucket string) error {
 	return errRateLimited
 }
 
-// holdOff sets the rate-limit headers of a request that was not counted:
-// nothing remaining, and a reset a whole window away, so that a client
-// backs off rather than retrying at once while the limiter is failing.
-func (a *api) holdOff(c *gin.Context, now time.Time) {
-	setRateHeaders(c, a.limiter.Limit(), 0, now.Add(pipeline.RateWindow))
+// holdOff gives an error answered below /api/ before its request was
+// counted (the limiter failed, or a panic struck first) the rate-limit
+// headers every /api/ response carries: nothing remaining, and a reset a
+// whole window away, so that a client backs off rather than retrying at
+// once.
+func (a *api) holdOff(c *gin.Context) {
+	if !strings.Contains(c.Request.URL.Path, apiPrefix) || c.Writer.Header().Get(HeaderRateLimit) != "" {
+		return
+	}
+	setRateHeaders(c, a.limiter.Limit(), 0, a.clock.Now().Add(pipeline.RateWindow))
 }
 
 func setRateHeaders(c *gin.Context, limit, remaining int, reset time.Time) {
