@@ -30,12 +30,6 @@ const (
 	MaxTitleLength        = 255
 )
 
-// WorkModes and EmploymentTypes are the values of those job fields.
-var (
-	WorkModes       = []string{"onsite", "remote", "hybrid"}
-	EmploymentTypes = []string{"full_time", "part_time", "contract", "internship", "temporary"}
-)
-
 // DefaultStages is the pipeline of a job created through the API.
 var DefaultStages = []string{"Applied", "Screening", "Interview", "Offer", "Hired"}
 

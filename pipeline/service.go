@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"sync"
 	"time"
 )
@@ -29,7 +30,7 @@ func NewService(store Store, opts ...Option) *Service {
 	return s
 }
 
-// Store returns the store the service works on.
-func (s *Service) Store() Store { return s.store }
+// Ping reports whether the storage answers, for readiness checks.
+func (s *Service) Ping(ctx context.Context) error { return s.store.Ping(ctx) }
 
 func (s *Service) now() time.Time { return s.clock.Now().UTC() }

@@ -30,15 +30,8 @@ func bearerToken(header string) string {
 // query string or a cookie.
 func (a *api) guard(c *gin.Context) {
 	ctx := c.Request.Context()
-	var (
-		caller  pipeline.Caller
-		authErr error
-	)
-	if token := bearerToken(c.GetHeader("Authorization")); token != "" {
-		caller, authErr = a.svc.Authenticate(ctx, token)
-	} else {
-		authErr = errUnauthenticated
-	}
+	// A missing token is malformed: refused without a database read.
+	caller, authErr := a.svc.Authenticate(ctx, bearerToken(c.GetHeader("Authorization")))
 	ip := c.ClientIP()
 	bucket := "ip:" + ip
 	if authErr == nil {
@@ -66,5 +59,3 @@ func (a *api) guardAnonymous(c *gin.Context) {
 	}
 	c.Next()
 }
-
-var errUnauthenticated = &pipeline.Error{Code: pipeline.EUnauthenticated, Message: "Unauthenticated."}

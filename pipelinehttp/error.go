@@ -88,7 +88,7 @@ func (a *api) errors(c *gin.Context) {
 func (a *api) writeError(c *gin.Context, err error) {
 	var replay *pipeline.Replay
 	if errors.As(err, &replay) {
-		c.Header("Idempotent-Replay", "true")
+		c.Header(ReplayHeader, "true")
 		c.Data(replay.Status, jsonContentType, replay.Body)
 		c.Abort()
 		return

@@ -188,16 +188,19 @@ func do(t *testing.T, h http.Handler, method, path, token string, body any, hdr 
 	return r
 }
 
-// unmounted returns req with the prefix of a Mount group (as in
-// /hiring/api/v1/me) cut off its path, so that it is checked against the
-// document's paths.
+// testMount is where the tests mount the API inside another Gin
+// application (see TestMount).
+const testMount = "/hiring"
+
+// unmounted returns req with testMount cut off its path, so that a mounted
+// API's responses are checked against the document's paths.
 func unmounted(req *http.Request) *http.Request {
-	i := strings.Index(req.URL.Path, apiPrefix)
-	if i <= 0 {
+	path, ok := strings.CutPrefix(req.URL.Path, testMount+apiPrefix)
+	if !ok {
 		return req
 	}
 	r := req.Clone(req.Context())
-	r.URL.Path = req.URL.Path[i:]
+	r.URL.Path = apiPrefix + path
 	r.RequestURI = r.URL.RequestURI()
 	return r
 }

@@ -141,13 +141,24 @@ func (a *api) mount(r gin.IRouter) {
 	g.POST("/jobs/:job/candidates/:candidate/rating", a.rateCandidate)
 }
 
-// apiOnly runs h only for requests below /api/.
+// apiOnly runs h only for requests that are rate-limited (see limited).
 func (a *api) apiOnly(h gin.HandlerFunc) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		if strings.HasPrefix(c.Request.URL.Path, apiPrefix) {
+		if limited(c) {
 			h(c)
 		}
 	}
+}
+
+// limited reports whether a request is one the API authenticates and
+// rate-limits: a route of the API, wherever it is mounted, or an unknown
+// path below /api/. /healthz, /readyz and the host application's own routes
+// are not.
+func limited(c *gin.Context) bool {
+	if route := c.FullPath(); route != "" {
+		return strings.Contains(route, "/api/v1/")
+	}
+	return strings.HasPrefix(c.Request.URL.Path, apiPrefix)
 }
 
 type healthBody struct {
@@ -163,7 +174,7 @@ func (a *api) healthz(c *gin.Context) {
 func (a *api) readyz(c *gin.Context) {
 	ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
 	defer cancel()
-	if err := a.svc.Store().Ping(ctx); err != nil {
+	if err := a.svc.Ping(ctx); err != nil {
 		a.log.LogAttrs(ctx, slog.LevelWarn, "database not ready",
 			slog.String("request_id", requestIDOf(c)), slog.String("error", err.Error()))
 		respond(c, http.StatusServiceUnavailable, healthBody{Status: "unavailable"})

@@ -80,9 +80,11 @@ func TestAPI_Routing(t *testing.T) {
 			assert.Equal(t, unauthenticatedBody, string(r.Body))
 		})
 		t.Run("unknown route outside the API", func(t *testing.T) {
-			r := e.do(t, "GET", "/nowhere", "", nil)
-			requireError(t, r, http.StatusNotFound, pipeline.ENotFound)
-			assert.Empty(t, r.Header.Get(HeaderRateLimit))
+			for _, path := range []string{"/nowhere", "/x/api/v1/me"} {
+				r := e.do(t, "GET", path, "", nil)
+				requireError(t, r, http.StatusNotFound, pipeline.ENotFound)
+				assert.Empty(t, r.Header.Get(HeaderRateLimit), "%s is not rate-limited", path)
+			}
 		})
 		t.Run("wrong method", func(t *testing.T) {
 			for _, tc := range []struct{ method, path, allow string }{
@@ -218,7 +220,7 @@ func TestMount(t *testing.T) {
 		svc := pipeline.NewService(db)
 		seed := storetest.Seed(t, svc)
 		app := gin.New()
-		Mount(app.Group("/hiring"), svc, Config{BaseURL: "https://example.test"})
+		Mount(app.Group(testMount), svc, Config{BaseURL: "https://example.test"})
 		token := seed.Tokens["olivia"]
 
 		r := do(t, app, "GET", "/hiring/api/v1/me", token, nil)

@@ -2,7 +2,6 @@ package pipelinehttp
 
 import (
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -36,13 +35,13 @@ func (a *api) limit(c *gin.Context, bucket string) error {
 	return errRateLimited
 }
 
-// holdOff gives an error answered below /api/ before its request was
+// holdOff gives an error of a limited request (see limited) answered before its request was
 // counted (the limiter failed, or a panic struck first) the rate-limit
 // headers every /api/ response carries: nothing remaining, and a reset a
 // whole window away, so that a client backs off rather than retrying at
 // once.
 func (a *api) holdOff(c *gin.Context) {
-	if !strings.Contains(c.Request.URL.Path, apiPrefix) || c.Writer.Header().Get(HeaderRateLimit) != "" {
+	if !limited(c) || c.Writer.Header().Get(HeaderRateLimit) != "" {
 		return
 	}
 	setRateHeaders(c, a.limiter.Limit(), 0, a.clock.Now().Add(pipeline.RateWindow))
