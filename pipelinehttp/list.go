@@ -39,13 +39,7 @@ func newList[T, U any](a *api, c *gin.Context, l pipeline.List[T], conv func(T) 
 	for _, it := range l.Items {
 		items = append(items, conv(it))
 	}
-	perPage := l.PerPage
-	if perPage <= 0 {
-		perPage = pipeline.PageSize
-	}
-	l.PerPage = perPage
-	last := l.LastPage()
-	page := max(l.Page, 1)
+	last, page := l.LastPage(), l.Page
 
 	base := a.origin(c) + c.Request.URL.EscapedPath()
 	filters := url.Values{}
@@ -74,7 +68,7 @@ func newList[T, U any](a *api, c *gin.Context, l pipeline.List[T], conv func(T) 
 	return list[U]{
 		Data:  items,
 		Links: lk,
-		Meta:  meta{CurrentPage: page, LastPage: last, PerPage: perPage, Total: l.Total},
+		Meta:  meta{CurrentPage: page, LastPage: last, PerPage: l.PerPage, Total: l.Total},
 	}
 }
 

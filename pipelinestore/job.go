@@ -17,16 +17,14 @@ func (db *DB) ListJobs(ctx context.Context, viewer int64, f pipeline.JobFilter) 
 	if status == "" {
 		status = pipeline.JobOpen
 	}
-	search := searchCond(f.Search, "j.title_fold")
 	// The team_id IN (…) condition repeats part of the visibility rule so
 	// that the planner starts from the viewer's memberships and walks
 	// jobs(team_id, status, created_at, id) instead of every job.
+	where := bun.SafeQuery(`j.team_id IN (SELECT m.team_id FROM memberships AS m WHERE m.user_id = ?)
+AND j.status = ? AND ? ?`, viewer, string(status), visibleJob(viewer), searchCond(f.Search, "j.title_fold"))
 	var rows []jobRow
-	err := db.r.NewRaw(`SELECT j.*, count(*) OVER () AS total FROM jobs AS j
-WHERE j.team_id IN (SELECT m.team_id FROM memberships AS m WHERE m.user_id = ?)
-AND j.status = ? AND ? ?
-ORDER BY j.created_at DESC, j.id DESC LIMIT ? OFFSET ?`,
-		viewer, string(status), visibleJob(viewer), search, pipeline.PageSize, offset).Scan(ctx, &rows)
+	err := db.r.NewRaw(`SELECT j.*, count(*) OVER () AS total FROM jobs AS j WHERE ?
+ORDER BY j.created_at DESC, j.id DESC LIMIT ? OFFSET ?`, where, pipeline.PageSize, offset).Scan(ctx, &rows)
 	if err != nil {
 		return pipeline.List[pipeline.Job]{}, formatError(err, "Job")
 	}
@@ -38,10 +36,7 @@ ORDER BY j.created_at DESC, j.id DESC LIMIT ? OFFSET ?`,
 	case len(rows) > 0:
 		list.Total = rows[0].Total
 	case p > 1:
-		err := db.r.NewRaw(`SELECT count(*) FROM jobs AS j
-WHERE j.team_id IN (SELECT m.team_id FROM memberships AS m WHERE m.user_id = ?)
-AND j.status = ? AND ? ?`,
-			viewer, string(status), visibleJob(viewer), search).Scan(ctx, &list.Total)
+		err := db.r.NewRaw(`SELECT count(*) FROM jobs AS j WHERE ?`, where).Scan(ctx, &list.Total)
 		if err != nil {
 			return pipeline.List[pipeline.Job]{}, formatError(err, "Job")
 		}
