@@ -47,7 +47,7 @@ type CandidateFilter struct {
 func ParseStageFilter(raw string) (int64, error) {
 	id, ok := ParseID(raw)
 	if !ok {
-		return 0, Invalid("stage", "The stage must be the id of a stage of this job.")
+		return 0, Invalid("stage", MsgStage)
 	}
 	return id, nil
 }
@@ -65,10 +65,10 @@ func (s *Service) ListCandidates(ctx context.Context, jobID int64, f CandidateFi
 		f.Page = 1
 	}
 	if f.Page < 0 {
-		bad.Add("page", "The page must be an integer greater than or equal to 1.")
+		bad.Add("page", MsgPage)
 	}
 	if f.StageID < 0 {
-		bad.Add("stage", "The stage must be the id of a stage of this job.")
+		bad.Add("stage", MsgStage)
 	}
 	if len(bad) > 0 {
 		// Not found comes before invalid.
@@ -117,7 +117,7 @@ func (s *Service) MoveCandidate(ctx context.Context, jobID, id int64, in StageMo
 		}
 		st, err := tx.Stage(ctx, jobID, in.StageID)
 		if ErrorCode(err) == ENotFound {
-			return Candidate{}, Invalid("stage", "The stage must be the id of a stage of this job.")
+			return Candidate{}, Invalid("stage", MsgStage)
 		} else if err != nil {
 			return Candidate{}, err
 		}

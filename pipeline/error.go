@@ -63,6 +63,13 @@ type FieldErrors map[string][]string
 // Add records msg against field.
 func (f FieldErrors) Add(field, msg string) { f[field] = append(f[field], msg) }
 
+// Messages shared by the checks of several operations.
+const (
+	MsgPage   = "The page must be an integer greater than or equal to 1."
+	MsgStage  = "The stage must be the id of a stage of this job."
+	MsgStatus = "The selected status is invalid."
+)
+
 // Merge adds the field messages of a validation_failed error; any other
 // error, and nil, add nothing.
 func (f FieldErrors) Merge(err error) {

@@ -65,7 +65,7 @@ func ParseJobStatus(raw string) (JobStatus, error) {
 	if s := JobStatus(raw); s.Valid() {
 		return s, nil
 	}
-	return "", Invalid("status", "The selected status is invalid.")
+	return "", Invalid("status", MsgStatus)
 }
 
 // NewJob is the input of CreateJob.
@@ -87,12 +87,12 @@ type JobPatch struct {
 	Malformed FieldErrors
 }
 
-func validateTitle(f FieldErrors, title string) {
+func validateTitle(f FieldErrors, field, title string) {
 	switch {
 	case strings.TrimSpace(title) == "":
-		f.Add("title", "The title field is required.")
+		f.Add(field, "The title field is required.")
 	case utf8.RuneCountInString(title) > MaxTitleLength:
-		f.Add("title", "The title may not be greater than 255 characters.")
+		f.Add(field, "The title may not be greater than 255 characters.")
 	}
 }
 
@@ -109,13 +109,13 @@ func (s *Service) ListJobs(ctx context.Context, f JobFilter) (List[Job], error) 
 		f.Status = JobOpen
 	}
 	if !f.Status.Valid() {
-		bad.Add("status", "The selected status is invalid.")
+		bad.Add("status", MsgStatus)
 	}
 	if f.Page == 0 {
 		f.Page = 1
 	}
 	if f.Page < 0 {
-		bad.Add("page", "The page must be an integer greater than or equal to 1.")
+		bad.Add("page", MsgPage)
 	}
 	if err := bad.Err(); err != nil {
 		return List[Job]{}, err
@@ -146,7 +146,7 @@ func (s *Service) CreateJob(ctx context.Context, in NewJob) (Job, error) {
 	return write(s, ctx, c, nil, func(tx Tx, _ struct{}) (Job, error) {
 		f := in.Malformed.clone()
 		if f.decoded("title") {
-			validateTitle(f, in.Title)
+			validateTitle(f, "title", in.Title)
 		}
 		if err := f.Err(); err != nil {
 			return Job{}, err
@@ -203,10 +203,10 @@ func (s *Service) UpdateJob(ctx context.Context, id int64, p JobPatch) (Job, err
 			f.Add("body", "At least one of title, description, status is required.")
 		}
 		if p.Title != nil {
-			validateTitle(f, *p.Title)
+			validateTitle(f, "title", *p.Title)
 		}
 		if p.Status != nil && !p.Status.Valid() {
-			f.Add("status", "The selected status is invalid.")
+			f.Add("status", MsgStatus)
 		}
 		if err := f.Err(); err != nil {
 			return Job{}, err

@@ -41,7 +41,7 @@ func Offset(page int) int {
 func ParsePage(raw string) (int, error) {
 	n, err := strconv.Atoi(raw)
 	if err != nil || n < 1 {
-		return 0, Invalid("page", "The page must be an integer greater than or equal to 1.")
+		return 0, Invalid("page", MsgPage)
 	}
 	return n, nil
 }

@@ -210,11 +210,7 @@ func (w *SeedWorld) normalize(now time.Time) (warnings []string, err error) {
 			}
 		}
 		j.Assignees = assignees
-		validateTitle(f, j.Title)
-		if t, ok := f["title"]; ok {
-			delete(f, "title")
-			f[at+".title"] = t
-		}
+		validateTitle(f, at+".title", j.Title)
 		if !j.Status.Valid() {
 			f.Add(at+".status", "The status must be open, draft or closed.")
 		}

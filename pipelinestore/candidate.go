@@ -57,7 +57,7 @@ FROM jobs AS j WHERE j.id = ? AND ?`,
 		return pipeline.List[pipeline.Candidate]{}, formatError(err, "Job")
 	}
 	if empty.StageOK == 0 {
-		return pipeline.List[pipeline.Candidate]{}, pipeline.Invalid("stage", "The stage must be the id of a stage of this job.")
+		return pipeline.List[pipeline.Candidate]{}, pipeline.Invalid("stage", pipeline.MsgStage)
 	}
 	list.Total = empty.Total
 	return list, nil
