@@ -562,3 +562,38 @@ func TestService_Idempotency(t *testing.T) {
 		})
 	})
 }
+
+// TestService_IdempotencyWindow: a key replays for 24 hours, then it is
+// forgotten and the same request acts again.
+func TestService_IdempotencyWindow(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		now := time.Now().UTC().Truncate(time.Second)
+		svc := pipeline.NewService(db, pipeline.WithClock(pipeline.ClockFunc(func() time.Time { return now })))
+		res := storetest.Seed(t, svc)
+		w := world{svc: svc, db: db, res: res}
+		ctx := pipeline.WithIdempotency(w.as(t, "olivia"), pipeline.Idempotency{
+			Key: "daily", Fingerprint: "create D",
+			Render: func(v any) (int, []byte, error) { return 201, []byte(`{}`), nil },
+		})
+		create := func() error {
+			_, err := svc.CreateJob(ctx, pipeline.NewJob{Title: "Daily"})
+			return err
+		}
+		require.NoError(t, create())
+		now = now.Add(pipeline.IdempotencyWindow - time.Second)
+		var replay *pipeline.Replay
+		require.ErrorAs(t, create(), &replay, "still within 24 hours")
+		now = now.Add(2 * time.Second)
+		require.NoError(t, create(), "past 24 hours the key is forgotten and the request acts")
+		require.ErrorAs(t, create(), &replay, "and the new response is the one replayed")
+		assert.Len(t, w.activity(t), 2)
+
+		n, err := svc.PurgeIdempotency(context.Background())
+		require.NoError(t, err)
+		assert.Zero(t, n, "the live record stays")
+		now = now.Add(pipeline.IdempotencyWindow + time.Second)
+		n, err = svc.PurgeIdempotency(context.Background())
+		require.NoError(t, err)
+		assert.EqualValues(t, 1, n, "an expired record is purged")
+	})
+}
