@@ -29,6 +29,29 @@ import (
 	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
 )
 
+// TestServe_NoCommand: `pipelined` alone serves, and PIPELINE_DB may name
+// PostgreSQL with the postgresql:// scheme too.
+func TestServe_NoCommand(t *testing.T) {
+	t.Parallel()
+	dsns := map[string]func(t *testing.T) string{
+		"sqlite": func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "pipeline.db") },
+		"postgresql scheme": func(t *testing.T) string {
+			return "postgresql://" + strings.TrimPrefix(storetest.PostgresSchemaDSN(t), "postgres://")
+		},
+	}
+	for name, dsn := range dsns {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			m := newMain(t, dsn(t))
+			srv := m.Start()
+			status, body := srv.Do("GET", "/readyz", "", "")
+			assert.Equal(t, http.StatusOK, status, body)
+			status, _ = srv.Do("GET", "/api/v1/me", "", "")
+			assert.Equal(t, http.StatusUnauthorized, status, "the API is served")
+		})
+	}
+}
+
 func TestServe(t *testing.T) {
 	eachDB(t, func(t *testing.T, m *Main) {
 		seeded := m.Seed("testdata/seed.json")
