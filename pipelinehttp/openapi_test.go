@@ -28,6 +28,20 @@ import (
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
+// loadOpenAPI parses and validates the embedded document as OpenAPI 3.1;
+// the tests check responses against the model it returns.
+func loadOpenAPI() (*openapi3.T, error) {
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(openapiYAML)
+	if err != nil {
+		return nil, fmt.Errorf("pipelinehttp: loading the embedded openapi.yaml: %w", err)
+	}
+	if err := doc.Validate(loader.Context, openapi3.IsOpenAPI31OrLater()); err != nil {
+		return nil, fmt.Errorf("pipelinehttp: the embedded openapi.yaml is not a valid OpenAPI 3.1 document: %w", err)
+	}
+	return doc, nil
+}
+
 // validatedResponses counts the responses checkResponse found to match the
 // document; TestMain reports it.
 var validatedResponses atomic.Int64
