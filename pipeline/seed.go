@@ -16,6 +16,10 @@ type SeedWorld struct {
 	Users  []SeedUser  `json:"users"`
 	Jobs   []SeedJob   `json:"jobs"`
 	Tokens []SeedToken `json:"tokens"`
+
+	// LoadedAt is when Seed loaded the world: the time of the records the
+	// file gives no time for, such as candidates.
+	LoadedAt time.Time `json:"-"`
 }
 
 // SeedTeam is a team of the seed file.
@@ -129,6 +133,7 @@ func (s *Service) Seed(ctx context.Context, w *SeedWorld) (SeedResult, error) {
 // assignee who is no user of the file is dropped with a warning rather than
 // failing the load: the operator contract's own example names one.
 func (w *SeedWorld) normalize(now time.Time) (warnings []string, err error) {
+	w.LoadedAt = now
 	f := FieldErrors{}
 	keys := func(kind string) func(i int, key string) {
 		seen := map[string]bool{}

@@ -55,7 +55,8 @@ type Store interface {
 	// Activity returns activity entries in commit order (by id), all of them
 	// or those of one team.
 	Activity(ctx context.Context, teamID *int64) ([]Activity, error)
-	// Seed stores a validated world in one transaction.
+	// Seed stores, in one transaction, a world that Service.Seed validated
+	// and completed: every default and time is set.
 	Seed(ctx context.Context, w *SeedWorld) (SeedResult, error)
 	// PurgeIdempotency deletes idempotency records created before a time.
 	PurgeIdempotency(ctx context.Context, before time.Time) (int64, error)

@@ -18,7 +18,6 @@ import (
 //go:embed openapi.yaml
 var openapiYAML []byte
 
-
 // openapiJSON is the document as JSON, computed on first use rather than at
 // package initialisation so that importing the package cannot fail. It is
 // made from the YAML text itself. The tests validate the document as

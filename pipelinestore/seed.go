@@ -17,7 +17,7 @@ func (db *DB) Seed(ctx context.Context, w *pipeline.SeedWorld) (pipeline.SeedRes
 	var res pipeline.SeedResult
 	err := db.w.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var err error
-		res, err = seed(ctx, tx, w, time.Now())
+		res, err = seed(ctx, tx, w)
 		return err
 	})
 	if err != nil {
@@ -26,7 +26,7 @@ func (db *DB) Seed(ctx context.Context, w *pipeline.SeedWorld) (pipeline.SeedRes
 	return res, nil
 }
 
-func seed(ctx context.Context, idb bun.IDB, w *pipeline.SeedWorld, now time.Time) (pipeline.SeedResult, error) {
+func seed(ctx context.Context, idb bun.IDB, w *pipeline.SeedWorld) (pipeline.SeedResult, error) {
 	res := pipeline.SeedResult{
 		Teams:      map[string]int64{},
 		Users:      map[string]int64{},
@@ -92,10 +92,7 @@ func seed(ctx context.Context, idb bun.IDB, w *pipeline.SeedWorld, now time.Time
 		if err != nil {
 			return res, err
 		}
-		created := now
-		if j.CreatedAt != nil {
-			created = *j.CreatedAt
-		}
+		created := *j.CreatedAt // Seed's defaults are applied
 		r := newJobRow(pipeline.Job{
 			TeamID: team, OwnerID: owner, Title: j.Title, Status: j.Status, Description: j.Description,
 			WorkMode: j.WorkMode, EmploymentType: j.EmploymentType, ApplicationDeadline: j.ApplicationDeadline,
@@ -142,7 +139,7 @@ func seed(ctx context.Context, idb bun.IDB, w *pipeline.SeedWorld, now time.Time
 				JobID: r.ID, StageID: stage, Name: c.Name, Email: c.Email,
 				NameFold: pipeline.Fold(c.Name), EmailFold: pipeline.Fold(c.Email),
 				Applied: date(applied), Status: c.Status, ResumeURL: c.ResumeURL,
-				CreatedAt: ts(now), UpdatedAt: ts(now),
+				CreatedAt: ts(w.LoadedAt), UpdatedAt: ts(w.LoadedAt),
 			}
 			if err := insert(&cr); err != nil {
 				return res, err
@@ -156,10 +153,7 @@ func seed(ctx context.Context, idb bun.IDB, w *pipeline.SeedWorld, now time.Time
 		if err != nil {
 			return res, err
 		}
-		created := now
-		if t.CreatedAt != nil {
-			created = *t.CreatedAt
-		}
+		created := *t.CreatedAt
 		r := newTokenRow(pipeline.Token{
 			UserID: user, TeamID: current[t.User], Name: t.Name, Scopes: t.Scopes, Hash: t.Hash,
 			CreatedAt: created, ExpiresAt: t.ExpiresAt, RevokedAt: t.RevokedAt,
