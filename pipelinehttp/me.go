@@ -24,12 +24,11 @@ func (a *api) me(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	scopes := append([]pipeline.Scope{}, id.Scopes...)
 	respond(c, http.StatusOK, data[identity]{Data: identity{
 		ID:     id.User.ID,
 		Name:   id.User.Name,
 		Email:  id.User.Email,
 		Team:   named{ID: id.Team.ID, Name: id.Team.Name},
-		Scopes: scopes,
+		Scopes: id.Scopes,
 	}})
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -28,8 +29,8 @@ type config struct {
 // variable takes its default; a malformed one is an error.
 func loadConfig(getenv func(string) string) (config, error) {
 	cfg := config{
-		DB:        or(getenv("PIPELINE_DB"), defaultDB),
-		Addr:      or(getenv("PIPELINE_ADDR"), defaultAddr),
+		DB:        cmp.Or(getenv("PIPELINE_DB"), defaultDB),
+		Addr:      cmp.Or(getenv("PIPELINE_ADDR"), defaultAddr),
 		RateLimit: pipeline.DefaultRateLimit,
 	}
 	if raw := getenv("PIPELINE_BASE_URL"); raw != "" {
@@ -77,11 +78,4 @@ func parseBaseURL(raw string) (string, error) {
 		return "", fmt.Errorf("%q has a path, which pagination links would put in front of /api/v1; %s", raw, want)
 	}
 	return u.Scheme + "://" + u.Host, nil
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

@@ -27,11 +27,7 @@ func report(w io.Writer, err error) {
 		return
 	}
 	fmt.Fprintf(w, "pipelined: %s: %s\n", e.Code, e.Message)
-	details := e.Details
-	if f, ok := details.(pipeline.FieldErrors); ok {
-		details = map[string][]string(f)
-	}
-	switch d := details.(type) {
+	switch d := e.Details.(type) {
 	case nil:
 	case map[string][]string:
 		for _, field := range slices.Sorted(maps.Keys(d)) {

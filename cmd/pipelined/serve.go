@@ -57,8 +57,7 @@ func serve(ctx context.Context, e env, db *pipelinestore.DB, svc *pipeline.Servi
 	handler := pipelinehttp.New(svc, pipelinehttp.Config{
 		BaseURL: e.cfg.BaseURL,
 		Limiter: db.Limiter(e.cfg.RateLimit), // in the database: shared by replicas
-		Clock:   pipeline.SystemClock{},
-		Logger:  logger, // the access log; it never holds a token
+		Logger:  logger,                      // the access log; it never holds a token
 	})
 	srv := &http.Server{
 		Handler:           handler,

@@ -10,6 +10,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -24,7 +25,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	cfg := config{
-		BaseURL: envOr("PIPELINE_URL", "http://127.0.0.1:8080"),
+		BaseURL: cmp.Or(os.Getenv("PIPELINE_URL"), "http://127.0.0.1:8080"),
 		Token:   os.Getenv("PIPELINE_TOKEN"),
 		Out:     os.Stdout,
 	}
@@ -40,13 +41,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "agent:", err)
 		os.Exit(1)
 	}
-}
-
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
 }
 
 // config says where the API is and what to work on.
