@@ -82,17 +82,10 @@ func (a *api) errors(c *gin.Context) {
 	a.writeError(c, err)
 }
 
-// writeError writes err as the response: a replay as its stored response,
-// a *pipeline.Error in the envelope with the status of its code, anything
-// else as a generic server_error whose cause goes to the log only.
+// writeError writes err as the response: a *pipeline.Error in the envelope
+// with the status of its code, anything else as a generic server_error
+// whose cause goes to the log only.
 func (a *api) writeError(c *gin.Context, err error) {
-	var replay *pipeline.Replay
-	if errors.As(err, &replay) {
-		c.Header(ReplayHeader, "true")
-		c.Data(replay.Status, jsonContentType, replay.Body)
-		c.Abort()
-		return
-	}
 	a.holdOff(c)
 	code := pipeline.ErrorCode(err)
 	status, known := errorStatus[code]

@@ -31,8 +31,9 @@ type finish func(c *gin.Context, body []byte)
 // refuses), the operation runs under pipeline.WithIdempotency with a
 // fingerprint of method, path and raw body and a Render made from render, so
 // the stored response and the one written here come from the same function
-// and are byte for byte the same. A replay reaches the error middleware as a
-// *pipeline.Replay, after fin has set its headers from the stored body.
+// and are byte for byte the same. A replay (a *pipeline.Replay from the
+// Service) is answered with the stored response, after fin has set its
+// headers from the stored body.
 func write[T any](c *gin.Context, raw []byte, render success[T], fin finish, op func(context.Context) (T, error)) {
 	ctx := c.Request.Context()
 	if keys, keyed := c.Request.Header[IdempotencyKeyHeader]; keyed {
@@ -49,11 +50,16 @@ func write[T any](c *gin.Context, raw []byte, render success[T], fin finish, op 
 		})
 	}
 	res, err := op(ctx)
-	if err != nil {
-		var replay *pipeline.Replay
-		if fin != nil && errors.As(err, &replay) {
+	var replay *pipeline.Replay
+	if errors.As(err, &replay) {
+		if fin != nil {
 			fin(c, replay.Body)
 		}
+		c.Header(ReplayHeader, "true")
+		c.Data(replay.Status, jsonContentType, replay.Body)
+		return
+	}
+	if err != nil {
 		fail(c, err)
 		return
 	}
