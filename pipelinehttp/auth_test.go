@@ -53,7 +53,7 @@ func TestAPI_Unauthenticated(t *testing.T) {
 				assert.Equal(t, http.StatusOK, r.Code, scheme)
 			}
 		})
-		assert.Empty(t, e.activity(t))
+		assert.Empty(t, e.Activity(t))
 	})
 }
 
@@ -66,7 +66,7 @@ type endpoint struct {
 }
 
 func endpoints(e *env) []endpoint {
-	backend, ada := e.seed.Jobs["backend"], e.seed.Candidates["ada"]
+	backend, ada := e.Res.Jobs["backend"], e.Res.Candidates["ada"]
 	cand := candidatePath(backend, ada)
 	return []endpoint{
 		{"GET", "/api/v1/jobs", pipeline.ScopeJobsRead, nil},
@@ -76,7 +76,7 @@ func endpoints(e *env) []endpoint {
 		{"PATCH", jobPath(backend), pipeline.ScopeJobsWrite, map[string]any{"status": "closed"}},
 		{"GET", jobPath(backend) + "/candidates", pipeline.ScopeCandidatesRead, nil},
 		{"GET", cand, pipeline.ScopeCandidatesRead, nil},
-		{"POST", cand + "/stage", pipeline.ScopeCandidatesWrite, map[string]any{"stage": e.seed.Stages["backend"]["Offer"]}},
+		{"POST", cand + "/stage", pipeline.ScopeCandidatesWrite, map[string]any{"stage": e.Res.Stages["backend"]["Offer"]}},
 		{"POST", cand + "/notes", pipeline.ScopeCandidatesWrite, map[string]any{"content": "note"}},
 		{"POST", cand + "/rating", pipeline.ScopeCandidatesWrite, map[string]any{"rating": "maybe"}},
 	}
@@ -101,16 +101,16 @@ func TestAPI_InsufficientScope(t *testing.T) {
 				})
 			}
 			t.Run(ep.method+" "+ep.path+" checked before lookup and body", func(t *testing.T) {
-				path := strings.Replace(ep.path, "/jobs/"+itoa(e.seed.Jobs["backend"]), "/jobs/abc", 1)
+				path := strings.Replace(ep.path, "/jobs/"+itoa(e.Res.Jobs["backend"]), "/jobs/abc", 1)
 				r := e.do(t, ep.method, path, e.token("olivia_messages"), `{"x":`)
 				requireError(t, r, http.StatusForbidden, pipeline.EInsufficientScope)
 			})
 		}
 		t.Run("no data touched", func(t *testing.T) {
-			assert.Empty(t, e.activity(t))
+			assert.Empty(t, e.Activity(t))
 			r := e.do(t, "GET", "/api/v1/jobs?status=open", e.token("olivia"), nil)
 			assert.Equal(t, 2.0, r.Object(t)["meta"].(map[string]any)["total"])
-			r = e.do(t, "GET", jobPath(e.seed.Jobs["backend"]), e.token("olivia"), nil)
+			r = e.do(t, "GET", jobPath(e.Res.Jobs["backend"]), e.token("olivia"), nil)
 			assert.Equal(t, "open", r.Data(t)["status"])
 		})
 		t.Run("the scope suffices", func(t *testing.T) {
@@ -147,8 +147,8 @@ func TestAPI_Visibility(t *testing.T) {
 		for user, reachable := range reach {
 			for name, tg := range targets {
 				ok := contains(reachable, name)
-				job, cand := e.seed.Jobs[tg.job], e.seed.Candidates[tg.candidate]
-				stage := e.seed.Stages[tg.job][tg.stage]
+				job, cand := e.Res.Jobs[tg.job], e.Res.Candidates[tg.candidate]
+				stage := e.Res.Stages[tg.job][tg.stage]
 				reqs := []endpoint{
 					{"GET", jobPath(job), "", nil},
 					{"GET", jobPath(job) + "/stages", "", nil},
@@ -160,7 +160,7 @@ func TestAPI_Visibility(t *testing.T) {
 					{"POST", candidatePath(job, cand) + "/rating", "", map[string]any{"rating": "maybe"}},
 				}
 				t.Run(user+" on "+name, func(t *testing.T) {
-					before := len(e.activity(t))
+					before := len(e.Activity(t))
 					for _, rq := range reqs {
 						r := e.do(t, rq.method, rq.path, e.token(user), rq.body)
 						if ok {
@@ -170,7 +170,7 @@ func TestAPI_Visibility(t *testing.T) {
 						}
 					}
 					if !ok {
-						assert.Len(t, e.activity(t), before, "nothing written")
+						assert.Len(t, e.Activity(t), before, "nothing written")
 					}
 				})
 			}

@@ -18,18 +18,18 @@ var (
 
 func TestAPI_ListCandidates(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
-		backend := e.seed.Jobs["backend"]
+		backend := e.Res.Jobs["backend"]
 		list := jobPath(backend) + "/candidates"
 		t.Run("shape", func(t *testing.T) {
 			r := e.do(t, "GET", list, e.token("olivia_candidates_read"), nil)
 			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
 			assert.Equal(t, sorted("data", "links", "meta"), keys(r.Object(t)))
 			// Newest applicant first.
-			assert.Equal(t, []int64{e.seed.Candidates["grace"], e.seed.Candidates["ada"], e.seed.Candidates["linus"]}, r.IDs(t))
+			assert.Equal(t, []int64{e.Res.Candidates["grace"], e.Res.Candidates["ada"], e.Res.Candidates["linus"]}, r.IDs(t))
 			ada := r.Items(t)[1]
 			assert.Equal(t, candidateItemFields, keys(ada))
 			assert.Equal(t, map[string]any{
-				"id": float64(e.seed.Candidates["ada"]), "name": "Ada Lovelace", "email": "ada@example.test",
+				"id": float64(e.Res.Candidates["ada"]), "name": "Ada Lovelace", "email": "ada@example.test",
 				"applied": "2026-01-05", "stage": "Applied", "status": "active",
 			}, ada)
 			assert.Equal(t, "rejected", r.Items(t)[2]["status"])
@@ -40,20 +40,20 @@ func TestAPI_ListCandidates(t *testing.T) {
 			assert.Nil(t, links["next"])
 		})
 		t.Run("stage filter", func(t *testing.T) {
-			applied := e.seed.Stages["backend"]["Applied"]
+			applied := e.Res.Stages["backend"]["Applied"]
 			r := e.do(t, "GET", list+"?stage="+itoa(applied)+"&search=example", e.token("olivia"), nil)
 			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
-			assert.Equal(t, []int64{e.seed.Candidates["ada"], e.seed.Candidates["linus"]}, r.IDs(t))
+			assert.Equal(t, []int64{e.Res.Candidates["ada"], e.Res.Candidates["linus"]}, r.IDs(t))
 			links := r.Object(t)["links"].(map[string]any)
 			assert.Equal(t, "http://example.com"+list+"?page=1&search=example&stage="+itoa(applied), links["last"])
 		})
 		t.Run("search", func(t *testing.T) {
 			for search, want := range map[string][]int64{
-				"LOVELACE":          {e.seed.Candidates["ada"]},
-				"grace@example":     {e.seed.Candidates["grace"]},
+				"LOVELACE":          {e.Res.Candidates["ada"]},
+				"grace@example":     {e.Res.Candidates["grace"]},
 				"%":                 nil,
 				"_":                 nil,
-				"":                  {e.seed.Candidates["grace"], e.seed.Candidates["ada"], e.seed.Candidates["linus"]},
+				"":                  {e.Res.Candidates["grace"], e.Res.Candidates["ada"], e.Res.Candidates["linus"]},
 				"nobody applied so": nil,
 			} {
 				r := e.do(t, "GET", list+"?search="+urlQuery(search), e.token("olivia"), nil)
@@ -72,7 +72,7 @@ func TestAPI_ListCandidates(t *testing.T) {
 				{"stage=abc", "stage"},
 				{"stage=0", "stage"},
 				{"stage=-2", "stage"},
-				{"stage=" + itoa(e.seed.Stages["frontend"]["Applied"]), "stage"},
+				{"stage=" + itoa(e.Res.Stages["frontend"]["Applied"]), "stage"},
 				{"stage=999999", "stage"},
 				{"page=0", "page"},
 				{"page=x", "page"},
@@ -86,8 +86,8 @@ func TestAPI_ListCandidates(t *testing.T) {
 		})
 		t.Run("not found", func(t *testing.T) {
 			for _, path := range []string{
-				jobPath(999999) + "/candidates", "/api/v1/jobs/x/candidates", jobPath(e.seed.Jobs["ops"]) + "/candidates",
-				jobPath(e.seed.Jobs["ops"]) + "/candidates?page=x&stage=", // 404 comes before 422
+				jobPath(999999) + "/candidates", "/api/v1/jobs/x/candidates", jobPath(e.Res.Jobs["ops"]) + "/candidates",
+				jobPath(e.Res.Jobs["ops"]) + "/candidates?page=x&stage=", // 404 comes before 422
 			} {
 				requireError(t, e.do(t, "GET", path, e.token("olivia"), nil), http.StatusNotFound, pipeline.ENotFound)
 			}
@@ -97,19 +97,19 @@ func TestAPI_ListCandidates(t *testing.T) {
 
 func TestAPI_Candidate(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
-		backend := e.seed.Jobs["backend"]
+		backend := e.Res.Jobs["backend"]
 		t.Run("with resume", func(t *testing.T) {
-			r := e.do(t, "GET", candidatePath(backend, e.seed.Candidates["ada"]), e.token("olivia_candidates_read"), nil)
+			r := e.do(t, "GET", candidatePath(backend, e.Res.Candidates["ada"]), e.token("olivia_candidates_read"), nil)
 			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
 			assert.Equal(t, []string{"data"}, keys(r.Object(t)))
 			assert.Equal(t, map[string]any{
-				"id": float64(e.seed.Candidates["ada"]), "name": "Ada Lovelace", "email": "ada@example.test",
+				"id": float64(e.Res.Candidates["ada"]), "name": "Ada Lovelace", "email": "ada@example.test",
 				"applied": "2026-01-05", "stage": "Applied", "status": "active",
 				"resume_url": "https://files.example.test/ada.pdf", "notes_count": 0.0,
 			}, r.Data(t))
 		})
 		t.Run("empty fields omitted", func(t *testing.T) {
-			r := e.do(t, "GET", candidatePath(backend, e.seed.Candidates["grace"]), e.token("olivia"), nil)
+			r := e.do(t, "GET", candidatePath(backend, e.Res.Candidates["grace"]), e.token("olivia"), nil)
 			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
 			d := r.Data(t)
 			assert.Equal(t, sorted("id", "name", "email", "applied", "stage", "status", "notes_count"), keys(d))
@@ -118,12 +118,12 @@ func TestAPI_Candidate(t *testing.T) {
 		})
 		t.Run("not found", func(t *testing.T) {
 			for _, path := range []string{
-				candidatePath(backend, e.seed.Candidates["ken"]), // a candidate of another job
+				candidatePath(backend, e.Res.Candidates["ken"]), // a candidate of another job
 				candidatePath(backend, 999999),
-				candidatePath(e.seed.Jobs["frontend"], e.seed.Candidates["ada"]),
+				candidatePath(e.Res.Jobs["frontend"], e.Res.Candidates["ada"]),
 				jobPath(backend) + "/candidates/abc",
 				jobPath(backend) + "/candidates/0",
-				"/api/v1/jobs/abc/candidates/" + itoa(e.seed.Candidates["ada"]),
+				"/api/v1/jobs/abc/candidates/" + itoa(e.Res.Candidates["ada"]),
 			} {
 				requireError(t, e.do(t, "GET", path, e.token("olivia"), nil), http.StatusNotFound, pipeline.ENotFound)
 			}
@@ -133,9 +133,9 @@ func TestAPI_Candidate(t *testing.T) {
 
 func TestAPI_MoveCandidate(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
-		backend, ada := e.seed.Jobs["backend"], e.seed.Candidates["ada"]
+		backend, ada := e.Res.Jobs["backend"], e.Res.Candidates["ada"]
 		path := candidatePath(backend, ada) + "/stage"
-		screening := e.seed.Stages["backend"]["Screening"]
+		screening := e.Res.Stages["backend"]["Screening"]
 		t.Run("moved", func(t *testing.T) {
 			r := e.do(t, "POST", path, e.token("mia"), map[string]any{"stage": screening})
 			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
@@ -148,15 +148,15 @@ func TestAPI_MoveCandidate(t *testing.T) {
 			r = e.do(t, "GET", candidatePath(backend, ada), e.token("mia"), nil)
 			assert.Equal(t, "Screening", r.Data(t)["stage"])
 
-			acts := e.activity(t)
+			acts := e.Activity(t)
 			require.Len(t, acts, 1)
 			a := acts[0]
 			assert.Equal(t, pipeline.ActionCandidateStageChanged, a.Action)
 			assert.Equal(t, pipeline.SubjectCandidate, a.SubjectType)
 			assert.Equal(t, ada, a.SubjectID)
-			assert.Equal(t, e.seed.Users["mia"], a.UserID)
+			assert.Equal(t, e.Res.Users["mia"], a.UserID)
 			assert.Equal(t, e.tokenID(t, "mia"), a.TokenID)
-			assert.Equal(t, e.seed.Teams["acme"], a.TeamID)
+			assert.Equal(t, e.Res.Teams["acme"], a.TeamID)
 			assert.Equal(t, "192.0.2.1", a.IP)
 			assert.JSONEq(t, `{"stage":{"before":"Applied","after":"Screening"}}`, string(a.Changes))
 		})
@@ -164,24 +164,24 @@ func TestAPI_MoveCandidate(t *testing.T) {
 			r := e.do(t, "POST", path, e.token("olivia"), map[string]any{"stage": screening})
 			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
 			assert.Equal(t, "Screening", r.Data(t)["stage"])
-			assert.Len(t, e.activity(t), 1)
+			assert.Len(t, e.Activity(t), 1)
 		})
 		t.Run("client address recorded", func(t *testing.T) {
-			r := e.do(t, "POST", path, e.token("olivia"), map[string]any{"stage": e.seed.Stages["backend"]["Offer"]},
+			r := e.do(t, "POST", path, e.token("olivia"), map[string]any{"stage": e.Res.Stages["backend"]["Offer"]},
 				remoteAddr, "198.51.100.7:5555", "X-Forwarded-For", "203.0.113.9")
 			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
-			acts := e.activity(t)
+			acts := e.Activity(t)
 			require.Len(t, acts, 2)
 			assert.Equal(t, "198.51.100.7", acts[1].IP, "the socket peer; no proxy is trusted")
 		})
 		t.Run("invalid", func(t *testing.T) {
-			before := len(e.activity(t))
+			before := len(e.Activity(t))
 			for _, tc := range []struct {
 				name   string
 				body   any
 				fields []string
 			}{
-				{"stage of another job", map[string]any{"stage": e.seed.Stages["frontend"]["Screening"]}, []string{"stage"}},
+				{"stage of another job", map[string]any{"stage": e.Res.Stages["frontend"]["Screening"]}, []string{"stage"}},
 				{"no such stage", map[string]any{"stage": 999999}, []string{"stage"}},
 				{"negative stage", map[string]any{"stage": -1}, []string{"stage"}},
 				{"missing stage", map[string]any{}, []string{"stage"}},
@@ -197,12 +197,12 @@ func TestAPI_MoveCandidate(t *testing.T) {
 					requireValidation(t, r, tc.fields...)
 				})
 			}
-			assert.Len(t, e.activity(t), before)
+			assert.Len(t, e.Activity(t), before)
 		})
 		t.Run("not found before invalid", func(t *testing.T) {
 			for _, p := range []string{
-				candidatePath(backend, e.seed.Candidates["ken"]) + "/stage",
-				candidatePath(e.seed.Jobs["ops"], e.seed.Candidates["ola"]) + "/stage",
+				candidatePath(backend, e.Res.Candidates["ken"]) + "/stage",
+				candidatePath(e.Res.Jobs["ops"], e.Res.Candidates["ola"]) + "/stage",
 				jobPath(backend) + "/candidates/x/stage",
 			} {
 				requireError(t, e.do(t, "POST", p, e.token("olivia"), `{"stage": "x"}`), http.StatusNotFound, pipeline.ENotFound)
@@ -213,7 +213,7 @@ func TestAPI_MoveCandidate(t *testing.T) {
 
 func TestAPI_AddNote(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
-		backend, grace := e.seed.Jobs["backend"], e.seed.Candidates["grace"]
+		backend, grace := e.Res.Jobs["backend"], e.Res.Candidates["grace"]
 		path := candidatePath(backend, grace) + "/notes"
 		t.Run("added", func(t *testing.T) {
 			r := e.do(t, "POST", path, e.token("mia"), map[string]any{"content": "Strong on <b>systems</b>."})
@@ -222,13 +222,13 @@ func TestAPI_AddNote(t *testing.T) {
 			d := r.Data(t)
 			assert.Equal(t, sorted("id", "content", "author", "created_at"), keys(d))
 			assert.Equal(t, "Strong on <b>systems</b>.", d["content"])
-			assert.Equal(t, map[string]any{"id": float64(e.seed.Users["mia"]), "name": "Mia Member"}, d["author"])
+			assert.Equal(t, map[string]any{"id": float64(e.Res.Users["mia"]), "name": "Mia Member"}, d["author"])
 			assert.Equal(t, e.clock.Now().Format("2006-01-02T15:04:05Z"), d["created_at"])
 
 			r = e.do(t, "GET", candidatePath(backend, grace), e.token("mia"), nil)
 			assert.Equal(t, 1.0, r.Data(t)["notes_count"])
 
-			acts := e.activity(t)
+			acts := e.Activity(t)
 			require.Len(t, acts, 1)
 			a := acts[0]
 			assert.Equal(t, pipeline.ActionCandidateNoteAdded, a.Action)
@@ -243,7 +243,7 @@ func TestAPI_AddNote(t *testing.T) {
 			requireValidation(t, e.do(t, "POST", path, e.token("olivia"), map[string]any{"content": strings.Repeat("ß", 5001)}), "content")
 		})
 		t.Run("invalid", func(t *testing.T) {
-			before := len(e.activity(t))
+			before := len(e.Activity(t))
 			for _, tc := range []struct {
 				name   string
 				body   any
@@ -261,10 +261,10 @@ func TestAPI_AddNote(t *testing.T) {
 					requireValidation(t, r, tc.fields...)
 				})
 			}
-			assert.Len(t, e.activity(t), before)
+			assert.Len(t, e.Activity(t), before)
 		})
 		t.Run("not found", func(t *testing.T) {
-			requireError(t, e.do(t, "POST", candidatePath(backend, e.seed.Candidates["ken"])+"/notes", e.token("olivia"), map[string]any{"content": "x"}),
+			requireError(t, e.do(t, "POST", candidatePath(backend, e.Res.Candidates["ken"])+"/notes", e.token("olivia"), map[string]any{"content": "x"}),
 				http.StatusNotFound, pipeline.ENotFound)
 		})
 	})
@@ -272,17 +272,17 @@ func TestAPI_AddNote(t *testing.T) {
 
 func TestAPI_RateCandidate(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
-		backend, ada := e.seed.Jobs["backend"], e.seed.Candidates["ada"]
+		backend, ada := e.Res.Jobs["backend"], e.Res.Candidates["ada"]
 		path := candidatePath(backend, ada) + "/rating"
 		t.Run("rated", func(t *testing.T) {
 			r := e.do(t, "POST", path, e.token("mia"), map[string]any{"rating": "maybe"})
 			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
 			assert.Equal(t, []string{"data"}, keys(r.Object(t)))
 			assert.Equal(t, map[string]any{
-				"candidate_id": float64(ada), "rating": "maybe", "user_id": float64(e.seed.Users["mia"]),
+				"candidate_id": float64(ada), "rating": "maybe", "user_id": float64(e.Res.Users["mia"]),
 				"updated_at": e.clock.Now().Format("2006-01-02T15:04:05Z"),
 			}, r.Data(t))
-			acts := e.activity(t)
+			acts := e.Activity(t)
 			require.Len(t, acts, 1)
 			assert.Equal(t, pipeline.ActionCandidateRated, acts[0].Action)
 			assert.Equal(t, ada, acts[0].SubjectID)
@@ -293,24 +293,24 @@ func TestAPI_RateCandidate(t *testing.T) {
 			r := e.do(t, "POST", path, e.token("mia"), map[string]any{"rating": "maybe"})
 			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
 			assert.Equal(t, "maybe", r.Data(t)["rating"])
-			assert.Len(t, e.activity(t), 1)
+			assert.Len(t, e.Activity(t), 1)
 		})
 		t.Run("rating again replaces it", func(t *testing.T) {
 			r := e.do(t, "POST", path, e.token("mia"), map[string]any{"rating": "good_fit"})
 			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
 			assert.Equal(t, "good_fit", r.Data(t)["rating"])
-			acts := e.activity(t)
+			acts := e.Activity(t)
 			require.Len(t, acts, 2)
 			assert.JSONEq(t, `{"rating":{"before":"maybe","after":"good_fit"}}`, string(acts[1].Changes))
 		})
 		t.Run("each user has their own", func(t *testing.T) {
 			r := e.do(t, "POST", path, e.token("olivia"), map[string]any{"rating": "not_a_fit"})
 			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
-			assert.Equal(t, float64(e.seed.Users["olivia"]), r.Data(t)["user_id"])
-			assert.JSONEq(t, `{"rating":{"before":null,"after":"not_a_fit"}}`, string(e.activity(t)[2].Changes))
+			assert.Equal(t, float64(e.Res.Users["olivia"]), r.Data(t)["user_id"])
+			assert.JSONEq(t, `{"rating":{"before":null,"after":"not_a_fit"}}`, string(e.Activity(t)[2].Changes))
 		})
 		t.Run("invalid", func(t *testing.T) {
-			before := len(e.activity(t))
+			before := len(e.Activity(t))
 			for _, tc := range []struct {
 				name   string
 				body   any
@@ -328,7 +328,7 @@ func TestAPI_RateCandidate(t *testing.T) {
 					requireValidation(t, e.do(t, "POST", path, e.token("olivia"), tc.body), tc.fields...)
 				})
 			}
-			assert.Len(t, e.activity(t), before)
+			assert.Len(t, e.Activity(t), before)
 		})
 	})
 }

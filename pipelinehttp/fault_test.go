@@ -66,8 +66,8 @@ func TestFault_DiesBeforeAnswering(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		srv := httptest.NewServer(&dieAfterHandling{h: e.h})
 		defer srv.Close()
-		ada := e.seed.Candidates["ada"]
-		path := candidatePath(e.seed.Jobs["backend"], ada) + "/notes"
+		ada := e.Res.Candidates["ada"]
+		path := candidatePath(e.Res.Jobs["backend"], ada) + "/notes"
 		post := func() (*http.Response, error) {
 			req, err := http.NewRequest("POST", srv.URL+path, strings.NewReader(`{"content":"Call back Monday."}`))
 			require.NoError(t, err)
@@ -79,7 +79,7 @@ func TestFault_DiesBeforeAnswering(t *testing.T) {
 
 		_, err := post()
 		require.Error(t, err, "the connection drops before the answer")
-		require.Len(t, e.activity(t), 1, "the note was committed")
+		require.Len(t, e.Activity(t), 1, "the note was committed")
 
 		resp, err := post()
 		require.NoError(t, err)
@@ -87,9 +87,9 @@ func TestFault_DiesBeforeAnswering(t *testing.T) {
 		body, _ := io.ReadAll(resp.Body)
 		assert.Equal(t, http.StatusCreated, resp.StatusCode, "body %s", body)
 		assert.Equal(t, "true", resp.Header.Get(ReplayHeader))
-		assert.Len(t, e.activity(t), 1, "the retry did not add a second note")
+		assert.Len(t, e.Activity(t), 1, "the retry did not add a second note")
 
-		r := e.do(t, "GET", candidatePath(e.seed.Jobs["backend"], ada), e.token("olivia"), nil)
+		r := e.do(t, "GET", candidatePath(e.Res.Jobs["backend"], ada), e.token("olivia"), nil)
 		assert.EqualValues(t, 1, r.Data(t)["notes_count"])
 	})
 }

@@ -51,9 +51,7 @@ func (c *testClock) Advance(d time.Duration) {
 
 // env is a seeded database served by a real engine.
 type env struct {
-	db    *pipelinestore.DB
-	svc   *pipeline.Service
-	seed  pipeline.SeedResult
+	storetest.Fixture
 	clock *testClock
 	logs  *syncBuffer
 	h     http.Handler
@@ -69,9 +67,7 @@ func newEnv(t *testing.T, db *pipelinestore.DB, opts ...envOption) *env {
 	t.Helper()
 	quietGin.Do(func() { gin.SetMode(gin.TestMode) })
 	clock := newTestClock(time.Now().Truncate(time.Second))
-	svc := pipeline.NewService(db, pipeline.WithClock(clock))
-	e := &env{db: db, svc: svc, clock: clock, logs: &syncBuffer{}}
-	e.seed = storetest.Seed(t, svc)
+	e := &env{Fixture: storetest.Seeded(t, db, pipeline.WithClock(clock)), clock: clock, logs: &syncBuffer{}}
 	cfg := Config{
 		Limiter: pipeline.NewMemoryLimiter(100000),
 		Clock:   clock,
@@ -80,25 +76,17 @@ func newEnv(t *testing.T, db *pipelinestore.DB, opts ...envOption) *env {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	e.h = New(svc, cfg)
+	e.h = New(e.Svc, cfg)
 	return e
 }
 
 // token returns the value of a fixture token.
-func (e *env) token(key string) string { return e.seed.Tokens[key] }
-
-// activity returns the whole activity log.
-func (e *env) activity(t *testing.T) []pipeline.Activity {
-	t.Helper()
-	a, err := e.svc.ActivityLog(context.Background(), nil)
-	require.NoError(t, err)
-	return a
-}
+func (e *env) token(key string) string { return e.Res.Tokens[key] }
 
 // tokenID resolves a fixture token to its id.
 func (e *env) tokenID(t *testing.T, key string) int64 {
 	t.Helper()
-	c, err := e.svc.Authenticate(context.Background(), e.token(key))
+	c, err := e.Svc.Authenticate(context.Background(), e.token(key))
 	require.NoError(t, err)
 	return c.TokenID
 }

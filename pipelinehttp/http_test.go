@@ -88,7 +88,7 @@ func TestAPI_Routing(t *testing.T) {
 		})
 		t.Run("wrong method", func(t *testing.T) {
 			for _, tc := range []struct{ method, path, allow string }{
-				{"DELETE", jobPath(e.seed.Jobs["backend"]), "GET, PATCH"},
+				{"DELETE", jobPath(e.Res.Jobs["backend"]), "GET, PATCH"},
 				{"PUT", "/api/v1/jobs", "GET, POST"},
 				{"GET", candidatePath(1, 2) + "/notes", "POST"},
 				{"POST", "/api/v1/me", "GET"},
@@ -115,14 +115,14 @@ func TestAPI_PayloadTooLarge(t *testing.T) {
 		require.Equal(t, http.StatusCreated, r.Code)
 
 		over := prefix + strings.Repeat("x", MaxBodyBytes-len(prefix)-len(suffix)+1) + suffix
-		before := len(e.activity(t))
-		for _, path := range []string{"/api/v1/jobs", candidatePath(e.seed.Jobs["backend"], e.seed.Candidates["ada"]) + "/notes"} {
+		before := len(e.Activity(t))
+		for _, path := range []string{"/api/v1/jobs", candidatePath(e.Res.Jobs["backend"], e.Res.Candidates["ada"]) + "/notes"} {
 			r = e.do(t, "POST", path, olivia, over)
 			requireError(t, r, http.StatusRequestEntityTooLarge, CodePayloadTooLarge)
 		}
-		r = e.do(t, "PATCH", jobPath(e.seed.Jobs["backend"]), olivia, over)
+		r = e.do(t, "PATCH", jobPath(e.Res.Jobs["backend"]), olivia, over)
 		requireError(t, r, http.StatusRequestEntityTooLarge, CodePayloadTooLarge)
-		assert.Len(t, e.activity(t), before)
+		assert.Len(t, e.Activity(t), before)
 	})
 }
 
@@ -166,7 +166,7 @@ func TestAPI_AccessLog(t *testing.T) {
 		e.do(t, "GET", "/api/v1/me", e.token("olivia_revoked"), nil)
 		e.do(t, "GET", "/api/v1/me", "", nil, "Authorization", "Basic "+e.token("adam"))
 		logs := e.logs.String()
-		for key, value := range e.seed.Tokens {
+		for key, value := range e.Res.Tokens {
 			assert.NotContains(t, logs, value, "token %s", key)
 			assert.NotContains(t, logs, value[len(pipeline.TokenPrefix):], "token %s", key)
 		}
@@ -176,7 +176,7 @@ func TestAPI_AccessLog(t *testing.T) {
 		lines := strings.Split(strings.TrimSpace(logs), "\n")
 		require.Len(t, lines, 4)
 		first := lines[0]
-		for _, want := range []string{"method=GET", "path=/api/v1/jobs ", "status=200", "request_id=log-1", "user_id=" + itoa(e.seed.Users["olivia"]), "duration="} {
+		for _, want := range []string{"method=GET", "path=/api/v1/jobs ", "status=200", "request_id=log-1", "user_id=" + itoa(e.Res.Users["olivia"]), "duration="} {
 			assert.Contains(t, first, want)
 		}
 		assert.Contains(t, lines[1], "status=201")

@@ -14,7 +14,7 @@ import (
 
 func TestAPI_Idempotency(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
-		backend, ada := e.seed.Jobs["backend"], e.seed.Candidates["ada"]
+		backend, ada := e.Res.Jobs["backend"], e.Res.Candidates["ada"]
 		olivia := e.token("olivia")
 		writes := []struct {
 			name, method, path string
@@ -22,18 +22,18 @@ func TestAPI_Idempotency(t *testing.T) {
 		}{
 			{"create job", "POST", "/api/v1/jobs", map[string]any{"title": "Replayed", "description": "<p>once</p>"}},
 			{"update job", "PATCH", jobPath(backend), map[string]any{"title": "Backend Lead"}},
-			{"move candidate", "POST", candidatePath(backend, ada) + "/stage", map[string]any{"stage": e.seed.Stages["backend"]["Interview"]}},
+			{"move candidate", "POST", candidatePath(backend, ada) + "/stage", map[string]any{"stage": e.Res.Stages["backend"]["Interview"]}},
 			{"add note", "POST", candidatePath(backend, ada) + "/notes", map[string]any{"content": "Only once."}},
 			{"rate candidate", "POST", candidatePath(backend, ada) + "/rating", map[string]any{"rating": "good_fit"}},
 		}
 		for _, w := range writes {
 			t.Run(w.name+" replays", func(t *testing.T) {
 				key := "key-" + strings.ReplaceAll(w.name, " ", "-")
-				before := len(e.activity(t))
+				before := len(e.Activity(t))
 				first := e.do(t, w.method, w.path, olivia, w.body, IdempotencyKeyHeader, key)
 				require.Less(t, first.Code, 300, "%s", first.Body)
 				assert.Empty(t, first.Header.Get(ReplayHeader))
-				assert.Len(t, e.activity(t), before+1)
+				assert.Len(t, e.Activity(t), before+1)
 
 				e.clock.Advance(time.Second) // a replay is the stored response, not a new one
 				again := e.do(t, w.method, w.path, olivia, w.body, IdempotencyKeyHeader, key)
@@ -41,7 +41,7 @@ func TestAPI_Idempotency(t *testing.T) {
 				assert.Equal(t, string(first.Body), string(again.Body))
 				assert.Equal(t, "true", again.Header.Get(ReplayHeader))
 				assert.Equal(t, first.Header.Get("Location"), again.Header.Get("Location"))
-				assert.Len(t, e.activity(t), before+1, "acted once")
+				assert.Len(t, e.Activity(t), before+1, "acted once")
 			})
 		}
 		t.Run("created job replays its Location", func(t *testing.T) {
@@ -54,7 +54,7 @@ func TestAPI_Idempotency(t *testing.T) {
 		})
 		t.Run("same key, another request", func(t *testing.T) {
 			key := "key-create-job"
-			before := len(e.activity(t))
+			before := len(e.Activity(t))
 			for _, rq := range []struct {
 				method, path string
 				body         any
@@ -70,7 +70,7 @@ func TestAPI_Idempotency(t *testing.T) {
 			r := e.do(t, "POST", "/api/v1/jobs", e.token("adam"), map[string]any{"title": "Replayed", "description": "<p>once</p>"},
 				IdempotencyKeyHeader, key)
 			requireValidation(t, r, IdempotencyKeyHeader)
-			assert.Len(t, e.activity(t), before)
+			assert.Len(t, e.Activity(t), before)
 		})
 		t.Run("keys are scoped to the team", func(t *testing.T) {
 			r := e.do(t, "POST", "/api/v1/jobs", e.token("gary"), map[string]any{"title": "Replayed", "description": "<p>once</p>"},
@@ -85,14 +85,14 @@ func TestAPI_Idempotency(t *testing.T) {
 			require.Equal(t, http.StatusCreated, r.Code, "%s", r.Body)
 			assert.Empty(t, r.Header.Get(ReplayHeader))
 
-			path := candidatePath(backend, e.seed.Candidates["ken"]) + "/notes"
+			path := candidatePath(backend, e.Res.Candidates["ken"]) + "/notes"
 			r = e.do(t, "POST", path, olivia, map[string]any{"content": "x"}, IdempotencyKeyHeader, "retry-404")
 			requireError(t, r, http.StatusNotFound, pipeline.ENotFound)
 			r = e.do(t, "POST", path, olivia, map[string]any{"content": "x"}, IdempotencyKeyHeader, "retry-404")
 			requireError(t, r, http.StatusNotFound, pipeline.ENotFound)
 		})
 		t.Run("invalid keys", func(t *testing.T) {
-			before := len(e.activity(t))
+			before := len(e.Activity(t))
 			for name, key := range map[string]string{
 				"empty":     "",
 				"too long":  strings.Repeat("k", 256),
@@ -104,19 +104,19 @@ func TestAPI_Idempotency(t *testing.T) {
 					requireValidation(t, r, IdempotencyKeyHeader)
 				})
 			}
-			assert.Len(t, e.activity(t), before)
+			assert.Len(t, e.Activity(t), before)
 			r := e.do(t, "POST", "/api/v1/jobs", olivia, map[string]any{"title": "Keyed"}, IdempotencyKeyHeader, strings.Repeat("k", 255))
 			require.Equal(t, http.StatusCreated, r.Code, "%s", r.Body)
 		})
 		t.Run("unchanged write replays without an activity entry", func(t *testing.T) {
-			before := len(e.activity(t))
+			before := len(e.Activity(t))
 			body := map[string]any{"status": "open"}
 			first := e.do(t, "PATCH", jobPath(backend), olivia, body, IdempotencyKeyHeader, "noop")
 			require.Equal(t, http.StatusOK, first.Code)
 			again := e.do(t, "PATCH", jobPath(backend), olivia, body, IdempotencyKeyHeader, "noop")
 			assert.Equal(t, "true", again.Header.Get(ReplayHeader))
 			assert.Equal(t, string(first.Body), string(again.Body))
-			assert.Len(t, e.activity(t), before)
+			assert.Len(t, e.Activity(t), before)
 		})
 	})
 }

@@ -28,7 +28,7 @@ func TestAPI_ListJobs(t *testing.T) {
 			assert.Equal(t, sorted("data", "links", "meta"), keys(r.Object(t)))
 			// Open jobs of acme, newest first; drafts and closed jobs are
 			// left out by the default status.
-			assert.Equal(t, []int64{e.seed.Jobs["frontend"], e.seed.Jobs["backend"]}, r.IDs(t))
+			assert.Equal(t, []int64{e.Res.Jobs["frontend"], e.Res.Jobs["backend"]}, r.IDs(t))
 			it := r.Items(t)[1]
 			assert.Equal(t, jobItemFields, keys(it))
 			assert.Equal(t, "Backend Engineer", it["title"])
@@ -51,9 +51,9 @@ func TestAPI_ListJobs(t *testing.T) {
 		})
 		t.Run("status filter", func(t *testing.T) {
 			for status, want := range map[string][]int64{
-				"open":   {e.seed.Jobs["frontend"], e.seed.Jobs["backend"]},
-				"draft":  {e.seed.Jobs["design"]},
-				"closed": {e.seed.Jobs["archive"]},
+				"open":   {e.Res.Jobs["frontend"], e.Res.Jobs["backend"]},
+				"draft":  {e.Res.Jobs["design"]},
+				"closed": {e.Res.Jobs["archive"]},
 			} {
 				r := e.do(t, "GET", "/api/v1/jobs?status="+status, e.token("adam"), nil)
 				require.Equal(t, http.StatusOK, r.Code)
@@ -62,11 +62,11 @@ func TestAPI_ListJobs(t *testing.T) {
 		})
 		t.Run("visibility", func(t *testing.T) {
 			for user, want := range map[string][]int64{
-				"olivia": {e.seed.Jobs["frontend"], e.seed.Jobs["backend"]},
-				"adam":   {e.seed.Jobs["frontend"], e.seed.Jobs["backend"]},
-				"mia":    {e.seed.Jobs["backend"]},
-				"nina":   {e.seed.Jobs["frontend"]},
-				"gary":   {e.seed.Jobs["ops"]},
+				"olivia": {e.Res.Jobs["frontend"], e.Res.Jobs["backend"]},
+				"adam":   {e.Res.Jobs["frontend"], e.Res.Jobs["backend"]},
+				"mia":    {e.Res.Jobs["backend"]},
+				"nina":   {e.Res.Jobs["frontend"]},
+				"gary":   {e.Res.Jobs["ops"]},
 			} {
 				r := e.do(t, "GET", "/api/v1/jobs", e.token(user), nil)
 				require.Equal(t, http.StatusOK, r.Code)
@@ -80,10 +80,10 @@ func TestAPI_ListJobs(t *testing.T) {
 				search string
 				want   []int64
 			}{
-				{"INGÉNIEUR", []int64{e.seed.Jobs["frontend"]}},
-				{"ingénieur", []int64{e.seed.Jobs["frontend"]}},
-				{"engineer", []int64{e.seed.Jobs["backend"]}},
-				{"", []int64{e.seed.Jobs["frontend"], e.seed.Jobs["backend"]}},
+				{"INGÉNIEUR", []int64{e.Res.Jobs["frontend"]}},
+				{"ingénieur", []int64{e.Res.Jobs["frontend"]}},
+				{"engineer", []int64{e.Res.Jobs["backend"]}},
+				{"", []int64{e.Res.Jobs["frontend"], e.Res.Jobs["backend"]}},
 				{"%", nil},
 				{"_", nil},
 				{"nothing like it", nil},
@@ -161,7 +161,7 @@ func TestAPI_ListJobs_Pagination(t *testing.T) {
 		t.Run("last page", func(t *testing.T) {
 			r := e.do(t, "GET", "/api/v1/jobs?page=2", e.token("olivia"), nil)
 			require.Equal(t, http.StatusOK, r.Code)
-			assert.Equal(t, []int64{created[1], created[0], e.seed.Jobs["frontend"], e.seed.Jobs["backend"]}, r.IDs(t))
+			assert.Equal(t, []int64{created[1], created[0], e.Res.Jobs["frontend"], e.Res.Jobs["backend"]}, r.IDs(t))
 			links, meta := page(r)
 			assert.Equal(t, 2.0, meta["current_page"])
 			assert.Equal(t, "http://example.com/api/v1/jobs?page=1", links["prev"])
@@ -219,12 +219,12 @@ func TestAPI_ListJobs_BaseURL(t *testing.T) {
 func TestAPI_Job(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		t.Run("shape", func(t *testing.T) {
-			r := e.do(t, "GET", jobPath(e.seed.Jobs["backend"]), e.token("mia"), nil)
+			r := e.do(t, "GET", jobPath(e.Res.Jobs["backend"]), e.token("mia"), nil)
 			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
 			assert.Equal(t, []string{"data"}, keys(r.Object(t)))
 			d := r.Data(t)
 			assert.Equal(t, jobFullFields, keys(d))
-			assert.Equal(t, e.seed.Jobs["backend"], num(t, d["id"]))
+			assert.Equal(t, e.Res.Jobs["backend"], num(t, d["id"]))
 			assert.Equal(t, "onsite", d["work_mode"])
 			assert.Equal(t, "full_time", d["employment_type"])
 			assert.Equal(t, "2026-02-01", d["application_deadline"])
@@ -269,14 +269,14 @@ func TestAPI_CreateJob(t *testing.T) {
 			}
 			assert.Equal(t, []any{"Applied", "Screening", "Interview", "Offer", "Hired"}, names)
 
-			acts := e.activity(t)
+			acts := e.Activity(t)
 			require.Len(t, acts, 1)
 			a := acts[0]
 			assert.Equal(t, pipeline.ActionJobCreated, a.Action)
 			assert.Equal(t, pipeline.SubjectJob, a.SubjectType)
 			assert.Equal(t, id, a.SubjectID)
-			assert.Equal(t, e.seed.Users["mia"], a.UserID)
-			assert.Equal(t, e.seed.Teams["acme"], a.TeamID)
+			assert.Equal(t, e.Res.Users["mia"], a.UserID)
+			assert.Equal(t, e.Res.Teams["acme"], a.TeamID)
 			assert.Equal(t, e.tokenID(t, "mia"), a.TokenID)
 			assert.Equal(t, "192.0.2.1", a.IP)
 			var changes map[string]map[string]any
@@ -296,7 +296,7 @@ func TestAPI_CreateJob(t *testing.T) {
 			require.Equal(t, http.StatusCreated, r.Code, "%s", r.Body)
 		})
 		t.Run("invalid", func(t *testing.T) {
-			before := len(e.activity(t))
+			before := len(e.Activity(t))
 			cases := []struct {
 				name   string
 				body   any
@@ -328,14 +328,14 @@ func TestAPI_CreateJob(t *testing.T) {
 					requireValidation(t, r, tc.fields...)
 				})
 			}
-			assert.Len(t, e.activity(t), before, "nothing written")
+			assert.Len(t, e.Activity(t), before, "nothing written")
 		})
 	})
 }
 
 func TestAPI_UpdateJob(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
-		backend := e.seed.Jobs["backend"]
+		backend := e.Res.Jobs["backend"]
 		t.Run("status", func(t *testing.T) {
 			e.clock.Advance(time.Minute)
 			r := e.do(t, "PATCH", jobPath(backend), e.token("mia"), map[string]any{"status": "draft"})
@@ -347,11 +347,11 @@ func TestAPI_UpdateJob(t *testing.T) {
 			assert.Equal(t, e.clock.Now().Format(time.RFC3339), d["updated_at"])
 			assert.Equal(t, "2026-01-02T10:00:00Z", d["created_at"])
 
-			acts := e.activity(t)
+			acts := e.Activity(t)
 			require.Len(t, acts, 1)
 			assert.Equal(t, pipeline.ActionJobUpdated, acts[0].Action)
 			assert.Equal(t, backend, acts[0].SubjectID)
-			assert.Equal(t, e.seed.Users["mia"], acts[0].UserID)
+			assert.Equal(t, e.Res.Users["mia"], acts[0].UserID)
 			assert.Equal(t, e.tokenID(t, "mia"), acts[0].TokenID)
 			assert.JSONEq(t, `{"status":{"before":"open","after":"draft"}}`, string(acts[0].Changes))
 		})
@@ -363,24 +363,24 @@ func TestAPI_UpdateJob(t *testing.T) {
 			}
 		})
 		t.Run("title and description", func(t *testing.T) {
-			before := len(e.activity(t))
+			before := len(e.Activity(t))
 			r := e.do(t, "PATCH", jobPath(backend), e.token("olivia"), map[string]any{"title": "Backend Ingénieur", "description": ""})
 			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
 			assert.Equal(t, "Backend Ingénieur", r.Data(t)["title"])
 			assert.Equal(t, "", r.Data(t)["description"])
-			acts := e.activity(t)
+			acts := e.Activity(t)
 			require.Len(t, acts, before+1)
 			assert.JSONEq(t, `{"title":{"before":"Backend Engineer","after":"Backend Ingénieur"},"description":{"before":"<p>Go and PostgreSQL.</p>","after":""}}`,
 				string(acts[before].Changes))
 		})
 		t.Run("unchanged writes nothing", func(t *testing.T) {
-			before := len(e.activity(t))
+			before := len(e.Activity(t))
 			r := e.do(t, "PATCH", jobPath(backend), e.token("olivia"), map[string]any{"title": "Backend Ingénieur", "status": "open"})
 			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
-			assert.Len(t, e.activity(t), before)
+			assert.Len(t, e.Activity(t), before)
 		})
 		t.Run("invalid", func(t *testing.T) {
-			before := len(e.activity(t))
+			before := len(e.Activity(t))
 			cases := []struct {
 				name   string
 				body   any
@@ -402,10 +402,10 @@ func TestAPI_UpdateJob(t *testing.T) {
 					requireValidation(t, e.do(t, "PATCH", jobPath(backend), e.token("olivia"), tc.body), tc.fields...)
 				})
 			}
-			assert.Len(t, e.activity(t), before)
+			assert.Len(t, e.Activity(t), before)
 		})
 		t.Run("not found before invalid", func(t *testing.T) {
-			for _, path := range []string{jobPath(e.seed.Jobs["frontend"]), jobPath(999999), "/api/v1/jobs/abc"} {
+			for _, path := range []string{jobPath(e.Res.Jobs["frontend"]), jobPath(999999), "/api/v1/jobs/abc"} {
 				r := e.do(t, "PATCH", path, e.token("mia"), `{"status": "OPEN", "x": 1}`)
 				requireError(t, r, http.StatusNotFound, pipeline.ENotFound)
 			}
@@ -415,10 +415,10 @@ func TestAPI_UpdateJob(t *testing.T) {
 
 func TestAPI_Stages(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
-		r := e.do(t, "GET", jobPath(e.seed.Jobs["backend"])+"/stages", e.token("olivia_jobs_read"), nil)
+		r := e.do(t, "GET", jobPath(e.Res.Jobs["backend"])+"/stages", e.token("olivia_jobs_read"), nil)
 		require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
 		assert.Equal(t, []string{"data"}, keys(r.Object(t)))
-		st := e.seed.Stages["backend"]
+		st := e.Res.Stages["backend"]
 		var want []map[string]any
 		for _, name := range pipeline.DefaultStages {
 			want = append(want, map[string]any{"id": float64(st[name]), "name": name})

@@ -16,10 +16,10 @@ func TestAPI_Me(t *testing.T) {
 			require.Equal(t, []string{"data"}, keys(r.Object(t)))
 			d := r.Data(t)
 			assert.Equal(t, sorted("id", "name", "email", "team", "scopes"), keys(d))
-			assert.Equal(t, e.seed.Users["olivia"], num(t, d["id"]))
+			assert.Equal(t, e.Res.Users["olivia"], num(t, d["id"]))
 			assert.Equal(t, "Olivia Owner", d["name"])
 			assert.Equal(t, "olivia@acme.test", d["email"])
-			assert.Equal(t, map[string]any{"id": float64(e.seed.Teams["acme"]), "name": "Acme"}, d["team"])
+			assert.Equal(t, map[string]any{"id": float64(e.Res.Teams["acme"]), "name": "Acme"}, d["team"])
 			assert.Equal(t, []any{"jobs:read", "jobs:write", "candidates:read", "candidates:write", "messages:send", "scheduling:write"}, d["scopes"])
 		})
 		t.Run("no particular scope needed", func(t *testing.T) {

@@ -93,7 +93,7 @@ func TestAPI_RateLimit(t *testing.T) {
 		t.Run("a 429 does nothing", func(t *testing.T) {
 			r := e.do(t, "POST", "/api/v1/jobs", olivia, map[string]any{"title": "Throttled"}, IdempotencyKeyHeader, "k-429")
 			require.Equal(t, http.StatusTooManyRequests, r.Code)
-			assert.Empty(t, e.activity(t))
+			assert.Empty(t, e.Activity(t))
 		})
 		t.Run("another user is unaffected", func(t *testing.T) {
 			r := e.do(t, "GET", "/api/v1/me", e.token("adam"), nil)
@@ -114,7 +114,7 @@ func TestAPI_RateLimit(t *testing.T) {
 			_, remaining, rs := rate(t, r)
 			assert.Equal(t, budget-1, remaining)
 			assert.Equal(t, e.clock.Now().Add(time.Minute).Truncate(time.Second).Unix()+1, rs, "a window ending at .3 s reports the next whole second")
-			assert.Len(t, e.activity(t), 1)
+			assert.Len(t, e.Activity(t), 1)
 		})
 		t.Run("health is not limited", func(t *testing.T) {
 			for range budget * 2 {
@@ -196,11 +196,11 @@ func TestAPI_RateLimit_LimiterDown(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		for name, l := range map[string]pipeline.Limiter{
 			"memory":   pipeline.NewMemoryLimiter(budget),
-			"database": e.db.Limiter(budget),
+			"database": e.DB.Limiter(budget),
 		} {
 			t.Run(name, func(t *testing.T) {
 				logs := &syncBuffer{}
-				h := New(e.svc, Config{Limiter: downLimiter{l}, Clock: e.clock, Logger: slog.New(slog.NewTextHandler(logs, nil))})
+				h := New(e.Svc, Config{Limiter: downLimiter{l}, Clock: e.clock, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 				for _, req := range []struct{ path, token string }{
 					{"/api/v1/me", e.token("olivia")}, // the user's bucket
 					{"/api/v1/me", ""},                // the address's

@@ -99,7 +99,7 @@ func TestLimits_ConcurrentIdempotentWrites(t *testing.T) {
 		assert.Equal(t, 1, created)
 		assert.Equal(t, n, created+replayed+conflicts)
 		assert.Len(t, jobsTitled(t, e, "Raced once"), 1)
-		assert.Len(t, e.activity(t), 1)
+		assert.Len(t, e.Activity(t), 1)
 	})
 }
 
@@ -130,7 +130,7 @@ func TestLimits_ConcurrentJobLimit(t *testing.T) {
 			count[c]++
 		}
 		assert.Equal(t, map[int]int{http.StatusCreated: 3, http.StatusForbidden: n - 3}, count)
-		assert.Len(t, e.activity(t), 14+3, "refused creations log nothing")
+		assert.Len(t, e.Activity(t), 14+3, "refused creations log nothing")
 	})
 }
 

@@ -31,14 +31,14 @@ func crowded(t *testing.T, db *pipelinestore.DB) fixture {
 	svc := pipeline.NewService(db)
 	res, err := svc.Seed(context.Background(), w)
 	require.NoError(t, err)
-	return fixture{db: db, svc: svc, res: res}
+	return fixture{DB: db, Svc: svc, Res: res}
 }
 
 func TestStore_ListCandidates(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
 		f := crowded(t, db)
 		ctx := context.Background()
-		olivia, backend := f.user("olivia"), f.job("backend")
+		olivia, backend := f.User("olivia"), f.Job("backend")
 		list := func(filter pipeline.CandidateFilter) pipeline.List[pipeline.Candidate] {
 			t.Helper()
 			l, err := db.ListCandidates(ctx, olivia, backend, filter)
@@ -48,7 +48,7 @@ func TestStore_ListCandidates(t *testing.T) {
 		keys := func(l pipeline.List[pipeline.Candidate]) []string {
 			var out []string
 			for _, c := range l.Items {
-				for k, id := range f.res.Candidates {
+				for k, id := range f.Res.Candidates {
 					if id == c.ID {
 						out = append(out, k)
 					}
@@ -82,9 +82,9 @@ func TestStore_ListCandidates(t *testing.T) {
 			require.Len(t, l.Items, 1)
 			ada := l.Items[0]
 			assert.Equal(t, pipeline.Candidate{
-				ID: f.res.Candidates["ada"], JobID: backend, TeamID: f.res.Teams["acme"],
+				ID: f.Res.Candidates["ada"], JobID: backend, TeamID: f.Res.Teams["acme"],
 				Name: "Ada Lovelace", Email: "ada@example.test", Applied: time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC),
-				StageID: f.res.Stages["backend"]["Applied"], Stage: "Applied", Status: pipeline.CandidateActive,
+				StageID: f.Res.Stages["backend"]["Applied"], Stage: "Applied", Status: pipeline.CandidateActive,
 				ResumeURL: "https://files.example.test/ada.pdf",
 			}, ada)
 		})
@@ -100,7 +100,7 @@ func TestStore_ListCandidates(t *testing.T) {
 			assert.Zero(t, l.Total)
 		})
 		t.Run("stage filter", func(t *testing.T) {
-			stages := f.res.Stages["backend"]
+			stages := f.Res.Stages["backend"]
 			assert.Equal(t, []string{"grace"}, keys(list(pipeline.CandidateFilter{StageID: stages["Screening"]})))
 			l := list(pipeline.CandidateFilter{StageID: stages["Interview"], Page: 2})
 			assert.Len(t, l.Items, 5)
@@ -112,7 +112,7 @@ func TestStore_ListCandidates(t *testing.T) {
 			assert.Equal(t, 10, l.Total)
 		})
 		t.Run("stage of another job", func(t *testing.T) {
-			for _, stage := range []int64{f.res.Stages["frontend"]["Applied"], f.res.Stages["ops"]["Applied"], 1 << 40} {
+			for _, stage := range []int64{f.Res.Stages["frontend"]["Applied"], f.Res.Stages["ops"]["Applied"], 1 << 40} {
 				_, err := db.ListCandidates(ctx, olivia, backend, pipeline.CandidateFilter{StageID: stage})
 				requireCode(t, pipeline.EValidation, err)
 				var perr *pipeline.Error
@@ -121,7 +121,7 @@ func TestStore_ListCandidates(t *testing.T) {
 			}
 		})
 		t.Run("job without candidates", func(t *testing.T) {
-			l, err := db.ListCandidates(ctx, olivia, f.job("archive"), pipeline.CandidateFilter{})
+			l, err := db.ListCandidates(ctx, olivia, f.Job("archive"), pipeline.CandidateFilter{})
 			require.NoError(t, err)
 			assert.Empty(t, l.Items)
 			assert.Zero(t, l.Total)
@@ -132,34 +132,34 @@ func TestStore_ListCandidates(t *testing.T) {
 func TestService_CandidateWrites(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
 		f := seeded(t, db)
-		ctx := f.as(t, "mia")
-		backend, grace := f.job("backend"), f.res.Candidates["grace"]
-		stages := f.res.Stages["backend"]
+		ctx := f.As(t, "mia")
+		backend, grace := f.Job("backend"), f.Res.Candidates["grace"]
+		stages := f.Res.Stages["backend"]
 
 		t.Run("notes count", func(t *testing.T) {
 			for i := range 3 {
-				n, err := f.svc.AddNote(ctx, backend, grace, pipeline.NewNote{Content: fmt.Sprintf("Note %d", i)})
+				n, err := f.Svc.AddNote(ctx, backend, grace, pipeline.NewNote{Content: fmt.Sprintf("Note %d", i)})
 				require.NoError(t, err)
 				assert.NotZero(t, n.ID)
-				assert.Equal(t, f.user("mia"), n.Author.ID)
+				assert.Equal(t, f.User("mia"), n.Author.ID)
 				assert.Equal(t, "Mia Member", n.Author.Name)
 			}
-			c, err := db.Candidate(context.Background(), f.user("mia"), backend, grace)
+			c, err := db.Candidate(context.Background(), f.User("mia"), backend, grace)
 			require.NoError(t, err)
 			assert.Equal(t, 3, c.NotesCount)
 			assert.Equal(t, "Screening", c.Stage)
 			assert.Empty(t, c.ResumeURL)
 		})
 		t.Run("move", func(t *testing.T) {
-			c, err := f.svc.MoveCandidate(ctx, backend, grace, pipeline.StageMove{StageID: stages["Offer"]})
+			c, err := f.Svc.MoveCandidate(ctx, backend, grace, pipeline.StageMove{StageID: stages["Offer"]})
 			require.NoError(t, err)
 			assert.Equal(t, "Offer", c.Stage)
 			assert.Equal(t, 3, c.NotesCount)
-			got, err := db.Candidate(context.Background(), f.user("mia"), backend, grace)
+			got, err := db.Candidate(context.Background(), f.User("mia"), backend, grace)
 			require.NoError(t, err)
 			assert.Equal(t, c, got)
 
-			_, err = f.svc.MoveCandidate(ctx, backend, grace, pipeline.StageMove{StageID: f.res.Stages["frontend"]["Offer"]})
+			_, err = f.Svc.MoveCandidate(ctx, backend, grace, pipeline.StageMove{StageID: f.Res.Stages["frontend"]["Offer"]})
 			requireCode(t, pipeline.EValidation, err)
 			err = db.Write(context.Background(), func(tx pipeline.Tx) error {
 				return tx.SetCandidateStage(context.Background(), 1<<40, stages["Offer"], time.Now())
@@ -167,21 +167,21 @@ func TestService_CandidateWrites(t *testing.T) {
 			requireCode(t, pipeline.ENotFound, err)
 		})
 		t.Run("rating", func(t *testing.T) {
-			r, err := f.svc.RateCandidate(ctx, backend, grace, pipeline.NewRating{Value: pipeline.Maybe})
+			r, err := f.Svc.RateCandidate(ctx, backend, grace, pipeline.NewRating{Value: pipeline.Maybe})
 			require.NoError(t, err)
 			assert.Equal(t, pipeline.Maybe, r.Value)
-			r2, err := f.svc.RateCandidate(ctx, backend, grace, pipeline.NewRating{Value: pipeline.GoodFit})
+			r2, err := f.Svc.RateCandidate(ctx, backend, grace, pipeline.NewRating{Value: pipeline.GoodFit})
 			require.NoError(t, err)
 			var stored *pipeline.Rating
 			require.NoError(t, db.Write(context.Background(), func(tx pipeline.Tx) error {
-				stored, err = tx.Rating(context.Background(), grace, f.user("mia"))
+				stored, err = tx.Rating(context.Background(), grace, f.User("mia"))
 				return err
 			}))
 			require.NotNil(t, stored)
 			assert.Equal(t, pipeline.GoodFit, stored.Value)
 			assert.Equal(t, r2.UpdatedAt.Truncate(time.Microsecond), stored.UpdatedAt)
 			require.NoError(t, db.Write(context.Background(), func(tx pipeline.Tx) error {
-				stored, err = tx.Rating(context.Background(), grace, f.user("olivia"))
+				stored, err = tx.Rating(context.Background(), grace, f.User("olivia"))
 				return err
 			}))
 			assert.Nil(t, stored)
@@ -195,8 +195,8 @@ func TestService_CandidateWrites(t *testing.T) {
 				if i > 0 {
 					assert.Greater(t, a.ID, acts[i-1].ID)
 				}
-				assert.Equal(t, f.res.Teams["acme"], a.TeamID)
-				assert.Equal(t, f.user("mia"), a.UserID)
+				assert.Equal(t, f.Res.Teams["acme"], a.TeamID)
+				assert.Equal(t, f.User("mia"), a.UserID)
 				assert.NotZero(t, a.TokenID)
 				assert.Equal(t, pipeline.SubjectCandidate, a.SubjectType)
 				assert.Equal(t, grace, a.SubjectID)
@@ -209,7 +209,7 @@ func TestService_CandidateWrites(t *testing.T) {
 			assert.JSONEq(t, `{"stage": {"before": "Screening", "after": "Offer"}}`, string(acts[3].Changes))
 			assert.JSONEq(t, `{"rating": {"before": null, "after": "maybe"}}`, string(acts[4].Changes))
 
-			globex := f.res.Teams["globex"]
+			globex := f.Res.Teams["globex"]
 			acts, err = db.Activity(context.Background(), &globex)
 			require.NoError(t, err)
 			assert.Empty(t, acts)

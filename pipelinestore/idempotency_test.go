@@ -17,7 +17,7 @@ func TestStore_Idempotency(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
 		f := seeded(t, db)
 		ctx := context.Background()
-		acme, globex := f.res.Teams["acme"], f.res.Teams["globex"]
+		acme, globex := f.Res.Teams["acme"], f.Res.Teams["globex"]
 		t0 := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 		write := func(fn func(tx pipeline.Tx) error) {
 			t.Helper()
@@ -35,7 +35,7 @@ func TestStore_Idempotency(t *testing.T) {
 		}
 
 		first := pipeline.IdempotencyRecord{
-			TeamID: acme, Key: "k-1", UserID: f.user("olivia"), Fingerprint: "POST /a {}",
+			TeamID: acme, Key: "k-1", UserID: f.User("olivia"), Fingerprint: "POST /a {}",
 			Status: 201, Body: []byte(`{"data":{"id":1}}`), CreatedAt: t0,
 		}
 		write(func(tx pipeline.Tx) error { return tx.SaveIdempotencyRecord(ctx, first) })
@@ -50,7 +50,7 @@ func TestStore_Idempotency(t *testing.T) {
 
 		// Once expired, the key takes a new record.
 		second := first
-		second.UserID, second.Fingerprint, second.Status, second.Body = f.user("adam"), "PATCH /b {}", 200, []byte{}
+		second.UserID, second.Fingerprint, second.Status, second.Body = f.User("adam"), "PATCH /b {}", 200, []byte{}
 		second.CreatedAt = t0.Add(25 * time.Hour)
 		write(func(tx pipeline.Tx) error { return tx.SaveIdempotencyRecord(ctx, second) })
 		rec = record(acme, "k-1", second.CreatedAt.Add(-pipeline.IdempotencyWindow))
@@ -76,7 +76,7 @@ func TestStore_LockIdempotencyKey(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
 		f := seeded(t, db)
 		ctx := context.Background()
-		acme := f.res.Teams["acme"]
+		acme := f.Res.Teams["acme"]
 		lock := func(team int64, key string) bool {
 			t.Helper()
 			var ok bool
@@ -109,7 +109,7 @@ func TestStore_LockIdempotencyKey(t *testing.T) {
 		<-held
 		assert.False(t, lock(acme, "k"), "held by the other transaction")
 		assert.True(t, lock(acme, "other key"))
-		assert.True(t, lock(f.res.Teams["globex"], "k"), "keys are per team")
+		assert.True(t, lock(f.Res.Teams["globex"], "k"), "keys are per team")
 		close(release)
 		require.NoError(t, <-done)
 		assert.True(t, lock(acme, "k"), "released at the end of the transaction")

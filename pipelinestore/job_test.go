@@ -37,12 +37,12 @@ func TestStore_Visibility(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				viewer := f.user(tt.viewer)
+				viewer := f.User(tt.viewer)
 				reach := map[string]bool{}
 				for _, k := range tt.reaches {
 					reach[k] = true
 				}
-				for jobKey, jobID := range f.res.Jobs {
+				for jobKey, jobID := range f.Res.Jobs {
 					_, err := db.Job(ctx, viewer, jobID)
 					_, serr := db.Stages(ctx, viewer, jobID)
 					_, lerr := db.ListCandidates(ctx, viewer, jobID, pipeline.CandidateFilter{})
@@ -50,7 +50,7 @@ func TestStore_Visibility(t *testing.T) {
 					_, ferr := db.ListCandidates(ctx, viewer, jobID, pipeline.CandidateFilter{StageID: 1 << 40})
 					var cerr error
 					if c, ok := candidateOf[jobKey]; ok {
-						_, cerr = db.Candidate(ctx, viewer, jobID, f.res.Candidates[c])
+						_, cerr = db.Candidate(ctx, viewer, jobID, f.Res.Candidates[c])
 					}
 					if reach[jobKey] {
 						require.NoError(t, err, jobKey)
@@ -70,7 +70,7 @@ func TestStore_Visibility(t *testing.T) {
 					err = db.Write(ctx, func(tx pipeline.Tx) error {
 						_, err := tx.JobForUpdate(ctx, viewer, jobID)
 						if c, ok := candidateOf[jobKey]; ok && err == nil {
-							_, err = tx.CandidateForUpdate(ctx, viewer, jobID, f.res.Candidates[c])
+							_, err = tx.CandidateForUpdate(ctx, viewer, jobID, f.Res.Candidates[c])
 						}
 						return err
 					})
@@ -88,7 +88,7 @@ func TestStore_Visibility(t *testing.T) {
 					assert.Equal(t, len(l.Items), l.Total)
 					for _, j := range l.Items {
 						assert.Equal(t, status, j.Status)
-						for k, id := range f.res.Jobs {
+						for k, id := range f.Res.Jobs {
 							if id == j.ID {
 								listed = append(listed, k)
 							}
@@ -100,13 +100,13 @@ func TestStore_Visibility(t *testing.T) {
 		}
 
 		t.Run("candidate of another job", func(t *testing.T) {
-			_, err := db.Candidate(ctx, f.user("olivia"), f.job("backend"), f.res.Candidates["ken"])
+			_, err := db.Candidate(ctx, f.User("olivia"), f.Job("backend"), f.Res.Candidates["ken"])
 			requireCode(t, pipeline.ENotFound, err)
 		})
 		t.Run("no such job", func(t *testing.T) {
-			_, err := db.Job(ctx, f.user("olivia"), 1<<40)
+			_, err := db.Job(ctx, f.User("olivia"), 1<<40)
 			requireCode(t, pipeline.ENotFound, err)
-			_, err = db.Stages(ctx, f.user("olivia"), 1<<40)
+			_, err = db.Stages(ctx, f.User("olivia"), 1<<40)
 			requireCode(t, pipeline.ENotFound, err)
 		})
 	})
@@ -120,11 +120,11 @@ func insertJobs(t *testing.T, f fixture, n int, title func(i int) string) []int6
 	ctx := context.Background()
 	base := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
 	ids := make([]int64, n)
-	require.NoError(t, f.db.Write(ctx, func(tx pipeline.Tx) error {
+	require.NoError(t, f.DB.Write(ctx, func(tx pipeline.Tx) error {
 		for i := range n {
 			at := base.Add(time.Duration(i/2) * time.Minute)
 			j, err := tx.InsertJob(ctx, pipeline.Job{
-				TeamID: f.res.Teams["globex"], OwnerID: f.user("gary"), Title: title(i), Status: pipeline.JobOpen,
+				TeamID: f.Res.Teams["globex"], OwnerID: f.User("gary"), Title: title(i), Status: pipeline.JobOpen,
 				WorkMode: "onsite", EmploymentType: "full_time", ApplicationDeadline: at, CreatedAt: at, UpdatedAt: at,
 			}, []string{"Applied"})
 			if err != nil {
@@ -141,7 +141,7 @@ func TestStore_ListJobs(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
 		f := seeded(t, db)
 		ctx := context.Background()
-		gary := f.user("gary")
+		gary := f.User("gary")
 		ids := insertJobs(t, f, 31, func(i int) string { return fmt.Sprintf("Job %02d", i) })
 		// Newest first: the inserted jobs in reverse (same instants broken
 		// by id, descending), then ops, created in January.
@@ -149,7 +149,7 @@ func TestStore_ListJobs(t *testing.T) {
 		for i := len(ids) - 1; i >= 0; i-- {
 			want = append(want, ids[i])
 		}
-		want = append(want, f.job("ops"))
+		want = append(want, f.Job("ops"))
 
 		t.Run("pages", func(t *testing.T) {
 			var got []int64
@@ -186,7 +186,7 @@ func TestStore_ListJobs(t *testing.T) {
 			assert.Zero(t, l.Total)
 		})
 		t.Run("empty", func(t *testing.T) {
-			l, err := db.ListJobs(ctx, f.user("nina"), pipeline.JobFilter{Status: pipeline.JobClosed})
+			l, err := db.ListJobs(ctx, f.User("nina"), pipeline.JobFilter{Status: pipeline.JobClosed})
 			require.NoError(t, err)
 			assert.Empty(t, l.Items)
 			assert.Zero(t, l.Total)
@@ -216,7 +216,7 @@ func TestStore_ListJobs_Search(t *testing.T) {
 			}
 			return out
 		}
-		olivia, gary := f.user("olivia"), f.user("gary")
+		olivia, gary := f.User("olivia"), f.User("gary")
 		assert.Equal(t, []string{"Frontend Ingénieur"}, search(olivia, "INGÉNIEUR"))
 		assert.Equal(t, []string{"Frontend Ingénieur"}, search(olivia, "ingénieur"))
 		assert.Equal(t, []string{"Backend Engineer"}, search(olivia, "kend eng"))
@@ -238,11 +238,11 @@ func TestStore_ListJobs_Search(t *testing.T) {
 func TestService_CreateJob_LimitUnderConcurrency(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
 		f := seeded(t, db)
-		ctx := f.as(t, "olivia")
+		ctx := f.As(t, "olivia")
 		// acme allows 20 jobs that are not closed and has 3 (backend,
 		// frontend, design): fill it up to 17.
 		for i := range 14 {
-			_, err := f.svc.CreateJob(ctx, pipeline.NewJob{Title: fmt.Sprintf("Filler %d", i)})
+			_, err := f.Svc.CreateJob(ctx, pipeline.NewJob{Title: fmt.Sprintf("Filler %d", i)})
 			require.NoError(t, err)
 		}
 
@@ -255,7 +255,7 @@ func TestService_CreateJob_LimitUnderConcurrency(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				<-start
-				_, errs[i] = f.svc.CreateJob(ctx, pipeline.NewJob{Title: fmt.Sprintf("Racer %d", i)})
+				_, errs[i] = f.Svc.CreateJob(ctx, pipeline.NewJob{Title: fmt.Sprintf("Racer %d", i)})
 			}()
 		}
 		close(start)
@@ -277,11 +277,11 @@ func TestService_CreateJob_LimitUnderConcurrency(t *testing.T) {
 		var active int
 		require.NoError(t, db.Write(context.Background(), func(tx pipeline.Tx) error {
 			var err error
-			active, err = tx.CountActiveJobs(context.Background(), f.res.Teams["acme"])
+			active, err = tx.CountActiveJobs(context.Background(), f.Res.Teams["acme"])
 			return err
 		}))
 		assert.Equal(t, 20, active)
-		acme := f.res.Teams["acme"]
+		acme := f.Res.Teams["acme"]
 		acts, err := db.Activity(context.Background(), &acme)
 		require.NoError(t, err)
 		assert.Len(t, acts, 17)
@@ -291,22 +291,22 @@ func TestService_CreateJob_LimitUnderConcurrency(t *testing.T) {
 func TestService_UpdateJob(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
 		f := seeded(t, db)
-		ctx := f.as(t, "mia") // assigned to backend
+		ctx := f.As(t, "mia") // assigned to backend
 		title, status := "Backend Ingénieur", pipeline.JobClosed
-		j, err := f.svc.UpdateJob(ctx, f.job("backend"), pipeline.JobPatch{Title: &title, Status: &status})
+		j, err := f.Svc.UpdateJob(ctx, f.Job("backend"), pipeline.JobPatch{Title: &title, Status: &status})
 		require.NoError(t, err)
-		got, err := db.Job(context.Background(), f.user("mia"), f.job("backend"))
+		got, err := db.Job(context.Background(), f.User("mia"), f.Job("backend"))
 		require.NoError(t, err)
 		assert.Equal(t, title, got.Title)
 		assert.Equal(t, status, got.Status)
 		assert.Equal(t, j.UpdatedAt.Truncate(time.Microsecond), got.UpdatedAt)
 		// The folded copy follows the title.
-		l, err := db.ListJobs(context.Background(), f.user("olivia"), pipeline.JobFilter{Status: pipeline.JobClosed, Search: "INGÉNIEUR"})
+		l, err := db.ListJobs(context.Background(), f.User("olivia"), pipeline.JobFilter{Status: pipeline.JobClosed, Search: "INGÉNIEUR"})
 		require.NoError(t, err)
 		require.Len(t, l.Items, 1)
-		assert.Equal(t, f.job("backend"), l.Items[0].ID)
+		assert.Equal(t, f.Job("backend"), l.Items[0].ID)
 
-		_, err = f.svc.UpdateJob(f.as(t, "mia"), f.job("frontend"), pipeline.JobPatch{Title: &title})
+		_, err = f.Svc.UpdateJob(f.As(t, "mia"), f.Job("frontend"), pipeline.JobPatch{Title: &title})
 		requireCode(t, pipeline.ENotFound, err)
 		err = db.Write(context.Background(), func(tx pipeline.Tx) error {
 			return tx.UpdateJob(context.Background(), pipeline.Job{ID: 1 << 40, Title: "x", Status: pipeline.JobOpen})

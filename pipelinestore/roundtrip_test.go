@@ -20,15 +20,15 @@ func TestStore_RoundTrips(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
 		f := seeded(t, db)
 		ctx := context.Background()
-		token := f.res.Tokens["olivia"]
+		token := f.Res.Tokens["olivia"]
 		// The first use of a token records it; later requests within a
 		// minute write nothing.
-		_, err := f.svc.Authenticate(ctx, token)
+		_, err := f.Svc.Authenticate(ctx, token)
 		require.NoError(t, err)
 		// Enough candidates to fill a page, so a per-element query would show.
-		job := f.job("backend")
+		job := f.Job("backend")
 		for i := range 20 {
-			_, err := f.svc.AddNote(f.as(t, "olivia"), job, f.res.Candidates[[]string{"ada", "grace", "linus"}[i%3]],
+			_, err := f.Svc.AddNote(f.As(t, "olivia"), job, f.Res.Candidates[[]string{"ada", "grace", "linus"}[i%3]],
 				pipeline.NewNote{Content: "note"})
 			require.NoError(t, err)
 		}
@@ -36,22 +36,22 @@ func TestStore_RoundTrips(t *testing.T) {
 		count := func(op func(ctx context.Context) error) int64 {
 			t.Helper()
 			before := n.Load()
-			c, err := f.svc.Authenticate(ctx, token)
+			c, err := f.Svc.Authenticate(ctx, token)
 			require.NoError(t, err)
 			require.NoError(t, op(pipeline.NewContext(ctx, c)))
 			return n.Load() - before
 		}
 		reads := map[string]func(ctx context.Context) error{
-			"Me":       func(ctx context.Context) error { _, err := f.svc.Me(ctx); return err },
-			"ListJobs": func(ctx context.Context) error { _, err := f.svc.ListJobs(ctx, pipeline.JobFilter{}); return err },
-			"Job":      func(ctx context.Context) error { _, err := f.svc.Job(ctx, job); return err },
-			"Stages":   func(ctx context.Context) error { _, err := f.svc.Stages(ctx, job); return err },
+			"Me":       func(ctx context.Context) error { _, err := f.Svc.Me(ctx); return err },
+			"ListJobs": func(ctx context.Context) error { _, err := f.Svc.ListJobs(ctx, pipeline.JobFilter{}); return err },
+			"Job":      func(ctx context.Context) error { _, err := f.Svc.Job(ctx, job); return err },
+			"Stages":   func(ctx context.Context) error { _, err := f.Svc.Stages(ctx, job); return err },
 			"ListCandidates": func(ctx context.Context) error {
-				_, err := f.svc.ListCandidates(ctx, job, pipeline.CandidateFilter{})
+				_, err := f.Svc.ListCandidates(ctx, job, pipeline.CandidateFilter{})
 				return err
 			},
 			"Candidate": func(ctx context.Context) error {
-				_, err := f.svc.Candidate(ctx, job, f.res.Candidates["ada"])
+				_, err := f.Svc.Candidate(ctx, job, f.Res.Candidates["ada"])
 				return err
 			},
 		}

@@ -106,7 +106,7 @@ func TestService_Seed_NothingOnFailure(t *testing.T) {
 			w := storetest.World(time.Now())
 			w.Users[0].Email = "fresh@acme.test"
 			w.Jobs[0].Owner = "nobody"
-			_, err := f.svc.Seed(ctx, w)
+			_, err := f.Svc.Seed(ctx, w)
 			requireCode(t, pipeline.EValidation, err)
 			_, err = db.UserByEmail(ctx, "fresh@acme.test")
 			requireCode(t, pipeline.ENotFound, err)
@@ -124,7 +124,7 @@ func TestService_Seed_NothingOnFailure(t *testing.T) {
 						Memberships: []pipeline.SeedMembership{{Team: "initech", Role: pipeline.RoleMember}}},
 				},
 			}
-			_, err := f.svc.Seed(ctx, w)
+			_, err := f.Svc.Seed(ctx, w)
 			requireCode(t, pipeline.EConflict, err)
 			_, err = db.UserByEmail(ctx, "zed@initech.test")
 			requireCode(t, pipeline.ENotFound, err)
@@ -137,7 +137,7 @@ func TestService_Seed_NothingOnFailure(t *testing.T) {
 			}
 			// A token hash taken by the first seed: the last insert fails.
 			w.Tokens = w.Tokens[:1]
-			_, err := db.Seed(ctx, withHash(w, pipeline.HashToken(f.res.Tokens["olivia"])))
+			_, err := db.Seed(ctx, withHash(w, pipeline.HashToken(f.Res.Tokens["olivia"])))
 			requireCode(t, pipeline.EConflict, err)
 			_, err = db.UserByEmail(ctx, "again-olivia@acme.test")
 			requireCode(t, pipeline.ENotFound, err)

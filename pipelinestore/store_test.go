@@ -17,28 +17,9 @@ import (
 )
 
 // fixture is a database seeded with storetest.World and a Service on it.
-type fixture struct {
-	db  *pipelinestore.DB
-	svc *pipeline.Service
-	res pipeline.SeedResult
-}
+type fixture = storetest.Fixture
 
-func seeded(t *testing.T, db *pipelinestore.DB) fixture {
-	t.Helper()
-	svc := pipeline.NewService(db)
-	return fixture{db: db, svc: svc, res: storetest.Seed(t, svc)}
-}
-
-// as returns a context carrying the caller of the fixture token key.
-func (f fixture) as(t *testing.T, key string) context.Context {
-	t.Helper()
-	c, err := f.svc.Authenticate(context.Background(), f.res.Tokens[key])
-	require.NoError(t, err)
-	return pipeline.NewContext(context.Background(), c)
-}
-
-func (f fixture) user(key string) int64 { return f.res.Users[key] }
-func (f fixture) job(key string) int64  { return f.res.Jobs[key] }
+func seeded(t *testing.T, db *pipelinestore.DB) fixture { return storetest.Seeded(t, db) }
 
 func requireCode(t *testing.T, code string, err error) {
 	t.Helper()
@@ -52,7 +33,7 @@ func TestDB_Migrate(t *testing.T) {
 		// storetest already migrated once: running again changes nothing.
 		require.NoError(t, db.Migrate(context.Background()))
 		require.NoError(t, db.Migrate(context.Background()))
-		j, err := db.Job(context.Background(), f.user("olivia"), f.job("backend"))
+		j, err := db.Job(context.Background(), f.User("olivia"), f.Job("backend"))
 		require.NoError(t, err)
 		assert.Equal(t, "Backend Engineer", j.Title)
 		require.NoError(t, db.Ping(context.Background()))
@@ -86,25 +67,25 @@ func TestDB_Write(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
 		f := seeded(t, db)
 		ctx := context.Background()
-		acme := f.res.Teams["acme"]
+		acme := f.Res.Teams["acme"]
 
 		t.Run("rollback", func(t *testing.T) {
 			boom := errors.New("boom")
 			err := db.Write(ctx, func(tx pipeline.Tx) error {
 				j, err := tx.InsertJob(ctx, pipeline.Job{
-					TeamID: acme, OwnerID: f.user("olivia"), Title: "Doomed", Status: pipeline.JobOpen,
+					TeamID: acme, OwnerID: f.User("olivia"), Title: "Doomed", Status: pipeline.JobOpen,
 					WorkMode: "onsite", EmploymentType: "full_time",
 					ApplicationDeadline: time.Now(), CreatedAt: time.Now(), UpdatedAt: time.Now(),
 				}, pipeline.DefaultStages)
 				require.NoError(t, err)
 				require.NoError(t, tx.InsertActivity(ctx, pipeline.Activity{
-					TeamID: acme, UserID: f.user("olivia"), Action: pipeline.ActionJobCreated,
+					TeamID: acme, UserID: f.User("olivia"), Action: pipeline.ActionJobCreated,
 					SubjectType: pipeline.SubjectJob, SubjectID: j.ID, Changes: []byte(`{}`), CreatedAt: time.Now(),
 				}))
 				return boom
 			})
 			require.ErrorIs(t, err, boom)
-			l, err := db.ListJobs(ctx, f.user("olivia"), pipeline.JobFilter{Search: "Doomed"})
+			l, err := db.ListJobs(ctx, f.User("olivia"), pipeline.JobFilter{Search: "Doomed"})
 			require.NoError(t, err)
 			assert.Zero(t, l.Total)
 			acts, err := db.Activity(ctx, nil)
@@ -114,7 +95,7 @@ func TestDB_Write(t *testing.T) {
 
 		t.Run("domain error returned as is", func(t *testing.T) {
 			err := db.Write(ctx, func(tx pipeline.Tx) error {
-				_, err := tx.JobForUpdate(ctx, f.user("gary"), f.job("backend"))
+				_, err := tx.JobForUpdate(ctx, f.User("gary"), f.Job("backend"))
 				return err
 			})
 			requireCode(t, pipeline.ENotFound, err)
@@ -127,9 +108,9 @@ func TestDB_Write(t *testing.T) {
 func TestDB_ConcurrentWrites(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
 		f := seeded(t, db)
-		ctx := f.as(t, "olivia")
-		backend, ada := f.job("backend"), f.res.Candidates["ada"]
-		stages := f.res.Stages["backend"]
+		ctx := f.As(t, "olivia")
+		backend, ada := f.Job("backend"), f.Res.Candidates["ada"]
+		stages := f.Res.Stages["backend"]
 
 		const writers, each = 20, 3
 		var wg sync.WaitGroup
@@ -139,12 +120,12 @@ func TestDB_ConcurrentWrites(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for k := range each {
-					_, err := f.svc.AddNote(ctx, backend, ada, pipeline.NewNote{Content: fmt.Sprintf("note %d/%d", i, k)})
+					_, err := f.Svc.AddNote(ctx, backend, ada, pipeline.NewNote{Content: fmt.Sprintf("note %d/%d", i, k)})
 					errs <- err
 					st := stages[pipeline.DefaultStages[(i+k)%len(pipeline.DefaultStages)]]
-					_, err = f.svc.MoveCandidate(ctx, backend, ada, pipeline.StageMove{StageID: st})
+					_, err = f.Svc.MoveCandidate(ctx, backend, ada, pipeline.StageMove{StageID: st})
 					errs <- err
-					_, err = f.svc.Candidate(ctx, backend, ada)
+					_, err = f.Svc.Candidate(ctx, backend, ada)
 					errs <- err
 				}
 			}()
@@ -154,7 +135,7 @@ func TestDB_ConcurrentWrites(t *testing.T) {
 		for err := range errs {
 			require.NoError(t, err)
 		}
-		c, err := f.svc.Candidate(ctx, backend, ada)
+		c, err := f.Svc.Candidate(ctx, backend, ada)
 		require.NoError(t, err)
 		assert.Equal(t, writers*each, c.NotesCount)
 	})
@@ -172,14 +153,14 @@ func TestDB_RoundTrip(t *testing.T) {
 		var id int64
 		require.NoError(t, db.Write(ctx, func(tx pipeline.Tx) error {
 			j, err := tx.InsertJob(ctx, pipeline.Job{
-				TeamID: f.res.Teams["acme"], OwnerID: f.user("olivia"), Title: "Round trip", Status: pipeline.JobDraft,
+				TeamID: f.Res.Teams["acme"], OwnerID: f.User("olivia"), Title: "Round trip", Status: pipeline.JobDraft,
 				Description: "<p>é</p>", WorkMode: "remote", EmploymentType: "contract",
 				ApplicationDeadline: deadline, CreatedAt: created, UpdatedAt: created.Add(time.Second),
 			}, []string{"One", "Two"})
 			id = j.ID
 			return err
 		}))
-		j, err := db.Job(ctx, f.user("olivia"), id)
+		j, err := db.Job(ctx, f.User("olivia"), id)
 		require.NoError(t, err)
 		assert.Equal(t, time.Date(2026, 3, 31, 0, 0, 0, 0, time.UTC), j.ApplicationDeadline)
 		assert.Equal(t, time.UTC, j.ApplicationDeadline.Location())
@@ -190,12 +171,12 @@ func TestDB_RoundTrip(t *testing.T) {
 		assert.Equal(t, "remote", j.WorkMode)
 		assert.Equal(t, "contract", j.EmploymentType)
 
-		c, err := db.Candidate(ctx, f.user("olivia"), f.job("backend"), f.res.Candidates["ada"])
+		c, err := db.Candidate(ctx, f.User("olivia"), f.Job("backend"), f.Res.Candidates["ada"])
 		require.NoError(t, err)
 		assert.Equal(t, time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC), c.Applied)
 		assert.Equal(t, time.UTC, c.Applied.Location())
 
-		st, err := db.Stages(ctx, f.user("olivia"), id)
+		st, err := db.Stages(ctx, f.User("olivia"), id)
 		require.NoError(t, err)
 		require.Len(t, st, 2)
 		assert.Equal(t, pipeline.Stage{ID: st[0].ID, JobID: id, Name: "One", Position: 1}, st[0])

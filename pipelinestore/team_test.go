@@ -20,7 +20,7 @@ func TestStore_UserByEmail(t *testing.T) {
 
 		u, err := db.UserByEmail(ctx, "Olivia@ACME.test")
 		require.NoError(t, err, "emails match in any letter case")
-		assert.Equal(t, f.user("olivia"), u.ID)
+		assert.Equal(t, f.User("olivia"), u.ID)
 
 		_, err = db.UserByEmail(ctx, "nobody@acme.test")
 		requireCode(t, pipeline.ENotFound, err)
@@ -43,9 +43,9 @@ func TestStore_ActivityText(t *testing.T) {
 		changes := `{"stage":{"before":"Applied","after":"Screening"},"b":[1,2]}`
 		require.NoError(t, db.Write(ctx, func(tx pipeline.Tx) error {
 			return tx.InsertActivity(ctx, pipeline.Activity{
-				TeamID: f.res.Teams["acme"], UserID: f.user("olivia"), TokenID: 1, IP: "::1",
+				TeamID: f.Res.Teams["acme"], UserID: f.User("olivia"), TokenID: 1, IP: "::1",
 				Action: pipeline.ActionCandidateStageChanged, SubjectType: pipeline.SubjectCandidate,
-				SubjectID: f.res.Candidates["ada"], Changes: []byte(changes), CreatedAt: time.Now().UTC(),
+				SubjectID: f.Res.Candidates["ada"], Changes: []byte(changes), CreatedAt: time.Now().UTC(),
 			})
 		}))
 		log, err := db.Activity(ctx, nil)

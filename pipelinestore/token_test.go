@@ -17,35 +17,35 @@ func TestStore_Tokens(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
 		f := seeded(t, db)
 		ctx := context.Background()
-		acme := f.res.Teams["acme"]
+		acme := f.Res.Teams["acme"]
 
 		t.Run("by hash", func(t *testing.T) {
-			a, err := db.TokenByHash(ctx, pipeline.HashToken(f.res.Tokens["olivia"]))
+			a, err := db.TokenByHash(ctx, pipeline.HashToken(f.Res.Tokens["olivia"]))
 			require.NoError(t, err)
-			assert.Equal(t, pipeline.User{ID: f.user("olivia"), Name: "Olivia Owner", Email: "olivia@acme.test"}, a.User)
+			assert.Equal(t, pipeline.User{ID: f.User("olivia"), Name: "Olivia Owner", Email: "olivia@acme.test"}, a.User)
 			require.NotNil(t, a.Team.JobLimit)
 			assert.Equal(t, pipeline.Team{ID: acme, Name: "Acme", JobLimit: a.Team.JobLimit}, a.Team)
 			assert.Equal(t, 20, *a.Team.JobLimit)
 			assert.Equal(t, pipeline.AllScopes, a.Token.Scopes)
 			assert.Equal(t, acme, a.Token.TeamID)
-			assert.Equal(t, f.user("olivia"), a.Token.UserID)
+			assert.Equal(t, f.User("olivia"), a.Token.UserID)
 			assert.Nil(t, a.Token.LastUsedAt)
 			assert.Nil(t, a.Token.RevokedAt)
 			assert.True(t, a.Token.Active(time.Now()))
 
-			g, err := db.TokenByHash(ctx, pipeline.HashToken(f.res.Tokens["gary"]))
+			g, err := db.TokenByHash(ctx, pipeline.HashToken(f.Res.Tokens["gary"]))
 			require.NoError(t, err)
-			assert.Equal(t, pipeline.Team{ID: f.res.Teams["globex"], Name: "Globex"}, g.Team)
+			assert.Equal(t, pipeline.Team{ID: f.Res.Teams["globex"], Name: "Globex"}, g.Team)
 
-			one, err := db.TokenByHash(ctx, pipeline.HashToken(f.res.Tokens["olivia_jobs_read"]))
+			one, err := db.TokenByHash(ctx, pipeline.HashToken(f.Res.Tokens["olivia_jobs_read"]))
 			require.NoError(t, err)
 			assert.Equal(t, []pipeline.Scope{pipeline.ScopeJobsRead}, one.Token.Scopes)
 
-			revoked, err := db.TokenByHash(ctx, pipeline.HashToken(f.res.Tokens["olivia_revoked"]))
+			revoked, err := db.TokenByHash(ctx, pipeline.HashToken(f.Res.Tokens["olivia_revoked"]))
 			require.NoError(t, err)
 			assert.NotNil(t, revoked.Token.RevokedAt)
 			assert.False(t, revoked.Token.Active(time.Now()))
-			expired, err := db.TokenByHash(ctx, pipeline.HashToken(f.res.Tokens["olivia_expired"]))
+			expired, err := db.TokenByHash(ctx, pipeline.HashToken(f.Res.Tokens["olivia_expired"]))
 			require.NoError(t, err)
 			assert.False(t, expired.Token.Active(time.Now()))
 
@@ -54,11 +54,11 @@ func TestStore_Tokens(t *testing.T) {
 		})
 
 		t.Run("touch", func(t *testing.T) {
-			a, err := db.TokenByHash(ctx, pipeline.HashToken(f.res.Tokens["nina"]))
+			a, err := db.TokenByHash(ctx, pipeline.HashToken(f.Res.Tokens["nina"]))
 			require.NoError(t, err)
 			at := time.Date(2026, 3, 4, 5, 6, 7, 891011121, time.UTC)
 			require.NoError(t, db.TouchToken(ctx, a.Token.ID, at))
-			a, err = db.TokenByHash(ctx, pipeline.HashToken(f.res.Tokens["nina"]))
+			a, err = db.TokenByHash(ctx, pipeline.HashToken(f.Res.Tokens["nina"]))
 			require.NoError(t, err)
 			require.NotNil(t, a.Token.LastUsedAt)
 			assert.Equal(t, at.Truncate(time.Microsecond), *a.Token.LastUsedAt)
@@ -67,7 +67,7 @@ func TestStore_Tokens(t *testing.T) {
 
 		t.Run("create, list, revoke", func(t *testing.T) {
 			created := time.Now().UTC().Truncate(time.Second) // the newest token of the team
-			tok, value, err := f.svc.IssueToken(ctx, pipeline.TokenRequest{
+			tok, value, err := f.Svc.IssueToken(ctx, pipeline.TokenRequest{
 				UserEmail: "adam@acme.test", Name: "adam bot", CreatedAt: created,
 				Scopes: []pipeline.Scope{pipeline.ScopeCandidatesRead, pipeline.ScopeJobsRead},
 			})
@@ -83,7 +83,7 @@ func TestStore_Tokens(t *testing.T) {
 
 			_, err = db.CreateToken(ctx, pipeline.Token{UserID: 1 << 40, Name: "x", Scopes: pipeline.AllScopes, Hash: "h", CreatedAt: created, ExpiresAt: created})
 			requireCode(t, pipeline.ENotFound, err)
-			_, err = db.CreateToken(ctx, pipeline.Token{UserID: f.user("adam"), Name: "dup", Scopes: pipeline.AllScopes, Hash: tok.Hash, CreatedAt: created, ExpiresAt: created})
+			_, err = db.CreateToken(ctx, pipeline.Token{UserID: f.User("adam"), Name: "dup", Scopes: pipeline.AllScopes, Hash: tok.Hash, CreatedAt: created, ExpiresAt: created})
 			requireCode(t, pipeline.EConflict, err)
 
 			toks, err := db.TeamTokens(ctx, acme)
@@ -100,7 +100,7 @@ func TestStore_Tokens(t *testing.T) {
 			assert.Equal(t, "olivia expired", toks[0].Name)
 			last := toks[len(toks)-1]
 			assert.Equal(t, "adam bot", last.Name)
-			assert.Equal(t, pipeline.User{ID: f.user("adam"), Name: "Adam Admin", Email: "adam@acme.test"}, last.Creator)
+			assert.Equal(t, pipeline.User{ID: f.User("adam"), Name: "Adam Admin", Email: "adam@acme.test"}, last.Creator)
 
 			first := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 			require.NoError(t, db.RevokeToken(ctx, tok.ID, first))
@@ -115,14 +115,14 @@ func TestStore_Tokens(t *testing.T) {
 		t.Run("users and roles", func(t *testing.T) {
 			u, err := db.UserByEmail(ctx, "mia@acme.test")
 			require.NoError(t, err)
-			assert.Equal(t, pipeline.User{ID: f.user("mia"), Name: "Mia Member", Email: "mia@acme.test"}, u)
+			assert.Equal(t, pipeline.User{ID: f.User("mia"), Name: "Mia Member", Email: "mia@acme.test"}, u)
 			_, err = db.UserByEmail(ctx, "nobody@acme.test")
 			requireCode(t, pipeline.ENotFound, err)
 
-			role, err := db.Role(ctx, f.user("adam"), acme)
+			role, err := db.Role(ctx, f.User("adam"), acme)
 			require.NoError(t, err)
 			assert.Equal(t, pipeline.RoleAdmin, role)
-			_, err = db.Role(ctx, f.user("gary"), acme)
+			_, err = db.Role(ctx, f.User("gary"), acme)
 			requireCode(t, pipeline.ENotFound, err)
 		})
 	})
