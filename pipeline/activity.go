@@ -27,7 +27,7 @@ type Activity struct {
 	ID          int64           `json:"id"`
 	TeamID      int64           `json:"team_id"`
 	UserID      int64           `json:"user_id"`
-	TokenID     int64           `json:"token_id"`
+	TokenID     int64           `json:"token_id"` // 0: made through Operator.ActAs
 	IP          string          `json:"ip"`
 	Action      string          `json:"action"`
 	SubjectType string          `json:"subject_type"`
@@ -40,19 +40,13 @@ type Activity struct {
 func (s *Service) log(ctx context.Context, tx Tx, c Caller, teamID int64, action, subjectType string, subjectID int64, changes any) error {
 	return tx.InsertActivity(ctx, Activity{
 		TeamID:      teamID,
-		UserID:      c.User.ID,
-		TokenID:     c.TokenID,
-		IP:          c.IP,
+		UserID:      c.user.ID,
+		TokenID:     c.tokenID,
+		IP:          c.ip,
 		Action:      action,
 		SubjectType: subjectType,
 		SubjectID:   subjectID,
 		Changes:     mustJSON(changes),
 		CreatedAt:   s.now(),
 	})
-}
-
-// ActivityLog returns the activity log in commit order, of every team or of
-// one. It is an operator operation: it consults no caller.
-func (s *Service) ActivityLog(ctx context.Context, teamID *int64) ([]Activity, error) {
-	return s.store.Activity(ctx, teamID)
 }

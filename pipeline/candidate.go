@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -31,25 +32,28 @@ type Candidate struct {
 	NotesCount int
 }
 
-// CandidateFilter selects a page of a job's candidates.
+// CandidateFilter selects a page of a job's candidates. The zero value
+// selects the first page of all of them.
 type CandidateFilter struct {
-	Search  string // case-insensitive substring of name or email
-	StageID int64  // 0: any stage
-	Page    int    // 0 means 1
-	// Malformed holds parameters that could not be read; they are reported
-	// as validation_failed once the job is found.
-	Malformed FieldErrors
+	Search  string // case-insensitive substring of name or email; "": all
+	StageID int64  // a stage of the job; 0: any stage
+	Page    int    // from 1; 0: the first page
 }
 
-// ParseStageFilter reads a stage query parameter that was sent: anything but
-// a positive integer, the empty string included, is a validation error
-// naming "stage".
-func ParseStageFilter(raw string) (int64, error) {
-	id, ok := ParseID(raw)
-	if !ok {
-		return 0, Invalid("stage", MsgStage)
+const msgStage = "The stage must be the id of a stage of this job."
+
+// Validate reports what is wrong with the filter without consulting
+// storage; whether the stage belongs to the job is checked by
+// ListCandidates.
+func (f CandidateFilter) Validate() error {
+	bad := FieldErrors{}
+	if f.StageID < 0 {
+		bad.Add("stage", msgStage)
 	}
-	return id, nil
+	if f.Page < 0 {
+		bad.Add("page", msgPage)
+	}
+	return bad.Err()
 }
 
 // ListCandidates returns a page of a job's candidates, newest applicant
@@ -60,24 +64,19 @@ func (s *Service) ListCandidates(ctx context.Context, jobID int64, f CandidateFi
 	if err != nil {
 		return List[Candidate]{}, err
 	}
-	bad := f.Malformed.clone()
-	if f.Page == 0 {
-		f.Page = 1
-	}
-	if f.Page < 0 {
-		bad.Add("page", MsgPage)
-	}
-	if f.StageID < 0 {
-		bad.Add("stage", MsgStage)
-	}
-	if len(bad) > 0 {
+	if bad := f.Validate(); bad != nil {
 		// Not found comes before invalid.
-		if _, err := s.store.Job(ctx, c.User.ID, jobID); err != nil {
+		if _, err := s.store.Job(ctx, c.user.ID, jobID); err != nil {
 			return List[Candidate]{}, err
 		}
-		return List[Candidate]{}, bad.Err()
+		return List[Candidate]{}, bad
 	}
-	return s.store.ListCandidates(ctx, c.User.ID, jobID, f)
+	f.Page = max(f.Page, 1)
+	l, err := s.store.ListCandidates(ctx, c.user.ID, jobID, f)
+	if errors.Is(err, ErrStageNotInJob) {
+		return List[Candidate]{}, Invalid("stage", msgStage)
+	}
+	return l, err
 }
 
 // Candidate returns one candidate of a job with its resume URL and notes
@@ -88,13 +87,26 @@ func (s *Service) Candidate(ctx context.Context, jobID, id int64) (Candidate, er
 	if err != nil {
 		return Candidate{}, err
 	}
-	return s.store.Candidate(ctx, c.User.ID, jobID, id)
+	return s.store.Candidate(ctx, c.user.ID, jobID, id)
 }
 
 // StageMove is the input of MoveCandidate.
 type StageMove struct {
-	StageID   int64 // required
-	Malformed FieldErrors
+	StageID     int64 // required: a stage of the candidate's job
+	Idempotency *Idempotency
+}
+
+// Validate reports what is wrong with the input without consulting
+// storage; whether the stage belongs to the job is checked by
+// MoveCandidate.
+func (in StageMove) Validate() error {
+	switch {
+	case in.StageID == 0:
+		return Invalid("stage", "The stage field is required.")
+	case in.StageID < 0:
+		return Invalid("stage", msgStage)
+	}
+	return nil
 }
 
 // MoveCandidate moves a candidate to a stage of the same job and returns the
@@ -102,22 +114,22 @@ type StageMove struct {
 // is logged. Scope: candidates:write. Errors: unauthenticated,
 // insufficient_scope, not_found, validation_failed (stage of another job or
 // no stage), conflict (idempotency key in flight).
-func (s *Service) MoveCandidate(ctx context.Context, jobID, id int64, in StageMove) (Candidate, error) {
+func (s *Service) MoveCandidate(ctx context.Context, jobID, id int64, in StageMove) (Result[Candidate], error) {
 	c, err := authorize(ctx, ScopeCandidatesWrite)
 	if err != nil {
-		return Candidate{}, err
+		return Result[Candidate]{}, err
 	}
-	load := func(tx Tx) (Candidate, error) { return tx.CandidateForUpdate(ctx, c.User.ID, jobID, id) }
-	return write(s, ctx, c, load, func(tx Tx, cand Candidate) (Candidate, error) {
-		if err := in.Malformed.Err(); err != nil {
+	k, err := keyOf(OpMoveCandidate, Ref{Job: jobID, Candidate: id}, &in, &in.Idempotency)
+	if err != nil {
+		return Result[Candidate]{}, err
+	}
+	return write(s, ctx, c, k, s.loadCandidate(ctx, c, jobID, id), func(tx Tx, cand Candidate) (Candidate, error) {
+		if err := in.Validate(); err != nil {
 			return Candidate{}, err
 		}
-		if in.StageID == 0 {
-			return Candidate{}, Invalid("stage", "The stage field is required.")
-		}
 		st, err := tx.Stage(ctx, jobID, in.StageID)
-		if ErrorCode(err) == ENotFound {
-			return Candidate{}, Invalid("stage", MsgStage)
+		if errors.Is(err, ErrNotFound) {
+			return Candidate{}, Invalid("stage", msgStage)
 		} else if err != nil {
 			return Candidate{}, err
 		}
@@ -131,4 +143,10 @@ func (s *Service) MoveCandidate(ctx context.Context, jobID, id int64, in StageMo
 		cand.StageID, cand.Stage = st.ID, st.Name
 		return cand, s.log(ctx, tx, c, cand.TeamID, ActionCandidateStageChanged, SubjectCandidate, cand.ID, changes)
 	})
+}
+
+// loadCandidate finds, for a write, a candidate of a job the caller can
+// reach and locks it.
+func (s *Service) loadCandidate(ctx context.Context, c Caller, jobID, id int64) func(Tx) (Candidate, error) {
+	return func(tx Tx) (Candidate, error) { return tx.CandidateForUpdate(ctx, c.user.ID, jobID, id) }
 }

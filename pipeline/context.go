@@ -5,19 +5,46 @@ import (
 	"slices"
 )
 
-// Caller is who makes a request: the token's user, the user's current team,
-// the token itself, its scopes and the client address. Activity entries
-// record it.
+// Caller is who makes a request: a user acting through a token (or through
+// [Operator.ActAs]), the user's current team, the token's scopes and the
+// client address. Activity entries record it.
+//
+// Only [Service.Authenticate] and [Operator.ActAs] make callers; the Service
+// treats any other Caller, the zero value included, as unauthenticated, so
+// that a caller cannot be forged or given scopes its token lacks.
 type Caller struct {
-	User    User
-	Team    Team // the user's current team
-	TokenID int64
-	Scopes  []Scope
-	IP      string
+	user    User
+	team    Team
+	tokenID int64
+	scopes  []Scope
+	ip      string
+	valid   bool
 }
 
-// Has reports whether the caller's token carries scope.
-func (c Caller) Has(scope Scope) bool { return slices.Contains(c.Scopes, scope) }
+// User is the user the caller acts for.
+func (c Caller) User() User { return c.user }
+
+// Team is the user's current team.
+func (c Caller) Team() Team { return c.team }
+
+// TokenID is the id of the token the caller authenticated with; 0 for a
+// caller made by Operator.ActAs.
+func (c Caller) TokenID() int64 { return c.tokenID }
+
+// Scopes are the scopes the caller carries, in the order of the scope table.
+func (c Caller) Scopes() []Scope { return slices.Clone(c.scopes) }
+
+// IP is the client address the request came from, as the transport saw it.
+func (c Caller) IP() string { return c.ip }
+
+// Has reports whether the caller carries scope.
+func (c Caller) Has(scope Scope) bool { return slices.Contains(c.scopes, scope) }
+
+// WithIP returns the caller with the client address a transport saw.
+func (c Caller) WithIP(ip string) Caller {
+	c.ip = ip
+	return c
+}
 
 type callerKey struct{}
 
@@ -30,7 +57,7 @@ func NewContext(ctx context.Context, caller Caller) context.Context {
 // CallerFrom returns the caller carried by ctx, if any.
 func CallerFrom(ctx context.Context) (Caller, bool) {
 	c, ok := ctx.Value(callerKey{}).(Caller)
-	return c, ok
+	return c, ok && c.valid
 }
 
 // authorize returns the caller on ctx if it carries scope: unauthenticated
@@ -38,7 +65,7 @@ func CallerFrom(ctx context.Context) (Caller, bool) {
 func authorize(ctx context.Context, scope Scope) (Caller, error) {
 	c, ok := CallerFrom(ctx)
 	if !ok {
-		return Caller{}, errUnauthenticated
+		return Caller{}, ErrUnauthenticated
 	}
 	if scope != "" && !c.Has(scope) {
 		return Caller{}, &Error{

@@ -1,13 +1,26 @@
 // Package pipeline is the domain of a recruitment-pipeline API: jobs, their
 // stages and candidates, notes, ratings, tokens and the activity log.
 //
-// A [Service] implements every operation of the API. Each operation checks the
-// scope of the [Caller] found on the context (see [NewContext]), then loads
-// what it needs through the visibility rule, then acts; a record the caller
-// cannot reach is reported as not found. An embedding program that builds a
-// Caller with [Service.Authenticate] gets exactly the guarantees of the HTTP
-// API served by package pipelinehttp.
+// A [Service] implements every operation of the API on behalf of the
+// [Caller] found on the context (see [NewContext]). Each operation checks
+// the caller's scope, then loads what it needs through the visibility rule
+// (a record the caller cannot reach is not found), then validates its input
+// and acts. Callers come only from [Service.Authenticate], given a token, or
+// from [Operator.ActAs]; any other Caller is unauthenticated. An embedding
+// program therefore gets exactly the guarantees of the HTTP API served by
+// package pipelinehttp.
 //
+// Writes take an optional [Idempotency] key in their input and return a
+// [Result]: the value written, or the value stored under the key by an
+// earlier identical call, marked Replayed. A write, its activity entry and
+// its idempotency record commit together or not at all.
+//
+// What an operator does outside any token's reach (loading worlds, issuing
+// and revoking tokens, reading the whole activity log) is on [Operator],
+// which request handlers are never given.
+//
+// Errors are *[Error] values with the API's codes; errors.Is matches them
+// against the sentinels [ErrNotFound], [ErrValidation] and the others.
 // Storage is behind the [Store] interface, implemented by package
 // pipelinestore for PostgreSQL and SQLite. This package depends on neither.
 package pipeline

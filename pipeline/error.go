@@ -22,12 +22,32 @@ const (
 type Error struct {
 	Code    string
 	Message string
-	// Details is nil, field messages (map[string][]string) for validation
-	// failures, or {"required_scope": scope} for insufficient_scope.
+	// Details is nil, FieldErrors for validation failures, or
+	// {"required_scope": scope} for insufficient_scope.
 	Details any
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("pipeline: %s: %s", e.Code, e.Message) }
+
+// Is reports whether target is an *Error of the same code, so that
+// errors.Is(err, ErrNotFound) holds for every not_found error however it
+// was wrapped.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code
+}
+
+// Sentinels of the error codes, for errors.Is. The Service returns errors
+// of these codes with messages of their own.
+var (
+	ErrUnauthenticated   = &Error{Code: EUnauthenticated, Message: "Unauthenticated."}
+	ErrInsufficientScope = &Error{Code: EInsufficientScope, Message: "The token does not carry the required scope."}
+	ErrForbidden         = &Error{Code: EForbidden, Message: "Forbidden."}
+	ErrNotFound          = &Error{Code: ENotFound, Message: "Not found."}
+	ErrValidation        = &Error{Code: EValidation, Message: "The given data was invalid."}
+	ErrRateLimited       = &Error{Code: ERateLimited, Message: "Too Many Attempts."}
+	ErrConflict          = &Error{Code: EConflict, Message: "Conflict."}
+)
 
 // Errorf returns an *Error with a formatted message and no details.
 func Errorf(code, format string, args ...any) *Error {
@@ -57,54 +77,29 @@ func ErrorMessage(err error) string {
 	return "Server error."
 }
 
-// FieldErrors collects field-level validation messages.
+// FieldErrors maps the fields of an input to what is wrong with them.
 type FieldErrors map[string][]string
 
 // Add records msg against field.
 func (f FieldErrors) Add(field, msg string) { f[field] = append(f[field], msg) }
-
-// Messages shared by the checks of several operations.
-const (
-	MsgPage   = "The page must be an integer greater than or equal to 1."
-	MsgStage  = "The stage must be the id of a stage of this job."
-	MsgStatus = "The selected status is invalid."
-)
-
-// Merge adds the field messages of a validation_failed error; any other
-// error, and nil, add nothing.
-func (f FieldErrors) Merge(err error) {
-	var e *Error
-	if !errors.As(err, &e) || e.Code != EValidation {
-		return
-	}
-	details, _ := e.Details.(map[string][]string)
-	for field, msgs := range details {
-		f[field] = append(f[field], msgs...)
-	}
-}
-
-// decoded reports whether field still needs its value checked: neither it
-// nor the body as a whole failed to decode.
-func (f FieldErrors) decoded(field string) bool {
-	_, bad := f[field]
-	_, unreadable := f["body"]
-	return !bad && !unreadable
-}
-
-func (f FieldErrors) clone() FieldErrors {
-	out := make(FieldErrors, len(f))
-	for k, v := range f {
-		out[k] = append([]string(nil), v...)
-	}
-	return out
-}
 
 // Err returns a validation_failed *Error carrying f, or nil when f is empty.
 func (f FieldErrors) Err() error {
 	if len(f) == 0 {
 		return nil
 	}
-	return &Error{Code: EValidation, Message: "The given data was invalid.", Details: map[string][]string(f)}
+	return &Error{Code: EValidation, Message: ErrValidation.Message, Details: f}
+}
+
+// Fields returns the field messages of a validation_failed error, and nil
+// for any other error.
+func Fields(err error) FieldErrors {
+	var e *Error
+	if !errors.As(err, &e) || e.Code != EValidation {
+		return nil
+	}
+	f, _ := e.Details.(FieldErrors)
+	return f
 }
 
 // Invalid returns a validation_failed error for one field.
@@ -115,5 +110,3 @@ func Invalid(field, msg string) error {
 }
 
 func errNotFound(what string) error { return Errorf(ENotFound, "%s not found.", what) }
-
-var errUnauthenticated = &Error{Code: EUnauthenticated, Message: "Unauthenticated."}

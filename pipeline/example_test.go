@@ -15,6 +15,12 @@ import (
 // two candidates, and returns a service whose clock stands still, the seed
 // result, and a function that removes it all.
 func exampleWorld() (*pipeline.Service, pipeline.SeedResult, func()) {
+	svc, _, res, done := exampleStore()
+	return svc, res, done
+}
+
+// exampleStore is exampleWorld with the Operator beside the Service.
+func exampleStore() (*pipeline.Service, *pipeline.Operator, pipeline.SeedResult, func()) {
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "pipeline-example-")
 	if err != nil {
@@ -28,8 +34,9 @@ func exampleWorld() (*pipeline.Service, pipeline.SeedResult, func()) {
 		panic(err)
 	}
 	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
-	svc := pipeline.NewService(db, pipeline.WithClock(pipeline.ClockFunc(func() time.Time { return now })))
-	res, err := svc.Seed(ctx, &pipeline.SeedWorld{
+	clock := pipeline.WithClock(pipeline.ClockFunc(func() time.Time { return now }))
+	svc, op := pipeline.NewService(db, clock), pipeline.NewOperator(db, clock)
+	res, err := op.Seed(ctx, &pipeline.SeedWorld{
 		Teams: []pipeline.SeedTeam{{Key: "acme", Name: "Acme"}},
 		Users: []pipeline.SeedUser{{Key: "olivia", Name: "Olivia Owner", Email: "olivia@acme.test",
 			CurrentTeam: "acme", Memberships: []pipeline.SeedMembership{{Team: "acme", Role: pipeline.RoleOwner}}}},
@@ -46,7 +53,7 @@ func exampleWorld() (*pipeline.Service, pipeline.SeedResult, func()) {
 	if err != nil {
 		panic(err)
 	}
-	return svc, res, func() { db.Close(); os.RemoveAll(dir) }
+	return svc, op, res, func() { db.Close(); os.RemoveAll(dir) }
 }
 
 // as authenticates a token value and puts its caller on a context, as the
@@ -56,8 +63,7 @@ func as(svc *pipeline.Service, token string) context.Context {
 	if err != nil {
 		panic(err)
 	}
-	c.IP = "127.0.0.1"
-	return pipeline.NewContext(context.Background(), c)
+	return pipeline.NewContext(context.Background(), c.WithIP("127.0.0.1"))
 }
 
 func ExampleService_Authenticate() {
@@ -65,7 +71,7 @@ func ExampleService_Authenticate() {
 	defer done()
 
 	c, err := svc.Authenticate(context.Background(), res.Tokens["reader"])
-	fmt.Println(c.User.Name, c.Team.Name, c.Scopes, err)
+	fmt.Println(c.User().Name, c.Team().Name, c.Scopes(), err)
 
 	_, err = svc.Authenticate(context.Background(), "plt_not-a-token")
 	fmt.Println(pipeline.ErrorCode(err))
@@ -78,10 +84,11 @@ func ExampleService_CreateJob() {
 	svc, res, done := exampleWorld()
 	defer done()
 
-	job, err := svc.CreateJob(as(svc, res.Tokens["bot"]), pipeline.NewJob{Title: "Data Engineer"})
+	created, err := svc.CreateJob(as(svc, res.Tokens["bot"]), pipeline.NewJob{Title: "Data Engineer"})
 	if err != nil {
 		panic(err)
 	}
+	job := created.Value
 	fmt.Println(job.Title, job.Status, job.WorkMode, job.EmploymentType, job.ApplicationDeadline.Format(time.DateOnly))
 
 	_, err = svc.CreateJob(as(svc, res.Tokens["reader"]), pipeline.NewJob{Title: "Data Engineer"})
@@ -109,18 +116,18 @@ func ExampleService_ListCandidates() {
 }
 
 func ExampleService_MoveCandidate() {
-	svc, res, done := exampleWorld()
+	svc, op, res, done := exampleStore()
 	defer done()
 	ctx := as(svc, res.Tokens["bot"])
 
 	job, ada := res.Jobs["backend"], res.Candidates["ada"]
-	c, err := svc.MoveCandidate(ctx, job, ada, pipeline.StageMove{StageID: res.Stages["backend"]["Interview"]})
+	moved, err := svc.MoveCandidate(ctx, job, ada, pipeline.StageMove{StageID: res.Stages["backend"]["Interview"]})
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(c.Name, "is in", c.Stage)
+	fmt.Println(moved.Value.Name, "is in", moved.Value.Stage)
 
-	log, _ := svc.ActivityLog(context.Background(), nil)
+	log, _ := op.ActivityLog(context.Background(), nil)
 	fmt.Println(log[0].Action, string(log[0].Changes), log[0].IP)
 	// Output:
 	// Ada Lovelace is in Interview
@@ -136,10 +143,10 @@ func ExampleService_AddNote() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(n.Content, "by", n.Author.Name)
+	fmt.Println(n.Value.Content, "by", n.Value.Author.Name)
 
 	_, err = svc.AddNote(ctx, res.Jobs["backend"], res.Candidates["grace"], pipeline.NewNote{Content: "  "})
-	fmt.Println(err.(*pipeline.Error).Details)
+	fmt.Println(pipeline.Fields(err))
 	// Output:
 	// Great compiler talk. by Olivia Owner
 	// map[content:[The content field is required.]]
@@ -154,7 +161,7 @@ func ExampleService_RateCandidate() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(r.Value, r.UpdatedAt.Format(time.RFC3339))
+	fmt.Println(r.Value.Value, r.Value.UpdatedAt.Format(time.RFC3339))
 
 	_, err = svc.RateCandidate(ctx, res.Jobs["backend"], res.Candidates["ada"], pipeline.NewRating{Value: "excellent"})
 	fmt.Println(pipeline.ErrorCode(err))

@@ -2,52 +2,48 @@ package pipeline
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"time"
 )
 
-// IdempotencyWindow is how long a stored response is replayed for its key.
+// IdempotencyWindow is how long the result of a keyed write is replayed for
+// its key.
 const IdempotencyWindow = 24 * time.Hour
 
-// Idempotency makes a write replayable: the first successful response is
-// stored under Key, in the write's own transaction, and a later request with
-// the same key gets it back instead of acting again.
+// Idempotency makes one write call replayable. The first successful call
+// with a key stores its result under the key, in the write's own
+// transaction; a later call of the same user with the same key and the same
+// request gets that result back, marked replayed, instead of acting again.
+// Keys are scoped to the team of the caller's user.
 type Idempotency struct {
-	// Key is 1–255 printable ASCII characters, unique per action in a team.
+	// Key is 1–255 printable ASCII characters.
 	Key string
-	// Fingerprint identifies the request (method, path and body) so that a key
-	// reused for another request is refused. The user is bound separately.
-	Fingerprint string
-	// Render turns the write's result into the response to store. Only 2xx
-	// statuses are stored.
-	Render func(result any) (status int, body []byte, err error)
+	// Request identifies the request the key is bound to. The faces of the
+	// API compute it alike for the same request (HTTP method, path and body
+	// as a JSON value), so that a key is one key whichever face sends it.
+	// Empty: the operation, its record ids and its input.
+	Request string
 }
 
-// IdempotencyRecord is a stored response.
+// Result is what a write returns: its value, and whether that value is the
+// stored result of an earlier call with the same idempotency key, in which
+// case nothing was done.
+type Result[T any] struct {
+	Value    T
+	Replayed bool
+}
+
+// IdempotencyRecord is a stored result of a keyed write.
 type IdempotencyRecord struct {
-	TeamID      int64
-	Key         string
-	UserID      int64
-	Fingerprint string
-	Status      int
-	Body        []byte
-	CreatedAt   time.Time
-}
-
-// Replay is returned by a write in place of its result when its idempotency
-// key already holds a stored response: the action was not repeated.
-type Replay struct {
-	Status int
-	Body   []byte
-}
-
-func (r *Replay) Error() string { return "pipeline: idempotent replay" }
-
-type idempotencyKey struct{}
-
-// WithIdempotency returns a context on which the next write is idempotent
-// under k.
-func WithIdempotency(ctx context.Context, k Idempotency) context.Context {
-	return context.WithValue(ctx, idempotencyKey{}, k)
+	TeamID    int64
+	Key       string
+	UserID    int64
+	Request   string
+	Result    []byte // the write's value, encoded by the Service
+	CreatedAt time.Time
 }
 
 // ValidIdempotencyKey reports whether key is 1–255 printable ASCII
@@ -64,16 +60,44 @@ func ValidIdempotencyKey(key string) bool {
 	return true
 }
 
-const idempotencyField = "Idempotency-Key"
+// IdempotencyField names the idempotency key in validation details.
+const IdempotencyField = "idempotency_key"
+
+// keyed is the idempotency of one write call, its request resolved.
+type keyed struct {
+	key, request string
+}
+
+// keyOf takes the idempotency out of a write's input (input points to the
+// input, idem to its Idempotency field) and resolves the request the key is
+// bound to: the one the transport named, else a digest of the operation,
+// its records and the rest of the input.
+func keyOf(op Op, r Ref, input any, idem **Idempotency) (*keyed, error) {
+	i := *idem
+	*idem = nil
+	if i == nil {
+		return nil, nil
+	}
+	if i.Request != "" {
+		return &keyed{key: i.Key, request: i.Request}, nil
+	}
+	b, err := json.Marshal(input)
+	if err != nil {
+		return nil, err
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%d\n%d\n", op, r.Job, r.Candidate)
+	h.Write(b)
+	return &keyed{key: i.Key, request: hex.EncodeToString(h.Sum(nil))}, nil
+}
 
 // write runs a write in one transaction, in the API's check order: load
 // finds the record the write is about (not_found), then the idempotency key
-// is checked (validation_failed, conflict, or a replay of the stored
-// response), then act validates the input and acts. The response act's
-// result renders to is stored under the key in the same transaction.
-// A nil load finds nothing.
-func write[R, T any](s *Service, ctx context.Context, c Caller, load func(Tx) (R, error), act func(Tx, R) (T, error)) (T, error) {
-	var out T
+// is claimed (validation_failed, conflict) or replays its stored result,
+// then act validates the input and acts. The value act returns is stored
+// under the key in the same transaction. A nil load finds nothing.
+func write[R, T any](s *Service, ctx context.Context, c Caller, k *keyed, load func(Tx) (R, error), act func(Tx, R) (T, error)) (Result[T], error) {
+	var out Result[T]
 	err := s.store.Write(ctx, func(tx Tx) error {
 		var rec R
 		if load != nil {
@@ -82,70 +106,65 @@ func write[R, T any](s *Service, ctx context.Context, c Caller, load func(Tx) (R
 				return err
 			}
 		}
-		k, keyed := ctx.Value(idempotencyKey{}).(Idempotency)
-		if keyed {
-			if err := s.claim(ctx, tx, c, k); err != nil {
+		if k != nil {
+			stored, err := s.claim(ctx, tx, c, k.key, k.request)
+			if err != nil {
 				return err
 			}
+			if stored != nil {
+				out.Replayed = true
+				return json.Unmarshal(stored, &out.Value)
+			}
 		}
-		res, err := act(tx, rec)
+		v, err := act(tx, rec)
 		if err != nil {
 			return err
 		}
-		if keyed && k.Render != nil {
-			if err := s.remember(ctx, tx, c, k, res); err != nil {
-				return err
-			}
+		out.Value = v
+		if k != nil {
+			return s.remember(ctx, tx, c, k, v)
 		}
-		out = res
 		return nil
 	})
 	if err != nil {
-		var zero T
-		return zero, err
+		return Result[T]{}, err
 	}
 	return out, nil
 }
 
-// claim validates a key and takes it for this transaction: a key held by a
-// request still in flight is a conflict, a key that holds a response of
-// this user's same request is a *Replay, and one of another request is
+// claim validates a key and takes it for this transaction. A key held by a
+// request still in flight is a conflict; a key that holds a result of this
+// user's same request returns that result; one of another request is
 // invalid.
-func (s *Service) claim(ctx context.Context, tx Tx, c Caller, k Idempotency) error {
-	if !ValidIdempotencyKey(k.Key) {
-		return Invalid(idempotencyField, "The Idempotency-Key must be 1 to 255 printable ASCII characters.")
+func (s *Service) claim(ctx context.Context, tx Tx, c Caller, key, request string) ([]byte, error) {
+	if !ValidIdempotencyKey(key) {
+		return nil, Invalid(IdempotencyField, "The idempotency key must be 1 to 255 printable ASCII characters.")
 	}
-	ok, err := tx.LockIdempotencyKey(ctx, c.Team.ID, k.Key)
+	ok, err := tx.LockIdempotencyKey(ctx, c.team.ID, key)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, Errorf(EConflict, "A request with this idempotency key is still being processed.")
+	}
+	rec, err := tx.IdempotencyRecord(ctx, c.team.ID, key, s.now().Add(-IdempotencyWindow))
+	if err != nil || rec == nil {
+		return nil, err
+	}
+	if rec.UserID != c.user.ID || rec.Request != request {
+		return nil, Invalid(IdempotencyField, "The idempotency key was already used for a different request.")
+	}
+	return rec.Result, nil
+}
+
+// remember stores the result of a successful write under its key.
+func (s *Service) remember(ctx context.Context, tx Tx, c Caller, k *keyed, v any) error {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	if !ok {
-		return Errorf(EConflict, "A request with this Idempotency-Key is still being processed.")
-	}
-	rec, err := tx.IdempotencyRecord(ctx, c.Team.ID, k.Key, s.now().Add(-IdempotencyWindow))
-	if err != nil || rec == nil {
-		return err
-	}
-	if rec.UserID != c.User.ID || rec.Fingerprint != k.Fingerprint {
-		return Invalid(idempotencyField, "The Idempotency-Key was already used for a different request.")
-	}
-	return &Replay{Status: rec.Status, Body: rec.Body}
-}
-
-// remember stores the successful response of a write under its key.
-func (s *Service) remember(ctx context.Context, tx Tx, c Caller, k Idempotency, result any) error {
-	status, body, err := k.Render(result)
-	if err != nil || status < 200 || status > 299 {
-		return err
-	}
 	return tx.SaveIdempotencyRecord(ctx, IdempotencyRecord{
-		TeamID: c.Team.ID, Key: k.Key, UserID: c.User.ID, Fingerprint: k.Fingerprint,
-		Status: status, Body: body, CreatedAt: s.now(),
+		TeamID: c.team.ID, Key: k.key, UserID: c.user.ID, Request: k.request,
+		Result: b, CreatedAt: s.now(),
 	})
-}
-
-// PurgeIdempotency deletes stored responses older than the replay window.
-// Servers call it periodically so the table stays bounded.
-func (s *Service) PurgeIdempotency(ctx context.Context) (int64, error) {
-	return s.store.PurgeIdempotency(ctx, s.now().Add(-IdempotencyWindow))
 }

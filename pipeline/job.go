@@ -22,12 +22,15 @@ const (
 // Valid reports whether s is a job status; statuses are case-sensitive.
 func (s JobStatus) Valid() bool { return s == JobOpen || s == JobDraft || s == JobClosed }
 
-// Defaults of a job created through the API.
+// Defaults and limits of jobs.
 const (
 	DefaultWorkMode       = "onsite"
 	DefaultEmploymentType = "full_time"
 	DefaultDeadlineDays   = 30
-	MaxTitleLength        = 255
+	// MaxTitleLength is the longest title, in characters (code points).
+	MaxTitleLength = 255
+	// MaxDescriptionLength is the longest description, in characters.
+	MaxDescriptionLength = 65535
 )
 
 // DefaultStages is the pipeline of a job created through the API.
@@ -48,33 +51,54 @@ type Job struct {
 	UpdatedAt           time.Time
 }
 
-// JobFilter selects a page of jobs.
+// JobFilter selects a page of jobs. The zero value selects the first page
+// of open jobs.
 type JobFilter struct {
-	Status JobStatus // "" means open
-	Search string    // case-insensitive substring of the title; "" matches all
-	Page   int       // 0 means 1
-	// Malformed holds parameters that could not be read; they are reported
-	// as validation_failed.
-	Malformed FieldErrors
+	Status JobStatus // "": open
+	Search string    // case-insensitive substring of the title; "": all
+	Page   int       // from 1; 0: the first page
 }
 
-// ParseJobStatus reads a status query parameter that was sent: anything but
-// open, draft or closed, the empty string included, is a validation error
-// naming "status".
-func ParseJobStatus(raw string) (JobStatus, error) {
-	if s := JobStatus(raw); s.Valid() {
-		return s, nil
+const (
+	msgStatus = "The selected status is invalid."
+	msgPage   = "The page must be an integer greater than or equal to 1."
+)
+
+// Validate reports what is wrong with the filter.
+func (f JobFilter) Validate() error {
+	bad := FieldErrors{}
+	if f.Status != "" && !f.Status.Valid() {
+		bad.Add("status", msgStatus)
 	}
-	return "", Invalid("status", MsgStatus)
+	if f.Page < 0 {
+		bad.Add("page", msgPage)
+	}
+	return bad.Err()
+}
+
+// withDefaults is the filter with its defaults applied: the one place they
+// are decided.
+func (f JobFilter) withDefaults() JobFilter {
+	if f.Status == "" {
+		f.Status = JobOpen
+	}
+	f.Page = max(f.Page, 1)
+	return f
 }
 
 // NewJob is the input of CreateJob.
 type NewJob struct {
 	Title       string
-	Description string
-	// Malformed holds field errors found while decoding the input (wrong
-	// types, unknown fields); they are reported as validation_failed.
-	Malformed FieldErrors
+	Description string // HTML; optional
+	Idempotency *Idempotency
+}
+
+// Validate reports what is wrong with the input without consulting storage.
+func (in NewJob) Validate() error {
+	f := FieldErrors{}
+	validateTitle(f, "title", in.Title)
+	validateDescription(f, in.Description)
+	return f.Err()
 }
 
 // JobPatch is the input of UpdateJob; nil fields are left as they are.
@@ -82,9 +106,25 @@ type JobPatch struct {
 	Title       *string
 	Description *string
 	Status      *JobStatus
-	// Malformed holds field errors found while decoding the input; they
-	// are reported as validation_failed once the job is found.
-	Malformed FieldErrors
+	Idempotency *Idempotency
+}
+
+// Validate reports what is wrong with the patch without consulting storage.
+func (p JobPatch) Validate() error {
+	f := FieldErrors{}
+	if p.Title == nil && p.Description == nil && p.Status == nil {
+		f.Add("body", "At least one of title, description, status is required.")
+	}
+	if p.Title != nil {
+		validateTitle(f, "title", *p.Title)
+	}
+	if p.Description != nil {
+		validateDescription(f, *p.Description)
+	}
+	if p.Status != nil && !p.Status.Valid() {
+		f.Add("status", msgStatus)
+	}
+	return f.Err()
 }
 
 func validateTitle(f FieldErrors, field, title string) {
@@ -96,6 +136,12 @@ func validateTitle(f FieldErrors, field, title string) {
 	}
 }
 
+func validateDescription(f FieldErrors, d string) {
+	if utf8.RuneCountInString(d) > MaxDescriptionLength {
+		f.Add("description", "The description may not be greater than 65535 characters.")
+	}
+}
+
 // ListJobs returns a page of the jobs the caller can reach on all of its
 // user's teams, newest first. Scope: jobs:read. Errors: unauthenticated,
 // insufficient_scope, validation_failed (status, page).
@@ -104,23 +150,10 @@ func (s *Service) ListJobs(ctx context.Context, f JobFilter) (List[Job], error) 
 	if err != nil {
 		return List[Job]{}, err
 	}
-	bad := f.Malformed.clone()
-	if f.Status == "" {
-		f.Status = JobOpen
-	}
-	if !f.Status.Valid() {
-		bad.Add("status", MsgStatus)
-	}
-	if f.Page == 0 {
-		f.Page = 1
-	}
-	if f.Page < 0 {
-		bad.Add("page", MsgPage)
-	}
-	if err := bad.Err(); err != nil {
+	if err := f.Validate(); err != nil {
 		return List[Job]{}, err
 	}
-	return s.store.ListJobs(ctx, c.User.ID, f)
+	return s.store.ListJobs(ctx, c.user.ID, f.withDefaults())
 }
 
 // Job returns one job. Scope: jobs:read. Errors: unauthenticated,
@@ -130,7 +163,7 @@ func (s *Service) Job(ctx context.Context, id int64) (Job, error) {
 	if err != nil {
 		return Job{}, err
 	}
-	return s.store.Job(ctx, c.User.ID, id)
+	return s.store.Job(ctx, c.user.ID, id)
 }
 
 // CreateJob creates a job on the caller's current team, owned by the caller,
@@ -138,39 +171,27 @@ func (s *Service) Job(ctx context.Context, id int64) (Job, error) {
 // 30 days out. Scope: jobs:write. Errors: unauthenticated,
 // insufficient_scope, validation_failed, forbidden (plan job limit reached),
 // conflict (idempotency key in flight).
-func (s *Service) CreateJob(ctx context.Context, in NewJob) (Job, error) {
+func (s *Service) CreateJob(ctx context.Context, in NewJob) (Result[Job], error) {
 	c, err := authorize(ctx, ScopeJobsWrite)
 	if err != nil {
-		return Job{}, err
+		return Result[Job]{}, err
 	}
-	return write(s, ctx, c, nil, func(tx Tx, _ struct{}) (Job, error) {
-		f := in.Malformed.clone()
-		if f.decoded("title") {
-			validateTitle(f, "title", in.Title)
-		}
-		if err := f.Err(); err != nil {
+	k, err := keyOf(OpCreateJob, Ref{}, &in, &in.Idempotency)
+	if err != nil {
+		return Result[Job]{}, err
+	}
+	return write(s, ctx, c, k, nil, func(tx Tx, _ struct{}) (Job, error) {
+		if err := in.Validate(); err != nil {
 			return Job{}, err
 		}
-		team, err := tx.LockTeam(ctx, c.Team.ID)
+		team, err := tx.LockTeam(ctx, c.team.ID)
 		if err != nil {
 			return Job{}, err
 		}
 		if err := checkJobLimit(ctx, tx, team); err != nil {
 			return Job{}, err
 		}
-		now := s.now()
-		j, err := tx.InsertJob(ctx, Job{
-			TeamID:              team.ID,
-			OwnerID:             c.User.ID,
-			Title:               in.Title,
-			Status:              JobOpen,
-			Description:         in.Description,
-			WorkMode:            DefaultWorkMode,
-			EmploymentType:      DefaultEmploymentType,
-			ApplicationDeadline: Date(now).AddDate(0, 0, DefaultDeadlineDays),
-			CreatedAt:           now,
-			UpdatedAt:           now,
-		}, DefaultStages)
+		j, err := tx.InsertJob(ctx, s.newJob(c, team, in), DefaultStages)
 		if err != nil {
 			return Job{}, err
 		}
@@ -186,56 +207,55 @@ func (s *Service) CreateJob(ctx context.Context, in NewJob) (Job, error) {
 	})
 }
 
+// newJob is a job created through the API, with its defaults.
+func (s *Service) newJob(c Caller, team Team, in NewJob) Job {
+	now := s.now()
+	return Job{
+		TeamID:              team.ID,
+		OwnerID:             c.user.ID,
+		Title:               in.Title,
+		Status:              JobOpen,
+		Description:         in.Description,
+		WorkMode:            DefaultWorkMode,
+		EmploymentType:      DefaultEmploymentType,
+		ApplicationDeadline: Date(now).AddDate(0, 0, DefaultDeadlineDays),
+		CreatedAt:           now,
+		UpdatedAt:           now,
+	}
+}
+
 // UpdateJob changes the title, description or status of a job. A patch that
 // changes nothing writes nothing. Reopening a closed job counts against the
 // plan's job limit. Scope: jobs:write. Errors: unauthenticated,
 // insufficient_scope, not_found, validation_failed, forbidden (plan job
 // limit reached), conflict (idempotency key in flight).
-func (s *Service) UpdateJob(ctx context.Context, id int64, p JobPatch) (Job, error) {
+func (s *Service) UpdateJob(ctx context.Context, id int64, p JobPatch) (Result[Job], error) {
 	c, err := authorize(ctx, ScopeJobsWrite)
 	if err != nil {
-		return Job{}, err
+		return Result[Job]{}, err
 	}
-	load := func(tx Tx) (Job, error) { return tx.JobForUpdate(ctx, c.User.ID, id) }
-	return write(s, ctx, c, load, func(tx Tx, j Job) (Job, error) {
-		f := p.Malformed.clone()
-		if len(f) == 0 && p.Title == nil && p.Description == nil && p.Status == nil {
-			f.Add("body", "At least one of title, description, status is required.")
-		}
-		if p.Title != nil {
-			validateTitle(f, "title", *p.Title)
-		}
-		if p.Status != nil && !p.Status.Valid() {
-			f.Add("status", MsgStatus)
-		}
-		if err := f.Err(); err != nil {
+	k, err := keyOf(OpUpdateJob, Ref{Job: id}, &p, &p.Idempotency)
+	if err != nil {
+		return Result[Job]{}, err
+	}
+	load := func(tx Tx) (Job, error) { return tx.JobForUpdate(ctx, c.user.ID, id) }
+	return write(s, ctx, c, k, load, func(tx Tx, j Job) (Job, error) {
+		if err := p.Validate(); err != nil {
 			return Job{}, err
 		}
-		changes := map[string]Change{}
-		if p.Title != nil && *p.Title != j.Title {
-			changes["title"] = Change{Before: j.Title, After: *p.Title}
-			j.Title = *p.Title
-		}
-		if p.Description != nil && *p.Description != j.Description {
-			changes["description"] = Change{Before: j.Description, After: *p.Description}
-			j.Description = *p.Description
-		}
-		if p.Status != nil && *p.Status != j.Status {
-			if j.Status == JobClosed {
-				// Reopening takes a slot of the plan's job limit, as creating does.
-				team, err := tx.LockTeam(ctx, j.TeamID)
-				if err != nil {
-					return Job{}, err
-				}
-				if err := checkJobLimit(ctx, tx, team); err != nil {
-					return Job{}, err
-				}
-			}
-			changes["status"] = Change{Before: j.Status, After: *p.Status}
-			j.Status = *p.Status
-		}
+		changes := p.apply(&j)
 		if len(changes) == 0 {
 			return j, nil
+		}
+		if st, ok := changes["status"]; ok && st.Before == JobClosed {
+			// Reopening takes a slot of the plan's job limit, as creating does.
+			team, err := tx.LockTeam(ctx, j.TeamID)
+			if err != nil {
+				return Job{}, err
+			}
+			if err := checkJobLimit(ctx, tx, team); err != nil {
+				return Job{}, err
+			}
 		}
 		j.UpdatedAt = s.now()
 		if err := tx.UpdateJob(ctx, j); err != nil {
@@ -243,6 +263,24 @@ func (s *Service) UpdateJob(ctx context.Context, id int64, p JobPatch) (Job, err
 		}
 		return j, s.log(ctx, tx, c, j.TeamID, ActionJobUpdated, SubjectJob, j.ID, changes)
 	})
+}
+
+// apply changes j as p says and returns what changed.
+func (p JobPatch) apply(j *Job) map[string]Change {
+	changes := map[string]Change{}
+	if p.Title != nil && *p.Title != j.Title {
+		changes["title"] = Change{Before: j.Title, After: *p.Title}
+		j.Title = *p.Title
+	}
+	if p.Description != nil && *p.Description != j.Description {
+		changes["description"] = Change{Before: j.Description, After: *p.Description}
+		j.Description = *p.Description
+	}
+	if p.Status != nil && *p.Status != j.Status {
+		changes["status"] = Change{Before: j.Status, After: *p.Status}
+		j.Status = *p.Status
+	}
+	return changes
 }
 
 // checkJobLimit refuses one more job that is not closed on a team whose

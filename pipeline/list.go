@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"math"
-	"strconv"
 	"strings"
 )
 
@@ -25,34 +24,14 @@ func (l List[T]) LastPage() int {
 	return (l.Total + l.PerPage - 1) / l.PerPage
 }
 
-// Offset is the number of records before page on pages of PageSize. It
-// saturates instead of overflowing, so an absurd page is merely past the
-// last.
+// Offset is the number of records before page (from 1) on pages of
+// PageSize. It saturates instead of overflowing, so an absurd page is
+// merely past the last.
 func Offset(page int) int {
 	if page-1 > math.MaxInt/PageSize {
 		return math.MaxInt
 	}
-	return (page - 1) * PageSize
-}
-
-// ParsePage reads a page query parameter that was sent: anything but an
-// integer ≥ 1, the empty string included, is a validation error naming
-// "page". An absent parameter means page 1.
-func ParsePage(raw string) (int, error) {
-	n, err := strconv.Atoi(raw)
-	if err != nil || n < 1 {
-		return 0, Invalid("page", MsgPage)
-	}
-	return n, nil
-}
-
-// ParseID reads an integer id: ok is false unless raw is a positive integer.
-func ParseID(raw string) (int64, bool) {
-	if raw == "" || raw[0] == '+' {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(raw, 10, 64)
-	return n, err == nil && n > 0
+	return (max(page, 1) - 1) * PageSize
 }
 
 // Fold is the case folding used for search: a search matches when the folded

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// MaxNoteLength is the longest note, in characters.
+// MaxNoteLength is the longest note, in characters (code points).
 const MaxNoteLength = 5000
 
 // Note is a remark a user adds to a candidate.
@@ -21,36 +21,41 @@ type Note struct {
 
 // NewNote is the input of AddNote.
 type NewNote struct {
-	Content   string
-	Malformed FieldErrors
+	Content     string
+	Idempotency *Idempotency
+}
+
+// Validate reports what is wrong with the input.
+func (in NewNote) Validate() error {
+	switch {
+	case strings.TrimSpace(in.Content) == "":
+		return Invalid("content", "The content field is required.")
+	case utf8.RuneCountInString(in.Content) > MaxNoteLength:
+		return Invalid("content", "The content may not be greater than 5000 characters.")
+	}
+	return nil
 }
 
 // AddNote adds a note by the caller to a candidate. Scope: candidates:write.
 // Errors: unauthenticated, insufficient_scope, not_found,
 // validation_failed, conflict (idempotency key in flight).
-func (s *Service) AddNote(ctx context.Context, jobID, candidateID int64, in NewNote) (Note, error) {
+func (s *Service) AddNote(ctx context.Context, jobID, candidateID int64, in NewNote) (Result[Note], error) {
 	c, err := authorize(ctx, ScopeCandidatesWrite)
 	if err != nil {
-		return Note{}, err
+		return Result[Note]{}, err
 	}
-	load := func(tx Tx) (Candidate, error) { return tx.CandidateForUpdate(ctx, c.User.ID, jobID, candidateID) }
-	return write(s, ctx, c, load, func(tx Tx, cand Candidate) (Note, error) {
-		f := in.Malformed.clone()
-		if f.decoded("content") {
-			switch {
-			case strings.TrimSpace(in.Content) == "":
-				f.Add("content", "The content field is required.")
-			case utf8.RuneCountInString(in.Content) > MaxNoteLength:
-				f.Add("content", "The content may not be greater than 5000 characters.")
-			}
-		}
-		if err := f.Err(); err != nil {
+	k, err := keyOf(OpAddNote, Ref{Job: jobID, Candidate: candidateID}, &in, &in.Idempotency)
+	if err != nil {
+		return Result[Note]{}, err
+	}
+	return write(s, ctx, c, k, s.loadCandidate(ctx, c, jobID, candidateID), func(tx Tx, cand Candidate) (Note, error) {
+		if err := in.Validate(); err != nil {
 			return Note{}, err
 		}
 		n, err := tx.InsertNote(ctx, Note{
 			CandidateID: cand.ID,
 			Content:     in.Content,
-			Author:      User{ID: c.User.ID, Name: c.User.Name},
+			Author:      User{ID: c.user.ID, Name: c.user.Name},
 			CreatedAt:   s.now(),
 		})
 		if err != nil {

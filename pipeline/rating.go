@@ -28,41 +28,46 @@ type Rating struct {
 
 // NewRating is the input of RateCandidate.
 type NewRating struct {
-	Value     RatingValue
-	Malformed FieldErrors
+	Value       RatingValue
+	Idempotency *Idempotency
+}
+
+// Validate reports what is wrong with the input.
+func (in NewRating) Validate() error {
+	switch {
+	case in.Value == "":
+		return Invalid("rating", "The rating field is required.")
+	case !in.Value.Valid():
+		return Invalid("rating", "The rating must be one of good_fit, maybe, not_a_fit.")
+	}
+	return nil
 }
 
 // RateCandidate sets the caller's rating of a candidate. Setting the rating
 // the caller already gave changes and logs nothing. Scope: candidates:write.
 // Errors: unauthenticated, insufficient_scope, not_found,
 // validation_failed, conflict (idempotency key in flight).
-func (s *Service) RateCandidate(ctx context.Context, jobID, candidateID int64, in NewRating) (Rating, error) {
+func (s *Service) RateCandidate(ctx context.Context, jobID, candidateID int64, in NewRating) (Result[Rating], error) {
 	c, err := authorize(ctx, ScopeCandidatesWrite)
 	if err != nil {
-		return Rating{}, err
+		return Result[Rating]{}, err
 	}
-	load := func(tx Tx) (Candidate, error) { return tx.CandidateForUpdate(ctx, c.User.ID, jobID, candidateID) }
-	return write(s, ctx, c, load, func(tx Tx, cand Candidate) (Rating, error) {
-		f := in.Malformed.clone()
-		if f.decoded("rating") {
-			switch {
-			case in.Value == "":
-				f.Add("rating", "The rating field is required.")
-			case !in.Value.Valid():
-				f.Add("rating", "The rating must be one of good_fit, maybe, not_a_fit.")
-			}
-		}
-		if err := f.Err(); err != nil {
+	k, err := keyOf(OpRateCandidate, Ref{Job: jobID, Candidate: candidateID}, &in, &in.Idempotency)
+	if err != nil {
+		return Result[Rating]{}, err
+	}
+	return write(s, ctx, c, k, s.loadCandidate(ctx, c, jobID, candidateID), func(tx Tx, cand Candidate) (Rating, error) {
+		if err := in.Validate(); err != nil {
 			return Rating{}, err
 		}
-		old, err := tx.Rating(ctx, cand.ID, c.User.ID)
+		old, err := tx.Rating(ctx, cand.ID, c.user.ID)
 		if err != nil {
 			return Rating{}, err
 		}
 		if old != nil && old.Value == in.Value {
 			return *old, nil
 		}
-		r := Rating{CandidateID: cand.ID, UserID: c.User.ID, Value: in.Value, UpdatedAt: s.now()}
+		r := Rating{CandidateID: cand.ID, UserID: c.user.ID, Value: in.Value, UpdatedAt: s.now()}
 		if err := tx.SaveRating(ctx, r); err != nil {
 			return Rating{}, err
 		}

@@ -25,11 +25,9 @@ var AllScopes = []Scope{
 func (s Scope) Valid() bool { return slices.Contains(AllScopes, s) }
 
 // NormalizeScopes returns scopes without duplicates, in table order, or a
-// validation error naming field when one is unknown or none is given.
+// validation error naming field when one is unknown. No scope at all is
+// allowed: such a token reaches GET /me and nothing else.
 func NormalizeScopes(field string, scopes []Scope) ([]Scope, error) {
-	if len(scopes) == 0 {
-		return nil, Invalid(field, "At least one scope is required.")
-	}
 	for _, s := range scopes {
 		if !s.Valid() {
 			return nil, Invalid(field, "Unknown scope "+string(s)+".")

@@ -98,20 +98,15 @@ type SeedResult struct {
 	Stages     map[string]map[string]int64 `json:"stages"`
 	Candidates map[string]int64            `json:"candidates"`
 	Tokens     map[string]string           `json:"tokens"`
-
-	// Warnings name what was left out without failing the load: an
-	// assignee that is no user of the file.
-	Warnings []string `json:"-"`
 }
 
 // Seed validates a world, fills in its defaults and stores it in one
 // transaction: either all of it is loaded or nothing. It writes no activity.
-// It is an operator operation. Errors: validation_failed (details name the
-// offending entries), conflict (an email already taken).
-func (s *Service) Seed(ctx context.Context, w *SeedWorld) (SeedResult, error) {
-	now := s.now()
-	warnings, err := w.normalize(now)
-	if err != nil {
+// Errors: validation_failed (details name the offending entries: a missing
+// or repeated key, a reference to a key the file does not define, a bad
+// value), conflict (an email already taken).
+func (o *Operator) Seed(ctx context.Context, w *SeedWorld) (SeedResult, error) {
+	if err := w.normalize(o.now()); err != nil {
 		return SeedResult{}, err
 	}
 	values := map[string]string{}
@@ -120,173 +115,206 @@ func (s *Service) Seed(ctx context.Context, w *SeedWorld) (SeedResult, error) {
 		values[w.Tokens[i].Key] = v
 		w.Tokens[i].Hash = HashToken(v)
 	}
-	res, err := s.store.Seed(ctx, w)
+	res, err := o.store.Seed(ctx, w)
 	if err != nil {
 		return SeedResult{}, err
 	}
 	res.Tokens = values
-	res.Warnings = warnings
 	return res, nil
 }
 
-// normalize checks references and values and applies the defaults. An
-// assignee who is no user of the file is dropped with a warning rather than
-// failing the load: the operator contract's own example names one.
-func (w *SeedWorld) normalize(now time.Time) (warnings []string, err error) {
+// seedCheck collects what is wrong with a seed file and the keys it
+// defines, entity by entity.
+type seedCheck struct {
+	f      FieldErrors
+	now    time.Time
+	teams  map[string]bool
+	users  map[string]bool
+	member map[[2]string]bool // user key, team key
+	seen   map[string]map[string]bool
+}
+
+// normalize checks keys, references and values and applies the defaults.
+func (w *SeedWorld) normalize(now time.Time) error {
 	w.LoadedAt = now
-	f := FieldErrors{}
-	keys := func(kind string) func(i int, key string) {
-		seen := map[string]bool{}
-		return func(i int, key string) {
-			at := fmt.Sprintf("%s[%d].key", kind, i)
-			if key == "" {
-				f.Add(at, "The key is required.")
-			} else if seen[key] {
-				f.Add(at, "The key "+key+" is used twice.")
-			}
-			seen[key] = true
-		}
+	sc := &seedCheck{
+		f: FieldErrors{}, now: now,
+		teams: map[string]bool{}, users: map[string]bool{}, member: map[[2]string]bool{},
+		seen: map[string]map[string]bool{},
 	}
-	teams, users := map[string]bool{}, map[string]bool{}
-	member := map[[2]string]bool{} // user key, team key
-	teamKey := keys("teams")
 	for i, t := range w.Teams {
-		teamKey(i, t.Key)
-		teams[t.Key] = true
-		if strings.TrimSpace(t.Name) == "" {
-			f.Add(fmt.Sprintf("teams[%d].name", i), "The name is required.")
-		}
-		if t.JobLimit != nil && *t.JobLimit < 0 {
-			f.Add(fmt.Sprintf("teams[%d].job_limit", i), "The job limit may not be negative.")
-		}
+		sc.team(i, t)
 	}
-	userKey, emails := keys("users"), map[string]bool{}
+	emails := map[string]bool{}
 	for i, u := range w.Users {
-		userKey(i, u.Key)
-		users[u.Key] = true
-		at := fmt.Sprintf("users[%d]", i)
-		if strings.TrimSpace(u.Name) == "" {
-			f.Add(at+".name", "The name is required.")
-		}
-		if !strings.Contains(u.Email, "@") || emails[strings.ToLower(u.Email)] {
-			f.Add(at+".email", "A unique email address is required.")
-		}
-		emails[strings.ToLower(u.Email)] = true
-		current := false
-		for j, m := range u.Memberships {
-			member[[2]string{u.Key, m.Team}] = true
-			if !teams[m.Team] {
-				f.Add(fmt.Sprintf("%s.memberships[%d].team", at, j), "Unknown team "+m.Team+".")
-			}
-			if !m.Role.Valid() {
-				f.Add(fmt.Sprintf("%s.memberships[%d].role", at, j), "The role must be owner, admin or member.")
-			}
-			current = current || m.Team == u.CurrentTeam
-		}
-		if !current {
-			f.Add(at+".current_team", "The current team must be one of the user's teams.")
-		}
+		sc.user(i, u, emails)
 	}
-	jobKey, candKey := keys("jobs"), keys("candidates")
 	cands := 0
 	for i := range w.Jobs {
-		j := &w.Jobs[i]
-		jobKey(i, j.Key)
-		at := fmt.Sprintf("jobs[%d]", i)
-		if !teams[j.Team] {
-			f.Add(at+".team", "Unknown team "+j.Team+".")
-		}
-		if !users[j.Owner] {
-			f.Add(at+".owner", "Unknown user "+j.Owner+".")
-		} else if !member[[2]string{j.Owner, j.Team}] {
-			f.Add(at+".owner", "The owner must be a member of the job's team.")
-		}
-		assignees := j.Assignees[:0:0]
-		for k, a := range j.Assignees {
-			if !users[a] {
-				warnings = append(warnings, fmt.Sprintf("%s.assignees[%d]: unknown user %s, not assigned", at, k, a))
-				continue
-			}
-			if !member[[2]string{a, j.Team}] {
-				f.Add(fmt.Sprintf("%s.assignees[%d]", at, k), "An assignee must be a member of the job's team.")
-			}
-			if !slices.Contains(assignees, a) {
-				assignees = append(assignees, a)
-			}
-		}
-		j.Assignees = assignees
-		validateTitle(f, at+".title", j.Title)
-		if !j.Status.Valid() {
-			f.Add(at+".status", "The status must be open, draft or closed.")
-		}
-		if j.CreatedAt == nil {
-			t := now
-			j.CreatedAt = &t
-		}
-		j.WorkMode, j.EmploymentType = DefaultWorkMode, DefaultEmploymentType
-		j.ApplicationDeadline = Date(*j.CreatedAt).AddDate(0, 0, DefaultDeadlineDays)
-		if j.Stages == nil {
-			j.Stages = slices.Clone(DefaultStages)
-		}
-		if len(j.Stages) == 0 {
-			f.Add(at+".stages", "A job needs at least one stage.")
-		}
-		for k, st := range j.Stages {
-			if strings.TrimSpace(st) == "" || slices.Index(j.Stages, st) != k {
-				f.Add(fmt.Sprintf("%s.stages[%d]", at, k), "Stage names must be present and unique.")
-			}
-		}
-		for k := range j.Candidates {
-			c := &j.Candidates[k]
-			candKey(cands, c.Key)
-			cands++
-			cat := fmt.Sprintf("%s.candidates[%d]", at, k)
-			if strings.TrimSpace(c.Name) == "" {
-				f.Add(cat+".name", "The name is required.")
-			}
-			if !strings.Contains(c.Email, "@") {
-				f.Add(cat+".email", "An email address is required.")
-			}
-			if _, err := time.Parse(time.DateOnly, c.Applied); err != nil {
-				f.Add(cat+".applied", "The applied date must be YYYY-MM-DD.")
-			}
-			if c.Stage == "" && len(j.Stages) > 0 {
-				c.Stage = j.Stages[0]
-			}
-			if !slices.Contains(j.Stages, c.Stage) {
-				f.Add(cat+".stage", "Unknown stage "+c.Stage+".")
-			}
-			if c.Status == "" {
-				c.Status = CandidateActive
-			}
-			if !slices.Contains(CandidateStatuses, c.Status) {
-				f.Add(cat+".status", "The status must be active, hired, rejected or withdrawn.")
-			}
-		}
+		sc.job(i, &w.Jobs[i], &cands)
 	}
-	tokenKey := keys("tokens")
 	for i := range w.Tokens {
-		t := &w.Tokens[i]
-		tokenKey(i, t.Key)
-		at := fmt.Sprintf("tokens[%d]", i)
-		if !users[t.User] {
-			f.Add(at+".user", "Unknown user "+t.User+".")
+		sc.token(i, &w.Tokens[i])
+	}
+	return sc.f.Err()
+}
+
+// key records a key of kind at index i: it must be present and unique.
+func (sc *seedCheck) key(kind string, i int, key string) {
+	at := fmt.Sprintf("%s[%d].key", kind, i)
+	seen := sc.seen[kind]
+	if seen == nil {
+		seen = map[string]bool{}
+		sc.seen[kind] = seen
+	}
+	if key == "" {
+		sc.f.Add(at, "The key is required.")
+	} else if seen[key] {
+		sc.f.Add(at, "The key "+key+" is used twice.")
+	}
+	seen[key] = true
+}
+
+// nameRequired records that a name must not be blank.
+func (sc *seedCheck) nameRequired(at, value string) {
+	if strings.TrimSpace(value) == "" {
+		sc.f.Add(at, "The name is required.")
+	}
+}
+
+func (sc *seedCheck) team(i int, t SeedTeam) {
+	sc.key("teams", i, t.Key)
+	sc.teams[t.Key] = true
+	at := fmt.Sprintf("teams[%d]", i)
+	sc.nameRequired(at+".name", t.Name)
+	if t.JobLimit != nil && *t.JobLimit < 0 {
+		sc.f.Add(at+".job_limit", "The job limit may not be negative.")
+	}
+}
+
+func (sc *seedCheck) user(i int, u SeedUser, emails map[string]bool) {
+	sc.key("users", i, u.Key)
+	sc.users[u.Key] = true
+	at := fmt.Sprintf("users[%d]", i)
+	sc.nameRequired(at+".name", u.Name)
+	if !strings.Contains(u.Email, "@") || emails[strings.ToLower(u.Email)] {
+		sc.f.Add(at+".email", "A unique email address is required.")
+	}
+	emails[strings.ToLower(u.Email)] = true
+	current := false
+	for j, m := range u.Memberships {
+		sc.member[[2]string{u.Key, m.Team}] = true
+		if !sc.teams[m.Team] {
+			sc.f.Add(fmt.Sprintf("%s.memberships[%d].team", at, j), "Unknown team "+m.Team+".")
 		}
-		if strings.TrimSpace(t.Name) == "" {
-			f.Add(at+".name", "The name is required.")
+		if !m.Role.Valid() {
+			sc.f.Add(fmt.Sprintf("%s.memberships[%d].role", at, j), "The role must be owner, admin or member.")
 		}
-		scopes, err := NormalizeScopes(at+".scopes", t.Scopes)
-		f.Merge(err)
-		t.Scopes = scopes
-		if t.CreatedAt == nil {
-			c := now
-			t.CreatedAt = &c
-		}
-		t.ExpiresAt = AddMonths(t.CreatedAt.UTC(), TokenLifetime)
-		if t.Revoked {
-			r := now
-			t.RevokedAt = &r
+		current = current || m.Team == u.CurrentTeam
+	}
+	if !current {
+		sc.f.Add(at+".current_team", "The current team must be one of the user's teams.")
+	}
+}
+
+func (sc *seedCheck) job(i int, j *SeedJob, cands *int) {
+	sc.key("jobs", i, j.Key)
+	at := fmt.Sprintf("jobs[%d]", i)
+	if !sc.teams[j.Team] {
+		sc.f.Add(at+".team", "Unknown team "+j.Team+".")
+	}
+	sc.teamMember(at+".owner", j.Owner, j.Team, "The owner must be a member of the job's team.")
+	assignees := j.Assignees[:0:0]
+	for k, a := range j.Assignees {
+		sc.teamMember(fmt.Sprintf("%s.assignees[%d]", at, k), a, j.Team, "An assignee must be a member of the job's team.")
+		if !slices.Contains(assignees, a) {
+			assignees = append(assignees, a)
 		}
 	}
-	return warnings, f.Err()
+	j.Assignees = assignees
+	validateTitle(sc.f, at+".title", j.Title)
+	if !j.Status.Valid() {
+		sc.f.Add(at+".status", "The status must be open, draft or closed.")
+	}
+	if j.CreatedAt == nil {
+		t := sc.now
+		j.CreatedAt = &t
+	}
+	j.WorkMode, j.EmploymentType = DefaultWorkMode, DefaultEmploymentType
+	j.ApplicationDeadline = Date(*j.CreatedAt).AddDate(0, 0, DefaultDeadlineDays)
+	sc.stages(at, j)
+	for k := range j.Candidates {
+		sc.key("candidates", *cands, j.Candidates[k].Key)
+		*cands++
+		sc.candidate(fmt.Sprintf("%s.candidates[%d]", at, k), j.Stages, &j.Candidates[k])
+	}
+}
+
+// teamMember checks that a user key is defined and a member of a team.
+func (sc *seedCheck) teamMember(at, user, team, notMember string) {
+	switch {
+	case !sc.users[user]:
+		sc.f.Add(at, "Unknown user "+user+".")
+	case !sc.member[[2]string{user, team}]:
+		sc.f.Add(at, notMember)
+	}
+}
+
+func (sc *seedCheck) stages(at string, j *SeedJob) {
+	if j.Stages == nil {
+		j.Stages = slices.Clone(DefaultStages)
+	}
+	if len(j.Stages) == 0 {
+		sc.f.Add(at+".stages", "A job needs at least one stage.")
+	}
+	for k, st := range j.Stages {
+		if strings.TrimSpace(st) == "" || slices.Index(j.Stages, st) != k {
+			sc.f.Add(fmt.Sprintf("%s.stages[%d]", at, k), "Stage names must be present and unique.")
+		}
+	}
+}
+
+func (sc *seedCheck) candidate(at string, stages []string, c *SeedCandidate) {
+	sc.nameRequired(at+".name", c.Name)
+	if !strings.Contains(c.Email, "@") {
+		sc.f.Add(at+".email", "An email address is required.")
+	}
+	if _, err := time.Parse(time.DateOnly, c.Applied); err != nil {
+		sc.f.Add(at+".applied", "The applied date must be YYYY-MM-DD.")
+	}
+	if c.Stage == "" && len(stages) > 0 {
+		c.Stage = stages[0]
+	}
+	if !slices.Contains(stages, c.Stage) {
+		sc.f.Add(at+".stage", "Unknown stage "+c.Stage+".")
+	}
+	if c.Status == "" {
+		c.Status = CandidateActive
+	}
+	if !slices.Contains(CandidateStatuses, c.Status) {
+		sc.f.Add(at+".status", "The status must be active, hired, rejected or withdrawn.")
+	}
+}
+
+func (sc *seedCheck) token(i int, t *SeedToken) {
+	sc.key("tokens", i, t.Key)
+	at := fmt.Sprintf("tokens[%d]", i)
+	if !sc.users[t.User] {
+		sc.f.Add(at+".user", "Unknown user "+t.User+".")
+	}
+	sc.nameRequired(at+".name", t.Name)
+	scopes, err := NormalizeScopes(at+".scopes", t.Scopes)
+	for field, msgs := range Fields(err) {
+		sc.f[field] = append(sc.f[field], msgs...)
+	}
+	t.Scopes = scopes
+	if t.CreatedAt == nil {
+		c := sc.now
+		t.CreatedAt = &c
+	}
+	t.ExpiresAt = AddMonths(t.CreatedAt.UTC(), TokenLifetime)
+	if t.Revoked {
+		r := sc.now
+		t.RevokedAt = &r
+	}
 }

@@ -27,9 +27,7 @@ func TestSeedWorld_Normalize(t *testing.T) {
 	now := time.Date(2026, 8, 31, 12, 0, 0, 0, time.UTC)
 	t.Run("defaults", func(t *testing.T) {
 		w := seedWorld()
-		warnings, err := w.normalize(now)
-		require.NoError(t, err)
-		assert.Empty(t, warnings)
+		require.NoError(t, w.normalize(now))
 		j := w.Jobs[0]
 		assert.Equal(t, DefaultStages, j.Stages)
 		assert.Equal(t, now, *j.CreatedAt)
@@ -41,20 +39,15 @@ func TestSeedWorld_Normalize(t *testing.T) {
 		assert.Equal(t, time.Date(2027, 2, 28, 12, 0, 0, 0, time.UTC), tk.ExpiresAt)
 		assert.Nil(t, tk.RevokedAt)
 	})
-	t.Run("an assignee who is no user is left out with a warning", func(t *testing.T) {
-		w := seedWorld()
-		w.Jobs[0].Assignees = []string{"mia"}
-		warnings, err := w.normalize(now)
-		require.NoError(t, err)
-		assert.Equal(t, []string{"jobs[0].assignees[0]: unknown user mia, not assigned"}, warnings)
-		assert.Empty(t, w.Jobs[0].Assignees)
-	})
 	for name, tc := range map[string]struct {
 		edit  func(w *SeedWorld)
 		field string
 	}{
 		"owner of another team":    {func(w *SeedWorld) { w.Jobs[0].Owner = "gary" }, "jobs[0].owner"},
 		"assignee of another team": {func(w *SeedWorld) { w.Jobs[0].Assignees = []string{"gary"} }, "jobs[0].assignees[0]"},
+		"undefined assignee":       {func(w *SeedWorld) { w.Jobs[0].Assignees = []string{"mia"} }, "jobs[0].assignees[0]"},
+		"undefined owner":          {func(w *SeedWorld) { w.Jobs[0].Owner = "mia" }, "jobs[0].owner"},
+		"undefined token user":     {func(w *SeedWorld) { w.Tokens[0].User = "mia" }, "tokens[0].user"},
 		"unknown team":             {func(w *SeedWorld) { w.Jobs[0].Team = "initech" }, "jobs[0].team"},
 		"status in capitals":       {func(w *SeedWorld) { w.Jobs[0].Status = "OPEN" }, "jobs[0].status"},
 		"unknown stage":            {func(w *SeedWorld) { w.Jobs[0].Candidates[0].Stage = "Lobby" }, "jobs[0].candidates[0].stage"},
@@ -66,9 +59,9 @@ func TestSeedWorld_Normalize(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			w := seedWorld()
 			tc.edit(w)
-			_, err := w.normalize(now)
-			require.Equal(t, EValidation, ErrorCode(err))
-			assert.Contains(t, err.(*Error).Details, tc.field)
+			err := w.normalize(now)
+			require.ErrorIs(t, err, ErrValidation)
+			assert.Contains(t, Fields(err), tc.field)
 		})
 	}
 }

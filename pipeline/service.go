@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-// Service implements every operation of the API on a Store. It is safe for
-// concurrent use.
+// Service implements every operation of the API on a Store, each on behalf
+// of the Caller found on its context. It is safe for concurrent use.
 type Service struct {
 	store Store
 	clock Clock
@@ -15,22 +15,35 @@ type Service struct {
 	touched sync.Map // token id → time.Time of the last recorded use
 }
 
-// Option configures a Service.
-type Option func(*Service)
+// Option configures a Service or an Operator.
+type Option func(*options)
+
+type options struct {
+	clock Clock
+}
 
 // WithClock sets the clock; the default is SystemClock.
-func WithClock(c Clock) Option { return func(s *Service) { s.clock = c } }
+func WithClock(c Clock) Option { return func(o *options) { o.clock = c } }
+
+func newOptions(opts []Option) options {
+	o := options{clock: SystemClock{}}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
 
 // NewService returns a Service on store.
 func NewService(store Store, opts ...Option) *Service {
-	s := &Service{store: store, clock: SystemClock{}}
-	for _, o := range opts {
-		o(s)
-	}
-	return s
+	o := newOptions(opts)
+	return &Service{store: store, clock: o.clock}
 }
 
 // Ping reports whether the storage answers, for readiness checks.
 func (s *Service) Ping(ctx context.Context) error { return s.store.Ping(ctx) }
 
-func (s *Service) now() time.Time { return s.clock.Now().UTC() }
+func (s *Service) now() time.Time { return now(s.clock) }
+
+// now is the clock's time to the microsecond, which both databases keep
+// exactly, so that what a write returns equals what is read back.
+func now(c Clock) time.Time { return c.Now().UTC().Truncate(time.Microsecond) }

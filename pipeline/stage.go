@@ -18,5 +18,5 @@ func (s *Service) Stages(ctx context.Context, jobID int64) ([]Stage, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.store.Stages(ctx, c.User.ID, jobID)
+	return s.store.Stages(ctx, c.user.ID, jobID)
 }

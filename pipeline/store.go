@@ -2,8 +2,13 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"time"
 )
+
+// ErrStageNotInJob is what Store.ListCandidates returns for a stage filter
+// that names no stage of the job.
+var ErrStageNotInJob = errors.New("pipeline: the stage is not a stage of the job")
 
 // Store is the storage the Service needs. Read methods that take a viewer
 // apply the visibility rule for that user id: the jobs of teams where the
@@ -11,7 +16,7 @@ import (
 // viewer owns or is assigned to. Anything else, and everything nested under
 // it, is reported as not found. Implementations return *Error values with
 // code not_found (and conflict for unique violations); any other error is an
-// internal fault.
+// internal fault. Inputs arrive validated and with their defaults applied.
 type Store interface {
 	// TokenByHash returns the token with the given hash, its user and the
 	// user's current team, revoked and expired tokens included.
@@ -20,7 +25,7 @@ type Store interface {
 	TouchToken(ctx context.Context, id int64, at time.Time) error
 
 	// ListJobs returns a page of the jobs viewer can reach, newest first
-	// (created_at, then id, descending). The filter has been validated.
+	// (created_at, then id, descending).
 	ListJobs(ctx context.Context, viewer int64, f JobFilter) (List[Job], error)
 	// Job returns a job viewer can reach.
 	Job(ctx context.Context, viewer, id int64) (Job, error)
@@ -28,7 +33,7 @@ type Store interface {
 	Stages(ctx context.Context, viewer, jobID int64) ([]Stage, error)
 	// ListCandidates returns a page of the candidates of a job viewer can
 	// reach, newest applicant first (applied, then id, descending). A stage
-	// filter naming no stage of that job is a validation error on "stage".
+	// filter naming no stage of that job is ErrStageNotInJob.
 	ListCandidates(ctx context.Context, viewer, jobID int64, f CandidateFilter) (List[Candidate], error)
 	// Candidate returns a candidate of a job viewer can reach, with its
 	// stage name and notes count.
@@ -38,9 +43,8 @@ type Store interface {
 	// rolled back otherwise; fn's error is returned as is.
 	Write(ctx context.Context, fn func(Tx) error) error
 
-	// Role returns the user's role on a team, or not_found if the user is
-	// not a member.
-	Role(ctx context.Context, userID, teamID int64) (Role, error)
+	// UserWithTeam returns a user and the user's current team.
+	UserWithTeam(ctx context.Context, userID int64) (User, Team, error)
 	// UserByEmail returns the user with that email.
 	UserByEmail(ctx context.Context, email string) (User, error)
 	// CreateToken stores a token (its hash, never its value) inside the
@@ -55,7 +59,7 @@ type Store interface {
 	// Activity returns activity entries in commit order (by id), all of them
 	// or those of one team.
 	Activity(ctx context.Context, teamID *int64) ([]Activity, error)
-	// Seed stores, in one transaction, a world that Service.Seed validated
+	// Seed stores, in one transaction, a world that Operator.Seed validated
 	// and completed: every default and time is set.
 	Seed(ctx context.Context, w *SeedWorld) (SeedResult, error)
 	// PurgeIdempotency deletes idempotency records created before a time.
@@ -105,6 +109,7 @@ type Tx interface {
 	// SaveRating stores a user's rating of a candidate, replacing theirs.
 	SaveRating(ctx context.Context, r Rating) error
 
-	// InsertActivity appends an activity entry.
+	// InsertActivity appends an activity entry; a TokenID of 0 is stored
+	// as no token.
 	InsertActivity(ctx context.Context, a Activity) error
 }

@@ -45,5 +45,5 @@ func (s *Service) Me(ctx context.Context) (Identity, error) {
 	if err != nil {
 		return Identity{}, err
 	}
-	return Identity{User: c.User, Team: c.Team, Scopes: c.Scopes}, nil
+	return Identity{User: c.user, Team: c.team, Scopes: c.Scopes()}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"hash/crc32"
 	"strings"
 	"time"
@@ -95,25 +96,25 @@ func HashToken(value string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Authenticate resolves a token value to its caller (without IP; the
-// transport sets it). A malformed, unknown, revoked or expired token is
-// unauthenticated.
+// Authenticate resolves a token value to its caller, without a client
+// address (the transport adds it with Caller.WithIP). A malformed, unknown,
+// revoked or expired token is unauthenticated.
 func (s *Service) Authenticate(ctx context.Context, value string) (Caller, error) {
 	if !WellFormedToken(value) {
-		return Caller{}, errUnauthenticated
+		return Caller{}, ErrUnauthenticated
 	}
 	a, err := s.store.TokenByHash(ctx, HashToken(value))
-	if ErrorCode(err) == ENotFound {
-		return Caller{}, errUnauthenticated
+	if errors.Is(err, ErrNotFound) {
+		return Caller{}, ErrUnauthenticated
 	} else if err != nil {
 		return Caller{}, err
 	}
 	now := s.now()
 	if !a.Token.Active(now) {
-		return Caller{}, errUnauthenticated
+		return Caller{}, ErrUnauthenticated
 	}
 	s.touch(ctx, a.Token, now)
-	return Caller{User: a.User, Team: a.Team, TokenID: a.Token.ID, Scopes: a.Token.Scopes}, nil
+	return Caller{user: a.User, team: a.Team, tokenID: a.Token.ID, scopes: a.Token.Scopes, valid: true}, nil
 }
 
 // touch records a token's use at most once per touchInterval per token, so
@@ -128,66 +129,4 @@ func (s *Service) touch(ctx context.Context, t Token, now time.Time) {
 	}
 	s.touched.Store(t.ID, now)
 	_ = s.store.TouchToken(ctx, t.ID, now)
-}
-
-// TokenRequest is the input of IssueToken.
-type TokenRequest struct {
-	UserEmail string
-	Name      string
-	Scopes    []Scope
-	CreatedAt time.Time // zero: now
-}
-
-// IssueToken creates a token for a user inside the user's current team and
-// returns it with its value, which is shown this once. It is an operator
-// operation: it consults no caller. Errors: not_found (user),
-// validation_failed.
-func (s *Service) IssueToken(ctx context.Context, r TokenRequest) (Token, string, error) {
-	f := FieldErrors{}
-	if strings.TrimSpace(r.Name) == "" {
-		f.Add("name", "The name field is required.")
-	}
-	scopes, err := NormalizeScopes("scopes", r.Scopes)
-	if err != nil {
-		return Token{}, "", err
-	}
-	if err := f.Err(); err != nil {
-		return Token{}, "", err
-	}
-	u, err := s.store.UserByEmail(ctx, r.UserEmail)
-	if err != nil {
-		return Token{}, "", err
-	}
-	created := r.CreatedAt
-	if created.IsZero() {
-		created = s.now()
-	}
-	value := NewTokenValue()
-	t, err := s.store.CreateToken(ctx, Token{
-		UserID: u.ID, Name: r.Name, Scopes: scopes, Hash: HashToken(value),
-		CreatedAt: created.UTC(), ExpiresAt: AddMonths(created.UTC(), TokenLifetime),
-	})
-	return t, value, err
-}
-
-// TeamTokens lists the tokens created inside a team with their creators and
-// last use. With a caller on ctx, the caller must be an owner or admin of
-// the team (else not_found); without one it is an operator operation.
-func (s *Service) TeamTokens(ctx context.Context, teamID int64) ([]Token, error) {
-	if c, ok := CallerFrom(ctx); ok {
-		role, err := s.store.Role(ctx, c.User.ID, teamID)
-		if err != nil {
-			return nil, err
-		}
-		if role != RoleOwner && role != RoleAdmin {
-			return nil, errNotFound("Team")
-		}
-	}
-	return s.store.TeamTokens(ctx, teamID)
-}
-
-// RevokeToken revokes a token at once. It is an operator operation.
-// Errors: not_found.
-func (s *Service) RevokeToken(ctx context.Context, id int64) error {
-	return s.store.RevokeToken(ctx, id, s.now())
 }

@@ -35,7 +35,7 @@ func (a *api) guard(c *gin.Context) {
 	ip := c.ClientIP()
 	bucket := "ip:" + ip
 	if authErr == nil {
-		bucket = "user:" + strconv.FormatInt(caller.User.ID, 10)
+		bucket = "user:" + strconv.FormatInt(caller.User().ID, 10)
 	}
 	if err := a.limit(c, bucket); err != nil {
 		fail(c, err)
@@ -45,8 +45,7 @@ func (a *api) guard(c *gin.Context) {
 		fail(c, authErr)
 		return
 	}
-	caller.IP = ip
-	c.Request = c.Request.WithContext(pipeline.NewContext(ctx, caller))
+	c.Request = c.Request.WithContext(pipeline.NewContext(ctx, caller.WithIP(ip)))
 	c.Next()
 }
 

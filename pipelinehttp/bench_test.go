@@ -25,7 +25,7 @@ import (
 //
 //	go test ./pipelinehttp -run '^$' -bench Read -benchmem
 func BenchmarkRead(b *testing.B) {
-	quietGin.Do(func() { gin.SetMode(gin.TestMode) })
+	testGinMode.Do(func() { gin.SetMode(gin.TestMode) })
 	b.Run("sqlite", func(b *testing.B) {
 		path := filepath.Join(b.TempDir(), "bench.db")
 		raw := func() (*sql.DB, error) { return sql.Open("sqlite", path+"?_pragma=query_only(1)") }
@@ -49,7 +49,7 @@ func benchRead(b *testing.B, dsn string, raw func() (*sql.DB, error), placeholde
 		b.Fatal(err)
 	}
 	svc := pipeline.NewService(db)
-	seed := storetest.Seed(b, svc)
+	seed := storetest.Seed(b, pipeline.NewOperator(db))
 	api := New(svc, Config{Limiter: db.Limiter(1 << 30)})
 
 	bare, err := raw()

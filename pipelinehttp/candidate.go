@@ -1,7 +1,6 @@
 package pipelinehttp
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -59,12 +58,13 @@ func newCandidateFull(k pipeline.Candidate) candidateFull {
 // listCandidates serves GET /jobs/{job}/candidates?search=&stage=&page=.
 func (a *api) listCandidates(c *gin.Context) {
 	q := newQuery(c)
-	l, err := a.svc.ListCandidates(c.Request.Context(), pathID(c, "job"), pipeline.CandidateFilter{
-		Search:    c.Query("search"),
-		StageID:   q.stage(),
-		Page:      q.page(),
-		Malformed: q.bad,
-	})
+	ref := jobRef(c)
+	f := pipeline.CandidateFilter{Search: c.Query("search"), StageID: q.stage(), Page: q.page()}
+	if len(q.bad) > 0 {
+		fail(c, a.svc.Reject(c.Request.Context(), pipeline.OpListCandidates, ref, nil, merged(q.bad, f.Validate())))
+		return
+	}
+	l, err := a.svc.ListCandidates(c.Request.Context(), ref.Job, f)
 	if err != nil {
 		fail(c, err)
 		return
@@ -74,7 +74,8 @@ func (a *api) listCandidates(c *gin.Context) {
 
 // candidate serves GET /jobs/{job}/candidates/{candidate}.
 func (a *api) candidate(c *gin.Context) {
-	k, err := a.svc.Candidate(c.Request.Context(), pathID(c, "job"), pathID(c, "candidate"))
+	ref := candidateRef(c)
+	k, err := a.svc.Candidate(c.Request.Context(), ref.Job, ref.Candidate)
 	if err != nil {
 		fail(c, err)
 		return
@@ -84,19 +85,16 @@ func (a *api) candidate(c *gin.Context) {
 
 // moveCandidate serves POST /jobs/{job}/candidates/{candidate}/stage.
 func (a *api) moveCandidate(c *gin.Context) {
-	raw, err := readBody(c)
-	if err != nil {
-		fail(c, err)
+	ref := candidateRef(c)
+	var in pipeline.StageMove
+	idem, ok := a.bind(c, pipeline.OpMoveCandidate, ref, func() error { return in.Validate() },
+		integerField("stage", &in.StageID))
+	if !ok {
 		return
 	}
-	var in pipeline.StageMove
-	in.Malformed = decodeBody(raw, integerField("stage", &in.StageID, nil))
-	jobID, id := pathID(c, "job"), pathID(c, "candidate")
-	write(c, raw, renderMovedCandidate, nil, func(ctx context.Context) (pipeline.Candidate, error) {
-		return a.svc.MoveCandidate(ctx, jobID, id, in)
+	in.Idempotency = idem
+	res, err := a.svc.MoveCandidate(c.Request.Context(), ref.Job, ref.Candidate, in)
+	answer(c, res, err, func(k pipeline.Candidate) (int, any) {
+		return http.StatusOK, data[candidateFull]{Data: newCandidateFull(k)}
 	})
-}
-
-func renderMovedCandidate(k pipeline.Candidate) (int, any) {
-	return http.StatusOK, data[candidateFull]{Data: newCandidateFull(k)}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"runtime/debug"
 
@@ -101,6 +102,9 @@ func (a *api) writeError(c *gin.Context, err error) {
 	if withDetails[code] && errors.As(err, &e) {
 		obj.Details = e.Details
 	}
+	if f := pipeline.Fields(err); f[pipeline.IdempotencyField] != nil {
+		obj.Details = headerNamed(f)
+	}
 	if code == pipeline.EUnauthenticated {
 		c.Header("WWW-Authenticate", "Bearer")
 	}
@@ -112,6 +116,15 @@ func (a *api) writeError(c *gin.Context, err error) {
 	}
 	c.Data(status, jsonContentType, body)
 	c.Abort()
+}
+
+// headerNamed is field details with the idempotency key named as HTTP
+// carries it, in its header.
+func headerNamed(f pipeline.FieldErrors) pipeline.FieldErrors {
+	out := maps.Clone(f)
+	out[IdempotencyKeyHeader] = out[pipeline.IdempotencyField]
+	delete(out, pipeline.IdempotencyField)
+	return out
 }
 
 func (a *api) logCause(c *gin.Context, msg string, err error) {

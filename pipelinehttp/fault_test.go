@@ -132,7 +132,7 @@ func TestFault_DiesBeforeCommit(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
 		store := &hookedStore{Store: db}
 		svc := pipeline.NewService(store)
-		seed := storetest.Seed(t, svc)
+		seed := storetest.Seed(t, pipeline.NewOperator(db))
 		logs := &syncBuffer{}
 		h := New(svc, Config{Limiter: pipeline.NewMemoryLimiter(1000), Logger: slog.New(slog.NewTextHandler(logs, nil))})
 		olivia := seed.Tokens["olivia"]
@@ -143,7 +143,7 @@ func TestFault_DiesBeforeCommit(t *testing.T) {
 		requireError(t, r, http.StatusInternalServerError, pipeline.EInternal)
 		assert.NotContains(t, string(r.Body), "injected", "no internal detail leaks")
 		assert.Contains(t, logs.String(), "injected fault", "the cause is logged")
-		log, err := svc.ActivityLog(context.Background(), nil)
+		log, err := pipeline.NewOperator(db).ActivityLog(context.Background(), nil)
 		require.NoError(t, err)
 		assert.Empty(t, log, "the activity entry rolled back with the change")
 
@@ -156,7 +156,7 @@ func TestFault_DiesBeforeCommit(t *testing.T) {
 
 		r = do(t, h, "GET", "/api/v1/jobs?search="+urlQuery("Exactly once"), olivia, nil)
 		assert.Len(t, r.Items(t), 1, "one job")
-		log, err = svc.ActivityLog(context.Background(), nil)
+		log, err = pipeline.NewOperator(db).ActivityLog(context.Background(), nil)
 		require.NoError(t, err)
 		assert.Len(t, log, 1, "one activity entry")
 	})
@@ -169,7 +169,7 @@ func TestFault_KeyInFlight(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
 		store := &hookedStore{Store: db}
 		svc := pipeline.NewService(store)
-		seed := storetest.Seed(t, svc)
+		seed := storetest.Seed(t, pipeline.NewOperator(db))
 		h := New(svc, Config{Limiter: pipeline.NewMemoryLimiter(1000)})
 		olivia := seed.Tokens["olivia"]
 		body := `{"title":"Held"}`
@@ -199,7 +199,7 @@ func TestFault_KeyInFlight(t *testing.T) {
 			assert.Equal(t, http.StatusCreated, r.code)
 			assert.Equal(t, "true", r.header.Get(ReplayHeader))
 		}
-		log, err := svc.ActivityLog(context.Background(), nil)
+		log, err := pipeline.NewOperator(db).ActivityLog(context.Background(), nil)
 		require.NoError(t, err)
 		assert.Len(t, log, 1, "the job was created once")
 	})

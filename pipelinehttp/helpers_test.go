@@ -26,8 +26,8 @@ import (
 	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
 )
 
-// quietGin keeps Gin from printing its debug lines during tests.
-var quietGin sync.Once
+// testGinMode keeps Gin from printing its debug lines during tests.
+var testGinMode sync.Once
 
 // testClock is a settable clock shared by the Service and the rate limiter.
 type testClock struct {
@@ -65,7 +65,7 @@ type envOption func(*Config)
 // the whole second the test started, so the fixture's tokens are live.
 func newEnv(t *testing.T, db *pipelinestore.DB, opts ...envOption) *env {
 	t.Helper()
-	quietGin.Do(func() { gin.SetMode(gin.TestMode) })
+	testGinMode.Do(func() { gin.SetMode(gin.TestMode) })
 	clock := newTestClock(time.Now().Truncate(time.Second))
 	e := &env{Fixture: storetest.Seeded(t, db, pipeline.WithClock(clock)), clock: clock, logs: &syncBuffer{}}
 	cfg := Config{
@@ -88,7 +88,7 @@ func (e *env) tokenID(t *testing.T, key string) int64 {
 	t.Helper()
 	c, err := e.Svc.Authenticate(context.Background(), e.token(key))
 	require.NoError(t, err)
-	return c.TokenID
+	return c.TokenID()
 }
 
 // do sends a request to e's engine; see request.
@@ -165,7 +165,7 @@ func do(t *testing.T, h http.Handler, method, path, token string, body any, hdr 
 		assert.Equal(t, jsonContentType, r.Header.Get("Content-Type"))
 		require.NoError(t, json.Unmarshal(r.Body, &r.JSON), "body %s", r.Body)
 	}
-	if strings.HasPrefix(req.URL.Path, apiPrefix) {
+	if strings.HasPrefix(unmounted(req).URL.Path, "/api/") {
 		for _, name := range []string{HeaderRateLimit, HeaderRateRemaining, HeaderRateReset} {
 			assert.Regexp(t, `^\d+$`, r.Header.Get(name), name)
 		}
@@ -183,12 +183,12 @@ const testMount = "/hiring"
 // unmounted returns req with testMount cut off its path, so that a mounted
 // API's responses are checked against the document's paths.
 func unmounted(req *http.Request) *http.Request {
-	path, ok := strings.CutPrefix(req.URL.Path, testMount+apiPrefix)
+	path, ok := strings.CutPrefix(req.URL.Path, testMount+"/api/")
 	if !ok {
 		return req
 	}
 	r := req.Clone(req.Context())
-	r.URL.Path = apiPrefix + path
+	r.URL.Path = "/api/" + path
 	r.RequestURI = r.URL.RequestURI()
 	return r
 }

@@ -17,6 +17,8 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -27,9 +29,11 @@ import (
 
 // Config configures the HTTP layer. The zero value is usable.
 type Config struct {
-	// BaseURL is the scheme and host used in pagination links, for example
-	// "https://api.example.com". Empty: taken from the request (its TLS state
-	// and Host header; X-Forwarded-Proto is not trusted).
+	// BaseURL is where clients reach the server, used in pagination links
+	// and the Location of a created job: a scheme and host, and a path when
+	// a proxy serves the API below one, for example
+	// "https://example.com/hiring". Empty: the request's own scheme (from
+	// its TLS state; X-Forwarded-Proto is not trusted) and Host.
 	BaseURL string
 	// Limiter counts requests per user, and per client IP for requests
 	// without a valid token. Nil: an in-memory limiter with
@@ -45,26 +49,28 @@ type Config struct {
 // jsonContentType is the Content-Type of every response body.
 const jsonContentType = "application/json; charset=utf-8"
 
-// apiPrefix is the path prefix of requests that are authenticated and
-// rate-limited, including unknown routes below it.
-const apiPrefix = "/api/"
-
 // api holds what the handlers and middleware share.
 type api struct {
-	svc     *pipeline.Service
-	baseURL string
-	limiter pipeline.Limiter
-	clock   pipeline.Clock
-	log     *slog.Logger
+	svc      *pipeline.Service
+	baseURL  string // without a trailing slash
+	basePath string // the path part of baseURL
+	prefix   string // the path the API is mounted below, "" at the root
+	limiter  pipeline.Limiter
+	clock    pipeline.Clock
+	log      *slog.Logger
 }
 
-func newAPI(svc *pipeline.Service, cfg Config) *api {
+func newAPI(svc *pipeline.Service, cfg Config, prefix string) *api {
 	a := &api{
 		svc:     svc,
 		baseURL: strings.TrimRight(cfg.BaseURL, "/"),
+		prefix:  strings.TrimRight(prefix, "/"),
 		limiter: cfg.Limiter,
 		clock:   cfg.Clock,
 		log:     cfg.Logger,
+	}
+	if u, err := url.Parse(a.baseURL); err == nil {
+		a.basePath = u.EscapedPath()
 	}
 	if a.limiter == nil {
 		a.limiter = pipeline.NewMemoryLimiter(pipeline.DefaultRateLimit)
@@ -84,12 +90,48 @@ func newAPI(svc *pipeline.Service, cfg Config) *api {
 // answers, else 503). Unknown routes answer 404 not_found and known paths
 // with the wrong method 405 method_not_allowed with an Allow header, both in
 // the error envelope; below /api/ they are authenticated and rate-limited
-// like any API request.
+// like any API request. ClientIP is the socket peer: no proxy is trusted.
 //
-// New leaves Gin's global mode alone: a program that wants no debug output
-// calls gin.SetMode(gin.ReleaseMode) before New. ClientIP is the socket peer:
-// no proxy is trusted until the program calls SetTrustedProxies on the engine.
+// New writes nothing to stdout: unless the GIN_MODE environment variable
+// asks for Gin's debug mode, it puts Gin in release mode, whose route
+// listing would otherwise be printed.
 func New(svc *pipeline.Service, cfg Config) *gin.Engine {
+	a := newAPI(svc, cfg, "")
+	e := a.engine()
+	base := a.baseChain()
+	e.GET("/healthz", append(base, a.healthz)...)
+	e.GET("/readyz", append(base, a.readyz)...)
+	return e
+}
+
+// Mount serves the API of New, /healthz and /readyz aside, below r: an
+// engine or a route group of an existing Gin application, whose base path
+// prefixes every path of the API. It behaves as New does there: unknown
+// routes and wrong methods below that path's /api/ answer in the error
+// envelope, and pagination links carry the path. It takes every method of
+// r's /api/ path (r.Any("/api/*path")), so the application must not route
+// anything else there.
+func Mount(r gin.IRouter, svc *pipeline.Service, cfg Config) {
+	prefix := ""
+	if g, ok := r.(interface{ BasePath() string }); ok {
+		prefix = g.BasePath()
+	}
+	e := newAPI(svc, cfg, prefix).engine()
+	r.Any("/api/*path", gin.WrapH(e))
+}
+
+// quietGin puts Gin in release mode unless GIN_MODE chose a mode, so that
+// building the engine prints nothing.
+func quietGin() {
+	if os.Getenv(gin.EnvGinMode) == "" && gin.IsDebugging() {
+		gin.SetMode(gin.ReleaseMode)
+	}
+}
+
+// engine returns an engine with the API's routes below a.prefix and the
+// envelopes for unknown routes and methods.
+func (a *api) engine() *gin.Engine {
+	quietGin()
 	e := gin.New()
 	e.HandleMethodNotAllowed = true
 	// A trailing slash or a wrong case is an unknown route, not a redirect.
@@ -97,24 +139,11 @@ func New(svc *pipeline.Service, cfg Config) *gin.Engine {
 	e.RedirectFixedPath = false
 	_ = e.SetTrustedProxies(nil) // nil never fails to parse
 
-	a := newAPI(svc, cfg)
-	a.mount(e)
-
+	a.routes(e.Group(a.prefix + "/api/v1"))
 	base := a.baseChain()
-	e.GET("/healthz", append(base, a.healthz)...)
-	e.GET("/readyz", append(base, a.readyz)...)
 	e.NoRoute(append(base, a.apiOnly(a.guard), a.notFound)...)
 	e.NoMethod(append(base, a.apiOnly(a.guard), a.methodNotAllowed)...)
 	return e
-}
-
-// Mount registers the /api/v1 routes (the OpenAPI document included), with
-// their whole middleware chain, on
-// r: an engine or a route group of an existing Gin application, to whose
-// path the routes are relative. Unknown routes and /healthz stay the
-// application's concern.
-func Mount(r gin.IRouter, svc *pipeline.Service, cfg Config) {
-	newAPI(svc, cfg).mount(r)
 }
 
 // baseChain is the middleware every response passes through.
@@ -122,8 +151,8 @@ func (a *api) baseChain() []gin.HandlerFunc {
 	return []gin.HandlerFunc{a.requestID, a.accessLog, a.recovery(), a.errors}
 }
 
-func (a *api) mount(r gin.IRouter) {
-	v1 := r.Group("/api/v1", a.baseChain()...)
+func (a *api) routes(v1 *gin.RouterGroup) {
+	v1.Use(a.baseChain()...)
 	// The OpenAPI document needs no token: it is counted against the
 	// client's address like any anonymous request.
 	v1.GET("/openapi.json", a.guardAnonymous, serveOpenAPI)
@@ -144,21 +173,17 @@ func (a *api) mount(r gin.IRouter) {
 // apiOnly runs h only for requests that are rate-limited (see limited).
 func (a *api) apiOnly(h gin.HandlerFunc) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		if limited(c) {
+		if a.limited(c) {
 			h(c)
 		}
 	}
 }
 
 // limited reports whether a request is one the API authenticates and
-// rate-limits: a route of the API, wherever it is mounted, or an unknown
-// path below /api/. /healthz, /readyz and the host application's own routes
-// are not.
-func limited(c *gin.Context) bool {
-	if route := c.FullPath(); route != "" {
-		return strings.Contains(route, "/api/v1/")
-	}
-	return strings.HasPrefix(c.Request.URL.Path, apiPrefix)
+// rate-limits: a path below the API's /api/, known or not. /healthz and
+// /readyz are not.
+func (a *api) limited(c *gin.Context) bool {
+	return strings.HasPrefix(c.Request.URL.Path, a.prefix+"/api/")
 }
 
 type healthBody struct {

@@ -1,11 +1,13 @@
 package pipelinehttp
 
 import (
-	"bytes"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
@@ -108,13 +110,13 @@ func TestAPI_PayloadTooLarge(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		olivia := e.token("olivia")
 		// A valid body of exactly 1 MiB is read; one byte more is refused.
-		prefix, suffix := `{"title":"Big","description":"`, `"}`
-		exact := prefix + strings.Repeat("x", MaxBodyBytes-len(prefix)-len(suffix)) + suffix
+		valid := `{"title":"Big","description":"` + strings.Repeat("x", pipeline.MaxDescriptionLength) + `"}`
+		exact := valid + strings.Repeat(" ", MaxBodyBytes-len(valid))
 		require.Len(t, exact, MaxBodyBytes)
 		r := e.do(t, "POST", "/api/v1/jobs", olivia, exact)
 		require.Equal(t, http.StatusCreated, r.Code)
 
-		over := prefix + strings.Repeat("x", MaxBodyBytes-len(prefix)-len(suffix)+1) + suffix
+		over := exact + " "
 		before := len(e.Activity(t))
 		for _, path := range []string{"/api/v1/jobs", candidatePath(e.Res.Jobs["backend"], e.Res.Candidates["ada"]) + "/notes"} {
 			r = e.do(t, "POST", path, olivia, over)
@@ -187,7 +189,7 @@ func TestAPI_AccessLog(t *testing.T) {
 
 func TestAPI_ServerError(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
-		seed := storetest.Seed(t, pipeline.NewService(db))
+		seed := storetest.Seed(t, pipeline.NewOperator(db))
 		t.Run("panic", func(t *testing.T) {
 			var logs syncBuffer
 			svc := pipeline.NewService(panickingStore{Store: db})
@@ -216,36 +218,70 @@ func TestAPI_ServerError(t *testing.T) {
 
 func TestMount(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
-		quietGin.Do(func() { gin.SetMode(gin.TestMode) })
 		svc := pipeline.NewService(db)
-		seed := storetest.Seed(t, svc)
+		seed := storetest.Seed(t, pipeline.NewOperator(db))
 		app := gin.New()
-		Mount(app.Group(testMount), svc, Config{BaseURL: "https://example.test"})
+		app.GET("/", func(c *gin.Context) { c.String(http.StatusOK, "host") })
+		Mount(app.Group(testMount), svc, Config{BaseURL: "https://example.test/proxied/"})
 		token := seed.Tokens["olivia"]
 
 		r := do(t, app, "GET", "/hiring/api/v1/me", token, nil)
 		require.Equal(t, http.StatusOK, r.Code)
 		r = do(t, app, "POST", "/hiring/api/v1/jobs", token, map[string]any{"title": "Mounted"})
 		require.Equal(t, http.StatusCreated, r.Code, "%s", r.Body)
-		assert.Equal(t, "/hiring/api/v1/jobs/"+itoa(num(t, r.Data(t)["id"])), r.Header.Get("Location"))
+		assert.Equal(t, "/proxied/hiring/api/v1/jobs/"+itoa(num(t, r.Data(t)["id"])), r.Header.Get("Location"))
 		r = do(t, app, "GET", "/hiring/api/v1/jobs", token, nil)
 		require.Equal(t, http.StatusOK, r.Code)
-		assert.Equal(t, "https://example.test/hiring/api/v1/jobs?page=1", r.Object(t)["links"].(map[string]any)["first"])
+		assert.Equal(t, "https://example.test/proxied/hiring/api/v1/jobs?page=1", r.Object(t)["links"].(map[string]any)["first"])
 		r = do(t, app, "GET", "/hiring/api/v1/me", "", nil)
 		assert.Equal(t, http.StatusUnauthorized, r.Code)
+
+		// As New does: envelopes for unknown routes and wrong methods.
+		r = do(t, app, "GET", "/hiring/api/v1/nothing", token, nil)
+		requireError(t, r, http.StatusNotFound, pipeline.ENotFound)
+		r = do(t, app, "DELETE", "/hiring/api/v1/me", token, nil)
+		requireError(t, r, http.StatusMethodNotAllowed, CodeMethodNotAllowed)
+		assert.Equal(t, "GET", r.Header.Get("Allow"))
+		r = do(t, app, "GET", "/hiring/api/v1/nothing", "", nil)
+		requireError(t, r, http.StatusUnauthorized, pipeline.EUnauthenticated)
+
+		rec := httptest.NewRecorder()
+		app.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+		assert.Equal(t, "host", rec.Body.String(), "the application's own routes stay its own")
 	})
+}
+
+// TestNew_Quiet: building the API writes nothing to stdout, as Gin's debug
+// mode would.
+func TestNew_Quiet(t *testing.T) {
+	if os.Getenv(gin.EnvGinMode) != "" {
+		t.Skip("GIN_MODE chooses the mode")
+	}
+	mode := gin.Mode()
+	t.Cleanup(func() { gin.SetMode(mode) })
+	gin.SetMode(gin.DebugMode)
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	stdout := os.Stdout
+	os.Stdout = w
+	New(nil, Config{})
+	Mount(gin.New().Group("/x"), nil, Config{})
+	os.Stdout = stdout
+	require.NoError(t, w.Close())
+	out, err := io.ReadAll(r)
+	require.NoError(t, err)
+	assert.Empty(t, string(out))
 }
 
 // TestAPI_DecodeBody covers the body decoder without a database.
 func TestAPI_DecodeBody(t *testing.T) {
 	var (
-		title string
+		title *string
 		stage int64
-		seen  bool
 	)
 	fields := func() []field {
-		title, stage, seen = "", 0, false
-		return []field{stringField("title", &title, &seen), integerField("stage", &stage, nil)}
+		title, stage = nil, 0
+		return []field{stringField("title", &title), integerField("stage", &stage)}
 	}
 	for _, tc := range []struct {
 		name string
@@ -274,11 +310,45 @@ func TestAPI_DecodeBody(t *testing.T) {
 			assert.ElementsMatch(t, tc.want, got)
 		})
 	}
-	errs := decodeBody([]byte(`{"title":"Ingénieur","stage":7}`), fields()...)
-	assert.Nil(t, errs)
-	assert.Equal(t, "Ingénieur", title)
-	assert.Equal(t, int64(7), stage)
-	assert.True(t, seen)
-	assert.Equal(t, fingerprint("POST", "/a", []byte("{}")), fingerprint("POST", "/a", []byte("{}")))
-	assert.NotEqual(t, fingerprint("POST", "/a", []byte("{}")), fingerprint("POST", "/a", bytes.Repeat([]byte(" "), 1)))
+	t.Run("values", func(t *testing.T) {
+		errs := decodeBody([]byte(`{"title":"Ingénieur","stage":7}`), fields()...)
+		assert.Nil(t, errs)
+		require.NotNil(t, title, "a sent field is present")
+		assert.Equal(t, "Ingénieur", *title)
+		assert.Equal(t, int64(7), stage)
+		assert.Nil(t, decodeBody([]byte(`{"stage":7}`), fields()...))
+		assert.Nil(t, title, "an absent field stays absent")
+	})
+}
+
+// TestRequestFingerprint: a write's body is compared as a JSON value.
+func TestRequestFingerprint(t *testing.T) {
+	same := requestFingerprint("POST", "/api/v1/jobs", []byte(`{"title":"A","description":"<p>x</p>"}`))
+	for _, body := range []string{
+		`{ "description" : "<p>x</p>", "title": "A" }`,
+		"{\n\t\"title\":\"A\",\n\t\"description\":\"\\u003cp\\u003ex\\u003c/p\\u003e\"\n}",
+	} {
+		assert.Equal(t, same, requestFingerprint("POST", "/api/v1/jobs", []byte(body)), body)
+	}
+	assert.Equal(t, requestFingerprint("POST", "/a", []byte(`{"stage":3}`)), requestFingerprint("POST", "/a", []byte(`{"stage":3.0}`)))
+	for name, other := range map[string]string{
+		"another body":   requestFingerprint("POST", "/api/v1/jobs", []byte(`{"title":"B","description":"<p>x</p>"}`)),
+		"another path":   requestFingerprint("POST", "/api/v1/jobz", []byte(`{"title":"A","description":"<p>x</p>"}`)),
+		"another method": requestFingerprint("PATCH", "/api/v1/jobs", []byte(`{"title":"A","description":"<p>x</p>"}`)),
+		"not JSON":       requestFingerprint("POST", "/api/v1/jobs", []byte(`{"title":"A"`)),
+	} {
+		assert.NotEqual(t, same, other, name)
+	}
+}
+
+func TestParseID(t *testing.T) {
+	for raw, want := range map[string]int64{"1": 1, "42": 42} {
+		got, ok := parseID(raw)
+		assert.True(t, ok, raw)
+		assert.Equal(t, want, got)
+	}
+	for _, raw := range []string{"", "0", "-3", "+3", "abc", "1e3", "9223372036854775808"} {
+		_, ok := parseID(raw)
+		assert.False(t, ok, raw)
+	}
 }

@@ -1,11 +1,12 @@
 package pipelinehttp
 
 import (
-	"context"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
-	"fmt"
+	"encoding/json"
+	"strconv"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -15,82 +16,108 @@ import (
 // IdempotencyKeyHeader names the key of a replayable write.
 const IdempotencyKeyHeader = "Idempotency-Key"
 
-// ReplayHeader marks a response replayed from an idempotency record.
+// ReplayHeader marks a response that replays a stored result.
 const ReplayHeader = "Idempotent-Replay"
 
-// success is how an operation renders its result: the success status and the
-// value encoded as the body.
-type success[T any] func(result T) (status int, body any)
-
-// finish sets the headers an operation derives from its rendered body, so
-// that a replayed response, which keeps only status and body, gets them too.
-type finish func(c *gin.Context, body []byte)
-
-// write runs a write operation and answers with its success. When the request
-// carries an Idempotency-Key header (even an empty one, which the Service
-// refuses), the operation runs under pipeline.WithIdempotency with a
-// fingerprint of method, path and raw body and a Render made from render, so
-// the stored response and the one written here come from the same function
-// and are byte for byte the same. A replay (a *pipeline.Replay from the
-// Service) is answered with the stored response, after fin has set its
-// headers from the stored body.
-func write[T any](c *gin.Context, raw []byte, render success[T], fin finish, op func(context.Context) (T, error)) {
-	ctx := c.Request.Context()
-	if keys, keyed := c.Request.Header[IdempotencyKeyHeader]; keyed {
-		ctx = pipeline.WithIdempotency(ctx, pipeline.Idempotency{
-			Key:         firstOrEmpty(keys),
-			Fingerprint: fingerprint(c.Request.Method, c.Request.URL.Path, raw),
-			Render: func(result any) (int, []byte, error) {
-				res, ok := result.(T)
-				if !ok {
-					return 0, nil, fmt.Errorf("pipelinehttp: rendering %T as %T", result, res)
-				}
-				return renderBody(render, res)
-			},
-		})
-	}
-	res, err := op(ctx)
-	var replay *pipeline.Replay
-	if errors.As(err, &replay) {
-		if fin != nil {
-			fin(c, replay.Body)
-		}
-		c.Header(ReplayHeader, "true")
-		c.Data(replay.Status, jsonContentType, replay.Body)
-		return
-	}
+// bind reads a write's body into fields and its Idempotency-Key header, in
+// that order of concern: a body over the limit answers 413 at once. When
+// the body cannot be read into the input, it answers with the Service's
+// verdict on the call (Reject), merged with validate's view of the fields
+// that were read, and returns false.
+func (a *api) bind(c *gin.Context, op pipeline.Op, ref pipeline.Ref, validate func() error, fields ...field) (*pipeline.Idempotency, bool) {
+	raw, err := readBody(c)
 	if err != nil {
 		fail(c, err)
-		return
+		return nil, false
 	}
-	status, body, err := renderBody(render, res)
-	if err != nil {
-		fail(c, err)
-		return
+	idem := a.idempotency(c, raw)
+	if bad := decodeBody(raw, fields...); bad != nil {
+		fail(c, a.svc.Reject(c.Request.Context(), op, ref, idem, merged(bad, validate())))
+		return nil, false
 	}
-	if fin != nil {
-		fin(c, body)
-	}
-	c.Data(status, jsonContentType, body)
+	return idem, true
 }
 
-func renderBody[T any](render success[T], res T) (int, []byte, error) {
-	status, v := render(res)
-	body, err := encode(v)
-	return status, body, err
-}
-
-func firstOrEmpty(values []string) string {
-	if len(values) == 0 {
-		return ""
+// idempotency is the Idempotency of a write that sent an Idempotency-Key
+// header (even an empty one, which the Service refuses), bound to the
+// request: its method, its path below where the API is mounted, and its
+// body as a JSON value.
+func (a *api) idempotency(c *gin.Context, raw []byte) *pipeline.Idempotency {
+	keys, ok := c.Request.Header[IdempotencyKeyHeader]
+	if !ok {
+		return nil
 	}
-	return values[0]
+	key := ""
+	if len(keys) > 0 {
+		key = keys[0]
+	}
+	path := strings.TrimPrefix(c.Request.URL.Path, a.prefix)
+	return &pipeline.Idempotency{Key: key, Request: requestFingerprint(c.Request.Method, path, raw)}
 }
 
-// fingerprint identifies a write request: method, path and raw body.
-func fingerprint(method, path string, body []byte) string {
+// requestFingerprint identifies a write request for its idempotency key:
+// the method, the path (from /api/v1) and the body compared as a JSON value,
+// so that whitespace and the order of keys do not matter. A body that is
+// not JSON is taken byte for byte.
+func requestFingerprint(method, path string, body []byte) string {
 	h := sha256.New()
 	h.Write([]byte(method + "\n" + path + "\n"))
-	h.Write(body)
+	h.Write(canonicalJSON(body))
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// canonicalJSON re-encodes a JSON value with sorted keys, no insignificant
+// whitespace and numbers in one spelling (3.0 as 3). It returns body as it
+// is when it is not one JSON value.
+func canonicalJSON(body []byte) []byte {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		return body
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(canonicalNumbers(v)); err != nil {
+		return body
+	}
+	return buf.Bytes()
+}
+
+// canonicalNumbers replaces every number in v by its shortest spelling:
+// integers as written, others through float64.
+func canonicalNumbers(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = canonicalNumbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = canonicalNumbers(e)
+		}
+	case json.Number:
+		if _, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+			return x
+		}
+		if f, err := x.Float64(); err == nil {
+			return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
+		}
+	}
+	return v
+}
+
+// answer writes a write's result as render says, marked when it replays a
+// stored result, or hands its error on.
+func answer[T any](c *gin.Context, res pipeline.Result[T], err error, render func(T) (int, any)) {
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	if res.Replayed {
+		c.Header(ReplayHeader, "true")
+	}
+	status, v := render(res.Value)
+	respond(c, status, v)
 }

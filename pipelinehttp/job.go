@@ -1,8 +1,6 @@
 package pipelinehttp
 
 import (
-	"context"
-	"encoding/json"
 	"net/http"
 	"strconv"
 
@@ -52,12 +50,12 @@ func newJobFull(j pipeline.Job) jobFull {
 // listJobs serves GET /jobs?status=&search=&page=.
 func (a *api) listJobs(c *gin.Context) {
 	q := newQuery(c)
-	l, err := a.svc.ListJobs(c.Request.Context(), pipeline.JobFilter{
-		Status:    q.status(),
-		Search:    c.Query("search"),
-		Page:      q.page(),
-		Malformed: q.bad,
-	})
+	f := pipeline.JobFilter{Status: q.status(), Search: c.Query("search"), Page: q.page()}
+	if len(q.bad) > 0 {
+		fail(c, a.svc.Reject(c.Request.Context(), pipeline.OpListJobs, pipeline.Ref{}, nil, merged(q.bad, f.Validate())))
+		return
+	}
+	l, err := a.svc.ListJobs(c.Request.Context(), f)
 	if err != nil {
 		fail(c, err)
 		return
@@ -77,75 +75,42 @@ func (a *api) job(c *gin.Context) {
 
 // createJob serves POST /jobs.
 func (a *api) createJob(c *gin.Context) {
-	raw, err := readBody(c)
-	if err != nil {
-		fail(c, err)
-		return
-	}
 	var in pipeline.NewJob
-	in.Malformed = decodeBody(raw,
-		stringField("title", &in.Title, nil),
-		stringField("description", &in.Description, nil),
+	idem, ok := a.bind(c, pipeline.OpCreateJob, pipeline.Ref{}, func() error { return in.Validate() },
+		stringField("title", &in.Title),
+		stringField("description", &in.Description),
 	)
-	write(c, raw, renderCreatedJob, setJobLocation, func(ctx context.Context) (pipeline.Job, error) {
-		return a.svc.CreateJob(ctx, in)
+	if !ok {
+		return
+	}
+	in.Idempotency = idem
+	res, err := a.svc.CreateJob(c.Request.Context(), in)
+	if err == nil {
+		// FullPath is this route's pattern: /api/v1/jobs below wherever the
+		// API is mounted.
+		c.Header("Location", a.basePath+c.FullPath()+"/"+strconv.FormatInt(res.Value.ID, 10))
+	}
+	answer(c, res, err, func(j pipeline.Job) (int, any) {
+		return http.StatusCreated, data[jobFull]{Data: newJobFull(j)}
 	})
 }
 
-func renderCreatedJob(j pipeline.Job) (int, any) {
-	return http.StatusCreated, data[jobFull]{Data: newJobFull(j)}
-}
-
-// setJobLocation points Location at the created job. It reads the id from
-// the rendered body rather than from the result, so that a replay, which
-// keeps only the stored body, gets the same header.
-func setJobLocation(c *gin.Context, body []byte) {
-	var created struct {
-		Data struct {
-			ID int64 `json:"id"`
-		} `json:"data"`
-	}
-	if json.Unmarshal(body, &created) != nil || created.Data.ID <= 0 {
-		return
-	}
-	// FullPath is this route's pattern, /api/v1/jobs below wherever the API
-	// is mounted.
-	c.Header("Location", c.FullPath()+"/"+strconv.FormatInt(created.Data.ID, 10))
-}
-
-// updateJob serves PATCH /jobs/{job}.
+// updateJob serves PATCH /jobs/{job}. A field that is sent is decoded into
+// a fresh value, so the patch's nil fields are exactly those not sent.
 func (a *api) updateJob(c *gin.Context) {
-	raw, err := readBody(c)
-	if err != nil {
-		fail(c, err)
+	var p pipeline.JobPatch
+	ref := jobRef(c)
+	idem, ok := a.bind(c, pipeline.OpUpdateJob, ref, func() error { return p.Validate() },
+		stringField("title", &p.Title),
+		stringField("description", &p.Description),
+		stringField("status", &p.Status),
+	)
+	if !ok {
 		return
 	}
-	var (
-		title, description       string
-		status                   pipeline.JobStatus
-		hasTitle, hasDesc, hasSt bool
-		p                        pipeline.JobPatch
-	)
-	p.Malformed = decodeBody(raw,
-		stringField("title", &title, &hasTitle),
-		stringField("description", &description, &hasDesc),
-		stringField("status", &status, &hasSt),
-	)
-	if hasTitle {
-		p.Title = &title
-	}
-	if hasDesc {
-		p.Description = &description
-	}
-	if hasSt {
-		p.Status = &status
-	}
-	id := pathID(c, "job")
-	write(c, raw, renderUpdatedJob, nil, func(ctx context.Context) (pipeline.Job, error) {
-		return a.svc.UpdateJob(ctx, id, p)
+	p.Idempotency = idem
+	res, err := a.svc.UpdateJob(c.Request.Context(), ref.Job, p)
+	answer(c, res, err, func(j pipeline.Job) (int, any) {
+		return http.StatusOK, data[jobFull]{Data: newJobFull(j)}
 	})
-}
-
-func renderUpdatedJob(j pipeline.Job) (int, any) {
-	return http.StatusOK, data[jobFull]{Data: newJobFull(j)}
 }

@@ -72,8 +72,9 @@ func newList[T, U any](a *api, c *gin.Context, l pipeline.List[T], conv func(T) 
 	}
 }
 
-// origin is the scheme and host of pagination links: Config.BaseURL, else
-// the request's own (https when it came over TLS).
+// origin is what pagination links put before the request's path:
+// Config.BaseURL, else the request's own scheme (https when it came over
+// TLS) and host.
 func (a *api) origin(c *gin.Context) string {
 	if a.baseURL != "" {
 		return a.baseURL

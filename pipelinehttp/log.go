@@ -70,7 +70,7 @@ func (a *api) accessLog(c *gin.Context) {
 		slog.String("request_id", requestIDOf(c)),
 	}
 	if caller, ok := pipeline.CallerFrom(c.Request.Context()); ok {
-		attrs = append(attrs, slog.Int64("user_id", caller.User.ID))
+		attrs = append(attrs, slog.Int64("user_id", caller.User().ID))
 	}
 	a.log.LogAttrs(c.Request.Context(), slog.LevelInfo, "request", attrs...)
 }

@@ -1,7 +1,6 @@
 package pipelinehttp
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -34,19 +33,16 @@ func newNoteItem(n pipeline.Note) noteItem {
 
 // addNote serves POST /jobs/{job}/candidates/{candidate}/notes.
 func (a *api) addNote(c *gin.Context) {
-	raw, err := readBody(c)
-	if err != nil {
-		fail(c, err)
+	ref := candidateRef(c)
+	var in pipeline.NewNote
+	idem, ok := a.bind(c, pipeline.OpAddNote, ref, func() error { return in.Validate() },
+		stringField("content", &in.Content))
+	if !ok {
 		return
 	}
-	var in pipeline.NewNote
-	in.Malformed = decodeBody(raw, stringField("content", &in.Content, nil))
-	jobID, id := pathID(c, "job"), pathID(c, "candidate")
-	write(c, raw, renderNote, nil, func(ctx context.Context) (pipeline.Note, error) {
-		return a.svc.AddNote(ctx, jobID, id, in)
+	in.Idempotency = idem
+	res, err := a.svc.AddNote(c.Request.Context(), ref.Job, ref.Candidate, in)
+	answer(c, res, err, func(n pipeline.Note) (int, any) {
+		return http.StatusCreated, data[noteItem]{Data: newNoteItem(n)}
 	})
-}
-
-func renderNote(n pipeline.Note) (int, any) {
-	return http.StatusCreated, data[noteItem]{Data: newNoteItem(n)}
 }

@@ -173,7 +173,7 @@ func (ct *openapiContract) unroutedRoute(r *http.Request, status int) *routers.R
 		openapi3.WithStatus(status, responses[answer]),
 		openapi3.WithStatus(http.StatusInternalServerError, responses["ServerError"]),
 	}
-	if strings.HasPrefix(r.URL.Path, apiPrefix) {
+	if strings.HasPrefix(r.URL.Path, "/api/") {
 		ops = append(ops,
 			openapi3.WithStatus(http.StatusUnauthorized, responses["Unauthenticated"]),
 			openapi3.WithStatus(http.StatusTooManyRequests, responses["RateLimited"]),

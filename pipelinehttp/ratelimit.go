@@ -41,7 +41,7 @@ func (a *api) limit(c *gin.Context, bucket string) error {
 // whole window away, so that a client backs off rather than retrying at
 // once.
 func (a *api) holdOff(c *gin.Context) {
-	if !limited(c) || c.Writer.Header().Get(HeaderRateLimit) != "" {
+	if !a.limited(c) || c.Writer.Header().Get(HeaderRateLimit) != "" {
 		return
 	}
 	setRateHeaders(c, a.limiter.Limit(), 0, a.clock.Now().Add(pipeline.RateWindow))

@@ -236,7 +236,7 @@ func (panickingLimiter) Take(context.Context, string, time.Time) (pipeline.Quota
 // in the token lookup or in the limiter, is answered 500 with the hold-off
 // rate-limit headers.
 func TestAPI_RateLimit_PanicBeforeCount(t *testing.T) {
-	quietGin.Do(func() { gin.SetMode(gin.TestMode) })
+	testGinMode.Do(func() { gin.SetMode(gin.TestMode) })
 	clock := newTestClock(time.Now().Truncate(time.Second))
 	h := New(pipeline.NewService(panickingTokenLookup{}), Config{Limiter: pipeline.NewMemoryLimiter(budget), Clock: clock})
 	r := do(t, h, "GET", "/api/v1/me", pipeline.NewTokenValue(), nil)

@@ -1,7 +1,6 @@
 package pipelinehttp
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -28,19 +27,16 @@ func newRatingItem(r pipeline.Rating) ratingItem {
 
 // rateCandidate serves POST /jobs/{job}/candidates/{candidate}/rating.
 func (a *api) rateCandidate(c *gin.Context) {
-	raw, err := readBody(c)
-	if err != nil {
-		fail(c, err)
+	ref := candidateRef(c)
+	var in pipeline.NewRating
+	idem, ok := a.bind(c, pipeline.OpRateCandidate, ref, func() error { return in.Validate() },
+		stringField("rating", &in.Value))
+	if !ok {
 		return
 	}
-	var in pipeline.NewRating
-	in.Malformed = decodeBody(raw, stringField("rating", &in.Value, nil))
-	jobID, id := pathID(c, "job"), pathID(c, "candidate")
-	write(c, raw, renderRating, nil, func(ctx context.Context) (pipeline.Rating, error) {
-		return a.svc.RateCandidate(ctx, jobID, id, in)
+	in.Idempotency = idem
+	res, err := a.svc.RateCandidate(c.Request.Context(), ref.Job, ref.Candidate, in)
+	answer(c, res, err, func(r pipeline.Rating) (int, any) {
+		return http.StatusOK, data[ratingItem]{Data: newRatingItem(r)}
 	})
-}
-
-func renderRating(r pipeline.Rating) (int, any) {
-	return http.StatusOK, data[ratingItem]{Data: newRatingItem(r)}
 }

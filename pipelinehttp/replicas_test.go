@@ -33,7 +33,7 @@ func TestReplicas_SharedRateLimit(t *testing.T) {
 	}
 	db1, h1 := open()
 	_, h2 := open()
-	seed := storetest.Seed(t, pipeline.NewService(db1))
+	seed := storetest.Seed(t, pipeline.NewOperator(db1))
 	olivia, oliviaReader, adam := seed.Tokens["olivia"], seed.Tokens["olivia_jobs_read"], seed.Tokens["adam"]
 
 	replicas := []http.Handler{h1, h2}

@@ -13,9 +13,9 @@ import (
 // first, each with its stage name, in one query with a window count. Only
 // when that page is empty does a second query tell why: the job is not
 // reachable (not_found), the stage filter names no stage of the job
-// (validation_failed on "stage"), or the page is past the last (the total).
+// (pipeline.ErrStageNotInJob), or the page is past the last (the total).
 func (db *DB) ListCandidates(ctx context.Context, viewer, jobID int64, f pipeline.CandidateFilter) (pipeline.List[pipeline.Candidate], error) {
-	p, offset := page(f.Page)
+	offset := pipeline.Offset(f.Page)
 	stage := bun.SafeQuery("")
 	if f.StageID != 0 {
 		stage = bun.SafeQuery("AND c.stage_id = ?", f.StageID)
@@ -33,7 +33,7 @@ ORDER BY c.applied DESC, c.id DESC LIMIT ? OFFSET ?`,
 	if err != nil {
 		return pipeline.List[pipeline.Candidate]{}, formatError(err, "Candidate")
 	}
-	list := pipeline.List[pipeline.Candidate]{Page: p, PerPage: pipeline.PageSize, Items: make([]pipeline.Candidate, len(rows))}
+	list := pipeline.List[pipeline.Candidate]{Page: f.Page, PerPage: pipeline.PageSize, Items: make([]pipeline.Candidate, len(rows))}
 	for i, r := range rows {
 		list.Items[i] = r.toCandidate()
 	}
@@ -57,7 +57,7 @@ FROM jobs AS j WHERE j.id = ? AND ?`,
 		return pipeline.List[pipeline.Candidate]{}, formatError(err, "Job")
 	}
 	if empty.StageOK == 0 {
-		return pipeline.List[pipeline.Candidate]{}, pipeline.Invalid("stage", pipeline.MsgStage)
+		return pipeline.List[pipeline.Candidate]{}, pipeline.ErrStageNotInJob
 	}
 	list.Total = empty.Total
 	return list, nil

@@ -47,17 +47,13 @@ func (t *tx) IdempotencyRecord(ctx context.Context, teamID int64, key string, si
 	if err != nil {
 		return nil, formatError(err, "Idempotency key")
 	}
-	if r.Body == nil {
-		r.Body = []byte{} // an empty body reads back as NULL-like nil on some drivers
-	}
 	return &pipeline.IdempotencyRecord{
-		TeamID:      r.TeamID,
-		Key:         r.Key,
-		UserID:      r.UserID,
-		Fingerprint: r.Fingerprint,
-		Status:      r.Status,
-		Body:        r.Body,
-		CreatedAt:   r.CreatedAt.UTC(),
+		TeamID:    r.TeamID,
+		Key:       r.Key,
+		UserID:    r.UserID,
+		Request:   r.Request,
+		Result:    r.Result,
+		CreatedAt: r.CreatedAt.UTC(),
 	}, nil
 }
 
@@ -65,25 +61,19 @@ func (t *tx) IdempotencyRecord(ctx context.Context, teamID int64, key string, si
 // same team and key. The caller holds the key's lock and found no live
 // record, so any row already there has expired.
 func (t *tx) SaveIdempotencyRecord(ctx context.Context, rec pipeline.IdempotencyRecord) error {
-	body := rec.Body
-	if body == nil {
-		body = []byte{}
-	}
 	r := idempotencyRow{
-		TeamID:      rec.TeamID,
-		Key:         rec.Key,
-		UserID:      rec.UserID,
-		Fingerprint: rec.Fingerprint,
-		Status:      rec.Status,
-		Body:        body,
-		CreatedAt:   ts(rec.CreatedAt),
+		TeamID:    rec.TeamID,
+		Key:       rec.Key,
+		UserID:    rec.UserID,
+		Request:   rec.Request,
+		Result:    rec.Result,
+		CreatedAt: ts(rec.CreatedAt),
 	}
 	_, err := t.idb.NewInsert().Model(&r).
 		On("CONFLICT (team_id, key) DO UPDATE").
 		Set("user_id = EXCLUDED.user_id").
-		Set("fingerprint = EXCLUDED.fingerprint").
-		Set("status = EXCLUDED.status").
-		Set("body = EXCLUDED.body").
+		Set("request = EXCLUDED.request").
+		Set("result = EXCLUDED.result").
 		Set("created_at = EXCLUDED.created_at").
 		Exec(ctx)
 	return formatError(err, "Idempotency key")

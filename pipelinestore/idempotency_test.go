@@ -35,8 +35,8 @@ func TestStore_Idempotency(t *testing.T) {
 		}
 
 		first := pipeline.IdempotencyRecord{
-			TeamID: acme, Key: "k-1", UserID: f.User("olivia"), Fingerprint: "POST /a {}",
-			Status: 201, Body: []byte(`{"data":{"id":1}}`), CreatedAt: t0,
+			TeamID: acme, Key: "k-1", UserID: f.User("olivia"), Request: "POST /a {}",
+			Result: []byte(`{"ID":1}`), CreatedAt: t0,
 		}
 		write(func(tx pipeline.Tx) error { return tx.SaveIdempotencyRecord(ctx, first) })
 
@@ -50,7 +50,7 @@ func TestStore_Idempotency(t *testing.T) {
 
 		// Once expired, the key takes a new record.
 		second := first
-		second.UserID, second.Fingerprint, second.Status, second.Body = f.User("adam"), "PATCH /b {}", 200, []byte{}
+		second.UserID, second.Request, second.Result = f.User("adam"), "PATCH /b {}", []byte(`{"ID":2}`)
 		second.CreatedAt = t0.Add(25 * time.Hour)
 		write(func(tx pipeline.Tx) error { return tx.SaveIdempotencyRecord(ctx, second) })
 		rec = record(acme, "k-1", second.CreatedAt.Add(-pipeline.IdempotencyWindow))

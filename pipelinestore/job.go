@@ -12,30 +12,26 @@ import (
 // newest first, in one query with a window count; only a page past the last
 // costs a second query, for the total.
 func (db *DB) ListJobs(ctx context.Context, viewer int64, f pipeline.JobFilter) (pipeline.List[pipeline.Job], error) {
-	p, offset := page(f.Page)
-	status := f.Status
-	if status == "" {
-		status = pipeline.JobOpen
-	}
+	offset := pipeline.Offset(f.Page)
 	// The team_id IN (…) condition repeats part of the visibility rule so
 	// that the planner starts from the viewer's memberships and walks
 	// jobs(team_id, status, created_at, id) instead of every job.
 	where := bun.SafeQuery(`j.team_id IN (SELECT m.team_id FROM memberships AS m WHERE m.user_id = ?)
-AND j.status = ? AND ? ?`, viewer, string(status), visibleJob(viewer), searchCond(f.Search, "j.title_fold"))
+AND j.status = ? AND ? ?`, viewer, string(f.Status), visibleJob(viewer), searchCond(f.Search, "j.title_fold"))
 	var rows []jobRow
 	err := db.r.NewRaw(`SELECT j.*, count(*) OVER () AS total FROM jobs AS j WHERE ?
 ORDER BY j.created_at DESC, j.id DESC LIMIT ? OFFSET ?`, where, pipeline.PageSize, offset).Scan(ctx, &rows)
 	if err != nil {
 		return pipeline.List[pipeline.Job]{}, formatError(err, "Job")
 	}
-	list := pipeline.List[pipeline.Job]{Page: p, PerPage: pipeline.PageSize, Items: make([]pipeline.Job, len(rows))}
+	list := pipeline.List[pipeline.Job]{Page: f.Page, PerPage: pipeline.PageSize, Items: make([]pipeline.Job, len(rows))}
 	for i, r := range rows {
 		list.Items[i] = r.toJob()
 	}
 	switch {
 	case len(rows) > 0:
 		list.Total = rows[0].Total
-	case p > 1:
+	case f.Page > 1:
 		err := db.r.NewRaw(`SELECT count(*) FROM jobs AS j WHERE ?`, where).Scan(ctx, &list.Total)
 		if err != nil {
 			return pipeline.List[pipeline.Job]{}, formatError(err, "Job")

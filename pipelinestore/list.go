@@ -50,9 +50,3 @@ func searchCond(search string, foldedColumns ...string) schema.QueryWithArgs {
 	b.WriteString(")")
 	return bun.SafeQuery(b.String(), args...)
 }
-
-// page returns the page number (1 for 0) and its offset.
-func page(p int) (int, int) {
-	p = max(p, 1)
-	return p, pipeline.Offset(p)
-}

@@ -249,13 +249,12 @@ type activityRow struct {
 type idempotencyRow struct {
 	bun.BaseModel `bun:"table:idempotency_keys"`
 
-	TeamID      int64     `bun:"team_id,pk"`
-	Key         string    `bun:"key,pk"`
-	UserID      int64     `bun:"user_id"`
-	Fingerprint string    `bun:"fingerprint"`
-	Status      int       `bun:"status"`
-	Body        []byte    `bun:"body"`
-	CreatedAt   time.Time `bun:"created_at"`
+	TeamID    int64     `bun:"team_id,pk"`
+	Key       string    `bun:"key,pk"`
+	UserID    int64     `bun:"user_id"`
+	Request   string    `bun:"request"`
+	Result    []byte    `bun:"result"`
+	CreatedAt time.Time `bun:"created_at"`
 }
 
 // date is a calendar day in a DATE column. It is written as YYYY-MM-DD and

@@ -85,7 +85,7 @@ func TestDB_Write(t *testing.T) {
 				return boom
 			})
 			require.ErrorIs(t, err, boom)
-			l, err := db.ListJobs(ctx, f.User("olivia"), pipeline.JobFilter{Search: "Doomed"})
+			l, err := db.ListJobs(ctx, f.User("olivia"), pipeline.JobFilter{Status: pipeline.JobOpen, Search: "Doomed", Page: 1})
 			require.NoError(t, err)
 			assert.Zero(t, l.Total)
 			acts, err := db.Activity(ctx, nil)

@@ -6,15 +6,19 @@ import (
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
-// Role returns the user's role on a team, or not_found if the user is not a
-// member.
-func (db *DB) Role(ctx context.Context, userID, teamID int64) (pipeline.Role, error) {
-	var role string
-	err := db.r.NewRaw(`SELECT role FROM memberships WHERE user_id = ? AND team_id = ?`, userID, teamID).Scan(ctx, &role)
-	if err != nil {
-		return "", formatError(err, "Membership")
+// UserWithTeam returns a user and the user's current team, in one query.
+func (db *DB) UserWithTeam(ctx context.Context, userID int64) (pipeline.User, pipeline.Team, error) {
+	var r struct {
+		userRow
+		TeamName     string `bun:"team_name"`
+		TeamJobLimit *int   `bun:"team_job_limit"`
 	}
-	return pipeline.Role(role), nil
+	err := db.r.NewRaw(`SELECT u.id, u.name, u.email, u.current_team_id, t.name AS team_name, t.job_limit AS team_job_limit
+FROM users AS u JOIN teams AS t ON t.id = u.current_team_id WHERE u.id = ?`, userID).Scan(ctx, &r)
+	if err != nil {
+		return pipeline.User{}, pipeline.Team{}, formatError(err, "User")
+	}
+	return r.toUser(), pipeline.Team{ID: r.CurrentTeamID, Name: r.TeamName, JobLimit: r.TeamJobLimit}, nil
 }
 
 // UserByEmail returns the user with that email, in any letter case.

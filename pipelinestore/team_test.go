@@ -25,12 +25,26 @@ func TestStore_UserByEmail(t *testing.T) {
 		_, err = db.UserByEmail(ctx, "nobody@acme.test")
 		requireCode(t, pipeline.ENotFound, err)
 
-		_, err = pipeline.NewService(db).Seed(ctx, &pipeline.SeedWorld{
+		_, err = pipeline.NewOperator(db).Seed(ctx, &pipeline.SeedWorld{
 			Teams: []pipeline.SeedTeam{{Key: "t", Name: "T"}},
 			Users: []pipeline.SeedUser{{Key: "o", Name: "O", Email: "OLIVIA@acme.test", CurrentTeam: "t",
 				Memberships: []pipeline.SeedMembership{{Team: "t", Role: pipeline.RoleOwner}}}},
 		})
 		requireCode(t, pipeline.EConflict, err)
+	})
+}
+
+func TestStore_UserWithTeam(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		f := seeded(t, db)
+		u, team, err := db.UserWithTeam(context.Background(), f.User("mia"))
+		require.NoError(t, err)
+		assert.Equal(t, pipeline.User{ID: f.User("mia"), Name: "Mia Member", Email: "mia@acme.test"}, u)
+		assert.Equal(t, "Acme", team.Name)
+		require.NotNil(t, team.JobLimit)
+		assert.Equal(t, 20, *team.JobLimit)
+		_, _, err = db.UserWithTeam(context.Background(), 1<<40)
+		requireCode(t, pipeline.ENotFound, err)
 	})
 }
 

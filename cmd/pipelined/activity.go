@@ -20,14 +20,14 @@ func runActivity(ctx context.Context, e env, args []string) error {
 	}
 	var teamID *int64
 	if *team != "" {
-		id, ok := pipeline.ParseID(*team)
+		id, ok := parseID(*team)
 		if !ok {
 			return usageErrorf(e, fs, "%q is not a team id", *team)
 		}
 		teamID = &id
 	}
-	return withService(ctx, e.cfg.DB, func(svc *pipeline.Service) error {
-		entries, err := svc.ActivityLog(ctx, teamID)
+	return withOperator(ctx, e.cfg.DB, func(op *pipeline.Operator) error {
+		entries, err := op.ActivityLog(ctx, teamID)
 		if err != nil {
 			return err
 		}

@@ -58,13 +58,13 @@ func parseRateLimit(raw string) (int, error) {
 	return n, nil
 }
 
-// parseBaseURL accepts an absolute http or https URL of a scheme and a host
-// (a port and a trailing slash allowed) and returns it as scheme://host.
-// Anything more is refused, not ignored: links append the request's own
-// path, so a path prefix would point them at paths this server does not
-// serve, and a query or fragment would break them.
+// parseBaseURL accepts an absolute http or https URL of a scheme, a host
+// (a port allowed) and optionally a path, for a proxy that serves the API
+// below one, and returns it without a trailing slash. A query, a fragment
+// or user information is refused, not ignored: links append the request's
+// path, which would break them.
 func parseBaseURL(raw string) (string, error) {
-	const want = "give only a scheme and a host, such as https://api.example.com"
+	const want = "give a scheme, a host and optionally a path, such as https://api.example.com or https://example.com/hiring"
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
 		return "", fmt.Errorf("%q is not an absolute http or https URL with a host; %s", raw, want)
@@ -74,8 +74,6 @@ func parseBaseURL(raw string) (string, error) {
 		return "", fmt.Errorf("%q has user information; %s", u.Redacted(), want)
 	case strings.ContainsAny(raw, "?#"):
 		return "", fmt.Errorf("%q has a query or a fragment; %s", raw, want)
-	case u.Path != "" && u.Path != "/":
-		return "", fmt.Errorf("%q has a path, which pagination links would put in front of /api/v1; %s", raw, want)
 	}
-	return u.Scheme + "://" + u.Host, nil
+	return u.Scheme + "://" + u.Host + strings.TrimRight(u.EscapedPath(), "/"), nil
 }

@@ -36,9 +36,8 @@ func runDemo(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer db.Close()
-	svc := pipeline.NewService(db)
 	world := demoWorld(time.Now().UTC())
-	res, err := svc.Seed(ctx, world)
+	res, err := pipeline.NewOperator(db).Seed(ctx, world)
 	if err != nil {
 		return fmt.Errorf("seed the demo world: %w", err)
 	}
@@ -48,7 +47,7 @@ func runDemo(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	printDemo(e.stdout, "http://"+dialAddr(ln.Addr()), e.cfg.DB, res)
-	return serve(ctx, e, db, svc, ln)
+	return serve(ctx, e, db, ln)
 }
 
 // Keys of the demo world that the printed curl lines use.

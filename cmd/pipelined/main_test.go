@@ -167,12 +167,17 @@ func TestSeed(t *testing.T) {
 			assert.Empty(t, m.Must("activity"))
 		})
 
+		// A reference to a key the file does not define fails the whole
+		// file, naming the field.
+		_, stderr, err := m.Run("", "seed", "testdata/undefined-assignee.json")
+		require.Error(t, err)
+		assert.Contains(t, stderr, "jobs[0].assignees[0]: Unknown user nobody.")
+
 		// The first seed that loads gets the first ids: nothing before it
-		// was stored. decisions §8's example, verbatim, names an assignee,
-		// mia, that the file does not define: it loads, with a warning.
+		// was stored. decisions §8's example loads verbatim.
 		out, stderr, err := m.Run("", "seed", "testdata/decisions-example.json")
 		require.NoError(t, err, stderr)
-		assert.Equal(t, "warning: jobs[0].assignees[0]: unknown user mia, not assigned\n", stderr)
+		assert.Empty(t, stderr)
 		require.Equal(t, 1, strings.Count(out, "\n"), "one JSON object on one line: %q", out)
 		var keys map[string]json.RawMessage
 		require.NoError(t, json.Unmarshal([]byte(out), &keys))
@@ -180,7 +185,7 @@ func TestSeed(t *testing.T) {
 		var res pipeline.SeedResult
 		require.NoError(t, json.Unmarshal([]byte(out), &res))
 		assert.Equal(t, map[string]int64{"acme": 1}, res.Teams)
-		assert.Equal(t, map[string]int64{"olivia": 1}, res.Users)
+		assert.Equal(t, map[string]int64{"olivia": 1, "mia": 2}, res.Users)
 		assert.Equal(t, map[string]int64{"backend": 1}, res.Jobs)
 		assert.Equal(t, map[string]int64{"ada": 1}, res.Candidates)
 		stages := res.Stages["backend"]
@@ -438,7 +443,7 @@ func TestConfig(t *testing.T) {
 
 	t.Run("bad base URL", func(t *testing.T) {
 		for _, v := range []string{"notaurl", "ftp://x", "jobs.example.test", "//jobs.example.test", "https://",
-			"https://:8443", "http:jobs.example.test", "https://jobs.example.test/hiring", "https://jobs.example.test?x=1",
+			"https://:8443", "http:jobs.example.test", "https://jobs.example.test?x=1",
 			"https://jobs.example.test/?", "https://jobs.example.test#top", "https://u:p@jobs.example.test", "https://jobs example.test"} {
 			m := newMain(t, filepath.Join(t.TempDir(), "pipeline.db"))
 			m.env["PIPELINE_BASE_URL"] = v
@@ -456,6 +461,7 @@ func TestConfig(t *testing.T) {
 			"https://jobs.example.test/":     "https://jobs.example.test",
 			"HTTP://jobs.example.test:8080/": "http://jobs.example.test:8080",
 			"http://[::1]:8080":              "http://[::1]:8080",
+			"https://example.test/hiring/":   "https://example.test/hiring",
 		} {
 			cfg, err := loadConfig(func(k string) string { return map[string]string{"PIPELINE_BASE_URL": v}[k] })
 			require.NoError(t, err, v)
@@ -466,7 +472,7 @@ func TestConfig(t *testing.T) {
 	t.Run("rate limit and base URL reach the server", func(t *testing.T) {
 		m := newMain(t, "sqlite:"+filepath.Join(t.TempDir(), "pipeline.db"))
 		m.env["PIPELINE_RATE_LIMIT"] = "2"
-		m.env["PIPELINE_BASE_URL"] = "https://jobs.example.test"
+		m.env["PIPELINE_BASE_URL"] = "https://jobs.example.test/hiring"
 		m.Seed("testdata/seed.json")
 		tok := m.CreateToken("olivia@acme.test", "ci", "jobs:read")
 		srv := m.Serve()
@@ -476,7 +482,7 @@ func TestConfig(t *testing.T) {
 		var list struct{ Links struct{ First string } }
 		require.NoError(t, json.NewDecoder(resp.Body).Decode(&list))
 		resp.Body.Close()
-		assert.True(t, strings.HasPrefix(list.Links.First, "https://jobs.example.test/api/v1/jobs"), list.Links.First)
+		assert.True(t, strings.HasPrefix(list.Links.First, "https://jobs.example.test/hiring/api/v1/jobs"), list.Links.First)
 		srv.Do("GET", "/api/v1/me", tok.Token, "")
 		status, _ := srv.Do("GET", "/api/v1/me", tok.Token, "")
 		assert.Equal(t, http.StatusTooManyRequests, status)

@@ -29,7 +29,7 @@ func report(w io.Writer, err error) {
 	fmt.Fprintf(w, "pipelined: %s: %s\n", e.Code, e.Message)
 	switch d := e.Details.(type) {
 	case nil:
-	case map[string][]string:
+	case pipeline.FieldErrors:
 		for _, field := range slices.Sorted(maps.Keys(d)) {
 			for _, msg := range d[field] {
 				fmt.Fprintf(w, "  %s: %s\n", field, msg)

@@ -22,17 +22,14 @@ func runSeed(ctx context.Context, e env, args []string) error {
 		return usageErrorf(e, fs, "seed takes exactly one FILE")
 	}
 	path := fs.Arg(0)
-	return withService(ctx, e.cfg.DB, func(svc *pipeline.Service) error {
+	return withOperator(ctx, e.cfg.DB, func(op *pipeline.Operator) error {
 		w, err := readSeedFile(path, e.stdin)
 		if err != nil {
 			return err
 		}
-		res, err := svc.Seed(ctx, &w)
+		res, err := op.Seed(ctx, &w)
 		if err != nil {
 			return err
-		}
-		for _, msg := range res.Warnings {
-			fmt.Fprintln(e.stderr, "warning:", msg)
 		}
 		return json.NewEncoder(e.stdout).Encode(res)
 	})

@@ -10,8 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gin-gonic/gin"
-
 	"github.com/pipeline-dev/pipeline/pipeline"
 	"github.com/pipeline-dev/pipeline/pipelinehttp"
 	"github.com/pipeline-dev/pipeline/pipelinestore"
@@ -46,15 +44,14 @@ func runServe(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return serve(ctx, e, db, pipeline.NewService(db), ln)
+	return serve(ctx, e, db, ln)
 }
 
 // serve serves the API on ln until ctx is cancelled, then stops accepting,
 // lets in-flight requests finish and returns nil. It owns ln.
-func serve(ctx context.Context, e env, db *pipelinestore.DB, svc *pipeline.Service, ln net.Listener) error {
+func serve(ctx context.Context, e env, db *pipelinestore.DB, ln net.Listener) error {
 	logger := slog.New(slog.NewJSONHandler(e.stderr, nil))
-	gin.SetMode(gin.ReleaseMode) // Gin's debug output would go to stdout
-	handler := pipelinehttp.New(svc, pipelinehttp.Config{
+	handler := pipelinehttp.New(pipeline.NewService(db), pipelinehttp.Config{
 		BaseURL: e.cfg.BaseURL,
 		Limiter: db.Limiter(e.cfg.RateLimit), // in the database: shared by replicas
 		Logger:  logger,                      // the access log; it never holds a token
@@ -72,7 +69,7 @@ func serve(ctx context.Context, e env, db *pipelinestore.DB, svc *pipeline.Servi
 
 	purgeCtx, stopPurge := context.WithCancel(context.Background())
 	var purging sync.WaitGroup
-	purging.Go(func() { purgeIdempotency(purgeCtx, svc, logger) })
+	purging.Go(func() { purgeIdempotency(purgeCtx, pipeline.NewOperator(db), logger) })
 	defer func() {
 		stopPurge()
 		purging.Wait()
@@ -99,11 +96,11 @@ func serve(ctx context.Context, e env, db *pipelinestore.DB, svc *pipeline.Servi
 
 // purgeIdempotency deletes expired idempotency records now and then every
 // purgeInterval until ctx is cancelled.
-func purgeIdempotency(ctx context.Context, svc *pipeline.Service, logger *slog.Logger) {
+func purgeIdempotency(ctx context.Context, op *pipeline.Operator, logger *slog.Logger) {
 	tick := time.NewTicker(purgeInterval)
 	defer tick.Stop()
 	for {
-		n, err := svc.PurgeIdempotency(ctx)
+		n, err := op.PurgeIdempotency(ctx)
 		switch {
 		case err != nil && ctx.Err() == nil:
 			logger.Error("purge idempotency records", "err", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 	"github.com/pipeline-dev/pipeline/pipelinestore"
@@ -22,13 +23,19 @@ func openStore(ctx context.Context, dsn string) (*pipelinestore.DB, error) {
 	return db, nil
 }
 
-// withService opens the store, runs fn on a Service over it and closes the
-// store again.
-func withService(ctx context.Context, dsn string, fn func(*pipeline.Service) error) (err error) {
+// withOperator opens the store, runs fn on an Operator over it and closes
+// the store again.
+func withOperator(ctx context.Context, dsn string, fn func(*pipeline.Operator) error) (err error) {
 	db, err := openStore(ctx, dsn)
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, db.Close()) }()
-	return fn(pipeline.NewService(db))
+	return fn(pipeline.NewOperator(db))
+}
+
+// parseID reads a positive decimal id given on the command line.
+func parseID(raw string) (int64, bool) {
+	n, err := strconv.ParseInt(raw, 10, 64)
+	return n, err == nil && n > 0 && raw[0] != '+'
 }

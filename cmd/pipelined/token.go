@@ -51,8 +51,8 @@ func runTokenCreate(ctx context.Context, e env, args []string) error {
 	if fs.NArg() > 0 || *user == "" {
 		return usageErrorf(e, fs, "token create needs --user and takes no arguments")
 	}
-	return withService(ctx, e.cfg.DB, func(svc *pipeline.Service) error {
-		t, value, err := svc.IssueToken(ctx, pipeline.TokenRequest{
+	return withOperator(ctx, e.cfg.DB, func(op *pipeline.Operator) error {
+		t, value, err := op.IssueToken(ctx, pipeline.TokenRequest{
 			UserEmail: *user, Name: *name, Scopes: splitScopes(*scopes),
 		})
 		if err != nil {
@@ -100,12 +100,12 @@ func runTokenList(ctx context.Context, e env, args []string) error {
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
-	teamID, ok := pipeline.ParseID(*team)
+	teamID, ok := parseID(*team)
 	if fs.NArg() > 0 || !ok {
 		return usageErrorf(e, fs, "token list needs --team with a team id and takes no arguments")
 	}
-	return withService(ctx, e.cfg.DB, func(svc *pipeline.Service) error {
-		tokens, err := svc.TeamTokens(ctx, teamID)
+	return withOperator(ctx, e.cfg.DB, func(op *pipeline.Operator) error {
+		tokens, err := op.TeamTokens(ctx, teamID)
 		if err != nil {
 			return err
 		}
@@ -135,12 +135,12 @@ func runTokenRevoke(ctx context.Context, e env, args []string) error {
 	if fs.NArg() != 1 {
 		return usageErrorf(e, fs, "token revoke takes exactly one token ID")
 	}
-	id, ok := pipeline.ParseID(fs.Arg(0))
+	id, ok := parseID(fs.Arg(0))
 	if !ok {
 		return usageErrorf(e, fs, "%q is not a token id", fs.Arg(0))
 	}
-	return withService(ctx, e.cfg.DB, func(svc *pipeline.Service) error {
-		if err := svc.RevokeToken(ctx, id); err != nil {
+	return withOperator(ctx, e.cfg.DB, func(op *pipeline.Operator) error {
+		if err := op.RevokeToken(ctx, id); err != nil {
 			return err
 		}
 		return json.NewEncoder(e.stdout).Encode(map[string]any{"id": id, "revoked": true})

@@ -70,9 +70,9 @@ func TestAgent(t *testing.T) {
 	ctx := context.Background()
 	db := storetest.OpenSQLite(t)
 	clk := &clock{now: time.Now().UTC().Truncate(time.Second)}
-	svc := pipeline.NewService(db, pipeline.WithClock(clk))
-	seed := storetest.Seed(t, svc)
-	_, token, err := svc.IssueToken(ctx, pipeline.TokenRequest{
+	svc, op := pipeline.NewService(db, pipeline.WithClock(clk)), pipeline.NewOperator(db, pipeline.WithClock(clk))
+	seed := storetest.Seed(t, op)
+	_, token, err := op.IssueToken(ctx, pipeline.TokenRequest{
 		UserEmail: "olivia@acme.test", Name: "agent",
 		Scopes: []pipeline.Scope{pipeline.ScopeJobsRead, pipeline.ScopeCandidatesRead, pipeline.ScopeCandidatesWrite},
 	})
@@ -107,7 +107,7 @@ func TestAgent(t *testing.T) {
 		assert.Equal(t, "Screening", cand.Stage, key)
 		assert.Equal(t, 1, cand.NotesCount, key)
 	}
-	log, err := svc.ActivityLog(ctx, nil)
+	log, err := op.ActivityLog(ctx, nil)
 	require.NoError(t, err)
 	actions := map[string]int{}
 	for _, a := range log {

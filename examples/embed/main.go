@@ -1,13 +1,14 @@
 // Command embed uses pipeline as a library, with no HTTP server: it opens the
-// embedded SQLite store, builds a Service, loads a small world, and works a
-// candidate through the pipeline with the same scope and visibility checks an
-// API client gets.
+// embedded SQLite store, loads a small world as the operator, and works a
+// candidate through the pipeline as a token's caller, with the same scope,
+// visibility and idempotency rules an API client gets.
 //
 //	go run ./examples/embed
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -30,6 +31,15 @@ func main() {
 	}
 }
 
+// app is the embedding program: the caller-scoped Service its request
+// handlers use, and the Operator only its trusted setup code holds.
+type app struct {
+	svc *pipeline.Service
+	op  *pipeline.Operator
+	res pipeline.SeedResult
+	out io.Writer
+}
+
 func run(ctx context.Context, path string, out io.Writer) error {
 	db, err := pipelinestore.Open(ctx, path)
 	if err != nil {
@@ -39,10 +49,28 @@ func run(ctx context.Context, path string, out io.Writer) error {
 	if err := db.Migrate(ctx); err != nil {
 		return err
 	}
-	svc := pipeline.NewService(db)
+	a := &app{svc: pipeline.NewService(db), op: pipeline.NewOperator(db), out: out}
+	if a.res, err = a.op.Seed(ctx, world()); err != nil {
+		return err
+	}
 
-	// An operator loads the world; a real application has its own users.
-	res, err := svc.Seed(ctx, &pipeline.SeedWorld{
+	// A caller comes from a token, exactly as over HTTP.
+	caller, err := a.svc.Authenticate(ctx, a.res.Tokens["bot"])
+	if err != nil {
+		return err
+	}
+	bot := pipeline.NewContext(ctx, caller.WithIP("127.0.0.1"))
+	for _, step := range []func(context.Context) error{a.createJob, a.workCandidates, a.refuse, a.notFound} {
+		if err := step(bot); err != nil {
+			return err
+		}
+	}
+	return a.printActivity(ctx)
+}
+
+// world is what an operator loads; a real application has its own users.
+func world() *pipeline.SeedWorld {
+	return &pipeline.SeedWorld{
 		Teams: []pipeline.SeedTeam{{Key: "acme", Name: "Acme"}},
 		Users: []pipeline.SeedUser{{
 			Key: "olivia", Name: "Olivia Owner", Email: "olivia@acme.test", CurrentTeam: "acme",
@@ -61,69 +89,93 @@ func run(ctx context.Context, path string, out io.Writer) error {
 			}},
 			{Key: "reader", User: "olivia", Name: "read-only bot", Scopes: []pipeline.Scope{pipeline.ScopeJobsRead}},
 		},
-	})
-	if err != nil {
-		return err
 	}
+}
 
-	// A caller comes from a token, exactly as over HTTP.
-	caller, err := svc.Authenticate(ctx, res.Tokens["bot"])
-	if err != nil {
-		return err
-	}
-	caller.IP = "127.0.0.1"
-	ctx = pipeline.NewContext(ctx, caller)
-
-	job, err := svc.CreateJob(ctx, pipeline.NewJob{Title: "Platform Engineer", Description: "<p>Go and SQL</p>"})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "created job %d %q: %s, deadline %s\n", job.ID, job.Title, job.Status, job.ApplicationDeadline.Format("2006-01-02"))
-
-	backend := res.Jobs["backend"]
-	stages, err := svc.Stages(ctx, backend)
-	if err != nil {
-		return err
-	}
-	cands, err := svc.ListCandidates(ctx, backend, pipeline.CandidateFilter{StageID: stages[0].ID})
-	if err != nil {
-		return err
-	}
-	if len(cands.Items) == 0 {
-		return fmt.Errorf("no candidate in %s", stages[0].Name)
-	}
-	fmt.Fprintf(out, "%d of %d candidates in %s\n", len(cands.Items), cands.Total, stages[0].Name)
-	for _, c := range cands.Items {
-		moved, err := svc.MoveCandidate(ctx, backend, c.ID, pipeline.StageMove{StageID: stages[1].ID})
+// createJob creates a job under an idempotency key, then sends the same
+// call again: the second gets the first's job back, marked replayed.
+func (a *app) createJob(ctx context.Context) error {
+	in := pipeline.NewJob{Title: "Platform Engineer", Description: "<p>Go and SQL</p>"}
+	for range 2 {
+		in.Idempotency = &pipeline.Idempotency{Key: "create-platform-engineer"}
+		res, err := a.svc.CreateJob(ctx, in)
 		if err != nil {
 			return err
 		}
-		if _, err := svc.AddNote(ctx, backend, c.ID, pipeline.NewNote{Content: "Screen next week."}); err != nil {
-			return err
-		}
-		if _, err := svc.RateCandidate(ctx, backend, c.ID, pipeline.NewRating{Value: pipeline.GoodFit}); err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "moved %s to %s, noted, rated good_fit\n", moved.Name, moved.Stage)
+		j := res.Value
+		fmt.Fprintf(a.out, "created job %d %q: %s, deadline %s, replayed %t\n",
+			j.ID, j.Title, j.Status, j.ApplicationDeadline.Format("2006-01-02"), res.Replayed)
 	}
+	return nil
+}
 
-	// Another token of the same user lacks candidates:write: the service
-	// refuses before it reads anything.
-	reader, err := svc.Authenticate(context.Background(), res.Tokens["reader"])
+// workCandidates moves, notes and rates every candidate in the first stage
+// of the seeded job, each write under its own idempotency key.
+func (a *app) workCandidates(ctx context.Context) error {
+	backend := a.res.Jobs["backend"]
+	stages, err := a.svc.Stages(ctx, backend)
 	if err != nil {
 		return err
 	}
-	rctx := pipeline.NewContext(context.Background(), reader)
-	_, err = svc.MoveCandidate(rctx, backend, cands.Items[0].ID, pipeline.StageMove{StageID: stages[0].ID})
-	fmt.Fprintf(out, "moving with a read-only token: %s\n", pipeline.ErrorCode(err))
-
-	log, err := svc.ActivityLog(ctx, nil)
+	cands, err := a.svc.ListCandidates(ctx, backend, pipeline.CandidateFilter{StageID: stages[0].ID})
 	if err != nil {
 		return err
 	}
-	for _, a := range log {
-		fmt.Fprintf(out, "activity %d: %s %s %d by user %d from %s: %s\n",
-			a.ID, a.Action, a.SubjectType, a.SubjectID, a.UserID, a.IP, a.Changes)
+	fmt.Fprintf(a.out, "%d of %d candidates in %s\n", len(cands.Items), cands.Total, stages[0].Name)
+	for _, c := range cands.Items {
+		key := func(what string) *pipeline.Idempotency {
+			return &pipeline.Idempotency{Key: fmt.Sprintf("%s-%d", what, c.ID)}
+		}
+		moved, err := a.svc.MoveCandidate(ctx, backend, c.ID, pipeline.StageMove{StageID: stages[1].ID, Idempotency: key("move")})
+		if err != nil {
+			return err
+		}
+		note := pipeline.NewNote{Content: "Screen next week.", Idempotency: key("note")}
+		if _, err := a.svc.AddNote(ctx, backend, c.ID, note); err != nil {
+			return err
+		}
+		rating := pipeline.NewRating{Value: pipeline.GoodFit, Idempotency: key("rate")}
+		if _, err := a.svc.RateCandidate(ctx, backend, c.ID, rating); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.out, "moved %s to %s, noted, rated good_fit\n", moved.Value.Name, moved.Value.Stage)
+	}
+	return nil
+}
+
+// refuse shows that another token of the same user, without
+// candidates:write, is refused before anything is read.
+func (a *app) refuse(ctx context.Context) error {
+	reader, err := a.svc.Authenticate(ctx, a.res.Tokens["reader"])
+	if err != nil {
+		return err
+	}
+	rctx := pipeline.NewContext(ctx, reader)
+	_, err = a.svc.MoveCandidate(rctx, a.res.Jobs["backend"], a.res.Candidates["ada"], pipeline.StageMove{StageID: 1})
+	fmt.Fprintf(a.out, "moving with a read-only token: %s\n", pipeline.ErrorCode(err))
+	return nil
+}
+
+// notFound looks for a job that does not exist.
+func (a *app) notFound(ctx context.Context) error {
+	_, err := a.svc.Job(ctx, 999999)
+	if !errors.Is(err, pipeline.ErrNotFound) {
+		return fmt.Errorf("a missing job: want not found, got %v", err)
+	}
+	fmt.Fprintln(a.out, "job 999999: not found")
+	return nil
+}
+
+// printActivity prints the activity log, which only the operator reads
+// whole.
+func (a *app) printActivity(ctx context.Context) error {
+	log, err := a.op.ActivityLog(ctx, nil)
+	if err != nil {
+		return err
+	}
+	for _, e := range log {
+		fmt.Fprintf(a.out, "activity %d: %s %s %d by user %d with token %d from %s: %s\n",
+			e.ID, e.Action, e.SubjectType, e.SubjectID, e.UserID, e.TokenID, e.IP, e.Changes)
 	}
 	return nil
 }

@@ -19,7 +19,7 @@ func TestMount(t *testing.T) {
 	gin.SetMode(gin.TestMode)
 	db := storetest.OpenSQLite(t)
 	svc := pipeline.NewService(db)
-	seed := storetest.Seed(t, svc)
+	seed := storetest.Seed(t, pipeline.NewOperator(db))
 	srv := httptest.NewServer(app(svc, db.Limiter(pipeline.DefaultRateLimit)))
 	defer srv.Close()
 

@@ -11,18 +11,21 @@ import (
 // IP is the client address of the callers As makes.
 const IP = "192.0.2.7"
 
-// Fixture is a database seeded with World and the Service on it.
+// Fixture is a database seeded with World, and the Service and Operator on
+// it.
 type Fixture struct {
 	DB  *pipelinestore.DB
 	Svc *pipeline.Service
+	Op  *pipeline.Operator
 	Res pipeline.SeedResult
 }
 
-// Seeded builds a Service on db with opts and seeds World through it.
+// Seeded builds a Service and an Operator on db with opts and seeds World
+// through the Operator.
 func Seeded(tb testing.TB, db *pipelinestore.DB, opts ...pipeline.Option) Fixture {
 	tb.Helper()
-	svc := pipeline.NewService(db, opts...)
-	return Fixture{DB: db, Svc: svc, Res: Seed(tb, svc)}
+	op := pipeline.NewOperator(db, opts...)
+	return Fixture{DB: db, Svc: pipeline.NewService(db, opts...), Op: op, Res: Seed(tb, op)}
 }
 
 // As returns a context carrying the caller of the fixture token key, from
@@ -33,14 +36,13 @@ func (f Fixture) As(tb testing.TB, key string) context.Context {
 	if err != nil {
 		tb.Fatalf("storetest: authenticate %s: %v", key, err)
 	}
-	c.IP = IP
-	return pipeline.NewContext(context.Background(), c)
+	return pipeline.NewContext(context.Background(), c.WithIP(IP))
 }
 
 // Activity returns the whole activity log.
 func (f Fixture) Activity(tb testing.TB) []pipeline.Activity {
 	tb.Helper()
-	a, err := f.Svc.ActivityLog(context.Background(), nil)
+	a, err := f.Op.ActivityLog(context.Background(), nil)
 	if err != nil {
 		tb.Fatalf("storetest: activity: %v", err)
 	}

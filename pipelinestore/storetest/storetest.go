@@ -153,10 +153,10 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// Seed seeds World(time.Now()) through svc.Seed and returns what it created.
-func Seed(tb testing.TB, svc *pipeline.Service) pipeline.SeedResult {
+// Seed seeds World(time.Now()) through op.Seed and returns what it created.
+func Seed(tb testing.TB, op *pipeline.Operator) pipeline.SeedResult {
 	tb.Helper()
-	res, err := svc.Seed(context.Background(), World(time.Now()))
+	res, err := op.Seed(context.Background(), World(time.Now()))
 	if err != nil {
 		tb.Fatalf("storetest: seed: %v", err)
 	}

@@ -1,0 +1,101 @@
+package pipeline
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// Operator performs what the operator of a deployment does, outside any
+// token's reach: loading worlds, issuing and revoking tokens, reading the
+// whole activity log, purging expired idempotency records, and acting as a
+// user. It consults no caller, so it belongs to trusted programs such as
+// cmd/pipelined, never to a request handler.
+type Operator struct {
+	store Store
+	clock Clock
+}
+
+// NewOperator returns an Operator on store.
+func NewOperator(store Store, opts ...Option) *Operator {
+	o := newOptions(opts)
+	return &Operator{store: store, clock: o.clock}
+}
+
+func (o *Operator) now() time.Time { return now(o.clock) }
+
+// ActAs returns a caller acting for a user with the given scopes, as if
+// through a token that carries them, with no token: activity entries of its
+// writes record no token id. The user's current team comes from the store,
+// and the visibility rule applies to the user's teams and roles as they
+// are. Errors: not_found (user), validation_failed (an unknown scope).
+func (o *Operator) ActAs(ctx context.Context, userID int64, scopes []Scope) (Caller, error) {
+	scopes, err := NormalizeScopes("scopes", scopes)
+	if err != nil {
+		return Caller{}, err
+	}
+	u, team, err := o.store.UserWithTeam(ctx, userID)
+	if err != nil {
+		return Caller{}, err
+	}
+	return Caller{user: u, team: team, scopes: scopes, valid: true}, nil
+}
+
+// TokenRequest is the input of IssueToken.
+type TokenRequest struct {
+	UserEmail string
+	Name      string
+	Scopes    []Scope   // none: a token that reaches GET /me only
+	CreatedAt time.Time // zero: now
+}
+
+// IssueToken creates a token for a user inside the user's current team and
+// returns it with its value, which is shown this once. Errors: not_found
+// (user), validation_failed.
+func (o *Operator) IssueToken(ctx context.Context, r TokenRequest) (Token, string, error) {
+	if strings.TrimSpace(r.Name) == "" {
+		return Token{}, "", Invalid("name", "The name field is required.")
+	}
+	scopes, err := NormalizeScopes("scopes", r.Scopes)
+	if err != nil {
+		return Token{}, "", err
+	}
+	u, err := o.store.UserByEmail(ctx, r.UserEmail)
+	if err != nil {
+		return Token{}, "", err
+	}
+	created := r.CreatedAt
+	if created.IsZero() {
+		created = o.now()
+	}
+	value := NewTokenValue()
+	t, err := o.store.CreateToken(ctx, Token{
+		UserID: u.ID, Name: r.Name, Scopes: scopes, Hash: HashToken(value),
+		CreatedAt: created.UTC(), ExpiresAt: AddMonths(created.UTC(), TokenLifetime),
+	})
+	return t, value, err
+}
+
+// TeamTokens lists the tokens created inside a team with their creators and
+// last use, oldest first.
+func (o *Operator) TeamTokens(ctx context.Context, teamID int64) ([]Token, error) {
+	return o.store.TeamTokens(ctx, teamID)
+}
+
+// RevokeToken revokes a token at once; revoking it again keeps the first
+// time. Errors: not_found.
+func (o *Operator) RevokeToken(ctx context.Context, id int64) error {
+	return o.store.RevokeToken(ctx, id, o.now())
+}
+
+// ActivityLog returns the activity log in commit order, of every team or of
+// one.
+func (o *Operator) ActivityLog(ctx context.Context, teamID *int64) ([]Activity, error) {
+	return o.store.Activity(ctx, teamID)
+}
+
+// PurgeIdempotency deletes stored results older than the replay window.
+// Servers call it periodically so that the table stays bounded.
+func (o *Operator) PurgeIdempotency(ctx context.Context) (int64, error) {
+	return o.store.PurgeIdempotency(ctx, o.now().Add(-IdempotencyWindow))
+}
