@@ -31,8 +31,9 @@ func (c Caller) Team() Team { return c.team }
 // caller made by Operator.ActAs.
 func (c Caller) TokenID() int64 { return c.tokenID }
 
-// Scopes are the scopes the caller carries, in the order of the scope table.
-func (c Caller) Scopes() []Scope { return slices.Clone(c.scopes) }
+// Scopes are the scopes the caller carries, in the order of the scope
+// table; empty, not nil, for a token that carries none.
+func (c Caller) Scopes() []Scope { return append([]Scope{}, c.scopes...) }
 
 // IP is the client address the request came from, as the transport saw it.
 func (c Caller) IP() string { return c.ip }

@@ -9,9 +9,11 @@ import (
 // Service implements every operation of the API on a Store, each on behalf
 // of the Caller found on its context. It is safe for concurrent use.
 type Service struct {
-	store Store
-	clock Clock
+	store    Store
+	clock    Clock
+	tokenTTL time.Duration
 
+	tokens  tokenCache
 	touched sync.Map // token id → time.Time of the last recorded use
 }
 
@@ -19,14 +21,25 @@ type Service struct {
 type Option func(*options)
 
 type options struct {
-	clock Clock
+	clock    Clock
+	tokenTTL time.Duration
 }
 
 // WithClock sets the clock; the default is SystemClock.
 func WithClock(c Clock) Option { return func(o *options) { o.clock = c } }
 
+// DefaultTokenTTL is how long a Service trusts what it read of a token.
+const DefaultTokenTTL = time.Second
+
+// WithTokenTTL sets how long the Service trusts what it read of a token
+// before reading it again: a token revoked elsewhere (by another replica
+// or process) stops working within that time; its expiry is checked on
+// every request. 0 reads the token on every request. The default is
+// DefaultTokenTTL.
+func WithTokenTTL(d time.Duration) Option { return func(o *options) { o.tokenTTL = max(d, 0) } }
+
 func newOptions(opts []Option) options {
-	o := options{clock: SystemClock{}}
+	o := options{clock: SystemClock{}, tokenTTL: DefaultTokenTTL}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -36,7 +49,7 @@ func newOptions(opts []Option) options {
 // NewService returns a Service on store.
 func NewService(store Store, opts ...Option) *Service {
 	o := newOptions(opts)
-	return &Service{store: store, clock: o.clock}
+	return &Service{store: store, clock: o.clock, tokenTTL: o.tokenTTL}
 }
 
 // Ping reports whether the storage answers, for readiness checks.

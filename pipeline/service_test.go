@@ -52,6 +52,31 @@ func TestService_Authenticate(t *testing.T) {
 			assert.ErrorIs(t, err, pipeline.ErrUnauthenticated)
 		})
 	}
+	each(t, "a token revoked elsewhere stops working within the token TTL", func(t *testing.T, w world) {
+		now := time.Now().UTC()
+		svc := pipeline.NewService(w.DB, pipeline.WithClock(pipeline.ClockFunc(func() time.Time { return now })))
+		c, err := svc.Authenticate(context.Background(), w.Res.Tokens["mia"])
+		require.NoError(t, err)
+		require.NoError(t, w.Op.RevokeToken(context.Background(), c.TokenID()))
+		now = now.Add(pipeline.DefaultTokenTTL - time.Millisecond)
+		_, err = svc.Authenticate(context.Background(), w.Res.Tokens["mia"])
+		require.NoError(t, err, "read less than the TTL ago")
+		now = now.Add(time.Millisecond)
+		_, err = svc.Authenticate(context.Background(), w.Res.Tokens["mia"])
+		assert.ErrorIs(t, err, pipeline.ErrUnauthenticated, "read again once the TTL has passed")
+	})
+	each(t, "an expired token is refused at its expiry, read or not", func(t *testing.T, w world) {
+		tok, value, err := w.Op.IssueToken(context.Background(), pipeline.TokenRequest{
+			UserEmail: "mia@acme.test", Name: "soon", CreatedAt: time.Now().UTC().AddDate(0, -6, 0).Add(time.Second)})
+		require.NoError(t, err)
+		now := tok.ExpiresAt.Add(-time.Millisecond)
+		svc := pipeline.NewService(w.DB, pipeline.WithClock(pipeline.ClockFunc(func() time.Time { return now })))
+		_, err = svc.Authenticate(context.Background(), value)
+		require.NoError(t, err)
+		now = tok.ExpiresAt
+		_, err = svc.Authenticate(context.Background(), value)
+		assert.ErrorIs(t, err, pipeline.ErrUnauthenticated)
+	})
 	each(t, "records last use without a write per request", func(t *testing.T, w world) {
 		for range 3 {
 			_, err := w.Svc.Authenticate(context.Background(), w.Res.Tokens["adam"])

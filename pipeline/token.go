@@ -103,18 +103,32 @@ func (s *Service) Authenticate(ctx context.Context, value string) (Caller, error
 	if !WellFormedToken(value) {
 		return Caller{}, ErrUnauthenticated
 	}
-	a, err := s.store.TokenByHash(ctx, HashToken(value))
+	now := s.now()
+	a, err := s.token(ctx, HashToken(value), now)
 	if errors.Is(err, ErrNotFound) {
 		return Caller{}, ErrUnauthenticated
 	} else if err != nil {
 		return Caller{}, err
 	}
-	now := s.now()
 	if !a.Token.Active(now) {
 		return Caller{}, ErrUnauthenticated
 	}
 	s.touch(ctx, a.Token, now)
 	return Caller{user: a.User, team: a.Team, tokenID: a.Token.ID, scopes: a.Token.Scopes, valid: true}, nil
+}
+
+// token returns what the store has of a token, read at most once per
+// tokenTTL: requests run in tight loops, and one read a second per token
+// spares the database a query on every one of them.
+func (s *Service) token(ctx context.Context, hash string, now time.Time) (TokenAuth, error) {
+	if a, ok := s.tokens.get(hash, now, s.tokenTTL); ok {
+		return a, nil
+	}
+	a, err := s.store.TokenByHash(ctx, hash)
+	if err == nil && s.tokenTTL > 0 {
+		s.tokens.put(hash, a, now, s.tokenTTL)
+	}
+	return a, err
 }
 
 // touch records a token's use at most once per touchInterval per token, so

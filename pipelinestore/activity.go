@@ -9,24 +9,22 @@ import (
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
+var qInsertActivity = prepared(`INSERT INTO activity
+(team_id, user_id, token_id, ip, action, subject_type, subject_id, changes, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`)
+
 // InsertActivity appends an activity entry.
 func (t *tx) InsertActivity(ctx context.Context, a pipeline.Activity) error {
 	changes := string(a.Changes)
 	if changes == "" {
 		changes = "{}"
 	}
-	r := activityRow{
-		TeamID:      a.TeamID,
-		UserID:      a.UserID,
-		TokenID:     a.TokenID,
-		IP:          a.IP,
-		Action:      a.Action,
-		SubjectType: a.SubjectType,
-		SubjectID:   a.SubjectID,
-		Changes:     changes,
-		CreatedAt:   ts(a.CreatedAt),
+	var token any // NULL for a write made without a token
+	if a.TokenID != 0 {
+		token = a.TokenID
 	}
-	_, err := t.idb.NewInsert().Model(&r).Returning("NULL").Exec(ctx)
+	_, err := t.run.exec(ctx, qInsertActivity,
+		a.TeamID, a.UserID, token, a.IP, a.Action, a.SubjectType, a.SubjectID, changes, ts(a.CreatedAt))
 	return formatError(err, "Activity")
 }
 
@@ -38,7 +36,7 @@ func (db *DB) Activity(ctx context.Context, teamID *int64) ([]pipeline.Activity,
 		team = bun.SafeQuery("WHERE team_id = ?", *teamID)
 	}
 	var rows []activityRow
-	if err := db.r.NewRaw(`SELECT * FROM activity ? ORDER BY id`, team).Scan(ctx, &rows); err != nil {
+	if err := db.r.bun.NewRaw(`SELECT * FROM activity ? ORDER BY id`, team).Scan(ctx, &rows); err != nil {
 		return nil, formatError(err, "Activity")
 	}
 	out := make([]pipeline.Activity, len(rows))

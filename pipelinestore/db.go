@@ -10,6 +10,7 @@
 package pipelinestore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -38,11 +39,12 @@ const (
 type DB struct {
 	// w runs writes. On SQLite it holds exactly one connection, so write
 	// transactions queue in Go instead of failing with "database is locked".
-	w *bun.DB
+	w *pool
 	// r runs reads: the same pool as w on PostgreSQL, a separate read-only
 	// pool on SQLite, whose WAL lets readers run beside the writer.
-	r       *bun.DB
+	r       *pool
 	dialect string
+	owned   bool // Open opened the pools, so Close closes them
 
 	mu     sync.Mutex
 	closed bool
@@ -51,31 +53,82 @@ type DB struct {
 
 var _ pipeline.Store = (*DB)(nil)
 
+// Option configures Open.
+type Option func(*options)
+
+type options struct {
+	maxConns int
+	sqlDB    *sql.DB
+	hooks    []bun.QueryHook
+}
+
+// DefaultMaxConns is the PostgreSQL pool size when WithMaxConns is not
+// given: enough connections for the database to stay busy while requests
+// wait on it, and never fewer than 32.
+func DefaultMaxConns() int { return max(32, 4*runtime.GOMAXPROCS(0)) }
+
+// WithMaxConns sets how many connections the pool holds open: on
+// PostgreSQL the whole pool, all of it kept when idle so that a burst does
+// not reconnect; on SQLite the readers beside the one writer.
+func WithMaxConns(n int) Option { return func(o *options) { o.maxConns = n } }
+
+// WithSQLDB makes the store use an existing pool instead of opening one; the
+// DSN still names the dialect. The store leaves the pool's settings alone
+// and does not close it. On SQLite the one pool serves reads and writes, and
+// should hold a single connection (SetMaxOpenConns(1)) so that writers
+// queue rather than fail with "database is locked".
+func WithSQLDB(db *sql.DB) Option { return func(o *options) { o.sqlDB = db } }
+
+// WithQueryHook adds a Bun query hook, told of every statement the store
+// sends (for tracing or logging).
+func WithQueryHook(h bun.QueryHook) Option {
+	return func(o *options) { o.hooks = append(o.hooks, h) }
+}
+
 // Open opens the database named by dsn: "postgres://…" or "postgresql://…"
 // selects PostgreSQL; anything else is a SQLite file path, with an optional
 // "sqlite:" prefix. It checks that the database answers but does not
 // migrate.
-func Open(ctx context.Context, dsn string) (*DB, error) {
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		return openPostgres(ctx, dsn)
+func Open(ctx context.Context, dsn string, opts ...Option) (*DB, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
 	}
-	return openSQLite(ctx, strings.TrimPrefix(dsn, "sqlite:"))
+	if o.maxConns < 0 {
+		return nil, fmt.Errorf("pipelinestore: invalid pool size %d", o.maxConns)
+	}
+	if IsPostgres(dsn) {
+		return openPostgres(ctx, dsn, o)
+	}
+	return openSQLite(ctx, strings.TrimPrefix(dsn, "sqlite:"), o)
 }
 
-func openPostgres(ctx context.Context, dsn string) (*DB, error) {
-	connector, err := pgConnector(dsn)
-	if err != nil {
-		return nil, err
+// IsPostgres reports whether dsn names a PostgreSQL database.
+func IsPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+func openPostgres(ctx context.Context, dsn string, o options) (*DB, error) {
+	sqldb := o.sqlDB
+	if sqldb == nil {
+		connector, err := pgConnector(dsn)
+		if err != nil {
+			return nil, err
+		}
+		sqldb = sql.OpenDB(connector)
+		n := cmp.Or(o.maxConns, DefaultMaxConns())
+		sqldb.SetMaxOpenConns(n)
+		sqldb.SetMaxIdleConns(n)
 	}
-	sqldb := sql.OpenDB(connector)
-	sqldb.SetMaxOpenConns(max(32, 4*runtime.GOMAXPROCS(0)))
-	sqldb.SetMaxIdleConns(8)
 	b := bun.NewDB(sqldb, pgdialect.New())
 	if err := b.PingContext(ctx); err != nil {
-		b.Close()
+		if o.sqlDB == nil {
+			b.Close()
+		}
 		return nil, fmt.Errorf("pipelinestore: connect to PostgreSQL: %w", err)
 	}
-	return &DB{w: b, r: b, dialect: DialectPostgres}, nil
+	p := newPool(b, true, o.hooks)
+	return &DB{w: p, r: p, dialect: DialectPostgres, owned: o.sqlDB == nil}, nil
 }
 
 // pgConnector builds the driver's connector, turning its panic on a
@@ -86,8 +139,8 @@ func pgConnector(dsn string) (c *pgdriver.Connector, err error) {
 			c, err = nil, fmt.Errorf("pipelinestore: invalid PostgreSQL DSN: %v", p)
 		}
 	}()
-	// Tracing is off: no tracer is installed, and the spans cost time on
-	// every query.
+	// The driver's own tracing is off: no tracer is installed, and the
+	// spans cost time on every query. Query hooks see every statement.
 	return pgdriver.NewConnector(pgdriver.WithDSN(dsn), pgdriver.WithTracing(false)), nil
 }
 
@@ -101,64 +154,83 @@ const (
 	sqliteReader = "_pragma=busy_timeout(10000)&_pragma=query_only(1)&_pragma=foreign_keys(1)"
 )
 
-func openSQLite(ctx context.Context, path string) (*DB, error) {
+func openSQLite(ctx context.Context, path string, o options) (*DB, error) {
+	if o.sqlDB != nil {
+		b := bun.NewDB(o.sqlDB, sqlitedialect.New())
+		if err := b.PingContext(ctx); err != nil {
+			return nil, fmt.Errorf("pipelinestore: open SQLite: %w", err)
+		}
+		p := newPool(b, false, o.hooks)
+		return &DB{w: p, r: p, dialect: DialectSQLite}, nil
+	}
 	if path == "" || strings.ContainsAny(path, "?#") || path == ":memory:" {
 		return nil, fmt.Errorf("pipelinestore: invalid SQLite path %q", path)
 	}
-	wdb, err := sql.Open("sqlite", path+"?"+sqliteWriter)
-	if err != nil {
-		return nil, err
-	}
-	wdb.SetMaxOpenConns(1)
-	wdb.SetMaxIdleConns(1)
-	wdb.SetConnMaxLifetime(0)
-	w := bun.NewDB(wdb, sqlitedialect.New())
 	// The writer connects first so that the file exists in WAL mode before
 	// any reader opens it.
-	if err := w.PingContext(ctx); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("pipelinestore: open SQLite %s: %w", path, err)
+	w, err := openSQLitePool(ctx, path, sqliteWriter, 1)
+	if err != nil {
+		return nil, err
 	}
-	rdb, err := sql.Open("sqlite", path+"?"+sqliteReader)
+	r, err := openSQLitePool(ctx, path, sqliteReader, cmp.Or(o.maxConns, max(4, runtime.GOMAXPROCS(0))))
 	if err != nil {
 		w.Close()
 		return nil, err
 	}
-	n := max(4, runtime.GOMAXPROCS(0))
-	rdb.SetMaxOpenConns(n)
-	rdb.SetMaxIdleConns(n)
-	r := bun.NewDB(rdb, sqlitedialect.New())
-	if err := r.PingContext(ctx); err != nil {
-		w.Close()
-		r.Close()
-		return nil, fmt.Errorf("pipelinestore: open SQLite %s: %w", path, err)
-	}
-	return &DB{w: w, r: r, dialect: DialectSQLite}, nil
+	return &DB{w: newPool(w, false, o.hooks), r: newPool(r, false, o.hooks), dialect: DialectSQLite, owned: true}, nil
 }
 
-// Close waits for background work and closes the database.
+func openSQLitePool(ctx context.Context, path, params string, conns int) (*bun.DB, error) {
+	sqldb, err := sql.Open("sqlite", path+"?"+params)
+	if err != nil {
+		return nil, err
+	}
+	sqldb.SetMaxOpenConns(conns)
+	sqldb.SetMaxIdleConns(conns)
+	sqldb.SetConnMaxLifetime(0)
+	b := bun.NewDB(sqldb, sqlitedialect.New())
+	if err := b.PingContext(ctx); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("pipelinestore: open SQLite %s: %w", path, err)
+	}
+	return b, nil
+}
+
+// Close waits for background work, closes the prepared statements and,
+// unless the pool was given with WithSQLDB, the database.
 func (db *DB) Close() error {
 	db.mu.Lock()
 	db.closed = true
 	db.mu.Unlock()
 	db.bg.Wait()
+	db.w.close()
+	if db.r != db.w {
+		db.r.close()
+	}
+	if !db.owned {
+		return nil
+	}
 	var err error
 	if db.r != db.w {
-		err = db.r.Close()
+		err = db.r.bun.Close()
 	}
-	return errors.Join(err, db.w.Close())
+	return errors.Join(err, db.w.bun.Close())
 }
 
 // Dialect returns "postgres" or "sqlite".
 func (db *DB) Dialect() string { return db.dialect }
 
+// read and write run statements on the pools of reads and writes.
+func (db *DB) read() runner  { return runner{p: db.r} }
+func (db *DB) write() runner { return runner{p: db.w} }
+
 // Ping reports whether the database answers.
 func (db *DB) Ping(ctx context.Context) error {
-	if err := db.w.PingContext(ctx); err != nil {
+	if err := db.w.bun.PingContext(ctx); err != nil {
 		return err
 	}
 	if db.r != db.w {
-		return db.r.PingContext(ctx)
+		return db.r.bun.PingContext(ctx)
 	}
 	return nil
 }
@@ -181,34 +253,30 @@ func (db *DB) goBackground(fn func()) {
 // Write runs fn in one transaction, committed when fn returns nil and
 // rolled back otherwise; fn's error is returned as is.
 func (db *DB) Write(ctx context.Context, fn func(pipeline.Tx) error) error {
-	return db.w.RunInTx(ctx, nil, func(ctx context.Context, btx bun.Tx) error {
-		return fn(&tx{idb: btx, pg: db.dialect == DialectPostgres})
+	if err := db.w.prepareAll(ctx); err != nil {
+		return err
+	}
+	return db.w.bun.RunInTx(ctx, nil, func(ctx context.Context, btx bun.Tx) error {
+		return fn(&tx{run: runner{p: db.w, tx: &btx}, pg: db.dialect == DialectPostgres})
 	})
 }
 
 // tx is the pipeline.Tx of a write transaction.
 type tx struct {
-	idb bun.IDB
+	run runner
 	pg  bool
 }
 
 var _ pipeline.Tx = (*tx)(nil)
 
-// forUpdate is the row-locking clause for the rows of the table aliased
-// alias, or of the only table when alias is empty. It is FOR NO KEY UPDATE:
-// it excludes every other writer of the row exactly like FOR UPDATE, but not
-// the key-share locks that foreign-key checks take, so inserting an activity
-// entry or a note that references the row elsewhere does not wait for it (we
-// never change keys). SQLite needs no clause: its write transactions are
-// serialized from their first statement (BEGIN IMMEDIATE on the one writer
-// connection).
-func (t *tx) forUpdate(alias string) string {
-	switch {
-	case !t.pg:
-		return ""
-	case alias == "":
-		return " FOR NO KEY UPDATE"
-	default:
-		return " FOR NO KEY UPDATE OF " + alias
+// lock returns the form of q that locks its rows until the transaction
+// ends. The lock is FOR NO KEY UPDATE: it excludes every other writer of the
+// row exactly like FOR UPDATE, but not the key-share locks that foreign-key
+// checks take, so inserting an activity entry or a note that references the
+// row elsewhere does not wait for it (we never change keys).
+func (t *tx) lock(q lockable) string {
+	if t.pg {
+		return q.locked
 	}
+	return q.plain
 }

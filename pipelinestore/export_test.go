@@ -24,9 +24,9 @@ func WaitBackground(db *DB) { db.bg.Wait() }
 func CountQueries(db *DB) *atomic.Int64 {
 	var n atomic.Int64
 	h := countingHook{n: &n}
-	db.w.AddQueryHook(h)
+	db.w.addHook(h)
 	if db.r != db.w {
-		db.r.AddQueryHook(h)
+		db.r.addHook(h)
 	}
 	return &n
 }

@@ -11,6 +11,16 @@ import (
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
+var (
+	qLockKey           = preparedPG(`SELECT pg_try_advisory_xact_lock($1)`)
+	qIdempotencyRecord = prepared(`SELECT team_id, key, user_id, request, result, created_at FROM idempotency_keys
+WHERE team_id = $1 AND key = $2 AND created_at >= $3`)
+	qSaveIdempotencyRecord = prepared(`INSERT INTO idempotency_keys AS k (team_id, key, user_id, request, result, created_at)
+VALUES ($1, $2, $3, $4, $5, $6)
+ON CONFLICT (team_id, key) DO UPDATE SET user_id = EXCLUDED.user_id, request = EXCLUDED.request,
+	result = EXCLUDED.result, created_at = EXCLUDED.created_at`)
+)
+
 // LockIdempotencyKey takes the transaction-scoped lock of a team's key. On
 // PostgreSQL it is an advisory lock on a 64-bit hash of team and key, tried
 // without waiting, so that a second request with a key still in flight is
@@ -21,7 +31,7 @@ func (t *tx) LockIdempotencyKey(ctx context.Context, teamID int64, key string) (
 		return true, nil
 	}
 	var ok bool
-	err := t.idb.NewRaw(`SELECT pg_try_advisory_xact_lock(?)`, idempotencyLockID(teamID, key)).Scan(ctx, &ok)
+	err := t.run.get(ctx, qLockKey, args(idempotencyLockID(teamID, key)), &ok)
 	return ok, formatError(err, "Idempotency key")
 }
 
@@ -39,8 +49,7 @@ func idempotencyLockID(teamID int64, key string) int64 {
 // at or after since, or nil.
 func (t *tx) IdempotencyRecord(ctx context.Context, teamID int64, key string, since time.Time) (*pipeline.IdempotencyRecord, error) {
 	var r idempotencyRow
-	err := t.idb.NewRaw(`SELECT * FROM idempotency_keys WHERE team_id = ? AND key = ? AND created_at >= ?`,
-		teamID, key, ts(since)).Scan(ctx, &r)
+	err := t.run.get(ctx, qIdempotencyRecord, args(teamID, key, ts(since)), &r)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -61,27 +70,13 @@ func (t *tx) IdempotencyRecord(ctx context.Context, teamID int64, key string, si
 // same team and key. The caller holds the key's lock and found no live
 // record, so any row already there has expired.
 func (t *tx) SaveIdempotencyRecord(ctx context.Context, rec pipeline.IdempotencyRecord) error {
-	r := idempotencyRow{
-		TeamID:    rec.TeamID,
-		Key:       rec.Key,
-		UserID:    rec.UserID,
-		Request:   rec.Request,
-		Result:    rec.Result,
-		CreatedAt: ts(rec.CreatedAt),
-	}
-	_, err := t.idb.NewInsert().Model(&r).
-		On("CONFLICT (team_id, key) DO UPDATE").
-		Set("user_id = EXCLUDED.user_id").
-		Set("request = EXCLUDED.request").
-		Set("result = EXCLUDED.result").
-		Set("created_at = EXCLUDED.created_at").
-		Exec(ctx)
+	_, err := t.run.exec(ctx, qSaveIdempotencyRecord, rec.TeamID, rec.Key, rec.UserID, rec.Request, rec.Result, ts(rec.CreatedAt))
 	return formatError(err, "Idempotency key")
 }
 
 // PurgeIdempotency deletes idempotency records created before a time.
 func (db *DB) PurgeIdempotency(ctx context.Context, before time.Time) (int64, error) {
-	res, err := db.w.NewRaw(`DELETE FROM idempotency_keys WHERE created_at < ?`, ts(before)).Exec(ctx)
+	res, err := db.w.bun.NewRaw(`DELETE FROM idempotency_keys WHERE created_at < ?`, ts(before)).Exec(ctx)
 	if err != nil {
 		return 0, formatError(err, "Idempotency key")
 	}

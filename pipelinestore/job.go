@@ -2,26 +2,70 @@ package pipelinestore
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/uptrace/bun"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
+// jobColumns are the columns of the job aliased j that the domain reads.
+const jobColumns = `j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
+	j.application_deadline, j.created_at, j.updated_at`
+
+// jobsWhere is the condition of a job list for the viewer $1 and the status
+// $2, and the search pattern $3 if search is set. The team_id IN (…)
+// condition repeats part of the visibility rule so that the planner starts
+// from the viewer's memberships and walks jobs(team_id, status, created_at,
+// id) instead of every job.
+func jobsWhere(search bool) string {
+	where := `j.team_id IN (SELECT m.team_id FROM memberships AS m WHERE m.user_id = $1)
+AND j.status = $2 AND ` + visible(1)
+	if search {
+		where += ` AND ` + matches(3, "j.title_fold")
+	}
+	return where
+}
+
+// jobsPage is the page query of a job list, with a window count; its offset
+// is the parameter after the filter's.
+func jobsPage(search bool) string {
+	offset := "$3"
+	if search {
+		offset = "$4"
+	}
+	return `SELECT ` + jobColumns + `, count(*) OVER () AS total FROM jobs AS j WHERE ` + jobsWhere(search) + `
+ORDER BY j.created_at DESC, j.id DESC LIMIT ` + strconv.Itoa(pipeline.PageSize) + ` OFFSET ` + offset
+}
+
+var (
+	qJobsPage  = prepared(jobsPage(false))
+	qJobsCount = prepared(`SELECT count(*) FROM jobs AS j WHERE ` + jobsWhere(false))
+	qJob       = preparedLockable(`SELECT `+jobColumns+` FROM jobs AS j WHERE j.id = $1 AND `+visible(2), ` FOR NO KEY UPDATE OF j`)
+	qStages    = prepared(`SELECT s.id, s.name, s.position FROM jobs AS j
+LEFT JOIN stages AS s ON s.job_id = j.id
+WHERE j.id = $1 AND ` + visible(2) + `
+ORDER BY s.position`)
+	qLockTeam        = preparedLockable(`SELECT id, name, job_limit FROM teams WHERE id = $1`, ` FOR NO KEY UPDATE`)
+	qCountActiveJobs = prepared(`SELECT count(*) FROM jobs WHERE team_id = $1 AND status IN ($2, $3)`)
+	qUpdateJob       = prepared(`UPDATE jobs SET title = $1, title_fold = $2, description = $3, status = $4, updated_at = $5
+WHERE id = $6`)
+	qStage = prepared(`SELECT id, job_id, name, position FROM stages WHERE id = $1 AND job_id = $2`)
+)
+
 // ListJobs returns a page of the jobs viewer can reach on all of its teams,
 // newest first, in one query with a window count; only a page past the last
-// costs a second query, for the total.
+// costs a second query, for the total. A search is planned for its pattern
+// (see runner.planned).
 func (db *DB) ListJobs(ctx context.Context, viewer int64, f pipeline.JobFilter) (pipeline.List[pipeline.Job], error) {
-	offset := pipeline.Offset(f.Page)
-	// The team_id IN (…) condition repeats part of the visibility rule so
-	// that the planner starts from the viewer's memberships and walks
-	// jobs(team_id, status, created_at, id) instead of every job.
-	where := bun.SafeQuery(`j.team_id IN (SELECT m.team_id FROM memberships AS m WHERE m.user_id = ?)
-AND j.status = ? AND ? ?`, viewer, string(f.Status), visibleJob(viewer), searchCond(f.Search, "j.title_fold"))
+	filter := args(viewer, string(f.Status))
+	run, page, count := db.read(), qJobsPage, qJobsCount
+	if f.Search != "" {
+		filter = append(filter, likePattern(f.Search))
+		run, page, count = run.planned(), jobsPage(true), `SELECT count(*) FROM jobs AS j WHERE `+jobsWhere(true)
+	}
 	var rows []jobRow
-	err := db.r.NewRaw(`SELECT j.*, count(*) OVER () AS total FROM jobs AS j WHERE ?
-ORDER BY j.created_at DESC, j.id DESC LIMIT ? OFFSET ?`, where, pipeline.PageSize, offset).Scan(ctx, &rows)
-	if err != nil {
+	if err := run.all(ctx, page, append(filter, pipeline.Offset(f.Page)), &rows); err != nil {
 		return pipeline.List[pipeline.Job]{}, formatError(err, "Job")
 	}
 	list := pipeline.List[pipeline.Job]{Page: f.Page, PerPage: pipeline.PageSize, Items: make([]pipeline.Job, len(rows))}
@@ -32,8 +76,7 @@ ORDER BY j.created_at DESC, j.id DESC LIMIT ? OFFSET ?`, where, pipeline.PageSiz
 	case len(rows) > 0:
 		list.Total = rows[0].Total
 	case f.Page > 1:
-		err := db.r.NewRaw(`SELECT count(*) FROM jobs AS j WHERE ?`, where).Scan(ctx, &list.Total)
-		if err != nil {
+		if err := run.get(ctx, count, filter, &list.Total); err != nil {
 			return pipeline.List[pipeline.Job]{}, formatError(err, "Job")
 		}
 	}
@@ -42,13 +85,12 @@ ORDER BY j.created_at DESC, j.id DESC LIMIT ? OFFSET ?`, where, pipeline.PageSiz
 
 // Job returns a job viewer can reach.
 func (db *DB) Job(ctx context.Context, viewer, id int64) (pipeline.Job, error) {
-	return selectJob(ctx, db.r, viewer, id, "")
+	return selectJob(ctx, db.read(), qJob.plain, viewer, id)
 }
 
-func selectJob(ctx context.Context, idb bun.IDB, viewer, id int64, lock string) (pipeline.Job, error) {
+func selectJob(ctx context.Context, run runner, query string, viewer, id int64) (pipeline.Job, error) {
 	var r jobRow
-	err := idb.NewRaw(`SELECT j.* FROM jobs AS j WHERE j.id = ? AND ?`+lock, id, visibleJob(viewer)).Scan(ctx, &r)
-	if err != nil {
+	if err := run.get(ctx, query, args(id, viewer), &r); err != nil {
 		return pipeline.Job{}, formatError(err, "Job")
 	}
 	return r.toJob(), nil
@@ -63,11 +105,7 @@ func (db *DB) Stages(ctx context.Context, viewer, jobID int64) ([]pipeline.Stage
 		Name     *string `bun:"name"`
 		Position *int    `bun:"position"`
 	}
-	err := db.r.NewRaw(`SELECT s.id, s.name, s.position FROM jobs AS j
-LEFT JOIN stages AS s ON s.job_id = j.id
-WHERE j.id = ? AND ?
-ORDER BY s.position`, jobID, visibleJob(viewer)).Scan(ctx, &rows)
-	if err != nil {
+	if err := db.read().all(ctx, qStages, args(jobID, viewer), &rows); err != nil {
 		return nil, formatError(err, "Job")
 	}
 	if len(rows) == 0 {
@@ -87,7 +125,7 @@ ORDER BY s.position`, jobID, visibleJob(viewer)).Scan(ctx, &rows)
 // concurrent job creations on the team count jobs one after the other.
 func (t *tx) LockTeam(ctx context.Context, teamID int64) (pipeline.Team, error) {
 	var r teamRow
-	err := t.idb.NewRaw(`SELECT id, name, job_limit FROM teams WHERE id = ?`+t.forUpdate(""), teamID).Scan(ctx, &r)
+	err := t.run.get(ctx, t.lock(qLockTeam), args(teamID), &r)
 	if err != nil {
 		return pipeline.Team{}, formatError(err, "Team")
 	}
@@ -99,18 +137,17 @@ func (t *tx) CountActiveJobs(ctx context.Context, teamID int64) (int, error) {
 	var n int
 	// IN rather than <> 'closed', so that the count is a range scan of
 	// jobs(team_id, status, …).
-	err := t.idb.NewRaw(`SELECT count(*) FROM jobs WHERE team_id = ? AND status IN (?, ?)`,
-		teamID, string(pipeline.JobOpen), string(pipeline.JobDraft)).Scan(ctx, &n)
+	err := t.run.get(ctx, qCountActiveJobs, args(teamID, string(pipeline.JobOpen), string(pipeline.JobDraft)), &n)
 	return n, formatError(err, "Team")
 }
 
 // InsertJob stores a job with its stages, named in pipeline order.
 func (t *tx) InsertJob(ctx context.Context, j pipeline.Job, stages []string) (pipeline.Job, error) {
 	r := newJobRow(j)
-	if _, err := t.idb.NewInsert().Model(&r).Returning("id").Exec(ctx); err != nil {
+	if _, err := t.run.tx.NewInsert().Model(&r).Returning("id").Exec(ctx); err != nil {
 		return pipeline.Job{}, formatError(err, "Job")
 	}
-	if err := insertStages(ctx, t.idb, r.ID, stages); err != nil {
+	if err := insertStages(ctx, t.run.tx, r.ID, stages); err != nil {
 		return pipeline.Job{}, err
 	}
 	return r.toJob(), nil
@@ -132,13 +169,12 @@ func insertStages(ctx context.Context, idb bun.IDB, jobID int64, names []string)
 // JobForUpdate returns a job viewer can reach, locked until the transaction
 // ends.
 func (t *tx) JobForUpdate(ctx context.Context, viewer, id int64) (pipeline.Job, error) {
-	return selectJob(ctx, t.idb, viewer, id, t.forUpdate("j"))
+	return selectJob(ctx, t.run, t.lock(qJob), viewer, id)
 }
 
 // UpdateJob stores the title, description, status and updated_at of j.
 func (t *tx) UpdateJob(ctx context.Context, j pipeline.Job) error {
-	res, err := t.idb.NewRaw(`UPDATE jobs SET title = ?, title_fold = ?, description = ?, status = ?, updated_at = ?
-WHERE id = ?`, j.Title, pipeline.Fold(j.Title), j.Description, string(j.Status), ts(j.UpdatedAt), j.ID).Exec(ctx)
+	res, err := t.run.exec(ctx, qUpdateJob, j.Title, pipeline.Fold(j.Title), j.Description, string(j.Status), ts(j.UpdatedAt), j.ID)
 	if err != nil {
 		return formatError(err, "Job")
 	}
@@ -148,8 +184,7 @@ WHERE id = ?`, j.Title, pipeline.Fold(j.Title), j.Description, string(j.Status),
 // Stage returns a stage of the job.
 func (t *tx) Stage(ctx context.Context, jobID, stageID int64) (pipeline.Stage, error) {
 	var r stageRow
-	err := t.idb.NewRaw(`SELECT id, job_id, name, position FROM stages WHERE id = ? AND job_id = ?`,
-		stageID, jobID).Scan(ctx, &r)
+	err := t.run.get(ctx, qStage, args(stageID, jobID), &r)
 	if err != nil {
 		return pipeline.Stage{}, formatError(err, "Stage")
 	}

@@ -27,10 +27,10 @@ func (db *DB) Migrate(ctx context.Context) error {
 	if err := ms.Discover(sub); err != nil {
 		return err
 	}
-	m := migrate.NewMigrator(db.w, ms, migrate.WithMarkAppliedOnSuccess(true))
+	m := migrate.NewMigrator(db.w.bun, ms, migrate.WithMarkAppliedOnSuccess(true))
 
 	if db.dialect == DialectPostgres {
-		conn, err := db.w.Conn(ctx)
+		conn, err := db.w.bun.Conn(ctx)
 		if err != nil {
 			return err
 		}

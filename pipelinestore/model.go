@@ -138,7 +138,7 @@ type candidateRow struct {
 
 	TeamID     int64  `bun:"team_id,scanonly"`
 	Stage      string `bun:"stage,scanonly"`
-	NotesCount int    `bun:"notes_count,scanonly"`
+	NotesCount int    `bun:"notes_count"`
 	Total      int    `bun:"total,scanonly"`
 }
 

@@ -36,6 +36,15 @@ type pgLimiter struct {
 // Limit is the number of requests allowed per bucket in one window.
 func (l *pgLimiter) Limit() int { return l.limit }
 
+// qTake opens a new window when the stored one is at least a window old
+// and otherwise increments its count; both CASEs read the row as it was
+// before this update.
+var qTake = preparedPG(`INSERT INTO rate_limits AS r (bucket, window_start, count) VALUES ($1, $2, 1)
+ON CONFLICT (bucket) DO UPDATE SET
+	window_start = CASE WHEN r.window_start <= $3 THEN EXCLUDED.window_start ELSE r.window_start END,
+	count = CASE WHEN r.window_start <= $3 THEN 1 ELSE r.count + 1 END
+RETURNING count, window_start`)
+
 // Take counts one request against bucket in one statement: an upsert that
 // opens a new window when the stored one is at least a window old (a window
 // starts with its bucket's first request, fixed, not sliding) and otherwise
@@ -47,12 +56,7 @@ func (l *pgLimiter) Take(ctx context.Context, bucket string, now time.Time) (pip
 		Count       int       `bun:"count"`
 		WindowStart time.Time `bun:"window_start"`
 	}
-	// Both CASEs read the row as it was before this update.
-	err := l.db.w.NewRaw(`INSERT INTO rate_limits AS r (bucket, window_start, count) VALUES (?, ?, 1)
-ON CONFLICT (bucket) DO UPDATE SET
-	window_start = CASE WHEN r.window_start <= ? THEN EXCLUDED.window_start ELSE r.window_start END,
-	count = CASE WHEN r.window_start <= ? THEN 1 ELSE r.count + 1 END
-RETURNING count, window_start`, bucket, now, ended, ended).Scan(ctx, &row)
+	err := l.db.write().get(ctx, qTake, args(bucket, now, ended), &row)
 	if err != nil {
 		return pipeline.Quota{}, formatError(err, "Rate limit")
 	}
@@ -73,6 +77,6 @@ func (l *pgLimiter) sweep(ended time.Time) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		// An error only delays the cleanup to the next sweep.
-		_, _ = l.db.w.NewRaw(`DELETE FROM rate_limits WHERE window_start <= ?`, ended).Exec(ctx)
+		_, _ = l.db.w.bun.NewRaw(`DELETE FROM rate_limits WHERE window_start <= ?`, ended).Exec(ctx)
 	})
 }

@@ -13,35 +13,40 @@ import (
 	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
 )
 
-// TestStore_RoundTrips pins how many statements each operation sends, the
-// token lookup of its request included: reads are one query plus the
-// token's, whatever the page size, so no query is made per element.
+// TestStore_RoundTrips pins how many statements each operation sends. A
+// token is read once per pipeline.DefaultTokenTTL, not per request; reads
+// are then one query whatever the page size, so no query is made per
+// element; writes are their transaction's statements.
 func TestStore_RoundTrips(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
 		f := seeded(t, db)
 		ctx := context.Background()
 		token := f.Res.Tokens["olivia"]
-		// The first use of a token records it; later requests within a
-		// minute write nothing.
-		_, err := f.Svc.Authenticate(ctx, token)
+		n := pipelinestore.CountQueries(db)
+		before := n.Load()
+		c, err := f.Svc.Authenticate(ctx, token)
 		require.NoError(t, err)
+		// The first use reads the token and records its use; later
+		// requests within a minute write nothing.
+		assert.EqualValues(t, 2, n.Load()-before, "the first request of a token")
+		olivia := pipeline.NewContext(ctx, c.WithIP(storetest.IP))
 		// Enough candidates to fill a page, so a per-element query would show.
 		job := f.Job("backend")
 		for i := range 20 {
-			_, err := f.Svc.AddNote(f.As(t, "olivia"), job, f.Res.Candidates[[]string{"ada", "grace", "linus"}[i%3]],
+			_, err := f.Svc.AddNote(olivia, job, f.Res.Candidates[[]string{"ada", "grace", "linus"}[i%3]],
 				pipeline.NewNote{Content: "note"})
 			require.NoError(t, err)
 		}
-		n := pipelinestore.CountQueries(db)
 		count := func(op func(ctx context.Context) error) int64 {
 			t.Helper()
 			before := n.Load()
 			c, err := f.Svc.Authenticate(ctx, token)
 			require.NoError(t, err)
-			require.NoError(t, op(pipeline.NewContext(ctx, c)))
+			require.NoError(t, op(pipeline.NewContext(ctx, c.WithIP(storetest.IP))))
 			return n.Load() - before
 		}
-		reads := map[string]func(ctx context.Context) error{
+		move := pipeline.StageMove{StageID: f.Res.Stages["backend"]["Offer"], Idempotency: &pipeline.Idempotency{Key: "k"}}
+		ops := map[string]func(ctx context.Context) error{
 			"Me":       func(ctx context.Context) error { _, err := f.Svc.Me(ctx); return err },
 			"ListJobs": func(ctx context.Context) error { _, err := f.Svc.ListJobs(ctx, pipeline.JobFilter{}); return err },
 			"Job":      func(ctx context.Context) error { _, err := f.Svc.Job(ctx, job); return err },
@@ -54,9 +59,24 @@ func TestStore_RoundTrips(t *testing.T) {
 				_, err := f.Svc.Candidate(ctx, job, f.Res.Candidates["ada"])
 				return err
 			},
+			// BEGIN, candidate, key lock (PostgreSQL), key record, stage,
+			// update, activity, key record, COMMIT.
+			"MoveCandidate keyed": func(ctx context.Context) error {
+				_, err := f.Svc.MoveCandidate(ctx, job, f.Res.Candidates["ada"], move)
+				return err
+			},
+			// BEGIN, candidate, note, activity, COMMIT.
+			"AddNote": func(ctx context.Context) error {
+				_, err := f.Svc.AddNote(ctx, job, f.Res.Candidates["ada"], pipeline.NewNote{Content: "once more"})
+				return err
+			},
 		}
-		want := map[string]int64{"Me": 1, "ListJobs": 2, "Job": 2, "Stages": 2, "ListCandidates": 2, "Candidate": 2}
-		for name, op := range reads {
+		want := map[string]int64{"Me": 0, "ListJobs": 1, "Job": 1, "Stages": 1, "ListCandidates": 1, "Candidate": 1,
+			"MoveCandidate keyed": 9, "AddNote": 5}
+		if db.Dialect() == pipelinestore.DialectSQLite {
+			want["MoveCandidate keyed"]-- // no advisory lock: writes are serialized
+		}
+		for name, op := range ops {
 			assert.Equal(t, want[name], count(op), name)
 		}
 

@@ -19,18 +19,21 @@ type tokenAuthRow struct {
 	TeamJobLimit *int   `bun:"team_job_limit"`
 }
 
-// TokenByHash returns the token with the given hash, its user and the
-// user's current team, revoked and expired tokens included, in one query:
-// it runs on every authenticated request.
-func (db *DB) TokenByHash(ctx context.Context, hash string) (pipeline.TokenAuth, error) {
-	var r tokenAuthRow
-	err := db.r.NewRaw(`SELECT t.*, u.name AS user_name, u.email AS user_email,
+var qTokenByHash = prepared(`SELECT t.id, t.user_id, t.team_id, t.name, t.scopes, t.hash, t.created_at, t.expires_at,
+	t.last_used_at, t.revoked_at, u.name AS user_name, u.email AS user_email,
 	tm.id AS current_team_id, tm.name AS team_name, tm.job_limit AS team_job_limit
 FROM tokens AS t
 JOIN users AS u ON u.id = t.user_id
 JOIN teams AS tm ON tm.id = u.current_team_id
-WHERE t.hash = ?`, hash).Scan(ctx, &r)
-	if err != nil {
+WHERE t.hash = $1`)
+
+var qTouchToken = prepared(`UPDATE tokens SET last_used_at = $1 WHERE id = $2`)
+
+// TokenByHash returns the token with the given hash, its user and the
+// user's current team, revoked and expired tokens included, in one query.
+func (db *DB) TokenByHash(ctx context.Context, hash string) (pipeline.TokenAuth, error) {
+	var r tokenAuthRow
+	if err := db.read().get(ctx, qTokenByHash, args(hash), &r); err != nil {
 		return pipeline.TokenAuth{}, formatError(err, "Token")
 	}
 	return pipeline.TokenAuth{
@@ -42,7 +45,7 @@ WHERE t.hash = ?`, hash).Scan(ctx, &r)
 
 // TouchToken records the last use of a token.
 func (db *DB) TouchToken(ctx context.Context, id int64, at time.Time) error {
-	res, err := db.w.NewRaw(`UPDATE tokens SET last_used_at = ? WHERE id = ?`, ts(at), id).Exec(ctx)
+	res, err := db.write().exec(ctx, qTouchToken, ts(at), id)
 	if err != nil {
 		return formatError(err, "Token")
 	}
@@ -53,7 +56,7 @@ func (db *DB) TouchToken(ctx context.Context, id int64, at time.Time) error {
 // same statement, and returns it with its id and team.
 func (db *DB) CreateToken(ctx context.Context, t pipeline.Token) (pipeline.Token, error) {
 	r := newTokenRow(t)
-	err := db.w.NewRaw(`INSERT INTO tokens (user_id, team_id, name, scopes, hash, created_at, expires_at, last_used_at, revoked_at)
+	err := db.w.bun.NewRaw(`INSERT INTO tokens (user_id, team_id, name, scopes, hash, created_at, expires_at, last_used_at, revoked_at)
 SELECT u.id, u.current_team_id, ?, ?, ?, ?, ?, ?, ? FROM users AS u WHERE u.id = ?
 RETURNING id, team_id`,
 		r.Name, r.Scopes, r.Hash, r.CreatedAt, r.ExpiresAt, r.LastUsedAt, r.RevokedAt, r.UserID).Scan(ctx, &r)
@@ -67,7 +70,7 @@ RETURNING id, team_id`,
 // oldest first, in one query.
 func (db *DB) TeamTokens(ctx context.Context, teamID int64) ([]pipeline.Token, error) {
 	var rows []tokenAuthRow
-	err := db.r.NewRaw(`SELECT t.*, u.name AS user_name, u.email AS user_email
+	err := db.r.bun.NewRaw(`SELECT t.*, u.name AS user_name, u.email AS user_email
 FROM tokens AS t JOIN users AS u ON u.id = t.user_id
 WHERE t.team_id = ?
 ORDER BY t.created_at, t.id`, teamID).Scan(ctx, &rows)
@@ -85,7 +88,7 @@ ORDER BY t.created_at, t.id`, teamID).Scan(ctx, &rows)
 // RevokeToken marks a token revoked at the given time; a token revoked
 // before keeps its first time.
 func (db *DB) RevokeToken(ctx context.Context, id int64, at time.Time) error {
-	res, err := db.w.NewRaw(`UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`, ts(at), id).Exec(ctx)
+	res, err := db.w.bun.NewRaw(`UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`, ts(at), id).Exec(ctx)
 	if err != nil {
 		return formatError(err, "Token")
 	}

@@ -26,7 +26,7 @@ func runActivity(ctx context.Context, e env, args []string) error {
 		}
 		teamID = &id
 	}
-	return withOperator(ctx, e.cfg.DB, func(op *pipeline.Operator) error {
+	return withOperator(ctx, e.cfg, func(op *pipeline.Operator) error {
 		entries, err := op.ActivityLog(ctx, teamID)
 		if err != nil {
 			return err

@@ -23,6 +23,7 @@ type config struct {
 	Addr      string // PIPELINE_ADDR: listen address
 	BaseURL   string // PIPELINE_BASE_URL: scheme and host of pagination links
 	RateLimit int    // PIPELINE_RATE_LIMIT: requests per minute per user
+	MaxConns  int    // PIPELINE_DB_MAX_CONNS: database pool size; 0: the store's default
 }
 
 // loadConfig reads the PIPELINE_* variables through getenv. An empty
@@ -41,19 +42,27 @@ func loadConfig(getenv func(string) string) (config, error) {
 		cfg.BaseURL = base
 	}
 	if raw := getenv("PIPELINE_RATE_LIMIT"); raw != "" {
-		n, err := parseRateLimit(raw)
+		n, err := parsePositive(raw, "requests per minute")
 		if err != nil {
 			return config{}, fmt.Errorf("PIPELINE_RATE_LIMIT: %w", err)
 		}
 		cfg.RateLimit = n
 	}
+	if raw := getenv("PIPELINE_DB_MAX_CONNS"); raw != "" {
+		n, err := parsePositive(raw, "connections")
+		if err != nil {
+			return config{}, fmt.Errorf("PIPELINE_DB_MAX_CONNS: %w", err)
+		}
+		cfg.MaxConns = n
+	}
 	return cfg, nil
 }
 
-func parseRateLimit(raw string) (int, error) {
+// parsePositive reads a whole number of what, 1 or more.
+func parsePositive(raw, what string) (int, error) {
 	n, err := strconv.Atoi(raw)
 	if err != nil || n < 1 {
-		return 0, fmt.Errorf("%q is not a whole number of requests per minute (1 or more)", raw)
+		return 0, fmt.Errorf("%q is not a whole number of %s (1 or more)", raw, what)
 	}
 	return n, nil
 }

@@ -110,6 +110,9 @@ Environment (a flag of the same meaning overrides it):
   PIPELINE_BASE_URL    scheme and host of pagination links (default: taken
                        from the request)
   PIPELINE_RATE_LIMIT  requests per minute per user (default 60)
+  PIPELINE_DB_MAX_CONNS
+                       database connections held open (default: PostgreSQL
+                       max(32, 4 x CPUs), SQLite max(4, CPUs) readers)
 
 Scopes: jobs:read, jobs:write, candidates:read, candidates:write,
 messages:send, scheduling:write.

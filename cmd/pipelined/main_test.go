@@ -264,8 +264,12 @@ func TestToken(t *testing.T) {
 		assert.NotNil(t, lines[1]["last_used_at"], "used by GET /me")
 
 		m.Must("token", "revoke", strconv.FormatInt(tok.ID, 10))
-		status, body = srv.Do("GET", "/api/v1/me", tok.Token, "")
-		assert.Equal(t, http.StatusUnauthorized, status, body)
+		// The server trusts what it read of a token for up to
+		// pipeline.DefaultTokenTTL: the revocation reaches it by then.
+		assert.Eventually(t, func() bool {
+			status, _ := srv.Do("GET", "/api/v1/me", tok.Token, "")
+			return status == http.StatusUnauthorized
+		}, 10*pipeline.DefaultTokenTTL, pipeline.DefaultTokenTTL/10)
 		lines = jsonLines(t, m.Must("token", "list", "--team", team))
 		assert.NotNil(t, lines[1]["revoked_at"])
 		assert.Nil(t, lines[0]["revoked_at"])
@@ -452,6 +456,16 @@ func TestConfig(t *testing.T) {
 				assert.Error(t, err, v)
 				assert.Contains(t, stderr, "PIPELINE_BASE_URL", v)
 			}
+		}
+	})
+
+	t.Run("pool size", func(t *testing.T) {
+		cfg, err := loadConfig(func(k string) string { return map[string]string{"PIPELINE_DB_MAX_CONNS": "64"}[k] })
+		require.NoError(t, err)
+		assert.Equal(t, 64, cfg.MaxConns)
+		for _, v := range []string{"0", "-1", "lots"} {
+			_, err := loadConfig(func(k string) string { return map[string]string{"PIPELINE_DB_MAX_CONNS": v}[k] })
+			assert.ErrorContains(t, err, "PIPELINE_DB_MAX_CONNS", v)
 		}
 	})
 

@@ -35,7 +35,7 @@ func runServe(ctx context.Context, e env, args []string) error {
 	if fs.NArg() > 0 {
 		return usageErrorf(e, fs, "serve takes no arguments")
 	}
-	db, err := openStore(ctx, e.cfg.DB)
+	db, err := openStore(ctx, e.cfg)
 	if err != nil {
 		return err
 	}

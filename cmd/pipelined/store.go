@@ -10,10 +10,10 @@ import (
 	"github.com/pipeline-dev/pipeline/pipelinestore"
 )
 
-// openStore opens the database named by dsn and applies pending
+// openStore opens the configured database and applies pending
 // migrations, as every command does first.
-func openStore(ctx context.Context, dsn string) (*pipelinestore.DB, error) {
-	db, err := pipelinestore.Open(ctx, dsn)
+func openStore(ctx context.Context, cfg config) (*pipelinestore.DB, error) {
+	db, err := pipelinestore.Open(ctx, cfg.DB, pipelinestore.WithMaxConns(cfg.MaxConns))
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
@@ -25,8 +25,8 @@ func openStore(ctx context.Context, dsn string) (*pipelinestore.DB, error) {
 
 // withOperator opens the store, runs fn on an Operator over it and closes
 // the store again.
-func withOperator(ctx context.Context, dsn string, fn func(*pipeline.Operator) error) (err error) {
-	db, err := openStore(ctx, dsn)
+func withOperator(ctx context.Context, cfg config, fn func(*pipeline.Operator) error) (err error) {
+	db, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}

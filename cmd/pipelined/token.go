@@ -51,7 +51,7 @@ func runTokenCreate(ctx context.Context, e env, args []string) error {
 	if fs.NArg() > 0 || *user == "" {
 		return usageErrorf(e, fs, "token create needs --user and takes no arguments")
 	}
-	return withOperator(ctx, e.cfg.DB, func(op *pipeline.Operator) error {
+	return withOperator(ctx, e.cfg, func(op *pipeline.Operator) error {
 		t, value, err := op.IssueToken(ctx, pipeline.TokenRequest{
 			UserEmail: *user, Name: *name, Scopes: splitScopes(*scopes),
 		})
@@ -104,7 +104,7 @@ func runTokenList(ctx context.Context, e env, args []string) error {
 	if fs.NArg() > 0 || !ok {
 		return usageErrorf(e, fs, "token list needs --team with a team id and takes no arguments")
 	}
-	return withOperator(ctx, e.cfg.DB, func(op *pipeline.Operator) error {
+	return withOperator(ctx, e.cfg, func(op *pipeline.Operator) error {
 		tokens, err := op.TeamTokens(ctx, teamID)
 		if err != nil {
 			return err
@@ -139,7 +139,7 @@ func runTokenRevoke(ctx context.Context, e env, args []string) error {
 	if !ok {
 		return usageErrorf(e, fs, "%q is not a token id", fs.Arg(0))
 	}
-	return withOperator(ctx, e.cfg.DB, func(op *pipeline.Operator) error {
+	return withOperator(ctx, e.cfg, func(op *pipeline.Operator) error {
 		if err := op.RevokeToken(ctx, id); err != nil {
 			return err
 		}

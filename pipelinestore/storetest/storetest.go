@@ -131,9 +131,30 @@ func adminDB(dsn string) (*sql.DB, error) {
 		admin.SetMaxOpenConns(2)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		adminErr = admin.PingContext(ctx)
+		adminErr = installExtensions(ctx, admin)
 	})
 	return admin, adminErr
+}
+
+// installExtensions installs the extensions the migrations use in the
+// public schema, once per server. A migration would install them in the
+// first schema of its search path, the test's own, which is dropped at the
+// end of the test, taking with it the indexes of every other test's schema
+// that use them.
+func installExtensions(ctx context.Context, admin *sql.DB) error {
+	tx, err := admin.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit it does nothing
+	// Test processes start at once: one installs, the others wait.
+	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext('pipelinestore.storetest.extensions'))"); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public"); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 func withSearchPath(tb testing.TB, dsn, schema string) string {

@@ -1,0 +1,267 @@
+package pipelinestore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// pool is one database/sql pool with its Bun handle and the statements
+// prepared on it. The statements of the request path are prepared once per
+// connection and run with bound arguments, so that the database parses and
+// plans each of them once instead of on every request. Bun maps their rows;
+// the rarer statements (migrations, seeding, operator queries) go through
+// Bun's query builder.
+type pool struct {
+	bun   *bun.DB
+	pg    bool
+	hooks []bun.QueryHook // also registered on bun, for the statements Bun runs
+
+	stmts sync.Map // query text as written → *sql.Stmt
+
+	mu       sync.Mutex
+	prepared bool // every statement of the registry is in stmts
+}
+
+// A statement is prepared on a pool, then on each connection the first time
+// it runs there. Preparing on the pool takes a free connection, which a
+// transaction must never wait for: it may hold the last one (SQLite's
+// writer has only one). So every statement a transaction runs is written
+// down here, and Write prepares them all on the pool before its first
+// transaction begins.
+var registry []struct {
+	query  string
+	pgOnly bool
+}
+
+// prepared registers a statement of both dialects and returns it.
+func prepared(query string) string {
+	registry = append(registry, struct {
+		query  string
+		pgOnly bool
+	}{query, false})
+	return query
+}
+
+// preparedPG registers a statement that only PostgreSQL runs.
+func preparedPG(query string) string {
+	registry = append(registry, struct {
+		query  string
+		pgOnly bool
+	}{query, true})
+	return query
+}
+
+// lockable is a read that a transaction may also run to lock the rows it
+// reads, which only PostgreSQL needs: SQLite's write transactions are
+// serialized from their first statement (BEGIN IMMEDIATE on the one writer
+// connection).
+type lockable struct{ plain, locked string }
+
+// preparedLockable registers a read and its locking form, query followed
+// by clause.
+func preparedLockable(query, clause string) lockable {
+	return lockable{plain: prepared(query), locked: preparedPG(query + clause)}
+}
+
+// prepareAll prepares the registry's statements on the pool, once.
+func (p *pool) prepareAll(ctx context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.prepared {
+		return nil
+	}
+	for _, r := range registry {
+		if r.pgOnly && !p.pg {
+			continue
+		}
+		if _, err := p.stmt(ctx, r.query); err != nil {
+			return fmt.Errorf("pipelinestore: prepare %q: %w", r.query, err)
+		}
+	}
+	p.prepared = true
+	return nil
+}
+
+func newPool(b *bun.DB, pg bool, hooks []bun.QueryHook) *pool {
+	for _, h := range hooks {
+		b.AddQueryHook(h)
+	}
+	return &pool{bun: b, pg: pg, hooks: hooks}
+}
+
+// addHook adds a query hook to the pool, for what Bun runs and what it runs
+// itself. It is not safe to call while queries run.
+func (p *pool) addHook(h bun.QueryHook) {
+	p.hooks = append(p.hooks, h)
+	p.bun.AddQueryHook(h)
+}
+
+// stmt returns the prepared statement of query, preparing it on first use.
+// Queries are written with PostgreSQL's $1 placeholders; SQLite reads the
+// same numbered parameters as ?1.
+func (p *pool) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	if s, ok := p.stmts.Load(query); ok {
+		return s.(*sql.Stmt), nil
+	}
+	s, err := p.bun.DB.PrepareContext(ctx, p.dialectText(query))
+	if err != nil {
+		return nil, err
+	}
+	if prev, raced := p.stmts.LoadOrStore(query, s); raced {
+		_ = s.Close()
+		return prev.(*sql.Stmt), nil
+	}
+	return s, nil
+}
+
+// dialectText is a query as the pool's database reads it: SQLite takes
+// PostgreSQL's numbered parameters $n as ?n.
+func (p *pool) dialectText(query string) string {
+	if p.pg {
+		return query
+	}
+	return strings.ReplaceAll(query, "$", "?")
+}
+
+// close closes the prepared statements.
+func (p *pool) close() {
+	p.stmts.Range(func(q, s any) bool {
+		_ = s.(*sql.Stmt).Close()
+		p.stmts.Delete(q)
+		return true
+	})
+}
+
+// runner runs prepared statements on a pool, or inside one of its
+// transactions when tx is set.
+type runner struct {
+	p   *pool
+	tx  *bun.Tx
+	raw bool // see planned
+}
+
+// planned returns a runner whose statements PostgreSQL plans for their
+// arguments on every run instead of once: the plan of a substring search
+// depends on the pattern (a rare name uses the trigram index, a common
+// one may not), which a prepared statement's generic plan cannot know.
+func (r runner) planned() runner {
+	r.raw = r.p.pg
+	return r
+}
+
+// placeholder matches the $n parameters of a query.
+var placeholder = regexp.MustCompile(`\$([0-9]+)`)
+
+// rawQuery is query for Bun to format with its arguments: $n becomes Bun's
+// zero-based ?n-1.
+func (r runner) rawQuery(query string, args []any) *bun.RawQuery {
+	text := placeholder.ReplaceAllStringFunc(query, func(m string) string {
+		n, _ := strconv.Atoi(m[1:])
+		return "?" + strconv.Itoa(n-1)
+	})
+	if r.tx != nil {
+		return r.tx.NewRaw(text, args...)
+	}
+	return r.p.bun.NewRaw(text, args...)
+}
+
+// prepared returns query's statement, bound to the transaction if any.
+func (r runner) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
+	if r.tx == nil {
+		return r.p.stmt(ctx, query)
+	}
+	s, ok := r.p.stmts.Load(query)
+	if !ok {
+		// Not in the registry: prepared for this transaction alone, on its
+		// own connection.
+		return r.tx.Tx.PrepareContext(ctx, r.p.dialectText(query))
+	}
+	return r.tx.Tx.StmtContext(ctx, s.(*sql.Stmt)), nil
+}
+
+// get scans the first row of query into dest (a row struct or scalars); no
+// row is sql.ErrNoRows.
+func (r runner) get(ctx context.Context, query string, args []any, dest ...any) (err error) {
+	if r.raw {
+		return r.rawQuery(query, args).Scan(ctx, dest...)
+	}
+	ctx, done := r.trace(ctx, query, args)
+	defer func() { done(nil, err) }()
+	s, err := r.prepared(ctx, query)
+	if err != nil {
+		return err
+	}
+	rows, err := s.QueryContext(ctx, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return sql.ErrNoRows
+	}
+	if err := r.p.bun.ScanRow(ctx, rows, dest...); err != nil {
+		return err
+	}
+	return rows.Close()
+}
+
+// all scans every row of query into dest, a pointer to a slice.
+func (r runner) all(ctx context.Context, query string, args []any, dest any) (err error) {
+	if r.raw {
+		return r.rawQuery(query, args).Scan(ctx, dest)
+	}
+	ctx, done := r.trace(ctx, query, args)
+	defer func() { done(nil, err) }()
+	s, err := r.prepared(ctx, query)
+	if err != nil {
+		return err
+	}
+	rows, err := s.QueryContext(ctx, args...)
+	if err != nil {
+		return err
+	}
+	return r.p.bun.ScanRows(ctx, rows, dest)
+}
+
+// exec runs query for its effect.
+func (r runner) exec(ctx context.Context, query string, args ...any) (res sql.Result, err error) {
+	ctx, done := r.trace(ctx, query, args)
+	defer func() { done(res, err) }()
+	s, err := r.prepared(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return s.ExecContext(ctx, args...)
+}
+
+// trace tells the pool's query hooks about a statement, as Bun does for
+// the statements it runs, and returns what to call when it is done.
+func (r runner) trace(ctx context.Context, query string, args []any) (context.Context, func(sql.Result, error)) {
+	if len(r.p.hooks) == 0 {
+		return ctx, func(sql.Result, error) {}
+	}
+	e := &bun.QueryEvent{DB: r.p.bun, Query: query, QueryTemplate: query, QueryArgs: args, StartTime: time.Now()}
+	for _, h := range r.p.hooks {
+		ctx = h.BeforeQuery(ctx, e)
+	}
+	return ctx, func(res sql.Result, err error) {
+		e.Result, e.Err = res, err
+		for i := len(r.p.hooks) - 1; i >= 0; i-- {
+			r.p.hooks[i].AfterQuery(ctx, e)
+		}
+	}
+}
+
+// args is a readable way to write a statement's arguments.
+func args(a ...any) []any { return a }
