@@ -71,6 +71,11 @@ func TestService_Idempotency(t *testing.T) {
 		require.NoError(t, err)
 		assert.False(t, res.Replayed)
 	})
+}
+
+// TestService_IdempotencyKeys: which keys a call takes, when it stores one,
+// and what comes before the key.
+func TestService_IdempotencyKeys(t *testing.T) {
 	each(t, "a failed call is not stored", func(t *testing.T, w world) {
 		ctx := w.As(t, "olivia")
 		_, err := w.Svc.CreateJob(ctx, pipeline.NewJob{Title: "", Idempotency: key("k2", "create C")})

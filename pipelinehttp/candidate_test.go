@@ -131,49 +131,69 @@ func TestAPI_Candidate(t *testing.T) {
 	})
 }
 
+// adaStage is the stage path of ada, a candidate of backend in Applied.
+func adaStage(e *env) string {
+	return candidatePath(e.Res.Jobs["backend"], e.Res.Candidates["ada"]) + "/stage"
+}
+
+// moveAda moves ada to a stage of backend, as an earlier request would.
+func moveAda(t *testing.T, e *env, token, stage string) {
+	t.Helper()
+	r := e.do(t, "POST", adaStage(e), e.token(token), map[string]any{"stage": e.Res.Stages["backend"][stage]})
+	require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+}
+
 func TestAPI_MoveCandidate(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
+	each(t, "moved", func(t *testing.T, e *env) {
 		backend, ada := e.Res.Jobs["backend"], e.Res.Candidates["ada"]
-		path := candidatePath(backend, ada) + "/stage"
+		r := e.do(t, "POST", adaStage(e), e.token("mia"), map[string]any{"stage": e.Res.Stages["backend"]["Screening"]})
+		require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+		assert.Equal(t, []string{"data"}, keys(r.Object(t)))
+		d := r.Data(t)
+		assert.Equal(t, candidateFullFields, keys(d))
+		assert.Equal(t, "Screening", d["stage"])
+		assert.Equal(t, ada, num(t, d["id"]))
+
+		r = e.do(t, "GET", candidatePath(backend, ada), e.token("mia"), nil)
+		assert.Equal(t, "Screening", r.Data(t)["stage"])
+
+		acts := e.Activity(t)
+		require.Len(t, acts, 1)
+		a := acts[0]
+		assert.Equal(t, pipeline.ActionCandidateStageChanged, a.Action)
+		assert.Equal(t, pipeline.SubjectCandidate, a.SubjectType)
+		assert.Equal(t, ada, a.SubjectID)
+		assert.Equal(t, e.Res.Users["mia"], a.UserID)
+		assert.Equal(t, e.tokenID(t, "mia"), a.TokenID)
+		assert.Equal(t, e.Res.Teams["acme"], a.TeamID)
+		assert.Equal(t, "192.0.2.1", a.IP)
+		assert.JSONEq(t, `{"stage":{"before":"Applied","after":"Screening"}}`, string(a.Changes))
+	})
+	each(t, "same stage is left alone", func(t *testing.T, e *env) {
+		moveAda(t, e, "mia", "Screening")
+		r := e.do(t, "POST", adaStage(e), e.token("olivia"), map[string]any{"stage": e.Res.Stages["backend"]["Screening"]})
+		require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+		assert.Equal(t, "Screening", r.Data(t)["stage"])
+		assert.Len(t, e.Activity(t), 1)
+	})
+	each(t, "client address recorded", func(t *testing.T, e *env) {
+		moveAda(t, e, "mia", "Screening")
+		r := e.do(t, "POST", adaStage(e), e.token("olivia"), map[string]any{"stage": e.Res.Stages["backend"]["Offer"]},
+			remoteAddr, "198.51.100.7:5555", "X-Forwarded-For", "203.0.113.9")
+		require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+		acts := e.Activity(t)
+		require.Len(t, acts, 2)
+		assert.Equal(t, "198.51.100.7", acts[1].IP, "the socket peer; no proxy is trusted")
+	})
+}
+
+// TestAPI_MoveCandidate_Invalid: every case is refused on one world, which
+// holds nothing more at the end.
+func TestAPI_MoveCandidate_Invalid(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		backend := e.Res.Jobs["backend"]
+		path := adaStage(e)
 		screening := e.Res.Stages["backend"]["Screening"]
-		t.Run("moved", func(t *testing.T) {
-			r := e.do(t, "POST", path, e.token("mia"), map[string]any{"stage": screening})
-			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
-			assert.Equal(t, []string{"data"}, keys(r.Object(t)))
-			d := r.Data(t)
-			assert.Equal(t, candidateFullFields, keys(d))
-			assert.Equal(t, "Screening", d["stage"])
-			assert.Equal(t, ada, num(t, d["id"]))
-
-			r = e.do(t, "GET", candidatePath(backend, ada), e.token("mia"), nil)
-			assert.Equal(t, "Screening", r.Data(t)["stage"])
-
-			acts := e.Activity(t)
-			require.Len(t, acts, 1)
-			a := acts[0]
-			assert.Equal(t, pipeline.ActionCandidateStageChanged, a.Action)
-			assert.Equal(t, pipeline.SubjectCandidate, a.SubjectType)
-			assert.Equal(t, ada, a.SubjectID)
-			assert.Equal(t, e.Res.Users["mia"], a.UserID)
-			assert.Equal(t, e.tokenID(t, "mia"), a.TokenID)
-			assert.Equal(t, e.Res.Teams["acme"], a.TeamID)
-			assert.Equal(t, "192.0.2.1", a.IP)
-			assert.JSONEq(t, `{"stage":{"before":"Applied","after":"Screening"}}`, string(a.Changes))
-		})
-		t.Run("same stage is left alone", func(t *testing.T) {
-			r := e.do(t, "POST", path, e.token("olivia"), map[string]any{"stage": screening})
-			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
-			assert.Equal(t, "Screening", r.Data(t)["stage"])
-			assert.Len(t, e.Activity(t), 1)
-		})
-		t.Run("client address recorded", func(t *testing.T) {
-			r := e.do(t, "POST", path, e.token("olivia"), map[string]any{"stage": e.Res.Stages["backend"]["Offer"]},
-				remoteAddr, "198.51.100.7:5555", "X-Forwarded-For", "203.0.113.9")
-			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
-			acts := e.Activity(t)
-			require.Len(t, acts, 2)
-			assert.Equal(t, "198.51.100.7", acts[1].IP, "the socket peer; no proxy is trusted")
-		})
 		t.Run("invalid", func(t *testing.T) {
 			before := len(e.Activity(t))
 			for _, tc := range []struct {
@@ -211,124 +231,132 @@ func TestAPI_MoveCandidate(t *testing.T) {
 	})
 }
 
+// graceNotes is the notes path of grace, a candidate of backend.
+func graceNotes(e *env) string {
+	return candidatePath(e.Res.Jobs["backend"], e.Res.Candidates["grace"]) + "/notes"
+}
+
 func TestAPI_AddNote(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
+	each(t, "added", func(t *testing.T, e *env) {
 		backend, grace := e.Res.Jobs["backend"], e.Res.Candidates["grace"]
-		path := candidatePath(backend, grace) + "/notes"
-		t.Run("added", func(t *testing.T) {
-			r := e.do(t, "POST", path, e.token("mia"), map[string]any{"content": "Strong on <b>systems</b>."})
-			require.Equal(t, http.StatusCreated, r.Code, "%s", r.Body)
-			assert.Equal(t, []string{"data"}, keys(r.Object(t)))
-			d := r.Data(t)
-			assert.Equal(t, sorted("id", "content", "author", "created_at"), keys(d))
-			assert.Equal(t, "Strong on <b>systems</b>.", d["content"])
-			assert.Equal(t, map[string]any{"id": float64(e.Res.Users["mia"]), "name": "Mia Member"}, d["author"])
-			assert.Equal(t, e.clock.Now().Format("2006-01-02T15:04:05Z"), d["created_at"])
+		r := e.do(t, "POST", graceNotes(e), e.token("mia"), map[string]any{"content": "Strong on <b>systems</b>."})
+		require.Equal(t, http.StatusCreated, r.Code, "%s", r.Body)
+		assert.Equal(t, []string{"data"}, keys(r.Object(t)))
+		d := r.Data(t)
+		assert.Equal(t, sorted("id", "content", "author", "created_at"), keys(d))
+		assert.Equal(t, "Strong on <b>systems</b>.", d["content"])
+		assert.Equal(t, map[string]any{"id": float64(e.Res.Users["mia"]), "name": "Mia Member"}, d["author"])
+		assert.Equal(t, e.clock.Now().Format("2006-01-02T15:04:05Z"), d["created_at"])
 
-			r = e.do(t, "GET", candidatePath(backend, grace), e.token("mia"), nil)
-			assert.Equal(t, 1.0, r.Data(t)["notes_count"])
+		r = e.do(t, "GET", candidatePath(backend, grace), e.token("mia"), nil)
+		assert.Equal(t, 1.0, r.Data(t)["notes_count"])
 
-			acts := e.Activity(t)
-			require.Len(t, acts, 1)
-			a := acts[0]
-			assert.Equal(t, pipeline.ActionCandidateNoteAdded, a.Action)
-			assert.Equal(t, pipeline.SubjectCandidate, a.SubjectType)
-			assert.Equal(t, grace, a.SubjectID)
-			assert.Equal(t, e.tokenID(t, "mia"), a.TokenID)
-			assert.JSONEq(t, `{"note_id":`+itoa(num(t, d["id"]))+`}`, string(a.Changes))
-		})
-		t.Run("content length in code points", func(t *testing.T) {
-			r := e.do(t, "POST", path, e.token("olivia"), map[string]any{"content": strings.Repeat("ß", 5000)})
-			require.Equal(t, http.StatusCreated, r.Code, "%s", r.Body)
-			requireValidation(t, e.do(t, "POST", path, e.token("olivia"), map[string]any{"content": strings.Repeat("ß", 5001)}), "content")
-		})
-		t.Run("invalid", func(t *testing.T) {
-			before := len(e.Activity(t))
-			for _, tc := range []struct {
-				name   string
-				body   any
-				fields []string
-			}{
-				{"missing", map[string]any{}, []string{"content"}},
-				{"blank", map[string]any{"content": "  \n"}, []string{"content"}},
-				{"number", map[string]any{"content": 12}, []string{"content"}},
-				{"null", map[string]any{"content": nil}, []string{"content"}},
-				{"unknown field", map[string]any{"content": "ok", "author": "me"}, []string{"author"}},
-				{"malformed", `{"content": "x",}`, []string{"body"}},
-			} {
-				t.Run(tc.name, func(t *testing.T) {
-					r := e.do(t, "POST", path, e.token("olivia"), tc.body)
-					requireValidation(t, r, tc.fields...)
-				})
-			}
-			assert.Len(t, e.Activity(t), before)
-		})
-		t.Run("not found", func(t *testing.T) {
-			requireError(t, e.do(t, "POST", candidatePath(backend, e.Res.Candidates["ken"])+"/notes", e.token("olivia"), map[string]any{"content": "x"}),
-				http.StatusNotFound, pipeline.ENotFound)
-		})
+		acts := e.Activity(t)
+		require.Len(t, acts, 1)
+		a := acts[0]
+		assert.Equal(t, pipeline.ActionCandidateNoteAdded, a.Action)
+		assert.Equal(t, pipeline.SubjectCandidate, a.SubjectType)
+		assert.Equal(t, grace, a.SubjectID)
+		assert.Equal(t, e.tokenID(t, "mia"), a.TokenID)
+		assert.JSONEq(t, `{"note_id":`+itoa(num(t, d["id"]))+`}`, string(a.Changes))
+	})
+	each(t, "content length in code points", func(t *testing.T, e *env) {
+		r := e.do(t, "POST", graceNotes(e), e.token("olivia"), map[string]any{"content": strings.Repeat("ß", 5000)})
+		require.Equal(t, http.StatusCreated, r.Code, "%s", r.Body)
+		requireValidation(t, e.do(t, "POST", graceNotes(e), e.token("olivia"), map[string]any{"content": strings.Repeat("ß", 5001)}), "content")
+	})
+	each(t, "invalid", func(t *testing.T, e *env) {
+		before := len(e.Activity(t))
+		for _, tc := range []struct {
+			name   string
+			body   any
+			fields []string
+		}{
+			{"missing", map[string]any{}, []string{"content"}},
+			{"blank", map[string]any{"content": "  \n"}, []string{"content"}},
+			{"number", map[string]any{"content": 12}, []string{"content"}},
+			{"null", map[string]any{"content": nil}, []string{"content"}},
+			{"unknown field", map[string]any{"content": "ok", "author": "me"}, []string{"author"}},
+			{"malformed", `{"content": "x",}`, []string{"body"}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				r := e.do(t, "POST", graceNotes(e), e.token("olivia"), tc.body)
+				requireValidation(t, r, tc.fields...)
+			})
+		}
+		assert.Len(t, e.Activity(t), before)
+	})
+	each(t, "not found", func(t *testing.T, e *env) {
+		requireError(t, e.do(t, "POST", candidatePath(e.Res.Jobs["backend"], e.Res.Candidates["ken"])+"/notes", e.token("olivia"), map[string]any{"content": "x"}),
+			http.StatusNotFound, pipeline.ENotFound)
 	})
 }
 
+// rateAda rates ada, a candidate of backend, as token's user.
+func rateAda(t *testing.T, e *env, token, rating string) *Response {
+	t.Helper()
+	r := e.do(t, "POST", candidatePath(e.Res.Jobs["backend"], e.Res.Candidates["ada"])+"/rating", e.token(token), map[string]any{"rating": rating})
+	require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+	return r
+}
+
 func TestAPI_RateCandidate(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		backend, ada := e.Res.Jobs["backend"], e.Res.Candidates["ada"]
-		path := candidatePath(backend, ada) + "/rating"
-		t.Run("rated", func(t *testing.T) {
-			r := e.do(t, "POST", path, e.token("mia"), map[string]any{"rating": "maybe"})
-			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
-			assert.Equal(t, []string{"data"}, keys(r.Object(t)))
-			assert.Equal(t, map[string]any{
-				"candidate_id": float64(ada), "rating": "maybe", "user_id": float64(e.Res.Users["mia"]),
-				"updated_at": e.clock.Now().Format("2006-01-02T15:04:05Z"),
-			}, r.Data(t))
-			acts := e.Activity(t)
-			require.Len(t, acts, 1)
-			assert.Equal(t, pipeline.ActionCandidateRated, acts[0].Action)
-			assert.Equal(t, ada, acts[0].SubjectID)
-			assert.Equal(t, e.tokenID(t, "mia"), acts[0].TokenID)
-			assert.JSONEq(t, `{"rating":{"before":null,"after":"maybe"}}`, string(acts[0].Changes))
-		})
-		t.Run("same rating changes nothing", func(t *testing.T) {
-			r := e.do(t, "POST", path, e.token("mia"), map[string]any{"rating": "maybe"})
-			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
-			assert.Equal(t, "maybe", r.Data(t)["rating"])
-			assert.Len(t, e.Activity(t), 1)
-		})
-		t.Run("rating again replaces it", func(t *testing.T) {
-			r := e.do(t, "POST", path, e.token("mia"), map[string]any{"rating": "good_fit"})
-			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
-			assert.Equal(t, "good_fit", r.Data(t)["rating"])
-			acts := e.Activity(t)
-			require.Len(t, acts, 2)
-			assert.JSONEq(t, `{"rating":{"before":"maybe","after":"good_fit"}}`, string(acts[1].Changes))
-		})
-		t.Run("each user has their own", func(t *testing.T) {
-			r := e.do(t, "POST", path, e.token("olivia"), map[string]any{"rating": "not_a_fit"})
-			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
-			assert.Equal(t, float64(e.Res.Users["olivia"]), r.Data(t)["user_id"])
-			assert.JSONEq(t, `{"rating":{"before":null,"after":"not_a_fit"}}`, string(e.Activity(t)[2].Changes))
-		})
-		t.Run("invalid", func(t *testing.T) {
-			before := len(e.Activity(t))
-			for _, tc := range []struct {
-				name   string
-				body   any
-				fields []string
-			}{
-				{"outside the enum", map[string]any{"rating": "great"}, []string{"rating"}},
-				{"wrong case", map[string]any{"rating": "GOOD_FIT"}, []string{"rating"}},
-				{"missing", map[string]any{}, []string{"rating"}},
-				{"empty", map[string]any{"rating": ""}, []string{"rating"}},
-				{"number", map[string]any{"rating": 3}, []string{"rating"}},
-				{"null", map[string]any{"rating": nil}, []string{"rating"}},
-				{"unknown field", map[string]any{"rating": "maybe", "score": 3}, []string{"score"}},
-			} {
-				t.Run(tc.name, func(t *testing.T) {
-					requireValidation(t, e.do(t, "POST", path, e.token("olivia"), tc.body), tc.fields...)
-				})
-			}
-			assert.Len(t, e.Activity(t), before)
-		})
+	each(t, "rated", func(t *testing.T, e *env) {
+		ada := e.Res.Candidates["ada"]
+		r := rateAda(t, e, "mia", "maybe")
+		assert.Equal(t, []string{"data"}, keys(r.Object(t)))
+		assert.Equal(t, map[string]any{
+			"candidate_id": float64(ada), "rating": "maybe", "user_id": float64(e.Res.Users["mia"]),
+			"updated_at": e.clock.Now().Format("2006-01-02T15:04:05Z"),
+		}, r.Data(t))
+		acts := e.Activity(t)
+		require.Len(t, acts, 1)
+		assert.Equal(t, pipeline.ActionCandidateRated, acts[0].Action)
+		assert.Equal(t, ada, acts[0].SubjectID)
+		assert.Equal(t, e.tokenID(t, "mia"), acts[0].TokenID)
+		assert.JSONEq(t, `{"rating":{"before":null,"after":"maybe"}}`, string(acts[0].Changes))
+	})
+	each(t, "same rating changes nothing", func(t *testing.T, e *env) {
+		rateAda(t, e, "mia", "maybe")
+		r := rateAda(t, e, "mia", "maybe")
+		assert.Equal(t, "maybe", r.Data(t)["rating"])
+		assert.Len(t, e.Activity(t), 1)
+	})
+	each(t, "rating again replaces it", func(t *testing.T, e *env) {
+		rateAda(t, e, "mia", "maybe")
+		r := rateAda(t, e, "mia", "good_fit")
+		assert.Equal(t, "good_fit", r.Data(t)["rating"])
+		acts := e.Activity(t)
+		require.Len(t, acts, 2)
+		assert.JSONEq(t, `{"rating":{"before":"maybe","after":"good_fit"}}`, string(acts[1].Changes))
+	})
+	each(t, "each user has their own", func(t *testing.T, e *env) {
+		rateAda(t, e, "mia", "maybe")
+		rateAda(t, e, "mia", "good_fit")
+		r := rateAda(t, e, "olivia", "not_a_fit")
+		assert.Equal(t, float64(e.Res.Users["olivia"]), r.Data(t)["user_id"])
+		assert.JSONEq(t, `{"rating":{"before":null,"after":"not_a_fit"}}`, string(e.Activity(t)[2].Changes))
+	})
+	each(t, "invalid", func(t *testing.T, e *env) {
+		path := candidatePath(e.Res.Jobs["backend"], e.Res.Candidates["ada"]) + "/rating"
+		before := len(e.Activity(t))
+		for _, tc := range []struct {
+			name   string
+			body   any
+			fields []string
+		}{
+			{"outside the enum", map[string]any{"rating": "great"}, []string{"rating"}},
+			{"wrong case", map[string]any{"rating": "GOOD_FIT"}, []string{"rating"}},
+			{"missing", map[string]any{}, []string{"rating"}},
+			{"empty", map[string]any{"rating": ""}, []string{"rating"}},
+			{"number", map[string]any{"rating": 3}, []string{"rating"}},
+			{"null", map[string]any{"rating": nil}, []string{"rating"}},
+			{"unknown field", map[string]any{"rating": "maybe", "score": 3}, []string{"score"}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				requireValidation(t, e.do(t, "POST", path, e.token("olivia"), tc.body), tc.fields...)
+			})
+		}
+		assert.Len(t, e.Activity(t), before)
 	})
 }

@@ -331,12 +331,22 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-// eachEnv runs fn on a freshly seeded env on every database.
+// eachEnv runs fn on a freshly seeded env on every database. Subtests of fn
+// share that env, so they may only read it: a case that writes, or needs
+// what another wrote, is a case of each.
 func eachEnv(t *testing.T, fn func(t *testing.T, e *env), opts ...envOption) {
 	t.Helper()
 	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
 		fn(t, newEnv(t, db, opts...))
 	})
+}
+
+// each runs fn as subtest name, once per database, each time on a freshly
+// seeded env, so that every leaf test stands alone: what a case needs
+// written first, it writes itself.
+func each(t *testing.T, name string, fn func(t *testing.T, e *env), opts ...envOption) {
+	t.Helper()
+	t.Run(name, func(t *testing.T) { eachEnv(t, fn, opts...) })
 }
 
 // jobPath and friends build API paths from ids.

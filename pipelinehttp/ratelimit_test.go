@@ -23,9 +23,10 @@ const rateLimitedBody = `{"error":{"code":"rate_limited","message":"Too Many Att
 
 const budget = 5
 
-// eachLimiter runs fn on every database with a budget of five, counted once
-// in memory and once by the database's own limiter.
-func eachLimiter(t *testing.T, fn func(t *testing.T, e *env)) {
+// eachLimiter runs fn as subtest name on every database with a budget of
+// five, counted once in memory and once by the database's own limiter, each
+// time on a freshly seeded env.
+func eachLimiter(t *testing.T, name string, fn func(t *testing.T, e *env)) {
 	t.Helper()
 	limiters := []struct {
 		name string
@@ -34,13 +35,15 @@ func eachLimiter(t *testing.T, fn func(t *testing.T, e *env)) {
 		{"memory", func(*pipelinestore.DB) pipeline.Limiter { return pipeline.NewMemoryLimiter(budget) }},
 		{"database", func(db *pipelinestore.DB) pipeline.Limiter { return db.Limiter(budget) }},
 	}
-	for _, l := range limiters {
-		t.Run(l.name, func(t *testing.T) {
-			storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
-				fn(t, newEnv(t, db, func(c *Config) { c.Limiter = l.open(db) }))
+	t.Run(name, func(t *testing.T) {
+		for _, l := range limiters {
+			t.Run(l.name, func(t *testing.T) {
+				storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+					fn(t, newEnv(t, db, func(c *Config) { c.Limiter = l.open(db) }))
+				})
 			})
-		})
-	}
+		}
+	})
 }
 
 // rate reads the rate-limit headers.
@@ -55,119 +58,155 @@ func rate(t *testing.T, r *Response) (limit, remaining int, reset int64) {
 	return limit, remaining, reset
 }
 
+// spend spends olivia's whole budget at the start of the window, then lets
+// 20.3 s pass: her next request in the window is refused.
+func spend(t *testing.T, e *env) {
+	t.Helper()
+	for range budget {
+		r := e.do(t, "GET", "/api/v1/me", e.token("olivia"), nil)
+		require.Equal(t, http.StatusOK, r.Code)
+	}
+	e.clock.Advance(20*time.Second + 300*time.Millisecond)
+}
+
 func TestAPI_RateLimit(t *testing.T) {
-	eachLimiter(t, func(t *testing.T, e *env) {
-		start := e.clock.Now()
-		reset := start.Add(time.Minute).Unix()
-		olivia := e.token("olivia")
-
-		t.Run("budget counts down", func(t *testing.T) {
-			for i := range budget {
-				r := e.do(t, "GET", "/api/v1/me", olivia, nil)
-				require.Equal(t, http.StatusOK, r.Code)
-				limit, remaining, rs := rate(t, r)
-				assert.Equal(t, budget, limit)
-				assert.Equal(t, budget-1-i, remaining)
-				assert.Equal(t, reset, rs)
-				assert.Empty(t, r.Header.Get(HeaderRetryAfter))
-			}
-		})
-		t.Run("then 429", func(t *testing.T) {
-			e.clock.Advance(20*time.Second + 300*time.Millisecond)
-			r := e.do(t, "GET", "/api/v1/jobs", olivia, nil)
-			require.Equal(t, http.StatusTooManyRequests, r.Code)
-			assert.Equal(t, rateLimitedBody, string(r.Body))
-			_, remaining, rs := rate(t, r)
-			assert.Equal(t, 0, remaining)
-			assert.Equal(t, reset, rs)
-			assert.Equal(t, "40", r.Header.Get(HeaderRetryAfter), "39.7 s rounded up")
-		})
-		t.Run("all tokens of the user share it", func(t *testing.T) {
-			r := e.do(t, "GET", "/api/v1/me", e.token("olivia_jobs_read"), nil)
-			require.Equal(t, http.StatusTooManyRequests, r.Code)
-		})
-		t.Run("checked before scope and lookup", func(t *testing.T) {
-			r := e.do(t, "GET", "/api/v1/jobs/999999", e.token("olivia_messages"), nil)
-			require.Equal(t, http.StatusTooManyRequests, r.Code)
-		})
-		t.Run("a 429 does nothing", func(t *testing.T) {
-			r := e.do(t, "POST", "/api/v1/jobs", olivia, map[string]any{"title": "Throttled"}, IdempotencyKeyHeader, "k-429")
-			require.Equal(t, http.StatusTooManyRequests, r.Code)
-			assert.Empty(t, e.Activity(t))
-		})
-		t.Run("another user is unaffected", func(t *testing.T) {
-			r := e.do(t, "GET", "/api/v1/me", e.token("adam"), nil)
+	eachLimiter(t, "budget counts down", func(t *testing.T, e *env) {
+		reset := e.clock.Now().Add(time.Minute).Unix()
+		for i := range budget {
+			r := e.do(t, "GET", "/api/v1/me", e.token("olivia"), nil)
 			require.Equal(t, http.StatusOK, r.Code)
-			_, remaining, _ := rate(t, r)
-			assert.Equal(t, budget-1, remaining)
-		})
-		t.Run("the window ends", func(t *testing.T) {
-			e.clock.Advance(39 * time.Second)
-			r := e.do(t, "GET", "/api/v1/me", olivia, nil)
-			require.Equal(t, http.StatusTooManyRequests, r.Code)
-			assert.Equal(t, "1", r.Header.Get(HeaderRetryAfter))
+			limit, remaining, rs := rate(t, r)
+			assert.Equal(t, budget, limit)
+			assert.Equal(t, budget-1-i, remaining)
+			assert.Equal(t, reset, rs)
+			assert.Empty(t, r.Header.Get(HeaderRetryAfter))
+		}
+	})
+	eachLimiter(t, "then 429", func(t *testing.T, e *env) {
+		reset := e.clock.Now().Add(time.Minute).Unix()
+		spend(t, e)
+		r := e.do(t, "GET", "/api/v1/jobs", e.token("olivia"), nil)
+		require.Equal(t, http.StatusTooManyRequests, r.Code)
+		assert.Equal(t, rateLimitedBody, string(r.Body))
+		_, remaining, rs := rate(t, r)
+		assert.Equal(t, 0, remaining)
+		assert.Equal(t, reset, rs)
+		assert.Equal(t, "40", r.Header.Get(HeaderRetryAfter), "39.7 s rounded up")
+	})
+	eachLimiter(t, "all tokens of the user share it", func(t *testing.T, e *env) {
+		spend(t, e)
+		r := e.do(t, "GET", "/api/v1/me", e.token("olivia_jobs_read"), nil)
+		require.Equal(t, http.StatusTooManyRequests, r.Code)
+	})
+	eachLimiter(t, "checked before scope and lookup", func(t *testing.T, e *env) {
+		spend(t, e)
+		r := e.do(t, "GET", "/api/v1/jobs/999999", e.token("olivia_messages"), nil)
+		require.Equal(t, http.StatusTooManyRequests, r.Code)
+	})
+	eachLimiter(t, "a 429 does nothing", func(t *testing.T, e *env) {
+		spend(t, e)
+		r := e.do(t, "POST", "/api/v1/jobs", e.token("olivia"), map[string]any{"title": "Throttled"}, IdempotencyKeyHeader, "k-429")
+		require.Equal(t, http.StatusTooManyRequests, r.Code)
+		assert.Empty(t, e.Activity(t))
+	})
+	eachLimiter(t, "another user is unaffected", func(t *testing.T, e *env) {
+		spend(t, e)
+		r := e.do(t, "GET", "/api/v1/me", e.token("adam"), nil)
+		require.Equal(t, http.StatusOK, r.Code)
+		_, remaining, _ := rate(t, r)
+		assert.Equal(t, budget-1, remaining)
+	})
+	eachLimiter(t, "the window ends", func(t *testing.T, e *env) {
+		olivia := e.token("olivia")
+		spend(t, e)
+		r := e.do(t, "POST", "/api/v1/jobs", olivia, map[string]any{"title": "Throttled"}, IdempotencyKeyHeader, "k-429")
+		require.Equal(t, http.StatusTooManyRequests, r.Code)
 
-			e.clock.Advance(time.Second)
-			r = e.do(t, "POST", "/api/v1/jobs", olivia, map[string]any{"title": "Throttled"}, IdempotencyKeyHeader, "k-429")
-			require.Equal(t, http.StatusCreated, r.Code, "%s", r.Body)
-			assert.Empty(t, r.Header.Get(ReplayHeader), "the 429 stored nothing under the key")
-			_, remaining, rs := rate(t, r)
-			assert.Equal(t, budget-1, remaining)
-			assert.Equal(t, e.clock.Now().Add(time.Minute).Truncate(time.Second).Unix()+1, rs, "a window ending at .3 s reports the next whole second")
-			assert.Len(t, e.Activity(t), 1)
-		})
-		t.Run("health is not limited", func(t *testing.T) {
-			for range budget * 2 {
-				r := e.do(t, "GET", "/healthz", "", nil)
-				require.Equal(t, http.StatusOK, r.Code)
-				assert.Empty(t, r.Header.Get(HeaderRateLimit))
-			}
-		})
+		e.clock.Advance(39 * time.Second)
+		r = e.do(t, "GET", "/api/v1/me", olivia, nil)
+		require.Equal(t, http.StatusTooManyRequests, r.Code)
+		assert.Equal(t, "1", r.Header.Get(HeaderRetryAfter))
+
+		e.clock.Advance(time.Second)
+		r = e.do(t, "POST", "/api/v1/jobs", olivia, map[string]any{"title": "Throttled"}, IdempotencyKeyHeader, "k-429")
+		require.Equal(t, http.StatusCreated, r.Code, "%s", r.Body)
+		assert.Empty(t, r.Header.Get(ReplayHeader), "the 429 stored nothing under the key")
+		_, remaining, rs := rate(t, r)
+		assert.Equal(t, budget-1, remaining)
+		assert.Equal(t, e.clock.Now().Add(time.Minute).Truncate(time.Second).Unix()+1, rs, "a window ending at .3 s reports the next whole second")
+		assert.Len(t, e.Activity(t), 1)
+	})
+	eachLimiter(t, "health is not limited", func(t *testing.T, e *env) {
+		for range budget * 2 {
+			r := e.do(t, "GET", "/healthz", "", nil)
+			require.Equal(t, http.StatusOK, r.Code)
+			assert.Empty(t, r.Header.Get(HeaderRateLimit))
+		}
 	})
 }
 
+// anonymous is the client address of the anonymous requests.
+const anonymous = "198.51.100.20:4000"
+
+// invalidTokens are five tokens that do not authenticate, olivia's revoked
+// and expired ones among them: a whole budget of the address.
+func invalidTokens(e *env) []string {
+	return []string{"", "nope", e.token("olivia_revoked"), e.token("olivia_expired"), pipeline.NewTokenValue()}
+}
+
+// spendAddress spends the budget of the anonymous address with invalid
+// tokens.
+func spendAddress(t *testing.T, e *env) {
+	t.Helper()
+	for _, token := range invalidTokens(e) {
+		r := e.do(t, "GET", "/api/v1/me", token, nil, remoteAddr, anonymous)
+		require.Equal(t, http.StatusUnauthorized, r.Code)
+	}
+}
+
 func TestAPI_RateLimit_Anonymous(t *testing.T) {
-	eachLimiter(t, func(t *testing.T, e *env) {
-		const ip = "198.51.100.20:4000"
+	eachLimiter(t, "invalid tokens spend the address's budget", func(t *testing.T, e *env) {
 		reset := e.clock.Now().Add(time.Minute).Unix()
-		t.Run("invalid tokens spend the address's budget", func(t *testing.T) {
-			for i, token := range []string{"", "nope", e.token("olivia_revoked"), e.token("olivia_expired"), pipeline.NewTokenValue()} {
-				r := e.do(t, "GET", "/api/v1/me", token, nil, remoteAddr, ip)
-				require.Equal(t, http.StatusUnauthorized, r.Code)
-				limit, remaining, rs := rate(t, r)
-				assert.Equal(t, budget, limit)
-				assert.Equal(t, budget-1-i, remaining)
-				assert.Equal(t, reset, rs)
-			}
-		})
-		t.Run("then 429 instead of 401", func(t *testing.T) {
-			r := e.do(t, "GET", "/api/v1/me", "nope", nil, remoteAddr, ip)
-			require.Equal(t, http.StatusTooManyRequests, r.Code)
-			assert.Equal(t, rateLimitedBody, string(r.Body))
-			assert.Equal(t, "60", r.Header.Get(HeaderRetryAfter))
-			assert.Empty(t, r.Header.Get("WWW-Authenticate"))
-			r = e.do(t, "GET", "/api/v1/nowhere", "", nil, remoteAddr, ip)
-			require.Equal(t, http.StatusTooManyRequests, r.Code)
-			r = e.do(t, "GET", "/api/v1/openapi.json", "", nil, remoteAddr, ip)
-			require.Equal(t, http.StatusTooManyRequests, r.Code, "the document counts against the address")
-		})
-		t.Run("the user's budget is untouched", func(t *testing.T) {
-			// The revoked and expired tokens were olivia's.
-			r := e.do(t, "GET", "/api/v1/me", e.token("olivia"), nil, remoteAddr, ip)
-			require.Equal(t, http.StatusOK, r.Code)
-			_, remaining, _ := rate(t, r)
-			assert.Equal(t, budget-1, remaining)
-		})
-		t.Run("another address is unaffected", func(t *testing.T) {
-			r := e.do(t, "GET", "/api/v1/me", "nope", nil, remoteAddr, "198.51.100.21:4000")
+		for i, token := range invalidTokens(e) {
+			r := e.do(t, "GET", "/api/v1/me", token, nil, remoteAddr, anonymous)
 			require.Equal(t, http.StatusUnauthorized, r.Code)
-			_, remaining, _ := rate(t, r)
-			assert.Equal(t, budget-1, remaining)
-		})
-		t.Run("forwarded headers are not trusted", func(t *testing.T) {
-			r := e.do(t, "GET", "/api/v1/me", "nope", nil, remoteAddr, ip, "X-Forwarded-For", "203.0.113.50", "X-Real-IP", "203.0.113.50")
-			require.Equal(t, http.StatusTooManyRequests, r.Code)
-		})
+			limit, remaining, rs := rate(t, r)
+			assert.Equal(t, budget, limit)
+			assert.Equal(t, budget-1-i, remaining)
+			assert.Equal(t, reset, rs)
+		}
+	})
+	eachLimiter(t, "then 429 instead of 401", func(t *testing.T, e *env) {
+		spendAddress(t, e)
+		r := e.do(t, "GET", "/api/v1/me", "nope", nil, remoteAddr, anonymous)
+		require.Equal(t, http.StatusTooManyRequests, r.Code)
+		assert.Equal(t, rateLimitedBody, string(r.Body))
+		assert.Equal(t, "60", r.Header.Get(HeaderRetryAfter))
+		assert.Empty(t, r.Header.Get("WWW-Authenticate"))
+		r = e.do(t, "GET", "/api/v1/nowhere", "", nil, remoteAddr, anonymous)
+		require.Equal(t, http.StatusTooManyRequests, r.Code)
+		r = e.do(t, "GET", "/api/v1/openapi.json", "", nil, remoteAddr, anonymous)
+		require.Equal(t, http.StatusTooManyRequests, r.Code, "the document counts against the address")
+	})
+	eachLimiter(t, "the user's budget is untouched", func(t *testing.T, e *env) {
+		// The revoked and expired tokens were olivia's.
+		spendAddress(t, e)
+		r := e.do(t, "GET", "/api/v1/me", e.token("olivia"), nil, remoteAddr, anonymous)
+		require.Equal(t, http.StatusOK, r.Code)
+		_, remaining, _ := rate(t, r)
+		assert.Equal(t, budget-1, remaining)
+	})
+	eachLimiter(t, "another address is unaffected", func(t *testing.T, e *env) {
+		spendAddress(t, e)
+		r := e.do(t, "GET", "/api/v1/me", "nope", nil, remoteAddr, "198.51.100.21:4000")
+		require.Equal(t, http.StatusUnauthorized, r.Code)
+		_, remaining, _ := rate(t, r)
+		assert.Equal(t, budget-1, remaining)
+	})
+	eachLimiter(t, "forwarded headers are not trusted", func(t *testing.T, e *env) {
+		spendAddress(t, e)
+		r := e.do(t, "GET", "/api/v1/me", "nope", nil, remoteAddr, anonymous, "X-Forwarded-For", "203.0.113.50", "X-Real-IP", "203.0.113.50")
+		require.Equal(t, http.StatusTooManyRequests, r.Code)
 	})
 }
 

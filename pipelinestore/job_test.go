@@ -21,8 +21,6 @@ func TestStore_Visibility(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
 		f := seeded(t, db)
 		ctx := context.Background()
-		// A candidate of each job that has one, to read through the job.
-		candidateOf := map[string]string{"backend": "ada", "frontend": "ken", "design": "don", "ops": "ola"}
 		tests := []struct {
 			name    string
 			viewer  string
@@ -42,42 +40,7 @@ func TestStore_Visibility(t *testing.T) {
 					reach[k] = true
 				}
 				for jobKey, jobID := range f.Res.Jobs {
-					_, err := db.Job(ctx, viewer, jobID)
-					_, serr := db.Stages(ctx, viewer, jobID)
-					_, lerr := db.ListCandidates(ctx, viewer, jobID, pipeline.CandidateFilter{Page: 1})
-					// The stage filter is checked only for a reachable job.
-					_, ferr := db.ListCandidates(ctx, viewer, jobID, pipeline.CandidateFilter{StageID: 1 << 40, Page: 1})
-					var cerr error
-					if c, ok := candidateOf[jobKey]; ok {
-						_, cerr = db.Candidate(ctx, viewer, jobID, f.Res.Candidates[c])
-					}
-					if reach[jobKey] {
-						require.NoError(t, err, jobKey)
-						require.NoError(t, serr, jobKey)
-						require.NoError(t, lerr, jobKey)
-						require.ErrorIs(t, ferr, pipeline.ErrStageNotInJob, jobKey)
-						require.NoError(t, cerr, jobKey)
-					} else {
-						requireCode(t, pipeline.ENotFound, err)
-						requireCode(t, pipeline.ENotFound, serr)
-						requireCode(t, pipeline.ENotFound, lerr)
-						requireCode(t, pipeline.ENotFound, ferr)
-						if _, ok := candidateOf[jobKey]; ok {
-							requireCode(t, pipeline.ENotFound, cerr)
-						}
-					}
-					err = db.Write(ctx, func(tx pipeline.Tx) error {
-						_, err := tx.JobForUpdate(ctx, viewer, jobID)
-						if c, ok := candidateOf[jobKey]; ok && err == nil {
-							_, err = tx.CandidateForUpdate(ctx, viewer, jobID, f.Res.Candidates[c])
-						}
-						return err
-					})
-					if reach[jobKey] {
-						require.NoError(t, err, jobKey)
-					} else {
-						requireCode(t, pipeline.ENotFound, err)
-					}
+					requireReach(t, f, viewer, jobKey, jobID, reach[jobKey])
 				}
 
 				var listed []string
@@ -109,6 +72,53 @@ func TestStore_Visibility(t *testing.T) {
 			requireCode(t, pipeline.ENotFound, err)
 		})
 	})
+}
+
+// candidateOf names a candidate of each job that has one, to read through
+// the job.
+var candidateOf = map[string]string{"backend": "ada", "frontend": "ken", "design": "don", "ops": "ola"}
+
+// requireReach checks that every query on a job, and on its candidate, finds
+// it for viewer when reachable, and answers not found otherwise.
+func requireReach(t *testing.T, f fixture, viewer int64, jobKey string, jobID int64, reachable bool) {
+	t.Helper()
+	ctx, db := context.Background(), f.DB
+	_, err := db.Job(ctx, viewer, jobID)
+	_, serr := db.Stages(ctx, viewer, jobID)
+	_, lerr := db.ListCandidates(ctx, viewer, jobID, pipeline.CandidateFilter{Page: 1})
+	// The stage filter is checked only for a reachable job.
+	_, ferr := db.ListCandidates(ctx, viewer, jobID, pipeline.CandidateFilter{StageID: 1 << 40, Page: 1})
+	var cerr error
+	if c, ok := candidateOf[jobKey]; ok {
+		_, cerr = db.Candidate(ctx, viewer, jobID, f.Res.Candidates[c])
+	}
+	if reachable {
+		require.NoError(t, err, jobKey)
+		require.NoError(t, serr, jobKey)
+		require.NoError(t, lerr, jobKey)
+		require.ErrorIs(t, ferr, pipeline.ErrStageNotInJob, jobKey)
+		require.NoError(t, cerr, jobKey)
+	} else {
+		requireCode(t, pipeline.ENotFound, err)
+		requireCode(t, pipeline.ENotFound, serr)
+		requireCode(t, pipeline.ENotFound, lerr)
+		requireCode(t, pipeline.ENotFound, ferr)
+		if _, ok := candidateOf[jobKey]; ok {
+			requireCode(t, pipeline.ENotFound, cerr)
+		}
+	}
+	err = db.Write(ctx, func(tx pipeline.Tx) error {
+		_, err := tx.JobForUpdate(ctx, viewer, jobID)
+		if c, ok := candidateOf[jobKey]; ok && err == nil {
+			_, err = tx.CandidateForUpdate(ctx, viewer, jobID, f.Res.Candidates[c])
+		}
+		return err
+	})
+	if reachable {
+		require.NoError(t, err, jobKey)
+	} else {
+		requireCode(t, pipeline.ENotFound, err)
+	}
 }
 
 // insertJobs stores n open jobs on globex owned by gary, created a minute

@@ -21,6 +21,15 @@ type fixture = storetest.Fixture
 
 func seeded(t *testing.T, db *pipelinestore.DB) fixture { return storetest.Seeded(t, db) }
 
+// each runs fn as subtest name, once per database, each time on a freshly
+// seeded world, so that a case that writes stands alone.
+func each(t *testing.T, name string, fn func(t *testing.T, f fixture)) {
+	t.Helper()
+	t.Run(name, func(t *testing.T) {
+		storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) { fn(t, seeded(t, db)) })
+	})
+}
+
 func requireCode(t *testing.T, code string, err error) {
 	t.Helper()
 	require.Error(t, err)
@@ -112,14 +121,14 @@ func TestDB_ConcurrentWrites(t *testing.T) {
 		backend, ada := f.Job("backend"), f.Res.Candidates["ada"]
 		stages := f.Res.Stages["backend"]
 
-		const writers, each = 20, 3
+		const writers, rounds = 20, 3
 		var wg sync.WaitGroup
-		errs := make(chan error, writers*each*3)
+		errs := make(chan error, writers*rounds*3)
 		for i := range writers {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				for k := range each {
+				for k := range rounds {
 					_, err := f.Svc.AddNote(ctx, backend, ada, pipeline.NewNote{Content: fmt.Sprintf("note %d/%d", i, k)})
 					errs <- err
 					st := stages[pipeline.DefaultStages[(i+k)%len(pipeline.DefaultStages)]]
@@ -137,7 +146,7 @@ func TestDB_ConcurrentWrites(t *testing.T) {
 		}
 		c, err := f.Svc.Candidate(ctx, backend, ada)
 		require.NoError(t, err)
-		assert.Equal(t, writers*each, c.NotesCount)
+		assert.Equal(t, writers*rounds, c.NotesCount)
 	})
 }
 

@@ -9,115 +9,117 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
-	"github.com/pipeline-dev/pipeline/pipelinestore"
-	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
 )
 
 func TestStore_Tokens(t *testing.T) {
-	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
-		f := seeded(t, db)
+	each(t, "by hash", func(t *testing.T, f fixture) {
+		db := f.DB
 		ctx := context.Background()
 		acme := f.Res.Teams["acme"]
+		a, err := db.TokenByHash(ctx, pipeline.HashToken(f.Res.Tokens["olivia"]))
+		require.NoError(t, err)
+		assert.Equal(t, pipeline.User{ID: f.User("olivia"), Name: "Olivia Owner", Email: "olivia@acme.test"}, a.User)
+		require.NotNil(t, a.Team.JobLimit)
+		assert.Equal(t, pipeline.Team{ID: acme, Name: "Acme", JobLimit: a.Team.JobLimit}, a.Team)
+		assert.Equal(t, 20, *a.Team.JobLimit)
+		assert.Equal(t, pipeline.AllScopes, a.Token.Scopes)
+		assert.Equal(t, acme, a.Token.TeamID)
+		assert.Equal(t, f.User("olivia"), a.Token.UserID)
+		assert.Nil(t, a.Token.LastUsedAt)
+		assert.Nil(t, a.Token.RevokedAt)
+		assert.True(t, a.Token.Active(time.Now()))
 
-		t.Run("by hash", func(t *testing.T) {
-			a, err := db.TokenByHash(ctx, pipeline.HashToken(f.Res.Tokens["olivia"]))
-			require.NoError(t, err)
-			assert.Equal(t, pipeline.User{ID: f.User("olivia"), Name: "Olivia Owner", Email: "olivia@acme.test"}, a.User)
-			require.NotNil(t, a.Team.JobLimit)
-			assert.Equal(t, pipeline.Team{ID: acme, Name: "Acme", JobLimit: a.Team.JobLimit}, a.Team)
-			assert.Equal(t, 20, *a.Team.JobLimit)
-			assert.Equal(t, pipeline.AllScopes, a.Token.Scopes)
-			assert.Equal(t, acme, a.Token.TeamID)
-			assert.Equal(t, f.User("olivia"), a.Token.UserID)
-			assert.Nil(t, a.Token.LastUsedAt)
-			assert.Nil(t, a.Token.RevokedAt)
-			assert.True(t, a.Token.Active(time.Now()))
+		g, err := db.TokenByHash(ctx, pipeline.HashToken(f.Res.Tokens["gary"]))
+		require.NoError(t, err)
+		assert.Equal(t, pipeline.Team{ID: f.Res.Teams["globex"], Name: "Globex"}, g.Team)
 
-			g, err := db.TokenByHash(ctx, pipeline.HashToken(f.Res.Tokens["gary"]))
-			require.NoError(t, err)
-			assert.Equal(t, pipeline.Team{ID: f.Res.Teams["globex"], Name: "Globex"}, g.Team)
+		one, err := db.TokenByHash(ctx, pipeline.HashToken(f.Res.Tokens["olivia_jobs_read"]))
+		require.NoError(t, err)
+		assert.Equal(t, []pipeline.Scope{pipeline.ScopeJobsRead}, one.Token.Scopes)
 
-			one, err := db.TokenByHash(ctx, pipeline.HashToken(f.Res.Tokens["olivia_jobs_read"]))
-			require.NoError(t, err)
-			assert.Equal(t, []pipeline.Scope{pipeline.ScopeJobsRead}, one.Token.Scopes)
+		revoked, err := db.TokenByHash(ctx, pipeline.HashToken(f.Res.Tokens["olivia_revoked"]))
+		require.NoError(t, err)
+		assert.NotNil(t, revoked.Token.RevokedAt)
+		assert.False(t, revoked.Token.Active(time.Now()))
+		expired, err := db.TokenByHash(ctx, pipeline.HashToken(f.Res.Tokens["olivia_expired"]))
+		require.NoError(t, err)
+		assert.False(t, expired.Token.Active(time.Now()))
 
-			revoked, err := db.TokenByHash(ctx, pipeline.HashToken(f.Res.Tokens["olivia_revoked"]))
-			require.NoError(t, err)
-			assert.NotNil(t, revoked.Token.RevokedAt)
-			assert.False(t, revoked.Token.Active(time.Now()))
-			expired, err := db.TokenByHash(ctx, pipeline.HashToken(f.Res.Tokens["olivia_expired"]))
-			require.NoError(t, err)
-			assert.False(t, expired.Token.Active(time.Now()))
+		_, err = db.TokenByHash(ctx, pipeline.HashToken("plt_nothing"))
+		requireCode(t, pipeline.ENotFound, err)
+	})
+	each(t, "touch", func(t *testing.T, f fixture) {
+		db := f.DB
+		ctx := context.Background()
+		a, err := db.TokenByHash(ctx, pipeline.HashToken(f.Res.Tokens["nina"]))
+		require.NoError(t, err)
+		at := time.Date(2026, 3, 4, 5, 6, 7, 891011121, time.UTC)
+		require.NoError(t, db.TouchToken(ctx, a.Token.ID, at))
+		a, err = db.TokenByHash(ctx, pipeline.HashToken(f.Res.Tokens["nina"]))
+		require.NoError(t, err)
+		require.NotNil(t, a.Token.LastUsedAt)
+		assert.Equal(t, at.Truncate(time.Microsecond), *a.Token.LastUsedAt)
+		requireCode(t, pipeline.ENotFound, db.TouchToken(ctx, 1<<40, at))
+	})
+	each(t, "users", func(t *testing.T, f fixture) {
+		db := f.DB
+		ctx := context.Background()
+		u, err := db.UserByEmail(ctx, "mia@acme.test")
+		require.NoError(t, err)
+		assert.Equal(t, pipeline.User{ID: f.User("mia"), Name: "Mia Member", Email: "mia@acme.test"}, u)
+		_, err = db.UserByEmail(ctx, "nobody@acme.test")
+		requireCode(t, pipeline.ENotFound, err)
+	})
+}
 
-			_, err = db.TokenByHash(ctx, pipeline.HashToken("plt_nothing"))
-			requireCode(t, pipeline.ENotFound, err)
+func TestStore_Tokens_Issued(t *testing.T) {
+	each(t, "create, list, revoke", func(t *testing.T, f fixture) {
+		db := f.DB
+		ctx := context.Background()
+		acme := f.Res.Teams["acme"]
+		created := time.Now().UTC().Truncate(time.Second) // the newest token of the team
+		tok, value, err := f.Op.IssueToken(ctx, pipeline.TokenRequest{
+			UserEmail: "adam@acme.test", Name: "adam bot", CreatedAt: created,
+			Scopes: []pipeline.Scope{pipeline.ScopeCandidatesRead, pipeline.ScopeJobsRead},
 		})
+		require.NoError(t, err)
+		assert.NotZero(t, tok.ID)
+		assert.Equal(t, acme, tok.TeamID)
+		assert.Equal(t, []pipeline.Scope{pipeline.ScopeJobsRead, pipeline.ScopeCandidatesRead}, tok.Scopes)
+		a, err := db.TokenByHash(ctx, pipeline.HashToken(value))
+		require.NoError(t, err)
+		assert.Equal(t, tok.ID, a.Token.ID)
+		assert.Equal(t, created, a.Token.CreatedAt)
+		assert.Equal(t, pipeline.AddMonths(created, 6), a.Token.ExpiresAt)
 
-		t.Run("touch", func(t *testing.T) {
-			a, err := db.TokenByHash(ctx, pipeline.HashToken(f.Res.Tokens["nina"]))
-			require.NoError(t, err)
-			at := time.Date(2026, 3, 4, 5, 6, 7, 891011121, time.UTC)
-			require.NoError(t, db.TouchToken(ctx, a.Token.ID, at))
-			a, err = db.TokenByHash(ctx, pipeline.HashToken(f.Res.Tokens["nina"]))
-			require.NoError(t, err)
-			require.NotNil(t, a.Token.LastUsedAt)
-			assert.Equal(t, at.Truncate(time.Microsecond), *a.Token.LastUsedAt)
-			requireCode(t, pipeline.ENotFound, db.TouchToken(ctx, 1<<40, at))
-		})
+		_, err = db.CreateToken(ctx, pipeline.Token{UserID: 1 << 40, Name: "x", Scopes: pipeline.AllScopes, Hash: "h", CreatedAt: created, ExpiresAt: created})
+		requireCode(t, pipeline.ENotFound, err)
+		_, err = db.CreateToken(ctx, pipeline.Token{UserID: f.User("adam"), Name: "dup", Scopes: pipeline.AllScopes, Hash: tok.Hash, CreatedAt: created, ExpiresAt: created})
+		requireCode(t, pipeline.EConflict, err)
 
-		t.Run("create, list, revoke", func(t *testing.T) {
-			created := time.Now().UTC().Truncate(time.Second) // the newest token of the team
-			tok, value, err := f.Op.IssueToken(ctx, pipeline.TokenRequest{
-				UserEmail: "adam@acme.test", Name: "adam bot", CreatedAt: created,
-				Scopes: []pipeline.Scope{pipeline.ScopeCandidatesRead, pipeline.ScopeJobsRead},
-			})
-			require.NoError(t, err)
-			assert.NotZero(t, tok.ID)
-			assert.Equal(t, acme, tok.TeamID)
-			assert.Equal(t, []pipeline.Scope{pipeline.ScopeJobsRead, pipeline.ScopeCandidatesRead}, tok.Scopes)
-			a, err := db.TokenByHash(ctx, pipeline.HashToken(value))
-			require.NoError(t, err)
-			assert.Equal(t, tok.ID, a.Token.ID)
-			assert.Equal(t, created, a.Token.CreatedAt)
-			assert.Equal(t, pipeline.AddMonths(created, 6), a.Token.ExpiresAt)
-
-			_, err = db.CreateToken(ctx, pipeline.Token{UserID: 1 << 40, Name: "x", Scopes: pipeline.AllScopes, Hash: "h", CreatedAt: created, ExpiresAt: created})
-			requireCode(t, pipeline.ENotFound, err)
-			_, err = db.CreateToken(ctx, pipeline.Token{UserID: f.User("adam"), Name: "dup", Scopes: pipeline.AllScopes, Hash: tok.Hash, CreatedAt: created, ExpiresAt: created})
-			requireCode(t, pipeline.EConflict, err)
-
-			toks, err := db.TeamTokens(ctx, acme)
-			require.NoError(t, err)
-			require.Len(t, toks, 10) // 9 seeded on acme, then adam bot
-			for i, tk := range toks {
-				if i > 0 {
-					assert.False(t, tk.CreatedAt.Before(toks[i-1].CreatedAt), "oldest first")
-				}
-				assert.Equal(t, acme, tk.TeamID)
-				assert.Equal(t, tk.UserID, tk.Creator.ID)
-				assert.NotEmpty(t, tk.Creator.Name)
+		toks, err := db.TeamTokens(ctx, acme)
+		require.NoError(t, err)
+		require.Len(t, toks, 10) // 9 seeded on acme, then adam bot
+		for i, tk := range toks {
+			if i > 0 {
+				assert.False(t, tk.CreatedAt.Before(toks[i-1].CreatedAt), "oldest first")
 			}
-			assert.Equal(t, "olivia expired", toks[0].Name)
-			last := toks[len(toks)-1]
-			assert.Equal(t, "adam bot", last.Name)
-			assert.Equal(t, pipeline.User{ID: f.User("adam"), Name: "Adam Admin", Email: "adam@acme.test"}, last.Creator)
+			assert.Equal(t, acme, tk.TeamID)
+			assert.Equal(t, tk.UserID, tk.Creator.ID)
+			assert.NotEmpty(t, tk.Creator.Name)
+		}
+		assert.Equal(t, "olivia expired", toks[0].Name)
+		last := toks[len(toks)-1]
+		assert.Equal(t, "adam bot", last.Name)
+		assert.Equal(t, pipeline.User{ID: f.User("adam"), Name: "Adam Admin", Email: "adam@acme.test"}, last.Creator)
 
-			first := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
-			require.NoError(t, db.RevokeToken(ctx, tok.ID, first))
-			require.NoError(t, db.RevokeToken(ctx, tok.ID, first.Add(time.Hour)))
-			a, err = db.TokenByHash(ctx, pipeline.HashToken(value))
-			require.NoError(t, err)
-			require.NotNil(t, a.Token.RevokedAt)
-			assert.Equal(t, first, *a.Token.RevokedAt)
-			requireCode(t, pipeline.ENotFound, db.RevokeToken(ctx, 1<<40, first))
-		})
-
-		t.Run("users", func(t *testing.T) {
-			u, err := db.UserByEmail(ctx, "mia@acme.test")
-			require.NoError(t, err)
-			assert.Equal(t, pipeline.User{ID: f.User("mia"), Name: "Mia Member", Email: "mia@acme.test"}, u)
-			_, err = db.UserByEmail(ctx, "nobody@acme.test")
-			requireCode(t, pipeline.ENotFound, err)
-		})
+		first := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+		require.NoError(t, db.RevokeToken(ctx, tok.ID, first))
+		require.NoError(t, db.RevokeToken(ctx, tok.ID, first.Add(time.Hour)))
+		a, err = db.TokenByHash(ctx, pipeline.HashToken(value))
+		require.NoError(t, err)
+		require.NotNil(t, a.Token.RevokedAt)
+		assert.Equal(t, first, *a.Token.RevokedAt)
+		requireCode(t, pipeline.ENotFound, db.RevokeToken(ctx, 1<<40, first))
 	})
 }

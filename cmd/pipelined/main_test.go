@@ -57,37 +57,7 @@ func TestServe(t *testing.T) {
 		seeded := m.Seed("testdata/seed.json")
 		tok := m.CreateToken("olivia@acme.test", "ci", "jobs:read,jobs:write")
 		srv := m.Serve()
-
-		status, body := srv.Do("GET", "/healthz", "", "")
-		assert.Equal(t, http.StatusOK, status)
-		assert.JSONEq(t, `{"status":"ok"}`, body)
-		status, _ = srv.Do("GET", "/readyz", "", "")
-		assert.Equal(t, http.StatusOK, status)
-		status, body = srv.Do("GET", "/api/v1/openapi.json", "", "")
-		require.Equal(t, http.StatusOK, status)
-		assert.JSONEq(t, string(pipelinehttp.OpenAPIDocument()), body, "the served contract is the embedded one")
-		var doc struct{ OpenAPI string }
-		require.NoError(t, json.Unmarshal([]byte(body), &doc))
-		assert.Equal(t, "3.1.0", doc.OpenAPI)
-
-		status, body = srv.Do("GET", "/api/v1/me", tok.Token, "")
-		require.Equal(t, http.StatusOK, status, body)
-		var me struct {
-			Data struct {
-				ID     int64
-				Email  string
-				Scopes []string
-				Team   struct{ ID int64 }
-			}
-		}
-		require.NoError(t, json.Unmarshal([]byte(body), &me))
-		assert.Equal(t, seeded.Users["olivia"], me.Data.ID)
-		assert.Equal(t, "olivia@acme.test", me.Data.Email)
-		assert.Equal(t, []string{"jobs:read", "jobs:write"}, me.Data.Scopes)
-		assert.Equal(t, seeded.Teams["acme"], me.Data.Team.ID)
-
-		status, _ = srv.Do("GET", "/api/v1/me", "", "")
-		assert.Equal(t, http.StatusUnauthorized, status)
+		requireServing(t, srv, seeded, tok)
 
 		// A request in flight when the signal arrives: its headers and half
 		// of its body are sent, the rest only after shutdown has begun.
@@ -138,64 +108,84 @@ func TestServe(t *testing.T) {
 	})
 }
 
+// requireServing checks that srv serves health, the contract and the API,
+// to tok, olivia's token of the seeded world.
+func requireServing(t *testing.T, srv *Server, seeded pipeline.SeedResult, tok issuedToken) {
+	t.Helper()
+	status, body := srv.Do("GET", "/healthz", "", "")
+	assert.Equal(t, http.StatusOK, status)
+	assert.JSONEq(t, `{"status":"ok"}`, body)
+	status, _ = srv.Do("GET", "/readyz", "", "")
+	assert.Equal(t, http.StatusOK, status)
+	status, body = srv.Do("GET", "/api/v1/openapi.json", "", "")
+	require.Equal(t, http.StatusOK, status)
+	assert.JSONEq(t, string(pipelinehttp.OpenAPIDocument()), body, "the served contract is the embedded one")
+	var doc struct{ OpenAPI string }
+	require.NoError(t, json.Unmarshal([]byte(body), &doc))
+	assert.Equal(t, "3.1.0", doc.OpenAPI)
+
+	status, body = srv.Do("GET", "/api/v1/me", tok.Token, "")
+	require.Equal(t, http.StatusOK, status, body)
+	var me struct {
+		Data struct {
+			ID     int64
+			Email  string
+			Scopes []string
+			Team   struct{ ID int64 }
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &me))
+	assert.Equal(t, seeded.Users["olivia"], me.Data.ID)
+	assert.Equal(t, "olivia@acme.test", me.Data.Email)
+	assert.Equal(t, []string{"jobs:read", "jobs:write"}, me.Data.Scopes)
+	assert.Equal(t, seeded.Teams["acme"], me.Data.Team.ID)
+
+	status, _ = srv.Do("GET", "/api/v1/me", "", "")
+	assert.Equal(t, http.StatusUnauthorized, status)
+}
+
+// TestSeed: each case on a fresh database of each kind.
 func TestSeed(t *testing.T) {
-	eachDB(t, func(t *testing.T, m *Main) {
-		t.Run("invalid files load nothing", func(t *testing.T) {
-			stdout, stderr, err := m.Run("", "seed", "testdata/invalid.json")
-			require.Error(t, err)
-			assert.Empty(t, stdout)
-			assert.Contains(t, stderr, "validation_failed")
-			assert.Contains(t, stderr, "jobs[0].team: Unknown team nowhere.")
-			assert.Contains(t, stderr, "jobs[0].status:")
-			assert.Contains(t, stderr, "jobs[0].candidates[0].status:")
+	t.Parallel()
+	eachCase(t, "invalid files load nothing", func(t *testing.T, m *Main) {
+		stdout, stderr, err := m.Run("", "seed", "testdata/invalid.json")
+		require.Error(t, err)
+		assert.Empty(t, stdout)
+		assert.Contains(t, stderr, "validation_failed")
+		assert.Contains(t, stderr, "jobs[0].team: Unknown team nowhere.")
+		assert.Contains(t, stderr, "jobs[0].status:")
+		assert.Contains(t, stderr, "jobs[0].candidates[0].status:")
 
-			_, stderr, err = m.Run("", "seed", "testdata/unknown-field.json")
-			require.Error(t, err)
-			assert.Contains(t, stderr, `unknown field "plan"`)
+		_, stderr, err = m.Run("", "seed", "testdata/unknown-field.json")
+		require.Error(t, err)
+		assert.Contains(t, stderr, `unknown field "plan"`)
 
-			_, stderr, err = m.Run(`{"teams": [], "users": "olivia"}`, "seed", "-")
-			require.Error(t, err)
-			assert.Contains(t, stderr, "cannot unmarshal")
+		_, stderr, err = m.Run(`{"teams": [], "users": "olivia"}`, "seed", "-")
+		require.Error(t, err)
+		assert.Contains(t, stderr, "cannot unmarshal")
 
-			_, stderr, err = m.Run(`{"teams": []} {}`, "seed", "-")
-			require.Error(t, err)
-			assert.Contains(t, stderr, "after the seed object")
+		_, stderr, err = m.Run(`{"teams": []} {}`, "seed", "-")
+		require.Error(t, err)
+		assert.Contains(t, stderr, "after the seed object")
 
-			_, _, err = m.Run("", "seed", "testdata/missing.json")
-			require.Error(t, err)
+		_, _, err = m.Run("", "seed", "testdata/missing.json")
+		require.Error(t, err)
 
-			assert.Empty(t, m.Must("activity"))
-		})
+		assert.Empty(t, m.Must("activity"))
 
 		// A reference to a key the file does not define fails the whole
 		// file, naming the field.
-		_, stderr, err := m.Run("", "seed", "testdata/undefined-assignee.json")
+		_, stderr, err = m.Run("", "seed", "testdata/undefined-assignee.json")
 		require.Error(t, err)
 		assert.Contains(t, stderr, "jobs[0].assignees[0]: Unknown user nobody.")
 
 		// The first seed that loads gets the first ids: nothing before it
-		// was stored. decisions §8's example loads verbatim.
-		out, stderr, err := m.Run("", "seed", "testdata/decisions-example.json")
-		require.NoError(t, err, stderr)
-		assert.Empty(t, stderr)
-		require.Equal(t, 1, strings.Count(out, "\n"), "one JSON object on one line: %q", out)
-		var keys map[string]json.RawMessage
-		require.NoError(t, json.Unmarshal([]byte(out), &keys))
-		assert.ElementsMatch(t, []string{"teams", "users", "jobs", "stages", "candidates", "tokens"}, slices.Collect(maps.Keys(keys)))
-		var res pipeline.SeedResult
-		require.NoError(t, json.Unmarshal([]byte(out), &res))
-		assert.Equal(t, map[string]int64{"acme": 1}, res.Teams)
-		assert.Equal(t, map[string]int64{"olivia": 1, "mia": 2}, res.Users)
-		assert.Equal(t, map[string]int64{"backend": 1}, res.Jobs)
-		assert.Equal(t, map[string]int64{"ada": 1}, res.Candidates)
-		stages := res.Stages["backend"]
-		require.Len(t, stages, 5)
-		for i, name := range []string{"Applied", "Screening", "Interview", "Offer", "Hired"} {
-			assert.Equal(t, int64(i+1), stages[name], name)
-		}
+		// was stored.
+		seedDecisionsExample(t, m)
+	})
+	eachCase(t, "the loaded world is served", func(t *testing.T, m *Main) {
+		res := seedDecisionsExample(t, m)
 		bot := res.Tokens["olivia_bot"]
-		assert.True(t, pipeline.WellFormedToken(bot), bot)
-		assert.Empty(t, m.Must("activity"), "seeding writes no activity")
 
 		// The token works, and the API shows what the file described.
 		srv := m.Serve()
@@ -209,19 +199,48 @@ func TestSeed(t *testing.T) {
 		require.Equal(t, http.StatusOK, status, body)
 		assert.JSONEq(t, `{"data":{"id":1,"name":"Ada Lovelace","email":"ada@example.test","applied":"2026-01-05",
 			"stage":"Screening","status":"active","resume_url":"https://files.example.test/ada.pdf","notes_count":0}}`, body)
-
-		t.Run("a store failure loads nothing", func(t *testing.T) {
-			// olivia@acme.test is taken: the whole file is rolled back,
-			// Bea included.
-			stdout, stderr, err := m.Run("", "seed", "testdata/conflict.json")
-			require.Error(t, err)
-			assert.Empty(t, stdout)
-			assert.Contains(t, stderr, "conflict")
-			_, stderr, err = m.Run("", "token", "create", "--user", "bea@beta.test", "--name", "x", "--scopes", "jobs:read")
-			require.Error(t, err)
-			assert.Contains(t, stderr, "not_found")
-		})
 	})
+	eachCase(t, "a store failure loads nothing", func(t *testing.T, m *Main) {
+		seedDecisionsExample(t, m)
+		// olivia@acme.test is taken: the whole file is rolled back, Bea
+		// included.
+		stdout, stderr, err := m.Run("", "seed", "testdata/conflict.json")
+		require.Error(t, err)
+		assert.Empty(t, stdout)
+		assert.Contains(t, stderr, "conflict")
+		_, stderr, err = m.Run("", "token", "create", "--user", "bea@beta.test", "--name", "x", "--scopes", "jobs:read")
+		require.Error(t, err)
+		assert.Contains(t, stderr, "not_found")
+	})
+}
+
+// seedDecisionsExample loads decisions §8's example verbatim, as the first
+// seed to load on m's database, and checks what seed prints: one JSON
+// object on one line, with the first ids.
+func seedDecisionsExample(t *testing.T, m *Main) pipeline.SeedResult {
+	t.Helper()
+	out, stderr, err := m.Run("", "seed", "testdata/decisions-example.json")
+	require.NoError(t, err, stderr)
+	assert.Empty(t, stderr)
+	require.Equal(t, 1, strings.Count(out, "\n"), "one JSON object on one line: %q", out)
+	var keys map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal([]byte(out), &keys))
+	assert.ElementsMatch(t, []string{"teams", "users", "jobs", "stages", "candidates", "tokens"}, slices.Collect(maps.Keys(keys)))
+	var res pipeline.SeedResult
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	assert.Equal(t, map[string]int64{"acme": 1}, res.Teams)
+	assert.Equal(t, map[string]int64{"olivia": 1, "mia": 2}, res.Users)
+	assert.Equal(t, map[string]int64{"backend": 1}, res.Jobs)
+	assert.Equal(t, map[string]int64{"ada": 1}, res.Candidates)
+	stages := res.Stages["backend"]
+	require.Len(t, stages, 5)
+	for i, name := range []string{"Applied", "Screening", "Interview", "Offer", "Hired"} {
+		assert.Equal(t, int64(i+1), stages[name], name)
+	}
+	bot := res.Tokens["olivia_bot"]
+	assert.True(t, pipeline.WellFormedToken(bot), bot)
+	assert.Empty(t, m.Must("activity"), "seeding writes no activity")
+	return res
 }
 
 func TestToken(t *testing.T) {
@@ -482,7 +501,11 @@ func TestConfig(t *testing.T) {
 			assert.Equal(t, want, cfg.BaseURL, v)
 		}
 	})
+}
 
+// TestConfig_Applied: the configuration reaches what the commands do.
+func TestConfig_Applied(t *testing.T) {
+	t.Parallel()
 	t.Run("rate limit and base URL reach the server", func(t *testing.T) {
 		m := newMain(t, "sqlite:"+filepath.Join(t.TempDir(), "pipeline.db"))
 		m.env["PIPELINE_RATE_LIMIT"] = "2"
@@ -502,31 +525,34 @@ func TestConfig(t *testing.T) {
 		assert.Equal(t, http.StatusTooManyRequests, status)
 	})
 
-	t.Run("usage", func(t *testing.T) {
-		m := newMain(t, filepath.Join(t.TempDir(), "pipeline.db"))
-		_, stderr, err := m.Run("", "help")
-		assert.NoError(t, err)
-		assert.Contains(t, stderr, "Usage:")
-		assert.Contains(t, stderr, "PIPELINE_RATE_LIMIT")
-
-		_, stderr, err = m.Run("", "frobnicate")
-		assert.Error(t, err)
-		assert.Contains(t, stderr, `unknown command "frobnicate"`)
-		assert.Contains(t, stderr, "Usage:")
-
-		for _, args := range [][]string{{"serve", "extra"}, {"serve", "-nope"}, {"seed"}, {"token"}, {"demo", "x"}} {
-			_, stderr, err = m.Run("", args...)
-			assert.Error(t, err, args)
-			assert.Contains(t, stderr, "Usage: pipelined", args)
-		}
-	})
-
 	t.Run("unreachable database", func(t *testing.T) {
 		m := newMain(t, filepath.Join(t.TempDir(), "missing", "dir", "pipeline.db"))
 		_, stderr, err := m.Run("", "activity")
 		assert.Error(t, err)
 		assert.Contains(t, stderr, "pipelined: ")
 	})
+}
+
+// TestUsage: help prints the usage; a wrong command or arguments print it
+// with the error.
+func TestUsage(t *testing.T) {
+	t.Parallel()
+	m := newMain(t, filepath.Join(t.TempDir(), "pipeline.db"))
+	_, stderr, err := m.Run("", "help")
+	assert.NoError(t, err)
+	assert.Contains(t, stderr, "Usage:")
+	assert.Contains(t, stderr, "PIPELINE_RATE_LIMIT")
+
+	_, stderr, err = m.Run("", "frobnicate")
+	assert.Error(t, err)
+	assert.Contains(t, stderr, `unknown command "frobnicate"`)
+	assert.Contains(t, stderr, "Usage:")
+
+	for _, args := range [][]string{{"serve", "extra"}, {"serve", "-nope"}, {"seed"}, {"token"}, {"demo", "x"}} {
+		_, stderr, err = m.Run("", args...)
+		assert.Error(t, err, args)
+		assert.Contains(t, stderr, "Usage: pipelined", args)
+	}
 }
 
 // Main runs the command in-process, as main does, against one database.
@@ -711,6 +737,13 @@ func jsonLines(t *testing.T, s string) []map[string]any {
 		out = append(out, v)
 	}
 	return out
+}
+
+// eachCase runs fn as subtest name, once per database (see eachDB), each
+// time on a fresh one.
+func eachCase(t *testing.T, name string, fn func(*testing.T, *Main)) {
+	t.Helper()
+	t.Run(name, func(t *testing.T) { eachDB(t, fn) })
 }
 
 // eachDB runs fn once per database: a SQLite file in a temporary directory
