@@ -110,13 +110,15 @@ func TestAPI_PayloadTooLarge(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		olivia := e.token("olivia")
 		// A valid body of exactly 1 MiB is read; one byte more is refused.
-		valid := `{"title":"Big","description":"` + strings.Repeat("x", pipeline.MaxDescriptionLength) + `"}`
-		exact := valid + strings.Repeat(" ", MaxBodyBytes-len(valid))
+		// The body is padded with JSON white space, since a description
+		// may hold no more than 65,535 characters.
+		prefix, suffix := `{"title":"Big","description":"<p>Go</p>"`, `}`
+		exact := prefix + strings.Repeat(" ", MaxBodyBytes-len(prefix)-len(suffix)) + suffix
 		require.Len(t, exact, MaxBodyBytes)
 		r := e.do(t, "POST", "/api/v1/jobs", olivia, exact)
 		require.Equal(t, http.StatusCreated, r.Code)
 
-		over := exact + " "
+		over := prefix + strings.Repeat(" ", MaxBodyBytes-len(prefix)-len(suffix)+1) + suffix
 		before := len(e.Activity(t))
 		for _, path := range []string{"/api/v1/jobs", candidatePath(e.Res.Jobs["backend"], e.Res.Candidates["ada"]) + "/notes"} {
 			r = e.do(t, "POST", path, olivia, over)

@@ -3,8 +3,10 @@
 // open jobs, pages through the candidates in the first stage of one, and
 // moves each to the next stage with a note and a rating.
 //
-// Every write carries an Idempotency-Key, so that a retry after a network
-// error or a 429 can never act twice.
+// It talks to the API through the client in pipelineapi, generated from the
+// API's OpenAPI document by oapi-codegen. Every write carries an
+// Idempotency-Key, so that a retry after a network error or a 429 can never
+// act twice.
 //
 //	PIPELINE_URL=http://127.0.0.1:8080 PIPELINE_TOKEN=plt_… go run ./examples/agent
 package main
@@ -19,6 +21,8 @@ import (
 	"os/signal"
 	"strconv"
 	"time"
+
+	"github.com/pipeline-dev/pipeline/examples/agent/pipelineapi"
 )
 
 func main() {
@@ -59,20 +63,19 @@ func run(ctx context.Context, cfg config) error {
 	if cfg.Token == "" {
 		return fmt.Errorf("PIPELINE_TOKEN is not set")
 	}
-	c := newClient(cfg)
-	var me struct {
-		Data struct {
-			Name   string   `json:"name"`
-			Scopes []string `json:"scopes"`
-			Team   struct {
-				Name string `json:"name"`
-			} `json:"team"`
-		} `json:"data"`
-	}
-	if err := c.get(ctx, "/api/v1/me", &me); err != nil {
+	c, err := newClient(cfg)
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(cfg.Out, "acting as %s (%s) with %v\n", me.Data.Name, me.Data.Team.Name, me.Data.Scopes)
+	me, err := c.GetMeWithResponse(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if me.JSON200 == nil {
+		return failed(me.HTTPResponse, me.JSON401, me.JSON429, me.JSON500)
+	}
+	who := me.JSON200.Data
+	fmt.Fprintf(cfg.Out, "acting as %s (%s) with %v\n", who.Name, who.Team.Name, who.Scopes)
 
 	job, err := pickJob(ctx, c, cfg.JobID)
 	if err != nil {
@@ -80,83 +83,113 @@ func run(ctx context.Context, cfg config) error {
 	}
 	fmt.Fprintf(cfg.Out, "job %d: %s\n", job.ID, job.Title)
 
-	var stages struct {
-		Data []struct {
-			ID   int64  `json:"id"`
-			Name string `json:"name"`
-		} `json:"data"`
-	}
-	if err := c.get(ctx, fmt.Sprintf("/api/v1/jobs/%d/stages", job.ID), &stages); err != nil {
+	stages, err := c.ListJobStagesWithResponse(ctx, job.ID, nil)
+	if err != nil {
 		return err
 	}
-	if len(stages.Data) < 2 {
+	if stages.JSON200 == nil {
+		return failed(stages.HTTPResponse, stages.JSON401, stages.JSON403, stages.JSON404, stages.JSON429, stages.JSON500)
+	}
+	if len(stages.JSON200.Data) < 2 {
 		return fmt.Errorf("job %d has fewer than two stages", job.ID)
 	}
-	from, to := stages.Data[0], stages.Data[1]
+	from, to := stages.JSON200.Data[0], stages.JSON200.Data[1]
 
-	// Collect the whole stage first: moving candidates while paging would
-	// shift the pages under us.
-	var todo []candidate
-	next := fmt.Sprintf("/api/v1/jobs/%d/candidates?stage=%d", job.ID, from.ID)
-	for next != "" {
-		var page struct {
-			Data  []candidate `json:"data"`
-			Links struct {
-				Next *string `json:"next"`
-			} `json:"links"`
-		}
-		if err := c.get(ctx, next, &page); err != nil {
-			return err
-		}
-		todo = append(todo, page.Data...)
-		next = ""
-		if page.Links.Next != nil {
-			next = *page.Links.Next
-		}
+	todo, err := candidatesIn(ctx, c, job.ID, from.Id)
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(cfg.Out, "%d candidates in %s\n", len(todo), from.Name)
 
 	for _, cand := range todo {
-		base := fmt.Sprintf("/api/v1/jobs/%d/candidates/%d", job.ID, cand.ID)
-		if err := c.write(ctx, http.MethodPost, base+"/stage", map[string]any{"stage": to.ID}, nil); err != nil {
-			return fmt.Errorf("moving %s: %w", cand.Name, err)
+		if err := advance(ctx, c, job.ID, cand, from, to); err != nil {
+			return err
 		}
-		note := map[string]any{"content": fmt.Sprintf("Moved from %s to %s by the pipeline agent.", from.Name, to.Name)}
-		if err := c.write(ctx, http.MethodPost, base+"/notes", note, nil); err != nil {
-			return fmt.Errorf("noting %s: %w", cand.Name, err)
-		}
-		if err := c.write(ctx, http.MethodPost, base+"/rating", map[string]any{"rating": "maybe"}, nil); err != nil {
-			return fmt.Errorf("rating %s: %w", cand.Name, err)
-		}
-		fmt.Fprintf(cfg.Out, "moved %s (%d) to %s, noted, rated maybe\n", cand.Name, cand.ID, to.Name)
+		fmt.Fprintf(cfg.Out, "moved %s (%d) to %s, noted, rated maybe\n", cand.Name, cand.Id, to.Name)
 	}
 	fmt.Fprintf(cfg.Out, "done: %d candidates moved\n", len(todo))
 	return nil
 }
 
 type job struct {
-	ID    int64  `json:"id"`
-	Title string `json:"title"`
-}
-
-type candidate struct {
-	ID   int64  `json:"id"`
-	Name string `json:"name"`
+	ID    int64
+	Title string
 }
 
 // pickJob returns the job with id, or the newest open job.
-func pickJob(ctx context.Context, c *client, id int64) (job, error) {
+func pickJob(ctx context.Context, c *pipelineapi.ClientWithResponses, id int64) (job, error) {
 	if id != 0 {
-		var one struct{ Data job }
-		err := c.get(ctx, fmt.Sprintf("/api/v1/jobs/%d", id), &one)
-		return one.Data, err
+		r, err := c.GetJobWithResponse(ctx, id, nil)
+		if err != nil {
+			return job{}, err
+		}
+		if r.JSON200 == nil {
+			return job{}, failed(r.HTTPResponse, r.JSON401, r.JSON403, r.JSON404, r.JSON429, r.JSON500)
+		}
+		return job{ID: r.JSON200.Data.Id, Title: r.JSON200.Data.Title}, nil
 	}
-	var list struct{ Data []job }
-	if err := c.get(ctx, "/api/v1/jobs?status=open", &list); err != nil {
+	open := pipelineapi.Open
+	r, err := c.ListJobsWithResponse(ctx, &pipelineapi.ListJobsParams{Status: &open})
+	if err != nil {
 		return job{}, err
 	}
-	if len(list.Data) == 0 {
+	if r.JSON200 == nil {
+		return job{}, failed(r.HTTPResponse, r.JSON401, r.JSON403, r.JSON422, r.JSON429, r.JSON500)
+	}
+	if len(r.JSON200.Data) == 0 {
 		return job{}, fmt.Errorf("no open job to work on")
 	}
-	return list.Data[0], nil
+	return job{ID: r.JSON200.Data[0].Id, Title: r.JSON200.Data[0].Title}, nil
+}
+
+// candidatesIn collects every page of the candidates of a job in a stage.
+// The whole stage is collected first: moving candidates while paging would
+// shift the pages under us.
+func candidatesIn(ctx context.Context, c *pipelineapi.ClientWithResponses, jobID, stage int64) ([]pipelineapi.CandidateSummary, error) {
+	var all []pipelineapi.CandidateSummary
+	for page := 1; ; page++ {
+		r, err := c.ListCandidatesWithResponse(ctx, jobID, &pipelineapi.ListCandidatesParams{Stage: &stage, Page: &page})
+		if err != nil {
+			return nil, err
+		}
+		if r.JSON200 == nil {
+			return nil, failed(r.HTTPResponse, r.JSON401, r.JSON403, r.JSON404, r.JSON422, r.JSON429, r.JSON500)
+		}
+		all = append(all, r.JSON200.Data...)
+		if r.JSON200.Links.Next == nil {
+			return all, nil
+		}
+	}
+}
+
+// advance moves a candidate from one stage to the next, notes it and rates
+// it maybe. Each write carries its own Idempotency-Key.
+func advance(ctx context.Context, c *pipelineapi.ClientWithResponses, jobID int64, cand pipelineapi.CandidateSummary, from, to pipelineapi.Stage) error {
+	moved, err := c.MoveCandidateWithResponse(ctx, jobID, cand.Id,
+		&pipelineapi.MoveCandidateParams{IdempotencyKey: newKey()}, pipelineapi.StageMoveRequest{Stage: to.Id})
+	if err == nil && moved.JSON200 == nil {
+		err = failed(moved.HTTPResponse, moved.JSON401, moved.JSON403, moved.JSON404, moved.JSON409, moved.JSON413, moved.JSON422, moved.JSON429, moved.JSON500)
+	}
+	if err != nil {
+		return fmt.Errorf("moving %s: %w", cand.Name, err)
+	}
+
+	note := pipelineapi.NoteCreateRequest{Content: fmt.Sprintf("Moved from %s to %s by the pipeline agent.", from.Name, to.Name)}
+	noted, err := c.AddCandidateNoteWithResponse(ctx, jobID, cand.Id, &pipelineapi.AddCandidateNoteParams{IdempotencyKey: newKey()}, note)
+	if err == nil && noted.JSON201 == nil {
+		err = failed(noted.HTTPResponse, noted.JSON401, noted.JSON403, noted.JSON404, noted.JSON409, noted.JSON413, noted.JSON422, noted.JSON429, noted.JSON500)
+	}
+	if err != nil {
+		return fmt.Errorf("noting %s: %w", cand.Name, err)
+	}
+
+	rated, err := c.RateCandidateWithResponse(ctx, jobID, cand.Id,
+		&pipelineapi.RateCandidateParams{IdempotencyKey: newKey()}, pipelineapi.RatingRequest{Rating: pipelineapi.Maybe})
+	if err == nil && rated.JSON200 == nil {
+		err = failed(rated.HTTPResponse, rated.JSON401, rated.JSON403, rated.JSON404, rated.JSON409, rated.JSON413, rated.JSON422, rated.JSON429, rated.JSON500)
+	}
+	if err != nil {
+		return fmt.Errorf("rating %s: %w", cand.Name, err)
+	}
+	return nil
 }

@@ -125,3 +125,38 @@ func TestAgent_NoToken(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, strings.Contains(err.Error(), "PIPELINE_TOKEN"))
 }
+
+// TestAgent_Refused shows the API's refusals reaching the agent as the
+// typed error bodies of the generated client.
+func TestAgent_Refused(t *testing.T) {
+	gin.SetMode(gin.TestMode)
+	ctx := context.Background()
+	svc := pipeline.NewService(storetest.OpenSQLite(t))
+	seed := storetest.Seed(t, svc)
+	_, readOnly, err := svc.IssueToken(ctx, pipeline.TokenRequest{
+		UserEmail: "olivia@acme.test", Name: "read only",
+		Scopes: []pipeline.Scope{pipeline.ScopeJobsRead, pipeline.ScopeCandidatesRead},
+	})
+	require.NoError(t, err)
+	srv := httptest.NewServer(pipelinehttp.New(svc, pipelinehttp.Config{}))
+	defer srv.Close()
+
+	for _, tc := range []struct {
+		name  string
+		token string
+		job   int64
+		want  string
+	}{
+		{"unknown token", "plt_unknown", 0, "401 unauthenticated: Unauthenticated."},
+		{"no such job", readOnly, 999999, "404 not_found"},
+		{"no candidates:write", readOnly, seed.Jobs["backend"], "403 insufficient_scope"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			err := run(ctx, config{BaseURL: srv.URL, Token: tc.token, JobID: tc.job, Out: &out})
+			var apiErr *apiError
+			require.ErrorAs(t, err, &apiErr, out.String())
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
