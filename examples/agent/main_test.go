@@ -131,9 +131,10 @@ func TestAgent_NoToken(t *testing.T) {
 func TestAgent_Refused(t *testing.T) {
 	gin.SetMode(gin.TestMode)
 	ctx := context.Background()
-	svc := pipeline.NewService(storetest.OpenSQLite(t))
-	seed := storetest.Seed(t, svc)
-	_, readOnly, err := svc.IssueToken(ctx, pipeline.TokenRequest{
+	db := storetest.OpenSQLite(t)
+	svc, op := pipeline.NewService(db), pipeline.NewOperator(db)
+	seed := storetest.Seed(t, op)
+	_, readOnly, err := op.IssueToken(ctx, pipeline.TokenRequest{
 		UserEmail: "olivia@acme.test", Name: "read only",
 		Scopes: []pipeline.Scope{pipeline.ScopeJobsRead, pipeline.ScopeCandidatesRead},
 	})
