@@ -44,7 +44,8 @@ type DB struct {
 	// pool on SQLite, whose WAL lets readers run beside the writer.
 	r       *pool
 	dialect string
-	owned   bool // Open opened the pools, so Close closes them
+	schema  string // PostgreSQL's current schema, which scopes advisory locks
+	owned   bool   // Open opened the pools, so Close closes them
 
 	mu     sync.Mutex
 	closed bool
@@ -121,14 +122,15 @@ func openPostgres(ctx context.Context, dsn string, o options) (*DB, error) {
 		sqldb.SetMaxIdleConns(n)
 	}
 	b := bun.NewDB(sqldb, pgdialect.New())
-	if err := b.PingContext(ctx); err != nil {
+	var schema string
+	if err := b.QueryRowContext(ctx, "SELECT COALESCE(current_schema(), '')").Scan(&schema); err != nil {
 		if o.sqlDB == nil {
 			b.Close()
 		}
 		return nil, fmt.Errorf("pipelinestore: connect to PostgreSQL: %w", err)
 	}
 	p := newPool(b, true, o.hooks)
-	return &DB{w: p, r: p, dialect: DialectPostgres, owned: o.sqlDB == nil}, nil
+	return &DB{w: p, r: p, dialect: DialectPostgres, schema: schema, owned: o.sqlDB == nil}, nil
 }
 
 // pgConnector builds the driver's connector, turning its panic on a
@@ -257,14 +259,15 @@ func (db *DB) Write(ctx context.Context, fn func(pipeline.Tx) error) error {
 		return err
 	}
 	return db.w.bun.RunInTx(ctx, nil, func(ctx context.Context, btx bun.Tx) error {
-		return fn(&tx{run: runner{p: db.w, tx: &btx}, pg: db.dialect == DialectPostgres})
+		return fn(&tx{run: runner{p: db.w, tx: &btx}, pg: db.dialect == DialectPostgres, schema: db.schema})
 	})
 }
 
 // tx is the pipeline.Tx of a write transaction.
 type tx struct {
-	run runner
-	pg  bool
+	run    runner
+	pg     bool
+	schema string
 }
 
 var _ pipeline.Tx = (*tx)(nil)

@@ -22,25 +22,27 @@ ON CONFLICT (team_id, key) DO UPDATE SET user_id = EXCLUDED.user_id, request = E
 )
 
 // LockIdempotencyKey takes the transaction-scoped lock of a team's key. On
-// PostgreSQL it is an advisory lock on a 64-bit hash of team and key, tried
-// without waiting, so that a second request with a key still in flight is
-// told at once. On SQLite write transactions are already serialized, so the
-// lock is always free.
+// PostgreSQL it is an advisory lock on a 64-bit hash of the schema, team
+// and key, tried without waiting, so that a second request with a key
+// still in flight is told at once. On SQLite write transactions are already
+// serialized, so the lock is always free.
 func (t *tx) LockIdempotencyKey(ctx context.Context, teamID int64, key string) (bool, error) {
 	if !t.pg {
 		return true, nil
 	}
 	var ok bool
-	err := t.run.get(ctx, qLockKey, args(idempotencyLockID(teamID, key)), &ok)
+	err := t.run.get(ctx, qLockKey, args(idempotencyLockID(t.schema, teamID, key)), &ok)
 	return ok, formatError(err, "Idempotency key")
 }
 
-// idempotencyLockID hashes team and key into the advisory lock space. A
-// collision only makes two unrelated requests wait for each other's
-// transaction; it cannot mix up their records.
-func idempotencyLockID(teamID int64, key string) int64 {
+// idempotencyLockID hashes schema, team and key into the advisory lock
+// space, which the whole database shares: the schema keeps two deployments
+// on one database (or two test schemas) apart. A collision would answer
+// conflict to an unrelated request with a key, which may retry; it cannot
+// mix up records.
+func idempotencyLockID(schema string, teamID int64, key string) int64 {
 	h := fnv.New64a()
-	h.Write([]byte("idempotency:" + strconv.FormatInt(teamID, 10) + ":"))
+	h.Write([]byte("idempotency:" + schema + ":" + strconv.FormatInt(teamID, 10) + ":"))
 	h.Write([]byte(key))
 	return int64(h.Sum64())
 }

@@ -94,6 +94,11 @@ func TestStore_LockIdempotencyKey(t *testing.T) {
 		}
 
 		held, release, done := make(chan struct{}), make(chan struct{}), make(chan error)
+		// Another deployment on the same database, in a schema of its own,
+		// with a team of the same id.
+		other := storetest.OpenPostgres(t)
+		otherTeam := storetest.Seeded(t, other).Res.Teams["acme"]
+		require.Equal(t, acme, otherTeam)
 		go func() {
 			done <- db.Write(ctx, func(tx pipeline.Tx) error {
 				ok, err := tx.LockIdempotencyKey(ctx, acme, "k")
@@ -110,6 +115,11 @@ func TestStore_LockIdempotencyKey(t *testing.T) {
 		assert.False(t, lock(acme, "k"), "held by the other transaction")
 		assert.True(t, lock(acme, "other key"))
 		assert.True(t, lock(f.Res.Teams["globex"], "k"), "keys are per team")
+		require.NoError(t, other.Write(ctx, func(tx pipeline.Tx) error {
+			ok, err := tx.LockIdempotencyKey(ctx, otherTeam, "k")
+			assert.True(t, ok, "keys are per schema")
+			return err
+		}))
 		close(release)
 		require.NoError(t, <-done)
 		assert.True(t, lock(acme, "k"), "released at the end of the transaction")
