@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"crypto/sha256"
+	"encoding/hex"
+	"hash/fnv"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// The statements of a write transaction. The candidate is locked by a
+// statement of its own, then read by the next one, which takes a fresh
+// snapshot: a locking read that waited for another writer would see that
+// writer's candidate row but not its note, and its join on the stage would
+// drop a candidate the other writer had moved.
+const (
+	lockCandidateSQL = `SELECT c.id FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
+WHERE c.id = $3 AND c.job_id = $2 AND ` + visibleSQL + ` FOR NO KEY UPDATE OF c`
+	readCandidateSQL = `SELECT c.name, c.email, c.applied, c.status, c.resume_url, c.stage_id, s.name, j.team_id,
+	(SELECT count(*) FROM notes AS n WHERE n.candidate_id = c.id)
+FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id JOIN stages AS s ON s.id = c.stage_id
+WHERE c.id = $3 AND c.job_id = $2 AND ` + visibleSQL
+	keyLockSQL   = `SELECT pg_try_advisory_xact_lock($1)`
+	keyRecordSQL = `SELECT user_id, request, result FROM idempotency_keys
+WHERE team_id = $1 AND key = $2 AND created_at >= $3`
+	saveKeySQL = `INSERT INTO idempotency_keys (team_id, key, user_id, request, result, created_at)
+VALUES ($1, $2, $3, $4, $5, $6)
+ON CONFLICT (team_id, key) DO UPDATE SET user_id = EXCLUDED.user_id, request = EXCLUDED.request,
+	result = EXCLUDED.result, created_at = EXCLUDED.created_at`
+	activitySQL = `INSERT INTO activity (team_id, user_id, token_id, ip, action, subject_type, subject_id, changes, created_at)
+VALUES ($1, $2, $3, $4, $5, 'candidate', $6, $7, $8)`
+)
+
+// write is one write request on a candidate and what its transaction's
+// first batch found.
+type write struct {
+	cl            *caller
+	jobID, candID int64
+	raw           []byte
+	now           time.Time // to the microsecond, as stored
+	keyed         bool      // an Idempotency-Key header was sent, even an empty one
+	key, print    string    // the key and the request's fingerprint
+	status        int       // the status of success, which a replay repeats
+
+	tx      pgx.Tx
+	locked  bool
+	found   bool
+	cand    candidateBody
+	stageID int64
+	teamID  int64 // the job's team
+	keyFree bool
+	stored  *storedResponse
+}
+
+// storedResponse is a key's record: the baseline stores the body it
+// answered as the key's result.
+type storedResponse struct {
+	userID int64
+	print  string
+	body   []byte
+}
+
+// newWrite reads the body (413 before the scope check, as ours) and checks
+// the scope.
+func newWrite(c *gin.Context, status int) (*write, bool) {
+	raw, ok := readBody(c)
+	if !ok {
+		return nil, false
+	}
+	cl, ok := scoped(c, pipeline.ScopeCandidatesWrite)
+	if !ok {
+		return nil, false
+	}
+	w := &write{
+		cl: cl, jobID: pathID(c, "job"), candID: pathID(c, "candidate"), raw: raw, status: status,
+		now: time.Now().UTC().Truncate(time.Microsecond),
+	}
+	if keys, keyed := c.Request.Header["Idempotency-Key"]; keyed {
+		w.keyed = true
+		if len(keys) > 0 {
+			w.key = keys[0]
+		}
+		w.print = fingerprint(c.Request.Method, c.Request.URL.Path, raw)
+	}
+	return w, true
+}
+
+// open sends, in one round trip, BEGIN, the candidate's lock and read, the
+// key's advisory lock and record lookup, and what more queues.
+func (b *baseline) open(ctx context.Context, w *write, more func(*pgx.Batch)) error {
+	var batch pgx.Batch
+	batch.BeginTx(pgx.TxOptions{})
+	batch.Queue(lockCandidateSQL, w.cl.userID, w.jobID, w.candID).QueryRow(func(row pgx.Row) error {
+		var id int64
+		err := row.Scan(&id)
+		w.locked = err == nil
+		return ignoreNoRows(err)
+	})
+	batch.Queue(readCandidateSQL, w.cl.userID, w.jobID, w.candID).QueryRow(func(row pgx.Row) error {
+		var applied time.Time
+		k := &w.cand
+		err := row.Scan(&k.Name, &k.Email, &applied, &k.Status, &k.ResumeURL, &w.stageID, &k.Stage, &w.teamID, &k.NotesCount)
+		k.ID, k.Applied, w.found = w.candID, day(applied), err == nil
+		return ignoreNoRows(err)
+	})
+	if w.keyed && pipeline.ValidIdempotencyKey(w.key) {
+		batch.Queue(keyLockSQL, lockID(b.schema, w.cl.teamID, w.key)).QueryRow(func(row pgx.Row) error {
+			return row.Scan(&w.keyFree)
+		})
+		since := w.now.Add(-pipeline.IdempotencyWindow)
+		batch.Queue(keyRecordSQL, w.cl.teamID, w.key, since).QueryRow(func(row pgx.Row) error {
+			var s storedResponse
+			err := row.Scan(&s.userID, &s.print, &s.body)
+			if err == nil {
+				w.stored = &s
+			}
+			return ignoreNoRows(err)
+		})
+	}
+	if more != nil {
+		more(&batch)
+	}
+	br := b.pool.SendBatch(ctx, &batch)
+	w.tx = br.Tx()
+	return br.Close()
+}
+
+// rollback ends the transaction unless it was committed.
+func (w *write) rollback() {
+	if w.tx != nil {
+		_ = w.tx.Rollback(context.Background())
+	}
+}
+
+// checks answers what the API checks before the body, in its order: the
+// candidate (404), then the key (422, 409, a replay of the stored response
+// or the key of another request). It reports whether the write goes on.
+func (w *write) checks(c *gin.Context) bool {
+	switch {
+	case !w.locked || !w.found:
+		notFound(c, "Candidate")
+	case !w.keyed:
+		return true
+	case !pipeline.ValidIdempotencyKey(w.key):
+		invalid(c, map[string][]string{"Idempotency-Key": {"The idempotency key must be 1 to 255 printable ASCII characters."}})
+	case !w.keyFree:
+		fail(c, http.StatusConflict, "conflict", "A request with this idempotency key is still being processed.", nil)
+	case w.stored == nil:
+		return true
+	case w.stored.userID != w.cl.userID || w.stored.print != w.print:
+		invalid(c, map[string][]string{"Idempotency-Key": {"The idempotency key was already used for a different request."}})
+	default:
+		c.Header("Idempotent-Replay", "true")
+		c.Data(w.status, jsonType, w.stored.body)
+		c.Abort()
+	}
+	return false
+}
+
+// commit sends the write's statements and its idempotency record in one
+// round trip, commits, and answers with the response it stored.
+func (b *baseline) commit(c *gin.Context, w *write, batch *pgx.Batch, status int, body []byte) {
+	ctx := c.Request.Context()
+	if w.keyed {
+		batch.Queue(saveKeySQL, w.cl.teamID, w.key, w.cl.userID, w.print, body, w.now)
+	}
+	if batch.Len() > 0 {
+		if err := w.tx.SendBatch(ctx, batch).Close(); err != nil {
+			serverError(c, b, err)
+			return
+		}
+	}
+	if err := w.tx.Commit(ctx); err != nil {
+		serverError(c, b, err)
+		return
+	}
+	c.Data(status, jsonType, body)
+}
+
+// logActivity queues the write's activity entry.
+func (w *write) logActivity(batch *pgx.Batch, action string, changes any) {
+	batch.Queue(activitySQL, w.teamID, w.cl.userID, w.cl.tokenID, w.cl.ip, action, w.candID, string(encode(changes)), w.now)
+}
+
+// lockID is the advisory lock of a team's Idempotency-Key in a schema: the
+// same 64-bit FNV-1a hash ours uses, so that the two servers exclude each
+// other too.
+func lockID(schema string, teamID int64, key string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte("idempotency:" + schema + ":" + strconv.FormatInt(teamID, 10) + ":"))
+	h.Write([]byte(key))
+	return int64(h.Sum64())
+}
+
+// fingerprint identifies a write for its key as ours does: the method, the
+// path and the body as a JSON value (re-encoded with sorted keys), or the
+// body's bytes when it is not JSON.
+func fingerprint(method, path string, raw []byte) string {
+	body := raw
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err == nil && !dec.More() {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if enc.Encode(v) == nil {
+			body = buf.Bytes()
+		}
+	}
+	h := sha256.New()
+	h.Write([]byte(method + "\n" + path + "\n"))
+	h.Write(body)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// change is the before and after of a changed field in an activity entry.
+type change struct {
+	Before any `json:"before"`
+	After  any `json:"after"`
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// dbEnv names the environment variable that gives -db its default.
+const dbEnv = "PIPELINE_BENCH_DB"
+
+// config is the command line of a benchmark run.
+type config struct {
+	DB           string
+	Conns        int
+	Users        int
+	Jobs         int
+	Candidates   int // per job
+	Rounds       int
+	Warmup       time.Duration
+	Duration     time.Duration
+	Scale        bool
+	ScaleSize    int
+	ScaleSamples int
+	Server       string // prebuilt pipelined; "" builds one
+	Keep         bool
+	Scenarios    []string // in run order
+	Cases        []string // in run order
+}
+
+// errHelp reports that the usage was asked for and printed.
+var errHelp = errors.New("help requested")
+
+// parseConfig reads the command line; -db defaults to PIPELINE_BENCH_DB.
+func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
+	var cfg config
+	var scenarios, cases string
+	fs := flag.NewFlagSet("pipelinebench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.DB, "db", getenv(dbEnv), "PostgreSQL server URL (default $"+dbEnv+"); the run uses a fresh schema of it")
+	fs.IntVar(&cfg.Conns, "conns", 32, "concurrent connections of the load generator")
+	fs.IntVar(&cfg.Users, "users", 64, "users, each with a token of every scope")
+	fs.IntVar(&cfg.Jobs, "jobs", 100, "jobs")
+	fs.IntVar(&cfg.Candidates, "candidates", 1000, "candidates per job")
+	fs.IntVar(&cfg.Rounds, "rounds", 3, "rounds; tables show the median over rounds")
+	fs.DurationVar(&cfg.Warmup, "warmup", 2*time.Second, "warm-up before each measurement")
+	fs.DurationVar(&cfg.Duration, "duration", 5*time.Second, "measurement of each scenario on each server")
+	fs.BoolVar(&cfg.Scale, "scale", false, "also run the scale part: one job with 10,000 and one with -scale-size candidates")
+	fs.IntVar(&cfg.ScaleSize, "scale-size", 1_000_000, "candidates of the large job of the scale part")
+	fs.IntVar(&cfg.ScaleSamples, "scale-samples", 50, "sequential requests measured per query of the scale part")
+	fs.StringVar(&cfg.Server, "server", "", "prebuilt pipelined binary (default: go build ./cmd/pipelined of this module)")
+	fs.BoolVar(&cfg.Keep, "keep", false, "keep the schema (and print its DSN) instead of dropping it")
+	fs.StringVar(&scenarios, "scenarios", strings.Join(scenarioNames, ","), "scenarios to load, comma-separated")
+	fs.StringVar(&cases, "cases", strings.Join(caseNames, ","), "cases to load, comma-separated")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return config{}, errHelp
+		}
+		return config{}, err
+	}
+	if fs.NArg() > 0 {
+		return config{}, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	var err error
+	if cfg.Scenarios, err = pickNames("scenario", scenarios, scenarioNames); err != nil {
+		return config{}, err
+	}
+	if cfg.Cases, err = pickNames("case", cases, caseNames); err != nil {
+		return config{}, err
+	}
+	return cfg, cfg.validate()
+}
+
+func (cfg config) validate() error {
+	if cfg.DB == "" {
+		return fmt.Errorf("no database: pass -db postgres://USER@HOST:PORT/DB?sslmode=disable or set %s", dbEnv)
+	}
+	if u, err := url.Parse(cfg.DB); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return fmt.Errorf("-db must be a postgres:// or postgresql:// URL")
+	}
+	switch {
+	case cfg.Conns < 1 || cfg.Users < 1 || cfg.Jobs < 1 || cfg.Rounds < 1:
+		return errors.New("-conns, -users, -jobs and -rounds must be at least 1")
+	case cfg.Candidates < minCandidates:
+		return fmt.Errorf("-candidates must be at least %d", minCandidates)
+	case cfg.Warmup < 0 || cfg.Duration <= 0:
+		return errors.New("-warmup may not be negative and -duration must be positive")
+	case cfg.Scale && cfg.ScaleSize < scalePage*pageSize:
+		return fmt.Errorf("-scale-size must be at least %d, so that page %d has candidates", scalePage*pageSize, scalePage)
+	case cfg.Scale && cfg.ScaleSamples < 1:
+		return errors.New("-scale-samples must be at least 1")
+	}
+	return nil
+}
+
+// pickNames splits a comma list and checks each name against known, keeping
+// the order of known.
+func pickNames(kind, list string, known []string) ([]string, error) {
+	var picked []string
+	for _, n := range strings.Split(list, ",") {
+		n = strings.TrimSpace(n)
+		if n == "" {
+			continue
+		}
+		if !slices.Contains(known, n) {
+			return nil, fmt.Errorf("unknown %s %q (known: %s)", kind, n, strings.Join(known, ", "))
+		}
+		picked = append(picked, n)
+	}
+	if len(picked) == 0 {
+		return nil, fmt.Errorf("no %s selected", kind)
+	}
+	var ordered []string
+	for _, n := range known {
+		if slices.Contains(picked, n) {
+			ordered = append(ordered, n)
+		}
+	}
+	return ordered, nil
+}

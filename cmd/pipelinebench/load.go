@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+const (
+	// benchHost is the Host header of every request to either server, so
+	// that the absolute links of lists, built from it, are the same.
+	benchHost = "api.pipeline.bench"
+	// clientTimeout bounds one request; one that takes longer counts as a
+	// timeout.
+	clientTimeout = 2 * time.Second
+	// latencyHint is the expected requests per second and connection, to
+	// size the latency slices so that recording does not allocate.
+	latencyHint = 2000
+)
+
+// endpoint is a server under load and the client that reaches it: one
+// transport with as many keep-alive connections as the load has.
+type endpoint struct {
+	name   string
+	addr   string // host:port
+	base   string // http://host:port
+	client *http.Client
+}
+
+func newEndpoint(name, addr string, conns int, timeout time.Duration) *endpoint {
+	tr := &http.Transport{
+		Proxy:               nil,
+		DialContext:         (&net.Dialer{Timeout: clientTimeout, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        conns,
+		MaxIdleConnsPerHost: conns,
+		MaxConnsPerHost:     conns,
+		IdleConnTimeout:     time.Minute,
+		DisableCompression:  true,
+	}
+	return &endpoint{name: name, addr: addr, base: "http://" + addr, client: &http.Client{Transport: tr, Timeout: timeout}}
+}
+
+// response is what a request got.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// do sends r and reads the whole response.
+func (e *endpoint) do(ctx context.Context, r request) (response, error) {
+	var body io.Reader
+	if r.body != nil {
+		body = bytes.NewReader(r.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, e.base+r.path, body)
+	if err != nil {
+		return response{}, err
+	}
+	req.Host = benchHost
+	req.Header.Set("Accept", "application/json")
+	if r.token != "" {
+		req.Header.Set("Authorization", "Bearer "+r.token)
+	}
+	if r.body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if r.keyed {
+		req.Header["Idempotency-Key"] = []string{r.key}
+	}
+	resp, err := e.client.Do(req)
+	if err != nil {
+		return response{}, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return response{status: resp.StatusCode, header: resp.Header, body: b}, err
+}
+
+// runResult is one measurement of one scenario on one server.
+type runResult struct {
+	Requests int
+	RPS      float64
+	P50, P99 time.Duration
+	Errors   int // unexpected statuses and transport errors
+	Timeouts int
+	Sample   string // the first error, for the progress log
+}
+
+// drive runs a closed loop of conns workers against e: each sends the
+// scenario's next request as soon as its previous one is answered. The
+// first warmup is not measured; requests sent during the following
+// duration are. Every measured latency is kept, timeouts and errors
+// included (a timeout as the client's limit).
+func drive(ctx context.Context, e *endpoint, s *scenario, conns int, warmup, duration time.Duration) runResult {
+	start := time.Now()
+	from, until := start.Add(warmup), start.Add(warmup+duration)
+	perWorker := int(duration.Seconds()*latencyHint) + 16
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		all     = make([]time.Duration, 0, perWorker*conns)
+		res     runResult
+		sampled bool
+	)
+	for range conns {
+		wg.Go(func() {
+			lat := make([]time.Duration, 0, perWorker)
+			var errs, timeouts int
+			var sample string
+			for ctx.Err() == nil {
+				sent := time.Now()
+				if !sent.Before(until) {
+					break
+				}
+				resp, err := e.do(ctx, s.next(s.count.Add(1)-1))
+				took := time.Since(sent)
+				if sent.Before(from) {
+					continue
+				}
+				lat = append(lat, took)
+				switch {
+				case isTimeout(err):
+					timeouts++
+				case err != nil:
+					errs++
+					sample = cmpOr(sample, err.Error())
+				case resp.status != s.status:
+					errs++
+					sample = cmpOr(sample, fmt.Sprintf("%d %s", resp.status, clip(resp.body, 200)))
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			all = append(all, lat...)
+			res.Errors += errs
+			res.Timeouts += timeouts
+			if sample != "" && !sampled {
+				res.Sample, sampled = sample, true
+			}
+		})
+	}
+	wg.Wait()
+	res.Requests = len(all)
+	res.RPS = float64(len(all)) / duration.Seconds()
+	res.P50, res.P99 = percentiles(all)
+	return res
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// clip is b as text, at most n bytes of it.
+func clip(b []byte, n int) string {
+	if len(b) > n {
+		return string(b[:n]) + "…"
+	}
+	return string(b)
+}

@@ -1,0 +1,161 @@
+// Command pipelinebench is the project's load benchmark. It measures our
+// server, run as an operator runs it, against a bare Gin + pgx baseline
+// that does the same work, in the same run and on the same dataset:
+//
+//	go run ./cmd/pipelinebench -db 'postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable'
+//
+// -db defaults to $PIPELINE_BENCH_DB. Tables go to stdout as Markdown,
+// progress to stderr. -scale adds the scale part; -scenarios and -cases
+// pick what to load; -server runs a prebuilt pipelined instead of building
+// ./cmd/pipelined; -keep keeps the schema and the servers' logs.
+//
+// # Dataset
+//
+// A fresh schema pipelinebench_<random> of the -db server, dropped at the
+// end; every connection of both servers uses it through search_path in the
+// DSN. The skeleton is loaded with `pipelined seed FILE` (the operator
+// contract): one team without a job limit; -users users, each with its own
+// token of every scope, the first eighth owners and admins and the rest
+// members; -jobs jobs on the default pipeline, owned by the admins (every
+// tenth by a member) and each assigned to a quarter of the members, so that
+// members reach different, overlapping sets of jobs; every member is
+// assigned to the first job, the hot one. One more token of the first user
+// carries jobs:read alone, for the check of the scope rule. Candidates are
+// then inserted in bulk with one INSERT … SELECT over generate_series per
+// size (nothing else is written to the tables directly, so whatever the
+// schema keeps by triggers stays right): a first and a last name picked by
+// hashes from lists of real names, some beyond ASCII, so that a last-name
+// fragment selects about one in 150; name_fold from the lists folded in Go
+// with pipeline.Fold, the store's own folding, and email_fold = lower(email)
+// (emails are ASCII); stages in a funnel over the job's five; applied dates
+// over two years. Then ANALYZE. -scale adds a job of 10,000 candidates and
+// one of -scale-size.
+//
+// # Servers
+//
+// Ours is `pipelined serve` with PIPELINE_DB, PIPELINE_ADDR on a free
+// loopback port and PIPELINE_RATE_LIMIT=1000000000, so that load is counted
+// but never throttled; it is ready when GET /readyz answers 200 and is
+// stopped with SIGTERM. The baseline is this binary re-executed as the
+// hidden subcommand `pipelinebench baseline -db DSN -addr ADDR -rate-limit
+// N`: Gin in release mode and a pgxpool of 32 connections, all opened at
+// start, with pgx's default statement cache. Both access logs go to files
+// in a temporary directory. The baseline serves what the scenarios use:
+// GET /api/v1/me, GET /api/v1/jobs/:job, GET /api/v1/jobs/:job/candidates,
+// the stage move and the note, and GET /readyz. It does the work ours does,
+// written the way a competent author with pgx would, and sends per request:
+//
+//   - every /api/ request: one statement that looks the token up by its
+//     SHA-256 hash (after the shape and checksum check, which spares the
+//     database a malformed token) joined with its user and current team,
+//     and upserts the same fixed-window row of rate_limits as ours, under
+//     the same bucket (user:<id>, or ip:<addr> without an active token);
+//     at most once a minute per token an UPDATE of last_used_at, remembered
+//     in memory; every thousandth request a background sweep of ended
+//     windows. The X-RateLimit-* headers, X-Request-Id and a JSON access-log
+//     line are as ours.
+//   - /me: nothing more. A job: one query, through the visibility rule.
+//   - a candidate page: one round trip of two pipelined statements, the
+//     page (LIMIT/OFFSET through the visibility rule) and the exact count,
+//     which also tells an unreachable job (404) and a stage of another job
+//     (422) apart. Malformed parameters cost one query for the 404-first
+//     order.
+//   - a write: one round trip with BEGIN (pgx's Batch.BeginTx), the
+//     candidate's row lock through the visibility rule, its read in a fresh
+//     snapshot, the Idempotency-Key's advisory transaction lock (the same
+//     lock id as ours) and record lookup, and the stage lookup (a move) or
+//     the note id from its sequence (a note); then one round trip with the
+//     change, the activity row (the same changes JSON) and the idempotency
+//     record (the same fingerprint and body); then COMMIT.
+//
+// Ours sends, for comparison, two statements for /me, three for a job,
+// three or four for a page, and eight (a note without a key) to twelve (a
+// keyed move) round trips for a write.
+//
+// # Correctness check
+//
+// Before any load the same requests go to both servers: for every read
+// scenario the first requests of every case, and the corners of the routes
+// (404 for unknown and unreachable jobs, 422 for bad parameters, 403 for
+// the read-only token, 401 for missing, malformed and unknown tokens, a page
+// past the last, wildcards and capitals in a search). Statuses and bodies
+// must be identical byte for byte, with the same Host header so that the
+// absolute links agree. Writes are compared on reserved candidates: the
+// same move by each server from the same stage (ours moves it back in
+// between) must answer the same bytes; notes the same but for the note's id
+// and time; then the replays, the refusals, the activity rows and the
+// stored responses. A difference aborts the run with both answers.
+//
+// # Load
+//
+// A closed loop in this process: -conns goroutines share one http.Transport
+// with -conns keep-alive connections; each sends its scenario's next
+// request as soon as the last is answered. Requests go round the case's
+// users, so that their tokens are used evenly, and each user round its own
+// targets, all of which it reaches. The client gives up after 2 s
+// (counted as a timeout); any status but the scenario's is an error. Every
+// request sent after -warmup and within -duration is measured; its latency
+// is kept whatever its outcome, and req/s is their number over -duration.
+//
+// Scenarios: me; job; candidates-p1; candidates-mid (the middle page, 34
+// of 67 with 1,000 candidates); candidates-stage (the Screening stage);
+// candidates-search (one of a few last-name fragments in turn); move (with
+// a fresh Idempotency-Key each, between Screening and Interview, away from
+// where the generator last sent the candidate, so that moves change
+// something); note (without a key, so that the plain write path is
+// measured too). Cases: spread (every user, each writing to candidates no
+// other user writes to), hot-user (every request with one owner's token,
+// over all targets), hot-candidate (the two writes only, all on one
+// candidate, every user's token).
+//
+// Each round runs every scenario on both servers back to back, the first
+// server alternating between rounds; the tables show medians over rounds
+// of req/s, p50 and p99, and ours ÷ baseline in req/s.
+//
+// # Scale
+//
+// With -scale, ours and the baseline answer page 1, the Screening page,
+// page 50 and a search on the job of 10,000 and on the job of -scale-size
+// candidates, with -scale-samples sequential requests after 5 warm-ups
+// each. The first answer's meta.total must equal SELECT count(*) of the
+// same filter, and the two servers' bodies must be equal. The table shows
+// the p50s, the ratio and whether ours meets its goal: page 1, the stage
+// filter and page 50 within 2× their p50 at 10,000; the search within 50 ms.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "pipelinebench:", err)
+		os.Exit(1)
+	}
+}
+
+// run runs the benchmark, or the baseline server when args start with
+// "baseline".
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "baseline" {
+		return runBaseline(ctx, args[1:], stderr)
+	}
+	cfg, err := parseConfig(args, getenv, stderr)
+	if errors.Is(err, errHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	_, err = bench(ctx, cfg, stdout, stderr)
+	return err
+}
