@@ -123,15 +123,18 @@ func (s *Service) MoveCandidate(ctx context.Context, jobID, id int64, in StageMo
 	if err != nil {
 		return Result[Candidate]{}, err
 	}
-	return write(s, ctx, c, k, s.loadCandidate(ctx, c, jobID, id), func(tx Tx, cand Candidate) (Candidate, error) {
+	// The stage is read with the candidate, and checked in its turn.
+	load := func(tx Tx) (moving, error) {
+		cand, st, err := tx.CandidateForMove(ctx, c.user.ID, jobID, id, in.StageID)
+		return moving{cand, st}, err
+	}
+	return write(s, ctx, c, k, load, func(tx Tx, m moving) (Candidate, error) {
 		if err := in.Validate(); err != nil {
 			return Candidate{}, err
 		}
-		st, err := tx.Stage(ctx, jobID, in.StageID)
-		if errors.Is(err, ErrNotFound) {
+		cand, st := m.cand, m.stage
+		if st == nil {
 			return Candidate{}, Invalid("stage", msgStage)
-		} else if err != nil {
-			return Candidate{}, err
 		}
 		if st.ID == cand.StageID {
 			return cand, nil
@@ -143,6 +146,12 @@ func (s *Service) MoveCandidate(ctx context.Context, jobID, id int64, in StageMo
 		cand.StageID, cand.Stage = st.ID, st.Name
 		return cand, s.log(ctx, tx, c, cand.TeamID, ActionCandidateStageChanged, SubjectCandidate, cand.ID, changes)
 	})
+}
+
+// moving is a candidate to move and the stage it is to move to.
+type moving struct {
+	cand  Candidate
+	stage *Stage
 }
 
 // loadCandidate finds, for a write, a candidate of a job the caller can

@@ -140,16 +140,15 @@ func (s *Service) claim(ctx context.Context, tx Tx, c Caller, key, request strin
 	if !ValidIdempotencyKey(key) {
 		return nil, Invalid(IdempotencyField, "The idempotency key must be 1 to 255 printable ASCII characters.")
 	}
-	ok, err := tx.LockIdempotencyKey(ctx, c.team.ID, key)
+	ok, rec, err := tx.ClaimIdempotencyKey(ctx, c.team.ID, key, s.now().Add(-IdempotencyWindow))
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
 		return nil, Errorf(EConflict, "A request with this idempotency key is still being processed.")
 	}
-	rec, err := tx.IdempotencyRecord(ctx, c.team.ID, key, s.now().Add(-IdempotencyWindow))
-	if err != nil || rec == nil {
-		return nil, err
+	if rec == nil {
+		return nil, nil
 	}
 	if rec.UserID != c.user.ID || rec.Request != request {
 		return nil, Invalid(IdempotencyField, "The idempotency key was already used for a different request.")

@@ -72,12 +72,11 @@ type Store interface {
 // through it for change (jobs, candidates, ratings) stay locked until the
 // transaction ends.
 type Tx interface {
-	// LockIdempotencyKey takes the transaction-scoped lock of a team's key;
-	// false means another transaction holds it now.
-	LockIdempotencyKey(ctx context.Context, teamID int64, key string) (bool, error)
-	// IdempotencyRecord returns the record stored under a team's key and
-	// created at or after since, or nil.
-	IdempotencyRecord(ctx context.Context, teamID int64, key string, since time.Time) (*IdempotencyRecord, error)
+	// ClaimIdempotencyKey takes the transaction-scoped lock of a team's key
+	// without waiting (false: another transaction holds it now) and, holding
+	// it, returns the record stored under the key and created at or after
+	// since, or nil.
+	ClaimIdempotencyKey(ctx context.Context, teamID int64, key string, since time.Time) (bool, *IdempotencyRecord, error)
 	// SaveIdempotencyRecord stores a record, replacing an expired one under
 	// the same team and key.
 	SaveIdempotencyRecord(ctx context.Context, r IdempotencyRecord) error
@@ -92,15 +91,18 @@ type Tx interface {
 	InsertJob(ctx context.Context, j Job, stages []string) (Job, error)
 	// JobForUpdate returns a job viewer can reach, locked.
 	JobForUpdate(ctx context.Context, viewer, id int64) (Job, error)
-	// UpdateJob stores the title, description, status and updated_at of j.
+	// UpdateJob stores the title, description, status and updated_at of a
+	// job locked by JobForUpdate.
 	UpdateJob(ctx context.Context, j Job) error
 
 	// CandidateForUpdate returns a candidate of a job viewer can reach, with
 	// its stage and notes count, locked.
 	CandidateForUpdate(ctx context.Context, viewer, jobID, id int64) (Candidate, error)
-	// Stage returns a stage of the job, or not_found.
-	Stage(ctx context.Context, jobID, stageID int64) (Stage, error)
-	// SetCandidateStage moves a candidate to a stage.
+	// CandidateForMove is CandidateForUpdate that also returns the stage
+	// of the job with id stageID, or nil when the job has none such.
+	CandidateForMove(ctx context.Context, viewer, jobID, id, stageID int64) (Candidate, *Stage, error)
+	// SetCandidateStage moves a candidate locked by CandidateForUpdate to a
+	// stage.
 	SetCandidateStage(ctx context.Context, candidateID, stageID int64, at time.Time) error
 	// InsertNote stores a note and returns it with its id.
 	InsertNote(ctx context.Context, n Note) (Note, error)

@@ -23,7 +23,7 @@ func (t *tx) InsertActivity(ctx context.Context, a pipeline.Activity) error {
 	if a.TokenID != 0 {
 		token = a.TokenID
 	}
-	_, err := t.run.exec(ctx, qInsertActivity,
+	err := t.run.deferred(ctx, qInsertActivity,
 		a.TeamID, a.UserID, token, a.IP, a.Action, a.SubjectType, a.SubjectID, changes, ts(a.CreatedAt))
 	return formatError(err, "Activity")
 }

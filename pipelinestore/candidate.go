@@ -13,10 +13,17 @@ import (
 const candidateColumns = `c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
 	j.team_id, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage`
 
-// The candidate list's parameters: the job, the viewer, then the stage and
-// the search pattern when the filter has them, then the offset.
+// candidateListQuery is the SQL of a candidate list. Its parameters: the
+// job, the viewer, then the stage and the search pattern when the filter has
+// them, then the offset.
+//
+// The page is found first, on the candidates alone: the ids of the page's
+// rows, walking the index of the list's order past the offset. Only those
+// rows are then read whole, with their stage names, and only when the
+// viewer reaches the job; a page deep in a long list costs an index walk,
+// not a row read per row skipped.
 func candidateListQuery(stage, search bool) candidateQuery {
-	q := candidateQuery{job: `j.id = $1 AND ` + visible(2), cond: `c.job_id = j.id`}
+	q := candidateQuery{cond: `c.job_id = $1`}
 	n := 2
 	if stage {
 		n++
@@ -28,23 +35,38 @@ func candidateListQuery(stage, search bool) candidateQuery {
 		q.search = true
 		q.cond += ` AND ` + matches(n, "c.name_fold", "c.email_fold")
 	}
-	q.page = `SELECT ` + candidateColumns + `, ` + q.pageTotal() + ` AS total
-FROM jobs AS j JOIN candidates AS c ON ` + q.cond + `
-WHERE ` + q.job + `
-ORDER BY c.applied DESC, c.id DESC LIMIT ` + strconv.Itoa(pipeline.PageSize) + ` OFFSET $` + strconv.Itoa(n+1)
-	q.empty = `SELECT ` + q.total() + ` AS total, ` + q.stageOK() + ` AS stage_ok FROM jobs AS j WHERE ` + q.job
+	total := q.total()
+	if search {
+		total = "p.total"
+	}
+	q.page = `SELECT ` + candidateColumns + `, ` + total + ` AS total
+FROM (SELECT c.id` + q.windowCount() + ` FROM candidates AS c WHERE ` + q.cond + `
+	ORDER BY c.applied DESC, c.id DESC LIMIT ` + strconv.Itoa(pipeline.PageSize) + ` OFFSET $` + strconv.Itoa(n+1) + `) AS p
+JOIN candidates AS c ON c.id = p.id
+JOIN jobs AS j ON j.id = c.job_id
+WHERE ` + visible(2) + `
+ORDER BY c.applied DESC, c.id DESC`
+	q.empty = `SELECT ` + q.total() + ` AS total, ` + q.stageOK() + ` AS stage_ok FROM jobs AS j WHERE j.id = $1 AND ` + visible(2)
 	return q
 }
 
-// candidateQuery is the SQL of a candidate list: job is the condition on
-// the job j (its id, and the viewer reaching it), cond the join condition
-// of its candidates c that pass the filter; page reads a page, and empty
-// tells why a page is empty.
+// candidateQuery is the SQL of a candidate list: cond is the condition on
+// the job's candidates c that pass the filter; page reads a page, and
+// empty tells why a page is empty.
 type candidateQuery struct {
-	job, cond   string
+	cond        string
 	stage       string // the stage's placeholder, "" when not filtered
 	search      bool
 	page, empty string
+}
+
+// windowCount counts a search's matches beside the page's ids, in the scan
+// that finds them.
+func (q candidateQuery) windowCount() string {
+	if q.search {
+		return ", count(*) OVER () AS total"
+	}
+	return ""
 }
 
 // The list queries without a search are prepared; a search is planned for
@@ -102,24 +124,16 @@ func (db *DB) ListCandidates(ctx context.Context, viewer, jobID int64, f pipelin
 }
 
 // total is the number of the job's candidates that pass the filter: kept
-// by the stages, or counted for a search.
+// by the stages, or counted for a search. It depends on parameters only,
+// so the database computes it once per statement.
 func (q candidateQuery) total() string {
 	switch {
 	case q.search:
 		return `(SELECT count(*) FROM candidates AS c WHERE ` + q.cond + `)`
 	case q.stage != "":
-		return `COALESCE((SELECT st.candidate_count FROM stages AS st WHERE st.id = ` + q.stage + ` AND st.job_id = j.id), 0)`
+		return `COALESCE((SELECT st.candidate_count FROM stages AS st WHERE st.id = ` + q.stage + ` AND st.job_id = $1), 0)`
 	}
-	return `(SELECT CAST(COALESCE(sum(st.candidate_count), 0) AS BIGINT) FROM stages AS st WHERE st.job_id = j.id)`
-}
-
-// pageTotal is total in a page's query: a window count of a search's rows,
-// which the page query reads anyway.
-func (q candidateQuery) pageTotal() string {
-	if q.search {
-		return "count(*) OVER ()"
-	}
-	return q.total()
+	return `(SELECT CAST(COALESCE(sum(st.candidate_count), 0) AS BIGINT) FROM stages AS st WHERE st.job_id = $1)`
 }
 
 // stageOK is 1 when the stage filter, if any, names a stage of the job.
@@ -127,7 +141,7 @@ func (q candidateQuery) stageOK() string {
 	if q.stage == "" {
 		return "1"
 	}
-	return `CASE WHEN EXISTS (SELECT 1 FROM stages AS s WHERE s.id = ` + q.stage + ` AND s.job_id = j.id) THEN 1 ELSE 0 END`
+	return `CASE WHEN EXISTS (SELECT 1 FROM stages AS s WHERE s.id = ` + q.stage + ` AND s.job_id = $1) THEN 1 ELSE 0 END`
 }
 
 var (
@@ -135,6 +149,13 @@ var (
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
 WHERE c.id = $1 AND c.job_id = $2 AND `+visible(3), ` FOR NO KEY UPDATE OF c`)
 	qSetCandidateStage = prepared(`UPDATE candidates SET stage_id = $1, updated_at = $2 WHERE id = $3`)
+	// qCandidateForMove is the candidate, locked, and the stage $4 of its
+	// job, in one statement.
+	qCandidateForMove = preparedLockable(`SELECT `+candidateColumns+`, t.id AS target_id, t.name AS target_name,
+	t.position AS target_position
+FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
+LEFT JOIN stages AS t ON t.id = $4 AND t.job_id = c.job_id
+WHERE c.id = $1 AND c.job_id = $2 AND `+visible(3), ` FOR NO KEY UPDATE OF c`)
 )
 
 // Candidate returns a candidate of a job viewer can reach, with its stage
@@ -161,11 +182,27 @@ func (t *tx) CandidateForUpdate(ctx context.Context, viewer, jobID, id int64) (p
 	return selectCandidate(ctx, t.run, t.lock(qCandidate), viewer, jobID, id)
 }
 
+// CandidateForMove is CandidateForUpdate that also returns the stage of
+// the candidate's job with id stageID, or nil, in the same statement.
+func (t *tx) CandidateForMove(ctx context.Context, viewer, jobID, id, stageID int64) (pipeline.Candidate, *pipeline.Stage, error) {
+	var r struct {
+		candidateRow
+		TargetID       *int64  `bun:"target_id"`
+		TargetName     *string `bun:"target_name"`
+		TargetPosition *int    `bun:"target_position"`
+	}
+	if err := t.run.get(ctx, t.lock(qCandidateForMove), args(id, jobID, viewer, stageID), &r); err != nil {
+		return pipeline.Candidate{}, nil, formatError(err, "Candidate")
+	}
+	var st *pipeline.Stage
+	if r.TargetID != nil {
+		st = &pipeline.Stage{ID: *r.TargetID, JobID: jobID, Name: *r.TargetName, Position: *r.TargetPosition}
+	}
+	return r.candidateRow.toCandidate(), st, nil
+}
+
 // SetCandidateStage moves a candidate to a stage.
 func (t *tx) SetCandidateStage(ctx context.Context, candidateID, stageID int64, at time.Time) error {
-	res, err := t.run.exec(ctx, qSetCandidateStage, stageID, ts(at), candidateID)
-	if err != nil {
-		return formatError(err, "Candidate")
-	}
-	return expectRow(res, "Candidate")
+	// The caller holds the candidate's row lock, so the row is there.
+	return formatError(t.run.deferred(ctx, qSetCandidateStage, stageID, ts(at), candidateID), "Candidate")
 }

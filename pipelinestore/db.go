@@ -258,8 +258,16 @@ func (db *DB) Write(ctx context.Context, fn func(pipeline.Tx) error) error {
 	if err := db.w.prepareAll(ctx); err != nil {
 		return err
 	}
+	pg := db.dialect == DialectPostgres
 	return db.w.bun.RunInTx(ctx, nil, func(ctx context.Context, btx bun.Tx) error {
-		return fn(&tx{run: runner{p: db.w, tx: &btx}, pg: db.dialect == DialectPostgres, schema: db.schema})
+		t := &tx{run: runner{p: db.w, tx: &btx}, pg: pg, schema: db.schema}
+		if pg {
+			t.run.later = &batch{}
+		}
+		if err := fn(t); err != nil {
+			return err
+		}
+		return formatError(t.run.flush(ctx), "Record")
 	})
 }
 

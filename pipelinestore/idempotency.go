@@ -12,8 +12,9 @@ import (
 )
 
 var (
-	qLockKey           = preparedPG(`SELECT pg_try_advisory_xact_lock($1)`)
-	qIdempotencyRecord = prepared(`SELECT team_id, key, user_id, request, result, created_at FROM idempotency_keys
+	qClaimKey = preparedPG(`SELECT locked, user_id, request, result, created_at
+FROM pipeline_claim_key($1, $2, $3, $4)`)
+	qIdempotencyRecord = prepared(`SELECT true AS locked, user_id, request, result, created_at FROM idempotency_keys
 WHERE team_id = $1 AND key = $2 AND created_at >= $3`)
 	qSaveIdempotencyRecord = prepared(`INSERT INTO idempotency_keys AS k (team_id, key, user_id, request, result, created_at)
 VALUES ($1, $2, $3, $4, $5, $6)
@@ -21,18 +22,39 @@ ON CONFLICT (team_id, key) DO UPDATE SET user_id = EXCLUDED.user_id, request = E
 	result = EXCLUDED.result, created_at = EXCLUDED.created_at`)
 )
 
-// LockIdempotencyKey takes the transaction-scoped lock of a team's key. On
-// PostgreSQL it is an advisory lock on a 64-bit hash of the schema, team
-// and key, tried without waiting, so that a second request with a key
-// still in flight is told at once. On SQLite write transactions are already
+// ClaimIdempotencyKey takes the transaction-scoped lock of a team's key and,
+// holding it, reads the key's record created at or after since. On
+// PostgreSQL the lock is an advisory lock on a 64-bit hash of the schema,
+// team and key, tried without waiting, so that a second request with a key
+// still in flight is told at once; lock and read are one round trip (the
+// function pipeline_claim_key). On SQLite write transactions are already
 // serialized, so the lock is always free.
-func (t *tx) LockIdempotencyKey(ctx context.Context, teamID int64, key string) (bool, error) {
-	if !t.pg {
-		return true, nil
+func (t *tx) ClaimIdempotencyKey(ctx context.Context, teamID int64, key string, since time.Time) (bool, *pipeline.IdempotencyRecord, error) {
+	var r struct {
+		Locked    bool       `bun:"locked"`
+		UserID    *int64     `bun:"user_id"`
+		Request   *string    `bun:"request"`
+		Result    []byte     `bun:"result"`
+		CreatedAt *time.Time `bun:"created_at"`
 	}
-	var ok bool
-	err := t.run.get(ctx, qLockKey, args(idempotencyLockID(t.schema, teamID, key)), &ok)
-	return ok, formatError(err, "Idempotency key")
+	var err error
+	if t.pg {
+		err = t.run.get(ctx, qClaimKey, args(idempotencyLockID(t.schema, teamID, key), teamID, key, ts(since)), &r)
+	} else {
+		err = t.run.get(ctx, qIdempotencyRecord, args(teamID, key, ts(since)), &r)
+		if errors.Is(err, sql.ErrNoRows) {
+			return true, nil, nil
+		}
+	}
+	if err != nil {
+		return false, nil, formatError(err, "Idempotency key")
+	}
+	if !r.Locked || r.UserID == nil {
+		return r.Locked, nil, nil
+	}
+	return true, &pipeline.IdempotencyRecord{
+		TeamID: teamID, Key: key, UserID: *r.UserID, Request: *r.Request, Result: r.Result, CreatedAt: r.CreatedAt.UTC(),
+	}, nil
 }
 
 // idempotencyLockID hashes schema, team and key into the advisory lock
@@ -47,32 +69,11 @@ func idempotencyLockID(schema string, teamID int64, key string) int64 {
 	return int64(h.Sum64())
 }
 
-// IdempotencyRecord returns the record stored under a team's key and created
-// at or after since, or nil.
-func (t *tx) IdempotencyRecord(ctx context.Context, teamID int64, key string, since time.Time) (*pipeline.IdempotencyRecord, error) {
-	var r idempotencyRow
-	err := t.run.get(ctx, qIdempotencyRecord, args(teamID, key, ts(since)), &r)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, formatError(err, "Idempotency key")
-	}
-	return &pipeline.IdempotencyRecord{
-		TeamID:    r.TeamID,
-		Key:       r.Key,
-		UserID:    r.UserID,
-		Request:   r.Request,
-		Result:    r.Result,
-		CreatedAt: r.CreatedAt.UTC(),
-	}, nil
-}
-
 // SaveIdempotencyRecord stores a record, replacing an expired one under the
 // same team and key. The caller holds the key's lock and found no live
 // record, so any row already there has expired.
 func (t *tx) SaveIdempotencyRecord(ctx context.Context, rec pipeline.IdempotencyRecord) error {
-	_, err := t.run.exec(ctx, qSaveIdempotencyRecord, rec.TeamID, rec.Key, rec.UserID, rec.Request, rec.Result, ts(rec.CreatedAt))
+	err := t.run.deferred(ctx, qSaveIdempotencyRecord, rec.TeamID, rec.Key, rec.UserID, rec.Request, rec.Result, ts(rec.CreatedAt))
 	return formatError(err, "Idempotency key")
 }
 

@@ -27,8 +27,9 @@ func TestStore_Idempotency(t *testing.T) {
 			t.Helper()
 			var rec *pipeline.IdempotencyRecord
 			write(func(tx pipeline.Tx) error {
-				var err error
-				rec, err = tx.IdempotencyRecord(ctx, team, key, since)
+				ok, r, err := tx.ClaimIdempotencyKey(ctx, team, key, since)
+				assert.True(t, ok, "the key is free")
+				rec = r
 				return err
 			})
 			return rec
@@ -68,11 +69,11 @@ func TestStore_Idempotency(t *testing.T) {
 	})
 }
 
-// TestStore_LockIdempotencyKey holds a key's lock in one transaction and
+// TestStore_ClaimIdempotencyKey holds a key's lock in one transaction and
 // tries it from another: on PostgreSQL the second is refused until the
 // first ends; on SQLite transactions are serialized, so the lock is always
 // free.
-func TestStore_LockIdempotencyKey(t *testing.T) {
+func TestStore_ClaimIdempotencyKey(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
 		f := seeded(t, db)
 		ctx := context.Background()
@@ -82,7 +83,7 @@ func TestStore_LockIdempotencyKey(t *testing.T) {
 			var ok bool
 			require.NoError(t, db.Write(ctx, func(tx pipeline.Tx) error {
 				var err error
-				ok, err = tx.LockIdempotencyKey(ctx, team, key)
+				ok, _, err = tx.ClaimIdempotencyKey(ctx, team, key, time.Time{})
 				return err
 			}))
 			return ok
@@ -101,7 +102,7 @@ func TestStore_LockIdempotencyKey(t *testing.T) {
 		require.Equal(t, acme, otherTeam)
 		go func() {
 			done <- db.Write(ctx, func(tx pipeline.Tx) error {
-				ok, err := tx.LockIdempotencyKey(ctx, acme, "k")
+				ok, _, err := tx.ClaimIdempotencyKey(ctx, acme, "k", time.Time{})
 				if err != nil || !ok {
 					close(held)
 					return err
@@ -116,7 +117,7 @@ func TestStore_LockIdempotencyKey(t *testing.T) {
 		assert.True(t, lock(acme, "other key"))
 		assert.True(t, lock(f.Res.Teams["globex"], "k"), "keys are per team")
 		require.NoError(t, other.Write(ctx, func(tx pipeline.Tx) error {
-			ok, err := tx.LockIdempotencyKey(ctx, otherTeam, "k")
+			ok, _, err := tx.ClaimIdempotencyKey(ctx, otherTeam, "k", time.Time{})
 			assert.True(t, ok, "keys are per schema")
 			return err
 		}))

@@ -50,7 +50,6 @@ ORDER BY s.position`)
 	qCountActiveJobs = prepared(`SELECT count(*) FROM jobs WHERE team_id = $1 AND status IN ($2, $3)`)
 	qUpdateJob       = prepared(`UPDATE jobs SET title = $1, title_fold = $2, description = $3, status = $4, updated_at = $5
 WHERE id = $6`)
-	qStage = prepared(`SELECT id, job_id, name, position FROM stages WHERE id = $1 AND job_id = $2`)
 )
 
 // ListJobs returns a page of the jobs viewer can reach on all of its teams,
@@ -174,19 +173,6 @@ func (t *tx) JobForUpdate(ctx context.Context, viewer, id int64) (pipeline.Job, 
 
 // UpdateJob stores the title, description, status and updated_at of j.
 func (t *tx) UpdateJob(ctx context.Context, j pipeline.Job) error {
-	res, err := t.run.exec(ctx, qUpdateJob, j.Title, pipeline.Fold(j.Title), j.Description, string(j.Status), ts(j.UpdatedAt), j.ID)
-	if err != nil {
-		return formatError(err, "Job")
-	}
-	return expectRow(res, "Job")
-}
-
-// Stage returns a stage of the job.
-func (t *tx) Stage(ctx context.Context, jobID, stageID int64) (pipeline.Stage, error) {
-	var r stageRow
-	err := t.run.get(ctx, qStage, args(stageID, jobID), &r)
-	if err != nil {
-		return pipeline.Stage{}, formatError(err, "Stage")
-	}
-	return r.toStage(), nil
+	// The caller holds the job's row lock, so the row is there.
+	return formatError(t.run.deferred(ctx, qUpdateJob, j.Title, pipeline.Fold(j.Title), j.Description, string(j.Status), ts(j.UpdatedAt), j.ID), "Job")
 }

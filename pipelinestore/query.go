@@ -143,9 +143,51 @@ func (p *pool) close() {
 // runner runs prepared statements on a pool, or inside one of its
 // transactions when tx is set.
 type runner struct {
-	p   *pool
-	tx  *bun.Tx
-	raw bool // see planned
+	p     *pool
+	tx    *bun.Tx
+	raw   bool   // see planned
+	later *batch // see deferred; nil outside a PostgreSQL transaction
+}
+
+// batch is a transaction's writes that return nothing, waiting to be sent
+// together in one round trip.
+type batch struct {
+	stmts []string
+	args  []any
+}
+
+// deferred runs a write that returns nothing. Inside a PostgreSQL
+// transaction it is sent with the transaction's next statement, or before
+// the commit, together with the other writes waiting: one round trip for
+// the change, its activity entry and its idempotency record, and row locks
+// taken as late as the commit allows. A failure then fails that statement,
+// or the commit, and the transaction as a whole.
+func (r runner) deferred(ctx context.Context, query string, args ...any) error {
+	if r.later == nil {
+		_, err := r.exec(ctx, query, args...)
+		return err
+	}
+	offset := len(r.later.args)
+	r.later.stmts = append(r.later.stmts, placeholder.ReplaceAllStringFunc(query, func(m string) string {
+		n, _ := strconv.Atoi(m[1:])
+		return "$" + strconv.Itoa(n+offset)
+	}))
+	r.later.args = append(r.later.args, args...)
+	return nil
+}
+
+// flush sends the waiting writes as one simple query, whose arguments the
+// driver writes into the text.
+func (r runner) flush(ctx context.Context) (err error) {
+	if r.later == nil || len(r.later.stmts) == 0 {
+		return nil
+	}
+	query, args := strings.Join(r.later.stmts, ";\n"), r.later.args
+	r.later.stmts, r.later.args = nil, nil
+	ctx, done := r.trace(ctx, query, args)
+	defer func() { done(nil, err) }()
+	_, err = r.tx.Tx.ExecContext(ctx, query, args...)
+	return err
 }
 
 // planned returns a runner whose statements PostgreSQL plans for their
@@ -190,6 +232,9 @@ func (r runner) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 // get scans the first row of query into dest (a row struct or scalars); no
 // row is sql.ErrNoRows.
 func (r runner) get(ctx context.Context, query string, args []any, dest ...any) (err error) {
+	if err := r.flush(ctx); err != nil {
+		return err
+	}
 	if r.raw {
 		return r.rawQuery(query, args).Scan(ctx, dest...)
 	}
@@ -218,6 +263,9 @@ func (r runner) get(ctx context.Context, query string, args []any, dest ...any) 
 
 // all scans every row of query into dest, a pointer to a slice.
 func (r runner) all(ctx context.Context, query string, args []any, dest any) (err error) {
+	if err := r.flush(ctx); err != nil {
+		return err
+	}
 	if r.raw {
 		return r.rawQuery(query, args).Scan(ctx, dest)
 	}
@@ -236,6 +284,9 @@ func (r runner) all(ctx context.Context, query string, args []any, dest any) (er
 
 // exec runs query for its effect.
 func (r runner) exec(ctx context.Context, query string, args ...any) (res sql.Result, err error) {
+	if err := r.flush(ctx); err != nil {
+		return nil, err
+	}
 	ctx, done := r.trace(ctx, query, args)
 	defer func() { done(res, err) }()
 	s, err := r.prepared(ctx, query)

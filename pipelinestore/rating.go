@@ -32,6 +32,6 @@ func (t *tx) Rating(ctx context.Context, candidateID, userID int64) (*pipeline.R
 
 // SaveRating stores a user's rating of a candidate, replacing theirs.
 func (t *tx) SaveRating(ctx context.Context, r pipeline.Rating) error {
-	_, err := t.run.exec(ctx, qSaveRating, r.CandidateID, r.UserID, string(r.Value), ts(r.UpdatedAt))
+	err := t.run.deferred(ctx, qSaveRating, r.CandidateID, r.UserID, string(r.Value), ts(r.UpdatedAt))
 	return formatError(err, "Rating")
 }

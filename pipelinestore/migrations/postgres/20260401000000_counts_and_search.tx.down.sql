@@ -1,3 +1,5 @@
+DROP FUNCTION IF EXISTS pipeline_claim_key;
+--bun:split
 DROP TRIGGER IF EXISTS notes_count ON notes;
 --bun:split
 DROP FUNCTION IF EXISTS pipeline_count_note;

@@ -72,10 +72,10 @@ END $$;
 CREATE TRIGGER notes_count AFTER INSERT OR DELETE ON notes FOR EACH ROW EXECUTE FUNCTION pipeline_count_note();
 --bun:split
 -- The stage filter of the candidate list: a stage's candidates, newest
--- applicant first.
+-- applicant first, with the job for the list's condition on it.
 DROP INDEX candidates_stage_id_idx;
 --bun:split
-CREATE INDEX candidates_stage_applied_idx ON candidates (stage_id, applied DESC, id DESC);
+CREATE INDEX candidates_stage_applied_idx ON candidates (job_id, stage_id, applied DESC, id DESC);
 --bun:split
 -- Substring search (LIKE '%…%') on the folded columns, served by trigram
 -- indexes. pg_trgm is a trusted extension of PostgreSQL's contrib; the
@@ -90,4 +90,25 @@ BEGIN
     EXECUTE format('CREATE INDEX candidates_name_trgm_idx ON candidates USING gin (name_fold %I.gin_trgm_ops)', trgm);
     EXECUTE format('CREATE INDEX candidates_email_trgm_idx ON candidates USING gin (email_fold %I.gin_trgm_ops)', trgm);
     EXECUTE format('CREATE INDEX jobs_title_trgm_idx ON jobs USING gin (title_fold %I.gin_trgm_ops)', trgm);
+END $$;
+--bun:split
+-- Claims an idempotency key in one round trip: the key's advisory lock,
+-- tried without waiting, then, holding it, the key's record. The function is
+-- VOLATILE, so its query takes a snapshot of its own after the lock is held
+-- and sees the record of a transaction that committed while the calling
+-- statement waited: a lock and a read in one statement of the caller's
+-- could miss it.
+CREATE FUNCTION pipeline_claim_key(lock_id bigint, team bigint, k text, since timestamptz)
+RETURNS TABLE (locked boolean, user_id bigint, request text, result bytea, created_at timestamptz)
+LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+    IF NOT pg_try_advisory_xact_lock(lock_id) THEN
+        RETURN QUERY SELECT false, NULL::bigint, NULL::text, NULL::bytea, NULL::timestamptz;
+        RETURN;
+    END IF;
+    RETURN QUERY SELECT true, i.user_id, i.request, i.result, i.created_at FROM idempotency_keys AS i
+        WHERE i.team_id = team AND i.key = k AND i.created_at >= since;
+    IF NOT FOUND THEN
+        RETURN QUERY SELECT true, NULL::bigint, NULL::text, NULL::bytea, NULL::timestamptz;
+    END IF;
 END $$;

@@ -37,4 +37,4 @@ END;
 -- the job's candidates on SQLite.
 DROP INDEX candidates_stage_id_idx;
 --bun:split
-CREATE INDEX candidates_stage_applied_idx ON candidates (stage_id, applied DESC, id DESC);
+CREATE INDEX candidates_stage_applied_idx ON candidates (job_id, stage_id, applied DESC, id DESC);
