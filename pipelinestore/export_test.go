@@ -2,6 +2,8 @@ package pipelinestore
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync/atomic"
 
 	"github.com/uptrace/bun"
@@ -36,3 +38,63 @@ type countingHook struct{ n *atomic.Int64 }
 func (h countingHook) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
 
 func (h countingHook) AfterQuery(_ context.Context, _ *bun.QueryEvent) { h.n.Add(1) }
+
+// ListPlans returns, on PostgreSQL, the plan of each list query the store
+// prepares or plans, for a viewer, a job and a stage of it, as the
+// database runs it: prepared queries with their generic plan (which a
+// prepared statement settles on), a search planned for its pattern.
+// settings are SET on the connection first.
+func ListPlans(ctx context.Context, db *DB, viewer, jobID, stageID int64, search string, settings ...string) (map[string]string, error) {
+	conn, err := db.r.bun.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "SET plan_cache_mode = force_generic_plan"); err != nil {
+		return nil, err
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), "RESET plan_cache_mode; RESET enable_seqscan; DEALLOCATE ALL") //nolint:errcheck // the connection goes back to the pool either way
+	for _, set := range settings {
+		if _, err := conn.ExecContext(ctx, "SET "+set); err != nil {
+			return nil, err
+		}
+	}
+	pattern := likePattern(search)
+	queries := []struct {
+		name, query string
+		args        []any
+	}{
+		{"jobs", qJobsPage[1], args(viewer, "open", 0)},
+		{"candidates", qCandidates.page, args(jobID, viewer, 0)},
+		{"candidates, a middle page", qCandidates.page, args(jobID, viewer, 1500)},
+		{"candidates of a stage", qStageCandidates.page, args(jobID, viewer, stageID, 0)},
+		{"candidates, an empty page", qCandidates.empty, args(jobID, viewer)},
+		{"jobs, searched", jobsPage(true, true), args(viewer, "open", pattern, 0)},
+		{"candidates, searched", candidateListQuery(false, true).page, args(jobID, viewer, pattern, 0)},
+	}
+	plans := map[string]string{}
+	for i, q := range queries {
+		name := fmt.Sprintf("p%d", i)
+		if _, err := conn.ExecContext(ctx, "PREPARE "+name+" AS "+q.query); err != nil {
+			return nil, fmt.Errorf("%s: %w", q.name, err)
+		}
+		// A search is planned for its pattern, not prepared: explain it so.
+		explain := "EXPLAIN EXECUTE " + name + "(" + strings.Repeat("?, ", len(q.args)-1) + "?)"
+		if strings.Contains(q.name, "searched") {
+			explain = "EXPLAIN " + runner{}.rawText(q.query)
+		}
+		var lines []string
+		if err := conn.NewRaw(explain, q.args...).Scan(ctx, &lines); err != nil {
+			return nil, fmt.Errorf("%s: %w", q.name, err)
+		}
+		plans[q.name] = strings.Join(lines, "\n")
+	}
+	return plans, nil
+}
+
+// ExecSQL runs a statement on db's writer, for tests that build data in
+// bulk.
+func ExecSQL(ctx context.Context, db *DB, query string, args ...any) error {
+	_, err := db.w.bun.ExecContext(ctx, query, args...)
+	return err
+}

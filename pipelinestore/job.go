@@ -13,36 +13,51 @@ import (
 const jobColumns = `j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
 	j.application_deadline, j.created_at, j.updated_at`
 
-// jobsWhere is the condition of a job list for the viewer $1 and the status
-// $2, and the search pattern $3 if search is set. The team_id IN (…)
-// condition repeats part of the visibility rule so that the planner starts
-// from the viewer's memberships and walks jobs(team_id, status, created_at,
-// id) instead of every job.
-func jobsWhere(search bool) string {
-	where := `j.team_id IN (SELECT m.team_id FROM memberships AS m WHERE m.user_id = $1)
-AND j.status = $2 AND ` + visible(1)
+// jobsOf is the jobs of a list for the viewer $1 with the status $2 (and
+// the title pattern $3 if search is set). On PostgreSQL they are read team
+// by team: each of the viewer's teams walks jobs(team_id, status,
+// created_at, id) in the list's order, through the visibility rule, and
+// stops after limit rows (an expression of the parameters), so that a page
+// costs the viewer's teams times the rows up to it, never a scan of every
+// job. SQLite, which has no LATERAL, filters the jobs of the viewer's teams.
+func jobsOf(pg, search bool, limit string) string {
+	filter := ""
 	if search {
-		where += ` AND ` + matches(3, "j.title_fold")
+		filter = ` AND ` + matches(3, "j.title_fold")
 	}
-	return where
+	if !pg {
+		return `(SELECT ` + jobColumns + ` FROM jobs AS j
+	WHERE j.team_id IN (SELECT m.team_id FROM memberships AS m WHERE m.user_id = $1)
+	AND j.status = $2 AND ` + visible(1) + filter + `) AS j`
+	}
+	if limit != "" {
+		limit = `
+		ORDER BY j.created_at DESC, j.id DESC LIMIT ` + limit
+	}
+	return `(SELECT m.team_id FROM memberships AS m WHERE m.user_id = $1) AS t
+	CROSS JOIN LATERAL (SELECT ` + jobColumns + ` FROM jobs AS j
+		WHERE j.team_id = t.team_id AND j.status = $2 AND ` + visible(1) + filter + limit + `) AS j`
 }
 
-// jobsPage is the page query of a job list, with a window count; its offset
-// is the parameter after the filter's.
-func jobsPage(search bool) string {
+// jobsPage is the page query of a job list; its offset is the parameter
+// after the filter's. The total counts the viewer's visible jobs once per
+// statement.
+func jobsPage(pg, search bool) string {
 	offset := "$3"
 	if search {
 		offset = "$4"
 	}
-	return `SELECT ` + jobColumns + `, count(*) OVER () AS total FROM jobs AS j WHERE ` + jobsWhere(search) + `
+	return `SELECT j.*, (SELECT count(*) FROM ` + jobsOf(pg, search, "") + `) AS total
+FROM ` + jobsOf(pg, search, offset+" + "+strconv.Itoa(pipeline.PageSize)) + `
 ORDER BY j.created_at DESC, j.id DESC LIMIT ` + strconv.Itoa(pipeline.PageSize) + ` OFFSET ` + offset
 }
 
+// jobsCount is the total of a job list alone, for a page past the last.
+func jobsCount(pg, search bool) string { return `SELECT count(*) FROM ` + jobsOf(pg, search, "") }
+
 var (
-	qJobsPage  = prepared(jobsPage(false))
-	qJobsCount = prepared(`SELECT count(*) FROM jobs AS j WHERE ` + jobsWhere(false))
-	qJob       = preparedLockable(`SELECT `+jobColumns+` FROM jobs AS j WHERE j.id = $1 AND `+visible(2), ` FOR NO KEY UPDATE OF j`)
-	qStages    = prepared(`SELECT s.id, s.name, s.position FROM jobs AS j
+	qJob    = preparedLockable(`SELECT `+jobColumns+` FROM jobs AS j WHERE j.id = $1 AND `+visible(2), ` FOR NO KEY UPDATE OF j`)
+	qStages = prepared(`SELECT s.id, s.name, s.position FROM jobs AS j
 LEFT JOIN stages AS s ON s.job_id = j.id
 WHERE j.id = $1 AND ` + visible(2) + `
 ORDER BY s.position`)
@@ -50,18 +65,23 @@ ORDER BY s.position`)
 	qCountActiveJobs = prepared(`SELECT count(*) FROM jobs WHERE team_id = $1 AND status IN ($2, $3)`)
 	qUpdateJob       = prepared(`UPDATE jobs SET title = $1, title_fold = $2, description = $3, status = $4, updated_at = $5
 WHERE id = $6`)
+
+	qJobsPage = [2]string{
+		preparedSQLite(jobsPage(false, false)), preparedPG(jobsPage(true, false))}
+	qJobsCount = [2]string{
+		preparedSQLite(jobsCount(false, false)), preparedPG(jobsCount(true, false))}
 )
 
 // ListJobs returns a page of the jobs viewer can reach on all of its teams,
-// newest first, in one query with a window count; only a page past the last
-// costs a second query, for the total. A search is planned for its pattern
-// (see runner.planned).
+// newest first, with the total, in one query. A search is planned for its
+// pattern (see runner.planned).
 func (db *DB) ListJobs(ctx context.Context, viewer int64, f pipeline.JobFilter) (pipeline.List[pipeline.Job], error) {
 	filter := args(viewer, string(f.Status))
-	run, page, count := db.read(), qJobsPage, qJobsCount
+	pg := db.dialect == DialectPostgres
+	run, page, count := db.read(), qJobsPage[btoi(pg)], qJobsCount[btoi(pg)]
 	if f.Search != "" {
 		filter = append(filter, likePattern(f.Search))
-		run, page, count = run.planned(), jobsPage(true), `SELECT count(*) FROM jobs AS j WHERE `+jobsWhere(true)
+		run, page, count = run.planned(), jobsPage(pg, true), jobsCount(pg, true)
 	}
 	var rows []jobRow
 	if err := run.all(ctx, page, append(filter, pipeline.Offset(f.Page)), &rows); err != nil {
@@ -71,10 +91,12 @@ func (db *DB) ListJobs(ctx context.Context, viewer int64, f pipeline.JobFilter) 
 	for i, r := range rows {
 		list.Items[i] = r.toJob()
 	}
-	switch {
-	case len(rows) > 0:
+	if len(rows) > 0 {
 		list.Total = rows[0].Total
-	case f.Page > 1:
+		return list, nil
+	}
+	if f.Page > 1 {
+		// Past the last page: the total alone.
 		if err := run.get(ctx, count, filter, &list.Total); err != nil {
 			return pipeline.List[pipeline.Job]{}, formatError(err, "Job")
 		}
@@ -175,4 +197,12 @@ func (t *tx) JobForUpdate(ctx context.Context, viewer, id int64) (pipeline.Job, 
 func (t *tx) UpdateJob(ctx context.Context, j pipeline.Job) error {
 	// The caller holds the job's row lock, so the row is there.
 	return formatError(t.run.deferred(ctx, qUpdateJob, j.Title, pipeline.Fold(j.Title), j.Description, string(j.Status), ts(j.UpdatedAt), j.ID), "Job")
+}
+
+// btoi indexes a pair by a condition: 0 for false, 1 for true.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -37,27 +37,26 @@ type pool struct {
 // down here, and Write prepares them all on the pool before its first
 // transaction begins.
 var registry []struct {
-	query  string
-	pgOnly bool
+	query   string
+	dialect string // "": both
+}
+
+func register(query, dialect string) string {
+	registry = append(registry, struct {
+		query   string
+		dialect string
+	}{query, dialect})
+	return query
 }
 
 // prepared registers a statement of both dialects and returns it.
-func prepared(query string) string {
-	registry = append(registry, struct {
-		query  string
-		pgOnly bool
-	}{query, false})
-	return query
-}
+func prepared(query string) string { return register(query, "") }
 
 // preparedPG registers a statement that only PostgreSQL runs.
-func preparedPG(query string) string {
-	registry = append(registry, struct {
-		query  string
-		pgOnly bool
-	}{query, true})
-	return query
-}
+func preparedPG(query string) string { return register(query, DialectPostgres) }
+
+// preparedSQLite registers a statement that only SQLite runs.
+func preparedSQLite(query string) string { return register(query, DialectSQLite) }
 
 // lockable is a read that a transaction may also run to lock the rows it
 // reads, which only PostgreSQL needs: SQLite's write transactions are
@@ -78,8 +77,12 @@ func (p *pool) prepareAll(ctx context.Context) error {
 	if p.prepared {
 		return nil
 	}
+	dialect := DialectSQLite
+	if p.pg {
+		dialect = DialectPostgres
+	}
 	for _, r := range registry {
-		if r.pgOnly && !p.pg {
+		if r.dialect != "" && r.dialect != dialect {
 			continue
 		}
 		if _, err := p.stmt(ctx, r.query); err != nil {
@@ -202,13 +205,18 @@ func (r runner) planned() runner {
 // placeholder matches the $n parameters of a query.
 var placeholder = regexp.MustCompile(`\$([0-9]+)`)
 
-// rawQuery is query for Bun to format with its arguments: $n becomes Bun's
+// rawText is query for Bun to format with its arguments: $n becomes Bun's
 // zero-based ?n-1.
-func (r runner) rawQuery(query string, args []any) *bun.RawQuery {
-	text := placeholder.ReplaceAllStringFunc(query, func(m string) string {
+func (runner) rawText(query string) string {
+	return placeholder.ReplaceAllStringFunc(query, func(m string) string {
 		n, _ := strconv.Atoi(m[1:])
 		return "?" + strconv.Itoa(n-1)
 	})
+}
+
+// rawQuery is query run through Bun, which formats its arguments into it.
+func (r runner) rawQuery(query string, args []any) *bun.RawQuery {
+	text := r.rawText(query)
 	if r.tx != nil {
 		return r.tx.NewRaw(text, args...)
 	}
