@@ -35,20 +35,25 @@ func candidateListQuery(stage, search bool) candidateQuery {
 		q.search = true
 		q.cond += ` AND ` + matches(n, "c.name_fold", "c.email_fold")
 	}
-	total := q.total()
+	total, size := q.total(), ""
 	if search {
-		total = "p.total"
+		total, size = "p.total", `, `+jobSize+` AS job_size`
 	}
-	q.page = `SELECT ` + candidateColumns + `, ` + total + ` AS total
+	q.page = `SELECT ` + candidateColumns + `, ` + total + ` AS total` + size + `
 FROM (SELECT c.id` + q.windowCount() + ` FROM candidates AS c WHERE ` + q.cond + `
 	ORDER BY c.applied DESC, c.id DESC LIMIT ` + strconv.Itoa(pipeline.PageSize) + ` OFFSET $` + strconv.Itoa(n+1) + `) AS p
 JOIN candidates AS c ON c.id = p.id
 JOIN jobs AS j ON j.id = c.job_id
 WHERE ` + visible(2) + `
 ORDER BY c.applied DESC, c.id DESC`
-	q.empty = `SELECT ` + q.total() + ` AS total, ` + q.stageOK() + ` AS stage_ok FROM jobs AS j WHERE j.id = $1 AND ` + visible(2)
+	q.empty = `SELECT ` + q.total() + ` AS total, ` + q.stageOK() + ` AS stage_ok` + size + `
+FROM jobs AS j WHERE j.id = $1 AND ` + visible(2)
 	return q
 }
+
+// jobSize is the number of candidates of the job $1, from the stages'
+// counts.
+const jobSize = `(SELECT CAST(COALESCE(sum(st.candidate_count), 0) AS BIGINT) FROM stages AS st WHERE st.job_id = $1)`
 
 // candidateQuery is the SQL of a candidate list: cond is the condition on
 // the job's candidates c that pass the filter; page reads a page, and
@@ -69,12 +74,20 @@ func (q candidateQuery) windowCount() string {
 	return ""
 }
 
-// The list queries without a search are prepared; a search is planned for
-// its pattern (see runner.planned).
+// The list queries are prepared. A search of a job larger than
+// searchScanLimit is planned for its pattern instead (see runner.planned):
+// there the trigram indexes find the matches; in a smaller job, walking the
+// job's candidates costs less than planning.
 var (
 	qCandidates      = prepareCandidateList(candidateListQuery(false, false))
 	qStageCandidates = prepareCandidateList(candidateListQuery(true, false))
+	qSearch          = [2]candidateQuery{
+		prepareCandidateList(candidateListQuery(false, true)), prepareCandidateList(candidateListQuery(true, true))}
 )
+
+// searchScanLimit is the size of a job up to which a search walks its
+// candidates.
+const searchScanLimit = 10000
 
 func prepareCandidateList(q candidateQuery) candidateQuery {
 	prepared(q.page)
@@ -95,7 +108,10 @@ func (db *DB) ListCandidates(ctx context.Context, viewer, jobID int64, f pipelin
 		q, filter = qStageCandidates, append(filter, f.StageID)
 	}
 	if f.Search != "" {
-		q, run, filter = candidateListQuery(f.StageID != 0, true), run.planned(), append(filter, likePattern(f.Search))
+		q, filter = qSearch[btoi(f.StageID != 0)], append(filter, likePattern(f.Search))
+		if size, ok := db.jobSizes.get(jobID); !ok || size > searchScanLimit {
+			run = run.planned()
+		}
 	}
 	var rows []candidateRow
 	if err := run.all(ctx, q.page, append(filter, pipeline.Offset(f.Page)), &rows); err != nil {
@@ -107,14 +123,21 @@ func (db *DB) ListCandidates(ctx context.Context, viewer, jobID int64, f pipelin
 	}
 	if len(rows) > 0 {
 		list.Total = rows[0].Total
+		if q.search {
+			db.jobSizes.put(jobID, rows[0].JobSize)
+		}
 		return list, nil
 	}
 	var empty struct {
 		Total   int `bun:"total"`
 		StageOK int `bun:"stage_ok"`
+		JobSize int `bun:"job_size"`
 	}
 	if err := run.get(ctx, q.empty, filter, &empty); err != nil {
 		return pipeline.List[pipeline.Candidate]{}, formatError(err, "Job")
+	}
+	if q.search {
+		db.jobSizes.put(jobID, empty.JobSize)
 	}
 	if empty.StageOK == 0 {
 		return pipeline.List[pipeline.Candidate]{}, pipeline.ErrStageNotInJob

@@ -47,6 +47,8 @@ type DB struct {
 	schema  string // PostgreSQL's current schema, which scopes advisory locks
 	owned   bool   // Open opened the pools, so Close closes them
 
+	jobSizes sizes // what searches learned of jobs' sizes, to plan the next
+
 	mu     sync.Mutex
 	closed bool
 	bg     sync.WaitGroup // background sweeps of the rate limiter

@@ -64,12 +64,12 @@ func ListPlans(ctx context.Context, db *DB, viewer, jobID, stageID int64, search
 		name, query string
 		args        []any
 	}{
-		{"jobs", qJobsPage[1], args(viewer, "open", 0)},
+		{"jobs", qJobsPage[1], args(viewer, "open", 0, 15)},
 		{"candidates", qCandidates.page, args(jobID, viewer, 0)},
 		{"candidates, a middle page", qCandidates.page, args(jobID, viewer, 1500)},
 		{"candidates of a stage", qStageCandidates.page, args(jobID, viewer, stageID, 0)},
 		{"candidates, an empty page", qCandidates.empty, args(jobID, viewer)},
-		{"jobs, searched", jobsPage(true, true), args(viewer, "open", pattern, 0)},
+		{"jobs, searched", jobsPage(true, true), args(viewer, "open", pattern, 0, 15)},
 		{"candidates, searched", candidateListQuery(false, true).page, args(jobID, viewer, pattern, 0)},
 	}
 	plans := map[string]string{}

@@ -2,6 +2,7 @@ package pipelinestore
 
 import (
 	"context"
+	"math"
 	"strconv"
 
 	"github.com/uptrace/bun"
@@ -39,16 +40,16 @@ func jobsOf(pg, search bool, limit string) string {
 		WHERE j.team_id = t.team_id AND j.status = $2 AND ` + visible(1) + filter + limit + `) AS j`
 }
 
-// jobsPage is the page query of a job list; its offset is the parameter
-// after the filter's. The total counts the viewer's visible jobs once per
-// statement.
+// jobsPage is the page query of a job list; its offset, then the rows up to
+// the end of the page, are the parameters after the filter's. The total
+// counts the viewer's visible jobs once per statement.
 func jobsPage(pg, search bool) string {
-	offset := "$3"
+	offset, upTo := "$3", "$4"
 	if search {
-		offset = "$4"
+		offset, upTo = "$4", "$5"
 	}
 	return `SELECT j.*, (SELECT count(*) FROM ` + jobsOf(pg, search, "") + `) AS total
-FROM ` + jobsOf(pg, search, offset+" + "+strconv.Itoa(pipeline.PageSize)) + `
+FROM ` + jobsOf(pg, search, upTo) + `
 ORDER BY j.created_at DESC, j.id DESC LIMIT ` + strconv.Itoa(pipeline.PageSize) + ` OFFSET ` + offset
 }
 
@@ -84,7 +85,12 @@ func (db *DB) ListJobs(ctx context.Context, viewer int64, f pipeline.JobFilter) 
 		run, page, count = run.planned(), jobsPage(pg, true), jobsCount(pg, true)
 	}
 	var rows []jobRow
-	if err := run.all(ctx, page, append(filter, pipeline.Offset(f.Page)), &rows); err != nil {
+	offset := pipeline.Offset(f.Page)
+	pageArgs := append(filter, offset)
+	if pg {
+		pageArgs = append(pageArgs, offset+min(pipeline.PageSize, math.MaxInt-offset))
+	}
+	if err := run.all(ctx, page, pageArgs, &rows); err != nil {
 		return pipeline.List[pipeline.Job]{}, formatError(err, "Job")
 	}
 	list := pipeline.List[pipeline.Job]{Page: f.Page, PerPage: pipeline.PageSize, Items: make([]pipeline.Job, len(rows))}

@@ -140,6 +140,7 @@ type candidateRow struct {
 	Stage      string `bun:"stage,scanonly"`
 	NotesCount int    `bun:"notes_count"`
 	Total      int    `bun:"total,scanonly"`
+	JobSize    int    `bun:"job_size,scanonly"`
 }
 
 func (r candidateRow) toCandidate() pipeline.Candidate {
