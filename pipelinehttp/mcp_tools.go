@@ -133,14 +133,14 @@ type listJobsArgs struct {
 }
 
 func (a *api) mcpListJobs(ctx context.Context, x *toolCall, in *listJobsArgs) (list[jobItem], bool, error) {
-	var f pipeline.JobFilter
-	err := x.read(ctx, in, func() error {
-		f = pipeline.JobFilter{Status: deref(in.Status), Search: deref(in.Search), Page: int(deref(in.Page))}
-		return f.Validate()
-	})
-	if err == nil {
-		err = x.checkQuery(ctx, in.Status != nil && *in.Status == "", in.Page != nil && *in.Page < 1, false, f.Validate)
+	filter := func() pipeline.JobFilter {
+		return pipeline.JobFilter{Status: deref(in.Status), Search: deref(in.Search), Page: int(deref(in.Page))}
 	}
+	err := x.read(ctx, in, func() error { return filter().Validate() })
+	if err == nil {
+		err = x.checkQuery(ctx, in.Status != nil && *in.Status == "", in.Page != nil && *in.Page < 1, false, filter().Validate)
+	}
+	f := filter()
 	if err != nil {
 		return list[jobItem]{}, false, err
 	}
@@ -217,14 +217,14 @@ type listCandidatesArgs struct {
 }
 
 func (a *api) mcpListCandidates(ctx context.Context, x *toolCall, in *listCandidatesArgs) (list[candidateItem], bool, error) {
-	var f pipeline.CandidateFilter
-	err := x.read(ctx, in, func() error {
-		f = pipeline.CandidateFilter{Search: deref(in.Search), StageID: int64(deref(in.Stage)), Page: int(deref(in.Page))}
-		return f.Validate()
-	})
-	if err == nil {
-		err = x.checkQuery(ctx, false, in.Page != nil && *in.Page < 1, in.Stage != nil && *in.Stage < 1, f.Validate)
+	filter := func() pipeline.CandidateFilter {
+		return pipeline.CandidateFilter{Search: deref(in.Search), StageID: int64(deref(in.Stage)), Page: int(deref(in.Page))}
 	}
+	err := x.read(ctx, in, func() error { return filter().Validate() })
+	if err == nil {
+		err = x.checkQuery(ctx, false, in.Page != nil && *in.Page < 1, in.Stage != nil && *in.Stage < 1, filter().Validate)
+	}
+	f := filter()
 	if err != nil {
 		return list[candidateItem]{}, false, err
 	}
