@@ -252,7 +252,13 @@ func (a *api) recoverTool(ctx context.Context, op pipeline.Op, res **mcp.CallToo
 // the API documents: the types carry them into every schema generated from
 // a struct that holds them.
 var mcpSchemas = func() *jsonschema.ForOptions {
-	enum := func(values ...any) *jsonschema.Schema { return &jsonschema.Schema{Type: "string", Enum: values} }
+	enum := func(values ...string) *jsonschema.Schema {
+		s := &jsonschema.Schema{Type: "string"}
+		for _, v := range values {
+			s.Enum = append(s.Enum, v)
+		}
+		return s
+	}
 	text := func(minLen, maxLen int, pattern string) *jsonschema.Schema {
 		s := &jsonschema.Schema{Type: "string", MaxLength: jsonschema.Ptr(maxLen), Pattern: pattern}
 		if minLen > 0 {
@@ -260,9 +266,9 @@ var mcpSchemas = func() *jsonschema.ForOptions {
 		}
 		return s
 	}
-	var scopes []any
+	var scopes []string
 	for _, s := range pipeline.AllScopes {
-		scopes = append(scopes, s)
+		scopes = append(scopes, string(s))
 	}
 	return &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[recordID]():             {Type: "integer", Minimum: jsonschema.Ptr(1.0)},
@@ -271,8 +277,8 @@ var mcpSchemas = func() *jsonschema.ForOptions {
 		reflect.TypeFor[descriptionText]():      text(0, pipeline.MaxDescriptionLength, ""),
 		reflect.TypeFor[noteText]():             text(1, pipeline.MaxNoteLength, `\S`),
 		reflect.TypeFor[idempotencyKey]():       text(1, 255, `^[ -~]+$`),
-		reflect.TypeFor[pipeline.JobStatus]():   enum(pipeline.JobOpen, pipeline.JobDraft, pipeline.JobClosed),
-		reflect.TypeFor[pipeline.RatingValue](): enum(pipeline.GoodFit, pipeline.Maybe, pipeline.NotAFit),
+		reflect.TypeFor[pipeline.JobStatus]():   enum(string(pipeline.JobOpen), string(pipeline.JobDraft), string(pipeline.JobClosed)),
+		reflect.TypeFor[pipeline.RatingValue](): enum(string(pipeline.GoodFit), string(pipeline.Maybe), string(pipeline.NotAFit)),
 		reflect.TypeFor[pipeline.Scope]():       enum(scopes...),
 	}}
 }()
