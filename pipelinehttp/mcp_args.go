@@ -93,8 +93,9 @@ func (x *toolCall) id(name string) int64 {
 // arguments that were read, as the API's handlers do.
 func (x *toolCall) read(ctx context.Context, args any, validate func() error) error {
 	bad := x.decode(args)
+	_, takes := argFields(args)
 	for name, msg := range queryMessages {
-		if _, ok := bad[name]; ok {
+		if _, ok := bad[name]; ok && takes[name] {
 			bad[name] = []string{msg}
 		}
 	}

@@ -145,3 +145,38 @@ func TestMCP_Mount(t *testing.T) {
 		assert.Error(t, err, "nothing at the application's own /mcp")
 	})
 }
+
+// TestMCP_Arguments: what only MCP arguments can hold is answered in the
+// API's terms.
+func TestMCP_Arguments(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		cs := e.mcpSession(t, "olivia")
+		cases := []struct {
+			name, tool string
+			args       any
+			code       string
+			fields     []string
+		}{
+			{"a misspelt filter", "list_jobs", map[string]any{"stage_id": 1}, pipeline.EValidation, []string{"stage_id"}},
+			{"an id the tool does not take", "get_me", map[string]any{"job_id": 1}, pipeline.EValidation, []string{"job_id"}},
+			{"no job_id", "get_job", map[string]any{}, pipeline.ENotFound, nil},
+			{"a negative id", "list_stages", map[string]any{"job_id": -1}, pipeline.ENotFound, nil},
+			{"null", "update_job", map[string]any{"job_id": e.Job("backend"), "title": nil}, pipeline.EValidation, []string{"title"}},
+			{"a key that is no string", "add_note", map[string]any{"job_id": e.Job("backend"),
+				"candidate_id": e.Res.Candidates["ada"], "content": "x", "idempotency_key": 7}, pipeline.EValidation, []string{"idempotency_key"}},
+			{"not an object", "list_jobs", []int{1}, pipeline.EValidation, []string{"arguments"}},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+				require.NoError(t, err)
+				body, code := toolError(t, res)
+				assert.Equal(t, c.code, code)
+				if c.fields != nil {
+					details := body.(map[string]any)["error"].(map[string]any)["details"].(map[string]any)
+					assert.Equal(t, c.fields, keys(details))
+				}
+			})
+		}
+	})
+}
