@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"reflect"
 	"runtime/debug"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -196,17 +197,25 @@ func argFields(args any) ([]field, map[string]bool) {
 		if n == argJob || n == argCandidate || n == argKey {
 			continue
 		}
-		kind := "a string"
-		t := sf.Type
-		if t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		if t.Kind() != reflect.String {
-			kind = "an integer"
-		}
-		fields = append(fields, field{name: n, kind: kind, into: v.FieldByIndex(sf.Index).Addr().Interface()})
+		fields = append(fields, field{name: n, kind: jsonKind(sf.Type), into: v.FieldByIndex(sf.Index).Addr().Interface()})
 	}
 	return fields, names
+}
+
+// jsonKind names the JSON type of an argument of type t, for messages.
+func jsonKind(t reflect.Type) string {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Slice:
+		return "an array of " + strings.TrimPrefix(strings.TrimPrefix(jsonKind(t.Elem()), "a "), "an ") + "s"
+	case reflect.Bool:
+		return "a boolean"
+	}
+	return "an integer"
 }
 
 // toolResult is a tool's answer: body, the API's body for the same

@@ -23,6 +23,8 @@ type toolInfo struct {
 	// idempotent writes change nothing when repeated with the same
 	// arguments.
 	idempotent bool
+	// destructive writes delete; no operation does yet.
+	destructive bool
 }
 
 // newTool makes op a tool whose arguments are In and whose result is the
@@ -33,7 +35,7 @@ func newTool[In, Out any](a *api, op pipeline.Op, path func(pipeline.Ref) string
 	run func(ctx context.Context, x *toolCall, in *In) (Out, bool, error)) mcpTool {
 	hints := &mcp.ToolAnnotations{Title: info.title, ReadOnlyHint: true, OpenWorldHint: new(false)}
 	if op.Writes() {
-		hints = &mcp.ToolAnnotations{Title: info.title, DestructiveHint: new(false),
+		hints = &mcp.ToolAnnotations{Title: info.title, DestructiveHint: new(info.destructive),
 			IdempotentHint: info.idempotent, OpenWorldHint: new(false)}
 	}
 	description := info.description
