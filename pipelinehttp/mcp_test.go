@@ -180,3 +180,14 @@ func TestMCP_Arguments(t *testing.T) {
 		}
 	})
 }
+
+// TestMCP_ProtocolVersion: the SDK's client and the face agree on the
+// newest protocol version the SDK supports.
+func TestMCP_ProtocolVersion(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		res := e.mcpSession(t, "olivia").InitializeResult()
+		require.NotNil(t, res)
+		assert.Equal(t, mcp.SupportedProtocolVersions()[0], res.ProtocolVersion)
+		assert.Equal(t, "pipeline", res.ServerInfo.Name)
+	})
+}
