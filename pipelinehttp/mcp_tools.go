@@ -70,7 +70,7 @@ func newTool[In, Out any](a *api, op pipeline.Op, path func(pipeline.Ref) string
 }
 
 // API paths of the tools' requests, from /api/v1.
-func jobsPath(pipeline.Ref) string        { return "/jobs" }
+func jobsAPIPath(pipeline.Ref) string     { return "/jobs" }
 func meAPIPath(pipeline.Ref) string       { return "/me" }
 func jobAPIPath(r pipeline.Ref) string    { return "/jobs/" + strconv.FormatInt(r.Job, 10) }
 func stagesAPIPath(r pipeline.Ref) string { return jobAPIPath(r) + "/stages" }
@@ -94,11 +94,11 @@ func (a *api) mcpTools() []mcpTool {
 	return []mcpTool{
 		newTool(a, pipeline.OpGetMe, meAPIPath, toolInfo{title: "Who am I",
 			description: "The token's user, current team and scopes: the cheapest check that the token is alive (GET /api/v1/me)."}, a.mcpGetMe),
-		newTool(a, pipeline.OpListJobs, jobsPath, toolInfo{title: "List jobs",
+		newTool(a, pipeline.OpListJobs, jobsAPIPath, toolInfo{title: "List jobs",
 			description: "A page of 15 of the jobs the token can reach, newest first, with links and meta (GET /api/v1/jobs). status defaults to open; search matches the title."}, a.mcpListJobs),
 		newTool(a, pipeline.OpGetJob, jobAPIPath, toolInfo{title: "Get a job",
 			description: "One job in full (GET /api/v1/jobs/{job})."}, a.mcpGetJob),
-		newTool(a, pipeline.OpCreateJob, jobsPath, toolInfo{title: "Create a job",
+		newTool(a, pipeline.OpCreateJob, jobsAPIPath, toolInfo{title: "Create a job",
 			description: "Creates an open job on the token's team with the default pipeline (Applied, Screening, Interview, Offer, Hired) and returns it (POST /api/v1/jobs). forbidden when the plan's job limit is reached."}, a.mcpCreateJob),
 		newTool(a, pipeline.OpUpdateJob, jobAPIPath, toolInfo{title: "Update a job",
 			description: "Changes any of title, description, status and returns the job (PATCH /api/v1/jobs/{job}); send at least one. Reopening a closed job needs a free slot of the plan's job limit."}, a.mcpUpdateJob),
