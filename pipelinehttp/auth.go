@@ -20,15 +20,26 @@ func bearerToken(header string) string {
 }
 
 // guard authenticates the request and counts it against its rate-limit
-// bucket, in the order the API checks them: a request whose token is
-// missing or invalid is counted against its client IP, and answers 429
-// rather than 401 while that budget is spent; a valid token's request is
-// counted against its user, whatever token of the user it carries. The
-// caller, with the client IP, goes on the request's context.
+// bucket (see admit), answering the first error.
 //
 // The token is read from the Authorization header only, never from the
 // query string or a cookie.
 func (a *api) guard(c *gin.Context) {
+	if err := a.admit(c); err != nil {
+		fail(c, err)
+		return
+	}
+	c.Next()
+}
+
+// admit authenticates the request and counts it against its rate-limit
+// bucket, and returns the error the API answers first: a request whose
+// token is missing or invalid is counted against its client IP, and is
+// rate_limited rather than unauthenticated while that budget is spent; a
+// valid token's request is counted against its user, whatever token of the
+// user it carries. The caller, with the client IP, goes on the request's
+// context, also when its budget is spent.
+func (a *api) admit(c *gin.Context) error {
 	ctx := c.Request.Context()
 	// A missing token is malformed: refused without a database read.
 	caller, authErr := a.svc.Authenticate(ctx, bearerToken(c.GetHeader("Authorization")))
@@ -36,17 +47,12 @@ func (a *api) guard(c *gin.Context) {
 	bucket := "ip:" + ip
 	if authErr == nil {
 		bucket = "user:" + strconv.FormatInt(caller.User().ID, 10)
+		c.Request = c.Request.WithContext(pipeline.NewContext(ctx, caller.WithIP(ip)))
 	}
 	if err := a.limit(c, bucket); err != nil {
-		fail(c, err)
-		return
+		return err
 	}
-	if authErr != nil {
-		fail(c, authErr)
-		return
-	}
-	c.Request = c.Request.WithContext(pipeline.NewContext(ctx, caller.WithIP(ip)))
-	c.Next()
+	return authErr
 }
 
 // guardAnonymous counts a request that needs no token against its client

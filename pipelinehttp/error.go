@@ -88,11 +88,36 @@ func (a *api) errors(c *gin.Context) {
 // whose cause goes to the log only.
 func (a *api) writeError(c *gin.Context, err error) {
 	a.holdOff(c)
+	status, env, internal := envelopeOf(err)
+	if internal {
+		a.logCause(c, "server error", err)
+	}
+	if f := pipeline.Fields(err); f[pipeline.IdempotencyField] != nil {
+		env.Error.Details = headerNamed(f)
+	}
+	if env.Error.Code == pipeline.EUnauthenticated {
+		c.Header("WWW-Authenticate", "Bearer")
+	}
+	body, encErr := encode(env)
+	if encErr != nil {
+		a.logCause(c, "cannot encode error", encErr)
+		body = []byte(`{"error":{"code":"server_error","message":"Server error.","details":null}}`)
+		status = http.StatusInternalServerError
+	}
+	c.Data(status, jsonContentType, body)
+	c.Abort()
+}
+
+// envelopeOf is the error envelope of err and the HTTP status of its code,
+// the one rendering of errors that every face of the API shares. An error
+// that is not a *pipeline.Error, or whose code the table lacks, is a
+// generic server_error: internal reports it, for the caller to log its
+// cause.
+func envelopeOf(err error) (status int, env errorEnvelope, internal bool) {
 	code := pipeline.ErrorCode(err)
 	status, known := errorStatus[code]
 	if !known || code == pipeline.EInternal {
-		a.logCause(c, "server error", err)
-		code, status = pipeline.EInternal, http.StatusInternalServerError
+		code, status, internal = pipeline.EInternal, http.StatusInternalServerError, true
 	}
 	obj := errorObject{Code: code, Message: pipeline.ErrorMessage(err)}
 	if msg, ok := fixedMessages[code]; ok {
@@ -102,20 +127,7 @@ func (a *api) writeError(c *gin.Context, err error) {
 	if withDetails[code] && errors.As(err, &e) {
 		obj.Details = e.Details
 	}
-	if f := pipeline.Fields(err); f[pipeline.IdempotencyField] != nil {
-		obj.Details = headerNamed(f)
-	}
-	if code == pipeline.EUnauthenticated {
-		c.Header("WWW-Authenticate", "Bearer")
-	}
-	body, encErr := encode(errorEnvelope{Error: obj})
-	if encErr != nil {
-		a.logCause(c, "cannot encode error", encErr)
-		body = []byte(`{"error":{"code":"server_error","message":"Server error.","details":null}}`)
-		status = http.StatusInternalServerError
-	}
-	c.Data(status, jsonContentType, body)
-	c.Abort()
+	return status, errorEnvelope{Error: obj}, internal
 }
 
 // headerNamed is field details with the idempotency key named as HTTP

@@ -109,15 +109,16 @@ func New(svc *pipeline.Service, cfg Config) *gin.Engine {
 // prefixes every path of the API. It behaves as New does there: unknown
 // routes and wrong methods below that path's /api/ answer in the error
 // envelope, and pagination links carry the path. It takes every method of
-// r's /api/ path (r.Any("/api/*path")), so the application must not route
-// anything else there.
+// r's /api/ path (r.Any("/api/*path")) and of its /mcp, the MCP face, so
+// the application must not route anything else there.
 func Mount(r gin.IRouter, svc *pipeline.Service, cfg Config) {
 	prefix := ""
 	if g, ok := r.(interface{ BasePath() string }); ok {
 		prefix = g.BasePath()
 	}
-	e := newAPI(svc, cfg, prefix).engine()
-	r.Any("/api/*path", gin.WrapH(e))
+	e := gin.WrapH(newAPI(svc, cfg, prefix).engine())
+	r.Any("/api/*path", e)
+	r.Any(MCPPath, e)
 }
 
 // quietGin puts Gin in release mode unless GIN_MODE chose a mode, so that
@@ -141,6 +142,7 @@ func (a *api) engine() *gin.Engine {
 
 	a.routes(e.Group(a.prefix + "/api/v1"))
 	base := a.baseChain()
+	e.POST(a.prefix+MCPPath, append(base, a.serveMCP(a.newMCP()))...)
 	e.NoRoute(append(base, a.apiOnly(a.guard), a.notFound)...)
 	e.NoMethod(append(base, a.apiOnly(a.guard), a.methodNotAllowed)...)
 	return e
@@ -180,10 +182,11 @@ func (a *api) apiOnly(h gin.HandlerFunc) gin.HandlerFunc {
 }
 
 // limited reports whether a request is one the API authenticates and
-// rate-limits: a path below the API's /api/, known or not. /healthz and
-// /readyz are not.
+// rate-limits: a path below the API's /api/, known or not, and the MCP
+// face's. /healthz and /readyz are not.
 func (a *api) limited(c *gin.Context) bool {
-	return strings.HasPrefix(c.Request.URL.Path, a.prefix+"/api/")
+	p := c.Request.URL.Path
+	return strings.HasPrefix(p, a.prefix+"/api/") || p == a.prefix+MCPPath
 }
 
 type healthBody struct {

@@ -1,6 +1,7 @@
 package pipelinehttp
 
 import (
+	"net/http"
 	"net/url"
 	"strconv"
 
@@ -35,19 +36,24 @@ type meta struct {
 // newList renders a page of items with conv. The links keep the request's
 // query parameters named in keep (the list's filters) and replace page.
 func newList[T, U any](a *api, c *gin.Context, l pipeline.List[T], conv func(T) U, keep ...string) list[U] {
-	items := make([]U, 0, len(l.Items))
-	for _, it := range l.Items {
-		items = append(items, conv(it))
-	}
-	last, page := l.LastPage(), l.Page
-
-	base := a.origin(c) + c.Request.URL.EscapedPath()
 	filters := url.Values{}
 	for _, k := range keep {
 		if v := c.Query(k); v != "" {
 			filters.Set(k, v)
 		}
 	}
+	return listOf(a.origin(c.Request)+c.Request.URL.EscapedPath(), filters, l, conv)
+}
+
+// listOf renders a page of items with conv, its links to the pages of base
+// (an absolute URL without a query) with filters as their query beside
+// page.
+func listOf[T, U any](base string, filters url.Values, l pipeline.List[T], conv func(T) U) list[U] {
+	items := make([]U, 0, len(l.Items))
+	for _, it := range l.Items {
+		items = append(items, conv(it))
+	}
+	last, page := l.LastPage(), l.Page
 	pageURL := func(n int) string {
 		q := url.Values{}
 		for k, v := range filters {
@@ -75,13 +81,13 @@ func newList[T, U any](a *api, c *gin.Context, l pipeline.List[T], conv func(T) 
 // origin is what pagination links put before the request's path:
 // Config.BaseURL, else the request's own scheme (https when it came over
 // TLS) and host.
-func (a *api) origin(c *gin.Context) string {
+func (a *api) origin(r *http.Request) string {
 	if a.baseURL != "" {
 		return a.baseURL
 	}
 	scheme := "http"
-	if c.Request.TLS != nil {
+	if r.TLS != nil {
 		scheme = "https"
 	}
-	return scheme + "://" + c.Request.Host
+	return scheme + "://" + r.Host
 }

@@ -17,6 +17,16 @@ type identity struct {
 	Scopes []pipeline.Scope `json:"scopes"`
 }
 
+func newIdentity(id pipeline.Identity) identity {
+	return identity{
+		ID:     id.User.ID,
+		Name:   id.User.Name,
+		Email:  id.User.Email,
+		Team:   named{ID: id.Team.ID, Name: id.Team.Name},
+		Scopes: id.Scopes,
+	}
+}
+
 // me serves GET /me.
 func (a *api) me(c *gin.Context) {
 	id, err := a.svc.Me(c.Request.Context())
@@ -24,11 +34,5 @@ func (a *api) me(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	respond(c, http.StatusOK, data[identity]{Data: identity{
-		ID:     id.User.ID,
-		Name:   id.User.Name,
-		Email:  id.User.Email,
-		Team:   named{ID: id.Team.ID, Name: id.Team.Name},
-		Scopes: id.Scopes,
-	}})
+	respond(c, http.StatusOK, data[identity]{Data: newIdentity(id)})
 }

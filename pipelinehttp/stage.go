@@ -4,12 +4,22 @@ import (
 	"net/http"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
 // stageItem is a stage of a job's pipeline.
 type stageItem struct {
 	ID   int64  `json:"id"`
 	Name string `json:"name"`
+}
+
+func newStageItems(st []pipeline.Stage) []stageItem {
+	out := make([]stageItem, 0, len(st))
+	for _, s := range st {
+		out = append(out, stageItem{ID: s.ID, Name: s.Name})
+	}
+	return out
 }
 
 // stages serves GET /jobs/{job}/stages, in pipeline order.
@@ -19,9 +29,5 @@ func (a *api) stages(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	out := make([]stageItem, 0, len(st))
-	for _, s := range st {
-		out = append(out, stageItem{ID: s.ID, Name: s.Name})
-	}
-	respond(c, http.StatusOK, data[[]stageItem]{Data: out})
+	respond(c, http.StatusOK, data[[]stageItem]{Data: newStageItems(st)})
 }

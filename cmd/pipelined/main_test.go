@@ -424,6 +424,8 @@ func TestDemo(t *testing.T) {
 			assert.GreaterOrEqual(t, page.Meta.Total, 20)
 		case strings.Contains(line, "/stage "):
 			assert.Contains(t, body, `"stage":"Screening"`)
+		case strings.Contains(line, "/mcp "):
+			assert.Contains(t, body, `"name":"move_candidate"`)
 		case strings.HasSuffix(strings.Fields(line)[2], "/api/v1/me"):
 			assert.Contains(t, body, `"scopes":["jobs:read","jobs:write","candidates:read","candidates:write","messages:send","scheduling:write"]`)
 		}

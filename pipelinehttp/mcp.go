@@ -1,0 +1,195 @@
+package pipelinehttp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// MCPPath is where New and Mount serve the API's second face, below where
+// the API is mounted: its operations as Model Context Protocol tools over
+// the Streamable HTTP transport, for agents. Each tool is named after its
+// operation (pipeline.Op) and answers with the API's body for the same
+// request.
+//
+// It takes the API's bearer token, and a request without a valid one is 401
+// before any JSON-RPC is read. Each HTTP request to it is counted against
+// the rate limit exactly as one API request is, so a tools/call is counted
+// once; over the budget a call answers a tool error rate_limited whose
+// details carry retry_after, the seconds to wait, and any other request a
+// JSON-RPC error of code CodeMCPRateLimited. The server is stateless (no
+// session is kept between requests), so every replica serves any request;
+// GET and DELETE, which the transport uses only for sessions, answer 405.
+const MCPPath = "/mcp"
+
+// CodeMCPRateLimited is the JSON-RPC error code of an MCP request other
+// than a tool call made over the rate limit; its data is the API's error
+// envelope with details.retry_after.
+const CodeMCPRateLimited = -32029
+
+// mcpInstructions is what the server tells an agent about itself.
+const mcpInstructions = `Tools over a recruitment pipeline: jobs, their stages and the candidates on each job. ` +
+	`Each tool is one operation of the REST API under /api/v1 and answers with that API's response body. ` +
+	`Only the tools your token's scopes allow are listed. ` +
+	`Writes take an optional idempotency_key: repeating a write with the same key within 24 hours returns the first result instead of acting again. ` +
+	`Errors are {"error": {"code", "message", "details"}}; on rate_limited, wait details.retry_after seconds.`
+
+// exchange is what the tools of one MCP request need from its HTTP
+// request. The SDK runs them on a context derived from the request's, so
+// it travels there, beside the caller.
+type exchange struct {
+	origin     string // what the API's links start with (see api.origin)
+	requestID  string
+	retryAfter int // seconds until the user's budget refills; 0 when within it
+}
+
+type exchangeKey struct{}
+
+func exchangeFrom(ctx context.Context) *exchange {
+	x, _ := ctx.Value(exchangeKey{}).(*exchange)
+	if x == nil {
+		return &exchange{}
+	}
+	return x
+}
+
+// newMCP returns the MCP face's handler: the official SDK's Streamable
+// HTTP transport, stateless, answering in JSON, on one server that holds a
+// tool per operation.
+func (a *api) newMCP() http.Handler {
+	s := mcp.NewServer(&mcp.Implementation{Name: "pipeline", Title: "Recruitment pipeline", Version: "1"}, &mcp.ServerOptions{
+		Instructions: mcpInstructions,
+		Logger:       a.log,
+		// The tools never change, so there is nothing to notify.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		// tools/list depends on the token: no shared cache may keep it.
+		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.CacheScope = "private" },
+	})
+	for _, t := range a.mcpTools() {
+		s.AddTool(t.tool, t.handler)
+	}
+	s.AddReceivingMiddleware(mcpRateLimited, mcpVisibleTools)
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
+		Stateless:    true,
+		JSONResponse: true,
+		Logger:       a.log,
+		// The SDK refuses a loopback connection whose Host is not loopback,
+		// against DNS rebinding; every request here needs a bearer token,
+		// which a rebinding page does not have, and a reverse proxy on the
+		// same host sends the public Host.
+		DisableLocalhostProtection:   true,
+		MaxRequestBodyBytes:          MaxBodyBytes,
+		PropagateRequestCancellation: true,
+	})
+}
+
+// serveMCP serves POST /mcp: it authenticates and counts the request as the
+// API's guard does, reads the body as the API reads one (413 over
+// MaxBodyBytes), answers a body that is not one JSON-RPC message with a
+// JSON-RPC error, and hands the rest to h.
+func (a *api) serveMCP(h http.Handler) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		x := &exchange{origin: a.origin(c.Request), requestID: requestIDOf(c)}
+		if err := a.admit(c); err != nil {
+			// A valid token's user over the budget is answered in JSON-RPC;
+			// anything else as the API answers it.
+			if _, ok := pipeline.CallerFrom(c.Request.Context()); !ok || pipeline.ErrorCode(err) != pipeline.ERateLimited {
+				fail(c, err)
+				return
+			}
+			x.retryAfter, _ = strconv.Atoi(c.Writer.Header().Get(HeaderRetryAfter))
+		}
+		raw, err := readBody(c)
+		if err != nil {
+			fail(c, err)
+			return
+		}
+		if rpcErr := oneMessage(raw); rpcErr != nil {
+			writeRPCError(c, rpcErr)
+			return
+		}
+		c.Request.Body = io.NopCloser(bytes.NewReader(raw))
+		c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), exchangeKey{}, x))
+		h.ServeHTTP(c.Writer, c.Request)
+	}
+}
+
+// oneMessage returns the JSON-RPC error of a body that is not JSON (a
+// parse error) or not one JSON object (an invalid request: batches, which
+// the protocol no longer has, would count several calls as one request).
+func oneMessage(raw []byte) *jsonrpc.Error {
+	if !json.Valid(raw) {
+		return &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "Parse error: the body is not JSON."}
+	}
+	if t := bytes.TrimLeft(raw, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid request: send one JSON-RPC message, an object, per request."}
+	}
+	return nil
+}
+
+// writeRPCError answers a request that could not be read as JSON-RPC, with
+// no id, as JSON-RPC does.
+func writeRPCError(c *gin.Context, e *jsonrpc.Error) {
+	body, err := json.Marshal(struct {
+		JSONRPC string         `json:"jsonrpc"`
+		ID      any            `json:"id"`
+		Error   *jsonrpc.Error `json:"error"`
+	}{"2.0", nil, e})
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.Data(http.StatusBadRequest, "application/json", body)
+	c.Abort()
+}
+
+// mcpRateLimited answers every request of an exchange over the user's
+// budget without running it: a tool call with a rate_limited tool error,
+// anything else with a JSON-RPC error.
+func mcpRateLimited(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		wait := exchangeFrom(ctx).retryAfter
+		if wait == 0 {
+			return next(ctx, method, req)
+		}
+		_, env, _ := envelopeOf(errRateLimited)
+		env.Error.Details = map[string]int{"retry_after": wait}
+		if method == "tools/call" {
+			return toolResult(env, true), nil
+		}
+		b, err := json.Marshal(env)
+		if err != nil {
+			return nil, err
+		}
+		return nil, &jsonrpc.Error{Code: CodeMCPRateLimited, Message: env.Error.Message, Data: b}
+	}
+}
+
+// mcpVisibleTools leaves out of tools/list the tools whose scope the
+// caller's token does not carry. Calling one anyway answers
+// insufficient_scope, as the API does.
+func mcpVisibleTools(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		l, ok := res.(*mcp.ListToolsResult)
+		if err != nil || method != "tools/list" || !ok {
+			return res, err
+		}
+		caller, _ := pipeline.CallerFrom(ctx)
+		l.Tools = slices.DeleteFunc(slices.Clone(l.Tools), func(t *mcp.Tool) bool {
+			scope := pipeline.Op(t.Name).Scope()
+			return scope != "" && !caller.Has(scope)
+		})
+		return l, nil
+	}
+}

@@ -1,0 +1,193 @@
+package pipelinehttp
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/gin-gonic/gin"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+func TestMCP_ToolsList(t *testing.T) {
+	all := []string{"get_me", "list_jobs", "get_job", "create_job", "update_job", "list_stages",
+		"list_candidates", "get_candidate", "move_candidate", "add_note", "rate_candidate"}
+	cases := map[string][]string{
+		"olivia":                 all,
+		"olivia_jobs_read":       {"get_me", "list_jobs", "get_job", "list_stages"},
+		"olivia_candidates_read": {"get_me", "list_candidates", "get_candidate"},
+		"olivia_messages":        {"get_me"},
+	}
+	eachEnv(t, func(t *testing.T, e *env) {
+		for key, want := range cases {
+			t.Run(key, func(t *testing.T) {
+				assert.ElementsMatch(t, want, toolNames(t, e.mcpSession(t, key)))
+			})
+		}
+	})
+}
+
+func TestMCP_ToolAnnotations(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		tools, err := e.mcpSession(t, "olivia").ListTools(context.Background(), nil)
+		require.NoError(t, err)
+		require.Len(t, tools.Tools, 11)
+		for _, tool := range tools.Tools {
+			op := pipeline.Op(tool.Name)
+			a := tool.Annotations
+			require.NotNil(t, a, tool.Name)
+			assert.Equal(t, !op.Writes(), a.ReadOnlyHint, "%s readOnlyHint", tool.Name)
+			if op.Writes() {
+				require.NotNil(t, a.DestructiveHint, tool.Name)
+				assert.False(t, *a.DestructiveHint, "%s destructiveHint", tool.Name)
+			}
+			wantIdempotent := op == pipeline.OpMoveCandidate || op == pipeline.OpRateCandidate
+			assert.Equal(t, wantIdempotent, a.IdempotentHint, "%s idempotentHint", tool.Name)
+			assert.NotEmpty(t, tool.Description, tool.Name)
+			assert.NotNil(t, tool.InputSchema, tool.Name)
+			assert.NotNil(t, tool.OutputSchema, tool.Name)
+		}
+	})
+}
+
+func TestMCP_Unauthenticated(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		srv := e.serve(t)
+		for name, token := range map[string]string{"no token": "", "revoked": e.token("olivia_revoked"), "garbage": "plt_nope"} {
+			t.Run(name, func(t *testing.T) {
+				req, err := http.NewRequest("POST", srv.URL+MCPPath, strings.NewReader(`{"jsonrpc":`))
+				require.NoError(t, err)
+				resp, err := bearer{token}.RoundTrip(req)
+				require.NoError(t, err)
+				defer resp.Body.Close()
+				body, _ := io.ReadAll(resp.Body)
+				assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+				assert.Equal(t, "Bearer", resp.Header.Get("WWW-Authenticate"))
+				assert.JSONEq(t, `{"error":{"code":"unauthenticated","message":"Unauthenticated.","details":null}}`, string(body))
+
+				_, err = mcpClient(t, srv.URL+MCPPath, token)
+				assert.Error(t, err, "the SDK's client cannot connect")
+			})
+		}
+	})
+}
+
+// rawMCP posts body to /mcp with olivia's token and returns the status and
+// the decoded body.
+func rawMCP(t *testing.T, e *env, method, body string) (int, http.Header, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest(method, e.serve(t).URL+MCPPath, strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := bearer{e.token("olivia")}.RoundTrip(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var m map[string]any
+	if len(raw) > 0 {
+		require.NoError(t, json.Unmarshal(raw, &m), "body %s", raw)
+	}
+	return resp.StatusCode, resp.Header, m
+}
+
+func TestMCP_ProtocolErrors(t *testing.T) {
+	each(t, "unknown tool", func(t *testing.T, e *env) {
+		_, err := e.mcpSession(t, "olivia").CallTool(context.Background(), &mcp.CallToolParams{Name: "drop_tables"})
+		var rpcErr *jsonrpc.Error
+		require.ErrorAs(t, err, &rpcErr)
+		assert.EqualValues(t, jsonrpc.CodeInvalidParams, rpcErr.Code)
+	})
+	each(t, "not JSON", func(t *testing.T, e *env) {
+		status, _, body := rawMCP(t, e, "POST", `{"jsonrpc": "2.0", "id": 1,`)
+		assert.Equal(t, http.StatusBadRequest, status)
+		assert.EqualValues(t, jsonrpc.CodeParseError, body["error"].(map[string]any)["code"])
+	})
+	each(t, "a batch", func(t *testing.T, e *env) {
+		status, _, body := rawMCP(t, e, "POST", `[{"jsonrpc": "2.0", "id": 1, "method": "ping"}]`)
+		assert.Equal(t, http.StatusBadRequest, status)
+		assert.EqualValues(t, jsonrpc.CodeInvalidRequest, body["error"].(map[string]any)["code"])
+	})
+	each(t, "GET and DELETE are 405", func(t *testing.T, e *env) {
+		for _, method := range []string{"GET", "DELETE"} {
+			status, hdr, body := rawMCP(t, e, method, "")
+			assert.Equal(t, http.StatusMethodNotAllowed, status, method)
+			assert.Equal(t, "POST", hdr.Get("Allow"), method)
+			assert.Equal(t, CodeMethodNotAllowed, body["error"].(map[string]any)["code"], method)
+		}
+	})
+	each(t, "over 1 MiB is 413", func(t *testing.T, e *env) {
+		status, _, body := rawMCP(t, e, "POST", `{"pad":"`+strings.Repeat("x", MaxBodyBytes)+`"}`)
+		assert.Equal(t, http.StatusRequestEntityTooLarge, status)
+		assert.Equal(t, CodePayloadTooLarge, body["error"].(map[string]any)["code"])
+	})
+}
+
+func TestMCP_Mount(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		app := gin.New()
+		Mount(app.Group(testMount), e.Svc, Config{Clock: e.clock})
+		e.h = app
+		srv := e.serve(t)
+		cs, err := mcpClient(t, srv.URL+testMount+MCPPath, e.token("olivia"))
+		require.NoError(t, err)
+		links := success(t, callTool(t, cs, "list_jobs", nil)).(map[string]any)["links"].(map[string]any)
+		assert.Equal(t, srv.URL+testMount+"/api/v1/jobs?page=1", links["first"], "links from the request's host, below the mount")
+		_, err = mcpClient(t, srv.URL+MCPPath, e.token("olivia"))
+		assert.Error(t, err, "nothing at the application's own /mcp")
+	})
+}
+
+// TestMCP_Arguments: what only MCP arguments can hold is answered in the
+// API's terms.
+func TestMCP_Arguments(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		cs := e.mcpSession(t, "olivia")
+		cases := []struct {
+			name, tool string
+			args       any
+			code       string
+			fields     []string
+		}{
+			{"a misspelt filter", "list_jobs", map[string]any{"stage_id": 1}, pipeline.EValidation, []string{"stage_id"}},
+			{"an id the tool does not take", "get_me", map[string]any{"job_id": 1}, pipeline.EValidation, []string{"job_id"}},
+			{"no job_id", "get_job", map[string]any{}, pipeline.ENotFound, nil},
+			{"a negative id", "list_stages", map[string]any{"job_id": -1}, pipeline.ENotFound, nil},
+			{"null", "update_job", map[string]any{"job_id": e.Job("backend"), "title": nil}, pipeline.EValidation, []string{"title"}},
+			{"a key that is no string", "add_note", map[string]any{"job_id": e.Job("backend"),
+				"candidate_id": e.Res.Candidates["ada"], "content": "x", "idempotency_key": 7}, pipeline.EValidation, []string{"idempotency_key"}},
+			{"not an object", "list_jobs", []int{1}, pipeline.EValidation, []string{"arguments"}},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+				require.NoError(t, err)
+				body, code := toolError(t, res)
+				assert.Equal(t, c.code, code)
+				if c.fields != nil {
+					details := body.(map[string]any)["error"].(map[string]any)["details"].(map[string]any)
+					assert.Equal(t, c.fields, keys(details))
+				}
+			})
+		}
+	})
+}
+
+// TestMCP_ProtocolVersion: the SDK's client and the face agree on the
+// newest protocol version the SDK supports.
+func TestMCP_ProtocolVersion(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		res := e.mcpSession(t, "olivia").InitializeResult()
+		require.NotNil(t, res)
+		assert.Equal(t, mcp.SupportedProtocolVersions()[0], res.ProtocolVersion)
+		assert.Equal(t, "pipeline", res.ServerInfo.Name)
+	})
+}
