@@ -357,11 +357,13 @@ func TestActivity(t *testing.T) {
 		}
 		assert.Equal(t, all[:1], byTeam(acme.Teams["acme"]))
 		assert.Equal(t, all[1:], byTeam(globex.Teams["globex"]))
-		assert.Empty(t, byTeam(999))
+		assert.Equal(t, all[1:], jsonLines(t, m.Must("activity", "--team", "globex")), "a team by its key")
 
-		_, stderr, err := m.Run("", "activity", "--team", "x")
-		assert.Error(t, err)
-		assert.Contains(t, stderr, "not a team id")
+		for _, team := range []string{"999", "x"} {
+			_, stderr, err := m.Run("", "activity", "--team", team)
+			assert.Error(t, err)
+			assert.Contains(t, stderr, "not_found: Team "+team+" not found.")
+		}
 	})
 }
 
@@ -449,7 +451,7 @@ func TestConfig(t *testing.T) {
 	t.Run("defaults", func(t *testing.T) {
 		cfg, err := loadConfig(func(string) string { return "" })
 		require.NoError(t, err)
-		assert.Equal(t, config{DB: "pipeline.db", Addr: "127.0.0.1:8080", RateLimit: 60}, cfg)
+		assert.Equal(t, config{DB: "pipeline.db", Addr: "127.0.0.1:8080", RateLimit: 60, AutoMigrate: true}, cfg)
 	})
 
 	t.Run("bad rate limit", func(t *testing.T) {
@@ -531,28 +533,6 @@ func TestConfig_Applied(t *testing.T) {
 		assert.Error(t, err)
 		assert.Contains(t, stderr, "pipelined: ")
 	})
-}
-
-// TestUsage: help prints the usage; a wrong command or arguments print it
-// with the error.
-func TestUsage(t *testing.T) {
-	t.Parallel()
-	m := newMain(t, filepath.Join(t.TempDir(), "pipeline.db"))
-	_, stderr, err := m.Run("", "help")
-	assert.NoError(t, err)
-	assert.Contains(t, stderr, "Usage:")
-	assert.Contains(t, stderr, "PIPELINE_RATE_LIMIT")
-
-	_, stderr, err = m.Run("", "frobnicate")
-	assert.Error(t, err)
-	assert.Contains(t, stderr, `unknown command "frobnicate"`)
-	assert.Contains(t, stderr, "Usage:")
-
-	for _, args := range [][]string{{"serve", "extra"}, {"serve", "-nope"}, {"seed"}, {"token"}, {"demo", "x"}} {
-		_, stderr, err = m.Run("", args...)
-		assert.Error(t, err, args)
-		assert.Contains(t, stderr, "Usage: pipelined", args)
-	}
 }
 
 // Main runs the command in-process, as main does, against one database.
