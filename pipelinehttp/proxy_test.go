@@ -22,7 +22,7 @@ func behindProxy(c *Config) {
 }
 
 const (
-	proxy    = "10.1.2.3:41000"  // a trusted proxy's socket
+	proxy    = "10.1.2.3:41000"   // a trusted proxy's socket
 	stranger = "192.0.2.50:41000" // an untrusted peer
 )
 

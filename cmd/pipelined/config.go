@@ -39,8 +39,8 @@ type config struct {
 // variable takes its default; a malformed one is an error.
 func loadConfig(getenv func(string) string) (config, error) {
 	cfg := config{
-		DB:        cmp.Or(getenv("PIPELINE_DB"), defaultDB),
-		Addr:      cmp.Or(getenv("PIPELINE_ADDR"), defaultAddr),
+		DB:          cmp.Or(getenv("PIPELINE_DB"), defaultDB),
+		Addr:        cmp.Or(getenv("PIPELINE_ADDR"), defaultAddr),
 		RateLimit:   pipeline.DefaultRateLimit,
 		AutoMigrate: true,
 		MetricsAddr: getenv("PIPELINE_METRICS_ADDR"),
