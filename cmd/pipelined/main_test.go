@@ -117,6 +117,11 @@ func requireServing(t *testing.T, srv *Server, seeded pipeline.SeedResult, tok i
 	assert.JSONEq(t, `{"status":"ok"}`, body)
 	status, _ = srv.Do("GET", "/readyz", "", "")
 	assert.Equal(t, http.StatusOK, status)
+	for _, probe := range []string{"/healthz", "/readyz"} {
+		status, body = srv.Do("HEAD", probe, "", "")
+		assert.Equal(t, http.StatusOK, status, "HEAD %s", probe)
+		assert.Empty(t, body)
+	}
 	status, body = srv.Do("GET", "/api/v1/openapi.json", "", "")
 	require.Equal(t, http.StatusOK, status)
 	assert.JSONEq(t, string(pipelinehttp.OpenAPIDocument()), body, "the served contract is the embedded one")
@@ -641,8 +646,9 @@ func (s *Server) Stop() error {
 	return s.Wait()
 }
 
-// Request sends one request; token and body may be empty.
-func (s *Server) Request(method, path, token, body string) *http.Response {
+// Request sends one request; token and body may be empty, hdr are header
+// name and value pairs.
+func (s *Server) Request(method, path, token, body string, hdr ...string) *http.Response {
 	s.t.Helper()
 	req, err := http.NewRequest(method, s.URL+path, strings.NewReader(body))
 	require.NoError(s.t, err)
@@ -651,6 +657,9 @@ func (s *Server) Request(method, path, token, body string) *http.Response {
 	}
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(s.t, err)

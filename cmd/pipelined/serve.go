@@ -70,13 +70,7 @@ func openServedStore(ctx context.Context, e env, o *observability) (*pipelinesto
 // PIPELINE_METRICS_ADDR set it also serves metrics and the profiler there.
 func serve(ctx context.Context, e env, o *observability, db *pipelinestore.DB, ln net.Listener) error {
 	logger := o.log
-	cfg := pipelinehttp.Config{
-		BaseURL:        e.cfg.BaseURL,
-		Limiter:        db.Limiter(e.cfg.RateLimit), // in the database: shared by replicas
-		Logger:         logger,                      // the access log; it never holds a token
-		TrustedProxies: e.cfg.TrustedProxies,
-		TracerProvider: o.tracer,
-	}
+	cfg := apiConfig(e, o, db)
 	if e.cfg.MetricsAddr != "" {
 		stop, err := serveMetrics(e.cfg.MetricsAddr, db, &cfg, logger)
 		if err != nil {
@@ -122,6 +116,17 @@ func serve(ctx context.Context, e env, o *observability, db *pipelinestore.DB, l
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// apiConfig is the configuration of the API that serve serves.
+func apiConfig(e env, o *observability, db *pipelinestore.DB) pipelinehttp.Config {
+	return pipelinehttp.Config{
+		BaseURL:        e.cfg.BaseURL,
+		Limiter:        db.Limiter(e.cfg.RateLimit), // in the database: shared by replicas
+		Logger:         o.log,                       // the access log; it never holds a token
+		TrustedProxies: e.cfg.TrustedProxies,
+		TracerProvider: o.tracer,
+	}
 }
 
 // purgeIdempotency deletes expired idempotency records now and then every
