@@ -10,7 +10,7 @@ import (
 
 // buildVersion is what the Go toolchain recorded of the build.
 type buildVersion struct {
-	Version     string `json:"version"`  // the module's version; "(devel)" when built from a checkout
+	Version     string `json:"version"`  // the module's version: a tag, a pseudo-version of the revision, or "(devel)"
 	Revision    string `json:"revision"` // the VCS revision, "" when not recorded
 	Time        string `json:"time"`     // the revision's commit time, RFC 3339
 	Modified    bool   `json:"modified"` // the work tree had uncommitted changes
