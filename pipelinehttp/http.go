@@ -7,8 +7,9 @@
 // context (see [pipeline.NewContext]), so the Service sees the same caller an
 // embedding Go program would supply.
 //
-// Each /api/ request passes, in order: request id, access log, panic
-// recovery, error rendering, then authentication and rate limiting.
+// Each /api/ request passes, in order: tracing (when Config.TracerProvider
+// is set), request id, access log, metrics (when Config.Metrics is set),
+// panic recovery, error rendering, then authentication and rate limiting.
 package pipelinehttp
 
 import (

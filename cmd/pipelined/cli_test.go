@@ -84,7 +84,7 @@ func TestCLI_Help(t *testing.T) {
 		assert.Equal(t, 0, r.code, args)
 		assert.Empty(t, r.stderr, args)
 		for _, c := range commands() {
-			assert.Contains(t, r.stdout, "  pipelined "+c.name+" ", args)
+			assert.Contains(t, r.stdout, "  "+c.line()+"\n", args)
 		}
 		for _, v := range []string{"PIPELINE_DB", "PIPELINE_AUTO_MIGRATE", "PIPELINE_TRUSTED_PROXIES", "PIPELINE_METRICS_ADDR", "OTEL_EXPORTER_OTLP_ENDPOINT"} {
 			assert.Contains(t, r.stdout, v, args)
@@ -101,7 +101,7 @@ func TestCLI_Help(t *testing.T) {
 		r := pipelined(t, nil, args...)
 		assert.Equal(t, 0, r.code, args)
 		assert.Empty(t, r.stderr, args)
-		assert.True(t, strings.HasPrefix(r.stdout, "Usage: pipelined "+c.name+" "), "%v: %s", args, r.stdout)
+		assert.True(t, strings.HasPrefix(r.stdout, "Usage: "+c.line()+"\n"), "%v: %s", args, r.stdout)
 		help := pipelined(t, nil, append([]string{"help"}, strings.Fields(c.name)...)...)
 		assert.Equal(t, 0, help.code, "help", c.name)
 		assert.True(t, strings.HasPrefix(r.stdout, help.stdout), "help %s is -h without the flags: %s", c.name, help.stdout)

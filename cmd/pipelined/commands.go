@@ -71,6 +71,9 @@ This text, or the usage of one command (as COMMAND -h prints it).`},
 	}
 }
 
+// line is the command with its arguments.
+func (c command) line() string { return strings.TrimSpace("pipelined " + c.name + " " + c.synopsis) }
+
 // findCommand returns the command of that name.
 func findCommand(all []command, name string) (command, bool) {
 	for _, c := range all {
@@ -83,7 +86,7 @@ func findCommand(all []command, name string) (command, bool) {
 
 // usage is the command's own usage text.
 func (c command) usage() string {
-	return fmt.Sprintf("Usage: pipelined %s %s\n%s\n", c.name, c.synopsis, indent(c.doc, "  "))
+	return fmt.Sprintf("Usage: %s\n%s\n", c.line(), indent(c.doc, "  "))
 }
 
 // groupUsage is the usage of the commands of a group such as "token", or ""
@@ -92,7 +95,7 @@ func groupUsage(all []command, group string) string {
 	var b strings.Builder
 	for _, c := range all {
 		if strings.HasPrefix(c.name, group+" ") {
-			fmt.Fprintf(&b, "  pipelined %s %s\n%s\n", c.name, c.synopsis, indent(c.doc, "        "))
+			fmt.Fprintf(&b, "  %s\n%s\n", c.line(), indent(c.doc, "        "))
 		}
 	}
 	if b.Len() == 0 {
@@ -124,7 +127,7 @@ func usage() string {
 	var b strings.Builder
 	b.WriteString("pipelined serves the recruitment-pipeline API and runs its operator commands.\n\nUsage:\n")
 	for _, c := range commands() {
-		fmt.Fprintf(&b, "  pipelined %s %s\n%s\n", c.name, c.synopsis, indent(c.doc, "        "))
+		fmt.Fprintf(&b, "  %s\n%s\n", c.line(), indent(c.doc, "        "))
 	}
 	b.WriteString(usageFooter)
 	return b.String()
@@ -133,12 +136,13 @@ func usage() string {
 const usageFooter = `TEAM is a team's id or key. Each command takes -h for its flags, and each
 that opens the database takes -db DSN, which overrides PIPELINE_DB.
 
-Commands that write (serve, demo, migrate, seed, token create and revoke,
-team create, user add, set-role and remove) apply pending migrations first
-unless PIPELINE_AUTO_MIGRATE is false; then they, like the commands that only
-read, refuse to run on a schema that is behind and name "pipelined migrate".
-Commands that only read never change the schema, so a database role without
-DDL rights can run them. Output goes to stdout; errors go to stderr with exit
+Commands that write (serve, seed, token create and revoke, team create, user
+add, set-role and remove) apply pending migrations first unless
+PIPELINE_AUTO_MIGRATE is false; then they, like the commands that only read,
+refuse to run on a schema that is behind and name "pipelined migrate", which
+applies them in any case (demo migrates its own fresh database). Commands
+that only read never change the schema, so a database role without DDL
+rights can run them. Output goes to stdout; errors go to stderr with exit
 status 1, mistakes in the command line with exit status 2.
 
 Environment (a flag of the same meaning overrides it):
