@@ -91,7 +91,31 @@ func (o *Operator) RevokeToken(ctx context.Context, id int64) error {
 // ActivityLog returns the activity log in commit order, of every team or of
 // one.
 func (o *Operator) ActivityLog(ctx context.Context, teamID *int64) ([]Activity, error) {
-	return o.store.Activity(ctx, teamID)
+	return o.store.Activity(ctx, ActivityFilter{TeamID: teamID})
+}
+
+// ActivityFilter selects activity entries: of one team or all, after an id
+// (so that a reader resumes where it stopped), at most Limit of them.
+type ActivityFilter struct {
+	TeamID  *int64 // nil: every team
+	AfterID int64  // only entries with a greater id; 0: from the first
+	Limit   int    // 0: no limit
+}
+
+// ListActivity returns the activity entries f selects, in commit order.
+// Errors: validation_failed (a negative id or limit).
+func (o *Operator) ListActivity(ctx context.Context, f ActivityFilter) ([]Activity, error) {
+	fe := FieldErrors{}
+	if f.AfterID < 0 {
+		fe.Add("since_id", "The id may not be negative.")
+	}
+	if f.Limit < 0 {
+		fe.Add("limit", "The limit may not be negative.")
+	}
+	if err := fe.Err(); err != nil {
+		return nil, err
+	}
+	return o.store.Activity(ctx, f)
 }
 
 // PurgeIdempotency deletes stored results older than the replay window.

@@ -104,7 +104,8 @@ type SeedResult struct {
 // transaction: either all of it is loaded or nothing. It writes no activity.
 // Errors: validation_failed (details name the offending entries: a missing
 // or repeated key, a reference to a key the file does not define, a bad
-// value), conflict (an email already taken).
+// value), conflict (a team key or an email that exists, named in the
+// message).
 func (o *Operator) Seed(ctx context.Context, w *SeedWorld) (SeedResult, error) {
 	if err := w.normalize(o.now()); err != nil {
 		return SeedResult{}, err
@@ -186,6 +187,9 @@ func (sc *seedCheck) team(i int, t SeedTeam) {
 	sc.key("teams", i, t.Key)
 	sc.teams[t.Key] = true
 	at := fmt.Sprintf("teams[%d]", i)
+	if t.Key != "" {
+		validateTeamKey(sc.f, at+".key", t.Key)
+	}
 	sc.nameRequired(at+".name", t.Name)
 	if t.JobLimit != nil && *t.JobLimit < 0 {
 		sc.f.Add(at+".job_limit", "The job limit may not be negative.")
@@ -203,6 +207,9 @@ func (sc *seedCheck) user(i int, u SeedUser, emails map[string]bool) {
 	emails[strings.ToLower(u.Email)] = true
 	current := false
 	for j, m := range u.Memberships {
+		if sc.member[[2]string{u.Key, m.Team}] {
+			sc.f.Add(fmt.Sprintf("%s.memberships[%d].team", at, j), "The user is on team "+m.Team+" already.")
+		}
 		sc.member[[2]string{u.Key, m.Team}] = true
 		if !sc.teams[m.Team] {
 			sc.f.Add(fmt.Sprintf("%s.memberships[%d].team", at, j), "Unknown team "+m.Team+".")

@@ -56,9 +56,26 @@ type Store interface {
 	// RevokeToken marks a token revoked at the given time; revoking a revoked
 	// token keeps the first time.
 	RevokeToken(ctx context.Context, id int64, at time.Time) error
-	// Activity returns activity entries in commit order (by id), all of them
-	// or those of one team.
-	Activity(ctx context.Context, teamID *int64) ([]Activity, error)
+	// Activity returns the activity entries f selects in commit order (by
+	// id).
+	Activity(ctx context.Context, f ActivityFilter) ([]Activity, error)
+	// Teams returns every team, by id, with its key.
+	Teams(ctx context.Context) ([]Team, error)
+	// CreateTeam stores a team; a key that exists is a conflict naming it.
+	CreateTeam(ctx context.Context, t Team) (Team, error)
+	// Members returns users by id with their memberships (ordered by team
+	// id): all users, or those on one team.
+	Members(ctx context.Context, teamID *int64) ([]Member, error)
+	// AddMember adds a user to a team in one transaction, creating the user
+	// when the email is new (see Operator.AddUser).
+	AddMember(ctx context.Context, m NewMember) (Member, error)
+	// SetRole changes a membership's role in one transaction, keeping an
+	// owner on the team (ErrLastOwner).
+	SetRole(ctx context.Context, email string, teamID int64, role Role) (Member, error)
+	// RemoveMember ends a membership and the user's assignments to the
+	// team's jobs in one transaction, moving the user's current team when
+	// needed (ErrLastOwner, ErrOnlyTeam).
+	RemoveMember(ctx context.Context, email string, teamID int64) (Member, error)
 	// Seed stores, in one transaction, a world that Operator.Seed validated
 	// and completed: every default and time is set.
 	Seed(ctx context.Context, w *SeedWorld) (SeedResult, error)

@@ -19,7 +19,11 @@ func (r Role) Valid() bool { return r == RoleOwner || r == RoleAdmin || r == Rol
 // Team is a hiring team. JobLimit is the plan's limit on jobs that are not
 // closed; nil means unlimited.
 type Team struct {
-	ID       int64
+	ID int64
+	// Key names the team to operators and seed files, uniquely and for
+	// good: seeding a key that exists fails. Set by the operator's reads
+	// (Teams, CreateTeam); a caller's team leaves it empty.
+	Key      string
 	Name     string
 	JobLimit *int
 }

@@ -7,8 +7,9 @@
 // context (see [pipeline.NewContext]), so the Service sees the same caller an
 // embedding Go program would supply.
 //
-// Each /api/ request passes, in order: request id, access log, panic
-// recovery, error rendering, then authentication and rate limiting.
+// Each /api/ request passes, in order: tracing (when Config.TracerProvider
+// is set), request id, access log, metrics (when Config.Metrics is set),
+// panic recovery, error rendering, then authentication and rate limiting.
 package pipelinehttp
 
 import (
@@ -17,12 +18,14 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
@@ -44,6 +47,22 @@ type Config struct {
 	// Logger receives the access log and the causes of internal errors. Nil:
 	// nothing is logged. Tokens and the Authorization header are never logged.
 	Logger *slog.Logger
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For header
+	// is believed. The client IP, which the rate limit counts anonymous
+	// requests by and the activity log records, is the nearest address of
+	// that header's chain that is not a trusted proxy, read from the
+	// socket peer back; a hop outside these prefixes ends the walk, so a
+	// client cannot forge its address through an untrusted hop. Nil: none;
+	// the client IP is the socket peer.
+	TrustedProxies []netip.Prefix
+	// Metrics, when set, is told of every request, rate-limit refusal and
+	// idempotent replay.
+	Metrics Metrics
+	// TracerProvider, when set, traces every request below /api/ with
+	// OpenTelemetry (a server span named after the method and route,
+	// continuing the client's W3C traceparent), and the access log carries
+	// the trace id. Nil: no tracing.
+	TracerProvider trace.TracerProvider
 }
 
 // jsonContentType is the Content-Type of every response body.
@@ -58,6 +77,10 @@ type api struct {
 	limiter  pipeline.Limiter
 	clock    pipeline.Clock
 	log      *slog.Logger
+	proxies  []string // trusted proxy prefixes, as Gin takes them
+	metrics  Metrics
+	tracer   trace.TracerProvider
+	traced   gin.HandlerFunc // the tracing middleware, when tracer is set
 }
 
 func newAPI(svc *pipeline.Service, cfg Config, prefix string) *api {
@@ -68,6 +91,14 @@ func newAPI(svc *pipeline.Service, cfg Config, prefix string) *api {
 		limiter: cfg.Limiter,
 		clock:   cfg.Clock,
 		log:     cfg.Logger,
+		metrics: cfg.Metrics,
+		tracer:  cfg.TracerProvider,
+	}
+	for _, p := range cfg.TrustedProxies {
+		a.proxies = append(a.proxies, p.Masked().String())
+	}
+	if a.tracer != nil {
+		a.traced = a.tracing()
 	}
 	if u, err := url.Parse(a.baseURL); err == nil {
 		a.basePath = u.EscapedPath()
@@ -85,12 +116,13 @@ func newAPI(svc *pipeline.Service, cfg Config, prefix string) *api {
 }
 
 // New returns a Gin engine serving the API under /api/v1 (with its OpenAPI
-// document at GET /api/v1/openapi.json, which needs no token), GET /healthz
-// (200 while the process is up) and GET /readyz (200 while the database
-// answers, else 503). Unknown routes answer 404 not_found and known paths
+// document at GET /api/v1/openapi.json, which needs no token), /healthz
+// (200 while the process is up) and /readyz (200 while the database
+// answers, else 503), the probes to GET and HEAD. Unknown routes answer 404 not_found and known paths
 // with the wrong method 405 method_not_allowed with an Allow header, both in
 // the error envelope; below /api/ they are authenticated and rate-limited
-// like any API request. ClientIP is the socket peer: no proxy is trusted.
+// like any API request. The client IP is the socket peer unless
+// cfg.TrustedProxies says otherwise.
 //
 // New writes nothing to stdout: unless the GIN_MODE environment variable
 // asks for Gin's debug mode, it puts Gin in release mode, whose route
@@ -99,8 +131,10 @@ func New(svc *pipeline.Service, cfg Config) *gin.Engine {
 	a := newAPI(svc, cfg, "")
 	e := a.engine()
 	base := a.baseChain()
-	e.GET("/healthz", append(base, a.healthz)...)
-	e.GET("/readyz", append(base, a.readyz)...)
+	for _, method := range []string{http.MethodGet, http.MethodHead} {
+		e.Handle(method, "/healthz", append(base, a.healthz)...)
+		e.Handle(method, "/readyz", append(base, a.readyz)...)
+	}
 	return e
 }
 
@@ -138,7 +172,10 @@ func (a *api) engine() *gin.Engine {
 	// A trailing slash or a wrong case is an unknown route, not a redirect.
 	e.RedirectTrailingSlash = false
 	e.RedirectFixedPath = false
-	_ = e.SetTrustedProxies(nil) // nil never fails to parse
+	// Only X-Forwarded-For, and only from trusted proxies: X-Real-IP
+	// names one address with no chain to check.
+	e.RemoteIPHeaders = []string{"X-Forwarded-For"}
+	_ = e.SetTrustedProxies(a.proxies) // prefixes of netip never fail to parse
 
 	a.routes(e.Group(a.prefix + "/api/v1"))
 	base := a.baseChain()
@@ -150,7 +187,15 @@ func (a *api) engine() *gin.Engine {
 
 // baseChain is the middleware every response passes through.
 func (a *api) baseChain() []gin.HandlerFunc {
-	return []gin.HandlerFunc{a.requestID, a.accessLog, a.recovery(), a.errors}
+	var chain []gin.HandlerFunc
+	if a.traced != nil {
+		chain = append(chain, a.traced)
+	}
+	chain = append(chain, a.requestID, a.accessLog)
+	if a.metrics != nil {
+		chain = append(chain, a.observe)
+	}
+	return append(chain, a.recovery(), a.errors)
 }
 
 func (a *api) routes(v1 *gin.RouterGroup) {
@@ -195,7 +240,7 @@ type healthBody struct {
 
 // healthz reports that the process is up.
 func (a *api) healthz(c *gin.Context) {
-	respond(c, http.StatusOK, healthBody{Status: "ok"})
+	probe(c, http.StatusOK, healthBody{Status: "ok"})
 }
 
 // readyz reports whether the database answers.
@@ -205,10 +250,20 @@ func (a *api) readyz(c *gin.Context) {
 	if err := a.svc.Ping(ctx); err != nil {
 		a.log.LogAttrs(ctx, slog.LevelWarn, "database not ready",
 			slog.String("request_id", requestIDOf(c)), slog.String("error", err.Error()))
-		respond(c, http.StatusServiceUnavailable, healthBody{Status: "unavailable"})
+		probe(c, http.StatusServiceUnavailable, healthBody{Status: "unavailable"})
 		return
 	}
-	respond(c, http.StatusOK, healthBody{Status: "ok"})
+	probe(c, http.StatusOK, healthBody{Status: "ok"})
+}
+
+// probe answers a probe: with the body to GET, with the status and headers
+// alone to HEAD.
+func probe(c *gin.Context, status int, body healthBody) {
+	if c.Request.Method == http.MethodHead {
+		c.Status(status)
+		return
+	}
+	respond(c, status, body)
 }
 
 // encode renders v as a JSON body. HTML is not escaped: descriptions are HTML

@@ -101,7 +101,7 @@ func TestAPI_Routing(t *testing.T) {
 			}
 			r := e.do(t, "POST", "/healthz", "", nil)
 			requireError(t, r, http.StatusMethodNotAllowed, CodeMethodNotAllowed)
-			assert.Equal(t, "GET", r.Header.Get("Allow"))
+			assert.Equal(t, "GET, HEAD", r.Header.Get("Allow"))
 		})
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
@@ -56,18 +57,23 @@ func (a *api) requestID(c *gin.Context) {
 func requestIDOf(c *gin.Context) string { return c.GetString(requestIDKey) }
 
 // accessLog writes one line per request: method, path without the query
-// (which could carry anything), status, duration, request id and, once
-// authenticated, the user id. Headers are never logged, so neither is a
-// token.
+// (which could carry anything), status, duration, client IP, request id,
+// the trace id when the request is traced and, once authenticated, the
+// user id. Headers are never logged, so neither is a token.
 func (a *api) accessLog(c *gin.Context) {
 	start := time.Now()
+	span := trace.SpanContextFromContext(c.Request.Context())
 	c.Next()
 	attrs := []slog.Attr{
 		slog.String("method", c.Request.Method),
 		slog.String("path", c.Request.URL.Path),
 		slog.Int("status", c.Writer.Status()),
 		slog.Duration("duration", time.Since(start)),
+		slog.String("ip", c.ClientIP()),
 		slog.String("request_id", requestIDOf(c)),
+	}
+	if span.HasTraceID() {
+		attrs = append(attrs, slog.String("trace_id", span.TraceID().String()), slog.String("span_id", span.SpanID().String()))
 	}
 	if caller, ok := pipeline.CallerFrom(c.Request.Context()); ok {
 		attrs = append(attrs, slog.Int64("user_id", caller.User().ID))

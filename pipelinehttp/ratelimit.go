@@ -2,6 +2,7 @@ package pipelinehttp
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -32,6 +33,10 @@ func (a *api) limit(c *gin.Context, bucket string) error {
 		return nil
 	}
 	c.Writer.Header().Set(HeaderRetryAfter, strconv.Itoa(retryAfter(q.Reset.Sub(now))))
+	if a.metrics != nil {
+		kind, _, _ := strings.Cut(bucket, ":")
+		a.metrics.RateLimited(c.FullPath(), kind)
+	}
 	return errRateLimited
 }
 

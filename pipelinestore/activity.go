@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/uptrace/bun"
-
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
@@ -28,15 +26,17 @@ func (t *tx) InsertActivity(ctx context.Context, a pipeline.Activity) error {
 	return formatError(err, "Activity")
 }
 
-// Activity returns activity entries in commit order (by id), all of them or
-// those of one team.
-func (db *DB) Activity(ctx context.Context, teamID *int64) ([]pipeline.Activity, error) {
-	team := bun.SafeQuery("")
-	if teamID != nil {
-		team = bun.SafeQuery("WHERE team_id = ?", *teamID)
+// Activity returns the activity entries f selects in commit order (by id).
+func (db *DB) Activity(ctx context.Context, f pipeline.ActivityFilter) ([]pipeline.Activity, error) {
+	q := db.r.bun.NewSelect().Model((*activityRow)(nil)).Where("id > ?", f.AfterID).Order("id")
+	if f.TeamID != nil {
+		q = q.Where("team_id = ?", *f.TeamID)
+	}
+	if f.Limit > 0 {
+		q = q.Limit(int64(f.Limit))
 	}
 	var rows []activityRow
-	if err := db.r.bun.NewRaw(`SELECT * FROM activity ? ORDER BY id`, team).Scan(ctx, &rows); err != nil {
+	if err := q.Scan(ctx, &rows); err != nil {
 		return nil, formatError(err, "Activity")
 	}
 	out := make([]pipeline.Activity, len(rows))

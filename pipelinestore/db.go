@@ -293,3 +293,16 @@ func (t *tx) lock(q lockable) string {
 	}
 	return q.plain
 }
+
+// Pools returns the database/sql pools of the store by name, for their
+// statistics: "postgres" on PostgreSQL; "sqlite_writer" (the one writer
+// connection) and "sqlite_readers" on SQLite.
+func (db *DB) Pools() map[string]*sql.DB {
+	if db.dialect == DialectPostgres {
+		return map[string]*sql.DB{"postgres": db.w.bun.DB}
+	}
+	if db.r == db.w {
+		return map[string]*sql.DB{"sqlite": db.w.bun.DB}
+	}
+	return map[string]*sql.DB{"sqlite_writer": db.w.bun.DB, "sqlite_readers": db.r.bun.DB}
+}

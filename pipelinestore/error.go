@@ -3,6 +3,7 @@ package pipelinestore
 import (
 	"database/sql"
 	"errors"
+	"strings"
 
 	"github.com/uptrace/bun/driver/pgdriver"
 	"modernc.org/sqlite"
@@ -27,9 +28,37 @@ func formatError(err error, what string) error {
 		return pipeline.Errorf(pipeline.ENotFound, "%s not found.", what)
 	}
 	if uniqueViolation(err) {
+		if what == "Record" {
+			what = "A record of " + violatedTable(err)
+		}
 		return pipeline.Errorf(pipeline.EConflict, "%s already exists.", what)
 	}
 	return err
+}
+
+// violatedTable names the table of a unique violation and, on SQLite, its
+// columns, for a conflict whose caller could not say which record it was:
+// "tokens (tokens_hash_key)" on PostgreSQL (its constraint), "tokens
+// (hash)" on SQLite (its columns).
+func violatedTable(err error) string {
+	var pgErr pgdriver.Error
+	if errors.As(err, &pgErr) {
+		return pgErr.Field('t') + " (" + pgErr.Field('n') + ")"
+	}
+	// "UNIQUE constraint failed: tokens.hash, tokens.x (2067)"
+	msg := err.Error()
+	_, cols, ok := strings.Cut(msg, "constraint failed: ")
+	if !ok {
+		return "a table"
+	}
+	cols, _, _ = strings.Cut(cols, " (")
+	table, _, _ := strings.Cut(cols, ".")
+	var names []string
+	for c := range strings.SplitSeq(cols, ", ") {
+		_, name, _ := strings.Cut(c, ".")
+		names = append(names, name)
+	}
+	return table + " (" + strings.Join(names, ", ") + ")"
 }
 
 func uniqueViolation(err error) bool {

@@ -5,6 +5,8 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"slices"
+	"time"
 
 	"github.com/uptrace/bun/migrate"
 )
@@ -15,38 +17,130 @@ import (
 //go:embed migrations
 var migrations embed.FS
 
-// Migrate applies the pending migrations; with none pending it changes
-// nothing. On PostgreSQL concurrent migrations of the same schema (several
-// servers starting at once) are serialized by an advisory lock.
-func (db *DB) Migrate(ctx context.Context) error {
+// Migration is one migration of the schema; AppliedAt is zero while it is
+// pending.
+type Migration struct {
+	Name      string    // its timestamp and title, e.g. "20260101000000_init"
+	AppliedAt time.Time // when it was applied, in UTC
+}
+
+// MigrationStatus is how the database's schema stands against the
+// migrations this package embeds.
+type MigrationStatus struct {
+	Applied []Migration // in the order they apply
+	Pending []Migration // not applied yet, in the order they will apply
+}
+
+// Current reports whether no migration is pending.
+func (s MigrationStatus) Current() bool { return len(s.Pending) == 0 }
+
+// migrator returns a migrator of the embedded migrations of the database's
+// dialect, and those migrations.
+func (db *DB) migrator() (*migrate.Migrator, *migrate.Migrations, error) {
 	sub, err := fs.Sub(migrations, "migrations/"+db.dialect)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	ms := migrate.NewMigrations()
 	if err := ms.Discover(sub); err != nil {
-		return err
+		return nil, nil, err
 	}
-	m := migrate.NewMigrator(db.w.bun, ms, migrate.WithMarkAppliedOnSuccess(true))
+	return migrate.NewMigrator(db.w.bun, ms, migrate.WithMarkAppliedOnSuccess(true)), ms, nil
+}
 
+// MigrationStatus reads which migrations the database has applied. It only
+// reads, so a role without DDL rights may call it; a database that was
+// never migrated has every migration pending. Migrations the database has
+// and this package does not know (a newer version applied them) are left
+// out.
+func (db *DB) MigrationStatus(ctx context.Context) (MigrationStatus, error) {
+	m, all, err := db.migrator()
+	if err != nil {
+		return MigrationStatus{}, err
+	}
+	var ms migrate.MigrationSlice
+	if ok, err := db.migrationTableExists(ctx); err != nil {
+		return MigrationStatus{}, fmt.Errorf("pipelinestore: migration status: %w", err)
+	} else if ok {
+		if ms, err = m.MigrationsWithStatus(ctx); err != nil {
+			return MigrationStatus{}, fmt.Errorf("pipelinestore: migration status: %w", err)
+		}
+	} else {
+		ms = all.Sorted()
+	}
+	var st MigrationStatus
+	for _, x := range ms {
+		name := x.Name + "_" + x.Comment
+		if x.IsApplied() {
+			st.Applied = append(st.Applied, Migration{Name: name, AppliedAt: x.MigratedAt.UTC()})
+		} else {
+			st.Pending = append(st.Pending, Migration{Name: name})
+		}
+	}
+	return st, nil
+}
+
+// migrationTableExists reports whether the table of applied migrations
+// exists, without touching it.
+func (db *DB) migrationTableExists(ctx context.Context) (bool, error) {
+	q := `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'bun_migrations'`
+	if db.dialect == DialectPostgres {
+		q = `SELECT count(*) FROM (SELECT to_regclass('bun_migrations') AS t) AS r WHERE t IS NOT NULL`
+	}
+	var n int
+	err := db.r.bun.QueryRowContext(ctx, q).Scan(&n)
+	return n > 0, err
+}
+
+// Migrate applies the pending migrations; with none pending it changes
+// nothing and needs no DDL rights (see ApplyMigrations).
+func (db *DB) Migrate(ctx context.Context) error {
+	_, err := db.ApplyMigrations(ctx)
+	return err
+}
+
+// ApplyMigrations applies the pending migrations and returns them. With
+// none pending it only reads the status, so a role without DDL rights may
+// call it. On PostgreSQL concurrent migrations of the same schema (several
+// servers starting at once) are serialized by an advisory lock.
+func (db *DB) ApplyMigrations(ctx context.Context) ([]Migration, error) {
+	st, err := db.MigrationStatus(ctx)
+	if err != nil || st.Current() {
+		return nil, err
+	}
+	m, _, err := db.migrator()
+	if err != nil {
+		return nil, err
+	}
 	if db.dialect == DialectPostgres {
 		conn, err := db.w.bun.Conn(ctx)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer conn.Close()
 		const key = "hashtext('pipelinestore.migrate:' || current_schema())"
 		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock("+key+")"); err != nil {
-			return err
+			return nil, err
 		}
 		defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock("+key+")") //nolint:errcheck // the session ends with the connection anyway
 	}
-
 	if err := m.Init(ctx); err != nil {
-		return fmt.Errorf("pipelinestore: migrate: %w", err)
+		return nil, fmt.Errorf("pipelinestore: migrate: %w", err)
 	}
 	if _, err := m.Migrate(ctx); err != nil {
-		return fmt.Errorf("pipelinestore: migrate: %w", err)
+		return nil, fmt.Errorf("pipelinestore: migrate: %w", err)
 	}
-	return nil
+	after, err := db.MigrationStatus(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// What was pending before, as applied now; another process may have
+	// applied some of it while this one waited for the lock.
+	var applied []Migration
+	for _, x := range after.Applied {
+		if slices.ContainsFunc(st.Pending, func(p Migration) bool { return p.Name == x.Name }) {
+			applied = append(applied, x)
+		}
+	}
+	return applied, nil
 }

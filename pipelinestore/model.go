@@ -19,12 +19,13 @@ type teamRow struct {
 	bun.BaseModel `bun:"table:teams"`
 
 	ID       int64  `bun:"id,pk,autoincrement"`
+	Key      string `bun:"key"`
 	Name     string `bun:"name"`
 	JobLimit *int   `bun:"job_limit"`
 }
 
 func (r teamRow) toTeam() pipeline.Team {
-	return pipeline.Team{ID: r.ID, Name: r.Name, JobLimit: r.JobLimit}
+	return pipeline.Team{ID: r.ID, Key: r.Key, Name: r.Name, JobLimit: r.JobLimit}
 }
 
 type userRow struct {

@@ -46,8 +46,8 @@ type seeder struct {
 }
 
 func (s *seeder) run(ctx context.Context) error {
-	for _, t := range s.w.Teams {
-		if err := s.team(ctx, t); err != nil {
+	for i, t := range s.w.Teams {
+		if err := s.team(ctx, i, t); err != nil {
 			return err
 		}
 	}
@@ -67,10 +67,17 @@ func (s *seeder) run(ctx context.Context) error {
 	return nil
 }
 
-func (s *seeder) insert(ctx context.Context, model any) error {
+// insert stores a row and reads back its id. A unique violation is a
+// conflict naming the record as what says.
+func (s *seeder) insert(ctx context.Context, model any, what func() string) error {
 	_, err := s.idb.NewInsert().Model(model).Returning("id").Exec(ctx)
+	if err != nil && uniqueViolation(err) {
+		return formatError(err, what())
+	}
 	return err
 }
+
+func noName() string { return "Record" }
 
 // lookup resolves a key the validation already checked; a miss is a bug of
 // the caller, reported rather than stored as id 0.
@@ -82,9 +89,9 @@ func lookup(m map[string]int64, kind, key string) (int64, error) {
 	return id, nil
 }
 
-func (s *seeder) team(ctx context.Context, t pipeline.SeedTeam) error {
-	r := teamRow{Name: t.Name, JobLimit: t.JobLimit}
-	if err := s.insert(ctx, &r); err != nil {
+func (s *seeder) team(ctx context.Context, i int, t pipeline.SeedTeam) error {
+	r := teamRow{Key: t.Key, Name: t.Name, JobLimit: t.JobLimit}
+	if err := s.insert(ctx, &r, func() string { return fmt.Sprintf("Team %s (teams[%d].key)", t.Key, i) }); err != nil {
 		return err
 	}
 	s.res.Teams[t.Key] = r.ID
@@ -94,13 +101,14 @@ func (s *seeder) team(ctx context.Context, t pipeline.SeedTeam) error {
 // users stores the users, then their memberships in one statement.
 func (s *seeder) users(ctx context.Context) error {
 	var members []membershipRow
-	for _, u := range s.w.Users {
+	for i, u := range s.w.Users {
 		team, err := lookup(s.res.Teams, "team", u.CurrentTeam)
 		if err != nil {
 			return err
 		}
 		r := userRow{Name: u.Name, Email: u.Email, CurrentTeamID: team}
-		if err := s.insert(ctx, &r); err != nil {
+		what := func() string { return fmt.Sprintf("User %s (users[%d].email)", u.Email, i) }
+		if err := s.insert(ctx, &r, what); err != nil {
 			return err
 		}
 		s.res.Users[u.Key], s.current[u.Key] = r.ID, team
@@ -135,7 +143,7 @@ func (s *seeder) job(ctx context.Context, j pipeline.SeedJob) error {
 		WorkMode: j.WorkMode, EmploymentType: j.EmploymentType, ApplicationDeadline: j.ApplicationDeadline,
 		CreatedAt: created, UpdatedAt: created,
 	})
-	if err := s.insert(ctx, &r); err != nil {
+	if err := s.insert(ctx, &r, noName); err != nil {
 		return err
 	}
 	s.res.Jobs[j.Key] = r.ID
@@ -145,7 +153,7 @@ func (s *seeder) job(ctx context.Context, j pipeline.SeedJob) error {
 	stages := map[string]int64{}
 	for i, name := range j.Stages {
 		st := stageRow{JobID: r.ID, Name: name, Position: i + 1}
-		if err := s.insert(ctx, &st); err != nil {
+		if err := s.insert(ctx, &st, noName); err != nil {
 			return err
 		}
 		stages[name] = st.ID
@@ -189,7 +197,7 @@ func (s *seeder) candidates(ctx context.Context, jobID int64, stages map[string]
 			Applied: date(applied), Status: c.Status, ResumeURL: c.ResumeURL,
 			CreatedAt: at, UpdatedAt: at,
 		}
-		if err := s.insert(ctx, &r); err != nil {
+		if err := s.insert(ctx, &r, noName); err != nil {
 			return err
 		}
 		s.res.Candidates[c.Key] = r.ID
@@ -206,5 +214,5 @@ func (s *seeder) token(ctx context.Context, t pipeline.SeedToken) error {
 		UserID: user, TeamID: s.current[t.User], Name: t.Name, Scopes: t.Scopes, Hash: t.Hash,
 		CreatedAt: *t.CreatedAt, ExpiresAt: t.ExpiresAt, RevokedAt: t.RevokedAt,
 	})
-	return s.insert(ctx, &r)
+	return s.insert(ctx, &r, noName)
 }

@@ -97,7 +97,7 @@ func TestDB_Write(t *testing.T) {
 			l, err := db.ListJobs(ctx, f.User("olivia"), pipeline.JobFilter{Status: pipeline.JobOpen, Search: "Doomed", Page: 1})
 			require.NoError(t, err)
 			assert.Zero(t, l.Total)
-			acts, err := db.Activity(ctx, nil)
+			acts, err := db.Activity(ctx, pipeline.ActivityFilter{})
 			require.NoError(t, err)
 			assert.Empty(t, acts)
 		})

@@ -62,7 +62,7 @@ func TestStore_ActivityText(t *testing.T) {
 				SubjectID: f.Res.Candidates["ada"], Changes: []byte(changes), CreatedAt: time.Now().UTC(),
 			})
 		}))
-		log, err := db.Activity(ctx, nil)
+		log, err := db.Activity(ctx, pipeline.ActivityFilter{})
 		require.NoError(t, err)
 		require.Len(t, log, 1)
 		assert.Equal(t, changes, string(log[0].Changes))

@@ -9,25 +9,32 @@ import (
 
 // runActivity prints the activity log as JSON lines in commit order.
 func runActivity(ctx context.Context, e env, args []string) error {
-	fs := newFlagSet(e, "activity", "[-db DSN] [--team ID]")
-	fs.StringVar(&e.cfg.DB, "db", e.cfg.DB, "database (PIPELINE_DB)")
-	team := fs.String("team", "", "only the entries of this team")
-	if help, err := parseFlags(fs, args); help || err != nil {
+	fs := newFlagSet(e)
+	withDB(&e, fs)
+	team := fs.String("team", "", "only the entries of this team (id or key)")
+	var f pipeline.ActivityFilter
+	fs.Int64Var(&f.AfterID, "since-id", 0, "only the entries after this entry id")
+	fs.IntVar(&f.Limit, "limit", 0, "at most this many entries; 0: all")
+	if err := parseFlags(e, fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
+	switch {
+	case fs.NArg() > 0:
 		return usageErrorf(e, fs, "activity takes no arguments")
+	case f.AfterID < 0:
+		return usageErrorf(e, fs, "--since-id %d is not an entry id", f.AfterID)
+	case f.Limit < 0:
+		return usageErrorf(e, fs, "--limit %d is negative", f.Limit)
 	}
-	var teamID *int64
-	if *team != "" {
-		id, ok := parseID(*team)
-		if !ok {
-			return usageErrorf(e, fs, "%q is not a team id", *team)
+	return withOperator(ctx, e.cfg, reads, func(op *pipeline.Operator) error {
+		if *team != "" {
+			t, err := op.TeamByRef(ctx, *team)
+			if err != nil {
+				return err
+			}
+			f.TeamID = &t.ID
 		}
-		teamID = &id
-	}
-	return withOperator(ctx, e.cfg, func(op *pipeline.Operator) error {
-		entries, err := op.ActivityLog(ctx, teamID)
+		entries, err := op.ListActivity(ctx, f)
 		if err != nil {
 			return err
 		}

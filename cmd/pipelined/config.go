@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -24,15 +25,25 @@ type config struct {
 	BaseURL   string // PIPELINE_BASE_URL: scheme and host of pagination links
 	RateLimit int    // PIPELINE_RATE_LIMIT: requests per minute per user
 	MaxConns  int    // PIPELINE_DB_MAX_CONNS: database pool size; 0: the store's default
+	// PIPELINE_AUTO_MIGRATE: whether writing commands apply pending
+	// migrations.
+	AutoMigrate bool
+	// PIPELINE_TRUSTED_PROXIES: proxies whose X-Forwarded-For is believed.
+	TrustedProxies []netip.Prefix
+	// PIPELINE_METRICS_ADDR: listen address of /metrics and /debug/pprof/;
+	// "" is off.
+	MetricsAddr string
 }
 
 // loadConfig reads the PIPELINE_* variables through getenv. An empty
 // variable takes its default; a malformed one is an error.
 func loadConfig(getenv func(string) string) (config, error) {
 	cfg := config{
-		DB:        cmp.Or(getenv("PIPELINE_DB"), defaultDB),
-		Addr:      cmp.Or(getenv("PIPELINE_ADDR"), defaultAddr),
-		RateLimit: pipeline.DefaultRateLimit,
+		DB:          cmp.Or(getenv("PIPELINE_DB"), defaultDB),
+		Addr:        cmp.Or(getenv("PIPELINE_ADDR"), defaultAddr),
+		RateLimit:   pipeline.DefaultRateLimit,
+		AutoMigrate: true,
+		MetricsAddr: getenv("PIPELINE_METRICS_ADDR"),
 	}
 	if raw := getenv("PIPELINE_BASE_URL"); raw != "" {
 		base, err := parseBaseURL(raw)
@@ -55,7 +66,43 @@ func loadConfig(getenv func(string) string) (config, error) {
 		}
 		cfg.MaxConns = n
 	}
+	if raw := getenv("PIPELINE_AUTO_MIGRATE"); raw != "" {
+		b, err := strconv.ParseBool(raw)
+		if err != nil {
+			return config{}, fmt.Errorf("PIPELINE_AUTO_MIGRATE: %q is neither true nor false", raw)
+		}
+		cfg.AutoMigrate = b
+	}
+	if raw := getenv("PIPELINE_TRUSTED_PROXIES"); raw != "" {
+		p, err := parseProxies(raw)
+		if err != nil {
+			return config{}, fmt.Errorf("PIPELINE_TRUSTED_PROXIES: %w", err)
+		}
+		cfg.TrustedProxies = p
+	}
 	return cfg, nil
+}
+
+// parseProxies reads comma-separated CIDR prefixes, or single addresses
+// (a prefix of the address alone).
+func parseProxies(raw string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for part := range strings.SplitSeq(raw, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(part); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(part)
+		if err != nil {
+			return nil, fmt.Errorf("%q is neither an IP address nor a CIDR prefix such as 10.0.0.0/8", part)
+		}
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return out, nil
 }
 
 // parsePositive reads a whole number of what, 1 or more.

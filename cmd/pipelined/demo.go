@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -15,10 +16,10 @@ import (
 
 // runDemo serves a demo world on a fresh SQLite database in a temporary
 // directory, removed on exit, after printing a token and curl lines.
-func runDemo(ctx context.Context, e env, args []string) error {
-	fs := newFlagSet(e, "demo", "[-addr ADDR]")
+func runDemo(ctx context.Context, e env, args []string) (err error) {
+	fs := newFlagSet(e)
 	fs.StringVar(&e.cfg.Addr, "addr", e.cfg.Addr, "listen address (PIPELINE_ADDR)")
-	if help, err := parseFlags(fs, args); help || err != nil {
+	if err := parseFlags(e, fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -30,8 +31,14 @@ func runDemo(ctx context.Context, e env, args []string) error {
 	}
 	defer os.RemoveAll(dir)
 	e.cfg.DB = filepath.Join(dir, "demo.db")
+	e.cfg.AutoMigrate = true // a fresh database of its own
 
-	db, err := openStore(ctx, e.cfg)
+	o, err := newObservability(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, o.close()) }()
+	db, err := openServedStore(ctx, e, o)
 	if err != nil {
 		return err
 	}
@@ -47,7 +54,7 @@ func runDemo(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	printDemo(e.stdout, "http://"+dialAddr(ln.Addr()), e.cfg.DB, res)
-	return serve(ctx, e, db, ln)
+	return serve(ctx, e, o, db, ln)
 }
 
 // Keys of the demo world that the printed curl lines use.

@@ -1,7 +1,7 @@
 // Command pipelined serves the recruitment-pipeline API and carries the
-// operator commands that load a world, issue and revoke tokens and read the
-// activity log. Run "pipelined help" for the commands and their
-// configuration.
+// operator commands that migrate the database, load a world, manage teams,
+// users and tokens and read the activity log. Run "pipelined help" for the
+// commands and their configuration.
 package main
 
 import (
@@ -16,137 +16,181 @@ import (
 	"syscall"
 )
 
+// Exit statuses: a runtime failure, and a mistake in the command line.
+const (
+	exitFailure = 1
+	exitUsage   = 2
+)
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
 	stop()
-	if err != nil {
-		os.Exit(1) // run has written the error to stderr
-	}
+	os.Exit(exitStatus(err)) // run has written any error to stderr
 }
 
-// env is what a command works with: the configuration and the standard
-// streams.
+// exitStatus is the process's exit status after run returned err.
+func exitStatus(err error) int {
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errUsage):
+		return exitUsage
+	}
+	return exitFailure
+}
+
+// env is what a command works with: the configuration, the standard
+// streams and the command being run.
 type env struct {
 	cfg    config
+	getenv func(string) string
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	cmd    command
 }
 
 // run executes the command named by args and writes any error to stderr
 // before returning it. Serving commands return when ctx is cancelled and
 // in-flight requests have drained.
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
-	err := dispatch(ctx, args, getenv, stdin, stdout, stderr)
+	e := env{getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
+	err := dispatch(ctx, e, args)
+	if errors.Is(err, errHelped) {
+		return nil
+	}
 	if err != nil {
 		report(stderr, err)
 	}
 	return err
 }
 
-func dispatch(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
-	name, rest := "serve", args
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		name, rest = args[0], args[1:]
-	}
-	commands := map[string]func(context.Context, env, []string) error{
-		"serve":    runServe,
-		"demo":     runDemo,
-		"seed":     runSeed,
-		"token":    runToken,
-		"activity": runActivity,
-	}
-	cmd, ok := commands[name]
-	switch {
-	case name == "help" || name == "-h" || name == "--help":
-		fmt.Fprint(stderr, usage)
+// dispatch finds the command that args name, "serve" when they name none,
+// and runs it.
+func dispatch(ctx context.Context, e env, args []string) error {
+	if len(args) > 0 && isHelp(args[0]) {
+		fmt.Fprint(e.stdout, usage())
 		return nil
-	case !ok:
-		fmt.Fprintf(stderr, "pipelined: unknown command %q\n\n%s", name, usage)
-		return errUsage
 	}
-	cfg, err := loadConfig(getenv)
+	if len(args) > 0 && args[0] == "help" {
+		return runHelp(e, args[1:])
+	}
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		args = append([]string{"serve"}, args...)
+	}
+	cmd, rest, err := lookup(e, args)
 	if err != nil {
 		return err
 	}
-	return cmd(ctx, env{cfg: cfg, stdin: stdin, stdout: stdout, stderr: stderr}, rest)
+	e.cmd = cmd
+	if cmd.noConfig {
+		return cmd.run(ctx, e, rest)
+	}
+	if e.cfg, err = loadConfig(e.getenv); err != nil {
+		return err
+	}
+	return cmd.run(ctx, e, rest)
 }
 
-const usage = `pipelined serves the recruitment-pipeline API and runs its operator commands.
-
-Usage:
-  pipelined [serve] [-addr ADDR] [-db DSN]
-        Serve the API. SIGINT or SIGTERM stops accepting connections, drains
-        in-flight requests and exits 0.
-  pipelined demo [-addr ADDR]
-        Serve a demo world on a fresh SQLite database in a temporary directory
-        (PIPELINE_DB is ignored; the directory is removed on exit), after
-        printing a token with every scope and curl lines to try.
-  pipelined seed [-db DSN] FILE
-        Load a world from a JSON file ("-" reads stdin) and print the ids it
-        created and the token values as one JSON object. A file that fails
-        validation loads nothing.
-  pipelined token create [-db DSN] --user EMAIL --name NAME --scopes a,b
-        Issue a token in the user's current team; prints it as JSON, its value
-        included (shown this once).
-  pipelined token list [-db DSN] --team ID
-        The tokens created inside a team, as JSON lines, without their values.
-  pipelined token revoke [-db DSN] ID
-        Revoke a token at once.
-  pipelined activity [-db DSN] [--team ID]
-        The activity log as JSON lines, oldest first.
-  pipelined help
-        This text.
-
-Every command applies pending database migrations first. Errors go to stderr
-with a non-zero exit status.
-
-Environment (a flag of the same meaning overrides it):
-  PIPELINE_DB          postgres://... or postgresql://... selects PostgreSQL;
-                       anything else is a SQLite file path, an optional
-                       "sqlite:" prefix allowed (default pipeline.db)
-  PIPELINE_ADDR        listen address (default 127.0.0.1:8080)
-  PIPELINE_BASE_URL    scheme and host of pagination links (default: taken
-                       from the request)
-  PIPELINE_RATE_LIMIT  requests per minute per user (default 60)
-  PIPELINE_DB_MAX_CONNS
-                       database connections held open (default: PostgreSQL
-                       max(32, 4 x CPUs), SQLite max(4, CPUs) readers)
-
-Scopes: jobs:read, jobs:write, candidates:read, candidates:write,
-messages:send, scheduling:write.
-`
-
-// newFlagSet returns a flag set for a command that reports its mistakes on
-// stderr.
-func newFlagSet(e env, name, synopsis string) *flag.FlagSet {
-	fs := flag.NewFlagSet("pipelined "+name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "Usage: pipelined %s %s\n", name, synopsis)
-		fs.PrintDefaults()
+// lookup returns the command args name and the arguments after its name.
+// A group's name alone, or with -h, explains the group.
+func lookup(e env, args []string) (command, []string, error) {
+	all := commands()
+	if len(args) > 1 {
+		if c, ok := findCommand(all, args[0]+" "+args[1]); ok {
+			return c, args[2:], nil
+		}
 	}
+	if c, ok := findCommand(all, args[0]); ok {
+		return c, args[1:], nil
+	}
+	group := groupUsage(all, args[0])
+	switch {
+	case group == "":
+		fmt.Fprintf(e.stderr, "pipelined: unknown command %q\n\n%s", args[0], usage())
+	case len(args) > 1 && isHelp(args[1]):
+		fmt.Fprint(e.stdout, group)
+		return command{}, nil, errHelped
+	case len(args) > 1:
+		fmt.Fprintf(e.stderr, "pipelined: unknown %s subcommand %q\n\n%s", args[0], args[1], group)
+	default:
+		fmt.Fprintf(e.stderr, "pipelined: %s needs a subcommand\n\n%s", args[0], group)
+	}
+	return command{}, nil, errUsage
+}
+
+func isHelp(arg string) bool { return arg == "-h" || arg == "-help" || arg == "--help" }
+
+// runHelp prints the whole usage, or that of the commands named.
+func runHelp(e env, args []string) error {
+	if len(args) == 0 {
+		fmt.Fprint(e.stdout, usage())
+		return nil
+	}
+	all := commands()
+	if c, ok := findCommand(all, strings.Join(args, " ")); ok {
+		fmt.Fprint(e.stdout, c.usage())
+		return nil
+	}
+	if g := groupUsage(all, args[0]); g != "" && len(args) == 1 {
+		fmt.Fprint(e.stdout, g)
+		return nil
+	}
+	fmt.Fprintf(e.stderr, "pipelined: no command %q\n\n%s", strings.Join(args, " "), usage())
+	return errUsage
+}
+
+// newFlagSet returns the flag set of the command being run. Its mistakes
+// are reported by parseFlags.
+func newFlagSet(e env) *flag.FlagSet {
+	fs := flag.NewFlagSet("pipelined "+e.cmd.name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {}
 	return fs
 }
 
-// parseFlags parses args into fs. Asking for help is not an error; a
-// mistake has been explained on stderr by the flag package.
-func parseFlags(fs *flag.FlagSet, args []string) (help bool, err error) {
-	err = fs.Parse(args)
+// withDB adds the -db flag, which overrides PIPELINE_DB.
+func withDB(e *env, fs *flag.FlagSet) {
+	fs.StringVar(&e.cfg.DB, "db", e.cfg.DB, "database (PIPELINE_DB)")
+}
+
+// parseFlags parses args into fs. Asked for help, it prints the command's
+// usage on stdout and returns errHelped; on a mistake, which the flag
+// package has explained on stderr, it adds the usage there and returns
+// errUsage.
+func parseFlags(e env, fs *flag.FlagSet, args []string) error {
+	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
-		return true, nil
+		fmt.Fprint(e.stdout, e.cmd.usage())
+		printFlags(e.stdout, fs)
+		return errHelped
 	}
 	if err != nil {
-		return false, errUsage
+		fmt.Fprint(e.stderr, e.cmd.usage())
+		printFlags(e.stderr, fs)
+		return errUsage
 	}
-	return false, nil
+	return nil
+}
+
+// printFlags lists the flags of fs, if it has any.
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n == 0 {
+		return
+	}
+	fmt.Fprintln(w, "Flags:")
+	fs.SetOutput(w)
+	fs.PrintDefaults()
 }
 
 // usageErrorf explains a command-line mistake on stderr along with the
 // command's usage.
 func usageErrorf(e env, fs *flag.FlagSet, format string, args ...any) error {
-	fmt.Fprintf(e.stderr, "pipelined: "+format+"\n", args...)
-	fs.Usage()
+	fmt.Fprintf(e.stderr, "pipelined: "+format+"\n\n", args...)
+	fmt.Fprint(e.stderr, e.cmd.usage())
+	printFlags(e.stderr, fs)
 	return errUsage
 }

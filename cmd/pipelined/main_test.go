@@ -117,6 +117,11 @@ func requireServing(t *testing.T, srv *Server, seeded pipeline.SeedResult, tok i
 	assert.JSONEq(t, `{"status":"ok"}`, body)
 	status, _ = srv.Do("GET", "/readyz", "", "")
 	assert.Equal(t, http.StatusOK, status)
+	for _, probe := range []string{"/healthz", "/readyz"} {
+		status, body = srv.Do("HEAD", probe, "", "")
+		assert.Equal(t, http.StatusOK, status, "HEAD %s", probe)
+		assert.Empty(t, body)
+	}
 	status, body = srv.Do("GET", "/api/v1/openapi.json", "", "")
 	require.Equal(t, http.StatusOK, status)
 	assert.JSONEq(t, string(pipelinehttp.OpenAPIDocument()), body, "the served contract is the embedded one")
@@ -357,11 +362,13 @@ func TestActivity(t *testing.T) {
 		}
 		assert.Equal(t, all[:1], byTeam(acme.Teams["acme"]))
 		assert.Equal(t, all[1:], byTeam(globex.Teams["globex"]))
-		assert.Empty(t, byTeam(999))
+		assert.Equal(t, all[1:], jsonLines(t, m.Must("activity", "--team", "globex")), "a team by its key")
 
-		_, stderr, err := m.Run("", "activity", "--team", "x")
-		assert.Error(t, err)
-		assert.Contains(t, stderr, "not a team id")
+		for _, team := range []string{"999", "x"} {
+			_, stderr, err := m.Run("", "activity", "--team", team)
+			assert.Error(t, err)
+			assert.Contains(t, stderr, "not_found: Team "+team+" not found.")
+		}
 	})
 }
 
@@ -451,7 +458,7 @@ func TestConfig(t *testing.T) {
 	t.Run("defaults", func(t *testing.T) {
 		cfg, err := loadConfig(func(string) string { return "" })
 		require.NoError(t, err)
-		assert.Equal(t, config{DB: "pipeline.db", Addr: "127.0.0.1:8080", RateLimit: 60}, cfg)
+		assert.Equal(t, config{DB: "pipeline.db", Addr: "127.0.0.1:8080", RateLimit: 60, AutoMigrate: true}, cfg)
 	})
 
 	t.Run("bad rate limit", func(t *testing.T) {
@@ -533,28 +540,6 @@ func TestConfig_Applied(t *testing.T) {
 		assert.Error(t, err)
 		assert.Contains(t, stderr, "pipelined: ")
 	})
-}
-
-// TestUsage: help prints the usage; a wrong command or arguments print it
-// with the error.
-func TestUsage(t *testing.T) {
-	t.Parallel()
-	m := newMain(t, filepath.Join(t.TempDir(), "pipeline.db"))
-	_, stderr, err := m.Run("", "help")
-	assert.NoError(t, err)
-	assert.Contains(t, stderr, "Usage:")
-	assert.Contains(t, stderr, "PIPELINE_RATE_LIMIT")
-
-	_, stderr, err = m.Run("", "frobnicate")
-	assert.Error(t, err)
-	assert.Contains(t, stderr, `unknown command "frobnicate"`)
-	assert.Contains(t, stderr, "Usage:")
-
-	for _, args := range [][]string{{"serve", "extra"}, {"serve", "-nope"}, {"seed"}, {"token"}, {"demo", "x"}} {
-		_, stderr, err = m.Run("", args...)
-		assert.Error(t, err, args)
-		assert.Contains(t, stderr, "Usage: pipelined", args)
-	}
 }
 
 // Main runs the command in-process, as main does, against one database.
@@ -663,8 +648,9 @@ func (s *Server) Stop() error {
 	return s.Wait()
 }
 
-// Request sends one request; token and body may be empty.
-func (s *Server) Request(method, path, token, body string) *http.Response {
+// Request sends one request; token and body may be empty, hdr are header
+// name and value pairs.
+func (s *Server) Request(method, path, token, body string, hdr ...string) *http.Response {
 	s.t.Helper()
 	req, err := http.NewRequest(method, s.URL+path, strings.NewReader(body))
 	require.NoError(s.t, err)
@@ -673,6 +659,9 @@ func (s *Server) Request(method, path, token, body string) *http.Response {
 	}
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(s.t, err)

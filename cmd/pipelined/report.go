@@ -15,6 +15,10 @@ import (
 // text or the flag package's message) is already on stderr.
 var errUsage = errors.New("usage error")
 
+// errHelped ends a command whose usage was asked for and printed: the
+// command does nothing more, and pipelined exits 0.
+var errHelped = errors.New("usage printed")
+
 // report writes err to w for an operator: a *pipeline.Error as its code and
 // message followed by its details one per line, anything else as is.
 func report(w io.Writer, err error) {

@@ -13,16 +13,16 @@ import (
 
 // runSeed loads a world from a JSON file and prints what it created.
 func runSeed(ctx context.Context, e env, args []string) error {
-	fs := newFlagSet(e, "seed", "[-db DSN] FILE")
-	fs.StringVar(&e.cfg.DB, "db", e.cfg.DB, "database (PIPELINE_DB)")
-	if help, err := parseFlags(fs, args); help || err != nil {
+	fs := newFlagSet(e)
+	withDB(&e, fs)
+	if err := parseFlags(e, fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		return usageErrorf(e, fs, "seed takes exactly one FILE")
 	}
 	path := fs.Arg(0)
-	return withOperator(ctx, e.cfg, func(op *pipeline.Operator) error {
+	return withOperator(ctx, e.cfg, writes, func(op *pipeline.Operator) error {
 		w, err := readSeedFile(path, e.stdin)
 		if err != nil {
 			return err

@@ -25,17 +25,22 @@ const (
 
 // runServe serves the API on the configured address until ctx is
 // cancelled.
-func runServe(ctx context.Context, e env, args []string) error {
-	fs := newFlagSet(e, "serve", "[-addr ADDR] [-db DSN]")
+func runServe(ctx context.Context, e env, args []string) (err error) {
+	fs := newFlagSet(e)
 	fs.StringVar(&e.cfg.Addr, "addr", e.cfg.Addr, "listen address (PIPELINE_ADDR)")
-	fs.StringVar(&e.cfg.DB, "db", e.cfg.DB, "database (PIPELINE_DB)")
-	if help, err := parseFlags(fs, args); help || err != nil {
+	withDB(&e, fs)
+	if err := parseFlags(e, fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usageErrorf(e, fs, "serve takes no arguments")
 	}
-	db, err := openStore(ctx, e.cfg)
+	o, err := newObservability(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, o.close()) }()
+	db, err := openServedStore(ctx, e, o)
 	if err != nil {
 		return err
 	}
@@ -44,18 +49,37 @@ func runServe(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return serve(ctx, e, db, ln)
+	return serve(ctx, e, o, db, ln)
+}
+
+// openServedStore opens the store of a serving command, its statements
+// traced when tracing is on, and logs the migrations it applied.
+func openServedStore(ctx context.Context, e env, o *observability) (*pipelinestore.DB, error) {
+	db, applied, err := openStore(ctx, e.cfg, writes, o.queryHooks()...)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range applied {
+		o.log.Info("migrated", "migration", m.Name)
+	}
+	return db, nil
 }
 
 // serve serves the API on ln until ctx is cancelled, then stops accepting,
-// lets in-flight requests finish and returns nil. It owns ln.
-func serve(ctx context.Context, e env, db *pipelinestore.DB, ln net.Listener) error {
-	logger := slog.New(slog.NewJSONHandler(e.stderr, nil))
-	handler := pipelinehttp.New(pipeline.NewService(db), pipelinehttp.Config{
-		BaseURL: e.cfg.BaseURL,
-		Limiter: db.Limiter(e.cfg.RateLimit), // in the database: shared by replicas
-		Logger:  logger,                      // the access log; it never holds a token
-	})
+// lets in-flight requests finish and returns nil. It owns ln. With
+// PIPELINE_METRICS_ADDR set it also serves metrics and the profiler there.
+func serve(ctx context.Context, e env, o *observability, db *pipelinestore.DB, ln net.Listener) error {
+	logger := o.log
+	cfg := apiConfig(e, o, db)
+	if e.cfg.MetricsAddr != "" {
+		stop, err := serveMetrics(e.cfg.MetricsAddr, db, &cfg, logger)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		defer stop()
+	}
+	handler := pipelinehttp.New(pipeline.NewService(db), cfg)
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -92,6 +116,17 @@ func serve(ctx context.Context, e env, db *pipelinestore.DB, ln net.Listener) er
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// apiConfig is the configuration of the API that serve serves.
+func apiConfig(e env, o *observability, db *pipelinestore.DB) pipelinehttp.Config {
+	return pipelinehttp.Config{
+		BaseURL:        e.cfg.BaseURL,
+		Limiter:        db.Limiter(e.cfg.RateLimit), // in the database: shared by replicas
+		Logger:         o.log,                       // the access log; it never holds a token
+		TrustedProxies: e.cfg.TrustedProxies,
+		TracerProvider: o.tracer,
+	}
 }
 
 // purgeIdempotency deletes expired idempotency records now and then every

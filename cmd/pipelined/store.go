@@ -6,27 +6,77 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/uptrace/bun"
+
 	"github.com/pipeline-dev/pipeline/pipeline"
 	"github.com/pipeline-dev/pipeline/pipelinestore"
 )
 
-// openStore opens the configured database and applies pending
-// migrations, as every command does first.
-func openStore(ctx context.Context, cfg config) (*pipelinestore.DB, error) {
-	db, err := pipelinestore.Open(ctx, cfg.DB, pipelinestore.WithMaxConns(cfg.MaxConns))
+// access says what a command does to the database, which decides what it
+// does about pending migrations.
+type access int
+
+const (
+	// reads: never migrate (no DDL rights needed); refuse a schema that is
+	// behind.
+	reads access = iota
+	// writes: apply pending migrations when PIPELINE_AUTO_MIGRATE allows,
+	// else refuse a schema that is behind.
+	writes
+	// migrates: leave the schema to the command (migrate, migrate status).
+	migrates
+)
+
+// openStore opens the configured database and brings it to the schema the
+// command needs (see access). hooks are told of every statement.
+func openStore(ctx context.Context, cfg config, acc access, hooks ...bun.QueryHook) (*pipelinestore.DB, []pipelinestore.Migration, error) {
+	opts := []pipelinestore.Option{pipelinestore.WithMaxConns(cfg.MaxConns)}
+	for _, h := range hooks {
+		opts = append(opts, pipelinestore.WithQueryHook(h))
+	}
+	db, err := pipelinestore.Open(ctx, cfg.DB, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("open database: %w", err)
+		return nil, nil, fmt.Errorf("open database: %w", err)
 	}
-	if err := db.Migrate(ctx); err != nil {
-		return nil, errors.Join(fmt.Errorf("migrate database: %w", err), db.Close())
+	applied, err := prepareSchema(ctx, db, cfg, acc)
+	if err != nil {
+		return nil, nil, errors.Join(err, db.Close())
 	}
-	return db, nil
+	return db, applied, nil
 }
 
-// withOperator opens the store, runs fn on an Operator over it and closes
-// the store again.
-func withOperator(ctx context.Context, cfg config, fn func(*pipeline.Operator) error) (err error) {
-	db, err := openStore(ctx, cfg)
+// prepareSchema checks the schema and, for a writing command allowed to,
+// applies what is pending; it returns what it applied.
+func prepareSchema(ctx context.Context, db *pipelinestore.DB, cfg config, acc access) ([]pipelinestore.Migration, error) {
+	if acc == migrates {
+		return nil, nil
+	}
+	st, err := db.MigrationStatus(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read the schema's migrations: %w", err)
+	}
+	if st.Current() {
+		return nil, nil
+	}
+	if acc == writes && cfg.AutoMigrate {
+		applied, err := db.ApplyMigrations(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("migrate database: %w", err)
+		}
+		return applied, nil
+	}
+	why := "PIPELINE_AUTO_MIGRATE is false"
+	if acc == reads {
+		why = "a command that only reads never migrates"
+	}
+	return nil, fmt.Errorf("the database schema is behind: %d of %d migrations pending (the first: %s), and %s; run \"pipelined migrate\" first",
+		len(st.Pending), len(st.Pending)+len(st.Applied), st.Pending[0].Name, why)
+}
+
+// withOperator opens the store for a command of the given access, runs fn
+// on an Operator over it and closes the store again.
+func withOperator(ctx context.Context, cfg config, acc access, fn func(*pipeline.Operator) error) (err error) {
+	db, _, err := openStore(ctx, cfg, acc)
 	if err != nil {
 		return err
 	}

@@ -9,23 +9,6 @@ import (
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
-// runToken dispatches the token subcommands.
-func runToken(ctx context.Context, e env, args []string) error {
-	fs := newFlagSet(e, "token", "create|list|revoke ...")
-	if len(args) == 0 {
-		return usageErrorf(e, fs, "token needs a subcommand: create, list or revoke")
-	}
-	switch args[0] {
-	case "create":
-		return runTokenCreate(ctx, e, args[1:])
-	case "list":
-		return runTokenList(ctx, e, args[1:])
-	case "revoke":
-		return runTokenRevoke(ctx, e, args[1:])
-	}
-	return usageErrorf(e, fs, "unknown token subcommand %q", args[0])
-}
-
 // issuedToken is the output of token create: the token with its value,
 // which is shown this once.
 type issuedToken struct {
@@ -40,18 +23,18 @@ type issuedToken struct {
 }
 
 func runTokenCreate(ctx context.Context, e env, args []string) error {
-	fs := newFlagSet(e, "token create", "[-db DSN] --user EMAIL --name NAME --scopes a,b")
-	fs.StringVar(&e.cfg.DB, "db", e.cfg.DB, "database (PIPELINE_DB)")
+	fs := newFlagSet(e)
+	withDB(&e, fs)
 	user := fs.String("user", "", "email of the user the token acts for")
 	name := fs.String("name", "", "name of the token")
-	scopes := fs.String("scopes", "", "comma-separated scopes")
-	if help, err := parseFlags(fs, args); help || err != nil {
+	scopes := fs.String("scopes", "", `comma-separated scopes; "" for none`)
+	if err := parseFlags(e, fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 || *user == "" {
 		return usageErrorf(e, fs, "token create needs --user and takes no arguments")
 	}
-	return withOperator(ctx, e.cfg, func(op *pipeline.Operator) error {
+	return withOperator(ctx, e.cfg, writes, func(op *pipeline.Operator) error {
 		t, value, err := op.IssueToken(ctx, pipeline.TokenRequest{
 			UserEmail: *user, Name: *name, Scopes: splitScopes(*scopes),
 		})
@@ -94,18 +77,21 @@ type tokenCreator struct {
 }
 
 func runTokenList(ctx context.Context, e env, args []string) error {
-	fs := newFlagSet(e, "token list", "[-db DSN] --team ID")
-	fs.StringVar(&e.cfg.DB, "db", e.cfg.DB, "database (PIPELINE_DB)")
-	team := fs.String("team", "", "id of the team")
-	if help, err := parseFlags(fs, args); help || err != nil {
+	fs := newFlagSet(e)
+	withDB(&e, fs)
+	team := fs.String("team", "", "id or key of the team")
+	if err := parseFlags(e, fs, args); err != nil {
 		return err
 	}
-	teamID, ok := parseID(*team)
-	if fs.NArg() > 0 || !ok {
-		return usageErrorf(e, fs, "token list needs --team with a team id and takes no arguments")
+	if fs.NArg() > 0 || *team == "" {
+		return usageErrorf(e, fs, "token list needs --team and takes no arguments")
 	}
-	return withOperator(ctx, e.cfg, func(op *pipeline.Operator) error {
-		tokens, err := op.TeamTokens(ctx, teamID)
+	return withOperator(ctx, e.cfg, reads, func(op *pipeline.Operator) error {
+		t, err := op.TeamByRef(ctx, *team)
+		if err != nil {
+			return err
+		}
+		tokens, err := op.TeamTokens(ctx, t.ID)
 		if err != nil {
 			return err
 		}
@@ -127,9 +113,9 @@ func runTokenList(ctx context.Context, e env, args []string) error {
 }
 
 func runTokenRevoke(ctx context.Context, e env, args []string) error {
-	fs := newFlagSet(e, "token revoke", "[-db DSN] ID")
-	fs.StringVar(&e.cfg.DB, "db", e.cfg.DB, "database (PIPELINE_DB)")
-	if help, err := parseFlags(fs, args); help || err != nil {
+	fs := newFlagSet(e)
+	withDB(&e, fs)
+	if err := parseFlags(e, fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
@@ -139,7 +125,7 @@ func runTokenRevoke(ctx context.Context, e env, args []string) error {
 	if !ok {
 		return usageErrorf(e, fs, "%q is not a token id", fs.Arg(0))
 	}
-	return withOperator(ctx, e.cfg, func(op *pipeline.Operator) error {
+	return withOperator(ctx, e.cfg, writes, func(op *pipeline.Operator) error {
 		if err := op.RevokeToken(ctx, id); err != nil {
 			return err
 		}

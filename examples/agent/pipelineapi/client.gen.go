@@ -1248,8 +1248,24 @@ type GetHealthParams struct {
 	XRequestId *RequestId `json:"X-Request-Id,omitempty"`
 }
 
+// HeadHealthParams defines parameters for HeadHealth.
+type HeadHealthParams struct {
+	// XRequestId An id of the client's choosing for this request. It is echoed in the
+	// response when it is 1 to 128 characters of `A-Z a-z 0-9 . _ -`;
+	// otherwise the server makes its own.
+	XRequestId *RequestId `json:"X-Request-Id,omitempty"`
+}
+
 // GetReadinessParams defines parameters for GetReadiness.
 type GetReadinessParams struct {
+	// XRequestId An id of the client's choosing for this request. It is echoed in the
+	// response when it is 1 to 128 characters of `A-Z a-z 0-9 . _ -`;
+	// otherwise the server makes its own.
+	XRequestId *RequestId `json:"X-Request-Id,omitempty"`
+}
+
+// HeadReadinessParams defines parameters for HeadReadiness.
+type HeadReadinessParams struct {
 	// XRequestId An id of the client's choosing for this request. It is echoed in the
 	// response when it is 1 to 128 characters of `A-Z a-z 0-9 . _ -`;
 	// otherwise the server makes its own.
@@ -1639,12 +1655,26 @@ type ClientInterface interface {
 	// Corresponds with GET /healthz (the `GetHealth` operationId).
 	GetHealth(ctx context.Context, params *GetHealthParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// HeadHealth Liveness probe without a body
+	//
+	// The status of `GET /healthz`, with its headers and no body, for probes that send HEAD.
+	//
+	// Corresponds with HEAD /healthz (the `HeadHealth` operationId).
+	HeadHealth(ctx context.Context, params *HeadHealthParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetReadiness Readiness probe
 	//
 	// Answers 200 while the database answers, else 503. Needs no token and is not rate-limited.
 	//
 	// Corresponds with GET /readyz (the `GetReadiness` operationId).
 	GetReadiness(ctx context.Context, params *GetReadinessParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// HeadReadiness Readiness probe without a body
+	//
+	// The status of `GET /readyz`, with its headers and no body, for probes that send HEAD.
+	//
+	// Corresponds with HEAD /readyz (the `HeadReadiness` operationId).
+	HeadReadiness(ctx context.Context, params *HeadReadinessParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // ListJobs List jobs
@@ -2020,6 +2050,23 @@ func (c *Client) GetHealth(ctx context.Context, params *GetHealthParams, reqEdit
 	return c.Client.Do(req)
 }
 
+// HeadHealth Liveness probe without a body
+//
+// The status of `GET /healthz`, with its headers and no body, for probes that send HEAD.
+//
+// Corresponds with HEAD /healthz (the `HeadHealth` operationId).
+func (c *Client) HeadHealth(ctx context.Context, params *HeadHealthParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewHeadHealthRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetReadiness Readiness probe
 //
 // Answers 200 while the database answers, else 503. Needs no token and is not rate-limited.
@@ -2027,6 +2074,23 @@ func (c *Client) GetHealth(ctx context.Context, params *GetHealthParams, reqEdit
 // Corresponds with GET /readyz (the `GetReadiness` operationId).
 func (c *Client) GetReadiness(ctx context.Context, params *GetReadinessParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetReadinessRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// HeadReadiness Readiness probe without a body
+//
+// The status of `GET /readyz`, with its headers and no body, for probes that send HEAD.
+//
+// Corresponds with HEAD /readyz (the `HeadReadiness` operationId).
+func (c *Client) HeadReadiness(ctx context.Context, params *HeadReadinessParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewHeadReadinessRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -2889,6 +2953,48 @@ func NewGetHealthRequest(server string, params *GetHealthParams) (*http.Request,
 	return req, nil
 }
 
+// NewHeadHealthRequest constructs an http.Request for the HeadHealth method
+func NewHeadHealthRequest(server string, params *HeadHealthParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/healthz")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewGetReadinessRequest constructs an http.Request for the GetReadiness method
 func NewGetReadinessRequest(server string, params *GetReadinessParams) (*http.Request, error) {
 	var err error
@@ -2909,6 +3015,48 @@ func NewGetReadinessRequest(server string, params *GetReadinessParams) (*http.Re
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewHeadReadinessRequest constructs an http.Request for the HeadReadiness method
+func NewHeadReadinessRequest(server string, params *HeadReadinessParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/readyz")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -3184,6 +3332,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /healthz (the `GetHealth` operationId).
 	GetHealthWithResponse(ctx context.Context, params *GetHealthParams, reqEditors ...RequestEditorFn) (*GetHealthResponse, error)
 
+	// HeadHealthWithResponse Liveness probe without a body
+	//
+	// The status of `GET /healthz`, with its headers and no body, for probes that send HEAD.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /healthz (the `HeadHealth` operationId).
+	HeadHealthWithResponse(ctx context.Context, params *HeadHealthParams, reqEditors ...RequestEditorFn) (*HeadHealthResponse, error)
+
 	// GetReadinessWithResponse Readiness probe
 	//
 	// Answers 200 while the database answers, else 503. Needs no token and is not rate-limited.
@@ -3192,6 +3349,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /readyz (the `GetReadiness` operationId).
 	GetReadinessWithResponse(ctx context.Context, params *GetReadinessParams, reqEditors ...RequestEditorFn) (*GetReadinessResponse, error)
+
+	// HeadReadinessWithResponse Readiness probe without a body
+	//
+	// The status of `GET /readyz`, with its headers and no body, for probes that send HEAD.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /readyz (the `HeadReadiness` operationId).
+	HeadReadinessWithResponse(ctx context.Context, params *HeadReadinessParams, reqEditors ...RequestEditorFn) (*HeadReadinessResponse, error)
 }
 
 // ListJobsResponse200Headers the declared response headers of an HTTP 200 response for ListJobs
@@ -5081,6 +5247,47 @@ func (r GetHealthResponse) ContentType() string {
 	return ""
 }
 
+// HeadHealthResponse200Headers the declared response headers of an HTTP 200 response for HeadHealth
+type HeadHealthResponse200Headers struct {
+	XRequestId string
+}
+
+type HeadHealthResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *HeadHealthResponse200Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r HeadHealthResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r HeadHealthResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r HeadHealthResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r HeadHealthResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetReadinessResponse200Headers the declared response headers of an HTTP 200 response for GetReadiness
 type GetReadinessResponse200Headers struct {
 	XRequestId string
@@ -5137,6 +5344,54 @@ func (r GetReadinessResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetReadinessResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// HeadReadinessResponse200Headers the declared response headers of an HTTP 200 response for HeadReadiness
+type HeadReadinessResponse200Headers struct {
+	XRequestId string
+}
+
+// HeadReadinessResponse503Headers the declared response headers of an HTTP 503 response for HeadReadiness
+type HeadReadinessResponse503Headers struct {
+	XRequestId string
+}
+
+type HeadReadinessResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *HeadReadinessResponse200Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *HeadReadinessResponse503Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r HeadReadinessResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r HeadReadinessResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r HeadReadinessResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r HeadReadinessResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -5460,6 +5715,21 @@ func (c *ClientWithResponses) GetHealthWithResponse(ctx context.Context, params 
 	return ParseGetHealthResponse(rsp)
 }
 
+// HeadHealthWithResponse Liveness probe without a body
+//
+// The status of `GET /healthz`, with its headers and no body, for probes that send HEAD.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /healthz (the `HeadHealth` operationId).
+func (c *ClientWithResponses) HeadHealthWithResponse(ctx context.Context, params *HeadHealthParams, reqEditors ...RequestEditorFn) (*HeadHealthResponse, error) {
+	rsp, err := c.HeadHealth(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseHeadHealthResponse(rsp)
+}
+
 // GetReadinessWithResponse Readiness probe
 //
 // Answers 200 while the database answers, else 503. Needs no token and is not rate-limited.
@@ -5473,6 +5743,21 @@ func (c *ClientWithResponses) GetReadinessWithResponse(ctx context.Context, para
 		return nil, err
 	}
 	return ParseGetReadinessResponse(rsp)
+}
+
+// HeadReadinessWithResponse Readiness probe without a body
+//
+// The status of `GET /readyz`, with its headers and no body, for probes that send HEAD.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /readyz (the `HeadReadiness` operationId).
+func (c *ClientWithResponses) HeadReadinessWithResponse(ctx context.Context, params *HeadReadinessParams, reqEditors ...RequestEditorFn) (*HeadReadinessResponse, error) {
+	rsp, err := c.HeadReadiness(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseHeadReadinessResponse(rsp)
 }
 
 // ParseListJobsResponse parses an HTTP response from a ListJobsWithResponse call
@@ -9101,6 +9386,35 @@ func ParseGetHealthResponse(rsp *http.Response) (*GetHealthResponse, error) {
 	return response, nil
 }
 
+// ParseHeadHealthResponse parses an HTTP response from a HeadHealthWithResponse call
+func ParseHeadHealthResponse(rsp *http.Response) (*HeadHealthResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &HeadHealthResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers HeadHealthResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetReadinessResponse parses an HTTP response from a GetReadinessWithResponse call
 func ParseGetReadinessResponse(rsp *http.Response) (*GetReadinessResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -9144,6 +9458,45 @@ func ParseGetReadinessResponse(rsp *http.Response) (*GetReadinessResponse, error
 		response.Headers200 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetReadinessResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseHeadReadinessResponse parses an HTTP response from a HeadReadinessWithResponse call
+func ParseHeadReadinessResponse(rsp *http.Response) (*HeadReadinessResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &HeadReadinessResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers HeadReadinessResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 503:
+		var headers HeadReadinessResponse503Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
