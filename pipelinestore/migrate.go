@@ -15,7 +15,8 @@ import (
 //go:embed migrations
 var migrations embed.FS
 
-// Migrate applies the pending migrations; with none pending it changes
+// Migrate applies the pending migrations, the store's and then those of
+// River, the queue of webhook messages; with none pending it changes
 // nothing. On PostgreSQL concurrent migrations of the same schema (several
 // servers starting at once) are serialized by an advisory lock.
 func (db *DB) Migrate(ctx context.Context) error {
@@ -48,5 +49,5 @@ func (db *DB) Migrate(ctx context.Context) error {
 	if _, err := m.Migrate(ctx); err != nil {
 		return fmt.Errorf("pipelinestore: migrate: %w", err)
 	}
-	return nil
+	return db.migrateRiver(ctx)
 }

@@ -37,27 +37,26 @@ type pool struct {
 // down here, and Write prepares them all on the pool before its first
 // transaction begins.
 var registry []struct {
-	query  string
-	pgOnly bool
+	query   string
+	dialect string // "" for both
+}
+
+func register(query, dialect string) string {
+	registry = append(registry, struct {
+		query   string
+		dialect string
+	}{query, dialect})
+	return query
 }
 
 // prepared registers a statement of both dialects and returns it.
-func prepared(query string) string {
-	registry = append(registry, struct {
-		query  string
-		pgOnly bool
-	}{query, false})
-	return query
-}
+func prepared(query string) string { return register(query, "") }
 
 // preparedPG registers a statement that only PostgreSQL runs.
-func preparedPG(query string) string {
-	registry = append(registry, struct {
-		query  string
-		pgOnly bool
-	}{query, true})
-	return query
-}
+func preparedPG(query string) string { return register(query, DialectPostgres) }
+
+// preparedSQLite registers a statement that only SQLite runs.
+func preparedSQLite(query string) string { return register(query, DialectSQLite) }
 
 // lockable is a read that a transaction may also run to lock the rows it
 // reads, which only PostgreSQL needs: SQLite's write transactions are
@@ -78,8 +77,12 @@ func (p *pool) prepareAll(ctx context.Context) error {
 	if p.prepared {
 		return nil
 	}
+	dialect := DialectSQLite
+	if p.pg {
+		dialect = DialectPostgres
+	}
 	for _, r := range registry {
-		if r.pgOnly && !p.pg {
+		if r.dialect != "" && r.dialect != dialect {
 			continue
 		}
 		if _, err := p.stmt(ctx, r.query); err != nil {
@@ -149,11 +152,12 @@ type runner struct {
 	later *batch // see deferred; nil outside a PostgreSQL transaction
 }
 
-// batch is a transaction's writes that return nothing, waiting to be sent
-// together in one round trip.
+// batch is a transaction's writes, waiting to be sent together in one
+// round trip. At most one of them returns rows, which scan reads.
 type batch struct {
 	stmts []string
 	args  []any
+	scan  func(context.Context, *sql.Rows) error
 }
 
 // deferred runs a write that returns nothing. Inside a PostgreSQL
@@ -176,18 +180,56 @@ func (r runner) deferred(ctx context.Context, query string, args ...any) error {
 	return nil
 }
 
+// deferredReturning is deferred for a write that returns rows, which scan
+// reads when the batch is sent. Outside a PostgreSQL transaction it runs
+// at once.
+func (r runner) deferredReturning(ctx context.Context, query string, scan func(context.Context, *sql.Rows) error, args ...any) error {
+	if r.later == nil {
+		if err := r.flush(ctx); err != nil {
+			return err
+		}
+		s, err := r.prepared(ctx, query)
+		if err != nil {
+			return err
+		}
+		rows, err := s.QueryContext(ctx, args...)
+		if err != nil {
+			return err
+		}
+		return scan(ctx, rows)
+	}
+	if r.later.scan != nil {
+		if err := r.flush(ctx); err != nil {
+			return err
+		}
+	}
+	if err := r.deferred(ctx, query, args...); err != nil {
+		return err
+	}
+	r.later.scan = scan
+	return nil
+}
+
 // flush sends the waiting writes as one simple query, whose arguments the
-// driver writes into the text.
+// driver writes into the text; the rows of the one that returns some go
+// to its scan.
 func (r runner) flush(ctx context.Context) (err error) {
 	if r.later == nil || len(r.later.stmts) == 0 {
 		return nil
 	}
-	query, args := strings.Join(r.later.stmts, ";\n"), r.later.args
-	r.later.stmts, r.later.args = nil, nil
+	query, args, scan := strings.Join(r.later.stmts, ";\n"), r.later.args, r.later.scan
+	r.later.stmts, r.later.args, r.later.scan = nil, nil, nil
 	ctx, done := r.trace(ctx, query, args)
 	defer func() { done(nil, err) }()
-	_, err = r.tx.Tx.ExecContext(ctx, query, args...)
-	return err
+	if scan == nil {
+		_, err = r.tx.Tx.ExecContext(ctx, query, args...)
+		return err
+	}
+	rows, err := r.tx.Tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	return scan(ctx, rows)
 }
 
 // planned returns a runner whose statements PostgreSQL plans for their
