@@ -24,7 +24,15 @@ type config struct {
 	BaseURL   string // PIPELINE_BASE_URL: scheme and host of pagination links
 	RateLimit int    // PIPELINE_RATE_LIMIT: requests per minute per user
 	MaxConns  int    // PIPELINE_DB_MAX_CONNS: database pool size; 0: the store's default
+
+	WebhookWorkers      int                 // PIPELINE_WEBHOOK_WORKERS: deliveries at once; 0: none here
+	WebhookAllowHTTP    bool                // PIPELINE_WEBHOOK_ALLOW_HTTP: http:// webhook URLs too
+	WebhookAllowPrivate bool                // PIPELINE_WEBHOOK_ALLOW_PRIVATE: private addresses too
+	SecretKey           *pipeline.SecretKey // PIPELINE_SECRET_KEY: seals webhook secrets; nil: none
 }
+
+// defaultWebhookWorkers is how many deliveries a replica makes at once.
+const defaultWebhookWorkers = 4
 
 // loadConfig reads the PIPELINE_* variables through getenv. An empty
 // variable takes its default; a malformed one is an error.
@@ -33,6 +41,8 @@ func loadConfig(getenv func(string) string) (config, error) {
 		DB:        cmp.Or(getenv("PIPELINE_DB"), defaultDB),
 		Addr:      cmp.Or(getenv("PIPELINE_ADDR"), defaultAddr),
 		RateLimit: pipeline.DefaultRateLimit,
+
+		WebhookWorkers: defaultWebhookWorkers,
 	}
 	if raw := getenv("PIPELINE_BASE_URL"); raw != "" {
 		base, err := parseBaseURL(raw)
@@ -55,7 +65,51 @@ func loadConfig(getenv func(string) string) (config, error) {
 		}
 		cfg.MaxConns = n
 	}
+	if err := loadWebhookConfig(getenv, &cfg); err != nil {
+		return config{}, err
+	}
 	return cfg, nil
+}
+
+// loadWebhookConfig reads the PIPELINE_WEBHOOK_* variables and the secret
+// key into cfg.
+func loadWebhookConfig(getenv func(string) string, cfg *config) error {
+	if raw := getenv("PIPELINE_WEBHOOK_WORKERS"); raw != "" {
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < 0 {
+			return fmt.Errorf("PIPELINE_WEBHOOK_WORKERS: %q is not a whole number of workers (0 or more)", raw)
+		}
+		cfg.WebhookWorkers = n
+	}
+	for name, into := range map[string]*bool{
+		"PIPELINE_WEBHOOK_ALLOW_HTTP":    &cfg.WebhookAllowHTTP,
+		"PIPELINE_WEBHOOK_ALLOW_PRIVATE": &cfg.WebhookAllowPrivate,
+	} {
+		if raw := getenv(name); raw != "" {
+			b, err := strconv.ParseBool(raw)
+			if err != nil {
+				return fmt.Errorf("%s: %q is not true or false", name, raw)
+			}
+			*into = b
+		}
+	}
+	if raw := getenv("PIPELINE_SECRET_KEY"); raw != "" {
+		k, err := pipeline.ParseSecretKey(raw)
+		if err != nil {
+			return fmt.Errorf("PIPELINE_SECRET_KEY: %w", err)
+		}
+		cfg.SecretKey = k
+	}
+	return nil
+}
+
+// domainOptions are the Service's and the Dispatcher's options that the
+// configuration sets.
+func (cfg config) domainOptions() []pipeline.Option {
+	return []pipeline.Option{
+		pipeline.WithWebhookPolicy(pipeline.WebhookPolicy{AllowHTTP: cfg.WebhookAllowHTTP, AllowPrivate: cfg.WebhookAllowPrivate}),
+		pipeline.WithSecretKey(cfg.SecretKey),
+	}
 }
 
 // parsePositive reads a whole number of what, 1 or more.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"io"
 	"net"
@@ -30,6 +31,15 @@ func runDemo(ctx context.Context, e env, args []string) error {
 	}
 	defer os.RemoveAll(dir)
 	e.cfg.DB = filepath.Join(dir, "demo.db")
+	if e.cfg.SecretKey == nil {
+		// The demo's database goes with it: a key of its own lets it
+		// create webhooks.
+		raw := make([]byte, pipeline.SecretKeyLength)
+		_, _ = rand.Read(raw)
+		if e.cfg.SecretKey, err = pipeline.NewSecretKey(raw); err != nil {
+			return err
+		}
+	}
 
 	db, err := openStore(ctx, e.cfg)
 	if err != nil {

@@ -77,8 +77,9 @@ const usage = `pipelined serves the recruitment-pipeline API and runs its operat
 
 Usage:
   pipelined [serve] [-addr ADDR] [-db DSN]
-        Serve the API. SIGINT or SIGTERM stops accepting connections, drains
-        in-flight requests and exits 0.
+        Serve the API and deliver webhooks. SIGINT or SIGTERM stops
+        accepting connections, drains in-flight requests and deliveries and
+        exits 0.
   pipelined demo [-addr ADDR]
         Serve a demo world on a fresh SQLite database in a temporary directory
         (PIPELINE_DB is ignored; the directory is removed on exit), after
@@ -113,9 +114,20 @@ Environment (a flag of the same meaning overrides it):
   PIPELINE_DB_MAX_CONNS
                        database connections held open (default: PostgreSQL
                        max(32, 4 x CPUs), SQLite max(4, CPUs) readers)
+  PIPELINE_SECRET_KEY  32 bytes in base64 or hex (openssl rand -base64 32)
+                       that webhook secrets are stored encrypted under;
+                       without it webhooks cannot be created
+  PIPELINE_WEBHOOK_WORKERS
+                       webhook deliveries made at once by serve (default 4;
+                       0: this replica delivers none)
+  PIPELINE_WEBHOOK_ALLOW_HTTP
+                       true: webhook URLs may be http:// (default false)
+  PIPELINE_WEBHOOK_ALLOW_PRIVATE
+                       true: webhooks may reach loopback, private and
+                       link-local addresses (default false)
 
 Scopes: jobs:read, jobs:write, candidates:read, candidates:write,
-messages:send, scheduling:write.
+messages:send, scheduling:write, activity:read, webhooks:write.
 `
 
 // newFlagSet returns a flag set for a command that reports its mistakes on

@@ -425,7 +425,7 @@ func TestDemo(t *testing.T) {
 		case strings.Contains(line, "/stage "):
 			assert.Contains(t, body, `"stage":"Screening"`)
 		case strings.HasSuffix(strings.Fields(line)[2], "/api/v1/me"):
-			assert.Contains(t, body, `"scopes":["jobs:read","jobs:write","candidates:read","candidates:write","messages:send","scheduling:write"]`)
+			assert.Contains(t, body, `"scopes":["jobs:read","jobs:write","candidates:read","candidates:write","messages:send","scheduling:write","activity:read","webhooks:write"]`)
 		}
 	}
 
@@ -449,7 +449,7 @@ func TestConfig(t *testing.T) {
 	t.Run("defaults", func(t *testing.T) {
 		cfg, err := loadConfig(func(string) string { return "" })
 		require.NoError(t, err)
-		assert.Equal(t, config{DB: "pipeline.db", Addr: "127.0.0.1:8080", RateLimit: 60}, cfg)
+		assert.Equal(t, config{DB: "pipeline.db", Addr: "127.0.0.1:8080", RateLimit: 60, WebhookWorkers: 4}, cfg)
 	})
 
 	t.Run("bad rate limit", func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -51,7 +52,7 @@ func runServe(ctx context.Context, e env, args []string) error {
 // lets in-flight requests finish and returns nil. It owns ln.
 func serve(ctx context.Context, e env, db *pipelinestore.DB, ln net.Listener) error {
 	logger := slog.New(slog.NewJSONHandler(e.stderr, nil))
-	handler := pipelinehttp.New(pipeline.NewService(db), pipelinehttp.Config{
+	handler := pipelinehttp.New(pipeline.NewService(db, e.cfg.domainOptions()...), pipelinehttp.Config{
 		BaseURL: e.cfg.BaseURL,
 		Limiter: db.Limiter(e.cfg.RateLimit), // in the database: shared by replicas
 		Logger:  logger,                      // the access log; it never holds a token
@@ -74,6 +75,13 @@ func serve(ctx context.Context, e env, db *pipelinestore.DB, ln net.Listener) er
 		stopPurge()
 		purging.Wait()
 	}()
+	deliveries, err := startDeliveries(e, db, logger)
+	if err != nil {
+		return errors.Join(err, srv.Close())
+	}
+	// Deferred after the purge's: deliveries stop first, once requests
+	// have drained.
+	defer stopDeliveries(deliveries, logger)
 
 	select {
 	case err := <-served:
@@ -92,6 +100,53 @@ func serve(ctx context.Context, e env, db *pipelinestore.DB, ln net.Listener) er
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// startDeliveries starts the delivery of webhook messages with
+// PIPELINE_WEBHOOK_WORKERS workers; none with 0.
+func startDeliveries(e env, db *pipelinestore.DB, logger *slog.Logger) (*pipelinestore.Deliveries, error) {
+	if e.cfg.WebhookWorkers == 0 {
+		return nil, nil
+	}
+	if e.cfg.SecretKey == nil {
+		logger.Warn("PIPELINE_SECRET_KEY is not set: webhooks cannot be created, nor their messages signed")
+	}
+	sender := pipelinehttp.NewWebhookSender(pipelinehttp.WebhookSenderConfig{
+		AllowPrivate: e.cfg.WebhookAllowPrivate,
+		UserAgent:    userAgent(),
+	})
+	dispatcher := pipeline.NewDispatcher(db, sender, e.cfg.domainOptions()...)
+	d, err := db.StartDeliveries(context.Background(), dispatcher, pipelinestore.DeliveryConfig{
+		Workers: e.cfg.WebhookWorkers,
+		Logger:  logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("deliveries: %w", err)
+	}
+	logger.Info("delivering webhooks", "workers", e.cfg.WebhookWorkers)
+	return d, nil
+}
+
+// stopDeliveries lets the attempts in flight finish, for as long as one
+// may take; those cut off are attempted again later.
+func stopDeliveries(d *pipelinestore.Deliveries, logger *slog.Logger) {
+	if d == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), pipeline.DeliveryTimeout+5*time.Second)
+	defer cancel()
+	if err := d.Stop(ctx); err != nil {
+		logger.Error("stop deliveries", "err", err)
+	}
+}
+
+// userAgent names pipelined and its version in webhook deliveries.
+func userAgent() string {
+	version := "devel"
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		version = info.Main.Version
+	}
+	return "pipelined/" + version
 }
 
 // purgeIdempotency deletes expired idempotency records now and then every
