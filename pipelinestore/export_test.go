@@ -36,3 +36,17 @@ type countingHook struct{ n *atomic.Int64 }
 func (h countingHook) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
 
 func (h countingHook) AfterQuery(_ context.Context, _ *bun.QueryEvent) { h.n.Add(1) }
+
+// Exec runs a statement on db's writer, for tests that change what no
+// operation changes (a member's role).
+func Exec(db *DB, query string, args ...any) error {
+	_, err := db.w.bun.DB.ExecContext(context.Background(), db.w.dialectText(query), args...)
+	return err
+}
+
+// QueryBytes reads one value of one row as bytes.
+func QueryBytes(db *DB, query string, args ...any) ([]byte, error) {
+	var b []byte
+	err := db.r.bun.DB.QueryRowContext(context.Background(), db.r.dialectText(query), args...).Scan(&b)
+	return b, err
+}
