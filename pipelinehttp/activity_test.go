@@ -108,6 +108,9 @@ func TestAPI_Activity(t *testing.T) {
 		ids, _, _ = feedPage(t, e.h, path, e.token("olivia"))
 		assert.Len(t, ids, 1, "following next later returns what was written since")
 	})
+}
+
+func TestAPI_Activity_Filters(t *testing.T) {
 	each(t, "filters", func(t *testing.T, e *env) {
 		moveAda(t, e, "olivia", "Screening")
 		r := e.do(t, "POST", "/api/v1/jobs", e.token("olivia"), map[string]any{"title": "Data Engineer"})
@@ -134,6 +137,9 @@ func TestAPI_Activity(t *testing.T) {
 		ids, _, _ = feedPage(t, e.h, "/api/v1/activity?since="+past, e.token("olivia"))
 		assert.Len(t, ids, 4)
 	})
+}
+
+func TestAPI_Activity_BadQuery(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		t.Run("bad query", func(t *testing.T) {
 			for _, tc := range []struct{ query, field string }{

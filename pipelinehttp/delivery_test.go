@@ -203,6 +203,10 @@ func TestDeliveries(t *testing.T) {
 		assert.NotNil(t, d[2]["next_attempt_at"])
 		assert.Nil(t, d[0]["next_attempt_at"])
 	})
+}
+
+// TestDeliveries_Failures: what becomes of messages that are not taken.
+func TestDeliveries_Failures(t *testing.T) {
 	each(t, "the last attempt fails the message", func(t *testing.T, e *env) {
 		rc := newReceiver(t, 500, 500, 500, 500, 500, 500, 500, 500, 500)
 		h := createWebhook(t, e, "olivia", map[string]any{"url": rc.URL, "events": []string{"candidate.stage_changed"}})

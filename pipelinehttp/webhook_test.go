@@ -92,6 +92,9 @@ func TestAPI_Webhooks(t *testing.T) {
 		assert.Equal(t, string(first.Body), string(again.Body))
 		assert.Len(t, e.Activity(t), 1)
 	})
+}
+
+func TestAPI_Webhooks_Access(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		t.Run("owners and admins only", func(t *testing.T) {
 			for _, req := range []struct{ method, path string }{
