@@ -89,7 +89,7 @@ func (q *query) feedFilter() pipeline.FeedFilter {
 			q.bad.Add("after", msgQueryAfter)
 		}
 	}
-	if raw, ok := q.c.GetQuery("since"); ok {
+	if raw, ok := q.c.GetQuery("since"); ok && f.After == "" { // ignored after a cursor
 		t, err := time.Parse(time.RFC3339, raw)
 		if err != nil {
 			q.bad.Add("since", msgQuerySince)

@@ -136,6 +136,8 @@ func TestAPI_Activity_Filters(t *testing.T) {
 		past := url.QueryEscape(e.clock.Now().Add(-48 * time.Hour).Format(time.RFC3339))
 		ids, _, _ = feedPage(t, e.h, "/api/v1/activity?since="+past, e.token("olivia"))
 		assert.Len(t, ids, 4)
+		ids, _, _ = feedPage(t, e.h, next+"&since="+future, e.token("olivia"))
+		assert.Len(t, ids, 1, "since is ignored after a cursor")
 	})
 }
 
