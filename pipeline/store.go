@@ -87,6 +87,8 @@ type Store interface {
 	// RecordDelivery stores a delivery attempt, with the action of its
 	// entry; an attempt of a webhook that is gone is dropped.
 	RecordDelivery(ctx context.Context, d Delivery) error
+	// PurgeDeliveries deletes delivery attempts made before a time.
+	PurgeDeliveries(ctx context.Context, before time.Time) (int64, error)
 }
 
 // Tx is the part of the store used inside a write transaction. Rows read

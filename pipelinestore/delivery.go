@@ -105,6 +105,15 @@ func (db *DB) RecordDelivery(ctx context.Context, d pipeline.Delivery) error {
 	return formatError(err, "Delivery")
 }
 
+// PurgeDeliveries deletes delivery attempts made before a time.
+func (db *DB) PurgeDeliveries(ctx context.Context, before time.Time) (int64, error) {
+	res, err := db.write().exec(ctx, `DELETE FROM webhook_deliveries WHERE attempted_at < $1`, ts(before))
+	if err != nil {
+		return 0, formatError(err, "Delivery")
+	}
+	return res.RowsAffected()
+}
+
 // Deliverer makes the attempts of messages: pipeline.Dispatcher.
 type Deliverer interface {
 	// Deliver makes attempt number attempt (from 1) of m; an error asks

@@ -94,3 +94,27 @@ func TestDeliveries_CreatorDemoted(t *testing.T) {
 		assert.Zero(t, hits.Load())
 	})
 }
+
+// TestDeliveries_Purge: attempts older than the retention are deleted.
+func TestDeliveries_Purge(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		f := webhookFixture(t, db)
+		olivia := f.As(t, "olivia")
+		w, err := f.Svc.CreateWebhook(olivia, pipeline.NewWebhook{URL: "https://hooks.example.test"})
+		require.NoError(t, err)
+		entry := f.Activity(t)[0].ID
+		now := time.Now()
+		for _, at := range []time.Time{now.Add(-pipeline.DeliveryRetention - time.Hour), now} {
+			require.NoError(t, db.RecordDelivery(context.Background(), pipeline.Delivery{
+				WebhookID: w.Value.ID, ActivityID: entry, Attempt: 1, AttemptedAt: at,
+			}))
+		}
+		n, err := f.Op.PurgeDeliveries(context.Background())
+		require.NoError(t, err)
+		assert.EqualValues(t, 1, n)
+		left, err := f.Svc.WebhookDeliveries(olivia, w.Value.ID, 1)
+		require.NoError(t, err)
+		require.Len(t, left.Items, 1)
+		assert.WithinDuration(t, now, left.Items[0].AttemptedAt, time.Second)
+	})
+}

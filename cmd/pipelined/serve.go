@@ -20,7 +20,8 @@ const (
 	// shutdownTimeout bounds how long in-flight requests may drain after
 	// SIGINT or SIGTERM.
 	shutdownTimeout = 20 * time.Second
-	// purgeInterval is how often expired idempotency records are deleted.
+	// purgeInterval is how often expired idempotency records and old
+	// delivery attempts are deleted.
 	purgeInterval = time.Hour
 )
 
@@ -70,7 +71,7 @@ func serve(ctx context.Context, e env, db *pipelinestore.DB, ln net.Listener) er
 
 	purgeCtx, stopPurge := context.WithCancel(context.Background())
 	var purging sync.WaitGroup
-	purging.Go(func() { purgeIdempotency(purgeCtx, pipeline.NewOperator(db), logger) })
+	purging.Go(func() { purge(purgeCtx, pipeline.NewOperator(db), logger) })
 	defer func() {
 		stopPurge()
 		purging.Wait()
@@ -149,18 +150,23 @@ func userAgent() string {
 	return "pipelined/" + version
 }
 
-// purgeIdempotency deletes expired idempotency records now and then every
-// purgeInterval until ctx is cancelled.
-func purgeIdempotency(ctx context.Context, op *pipeline.Operator, logger *slog.Logger) {
+// purge deletes expired idempotency records and old delivery attempts now
+// and then every purgeInterval until ctx is cancelled.
+func purge(ctx context.Context, op *pipeline.Operator, logger *slog.Logger) {
 	tick := time.NewTicker(purgeInterval)
 	defer tick.Stop()
 	for {
-		n, err := op.PurgeIdempotency(ctx)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			logger.Error("purge idempotency records", "err", err)
-		case n > 0:
-			logger.Info("purged idempotency records", "count", n)
+		for what, fn := range map[string]func(context.Context) (int64, error){
+			"idempotency records": op.PurgeIdempotency,
+			"delivery attempts":   op.PurgeDeliveries,
+		} {
+			n, err := fn(ctx)
+			switch {
+			case err != nil && ctx.Err() == nil:
+				logger.Error("purge "+what, "err", err)
+			case n > 0:
+				logger.Info("purged "+what, "count", n)
+			}
 		}
 		select {
 		case <-ctx.Done():

@@ -58,3 +58,6 @@ CREATE TABLE webhook_deliveries (
 CREATE INDEX webhook_deliveries_webhook_idx ON webhook_deliveries (webhook_id, id DESC);
 --bun:split
 CREATE INDEX webhook_deliveries_activity_idx ON webhook_deliveries (activity_id);
+--bun:split
+-- Backs the purge of old attempts.
+CREATE INDEX webhook_deliveries_attempted_idx ON webhook_deliveries (attempted_at);
