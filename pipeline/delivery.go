@@ -121,10 +121,11 @@ func (d *Dispatcher) RetryAfter(attempt int) (time.Duration, bool) {
 func (d *Dispatcher) MaxAttempts() int { return len(d.schedule) + 1 }
 
 // Deliver makes attempt number attempt (from 1) of m. It returns nil when
-// nothing more is to be done (delivered; the webhook is gone, or answered
-// 410 Gone and is deleted; or the message may no longer be sent, which its
-// deliveries record), and an error wrapping ErrDeliveryFailed when the
-// attempt failed and is to be retried. Any other error is a fault of the
+// nothing more is to be done (delivered; failed for good after the last
+// attempt; the webhook is gone, or answered 410 Gone and is deleted; or the
+// message may no longer be sent), which its deliveries record, and an
+// error wrapping ErrDeliveryFailed when the attempt failed and is to be
+// retried. Any other error is a fault of the
 // storage; the queue retries it too.
 func (d *Dispatcher) Deliver(ctx context.Context, m Message, attempt int) error {
 	t, err := d.svc.store.DeliveryTarget(ctx, m)
@@ -174,12 +175,13 @@ func (d *Dispatcher) record(ctx context.Context, rec Delivery, reply Reply) erro
 		rec.Error = fmt.Sprintf("The receiver answered %d.", reply.StatusCode)
 	}
 	wait, retry := d.RetryAfter(rec.Attempt)
-	if retry {
-		next := d.svc.now().Add(wait)
-		rec.NextAttemptAt = &next
-	} else {
+	if !retry {
+		// The schedule is the Dispatcher's: the message ends here, failed.
 		rec.Error += " No attempts are left: the message failed."
+		return d.svc.store.RecordDelivery(ctx, rec)
 	}
+	next := d.svc.now().Add(wait)
+	rec.NextAttemptAt = &next
 	if err := d.svc.store.RecordDelivery(ctx, rec); err != nil {
 		return err
 	}

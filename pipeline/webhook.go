@@ -140,6 +140,9 @@ func (s *Service) CreateWebhook(ctx context.Context, in NewWebhook) (Result[Crea
 	})
 	if err == nil && res.Replayed {
 		// The stored result holds the sealed secret only.
+		if s.secrets == nil {
+			return Result[CreatedWebhook]{}, Errorf(EForbidden, "Webhooks are disabled: the server has no secret key to keep their secrets with.")
+		}
 		plain, openErr := s.secrets.open(res.Value.SealedSecret)
 		if openErr != nil {
 			return Result[CreatedWebhook]{}, openErr
