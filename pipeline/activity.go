@@ -13,12 +13,21 @@ const (
 	ActionCandidateStageChanged = "candidate.stage_changed"
 	ActionCandidateNoteAdded    = "candidate.note_added"
 	ActionCandidateRated        = "candidate.rated"
+	ActionWebhookCreated        = "webhook.created"
+	ActionWebhookDeleted        = "webhook.deleted"
 )
+
+// Actions lists every activity action, in the order of the API document.
+var Actions = []string{
+	ActionJobCreated, ActionJobUpdated, ActionCandidateStageChanged, ActionCandidateNoteAdded,
+	ActionCandidateRated, ActionWebhookCreated, ActionWebhookDeleted,
+}
 
 // Activity subject types.
 const (
 	SubjectJob       = "job"
 	SubjectCandidate = "candidate"
+	SubjectWebhook   = "webhook"
 )
 
 // Activity is an entry of the activity log: one write that changed
@@ -26,6 +35,7 @@ const (
 type Activity struct {
 	ID          int64           `json:"id"`
 	TeamID      int64           `json:"team_id"`
+	JobID       int64           `json:"job_id,omitempty"` // the job concerned; 0 for a webhook's entries
 	UserID      int64           `json:"user_id"`
 	TokenID     int64           `json:"token_id"` // 0: made through Operator.ActAs
 	IP          string          `json:"ip"`
@@ -36,10 +46,12 @@ type Activity struct {
 	CreatedAt   time.Time       `json:"created_at"`
 }
 
-// log appends an activity entry inside the write's transaction.
-func (s *Service) log(ctx context.Context, tx Tx, c Caller, teamID int64, action, subjectType string, subjectID int64, changes any) error {
+// log appends an activity entry inside the write's transaction; jobID is
+// the job concerned, 0 for none.
+func (s *Service) log(ctx context.Context, tx Tx, c Caller, teamID, jobID int64, action, subjectType string, subjectID int64, changes any) error {
 	return tx.InsertActivity(ctx, Activity{
 		TeamID:      teamID,
+		JobID:       jobID,
 		UserID:      c.user.ID,
 		TokenID:     c.tokenID,
 		IP:          c.ip,

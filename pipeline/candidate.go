@@ -144,7 +144,7 @@ func (s *Service) MoveCandidate(ctx context.Context, jobID, id int64, in StageMo
 		}
 		changes := map[string]Change{"stage": {Before: cand.Stage, After: st.Name}}
 		cand.StageID, cand.Stage = st.ID, st.Name
-		return cand, s.log(ctx, tx, c, cand.TeamID, ActionCandidateStageChanged, SubjectCandidate, cand.ID, changes)
+		return cand, s.log(ctx, tx, c, cand.TeamID, cand.JobID, ActionCandidateStageChanged, SubjectCandidate, cand.ID, changes)
 	})
 }
 

@@ -15,6 +15,11 @@
 // earlier identical call, marked Replayed. A write, its activity entry and
 // its idempotency record commit together or not at all.
 //
+// The activity log goes out two ways: [Service.ListActivity], a feed read
+// from a cursor that never skips an entry that commits late, and webhooks
+// ([Service.CreateWebhook]), whose messages the store enqueues in the
+// write's own transaction and a [Dispatcher] delivers through a [Sender].
+//
 // What an operator does outside any token's reach (loading worlds, issuing
 // and revoking tokens, reading the whole activity log) is on [Operator],
 // which request handlers are never given.

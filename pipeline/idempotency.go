@@ -87,6 +87,9 @@ func keyOf(op Op, r Ref, input any, idem **Idempotency) (*keyed, error) {
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%d\n%d\n", op, r.Job, r.Candidate)
+	if r.Webhook != 0 {
+		fmt.Fprintf(h, "webhook %d\n", r.Webhook)
+	}
 	h.Write(b)
 	return &keyed{key: i.Key, request: hex.EncodeToString(h.Sum(nil))}, nil
 }

@@ -203,7 +203,7 @@ func (s *Service) CreateJob(ctx context.Context, in NewJob) (Result[Job], error)
 			"employment_type":      {After: j.EmploymentType},
 			"application_deadline": {After: j.ApplicationDeadline.Format(time.DateOnly)},
 		}
-		return j, s.log(ctx, tx, c, j.TeamID, ActionJobCreated, SubjectJob, j.ID, changes)
+		return j, s.log(ctx, tx, c, j.TeamID, j.ID, ActionJobCreated, SubjectJob, j.ID, changes)
 	})
 }
 
@@ -261,7 +261,7 @@ func (s *Service) UpdateJob(ctx context.Context, id int64, p JobPatch) (Result[J
 		if err := tx.UpdateJob(ctx, j); err != nil {
 			return Job{}, err
 		}
-		return j, s.log(ctx, tx, c, j.TeamID, ActionJobUpdated, SubjectJob, j.ID, changes)
+		return j, s.log(ctx, tx, c, j.TeamID, j.ID, ActionJobUpdated, SubjectJob, j.ID, changes)
 	})
 }
 

@@ -62,6 +62,6 @@ func (s *Service) AddNote(ctx context.Context, jobID, candidateID int64, in NewN
 			return Note{}, err
 		}
 		changes := map[string]any{"note_id": n.ID}
-		return n, s.log(ctx, tx, c, cand.TeamID, ActionCandidateNoteAdded, SubjectCandidate, cand.ID, changes)
+		return n, s.log(ctx, tx, c, cand.TeamID, cand.JobID, ActionCandidateNoteAdded, SubjectCandidate, cand.ID, changes)
 	})
 }

@@ -22,41 +22,61 @@ const (
 	OpMoveCandidate  Op = "move_candidate"
 	OpAddNote        Op = "add_note"
 	OpRateCandidate  Op = "rate_candidate"
+	OpListActivity   Op = "list_activity"
+
+	OpCreateWebhook         Op = "create_webhook"
+	OpListWebhooks          Op = "list_webhooks"
+	OpGetWebhook            Op = "get_webhook"
+	OpDeleteWebhook         Op = "delete_webhook"
+	OpListWebhookDeliveries Op = "list_webhook_deliveries"
 )
 
 // Ref names the records an operation is about: its job and candidate ids,
-// zero where the operation takes none.
+// or its webhook's, zero where the operation takes none.
 type Ref struct {
 	Job       int64
 	Candidate int64
+	Webhook   int64
 }
 
 // opSpec is what the checks before an operation reads its input need: the
-// scope, whether it writes, and how its record is found.
+// scope, whether only team owners and admins may call it, whether it
+// writes, and how its record is found.
 type opSpec struct {
 	scope  Scope
+	admin  bool
 	writes bool
-	find   func(ctx context.Context, s Store, viewer int64, r Ref) error // reads
-	lock   func(ctx context.Context, tx Tx, viewer int64, r Ref) error   // writes
+	find   func(ctx context.Context, s Store, c Caller, r Ref) error // reads
+	lock   func(ctx context.Context, tx Tx, c Caller, r Ref) error   // writes
 }
 
-func findJob(ctx context.Context, s Store, viewer int64, r Ref) error {
-	_, err := s.Job(ctx, viewer, r.Job)
+func findJob(ctx context.Context, s Store, c Caller, r Ref) error {
+	_, err := s.Job(ctx, c.user.ID, r.Job)
 	return err
 }
 
-func findCandidate(ctx context.Context, s Store, viewer int64, r Ref) error {
-	_, err := s.Candidate(ctx, viewer, r.Job, r.Candidate)
+func findCandidate(ctx context.Context, s Store, c Caller, r Ref) error {
+	_, err := s.Candidate(ctx, c.user.ID, r.Job, r.Candidate)
 	return err
 }
 
-func lockJob(ctx context.Context, tx Tx, viewer int64, r Ref) error {
-	_, err := tx.JobForUpdate(ctx, viewer, r.Job)
+func findWebhook(ctx context.Context, s Store, c Caller, r Ref) error {
+	_, err := s.Webhook(ctx, c.team.ID, r.Webhook)
 	return err
 }
 
-func lockCandidate(ctx context.Context, tx Tx, viewer int64, r Ref) error {
-	_, err := tx.CandidateForUpdate(ctx, viewer, r.Job, r.Candidate)
+func lockJob(ctx context.Context, tx Tx, c Caller, r Ref) error {
+	_, err := tx.JobForUpdate(ctx, c.user.ID, r.Job)
+	return err
+}
+
+func lockCandidate(ctx context.Context, tx Tx, c Caller, r Ref) error {
+	_, err := tx.CandidateForUpdate(ctx, c.user.ID, r.Job, r.Candidate)
+	return err
+}
+
+func lockWebhook(ctx context.Context, tx Tx, c Caller, r Ref) error {
+	_, err := tx.WebhookForDelete(ctx, c.team.ID, r.Webhook)
 	return err
 }
 
@@ -72,6 +92,13 @@ var ops = map[Op]opSpec{
 	OpMoveCandidate:  {scope: ScopeCandidatesWrite, writes: true, lock: lockCandidate},
 	OpAddNote:        {scope: ScopeCandidatesWrite, writes: true, lock: lockCandidate},
 	OpRateCandidate:  {scope: ScopeCandidatesWrite, writes: true, lock: lockCandidate},
+	OpListActivity:   {scope: ScopeActivityRead},
+
+	OpCreateWebhook:         {scope: ScopeWebhooksWrite, admin: true, writes: true},
+	OpListWebhooks:          {scope: ScopeWebhooksWrite, admin: true},
+	OpGetWebhook:            {scope: ScopeWebhooksWrite, admin: true, find: findWebhook},
+	OpDeleteWebhook:         {scope: ScopeWebhooksWrite, admin: true, writes: true, lock: lockWebhook},
+	OpListWebhookDeliveries: {scope: ScopeWebhooksWrite, admin: true, find: findWebhook},
 }
 
 // Scope is the scope a caller needs for op; "" when any caller may call it.
@@ -92,12 +119,15 @@ func (s *Service) Reject(ctx context.Context, op Op, r Ref, idem *Idempotency, c
 		return fmt.Errorf("pipeline: unknown operation %q", op)
 	}
 	c, err := authorize(ctx, spec.scope)
+	if err == nil && spec.admin {
+		c, err = s.webhookAdmin(ctx)
+	}
 	if err != nil {
 		return err
 	}
 	if !spec.writes {
 		if spec.find != nil {
-			if err := spec.find(ctx, s.store, c.user.ID, r); err != nil {
+			if err := spec.find(ctx, s.store, c, r); err != nil {
 				return err
 			}
 		}
@@ -105,7 +135,7 @@ func (s *Service) Reject(ctx context.Context, op Op, r Ref, idem *Idempotency, c
 	}
 	return s.store.Write(ctx, func(tx Tx) error {
 		if spec.lock != nil {
-			if err := spec.lock(ctx, tx, c.user.ID, r); err != nil {
+			if err := spec.lock(ctx, tx, c, r); err != nil {
 				return err
 			}
 		}

@@ -118,6 +118,17 @@ func (o *Operator) ListActivity(ctx context.Context, f ActivityFilter) ([]Activi
 	return o.store.Activity(ctx, f)
 }
 
+// DeliveryRetention is how long the attempts of webhook deliveries are
+// kept.
+const DeliveryRetention = 30 * 24 * time.Hour
+
+// PurgeDeliveries deletes the delivery attempts older than
+// DeliveryRetention. Servers call it periodically so that the table stays
+// bounded.
+func (o *Operator) PurgeDeliveries(ctx context.Context) (int64, error) {
+	return o.store.PurgeDeliveries(ctx, o.now().Add(-DeliveryRetention))
+}
+
 // PurgeIdempotency deletes stored results older than the replay window.
 // Servers call it periodically so that the table stays bounded.
 func (o *Operator) PurgeIdempotency(ctx context.Context) (int64, error) {

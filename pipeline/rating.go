@@ -76,6 +76,6 @@ func (s *Service) RateCandidate(ctx context.Context, jobID, candidateID int64, i
 			before = old.Value
 		}
 		changes := map[string]Change{"rating": {Before: before, After: r.Value}}
-		return r, s.log(ctx, tx, c, cand.TeamID, ActionCandidateRated, SubjectCandidate, cand.ID, changes)
+		return r, s.log(ctx, tx, c, cand.TeamID, cand.JobID, ActionCandidateRated, SubjectCandidate, cand.ID, changes)
 	})
 }

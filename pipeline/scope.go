@@ -13,12 +13,15 @@ const (
 	ScopeCandidatesWrite Scope = "candidates:write"
 	ScopeMessagesSend    Scope = "messages:send"
 	ScopeSchedulingWrite Scope = "scheduling:write"
+	ScopeActivityRead    Scope = "activity:read"
+	ScopeWebhooksWrite   Scope = "webhooks:write"
 )
 
 // AllScopes lists every scope in the order of the scope table.
 var AllScopes = []Scope{
 	ScopeJobsRead, ScopeJobsWrite, ScopeCandidatesRead,
 	ScopeCandidatesWrite, ScopeMessagesSend, ScopeSchedulingWrite,
+	ScopeActivityRead, ScopeWebhooksWrite,
 }
 
 // Valid reports whether s is a known scope.

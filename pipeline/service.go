@@ -12,6 +12,8 @@ type Service struct {
 	store    Store
 	clock    Clock
 	tokenTTL time.Duration
+	webhooks WebhookPolicy
+	secrets  *SecretKey // nil: webhooks cannot be created or signed
 
 	tokens  tokenCache
 	touched sync.Map // token id → time.Time of the last recorded use
@@ -23,6 +25,9 @@ type Option func(*options)
 type options struct {
 	clock    Clock
 	tokenTTL time.Duration
+	webhooks WebhookPolicy
+	secrets  *SecretKey
+	retries  []time.Duration
 }
 
 // WithClock sets the clock; the default is SystemClock.
@@ -38,8 +43,16 @@ const DefaultTokenTTL = time.Second
 // DefaultTokenTTL.
 func WithTokenTTL(d time.Duration) Option { return func(o *options) { o.tokenTTL = max(d, 0) } }
 
+// WithWebhookPolicy sets which URLs webhooks may be created for; the
+// default is the zero WebhookPolicy (https, public addresses only).
+func WithWebhookPolicy(p WebhookPolicy) Option { return func(o *options) { o.webhooks = p } }
+
+// WithSecretKey sets the key that webhook secrets are stored under. Without
+// one, creating a webhook is forbidden and deliveries cannot be signed.
+func WithSecretKey(k *SecretKey) Option { return func(o *options) { o.secrets = k } }
+
 func newOptions(opts []Option) options {
-	o := options{clock: SystemClock{}, tokenTTL: DefaultTokenTTL}
+	o := options{clock: SystemClock{}, tokenTTL: DefaultTokenTTL, retries: RetrySchedule}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -49,7 +62,7 @@ func newOptions(opts []Option) options {
 // NewService returns a Service on store.
 func NewService(store Store, opts ...Option) *Service {
 	o := newOptions(opts)
-	return &Service{store: store, clock: o.clock, tokenTTL: o.tokenTTL}
+	return &Service{store: store, clock: o.clock, tokenTTL: o.tokenTTL, webhooks: o.webhooks, secrets: o.secrets}
 }
 
 // Ping reports whether the storage answers, for readiness checks.

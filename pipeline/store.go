@@ -83,6 +83,29 @@ type Store interface {
 	PurgeIdempotency(ctx context.Context, before time.Time) (int64, error)
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
+
+	// Feed returns entries of the activity feed that viewer may read now
+	// (see FeedResult): of the jobs viewer reaches, and of the webhooks of
+	// the teams viewer owns or administers.
+	Feed(ctx context.Context, viewer int64, q FeedQuery) (FeedResult, error)
+	// MemberRole returns the role of a user on a team, "" when the user is
+	// no member of it.
+	MemberRole(ctx context.Context, userID, teamID int64) (Role, error)
+	// Webhooks returns a page of a team's webhooks, newest first.
+	Webhooks(ctx context.Context, teamID int64, page int) (List[Webhook], error)
+	// Webhook returns a webhook of a team.
+	Webhook(ctx context.Context, teamID, id int64) (Webhook, error)
+	// Deliveries returns a page of the delivery attempts of a webhook of a
+	// team, newest first.
+	Deliveries(ctx context.Context, teamID, webhookID int64, page int) (List[Delivery], error)
+	// DeliveryTarget returns what delivering m needs; not_found when its
+	// webhook is gone.
+	DeliveryTarget(ctx context.Context, m Message) (DeliveryTarget, error)
+	// RecordDelivery stores a delivery attempt, with the action of its
+	// entry; an attempt of a webhook that is gone is dropped.
+	RecordDelivery(ctx context.Context, d Delivery) error
+	// PurgeDeliveries deletes delivery attempts made before a time.
+	PurgeDeliveries(ctx context.Context, before time.Time) (int64, error)
 }
 
 // Tx is the part of the store used inside a write transaction. Rows read
@@ -128,7 +151,16 @@ type Tx interface {
 	// SaveRating stores a user's rating of a candidate, replacing theirs.
 	SaveRating(ctx context.Context, r Rating) error
 
-	// InsertActivity appends an activity entry; a TokenID of 0 is stored
-	// as no token.
+	// InsertActivity appends an activity entry (a TokenID or JobID of 0 is
+	// stored as none) and enqueues, in the same transaction, a Message to
+	// each webhook of the entry's team that selects its action.
 	InsertActivity(ctx context.Context, a Activity) error
+
+	// InsertWebhook stores a webhook and returns it with its id.
+	InsertWebhook(ctx context.Context, w Webhook) (Webhook, error)
+	// WebhookForDelete returns a webhook of a team, locked.
+	WebhookForDelete(ctx context.Context, teamID, id int64) (Webhook, error)
+	// DeleteWebhook deletes a webhook locked by WebhookForDelete, with its
+	// deliveries; its messages still queued find it gone.
+	DeleteWebhook(ctx context.Context, id int64) error
 }

@@ -67,7 +67,8 @@ func newEnv(t *testing.T, db *pipelinestore.DB, opts ...envOption) *env {
 	t.Helper()
 	testGinMode.Do(func() { gin.SetMode(gin.TestMode) })
 	clock := newTestClock(time.Now().Truncate(time.Second))
-	e := &env{Fixture: storetest.Seeded(t, db, pipeline.WithClock(clock)), clock: clock, logs: &syncBuffer{}}
+	e := &env{Fixture: storetest.Seeded(t, db, pipeline.WithClock(clock), pipeline.WithSecretKey(testSecretKey),
+		pipeline.WithWebhookPolicy(localWebhooks)), clock: clock, logs: &syncBuffer{}}
 	cfg := Config{
 		Limiter: pipeline.NewMemoryLimiter(100000),
 		Clock:   clock,

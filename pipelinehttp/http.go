@@ -215,6 +215,12 @@ func (a *api) routes(v1 *gin.RouterGroup) {
 	g.POST("/jobs/:job/candidates/:candidate/stage", a.moveCandidate)
 	g.POST("/jobs/:job/candidates/:candidate/notes", a.addNote)
 	g.POST("/jobs/:job/candidates/:candidate/rating", a.rateCandidate)
+	g.GET("/activity", a.listActivity)
+	g.POST("/webhooks", a.createWebhook)
+	g.GET("/webhooks", a.listWebhooks)
+	g.GET("/webhooks/:webhook", a.webhook)
+	g.DELETE("/webhooks/:webhook", a.deleteWebhook)
+	g.GET("/webhooks/:webhook/deliveries", a.webhookDeliveries)
 }
 
 // apiOnly runs h only for requests that are rate-limited (see limited).

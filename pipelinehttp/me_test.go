@@ -20,7 +20,7 @@ func TestAPI_Me(t *testing.T) {
 			assert.Equal(t, "Olivia Owner", d["name"])
 			assert.Equal(t, "olivia@acme.test", d["email"])
 			assert.Equal(t, map[string]any{"id": float64(e.Res.Teams["acme"]), "name": "Acme"}, d["team"])
-			assert.Equal(t, []any{"jobs:read", "jobs:write", "candidates:read", "candidates:write", "messages:send", "scheduling:write"}, d["scopes"])
+			assert.Equal(t, []any{"jobs:read", "jobs:write", "candidates:read", "candidates:write", "messages:send", "scheduling:write", "activity:read", "webhooks:write"}, d["scopes"])
 		})
 		t.Run("no particular scope needed", func(t *testing.T) {
 			r := e.do(t, "GET", "/api/v1/me", e.token("olivia_messages"), nil)

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/riverqueue/river"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
@@ -44,8 +45,9 @@ type DB struct {
 	// pool on SQLite, whose WAL lets readers run beside the writer.
 	r       *pool
 	dialect string
-	schema  string // PostgreSQL's current schema, which scopes advisory locks
-	owned   bool   // Open opened the pools, so Close closes them
+	schema  string                 // PostgreSQL's current schema, which scopes advisory locks
+	owned   bool                   // Open opened the pools, so Close closes them
+	river   *river.Client[*sql.Tx] // inserts webhook messages (see queue.go)
 
 	jobSizes sizes // what searches learned of jobs' sizes, to plan the next
 
@@ -100,10 +102,20 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*DB, error) {
 	if o.maxConns < 0 {
 		return nil, fmt.Errorf("pipelinestore: invalid pool size %d", o.maxConns)
 	}
+	var db *DB
+	var err error
 	if IsPostgres(dsn) {
-		return openPostgres(ctx, dsn, o)
+		db, err = openPostgres(ctx, dsn, o)
+	} else {
+		db, err = openSQLite(ctx, strings.TrimPrefix(dsn, "sqlite:"), o)
 	}
-	return openSQLite(ctx, strings.TrimPrefix(dsn, "sqlite:"), o)
+	if err != nil {
+		return nil, err
+	}
+	if db.river, err = db.newInserter(); err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	return db, nil
 }
 
 // IsPostgres reports whether dsn names a PostgreSQL database.
@@ -262,14 +274,14 @@ func (db *DB) Write(ctx context.Context, fn func(pipeline.Tx) error) error {
 	}
 	pg := db.dialect == DialectPostgres
 	return db.w.bun.RunInTx(ctx, nil, func(ctx context.Context, btx bun.Tx) error {
-		t := &tx{run: runner{p: db.w, tx: &btx}, pg: pg, schema: db.schema}
+		t := &tx{run: runner{p: db.w, tx: &btx}, pg: pg, schema: db.schema, river: db.river}
 		if pg {
 			t.run.later = &batch{}
 		}
 		if err := fn(t); err != nil {
 			return err
 		}
-		return formatError(t.run.flush(ctx), "Record")
+		return formatError(t.enqueuePending(ctx), "Record")
 	})
 }
 
@@ -278,6 +290,10 @@ type tx struct {
 	run    runner
 	pg     bool
 	schema string
+	river  *river.Client[*sql.Tx]
+	// pending are the messages of the entries logged, to enqueue before
+	// the commit.
+	pending []pipeline.Message
 }
 
 var _ pipeline.Tx = (*tx)(nil)

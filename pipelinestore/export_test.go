@@ -92,9 +92,16 @@ func ListPlans(ctx context.Context, db *DB, viewer, jobID, stageID int64, search
 	return plans, nil
 }
 
-// ExecSQL runs a statement on db's writer, for tests that build data in
-// bulk.
-func ExecSQL(ctx context.Context, db *DB, query string, args ...any) error {
-	_, err := db.w.bun.ExecContext(ctx, query, args...)
+// Exec runs a statement on db's writer, for tests that change what no
+// operation changes (a member's role).
+func Exec(db *DB, query string, args ...any) error {
+	_, err := db.w.bun.DB.ExecContext(context.Background(), db.w.dialectText(query), args...)
 	return err
+}
+
+// QueryBytes reads one value of one row as bytes.
+func QueryBytes(db *DB, query string, args ...any) ([]byte, error) {
+	var b []byte
+	err := db.r.bun.DB.QueryRowContext(context.Background(), db.r.dialectText(query), args...).Scan(&b)
+	return b, err
 }

@@ -77,6 +77,12 @@ func (db *DB) MigrationStatus(ctx context.Context) (MigrationStatus, error) {
 			st.Pending = append(st.Pending, Migration{Name: name})
 		}
 	}
+	river, err := db.riverStatus(ctx)
+	if err != nil {
+		return MigrationStatus{}, fmt.Errorf("pipelinestore: migration status: %w", err)
+	}
+	st.Applied = append(st.Applied, river.Applied...)
+	st.Pending = append(st.Pending, river.Pending...)
 	return st, nil
 }
 
@@ -92,7 +98,8 @@ func (db *DB) migrationTableExists(ctx context.Context) (bool, error) {
 	return n > 0, err
 }
 
-// Migrate applies the pending migrations; with none pending it changes
+// Migrate applies the pending migrations, the store's and then those of
+// River, the queue of webhook messages; with none pending it changes
 // nothing and needs no DDL rights (see ApplyMigrations).
 func (db *DB) Migrate(ctx context.Context) error {
 	_, err := db.ApplyMigrations(ctx)
@@ -129,6 +136,9 @@ func (db *DB) ApplyMigrations(ctx context.Context) ([]Migration, error) {
 	}
 	if _, err := m.Migrate(ctx); err != nil {
 		return nil, fmt.Errorf("pipelinestore: migrate: %w", err)
+	}
+	if err := db.migrateRiver(ctx); err != nil {
+		return nil, err
 	}
 	after, err := db.MigrationStatus(ctx)
 	if err != nil {

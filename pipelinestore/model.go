@@ -2,6 +2,7 @@ package pipelinestore
 
 import (
 	"database/sql/driver"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -238,6 +239,7 @@ type activityRow struct {
 
 	ID          int64     `bun:"id,pk,autoincrement"`
 	TeamID      int64     `bun:"team_id"`
+	JobID       int64     `bun:"job_id,nullzero"` // NULL for a webhook's entries
 	UserID      int64     `bun:"user_id"`
 	TokenID     int64     `bun:"token_id,nullzero"` // NULL when made without a token
 	IP          string    `bun:"ip"`
@@ -246,6 +248,33 @@ type activityRow struct {
 	SubjectID   int64     `bun:"subject_id"`
 	Changes     string    `bun:"changes"` // JSON text, stored and returned as written
 	CreatedAt   time.Time `bun:"created_at"`
+
+	Seq      int64  `bun:"seq,scanonly"`       // the feed's sequence (see FeedPosition)
+	UserName string `bun:"user_name,scanonly"` // the actor's name, in the feed
+}
+
+func (r activityRow) toActivity() pipeline.Activity {
+	return pipeline.Activity{
+		ID:          r.ID,
+		TeamID:      r.TeamID,
+		JobID:       r.JobID,
+		UserID:      r.UserID,
+		TokenID:     r.TokenID,
+		IP:          r.IP,
+		Action:      r.Action,
+		SubjectType: r.SubjectType,
+		SubjectID:   r.SubjectID,
+		Changes:     json.RawMessage(r.Changes),
+		CreatedAt:   r.CreatedAt.UTC(),
+	}
+}
+
+func (r activityRow) toFeedEntry() pipeline.FeedEntry {
+	return pipeline.FeedEntry{
+		Activity: r.toActivity(),
+		Actor:    pipeline.User{ID: r.UserID, Name: r.UserName},
+		Position: pipeline.FeedPosition{Seq: r.Seq, ID: r.ID},
+	}
 }
 
 type idempotencyRow struct {

@@ -25,16 +25,16 @@ func TestStore_ListPlans(t *testing.T) {
 	f := seeded(t, db)
 	ctx := context.Background()
 	backend, stages := f.Job("backend"), f.Res.Stages["backend"]
-	require.NoError(t, pipelinestore.ExecSQL(ctx, db, `INSERT INTO candidates
+	require.NoError(t, pipelinestore.Exec(db, `INSERT INTO candidates
 (job_id, stage_id, name, email, name_fold, email_fold, applied, status, resume_url, created_at, updated_at)
-SELECT ?, (ARRAY[?, ?, ?]::bigint[])[1 + g % 3], 'Person ' || g, 'person' || g || '@example.test',
+SELECT $1, (ARRAY[$2, $3, $4]::bigint[])[1 + g % 3], 'Person ' || g, 'person' || g || '@example.test',
 	'person ' || g, 'person' || g || '@example.test', DATE '2026-01-01' + g % 300, 'active', '', now(), now()
 FROM generate_series(1, 20000) AS g`, backend, stages["Applied"], stages["Screening"], stages["Interview"]))
-	require.NoError(t, pipelinestore.ExecSQL(ctx, db, `INSERT INTO jobs
+	require.NoError(t, pipelinestore.Exec(db, `INSERT INTO jobs
 (team_id, owner_id, title, title_fold, status, application_deadline, created_at, updated_at)
-SELECT ?, ?, 'Role ' || g, 'role ' || g, 'open', DATE '2026-12-31', now(), now()
+SELECT $1, $2, 'Role ' || g, 'role ' || g, 'open', DATE '2026-12-31', now(), now()
 FROM generate_series(1, 5000) AS g`, f.Res.Teams["globex"], f.User("gary")))
-	require.NoError(t, pipelinestore.ExecSQL(ctx, db, `ANALYZE`))
+	require.NoError(t, pipelinestore.Exec(db, `ANALYZE`))
 
 	plans, err := pipelinestore.ListPlans(ctx, db, f.User("olivia"), backend, stages["Screening"], "person 1234")
 	require.NoError(t, err)

@@ -152,11 +152,12 @@ type runner struct {
 	later *batch // see deferred; nil outside a PostgreSQL transaction
 }
 
-// batch is a transaction's writes that return nothing, waiting to be sent
-// together in one round trip.
+// batch is a transaction's writes, waiting to be sent together in one
+// round trip. At most one of them returns rows, which scan reads.
 type batch struct {
 	stmts []string
 	args  []any
+	scan  func(context.Context, *sql.Rows) error
 }
 
 // deferred runs a write that returns nothing. Inside a PostgreSQL
@@ -179,18 +180,56 @@ func (r runner) deferred(ctx context.Context, query string, args ...any) error {
 	return nil
 }
 
+// deferredReturning is deferred for a write that returns rows, which scan
+// reads when the batch is sent. Outside a PostgreSQL transaction it runs
+// at once.
+func (r runner) deferredReturning(ctx context.Context, query string, scan func(context.Context, *sql.Rows) error, args ...any) error {
+	if r.later == nil {
+		if err := r.flush(ctx); err != nil {
+			return err
+		}
+		s, err := r.prepared(ctx, query)
+		if err != nil {
+			return err
+		}
+		rows, err := s.QueryContext(ctx, args...)
+		if err != nil {
+			return err
+		}
+		return scan(ctx, rows)
+	}
+	if r.later.scan != nil {
+		if err := r.flush(ctx); err != nil {
+			return err
+		}
+	}
+	if err := r.deferred(ctx, query, args...); err != nil {
+		return err
+	}
+	r.later.scan = scan
+	return nil
+}
+
 // flush sends the waiting writes as one simple query, whose arguments the
-// driver writes into the text.
+// driver writes into the text; the rows of the one that returns some go
+// to its scan.
 func (r runner) flush(ctx context.Context) (err error) {
 	if r.later == nil || len(r.later.stmts) == 0 {
 		return nil
 	}
-	query, args := strings.Join(r.later.stmts, ";\n"), r.later.args
-	r.later.stmts, r.later.args = nil, nil
+	query, args, scan := strings.Join(r.later.stmts, ";\n"), r.later.args, r.later.scan
+	r.later.stmts, r.later.args, r.later.scan = nil, nil, nil
 	ctx, done := r.trace(ctx, query, args)
 	defer func() { done(nil, err) }()
-	_, err = r.tx.Tx.ExecContext(ctx, query, args...)
-	return err
+	if scan == nil {
+		_, err = r.tx.Tx.ExecContext(ctx, query, args...)
+		return err
+	}
+	rows, err := r.tx.Tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	return scan(ctx, rows)
 }
 
 // planned returns a runner whose statements PostgreSQL plans for their

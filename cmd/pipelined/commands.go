@@ -20,8 +20,9 @@ type command struct {
 func commands() []command {
 	return []command{
 		{name: "serve", synopsis: "[-addr ADDR]", run: runServe, doc: `
-Serve the API (the default command). SIGINT or SIGTERM stops accepting
-connections, drains in-flight requests and exits 0. With
+Serve the API and deliver webhooks (the default command). SIGINT or SIGTERM
+stops accepting connections, drains in-flight requests and deliveries and
+exits 0. With
 PIPELINE_METRICS_ADDR set, a second listener serves Prometheus metrics at
 /metrics and the Go profiler at /debug/pprof/.`},
 		{name: "demo", synopsis: "[-addr ADDR]", run: runDemo, doc: `
@@ -166,11 +167,22 @@ Environment (a flag of the same meaning overrides it):
   PIPELINE_METRICS_ADDR
                        listen address of /metrics and /debug/pprof/ (default:
                        off); keep it off the public network
+  PIPELINE_SECRET_KEY  32 bytes in base64 or hex (openssl rand -base64 32)
+                       that webhook secrets are stored encrypted under;
+                       without it webhooks cannot be created
+  PIPELINE_WEBHOOK_WORKERS
+                       webhook deliveries made at once by serve (default 4;
+                       0: this replica delivers none)
+  PIPELINE_WEBHOOK_ALLOW_HTTP
+                       true: webhook URLs may be http:// (default false)
+  PIPELINE_WEBHOOK_ALLOW_PRIVATE
+                       true: webhooks may reach loopback, private and
+                       link-local addresses (default false)
   OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
                        when either is set, serve exports traces over OTLP
                        (OTEL_EXPORTER_OTLP_PROTOCOL http/protobuf, the
                        default, or grpc; the other OTEL_* variables apply)
 
 Scopes: jobs:read, jobs:write, candidates:read, candidates:write,
-messages:send, scheduling:write.
+messages:send, scheduling:write, activity:read, webhooks:write.
 `

@@ -33,7 +33,15 @@ type config struct {
 	// PIPELINE_METRICS_ADDR: listen address of /metrics and /debug/pprof/;
 	// "" is off.
 	MetricsAddr string
+
+	WebhookWorkers      int                 // PIPELINE_WEBHOOK_WORKERS: deliveries at once; 0: none here
+	WebhookAllowHTTP    bool                // PIPELINE_WEBHOOK_ALLOW_HTTP: http:// webhook URLs too
+	WebhookAllowPrivate bool                // PIPELINE_WEBHOOK_ALLOW_PRIVATE: private addresses too
+	SecretKey           *pipeline.SecretKey // PIPELINE_SECRET_KEY: seals webhook secrets; nil: none
 }
+
+// defaultWebhookWorkers is how many deliveries a replica makes at once.
+const defaultWebhookWorkers = 4
 
 // loadConfig reads the PIPELINE_* variables through getenv. An empty
 // variable takes its default; a malformed one is an error.
@@ -44,6 +52,8 @@ func loadConfig(getenv func(string) string) (config, error) {
 		RateLimit:   pipeline.DefaultRateLimit,
 		AutoMigrate: true,
 		MetricsAddr: getenv("PIPELINE_METRICS_ADDR"),
+
+		WebhookWorkers: defaultWebhookWorkers,
 	}
 	if raw := getenv("PIPELINE_BASE_URL"); raw != "" {
 		base, err := parseBaseURL(raw)
@@ -80,6 +90,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 		}
 		cfg.TrustedProxies = p
 	}
+	if err := loadWebhookConfig(getenv, &cfg); err != nil {
+		return config{}, err
+	}
 	return cfg, nil
 }
 
@@ -103,6 +116,47 @@ func parseProxies(raw string) ([]netip.Prefix, error) {
 		out = append(out, netip.PrefixFrom(a, a.BitLen()))
 	}
 	return out, nil
+}
+
+// loadWebhookConfig reads the PIPELINE_WEBHOOK_* variables and the secret
+// key into cfg.
+func loadWebhookConfig(getenv func(string) string, cfg *config) error {
+	if raw := getenv("PIPELINE_WEBHOOK_WORKERS"); raw != "" {
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < 0 {
+			return fmt.Errorf("PIPELINE_WEBHOOK_WORKERS: %q is not a whole number of workers (0 or more)", raw)
+		}
+		cfg.WebhookWorkers = n
+	}
+	for name, into := range map[string]*bool{
+		"PIPELINE_WEBHOOK_ALLOW_HTTP":    &cfg.WebhookAllowHTTP,
+		"PIPELINE_WEBHOOK_ALLOW_PRIVATE": &cfg.WebhookAllowPrivate,
+	} {
+		if raw := getenv(name); raw != "" {
+			b, err := strconv.ParseBool(raw)
+			if err != nil {
+				return fmt.Errorf("%s: %q is not true or false", name, raw)
+			}
+			*into = b
+		}
+	}
+	if raw := getenv("PIPELINE_SECRET_KEY"); raw != "" {
+		k, err := pipeline.ParseSecretKey(raw)
+		if err != nil {
+			return fmt.Errorf("PIPELINE_SECRET_KEY: %w", err)
+		}
+		cfg.SecretKey = k
+	}
+	return nil
+}
+
+// domainOptions are the Service's and the Dispatcher's options that the
+// configuration sets.
+func (cfg config) domainOptions() []pipeline.Option {
+	return []pipeline.Option{
+		pipeline.WithWebhookPolicy(pipeline.WebhookPolicy{AllowHTTP: cfg.WebhookAllowHTTP, AllowPrivate: cfg.WebhookAllowPrivate}),
+		pipeline.WithSecretKey(cfg.SecretKey),
+	}
 }
 
 // parsePositive reads a whole number of what, 1 or more.

@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -434,7 +436,7 @@ func TestDemo(t *testing.T) {
 		case strings.Contains(line, "/mcp "):
 			assert.Contains(t, body, `"name":"move_candidate"`)
 		case strings.HasSuffix(strings.Fields(line)[2], "/api/v1/me"):
-			assert.Contains(t, body, `"scopes":["jobs:read","jobs:write","candidates:read","candidates:write","messages:send","scheduling:write"]`)
+			assert.Contains(t, body, `"scopes":["jobs:read","jobs:write","candidates:read","candidates:write","messages:send","scheduling:write","activity:read","webhooks:write"]`)
 		}
 	}
 
@@ -458,7 +460,7 @@ func TestConfig(t *testing.T) {
 	t.Run("defaults", func(t *testing.T) {
 		cfg, err := loadConfig(func(string) string { return "" })
 		require.NoError(t, err)
-		assert.Equal(t, config{DB: "pipeline.db", Addr: "127.0.0.1:8080", RateLimit: 60, AutoMigrate: true}, cfg)
+		assert.Equal(t, config{DB: "pipeline.db", Addr: "127.0.0.1:8080", RateLimit: 60, AutoMigrate: true, WebhookWorkers: 4}, cfg)
 	})
 
 	t.Run("bad rate limit", func(t *testing.T) {
@@ -494,6 +496,26 @@ func TestConfig(t *testing.T) {
 		for _, v := range []string{"0", "-1", "lots"} {
 			_, err := loadConfig(func(k string) string { return map[string]string{"PIPELINE_DB_MAX_CONNS": v}[k] })
 			assert.ErrorContains(t, err, "PIPELINE_DB_MAX_CONNS", v)
+		}
+	})
+
+	t.Run("webhooks", func(t *testing.T) {
+		env := map[string]string{
+			"PIPELINE_WEBHOOK_WORKERS": "0", "PIPELINE_WEBHOOK_ALLOW_HTTP": "true", "PIPELINE_WEBHOOK_ALLOW_PRIVATE": "1",
+			"PIPELINE_SECRET_KEY": strings.Repeat("ab", 32),
+		}
+		cfg, err := loadConfig(func(k string) string { return env[k] })
+		require.NoError(t, err)
+		assert.Equal(t, 0, cfg.WebhookWorkers)
+		assert.True(t, cfg.WebhookAllowHTTP)
+		assert.True(t, cfg.WebhookAllowPrivate)
+		assert.NotNil(t, cfg.SecretKey)
+		for name, v := range map[string]string{
+			"PIPELINE_WEBHOOK_WORKERS": "-1", "PIPELINE_WEBHOOK_ALLOW_HTTP": "yes please",
+			"PIPELINE_WEBHOOK_ALLOW_PRIVATE": "maybe", "PIPELINE_SECRET_KEY": "short",
+		} {
+			_, err := loadConfig(func(k string) string { return map[string]string{name: v}[k] })
+			assert.ErrorContains(t, err, name, v)
 		}
 	})
 
@@ -749,5 +771,50 @@ func eachDB(t *testing.T, fn func(*testing.T, *Main)) {
 	t.Run("postgres", func(t *testing.T) {
 		t.Parallel()
 		fn(t, newMain(t, storetest.PostgresSchemaDSN(t)))
+	})
+}
+
+// TestServe_DeliversAfterRestart: a write commits while no worker runs,
+// the server stops before anything is sent; once a server delivers again,
+// the message is delivered, signed.
+func TestServe_DeliversAfterRestart(t *testing.T) {
+	eachDB(t, func(t *testing.T, m *Main) {
+		type delivery struct {
+			header http.Header
+			body   []byte
+		}
+		got := make(chan delivery, 4)
+		rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			got <- delivery{r.Header, body}
+			w.WriteHeader(http.StatusNoContent)
+		}))
+		defer rc.Close()
+		m.env["PIPELINE_SECRET_KEY"] = base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{1}, 32))
+		m.env["PIPELINE_WEBHOOK_ALLOW_HTTP"] = "true"
+		m.env["PIPELINE_WEBHOOK_ALLOW_PRIVATE"] = "true"
+		m.env["PIPELINE_WEBHOOK_WORKERS"] = "0"
+		m.Seed("testdata/seed.json")
+		tok := m.CreateToken("olivia@acme.test", "hooks", "jobs:write,webhooks:write")
+		srv := m.Serve()
+		status, body := srv.Do("POST", "/api/v1/webhooks", tok.Token, `{"url":"`+rc.URL+`","events":["job.created"]}`)
+		require.Equal(t, http.StatusCreated, status, body)
+		status, body = srv.Do("POST", "/api/v1/jobs", tok.Token, `{"title":"Hired after a restart"}`)
+		require.Equal(t, http.StatusCreated, status, body)
+		require.NoError(t, srv.Stop())
+		assert.Empty(t, got, "no worker ran before the server stopped")
+
+		m.env["PIPELINE_WEBHOOK_WORKERS"] = "1"
+		srv = m.Serve()
+		select {
+		case d := <-got:
+			var msg struct{ Type string }
+			require.NoError(t, json.Unmarshal(d.body, &msg))
+			assert.Equal(t, "job.created", msg.Type)
+			assert.Regexp(t, `^pipelined/`, d.header.Get("User-Agent"))
+			assert.Regexp(t, `^v1,`, d.header.Get("Webhook-Signature"))
+		case <-time.After(20 * time.Second):
+			t.Fatalf("nothing was delivered after the restart\n%s", srv.stderr)
+		}
 	})
 }

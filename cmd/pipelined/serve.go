@@ -19,7 +19,8 @@ const (
 	// shutdownTimeout bounds how long in-flight requests may drain after
 	// SIGINT or SIGTERM.
 	shutdownTimeout = 20 * time.Second
-	// purgeInterval is how often expired idempotency records are deleted.
+	// purgeInterval is how often expired idempotency records and old
+	// delivery attempts are deleted.
 	purgeInterval = time.Hour
 )
 
@@ -79,7 +80,7 @@ func serve(ctx context.Context, e env, o *observability, db *pipelinestore.DB, l
 		}
 		defer stop()
 	}
-	handler := pipelinehttp.New(pipeline.NewService(db), cfg)
+	handler := pipelinehttp.New(pipeline.NewService(db, e.cfg.domainOptions()...), cfg)
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -93,11 +94,18 @@ func serve(ctx context.Context, e env, o *observability, db *pipelinestore.DB, l
 
 	purgeCtx, stopPurge := context.WithCancel(context.Background())
 	var purging sync.WaitGroup
-	purging.Go(func() { purgeIdempotency(purgeCtx, pipeline.NewOperator(db), logger) })
+	purging.Go(func() { purge(purgeCtx, pipeline.NewOperator(db), logger) })
 	defer func() {
 		stopPurge()
 		purging.Wait()
 	}()
+	deliveries, err := startDeliveries(e, db, logger)
+	if err != nil {
+		return errors.Join(err, srv.Close())
+	}
+	// Deferred after the purge's: deliveries stop first, once requests
+	// have drained.
+	defer stopDeliveries(deliveries, logger)
 
 	select {
 	case err := <-served:
@@ -129,18 +137,64 @@ func apiConfig(e env, o *observability, db *pipelinestore.DB) pipelinehttp.Confi
 	}
 }
 
-// purgeIdempotency deletes expired idempotency records now and then every
-// purgeInterval until ctx is cancelled.
-func purgeIdempotency(ctx context.Context, op *pipeline.Operator, logger *slog.Logger) {
+// startDeliveries starts the delivery of webhook messages with
+// PIPELINE_WEBHOOK_WORKERS workers; none with 0.
+func startDeliveries(e env, db *pipelinestore.DB, logger *slog.Logger) (*pipelinestore.Deliveries, error) {
+	if e.cfg.WebhookWorkers == 0 {
+		return nil, nil
+	}
+	if e.cfg.SecretKey == nil {
+		logger.Warn("PIPELINE_SECRET_KEY is not set: webhooks cannot be created, nor their messages signed")
+	}
+	sender := pipelinehttp.NewWebhookSender(pipelinehttp.WebhookSenderConfig{
+		AllowPrivate: e.cfg.WebhookAllowPrivate,
+		UserAgent:    userAgent(),
+	})
+	dispatcher := pipeline.NewDispatcher(db, sender, e.cfg.domainOptions()...)
+	d, err := db.StartDeliveries(context.Background(), dispatcher, pipelinestore.DeliveryConfig{
+		Workers: e.cfg.WebhookWorkers,
+		Logger:  logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("deliveries: %w", err)
+	}
+	logger.Info("delivering webhooks", "workers", e.cfg.WebhookWorkers)
+	return d, nil
+}
+
+// stopDeliveries lets the attempts in flight finish, for as long as one
+// may take; those cut off are attempted again later.
+func stopDeliveries(d *pipelinestore.Deliveries, logger *slog.Logger) {
+	if d == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), pipeline.DeliveryTimeout+5*time.Second)
+	defer cancel()
+	if err := d.Stop(ctx); err != nil {
+		logger.Error("stop deliveries", "err", err)
+	}
+}
+
+// userAgent names pipelined and its version in webhook deliveries.
+func userAgent() string { return "pipelined/" + readVersion().Version }
+
+// purge deletes expired idempotency records and old delivery attempts now
+// and then every purgeInterval until ctx is cancelled.
+func purge(ctx context.Context, op *pipeline.Operator, logger *slog.Logger) {
 	tick := time.NewTicker(purgeInterval)
 	defer tick.Stop()
 	for {
-		n, err := op.PurgeIdempotency(ctx)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			logger.Error("purge idempotency records", "err", err)
-		case n > 0:
-			logger.Info("purged idempotency records", "count", n)
+		for what, fn := range map[string]func(context.Context) (int64, error){
+			"idempotency records": op.PurgeIdempotency,
+			"delivery attempts":   op.PurgeDeliveries,
+		} {
+			n, err := fn(ctx)
+			switch {
+			case err != nil && ctx.Err() == nil:
+				logger.Error("purge "+what, "err", err)
+			case n > 0:
+				logger.Info("purged "+what, "count", n)
+			}
 		}
 		select {
 		case <-ctx.Done():

@@ -1,0 +1,86 @@
+package pipeline
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"strings"
+)
+
+// SecretKeyLength is the length in bytes of a SecretKey: AES-256.
+const SecretKeyLength = 32
+
+// SecretKey encrypts the secrets the server must read back, webhook signing
+// secrets, before they are stored: AES-256-GCM with a random nonce per
+// secret. The database then holds nothing that signs a delivery without the
+// key, which lives in the operator's configuration.
+type SecretKey struct {
+	aead cipher.AEAD
+}
+
+// ParseSecretKey reads a key written as 64 hexadecimal digits or as the
+// standard or URL base64 of 32 bytes (as `openssl rand -base64 32` prints).
+func ParseSecretKey(s string) (*SecretKey, error) {
+	s = strings.TrimSpace(s)
+	var raw []byte
+	var err error
+	switch {
+	case len(s) == 2*SecretKeyLength:
+		raw, err = hex.DecodeString(s)
+	default:
+		raw, err = base64.StdEncoding.DecodeString(s)
+		if err != nil {
+			raw, err = base64.RawURLEncoding.DecodeString(strings.TrimRight(s, "="))
+		}
+	}
+	if err != nil || len(raw) != SecretKeyLength {
+		return nil, errors.New("a secret key is 32 bytes, written as 64 hexadecimal digits or in base64 (openssl rand -base64 32)")
+	}
+	return NewSecretKey(raw)
+}
+
+// NewSecretKey returns the key of 32 raw bytes.
+func NewSecretKey(raw []byte) (*SecretKey, error) {
+	if len(raw) != SecretKeyLength {
+		return nil, errors.New("pipeline: a secret key is 32 bytes")
+	}
+	block, err := aes.NewCipher(raw)
+	if err != nil {
+		return nil, err
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		return nil, err
+	}
+	return &SecretKey{aead: aead}, nil
+}
+
+// secretAAD binds sealed values to their use, so that a value sealed for
+// something else one day cannot be passed off as a webhook secret.
+var secretAAD = []byte("pipeline webhook secret v1")
+
+// seal encrypts plain: the nonce, then the ciphertext and its tag.
+func (k *SecretKey) seal(plain []byte) []byte {
+	nonce := make([]byte, k.aead.NonceSize())
+	if _, err := rand.Read(nonce); err != nil {
+		panic(err) // crypto/rand does not fail on supported platforms
+	}
+	return k.aead.Seal(nonce, nonce, plain, secretAAD)
+}
+
+// open decrypts what seal made; a value sealed under another key, or
+// altered, is an error.
+func (k *SecretKey) open(sealed []byte) ([]byte, error) {
+	n := k.aead.NonceSize()
+	if len(sealed) < n {
+		return nil, errors.New("pipeline: sealed secret too short")
+	}
+	plain, err := k.aead.Open(nil, sealed[:n], sealed[n:], secretAAD)
+	if err != nil {
+		return nil, errors.New("pipeline: the secret cannot be decrypted with this server's secret key")
+	}
+	return plain, nil
+}

@@ -1,0 +1,239 @@
+package pipeline
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// WebhookSecretPrefix starts every webhook signing secret, as the Standard
+// Webhooks specification writes them.
+const WebhookSecretPrefix = "whsec_"
+
+// MaxWebhookDescriptionLength is the longest description of a webhook, in
+// characters.
+const MaxWebhookDescriptionLength = 1000
+
+// Webhook is a team's subscription to its activity: every entry whose
+// action it selects is sent to its URL, signed with its secret.
+type Webhook struct {
+	ID          int64
+	TeamID      int64
+	URL         string
+	Events      []string // the actions it selects; none: every action
+	Description string
+	CreatedAt   time.Time
+	CreatedBy   User // ID and Name
+	// SealedSecret is the signing secret encrypted under the server's
+	// SecretKey; the secret itself is never stored.
+	SealedSecret []byte
+}
+
+// Selects reports whether the webhook wants entries of action.
+func (w Webhook) Selects(action string) bool {
+	return len(w.Events) == 0 || slices.Contains(w.Events, action)
+}
+
+// CreatedWebhook is a webhook as created: with its signing secret, shown
+// this once (and again only to a replay of the same idempotency key).
+type CreatedWebhook struct {
+	Webhook
+	Secret string `json:"-"` // never part of a stored result
+}
+
+// NewWebhook is the input of CreateWebhook.
+type NewWebhook struct {
+	URL         string
+	Events      []string // actions; none: every action
+	Description string
+	Idempotency *Idempotency
+}
+
+// Validate reports what is wrong with the input without consulting the
+// network; the URL's host is checked by CreateWebhook.
+func (in NewWebhook) Validate() error {
+	f := FieldErrors{}
+	if strings.TrimSpace(in.URL) == "" {
+		f.Add("url", "The url field is required.")
+	}
+	for _, e := range in.Events {
+		if !slices.Contains(Actions, e) {
+			f.Add("events", "The selected event "+e+" is not an action.")
+		}
+	}
+	if utf8.RuneCountInString(in.Description) > MaxWebhookDescriptionLength {
+		f.Add("description", "The description may not be greater than 1000 characters.")
+	}
+	return f.Err()
+}
+
+// events returns the input's events without duplicates, in the order of
+// Actions.
+func (in NewWebhook) events() []string {
+	out := []string{}
+	for _, a := range Actions {
+		if slices.Contains(in.Events, a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// webhookAdmin returns the caller of a webhook operation: one whose token
+// carries webhooks:write and whose user owns or administers the current
+// team, else insufficient_scope or forbidden.
+func (s *Service) webhookAdmin(ctx context.Context) (Caller, error) {
+	c, err := authorize(ctx, ScopeWebhooksWrite)
+	if err != nil {
+		return Caller{}, err
+	}
+	role, err := s.store.MemberRole(ctx, c.user.ID, c.team.ID)
+	if err != nil {
+		return Caller{}, err
+	}
+	if role != RoleOwner && role != RoleAdmin {
+		return Caller{}, Errorf(EForbidden, "Only owners and admins of the team manage its webhooks.")
+	}
+	return c, nil
+}
+
+// CreateWebhook subscribes a URL to the activity of the caller's current
+// team and returns the subscription with its signing secret, shown this
+// once. Scope: webhooks:write; the caller's user must own or administer the
+// team. Errors: unauthenticated, insufficient_scope, forbidden (not an
+// owner or admin; the server has no secret key), validation_failed (url,
+// events, description), conflict (idempotency key in flight).
+func (s *Service) CreateWebhook(ctx context.Context, in NewWebhook) (Result[CreatedWebhook], error) {
+	c, err := s.webhookAdmin(ctx)
+	if err != nil {
+		return Result[CreatedWebhook]{}, err
+	}
+	k, err := keyOf(OpCreateWebhook, Ref{}, &in, &in.Idempotency)
+	if err != nil {
+		return Result[CreatedWebhook]{}, err
+	}
+	res, err := write(s, ctx, c, k, nil, func(tx Tx, _ struct{}) (CreatedWebhook, error) {
+		if err := in.Validate(); err != nil {
+			return CreatedWebhook{}, err
+		}
+		if err := s.webhooks.CheckURL(ctx, in.URL); err != nil {
+			return CreatedWebhook{}, err
+		}
+		if s.secrets == nil {
+			return CreatedWebhook{}, Errorf(EForbidden, "Webhooks are disabled: the server has no secret key to keep their secrets with.")
+		}
+		secret := newWebhookSecret()
+		w, err := tx.InsertWebhook(ctx, Webhook{
+			TeamID: c.team.ID, URL: in.URL, Events: in.events(), Description: in.Description,
+			CreatedAt: s.now(), CreatedBy: User{ID: c.user.ID, Name: c.user.Name},
+			SealedSecret: s.secrets.seal([]byte(secret)),
+		})
+		if err != nil {
+			return CreatedWebhook{}, err
+		}
+		changes := map[string]Change{"url": {After: w.URL}, "events": {After: w.Events}, "description": {After: w.Description}}
+		return CreatedWebhook{Webhook: w, Secret: secret}, s.log(ctx, tx, c, w.TeamID, 0, ActionWebhookCreated, SubjectWebhook, w.ID, changes)
+	})
+	if err == nil && res.Replayed {
+		// The stored result holds the sealed secret only.
+		if s.secrets == nil {
+			return Result[CreatedWebhook]{}, Errorf(EForbidden, "Webhooks are disabled: the server has no secret key to keep their secrets with.")
+		}
+		plain, openErr := s.secrets.open(res.Value.SealedSecret)
+		if openErr != nil {
+			return Result[CreatedWebhook]{}, openErr
+		}
+		res.Value.Secret = string(plain)
+	}
+	return res, err
+}
+
+// newWebhookSecret is the prefix and the base64 of 32 random bytes.
+func newWebhookSecret() string {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand does not fail on supported platforms
+	}
+	return WebhookSecretPrefix + base64.StdEncoding.EncodeToString(b)
+}
+
+// ListWebhooks returns a page of the webhooks of the caller's current team,
+// newest first, without their secrets. Scope: webhooks:write; owners and
+// admins only. Errors: unauthenticated, insufficient_scope, forbidden,
+// validation_failed (page).
+func (s *Service) ListWebhooks(ctx context.Context, page int) (List[Webhook], error) {
+	c, err := s.webhookAdmin(ctx)
+	if err != nil {
+		return List[Webhook]{}, err
+	}
+	if page < 0 {
+		return List[Webhook]{}, Invalid("page", msgPage)
+	}
+	return s.store.Webhooks(ctx, c.team.ID, max(page, 1))
+}
+
+// Webhook returns one webhook of the caller's current team, without its
+// secret. Scope: webhooks:write; owners and admins only. Errors:
+// unauthenticated, insufficient_scope, forbidden, not_found (also another
+// team's webhook).
+func (s *Service) Webhook(ctx context.Context, id int64) (Webhook, error) {
+	c, err := s.webhookAdmin(ctx)
+	if err != nil {
+		return Webhook{}, err
+	}
+	return s.store.Webhook(ctx, c.team.ID, id)
+}
+
+// DeleteWebhook deletes a webhook of the caller's current team: nothing
+// more is sent to it. Scope: webhooks:write; owners and admins only.
+// Errors: unauthenticated, insufficient_scope, forbidden, not_found,
+// conflict (idempotency key in flight).
+func (s *Service) DeleteWebhook(ctx context.Context, id int64, idem *Idempotency) (Result[struct{}], error) {
+	c, err := s.webhookAdmin(ctx)
+	if err != nil {
+		return Result[struct{}]{}, err
+	}
+	k, err := keyOf(OpDeleteWebhook, Ref{Webhook: id}, &struct{}{}, &idem)
+	if err != nil {
+		return Result[struct{}]{}, err
+	}
+	load := func(tx Tx) (Webhook, error) { return tx.WebhookForDelete(ctx, c.team.ID, id) }
+	return write(s, ctx, c, k, load, func(tx Tx, w Webhook) (struct{}, error) {
+		return struct{}{}, s.deleteWebhook(ctx, tx, c, w, nil)
+	})
+}
+
+// deleteWebhook deletes a webhook locked by WebhookForDelete and logs it
+// as c's act; reason, if any, says why in the entry's changes.
+func (s *Service) deleteWebhook(ctx context.Context, tx Tx, c Caller, w Webhook, reason *string) error {
+	if err := tx.DeleteWebhook(ctx, w.ID); err != nil {
+		return err
+	}
+	changes := map[string]any{"url": Change{Before: w.URL}, "events": Change{Before: w.Events}, "description": Change{Before: w.Description}}
+	if reason != nil {
+		changes["reason"] = *reason
+	}
+	return s.log(ctx, tx, c, w.TeamID, 0, ActionWebhookDeleted, SubjectWebhook, w.ID, changes)
+}
+
+// WebhookDeliveries returns a page of the delivery attempts of a webhook of
+// the caller's current team, newest first. Scope: webhooks:write; owners
+// and admins only. Errors: unauthenticated, insufficient_scope, forbidden,
+// not_found, validation_failed (page).
+func (s *Service) WebhookDeliveries(ctx context.Context, id int64, page int) (List[Delivery], error) {
+	c, err := s.webhookAdmin(ctx)
+	if err != nil {
+		return List[Delivery]{}, err
+	}
+	if page < 0 {
+		if _, err := s.store.Webhook(ctx, c.team.ID, id); err != nil {
+			return List[Delivery]{}, err
+		}
+		return List[Delivery]{}, Invalid("page", msgPage)
+	}
+	return s.store.Deliveries(ctx, c.team.ID, id, max(page, 1))
+}

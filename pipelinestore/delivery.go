@@ -1,0 +1,218 @@
+package pipelinestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+type deliveryRow struct {
+	ID            int64      `bun:"id"`
+	WebhookID     int64      `bun:"webhook_id"`
+	ActivityID    int64      `bun:"activity_id"`
+	Action        string     `bun:"action"`
+	Attempt       int        `bun:"attempt"`
+	StatusCode    *int       `bun:"status_code"`
+	Error         string     `bun:"error"`
+	DurationMS    int64      `bun:"duration_ms"`
+	AttemptedAt   time.Time  `bun:"attempted_at"`
+	NextAttemptAt *time.Time `bun:"next_attempt_at"`
+
+	Total int `bun:"total,scanonly"`
+}
+
+func (r deliveryRow) toDelivery() pipeline.Delivery {
+	return pipeline.Delivery{
+		ID: r.ID, WebhookID: r.WebhookID, ActivityID: r.ActivityID, Action: r.Action, Attempt: r.Attempt,
+		StatusCode: r.StatusCode, Error: r.Error, Duration: time.Duration(r.DurationMS) * time.Millisecond,
+		AttemptedAt: r.AttemptedAt.UTC(), NextAttemptAt: utcPtr(r.NextAttemptAt),
+	}
+}
+
+var (
+	qDeliveriesPage = `SELECT id, webhook_id, activity_id, action, attempt, status_code, error, duration_ms,
+	attempted_at, next_attempt_at, count(*) OVER () AS total
+FROM webhook_deliveries WHERE webhook_id = $1
+ORDER BY id DESC LIMIT ` + strconv.Itoa(pipeline.PageSize) + ` OFFSET $2`
+	qDeliveriesCount = `SELECT count(*) FROM webhook_deliveries WHERE webhook_id = $1`
+	// An attempt of a webhook deleted meanwhile is dropped.
+	qRecordDelivery = `INSERT INTO webhook_deliveries
+(webhook_id, activity_id, action, attempt, status_code, error, duration_ms, attempted_at, next_attempt_at)
+SELECT w.id, a.id, a.action, $3, $4, $5, $6, $7, $8 FROM webhooks AS w, activity AS a
+WHERE w.id = $1 AND a.id = $2`
+	qDeliveryWebhook = `SELECT ` + webhookColumns + `,
+	(SELECT m.role FROM memberships AS m WHERE m.user_id = w.created_by AND m.team_id = w.team_id) AS creator_role
+FROM webhooks AS w JOIN users AS u ON u.id = w.created_by WHERE w.id = $1`
+)
+
+// Deliveries returns a page of the attempts of a webhook of a team, newest
+// first.
+func (db *DB) Deliveries(ctx context.Context, teamID, webhookID int64, page int) (pipeline.List[pipeline.Delivery], error) {
+	if _, err := db.Webhook(ctx, teamID, webhookID); err != nil {
+		return pipeline.List[pipeline.Delivery]{}, err
+	}
+	var rows []deliveryRow
+	if err := db.read().all(ctx, qDeliveriesPage, args(webhookID, pipeline.Offset(page)), &rows); err != nil {
+		return pipeline.List[pipeline.Delivery]{}, formatError(err, "Delivery")
+	}
+	list := pipeline.List[pipeline.Delivery]{Page: page, PerPage: pipeline.PageSize, Items: make([]pipeline.Delivery, len(rows))}
+	for i, r := range rows {
+		list.Items[i] = r.toDelivery()
+	}
+	switch {
+	case len(rows) > 0:
+		list.Total = rows[0].Total
+	case page > 1:
+		if err := db.read().get(ctx, qDeliveriesCount, args(webhookID), &list.Total); err != nil {
+			return pipeline.List[pipeline.Delivery]{}, formatError(err, "Delivery")
+		}
+	}
+	return list, nil
+}
+
+// DeliveryTarget returns the webhook of m with its creator's role, and m's
+// entry as the creator may read it now.
+func (db *DB) DeliveryTarget(ctx context.Context, m pipeline.Message) (pipeline.DeliveryTarget, error) {
+	var r struct {
+		webhookRow
+		CreatorRole *string `bun:"creator_role"`
+	}
+	if err := db.read().get(ctx, qDeliveryWebhook, args(m.WebhookID), &r); err != nil {
+		return pipeline.DeliveryTarget{}, formatError(err, "Webhook")
+	}
+	t := pipeline.DeliveryTarget{Webhook: r.toWebhook()}
+	if r.CreatorRole != nil {
+		t.CreatorRole = pipeline.Role(*r.CreatorRole)
+	}
+	entry, err := db.feedEntry(ctx, r.CreatedBy, m.ActivityID)
+	t.Entry = entry
+	return t, err
+}
+
+// RecordDelivery stores an attempt, with its entry's action.
+func (db *DB) RecordDelivery(ctx context.Context, d pipeline.Delivery) error {
+	_, err := db.write().exec(ctx, qRecordDelivery, d.WebhookID, d.ActivityID, d.Attempt, d.StatusCode, d.Error,
+		d.Duration.Milliseconds(), ts(d.AttemptedAt), tsPtr(d.NextAttemptAt))
+	return formatError(err, "Delivery")
+}
+
+// PurgeDeliveries deletes delivery attempts made before a time.
+func (db *DB) PurgeDeliveries(ctx context.Context, before time.Time) (int64, error) {
+	res, err := db.write().exec(ctx, `DELETE FROM webhook_deliveries WHERE attempted_at < $1`, ts(before))
+	if err != nil {
+		return 0, formatError(err, "Delivery")
+	}
+	return res.RowsAffected()
+}
+
+// Deliverer makes the attempts of messages: pipeline.Dispatcher.
+type Deliverer interface {
+	// Deliver makes attempt number attempt (from 1) of m; an error asks
+	// for another attempt.
+	Deliver(ctx context.Context, m pipeline.Message, attempt int) error
+	// RetryAfter is how long to wait after failed attempt number attempt.
+	RetryAfter(attempt int) (time.Duration, bool)
+}
+
+// DeliveryConfig configures StartDeliveries.
+type DeliveryConfig struct {
+	// Workers is how many messages are delivered at once, at least 1.
+	Workers int
+	// PollInterval is how often the queue is read for messages that are
+	// due; 0 is one second.
+	PollInterval time.Duration
+	// Logger receives the queue's warnings and errors; nil logs nothing.
+	Logger *slog.Logger
+}
+
+// Deliveries is the running delivery of webhook messages.
+type Deliveries struct {
+	client *river.Client[*sql.Tx]
+}
+
+// deliveryJobTimeout bounds one attempt: the receiver's 10 s, and the
+// reads and writes around it.
+const deliveryJobTimeout = 30 * time.Second
+
+// StartDeliveries starts delivering the queued messages with d until ctx
+// is cancelled or Stop is called. Every replica may run it: each attempt
+// is made by one of them (River locks each message it works). On SQLite
+// the queue shares the one writer connection with the API's writes: its
+// statements are short and queue with theirs, and it polls instead of
+// listening.
+func (db *DB) StartDeliveries(ctx context.Context, d Deliverer, cfg DeliveryConfig) (*Deliveries, error) {
+	if cfg.Workers < 1 {
+		return nil, errors.New("pipelinestore: deliveries need at least one worker")
+	}
+	poll := cfg.PollInterval
+	if poll <= 0 {
+		poll = time.Second
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = quiet
+	}
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &deliveryWorker{d: d})
+	client, err := river.NewClient(db.riverDriver(), &river.Config{
+		Logger:               logger,
+		PollOnly:             true,
+		FetchPollInterval:    poll,
+		FetchCooldown:        min(poll, 100*time.Millisecond),
+		Queues:               map[string]river.QueueConfig{deliveryQueue: {MaxWorkers: cfg.Workers}},
+		Workers:              workers,
+		RetryPolicy:          retryPolicy{d: d},
+		JobTimeout:           deliveryJobTimeout,
+		RescueStuckJobsAfter: 10 * deliveryJobTimeout,
+		TestOnly:             poll < time.Second, // no jittered start of the maintenance services
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pipelinestore: River client: %w", err)
+	}
+	if err := client.Start(ctx); err != nil {
+		return nil, fmt.Errorf("pipelinestore: start deliveries: %w", err)
+	}
+	return &Deliveries{client: client}, nil
+}
+
+// Stop stops taking messages and waits for the attempts in flight, until
+// ctx ends; those cut off are attempted again later.
+func (d *Deliveries) Stop(ctx context.Context) error {
+	err := d.client.Stop(ctx)
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		return errors.Join(err, d.client.StopAndCancel(cctx))
+	}
+	return err
+}
+
+// deliveryWorker works River's jobs of messages.
+type deliveryWorker struct {
+	river.WorkerDefaults[deliveryArgs]
+	d Deliverer
+}
+
+func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[deliveryArgs]) error {
+	return w.d.Deliver(ctx, job.Args.Message, job.Attempt)
+}
+
+// retryPolicy is River's retry hook set to the Deliverer's schedule.
+type retryPolicy struct{ d Deliverer }
+
+func (p retryPolicy) NextRetry(job *rivertype.JobRow) time.Time {
+	wait, ok := p.d.RetryAfter(job.Attempt)
+	if !ok {
+		wait = pipeline.RetrySchedule[len(pipeline.RetrySchedule)-1]
+	}
+	return time.Now().Add(wait)
+}

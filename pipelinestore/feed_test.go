@@ -1,0 +1,75 @@
+package pipelinestore_test
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
+)
+
+// TestFeed_LateCommit holds a transaction open after its entry took its id,
+// while a later transaction commits an entry with a larger id: the feed
+// hands out neither, nor a cursor past them, until the first commits, then
+// both, the first first. (SQLite has one writer: no entry commits late.)
+func TestFeed_LateCommit(t *testing.T) {
+	db := storetest.OpenPostgres(t)
+	f := seeded(t, db)
+	ctx := context.Background()
+	olivia := f.As(t, "olivia")
+	entry := func(note int) pipeline.Activity {
+		return pipeline.Activity{
+			TeamID: f.Res.Teams["acme"], JobID: f.Job("backend"), UserID: f.User("olivia"),
+			Action: pipeline.ActionCandidateNoteAdded, SubjectType: pipeline.SubjectCandidate,
+			SubjectID: f.Res.Candidates["ada"], Changes: json.RawMessage(`{"note_id":` + itoa(note) + `}`), CreatedAt: time.Now(),
+		}
+	}
+	held, release, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		done <- db.Write(ctx, func(tx pipeline.Tx) error {
+			if err := tx.InsertActivity(ctx, entry(1)); err != nil {
+				return err
+			}
+			// A read sends the waiting insert: the entry has its id now.
+			if _, err := tx.Rating(ctx, f.Res.Candidates["ada"], f.User("olivia")); err != nil {
+				return err
+			}
+			close(held)
+			<-release
+			return nil
+		})
+	}()
+	<-held
+	require.NoError(t, db.Write(ctx, func(tx pipeline.Tx) error { return tx.InsertActivity(ctx, entry(2)) }))
+	log := f.Activity(t)
+	require.Len(t, log, 1, "only the later entry has committed")
+	late := log[0].ID
+
+	page, err := f.Svc.ListActivity(olivia, pipeline.FeedFilter{})
+	require.NoError(t, err)
+	assert.Empty(t, page.Entries, "the committed entry waits for the one before it")
+	cursor := page.Next
+
+	close(release)
+	require.NoError(t, <-done)
+	var got []pipeline.FeedEntry
+	deadline := time.Now().Add(20 * time.Second)
+	for len(got) < 2 && time.Now().Before(deadline) {
+		page, err := f.Svc.ListActivity(olivia, pipeline.FeedFilter{After: cursor})
+		require.NoError(t, err)
+		got = append(got, page.Entries...)
+		cursor = page.Next
+	}
+	require.Len(t, got, 2)
+	assert.Less(t, got[0].ID, late, "the entry that took its id first comes first")
+	assert.Equal(t, late, got[1].ID)
+	assert.JSONEq(t, `{"note_id":1}`, string(got[0].Changes))
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

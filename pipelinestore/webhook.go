@@ -1,0 +1,126 @@
+package pipelinestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// webhookRow is a webhook with its creator's name.
+type webhookRow struct {
+	ID          int64     `bun:"id"`
+	TeamID      int64     `bun:"team_id"`
+	URL         string    `bun:"url"`
+	Events      string    `bun:"events"` // comma-separated; "" every action
+	Description string    `bun:"description"`
+	Secret      []byte    `bun:"secret"`
+	CreatedBy   int64     `bun:"created_by"`
+	CreatorName string    `bun:"creator_name"`
+	CreatedAt   time.Time `bun:"created_at"`
+
+	Total int `bun:"total,scanonly"`
+}
+
+func (r webhookRow) toWebhook() pipeline.Webhook {
+	w := pipeline.Webhook{
+		ID: r.ID, TeamID: r.TeamID, URL: r.URL, Events: []string{}, Description: r.Description,
+		CreatedAt: r.CreatedAt.UTC(), CreatedBy: pipeline.User{ID: r.CreatedBy, Name: r.CreatorName},
+		SealedSecret: r.Secret,
+	}
+	if r.Events != "" {
+		w.Events = strings.Split(r.Events, ",")
+	}
+	return w
+}
+
+const webhookColumns = `w.id, w.team_id, w.url, w.events, w.description, w.secret, w.created_by,
+	u.name AS creator_name, w.created_at`
+
+var (
+	qInsertWebhook = prepared(`INSERT INTO webhooks (team_id, url, events, description, secret, created_by, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`)
+	qWebhook = preparedLockable(`SELECT `+webhookColumns+` FROM webhooks AS w JOIN users AS u ON u.id = w.created_by
+WHERE w.id = $1 AND w.team_id = $2`, ` FOR UPDATE OF w`)
+	qDeleteWebhook = prepared(`DELETE FROM webhooks WHERE id = $1`)
+	qWebhooksPage  = `SELECT ` + webhookColumns + `, count(*) OVER () AS total
+FROM webhooks AS w JOIN users AS u ON u.id = w.created_by WHERE w.team_id = $1
+ORDER BY w.created_at DESC, w.id DESC LIMIT ` + strconv.Itoa(pipeline.PageSize) + ` OFFSET $2`
+	qWebhooksCount = `SELECT count(*) FROM webhooks WHERE team_id = $1`
+	qMemberRole    = `SELECT role FROM memberships WHERE user_id = $1 AND team_id = $2`
+)
+
+// InsertWebhook stores a webhook and returns it with its id.
+func (t *tx) InsertWebhook(ctx context.Context, w pipeline.Webhook) (pipeline.Webhook, error) {
+	w.CreatedAt = ts(w.CreatedAt)
+	err := t.run.get(ctx, qInsertWebhook, args(w.TeamID, w.URL, strings.Join(w.Events, ","), w.Description,
+		w.SealedSecret, w.CreatedBy.ID, w.CreatedAt), &w.ID)
+	return w, formatError(err, "Webhook")
+}
+
+// WebhookForDelete returns a webhook of a team, locked.
+func (t *tx) WebhookForDelete(ctx context.Context, teamID, id int64) (pipeline.Webhook, error) {
+	var r webhookRow
+	if err := t.run.get(ctx, t.lock(qWebhook), args(id, teamID), &r); err != nil {
+		return pipeline.Webhook{}, formatError(err, "Webhook")
+	}
+	return r.toWebhook(), nil
+}
+
+// DeleteWebhook deletes a webhook and, by cascade, its deliveries.
+func (t *tx) DeleteWebhook(ctx context.Context, id int64) error {
+	return formatError(t.run.deferred(ctx, qDeleteWebhook, id), "Webhook")
+}
+
+// Webhook returns a webhook of a team.
+func (db *DB) Webhook(ctx context.Context, teamID, id int64) (pipeline.Webhook, error) {
+	var r webhookRow
+	if err := db.read().get(ctx, qWebhook.plain, args(id, teamID), &r); err != nil {
+		return pipeline.Webhook{}, formatError(err, "Webhook")
+	}
+	return r.toWebhook(), nil
+}
+
+// Webhooks returns a page of a team's webhooks, newest first, with a window
+// count; only a page past the last costs a second query.
+func (db *DB) Webhooks(ctx context.Context, teamID int64, page int) (pipeline.List[pipeline.Webhook], error) {
+	var rows []webhookRow
+	if err := db.read().all(ctx, qWebhooksPage, args(teamID, pipeline.Offset(page)), &rows); err != nil {
+		return pipeline.List[pipeline.Webhook]{}, formatError(err, "Webhook")
+	}
+	list := pipeline.List[pipeline.Webhook]{Page: page, PerPage: pipeline.PageSize, Items: make([]pipeline.Webhook, len(rows))}
+	for i, r := range rows {
+		list.Items[i] = r.toWebhook()
+	}
+	switch {
+	case len(rows) > 0:
+		list.Total = rows[0].Total
+	case page > 1:
+		if err := db.read().get(ctx, qWebhooksCount, args(teamID), &list.Total); err != nil {
+			return pipeline.List[pipeline.Webhook]{}, formatError(err, "Webhook")
+		}
+	}
+	return list, nil
+}
+
+// MemberRole returns the role of a user on a team, "" for none.
+func (db *DB) MemberRole(ctx context.Context, userID, teamID int64) (pipeline.Role, error) {
+	var role string
+	err := db.read().get(ctx, qMemberRole, args(userID, teamID), &role)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return pipeline.Role(role), formatError(err, "Membership")
+}
+
+// ignoreNoRows is formatError that takes no rows for no error.
+func ignoreNoRows(err error, what string) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	return formatError(err, what)
+}

@@ -1,0 +1,120 @@
+package pipelinestore_test
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipelinehttp"
+	"github.com/pipeline-dev/pipeline/pipelinestore"
+	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
+)
+
+var secretKey = func() *pipeline.SecretKey {
+	k, err := pipeline.NewSecretKey(bytes.Repeat([]byte{7}, pipeline.SecretKeyLength))
+	if err != nil {
+		panic(err)
+	}
+	return k
+}()
+
+// webhookFixture is the fixture world with a Service that may create
+// webhooks to this machine.
+func webhookFixture(t *testing.T, db *pipelinestore.DB) fixture {
+	return storetest.Seeded(t, db, pipeline.WithSecretKey(secretKey),
+		pipeline.WithWebhookPolicy(pipeline.WebhookPolicy{AllowHTTP: true, AllowPrivate: true}))
+}
+
+func TestWebhooks_SecretAtRest(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		f := webhookFixture(t, db)
+		res, err := f.Svc.CreateWebhook(f.As(t, "olivia"), pipeline.NewWebhook{URL: "https://hooks.example.test"})
+		require.NoError(t, err)
+		stored, err := pipelinestore.QueryBytes(db, `SELECT secret FROM webhooks WHERE id = $1`, res.Value.ID)
+		require.NoError(t, err)
+		assert.NotContains(t, string(stored), res.Value.Secret[len(pipeline.WebhookSecretPrefix):])
+		assert.Len(t, stored, 12+len(res.Value.Secret)+16, "nonce, ciphertext and tag")
+		other, err := pipeline.NewSecretKey(bytes.Repeat([]byte{8}, pipeline.SecretKeyLength))
+		require.NoError(t, err)
+		// A replay under another key cannot recover the secret.
+		idem := &pipeline.Idempotency{Key: "k"}
+		_, err = f.Svc.CreateWebhook(f.As(t, "olivia"), pipeline.NewWebhook{URL: "https://hooks.example.test/b", Idempotency: idem})
+		require.NoError(t, err)
+		svc := pipeline.NewService(db, pipeline.WithSecretKey(other),
+			pipeline.WithWebhookPolicy(pipeline.WebhookPolicy{AllowPrivate: true}))
+		c, err := svc.Authenticate(context.Background(), f.Res.Tokens["olivia"])
+		require.NoError(t, err)
+		_, err = svc.CreateWebhook(pipeline.NewContext(context.Background(), c),
+			pipeline.NewWebhook{URL: "https://hooks.example.test/b", Idempotency: &pipeline.Idempotency{Key: "k"}})
+		assert.Error(t, err)
+	})
+}
+
+// TestDeliveries_CreatorDemoted: once the webhook's creator is no longer an
+// owner or admin of the team, nothing more is sent, and the deliveries say
+// why.
+func TestDeliveries_CreatorDemoted(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		f := webhookFixture(t, db)
+		var hits atomic.Int64
+		rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { hits.Add(1) }))
+		defer rc.Close()
+		adam := f.As(t, "adam")
+		w, err := f.Svc.CreateWebhook(adam, pipeline.NewWebhook{URL: rc.URL, Events: []string{pipeline.ActionJobCreated}})
+		require.NoError(t, err)
+		require.NoError(t, pipelinestore.Exec(db, `UPDATE memberships SET role = 'member' WHERE user_id = $1`, f.User("adam")))
+		_, err = f.Svc.CreateJob(f.As(t, "olivia"), pipeline.NewJob{Title: "Data Engineer"})
+		require.NoError(t, err)
+
+		sender := pipelinehttp.NewWebhookSender(pipelinehttp.WebhookSenderConfig{AllowPrivate: true})
+		d := pipeline.NewDispatcher(db, sender, pipeline.WithSecretKey(secretKey))
+		run, err := db.StartDeliveries(context.Background(), d, pipelinestore.DeliveryConfig{Workers: 1, PollInterval: 20 * time.Millisecond})
+		require.NoError(t, err)
+		defer func() { require.NoError(t, run.Stop(context.Background())) }()
+
+		olivia := f.As(t, "olivia")
+		var got pipeline.List[pipeline.Delivery]
+		for deadline := time.Now().Add(20 * time.Second); len(got.Items) == 0 && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+			got, err = f.Svc.WebhookDeliveries(olivia, w.Value.ID, 1)
+			require.NoError(t, err)
+		}
+		require.Len(t, got.Items, 1)
+		assert.Contains(t, got.Items[0].Error, "no longer an owner or admin")
+		assert.Equal(t, pipeline.ActionJobCreated, got.Items[0].Action)
+		assert.Nil(t, got.Items[0].NextAttemptAt)
+		assert.Zero(t, hits.Load())
+	})
+}
+
+// TestDeliveries_Purge: attempts older than the retention are deleted.
+func TestDeliveries_Purge(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		f := webhookFixture(t, db)
+		olivia := f.As(t, "olivia")
+		w, err := f.Svc.CreateWebhook(olivia, pipeline.NewWebhook{URL: "https://hooks.example.test"})
+		require.NoError(t, err)
+		entry := f.Activity(t)[0].ID
+		now := time.Now()
+		for _, at := range []time.Time{now.Add(-pipeline.DeliveryRetention - time.Hour), now} {
+			require.NoError(t, db.RecordDelivery(context.Background(), pipeline.Delivery{
+				WebhookID: w.Value.ID, ActivityID: entry, Attempt: 1, AttemptedAt: at,
+			}))
+		}
+		n, err := f.Op.PurgeDeliveries(context.Background())
+		require.NoError(t, err)
+		assert.EqualValues(t, 1, n)
+		left, err := f.Svc.WebhookDeliveries(olivia, w.Value.ID, 1)
+		require.NoError(t, err)
+		require.Len(t, left.Items, 1)
+		assert.WithinDuration(t, now, left.Items[0].AttemptedAt, time.Second)
+	})
+}
