@@ -121,21 +121,26 @@ func (a *api) listActivity(c *gin.Context) {
 		fail(c, err)
 		return
 	}
+	respond(c, http.StatusOK, newFeed(a.origin(c.Request)+c.Request.URL.EscapedPath(), f, page))
+}
+
+// newFeed renders a page of the feed read with f at the URL base. Its next
+// link keeps the page's size and actions; since has done its part.
+func newFeed(base string, f pipeline.FeedFilter, page pipeline.FeedPage) feed {
 	items := make([]entryItem, len(page.Entries))
 	for i, e := range page.Entries {
 		items[i] = newEntryItem(e)
 	}
-	// next keeps the page's size and actions; since has done its part.
 	next := url.Values{"after": {page.Next}}
-	if raw := c.Query("limit"); raw != "" {
-		next.Set("limit", raw)
+	if f.Limit != 0 {
+		next.Set("limit", strconv.Itoa(f.Limit))
 	}
-	if actions := c.QueryArray("action"); len(actions) > 0 {
-		next["action"] = actions
+	if len(f.Actions) > 0 {
+		next["action"] = f.Actions
 	}
-	respond(c, http.StatusOK, feed{
+	return feed{
 		Data:  items,
-		Links: feedLinks{Next: a.origin(c.Request) + c.Request.URL.EscapedPath() + "?" + next.Encode()},
+		Links: feedLinks{Next: base + "?" + next.Encode()},
 		Meta:  feedMeta{NextCursor: page.Next, HasMore: page.HasMore},
-	})
+	}
 }

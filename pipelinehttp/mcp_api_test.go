@@ -3,6 +3,7 @@ package pipelinehttp
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"testing"
 	"time"
 
@@ -273,5 +274,50 @@ func TestMCP_Activity(t *testing.T) {
 			"candidate_id": e.Res.Candidates["ada"], "stage": e.Res.Stages["backend"]["Applied"]})
 		assert.Equal(t, "Applied", success(t, res).(map[string]any)["data"].(map[string]any)["stage"])
 		assert.Empty(t, e.Activity(t))
+	})
+}
+
+// TestMCP_Feed: list_activity answers what GET /api/v1/activity answers
+// for the same parameters, its cursor reads on through either face, and
+// arguments the API would refuse are refused the same way.
+func TestMCP_Feed(t *testing.T) {
+	each(t, "pages", func(t *testing.T, e *env) {
+		for _, stage := range []string{"Screening", "Interview", "Offer"} {
+			moveAda(t, e, "olivia", stage)
+		}
+		settle(t, e.h, e.token("olivia"), 3)
+		cs := e.mcpSession(t, "olivia")
+		first := success(t, callTool(t, cs, "list_activity", map[string]any{"limit": 2,
+			"action": []string{"candidate.stage_changed", "job.created"}}))
+		api := e.do(t, "GET", "/api/v1/activity?limit=2&action=candidate.stage_changed&action=job.created", e.token("olivia"), nil)
+		require.Equal(t, http.StatusOK, api.Code, "%s", api.Body)
+		assert.Equal(t, api.JSON, first)
+		cursor := first.(map[string]any)["meta"].(map[string]any)["next_cursor"].(string)
+		rest := success(t, callTool(t, cs, "list_activity", map[string]any{"after": cursor}))
+		assert.Len(t, rest.(map[string]any)["data"], 1)
+		api = e.do(t, "GET", "/api/v1/activity?after="+url.QueryEscape(cursor), e.token("olivia"), nil)
+		assert.Equal(t, api.JSON, rest)
+	}, withBaseURL)
+	eachEnv(t, func(t *testing.T, e *env) {
+		cs := e.mcpSession(t, "olivia")
+		for _, tc := range []struct {
+			args  map[string]any
+			query string
+		}{
+			{map[string]any{"limit": 0}, "limit=0"},
+			{map[string]any{"limit": 101}, "limit=101"},
+			{map[string]any{"limit": "x"}, "limit=x"},
+			{map[string]any{"since": "yesterday"}, "since=yesterday"},
+			{map[string]any{"after": ""}, "after="},
+			{map[string]any{"after": "bm9wZQ"}, "after=bm9wZQ"},
+			{map[string]any{"action": []string{"job.deleted"}}, "action=job.deleted"},
+		} {
+			t.Run(tc.query, func(t *testing.T) {
+				body, code := toolError(t, callTool(t, cs, "list_activity", tc.args))
+				assert.Equal(t, pipeline.EValidation, code)
+				api := e.do(t, "GET", "/api/v1/activity?"+tc.query, e.token("olivia"), nil)
+				assert.Equal(t, api.JSON, body)
+			})
+		}
 	})
 }

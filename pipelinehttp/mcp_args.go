@@ -29,6 +29,9 @@ type (
 	descriptionText string // a job's description
 	noteText        string // a note's content
 	idempotencyKey  string // 1–255 printable ASCII characters
+	feedCursor      string // a feed cursor, never empty
+	feedLimit       int    // entries of a feed page, 1–100
+	activityAction  string // an action of the feed
 )
 
 // Argument names that are not body fields or query parameters.
@@ -108,7 +111,7 @@ func (x *toolCall) read(ctx context.Context, args any, validate func() error) er
 
 // queryMessages are the API's messages for query parameters it cannot
 // read, which a read's arguments share.
-var queryMessages = map[string]string{"page": msgQueryPage, "stage": msgQueryStage, "status": msgQueryStatus}
+var queryMessages = map[string]string{"page": msgQueryPage, "stage": msgQueryStage, "status": msgQueryStatus, "limit": msgQueryLimit}
 
 // write decodes the body fields of a write into args, as read does, and
 // returns the call's idempotency: its key bound to the request the API
@@ -270,7 +273,10 @@ var mcpSchemas = func() *jsonschema.ForOptions {
 		return s
 	}
 	text := func(minLen, maxLen int, pattern string) *jsonschema.Schema {
-		s := &jsonschema.Schema{Type: "string", MaxLength: jsonschema.Ptr(maxLen), Pattern: pattern}
+		s := &jsonschema.Schema{Type: "string", Pattern: pattern}
+		if maxLen > 0 {
+			s.MaxLength = jsonschema.Ptr(maxLen)
+		}
 		if minLen > 0 {
 			s.MinLength = jsonschema.Ptr(minLen)
 		}
@@ -290,6 +296,10 @@ var mcpSchemas = func() *jsonschema.ForOptions {
 		reflect.TypeFor[pipeline.JobStatus]():   enum(string(pipeline.JobOpen), string(pipeline.JobDraft), string(pipeline.JobClosed)),
 		reflect.TypeFor[pipeline.RatingValue](): enum(string(pipeline.GoodFit), string(pipeline.Maybe), string(pipeline.NotAFit)),
 		reflect.TypeFor[pipeline.Scope]():       enum(scopes...),
+		reflect.TypeFor[feedCursor]():           text(1, 0, ""),
+		reflect.TypeFor[feedLimit]():            {Type: "integer", Minimum: jsonschema.Ptr(1.0), Maximum: jsonschema.Ptr(float64(pipeline.MaxFeedLimit))},
+		reflect.TypeFor[activityAction]():       enum(pipeline.Actions...),
+		reflect.TypeFor[json.RawMessage]():      {Type: "object"}, // an entry's changes
 	}}
 }()
 

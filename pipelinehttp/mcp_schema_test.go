@@ -27,6 +27,7 @@ var mcpOperations = map[pipeline.Op][2]string{
 	pipeline.OpMoveCandidate:  {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/stage"},
 	pipeline.OpAddNote:        {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/notes"},
 	pipeline.OpRateCandidate:  {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/rating"},
+	pipeline.OpListActivity:   {"GET", "/api/v1/activity"},
 }
 
 // argumentNames are the MCP names of the API's path and header parameters.

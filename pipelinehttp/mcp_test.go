@@ -19,7 +19,7 @@ import (
 
 func TestMCP_ToolsList(t *testing.T) {
 	all := []string{"get_me", "list_jobs", "get_job", "create_job", "update_job", "list_stages",
-		"list_candidates", "get_candidate", "move_candidate", "add_note", "rate_candidate"}
+		"list_candidates", "get_candidate", "move_candidate", "add_note", "rate_candidate", "list_activity"}
 	cases := map[string][]string{
 		"olivia":                 all,
 		"olivia_jobs_read":       {"get_me", "list_jobs", "get_job", "list_stages"},
@@ -39,7 +39,7 @@ func TestMCP_ToolAnnotations(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		tools, err := e.mcpSession(t, "olivia").ListTools(context.Background(), nil)
 		require.NoError(t, err)
-		require.Len(t, tools.Tools, 11)
+		require.Len(t, tools.Tools, 12)
 		for _, tool := range tools.Tools {
 			op := pipeline.Op(tool.Name)
 			a := tool.Annotations

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -117,7 +118,54 @@ func (a *api) mcpTools() []mcpTool {
 		newTool(a, pipeline.OpRateCandidate, func(r pipeline.Ref) string { return candidateAPIPath(r) + "/rating" },
 			toolInfo{title: "Rate a candidate", idempotent: true,
 				description: "Sets the token's user's rating of a candidate, replacing an earlier one, and returns it (POST .../candidates/{candidate}/rating)."}, a.mcpRateCandidate),
+		newTool(a, pipeline.OpListActivity, func(pipeline.Ref) string { return "/activity" }, toolInfo{title: "Read the activity feed",
+			description: "The activity entries of what the token's user reaches, oldest first, in commit order (GET /api/v1/activity). " +
+				"Pass meta.next_cursor back as after to read on: no entry is missed or seen twice, and from the last page it returns what was written since."}, a.mcpListActivity),
 	}
+}
+
+type listActivityArgs struct {
+	After  *feedCursor      `json:"after,omitempty" jsonschema:"The cursor of the last entry seen (meta.next_cursor); absent: from the beginning."`
+	Since  *string          `json:"since,omitempty" jsonschema:"RFC 3339 date and time: start at the first entry at or after it. Ignored with after."`
+	Limit  *feedLimit       `json:"limit,omitempty" jsonschema:"Entries per page, 1 to 100; 50 when absent."`
+	Action []activityAction `json:"action,omitempty" jsonschema:"Only entries of these actions."`
+}
+
+// filter is the feed filter of the arguments, with what cannot be read
+// in bad, under the API's messages.
+func (in *listActivityArgs) filter(bad pipeline.FieldErrors) pipeline.FeedFilter {
+	f := pipeline.FeedFilter{After: string(deref(in.After)), Limit: int(deref(in.Limit))}
+	for _, act := range in.Action {
+		f.Actions = append(f.Actions, string(act))
+	}
+	if in.After != nil && *in.After == "" {
+		bad.Add("after", msgQueryAfter)
+	}
+	if in.Since != nil && f.After == "" { // ignored after a cursor, as in the API
+		if t, err := time.Parse(time.RFC3339, *in.Since); err != nil {
+			bad.Add("since", msgQuerySince)
+		} else {
+			f.Since = &t
+		}
+	}
+	if in.Limit != nil && (*in.Limit < 1 || *in.Limit > pipeline.MaxFeedLimit) {
+		bad.Add("limit", msgQueryLimit)
+	}
+	return f
+}
+
+func (a *api) mcpListActivity(ctx context.Context, x *toolCall, in *listActivityArgs) (feed, bool, error) {
+	err := x.read(ctx, in, func() error { return in.filter(pipeline.FieldErrors{}).Validate() })
+	bad := pipeline.FieldErrors{}
+	f := in.filter(bad)
+	if err == nil && len(bad) > 0 {
+		err = a.svc.Reject(ctx, x.op, x.ref, nil, merged(bad, f.Validate()))
+	}
+	if err != nil {
+		return feed{}, false, err
+	}
+	page, err := a.svc.ListActivity(ctx, f)
+	return newFeed(x.mcpLinks(ctx), f, page), false, err
 }
 
 func (a *api) mcpGetMe(ctx context.Context, x *toolCall, in *struct{}) (data[identity], bool, error) {
