@@ -36,3 +36,9 @@ type countingHook struct{ n *atomic.Int64 }
 func (h countingHook) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
 
 func (h countingHook) AfterQuery(_ context.Context, _ *bun.QueryEvent) { h.n.Add(1) }
+
+// Query runs a statement on db's pool of reads and scans its row into
+// dest, with the store's conversion of errors.
+func Query(ctx context.Context, db *DB, query string, dest ...any) error {
+	return formatError(db.read().get(ctx, query, nil, dest...), "Row")
+}

@@ -2,10 +2,13 @@ package pipelinestore
 
 import (
 	"context"
+	"database/sql"
 	"embed"
 	"fmt"
 	"io/fs"
 
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/migrate"
 )
 
@@ -17,7 +20,9 @@ var migrations embed.FS
 
 // Migrate applies the pending migrations; with none pending it changes
 // nothing. On PostgreSQL concurrent migrations of the same schema (several
-// servers starting at once) are serialized by an advisory lock.
+// servers starting at once) are serialized by an advisory lock, and run
+// without the statement timeout of WithStatementTimeout, which waiting for
+// that lock or building an index may rightly exceed.
 func (db *DB) Migrate(ctx context.Context) error {
 	sub, err := fs.Sub(migrations, "migrations/"+db.dialect)
 	if err != nil {
@@ -27,10 +32,22 @@ func (db *DB) Migrate(ctx context.Context) error {
 	if err := ms.Discover(sub); err != nil {
 		return err
 	}
-	m := migrate.NewMigrator(db.w.bun, ms, migrate.WithMarkAppliedOnSuccess(true))
+	b := db.w.bun
+	if db.migrateDSN != "" {
+		connector, err := pgConnector(db.migrateDSN)
+		if err != nil {
+			return err
+		}
+		b = bun.NewDB(sql.OpenDB(connector), pgdialect.New())
+		defer b.Close()
+		for _, h := range db.w.hooks {
+			b.AddQueryHook(h)
+		}
+	}
+	m := migrate.NewMigrator(b, ms, migrate.WithMarkAppliedOnSuccess(true))
 
 	if db.dialect == DialectPostgres {
-		conn, err := db.w.bun.Conn(ctx)
+		conn, err := b.Conn(ctx)
 		if err != nil {
 			return err
 		}
