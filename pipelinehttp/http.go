@@ -7,12 +7,14 @@
 // context (see [pipeline.NewContext]), so the Service sees the same caller an
 // embedding Go program would supply.
 //
-// Each /api/ request passes, in order: request id, access log, panic
-// recovery, error rendering, then authentication and rate limiting.
+// Each /api/ request passes, in order: response headers, request id, access
+// log, panic recovery, error rendering, the request's deadline, then
+// authentication and rate limiting.
 package pipelinehttp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -44,7 +46,19 @@ type Config struct {
 	// Logger receives the access log and the causes of internal errors. Nil:
 	// nothing is logged. Tokens and the Authorization header are never logged.
 	Logger *slog.Logger
+	// RequestTimeout bounds each request, reading its body included: its
+	// context's deadline, at which every wait for the database ends and the
+	// request answers 503 unavailable (or 408 request_timeout while its
+	// body has not arrived). Zero: DefaultRequestTimeout; negative: none.
+	RequestTimeout time.Duration
+	// Stopping, once closed, makes /readyz answer 503 {"status":"stopping"}
+	// so that load balancers send no more requests while the server drains
+	// the ones in flight. Nil: never.
+	Stopping <-chan struct{}
 }
+
+// DefaultRequestTimeout is the RequestTimeout of a zero Config.
+const DefaultRequestTimeout = 10 * time.Second
 
 // jsonContentType is the Content-Type of every response body.
 const jsonContentType = "application/json; charset=utf-8"
@@ -58,16 +72,20 @@ type api struct {
 	limiter  pipeline.Limiter
 	clock    pipeline.Clock
 	log      *slog.Logger
+	timeout  time.Duration // of each request; 0: none
+	stopping <-chan struct{}
 }
 
 func newAPI(svc *pipeline.Service, cfg Config, prefix string) *api {
 	a := &api{
-		svc:     svc,
-		baseURL: strings.TrimRight(cfg.BaseURL, "/"),
-		prefix:  strings.TrimRight(prefix, "/"),
-		limiter: cfg.Limiter,
-		clock:   cfg.Clock,
-		log:     cfg.Logger,
+		svc:      svc,
+		baseURL:  strings.TrimRight(cfg.BaseURL, "/"),
+		prefix:   strings.TrimRight(prefix, "/"),
+		limiter:  cfg.Limiter,
+		clock:    cfg.Clock,
+		log:      cfg.Logger,
+		timeout:  max(cmp.Or(cfg.RequestTimeout, DefaultRequestTimeout), 0),
+		stopping: cfg.Stopping,
 	}
 	if u, err := url.Parse(a.baseURL); err == nil {
 		a.basePath = u.EscapedPath()
@@ -148,7 +166,31 @@ func (a *api) engine() *gin.Engine {
 
 // baseChain is the middleware every response passes through.
 func (a *api) baseChain() []gin.HandlerFunc {
-	return []gin.HandlerFunc{a.requestID, a.accessLog, a.recovery(), a.errors}
+	return []gin.HandlerFunc{a.headers, a.requestID, a.accessLog, a.recovery(), a.errors, a.deadline}
+}
+
+// headers sets the headers of every response: browsers must not guess
+// another type than the one sent, and no cache may keep an API response,
+// which depends on the token and changes.
+func (a *api) headers(c *gin.Context) {
+	h := c.Writer.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	if a.limited(c) {
+		h.Set("Cache-Control", "no-store")
+	}
+	c.Next()
+}
+
+// deadline gives the request's context its deadline (Config.RequestTimeout).
+func (a *api) deadline(c *gin.Context) {
+	if a.timeout <= 0 {
+		c.Next()
+		return
+	}
+	ctx, cancel := context.WithTimeout(c.Request.Context(), a.timeout)
+	defer cancel()
+	c.Request = c.Request.WithContext(ctx)
+	c.Next()
 }
 
 func (a *api) routes(v1 *gin.RouterGroup) {
@@ -195,8 +237,15 @@ func (a *api) healthz(c *gin.Context) {
 	respond(c, http.StatusOK, healthBody{Status: "ok"})
 }
 
-// readyz reports whether the database answers.
+// readyz reports whether the server takes requests: not once it is
+// stopping, and only while the database answers.
 func (a *api) readyz(c *gin.Context) {
+	select {
+	case <-a.stopping:
+		respond(c, http.StatusServiceUnavailable, healthBody{Status: "stopping"})
+		return
+	default:
+	}
 	ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
 	defer cancel()
 	if err := a.svc.Ping(ctx); err != nil {

@@ -32,9 +32,9 @@ type meta struct {
 	Total       int `json:"total"`
 }
 
-// newList renders a page of items with conv. The links keep the request's
-// query parameters named in keep (the list's filters) and replace page.
-func newList[T, U any](a *api, c *gin.Context, l pipeline.List[T], conv func(T) U, keep ...string) list[U] {
+// newList renders a page of items with conv. The links keep the list's
+// filters and replace page.
+func newList[T, U any](a *api, c *gin.Context, l pipeline.List[T], conv func(T) U, filters url.Values) list[U] {
 	items := make([]U, 0, len(l.Items))
 	for _, it := range l.Items {
 		items = append(items, conv(it))
@@ -42,12 +42,6 @@ func newList[T, U any](a *api, c *gin.Context, l pipeline.List[T], conv func(T) 
 	last, page := l.LastPage(), l.Page
 
 	base := a.origin(c) + c.Request.URL.EscapedPath()
-	filters := url.Values{}
-	for _, k := range keep {
-		if v := c.Query(k); v != "" {
-			filters.Set(k, v)
-		}
-	}
 	pageURL := func(n int) string {
 		q := url.Values{}
 		for k, v := range filters {
