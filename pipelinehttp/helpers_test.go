@@ -165,13 +165,19 @@ func do(t *testing.T, h http.Handler, method, path, token string, body any, hdr 
 		assert.Equal(t, jsonContentType, r.Header.Get("Content-Type"))
 		require.NoError(t, json.Unmarshal(r.Body, &r.JSON), "body %s", r.Body)
 	}
+	assert.Equal(t, "nosniff", r.Header.Get("X-Content-Type-Options"))
 	if strings.HasPrefix(unmounted(req).URL.Path, "/api/") {
 		for _, name := range []string{HeaderRateLimit, HeaderRateRemaining, HeaderRateReset} {
 			assert.Regexp(t, `^\d+$`, r.Header.Get(name), name)
 		}
+		assert.Equal(t, "no-store", r.Header.Get("Cache-Control"))
 	}
-	if r.Code >= 400 && r.Code != http.StatusServiceUnavailable {
+	if r.Code >= 400 && req.URL.Path != "/readyz" {
 		checkErrorEnvelope(t, r)
+	}
+	if r.Code == http.StatusServiceUnavailable && req.URL.Path != "/readyz" {
+		assert.Equal(t, pipeline.EUnavailable, r.ErrorCode())
+		assert.Equal(t, "2", r.Header.Get(HeaderRetryAfter))
 	}
 	return r
 }

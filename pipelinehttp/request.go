@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -37,11 +38,16 @@ func readBody(c *gin.Context) ([]byte, error) {
 		return nil, errPayloadTooLarge
 	}
 	ctx := r.Context()
+	if err := ctx.Err(); err != nil {
+		// The deadline was spent before the body was read: on the
+		// database, not by the client.
+		return nil, pipeline.Unavailable(err)
+	}
 	rc := http.NewResponseController(c.Writer)
 	stop := context.AfterFunc(ctx, func() { _ = rc.SetReadDeadline(time.Now()) })
 	defer stop()
 	b, err := io.ReadAll(http.MaxBytesReader(unwrapWriter(c.Writer), r.Body, MaxBodyBytes))
-	if err == nil && ctx.Err() != nil {
+	if err == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		err = ctx.Err() // the whole body came, but after the deadline
 	}
 	if err != nil {
@@ -51,17 +57,18 @@ func readBody(c *gin.Context) ([]byte, error) {
 }
 
 // bodyError is the answer to a body that could not be read: too large
-// (413); not received before the read deadline of the server or the
-// request's deadline (408); cut short by the server, which is stopping
-// (503); or ended before it was whole (400).
+// (413); cut short by the server closing the connection, as it does to the
+// requests still running when it stops (503); not received before the read
+// deadline of the server or the request's deadline (408); or ended before
+// it was whole (400).
 func bodyError(ctx context.Context, err error) error {
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
 		return errPayloadTooLarge
-	case errors.Is(ctx.Err(), context.Canceled):
-		return pipeline.Unavailable(context.Cause(ctx))
-	case ctx.Err() != nil, errors.Is(err, os.ErrDeadlineExceeded):
+	case errors.Is(err, net.ErrClosed):
+		return pipeline.Unavailable(err)
+	case errors.Is(ctx.Err(), context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
 		return errRequestTimeout
 	default:
 		return errBodyIncomplete
