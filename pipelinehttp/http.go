@@ -50,6 +50,10 @@ type Config struct {
 	// context's deadline, at which every wait for the database ends and the
 	// request answers 503 unavailable (or 408 request_timeout while its
 	// body has not arrived). Zero: DefaultRequestTimeout; negative: none.
+	// A request whose context is cancelled with a cause matching
+	// pipeline.ErrUnavailable (context.WithCancelCause), as a server that
+	// stops cuts the requests it no longer waits for, answers 503 at once,
+	// its body read included.
 	RequestTimeout time.Duration
 	// Stopping, once closed, makes /readyz answer 503 {"status":"stopping"}
 	// so that load balancers send no more requests while the server drains

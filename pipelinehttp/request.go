@@ -38,10 +38,10 @@ func readBody(c *gin.Context) ([]byte, error) {
 		return nil, errPayloadTooLarge
 	}
 	ctx := r.Context()
-	if err := ctx.Err(); err != nil {
+	if ctx.Err() != nil {
 		// The deadline was spent before the body was read: on the
 		// database, not by the client.
-		return nil, pipeline.Unavailable(err)
+		return nil, pipeline.Unavailable(context.Cause(ctx))
 	}
 	rc := http.NewResponseController(c.Writer)
 	stop := context.AfterFunc(ctx, func() { _ = rc.SetReadDeadline(time.Now()) })
@@ -57,15 +57,17 @@ func readBody(c *gin.Context) ([]byte, error) {
 }
 
 // bodyError is the answer to a body that could not be read: too large
-// (413); cut short by the server closing the connection, as it does to the
-// requests still running when it stops (503); not received before the read
-// deadline of the server or the request's deadline (408); or ended before
-// it was whole (400).
+// (413); cut short by the server, which cancels the request as unavailable
+// or closes its connection when it stops (503); not received before the
+// read deadline of the server or the request's deadline (408); or ended
+// before it was whole (400).
 func bodyError(ctx context.Context, err error) error {
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
 		return errPayloadTooLarge
+	case errors.Is(context.Cause(ctx), pipeline.ErrUnavailable):
+		return context.Cause(ctx)
 	case errors.Is(err, net.ErrClosed):
 		return pipeline.Unavailable(err)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
@@ -16,6 +17,13 @@ const (
 	defaultAddr = "127.0.0.1:8080"
 )
 
+// Default deadlines of the server.
+const (
+	defaultReadTimeout     = 30 * time.Second
+	defaultRequestTimeout  = 10 * time.Second
+	defaultShutdownTimeout = 20 * time.Second
+)
+
 // config is the configuration read from the environment. Command flags of
 // the same meaning start from these values and override them.
 type config struct {
@@ -24,6 +32,10 @@ type config struct {
 	BaseURL   string // PIPELINE_BASE_URL: scheme and host of pagination links
 	RateLimit int    // PIPELINE_RATE_LIMIT: requests per minute per user
 	MaxConns  int    // PIPELINE_DB_MAX_CONNS: database pool size; 0: the store's default
+
+	ReadTimeout     time.Duration // PIPELINE_READ_TIMEOUT: to receive a whole request
+	RequestTimeout  time.Duration // PIPELINE_REQUEST_TIMEOUT: each request's deadline
+	ShutdownTimeout time.Duration // PIPELINE_SHUTDOWN_TIMEOUT: to drain requests on a stop
 }
 
 // loadConfig reads the PIPELINE_* variables through getenv. An empty
@@ -33,6 +45,10 @@ func loadConfig(getenv func(string) string) (config, error) {
 		DB:        cmp.Or(getenv("PIPELINE_DB"), defaultDB),
 		Addr:      cmp.Or(getenv("PIPELINE_ADDR"), defaultAddr),
 		RateLimit: pipeline.DefaultRateLimit,
+
+		ReadTimeout:     defaultReadTimeout,
+		RequestTimeout:  defaultRequestTimeout,
+		ShutdownTimeout: defaultShutdownTimeout,
 	}
 	if raw := getenv("PIPELINE_BASE_URL"); raw != "" {
 		base, err := parseBaseURL(raw)
@@ -55,7 +71,33 @@ func loadConfig(getenv func(string) string) (config, error) {
 		}
 		cfg.MaxConns = n
 	}
+	for name, into := range map[string]*time.Duration{
+		"PIPELINE_READ_TIMEOUT":     &cfg.ReadTimeout,
+		"PIPELINE_REQUEST_TIMEOUT":  &cfg.RequestTimeout,
+		"PIPELINE_SHUTDOWN_TIMEOUT": &cfg.ShutdownTimeout,
+	} {
+		if raw := getenv(name); raw != "" {
+			d, err := parseDuration(raw)
+			if err != nil {
+				return config{}, fmt.Errorf("%s: %w", name, err)
+			}
+			*into = d
+		}
+	}
 	return cfg, nil
+}
+
+// parseDuration reads a positive duration: Go's notation ("500ms", "30s",
+// "1m30s") or a whole number of seconds.
+func parseDuration(raw string) (time.Duration, error) {
+	d, err := time.ParseDuration(raw)
+	if n, nerr := strconv.Atoi(raw); err != nil && nerr == nil {
+		d, err = time.Duration(n)*time.Second, nil
+	}
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%q is not a positive duration, such as 30s, 500ms or 30 (seconds)", raw)
+	}
+	return d, nil
 }
 
 // parsePositive reads a whole number of what, 1 or more.

@@ -31,7 +31,7 @@ func runDemo(ctx context.Context, e env, args []string) error {
 	defer os.RemoveAll(dir)
 	e.cfg.DB = filepath.Join(dir, "demo.db")
 
-	db, err := openStore(ctx, e.cfg)
+	db, err := openServed(ctx, e.cfg)
 	if err != nil {
 		return err
 	}

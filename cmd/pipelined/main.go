@@ -77,8 +77,10 @@ const usage = `pipelined serves the recruitment-pipeline API and runs its operat
 
 Usage:
   pipelined [serve] [-addr ADDR] [-db DSN]
-        Serve the API. SIGINT or SIGTERM stops accepting connections, drains
-        in-flight requests and exits 0.
+        Serve the API. SIGINT or SIGTERM makes /readyz answer 503, stops
+        accepting connections and lets in-flight requests finish within
+        PIPELINE_SHUTDOWN_TIMEOUT; those still running then are cut (503).
+        It exits 0.
   pipelined demo [-addr ADDR]
         Serve a demo world on a fresh SQLite database in a temporary directory
         (PIPELINE_DB is ignored; the directory is removed on exit), after
@@ -113,6 +115,16 @@ Environment (a flag of the same meaning overrides it):
   PIPELINE_DB_MAX_CONNS
                        database connections held open (default: PostgreSQL
                        max(32, 4 x CPUs), SQLite max(4, CPUs) readers)
+  PIPELINE_READ_TIMEOUT
+                       to receive a whole request, headers and body
+                       (default 30s; durations such as 500ms, 30s or 30)
+  PIPELINE_REQUEST_TIMEOUT
+                       each request's deadline, also the database's
+                       statement timeout: a database that does not answer
+                       by then makes the request answer 503 (default 10s)
+  PIPELINE_SHUTDOWN_TIMEOUT
+                       how long in-flight requests may finish after SIGINT
+                       or SIGTERM (default 20s)
 
 Scopes: jobs:read, jobs:write, candidates:read, candidates:write,
 messages:send, scheduling:write.

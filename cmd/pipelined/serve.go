@@ -16,12 +16,16 @@ import (
 )
 
 const (
-	// shutdownTimeout bounds how long in-flight requests may drain after
-	// SIGINT or SIGTERM.
-	shutdownTimeout = 20 * time.Second
 	// purgeInterval is how often expired idempotency records are deleted.
 	purgeInterval = time.Hour
+	// cutGrace is how long the requests cut at the end of the drain period
+	// have to answer before their connections are closed.
+	cutGrace = time.Second
 )
+
+// errStopping is why the requests still running at the end of the drain
+// period are cut: they answer 503 unavailable.
+var errStopping = pipeline.Unavailable(errors.New("the server is stopping"))
 
 // runServe serves the API on the configured address until ctx is
 // cancelled.
@@ -35,7 +39,7 @@ func runServe(ctx context.Context, e env, args []string) error {
 	if fs.NArg() > 0 {
 		return usageErrorf(e, fs, "serve takes no arguments")
 	}
-	db, err := openStore(ctx, e.cfg)
+	db, err := openServed(ctx, e.cfg)
 	if err != nil {
 		return err
 	}
@@ -47,24 +51,34 @@ func runServe(ctx context.Context, e env, args []string) error {
 	return serve(ctx, e, db, ln)
 }
 
-// serve serves the API on ln until ctx is cancelled, then stops accepting,
-// lets in-flight requests finish and returns nil. It owns ln.
+// serve serves the API on ln until ctx is cancelled, then stops (see stop)
+// and returns nil. It owns ln.
 func serve(ctx context.Context, e env, db *pipelinestore.DB, ln net.Listener) error {
 	logger := slog.New(slog.NewJSONHandler(e.stderr, nil))
+	stopping := make(chan struct{})
 	handler := pipelinehttp.New(pipeline.NewService(db), pipelinehttp.Config{
-		BaseURL: e.cfg.BaseURL,
-		Limiter: db.Limiter(e.cfg.RateLimit), // in the database: shared by replicas
-		Logger:  logger,                      // the access log; it never holds a token
+		BaseURL:        e.cfg.BaseURL,
+		Limiter:        db.Limiter(e.cfg.RateLimit), // in the database: shared by replicas
+		Logger:         logger,                      // the access log; it never holds a token
+		RequestTimeout: e.cfg.RequestTimeout,
+		Stopping:       stopping,
 	})
+	// Requests' contexts derive from base, so that cutting them is one call.
+	base, cut := context.WithCancelCause(context.Background())
+	defer cut(nil)
 	srv := &http.Server{
 		Handler:           handler,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       e.cfg.ReadTimeout,
+		ReadHeaderTimeout: min(10*time.Second, e.cfg.ReadTimeout),
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return base },
+		// OPTIONS * goes to the API, which answers it in the envelope.
+		DisableGeneralOptionsHandler: true,
 	}
 
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	go func() { served <- srv.Serve(pipelinehttp.Listener(ln, logger)) }()
 	logger.Info("listening", "addr", ln.Addr().String())
 
 	purgeCtx, stopPurge := context.WithCancel(context.Background())
@@ -80,18 +94,35 @@ func serve(ctx context.Context, e env, db *pipelinestore.DB, ln net.Listener) er
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	logger.Info("shutting down", "timeout", shutdownTimeout.String())
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		// Requests still running after the timeout are cut off.
-		return errors.Join(fmt.Errorf("shutdown: %w", err), srv.Close())
-	}
+	close(stopping)
+	stop(srv, e.cfg.ShutdownTimeout, cut, logger)
 	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serve: %w", err)
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// stop stops srv: it stops accepting connections at once (/readyz already
+// answers 503) and lets the requests in flight finish within drain. Those
+// still running then, such as an upload that stopped arriving, are cut:
+// their contexts are cancelled with errStopping, so that they answer 503
+// at once, and after cutGrace their connections are closed. It is not an
+// error: the server did what a stop asks.
+func stop(srv *http.Server, drain time.Duration, cut context.CancelCauseFunc, logger *slog.Logger) {
+	logger.Info("shutting down", "drain", drain.String())
+	dctx, cancel := context.WithTimeout(context.Background(), drain)
+	defer cancel()
+	if srv.Shutdown(dctx) == nil {
+		return
+	}
+	logger.Warn("drain period over: cutting the requests still running")
+	cut(errStopping)
+	gctx, cancel := context.WithTimeout(context.Background(), cutGrace)
+	defer cancel()
+	if srv.Shutdown(gctx) != nil {
+		_ = srv.Close()
+	}
 }
 
 // purgeIdempotency deletes expired idempotency records now and then every

@@ -12,8 +12,8 @@ import (
 
 // openStore opens the configured database and applies pending
 // migrations, as every command does first.
-func openStore(ctx context.Context, cfg config) (*pipelinestore.DB, error) {
-	db, err := pipelinestore.Open(ctx, cfg.DB, pipelinestore.WithMaxConns(cfg.MaxConns))
+func openStore(ctx context.Context, cfg config, opts ...pipelinestore.Option) (*pipelinestore.DB, error) {
+	db, err := pipelinestore.Open(ctx, cfg.DB, append(opts, pipelinestore.WithMaxConns(cfg.MaxConns))...)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
@@ -21,6 +21,12 @@ func openStore(ctx context.Context, cfg config) (*pipelinestore.DB, error) {
 		return nil, errors.Join(fmt.Errorf("migrate database: %w", err), db.Close())
 	}
 	return db, nil
+}
+
+// openServed opens the store as the serving commands do: no statement runs
+// longer than a request may.
+func openServed(ctx context.Context, cfg config) (*pipelinestore.DB, error) {
+	return openStore(ctx, cfg, pipelinestore.WithStatementTimeout(cfg.RequestTimeout))
 }
 
 // withOperator opens the store, runs fn on an Operator over it and closes
