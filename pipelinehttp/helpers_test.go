@@ -63,7 +63,7 @@ type envOption func(*Config)
 // newEnv seeds the fixture world on db and serves it with a budget large
 // enough that only the rate-limit tests meet the limit. The clock stands at
 // the whole second the test started, so the fixture's tokens are live.
-func newEnv(t *testing.T, db *pipelinestore.DB, opts ...envOption) *env {
+func newEnv(t testing.TB, db *pipelinestore.DB, opts ...envOption) *env {
 	t.Helper()
 	testGinMode.Do(func() { gin.SetMode(gin.TestMode) })
 	clock := newTestClock(time.Now().Truncate(time.Second))
@@ -155,6 +155,13 @@ func do(t *testing.T, h http.Handler, method, path, token string, body any, hdr 
 		}
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
+	return serve(t, h, req, raw)
+}
+
+// serve serves req, whose body is raw, on h and checks the response as do
+// does.
+func serve(t *testing.T, h http.Handler, req *http.Request, raw []byte) *Response {
+	t.Helper()
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 
