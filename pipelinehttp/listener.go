@@ -16,7 +16,8 @@ import (
 // fixed response straight to the connection: a malformed request line or
 // header, a control character in a header included (400 bad_request),
 // header fields over the server's MaxHeaderBytes (431
-// request_header_fields_too_large), a transfer encoding it does not
+// request_header_fields_too_large), an Expect header other than
+// 100-continue (417 expectation_failed), a transfer encoding it does not
 // implement (501 not_implemented), an HTTP version it does not speak (505
 // http_version_not_supported). The rewritten answer carries a fresh
 // X-Request-Id and X-Content-Type-Options: nosniff, closes the connection as
@@ -55,12 +56,14 @@ type envelopeConn struct {
 // goErrorHeaders follow the status line of each of net/http's own error
 // responses, which it writes to the connection in one piece. No response
 // of the API has them: its Content-Type is JSON, and net/http writes a
-// handler's headers sorted, Connection before Content-Type.
+// handler's headers sorted, Connection before Content-Type. The one other
+// answer of its own, 417, has no body and is the only 417 there is: the
+// API never answers it.
 const goErrorHeaders = "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
 
 func (c *envelopeConn) Write(p []byte) (int, error) {
 	rest, ok := bytes.CutPrefix(p, []byte("HTTP/1.1 "))
-	if !ok || len(rest) < 3 || !bytes.Contains(rest, []byte(goErrorHeaders)) {
+	if !ok || len(rest) < 3 || !bytes.Contains(rest, []byte(goErrorHeaders)) && !bytes.HasPrefix(rest, []byte("417 ")) {
 		return c.Conn.Write(p)
 	}
 	status, err := strconv.Atoi(string(rest[:3]))
@@ -80,6 +83,7 @@ func (c *envelopeConn) Write(p []byte) (int, error) {
 var malformedMessages = map[int]string{
 	http.StatusBadRequest:                  "The request is not well-formed HTTP.",
 	http.StatusRequestHeaderFieldsTooLarge: "The request's header fields are too large.",
+	http.StatusExpectationFailed:           "The request's Expect header asks for what the server does not do.",
 	http.StatusNotImplemented:              "The request's transfer encoding is not supported.",
 	http.StatusHTTPVersionNotSupported:     "The request's HTTP version is not supported.",
 }

@@ -37,6 +37,7 @@ func TestListener_Malformed(t *testing.T) {
 		"malformed request line":    {"GET\r\n\r\n", 400, "bad_request"},
 		"header fields too large":   {"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 16<<10) + "\r\n\r\n", 431, "request_header_fields_too_large"},
 		"unknown transfer encoding": {"POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501, "not_implemented"},
+		"unknown expectation":       {"POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nExpect: coffee\r\nContent-Length: 2\r\n\r\n{}", 417, "expectation_failed"},
 		"unknown HTTP version":      {"GET /healthz HTTP/2.5\r\nHost: x\r\n\r\n", 505, "http_version_not_supported"},
 	} {
 		t.Run(name, func(t *testing.T) {
