@@ -73,6 +73,22 @@ func TestAPI_Unavailable(t *testing.T) {
 	})
 }
 
+// TestAPI_Unavailable_SQLiteReads: while another process holds SQLite's
+// write lock, writes wait for it but reads go on, the first of a token's
+// included, whose recording of the token's last use gives up in a second.
+func TestAPI_Unavailable_SQLiteReads(t *testing.T) {
+	storetest.EachStallingDB(t, func(t *testing.T, db *pipelinestore.DB, stall *storetest.Stall) {
+		if db.Dialect() != pipelinestore.DialectSQLite {
+			t.Skip("every statement waits for a stalled PostgreSQL (TestAPI_Unavailable)")
+		}
+		e := newEnv(t, db, withTimeout(5*time.Second))
+		stall.Hang(t)
+		r := e.do(t, "GET", "/api/v1/jobs", e.token("olivia"), nil)
+		require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+		assert.Len(t, r.Items(t), 2)
+	})
+}
+
 // TestAPI_Stopping: once the server is stopping, /readyz answers 503 while
 // the API still serves the requests that reach it.
 func TestAPI_Stopping(t *testing.T) {
