@@ -73,6 +73,33 @@ func TestAPI_Unavailable(t *testing.T) {
 	})
 }
 
+// TestAPI_Unavailable_Down: while PostgreSQL is down (its connections
+// closed, new ones refused) every request answers 503 unavailable at once,
+// and the same server serves again when it is back.
+func TestAPI_Unavailable_Down(t *testing.T) {
+	storetest.EachStallingDB(t, func(t *testing.T, db *pipelinestore.DB, stall *storetest.Stall) {
+		e := newEnv(t, db, withTimeout(time.Minute), func(c *Config) { c.Limiter = db.Limiter(1000) })
+		olivia := e.token("olivia")
+		stall.Down(t)
+		for range 3 {
+			r := e.do(t, "GET", "/api/v1/jobs", olivia, nil)
+			requireError(t, r, http.StatusServiceUnavailable, pipeline.EUnavailable)
+			r = e.do(t, "POST", "/api/v1/jobs", olivia, map[string]any{"title": "While down"})
+			requireError(t, r, http.StatusServiceUnavailable, pipeline.EUnavailable)
+		}
+		r := e.do(t, "GET", "/readyz", "", nil)
+		assert.Equal(t, http.StatusServiceUnavailable, r.Code)
+		assert.NotContains(t, e.logs.String(), "server error")
+
+		stall.Resume(t)
+		r = e.do(t, "GET", "/api/v1/jobs", olivia, nil)
+		require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+		r = e.do(t, "POST", "/api/v1/jobs", olivia, map[string]any{"title": "Back up"})
+		require.Equal(t, http.StatusCreated, r.Code, "%s", r.Body)
+		assert.Len(t, e.Activity(t), 1)
+	})
+}
+
 // TestAPI_Unavailable_SQLiteReads: while another process holds SQLite's
 // write lock, writes wait for it but reads go on, the first of a token's
 // included, whose recording of the token's last use gives up in a second.

@@ -24,14 +24,25 @@ import (
 // On SQLite another connection holds the write lock of the file: writes
 // wait for it, and reads go on (WAL lets readers run beside a writer).
 type Stall struct {
-	hang, resume func(tb testing.TB)
+	hang, resume, down func(tb testing.TB)
 }
 
 // Hang makes the database stop answering.
 func (s *Stall) Hang(tb testing.TB) { tb.Helper(); s.hang(tb) }
 
-// Resume makes it answer again.
+// Resume makes it answer again, after Hang or Down.
 func (s *Stall) Resume(tb testing.TB) { tb.Helper(); s.resume(tb) }
+
+// Down takes a PostgreSQL server away, as stopping it does: its
+// connections are closed and new ones refused until Resume. A SQLite file
+// cannot go away so: the test is skipped.
+func (s *Stall) Down(tb testing.TB) {
+	tb.Helper()
+	if s.down == nil {
+		tb.Skip("storetest: a SQLite file does not go down")
+	}
+	s.down(tb)
+}
 
 // EachStallingDB runs fn as a subtest "sqlite" and a subtest "postgres", each
 // on a fresh, migrated, empty database opened with opts, and a Stall of it.
@@ -46,7 +57,11 @@ func EachStallingDB(t *testing.T, fn func(t *testing.T, db *pipelinestore.DB, s 
 		dsn := PostgresSchemaDSN(t)
 		p := newProxy(t, dsn)
 		db := open(t, p.dsn, opts...)
-		fn(t, db, &Stall{hang: func(testing.TB) { p.setHung(true) }, resume: func(testing.TB) { p.setHung(false) }})
+		fn(t, db, &Stall{
+			hang:   func(testing.TB) { p.setHung(true) },
+			resume: func(testing.TB) { p.setHung(false); p.setDown(false) },
+			down:   func(testing.TB) { p.setDown(true) },
+		})
 	})
 }
 
@@ -109,6 +124,7 @@ type proxy struct {
 
 	mu    sync.Mutex
 	hung  chan struct{} // closed when the hang ends; nil when not hung
+	down  bool          // connections are refused
 	conns map[net.Conn]bool
 }
 
@@ -143,6 +159,13 @@ func newProxy(tb testing.TB, dsn string) *proxy {
 			if err != nil {
 				return
 			}
+			p.mu.Lock()
+			down := p.down
+			p.mu.Unlock()
+			if down {
+				_ = c.Close()
+				continue
+			}
 			wg.Go(func() { p.serve(c, &wg) })
 		}
 	})
@@ -158,6 +181,18 @@ func (p *proxy) setHung(hung bool) {
 	case !hung && p.hung != nil:
 		close(p.hung)
 		p.hung = nil
+	}
+}
+
+// setDown closes every connection, and refuses new ones while down.
+func (p *proxy) setDown(down bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.down = down
+	if down {
+		for c := range p.conns {
+			_ = c.Close()
+		}
 	}
 }
 
