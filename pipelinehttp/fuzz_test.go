@@ -25,7 +25,8 @@ import (
 
 // FuzzJSONText: any JSON string decodes, exactly as sent: where the text is
 // valid it is what encoding/json decodes, and where it is not,
-// encoding/json would have replaced something by U+FFFD.
+// encoding/json would have replaced something by U+FFFD, as faithfulJSON
+// says.
 func FuzzJSONText(f *testing.F) {
 	for _, s := range []string{"", "plain", `a\u0000b`, "\xff\xfe", `\ud800`, `\ud83d\ude00`, `\ud83d\u0041`, "\xed\xa0\x80", `\"\\\/\b\f\n\r\t`} {
 		f.Add(s)
@@ -38,6 +39,7 @@ func FuzzJSONText(f *testing.F) {
 		}
 		got, ok := jsonText(raw)
 		require.True(t, ok, "%q", raw)
+		assert.Equal(t, utf8.ValidString(got), faithfulJSON(raw), "%q", raw)
 		if utf8.ValidString(got) {
 			assert.Equal(t, std, got, "%q", raw)
 		} else {

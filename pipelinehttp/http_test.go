@@ -372,6 +372,25 @@ func TestJSONText(t *testing.T) {
 	}
 }
 
+// TestFaithfulJSON: whether encoding/json decodes a body's text as sent.
+func TestFaithfulJSON(t *testing.T) {
+	for body, want := range map[string]bool{
+		`{"a":"plain é"}`:          true,
+		`{"a":"\ud83d\ude00"}`:     true,
+		`{"a":"\\ud800"}`:          true, // a backslash, then text
+		`{"a":"\u0000\ufffd"}`:     true,
+		`{"\ud800":1}`:             false,
+		`{"a":"\ud800"}`:           false,
+		`{"a":"\udc00\ud800"}`:     false,
+		`{"a":"\ud83d\u0041"}`:     false,
+		`{"a":"\ud83d"}`:           false,
+		"{\"a\":\"\xff\"}":         false,
+		"{\"a\":\"\xed\xa0\x80\"}": false,
+	} {
+		assert.Equal(t, want, faithfulJSON([]byte(body)), body)
+	}
+}
+
 // TestRequestFingerprint: a write's body is compared as a JSON value.
 func TestRequestFingerprint(t *testing.T) {
 	same := requestFingerprint("POST", "/api/v1/jobs", []byte(`{"title":"A","description":"<p>x</p>"}`))
@@ -382,6 +401,12 @@ func TestRequestFingerprint(t *testing.T) {
 		assert.Equal(t, same, requestFingerprint("POST", "/api/v1/jobs", []byte(body)), body)
 	}
 	assert.Equal(t, requestFingerprint("POST", "/a", []byte(`{"stage":3}`)), requestFingerprint("POST", "/a", []byte(`{"stage":3.0}`)))
+	// Text that encoding/json would repair is not the text it would
+	// repair it to.
+	replaced := requestFingerprint("POST", "/a", []byte(`{"content":"\ufffd"}`))
+	for _, body := range []string{`{"content":"\ud800"}`, "{\"content\":\"\xff\"}", `{"content":"\udc00"}`} {
+		assert.NotEqual(t, replaced, requestFingerprint("POST", "/a", []byte(body)), body)
+	}
 	for name, other := range map[string]string{
 		"another body":   requestFingerprint("POST", "/api/v1/jobs", []byte(`{"title":"B","description":"<p>x</p>"}`)),
 		"another path":   requestFingerprint("POST", "/api/v1/jobz", []byte(`{"title":"A","description":"<p>x</p>"}`)),

@@ -87,3 +87,36 @@ func appendWTF8(b []byte, r rune) []byte {
 	}
 	return append(b, byte(0xe0|r>>12), byte(0x80|(r>>6)&0x3f), byte(0x80|r&0x3f))
 }
+
+// faithfulJSON reports whether encoding/json decodes every string of the
+// JSON text body exactly as sent: body is UTF-8 and holds no escape of a
+// lone surrogate. (A backslash is an escape only inside a string in valid
+// JSON, so the strings need not be found.)
+func faithfulJSON(body []byte) bool {
+	if !utf8.Valid(body) {
+		return false
+	}
+	for i := 0; i < len(body); i++ {
+		if body[i] != '\\' {
+			continue
+		}
+		if i+1 >= len(body) || body[i+1] != 'u' {
+			i++ // the escaped character
+			continue
+		}
+		r, ok := hex4(body[i+2:])
+		switch {
+		case !ok || !utf16.IsSurrogate(r):
+			i += 5
+		case r < 0xdc00 && i+12 <= len(body) && body[i+6] == '\\' && body[i+7] == 'u':
+			low, ok := hex4(body[i+8:])
+			if !ok || low < 0xdc00 || low > 0xdfff {
+				return false
+			}
+			i += 11
+		default:
+			return false
+		}
+	}
+	return true
+}

@@ -68,6 +68,14 @@ func TestAPI_Text_Body(t *testing.T) {
 		r = e.do(t, "GET", jobPath(num(t, r.Data(t)["id"])), olivia, nil)
 		assert.Equal(t, "Ingénieur 𝄞", r.Data(t)["title"])
 	})
+	each(t, "a key is not fooled by repaired text", func(t *testing.T, e *env) {
+		ada := candidatePath(e.Job("backend"), e.Res.Candidates["ada"]) + "/notes"
+		r := e.do(t, "POST", ada, e.token("olivia"), `{"content":"\ufffd"}`, IdempotencyKeyHeader, "k1")
+		require.Equal(t, http.StatusCreated, r.Code, "%s", r.Body)
+		// encoding/json reads this body as the first one; it is another.
+		r = e.do(t, "POST", ada, e.token("olivia"), `{"content":"\ud800"}`, IdempotencyKeyHeader, "k1")
+		requireValidation(t, r, IdempotencyKeyHeader)
+	})
 	each(t, "a refused key is free", func(t *testing.T, e *env) {
 		r := e.do(t, "POST", "/api/v1/jobs", e.token("olivia"), `{"title":"\ud800"}`, IdempotencyKeyHeader, "k1")
 		requireValidation(t, r, "title")
