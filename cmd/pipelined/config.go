@@ -84,6 +84,12 @@ func loadConfig(getenv func(string) string) (config, error) {
 			*into = d
 		}
 	}
+	if cfg.RequestTimeout > cfg.ReadTimeout {
+		// Go's server ends a request's context when its read deadline
+		// passes, even while the handler still works.
+		return config{}, fmt.Errorf("PIPELINE_REQUEST_TIMEOUT (%s) may not be longer than PIPELINE_READ_TIMEOUT (%s), "+
+			"which also ends the requests that run longer", cfg.RequestTimeout, cfg.ReadTimeout)
+	}
 	return cfg, nil
 }
 

@@ -116,8 +116,9 @@ Environment (a flag of the same meaning overrides it):
                        database connections held open (default: PostgreSQL
                        max(32, 4 x CPUs), SQLite max(4, CPUs) readers)
   PIPELINE_READ_TIMEOUT
-                       to receive a whole request, headers and body
-                       (default 30s; durations such as 500ms, 30s or 30)
+                       to receive a whole request, headers and body; no
+                       shorter than PIPELINE_REQUEST_TIMEOUT (default 30s;
+                       durations such as 500ms, 30s or 30)
   PIPELINE_REQUEST_TIMEOUT
                        each request's deadline, also the database's
                        statement timeout: a database that does not answer

@@ -167,7 +167,7 @@ func TestServe_ReadTimeout(t *testing.T) {
 		m.Seed("testdata/seed.json")
 		tok := m.CreateToken("olivia@acme.test", "ci", "jobs:write")
 		m.env["PIPELINE_READ_TIMEOUT"] = "500ms"
-		m.env["PIPELINE_REQUEST_TIMEOUT"] = "1m"
+		m.env["PIPELINE_REQUEST_TIMEOUT"] = "500ms"
 		srv := m.Serve()
 
 		conn, err := net.Dial("tcp", srv.Addr)
