@@ -47,6 +47,7 @@ const msgStage = "The stage must be the id of a stage of this job."
 // ListCandidates.
 func (f CandidateFilter) Validate() error {
 	bad := FieldErrors{}
+	checkText(bad, "search", f.Search)
 	if f.StageID < 0 {
 		bad.Add("stage", msgStage)
 	}
@@ -58,7 +59,7 @@ func (f CandidateFilter) Validate() error {
 
 // ListCandidates returns a page of a job's candidates, newest applicant
 // first. Scope: candidates:read. Errors: unauthenticated,
-// insufficient_scope, not_found, validation_failed (stage, page).
+// insufficient_scope, not_found, validation_failed (search, stage, page).
 func (s *Service) ListCandidates(ctx context.Context, jobID int64, f CandidateFilter) (List[Candidate], error) {
 	c, err := authorize(ctx, ScopeCandidatesRead)
 	if err != nil {

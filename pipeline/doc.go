@@ -25,7 +25,12 @@
 // which request handlers are never given.
 //
 // Errors are *[Error] values with the API's codes; errors.Is matches them
-// against the sentinels [ErrNotFound], [ErrValidation] and the others.
+// against the sentinels [ErrNotFound], [ErrValidation] and the others. Any
+// operation may also fail with [ErrUnavailable] when the storage cannot be
+// reached or does not answer before the context's deadline; nothing of it is
+// then committed. Text given to an operation must be valid UTF-8 without NUL
+// characters ([ValidText]): other text is refused as invalid, never
+// repaired, so what is stored is what the caller gave.
 // Storage is behind the [Store] interface, implemented by package
 // pipelinestore for PostgreSQL and SQLite. This package depends on neither.
 package pipeline

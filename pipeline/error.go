@@ -14,6 +14,7 @@ const (
 	EValidation        = "validation_failed"
 	ERateLimited       = "rate_limited"
 	EConflict          = "conflict"
+	EUnavailable       = "unavailable"
 	EInternal          = "server_error"
 )
 
@@ -47,7 +48,17 @@ var (
 	ErrValidation        = &Error{Code: EValidation, Message: "The given data was invalid."}
 	ErrRateLimited       = &Error{Code: ERateLimited, Message: "Too Many Attempts."}
 	ErrConflict          = &Error{Code: EConflict, Message: "Conflict."}
+	// ErrUnavailable is what the store returns, wrapping the cause, when the
+	// database cannot be reached or does not answer in time (the caller's
+	// deadline passed, or the database's own statement timeout fired). Any
+	// operation may return it; nothing of the operation is committed, so it
+	// may be retried, with the same idempotency key for a write.
+	ErrUnavailable = &Error{Code: EUnavailable, Message: "Service temporarily unavailable."}
 )
+
+// Unavailable returns an error matching ErrUnavailable (errors.Is) that
+// wraps cause, for the log.
+func Unavailable(cause error) error { return fmt.Errorf("%w: %w", ErrUnavailable, cause) }
 
 // Errorf returns an *Error with a formatted message and no details.
 func Errorf(code, format string, args ...any) *Error {

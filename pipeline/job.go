@@ -67,6 +67,7 @@ const (
 // Validate reports what is wrong with the filter.
 func (f JobFilter) Validate() error {
 	bad := FieldErrors{}
+	checkText(bad, "search", f.Search)
 	if f.Status != "" && !f.Status.Valid() {
 		bad.Add("status", msgStatus)
 	}
@@ -129,6 +130,7 @@ func (p JobPatch) Validate() error {
 
 func validateTitle(f FieldErrors, field, title string) {
 	switch {
+	case !checkText(f, field, title):
 	case strings.TrimSpace(title) == "":
 		f.Add(field, "The title field is required.")
 	case utf8.RuneCountInString(title) > MaxTitleLength:
@@ -137,14 +139,14 @@ func validateTitle(f FieldErrors, field, title string) {
 }
 
 func validateDescription(f FieldErrors, d string) {
-	if utf8.RuneCountInString(d) > MaxDescriptionLength {
+	if checkText(f, "description", d) && utf8.RuneCountInString(d) > MaxDescriptionLength {
 		f.Add("description", "The description may not be greater than 65535 characters.")
 	}
 }
 
 // ListJobs returns a page of the jobs the caller can reach on all of its
 // user's teams, newest first. Scope: jobs:read. Errors: unauthenticated,
-// insufficient_scope, validation_failed (status, page).
+// insufficient_scope, validation_failed (status, search, page).
 func (s *Service) ListJobs(ctx context.Context, f JobFilter) (List[Job], error) {
 	c, err := authorize(ctx, ScopeJobsRead)
 	if err != nil {

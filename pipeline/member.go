@@ -43,6 +43,7 @@ type NewMember struct {
 // white space, and not a number, which operator commands read as an id.
 func validateTeamKey(f FieldErrors, field, key string) {
 	switch {
+	case !checkText(f, field, key):
 	case key == "" || utf8.RuneCountInString(key) > 64 || strings.ContainsFunc(key, isSpaceOrControl):
 		f.Add(field, "The key must be 1 to 64 characters without spaces.")
 	case isDigits(key):
@@ -80,7 +81,7 @@ func (o *Operator) TeamByRef(ctx context.Context, ref string) (Team, error) {
 func (o *Operator) CreateTeam(ctx context.Context, t NewTeam) (Team, error) {
 	f := FieldErrors{}
 	validateTeamKey(f, "key", t.Key)
-	if strings.TrimSpace(t.Name) == "" {
+	if checkText(f, "name", t.Name) && strings.TrimSpace(t.Name) == "" {
 		f.Add("name", "The name field is required.")
 	}
 	if t.JobLimit != nil && *t.JobLimit < 0 {
@@ -104,9 +105,10 @@ func (o *Operator) Users(ctx context.Context, teamID *int64) ([]Member, error) {
 // Errors: validation_failed, not_found (team), conflict (already a member).
 func (o *Operator) AddUser(ctx context.Context, m NewMember) (Member, error) {
 	f := FieldErrors{}
-	if !strings.Contains(m.Email, "@") {
+	if checkText(f, "email", m.Email) && !strings.Contains(m.Email, "@") {
 		f.Add("email", "An email address is required.")
 	}
+	checkText(f, "name", m.Name)
 	if !m.Role.Valid() {
 		f.Add("role", "The role must be owner, admin or member.")
 	}

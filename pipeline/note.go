@@ -27,7 +27,10 @@ type NewNote struct {
 
 // Validate reports what is wrong with the input.
 func (in NewNote) Validate() error {
+	bad := FieldErrors{}
 	switch {
+	case !checkText(bad, "content", in.Content):
+		return bad.Err()
 	case strings.TrimSpace(in.Content) == "":
 		return Invalid("content", "The content field is required.")
 	case utf8.RuneCountInString(in.Content) > MaxNoteLength:

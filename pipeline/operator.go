@@ -53,6 +53,9 @@ type TokenRequest struct {
 // returns it with its value, which is shown this once. Errors: not_found
 // (user), validation_failed.
 func (o *Operator) IssueToken(ctx context.Context, r TokenRequest) (Token, string, error) {
+	if bad := (FieldErrors{}); !checkText(bad, "name", r.Name) {
+		return Token{}, "", bad.Err()
+	}
 	if strings.TrimSpace(r.Name) == "" {
 		return Token{}, "", Invalid("name", "The name field is required.")
 	}

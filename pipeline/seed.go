@@ -176,9 +176,9 @@ func (sc *seedCheck) key(kind string, i int, key string) {
 	seen[key] = true
 }
 
-// nameRequired records that a name must not be blank.
+// nameRequired records that a name must be valid text and not blank.
 func (sc *seedCheck) nameRequired(at, value string) {
-	if strings.TrimSpace(value) == "" {
+	if checkText(sc.f, at, value) && strings.TrimSpace(value) == "" {
 		sc.f.Add(at, "The name is required.")
 	}
 }
@@ -201,7 +201,7 @@ func (sc *seedCheck) user(i int, u SeedUser, emails map[string]bool) {
 	sc.users[u.Key] = true
 	at := fmt.Sprintf("users[%d]", i)
 	sc.nameRequired(at+".name", u.Name)
-	if !strings.Contains(u.Email, "@") || emails[strings.ToLower(u.Email)] {
+	if checkText(sc.f, at+".email", u.Email) && (!strings.Contains(u.Email, "@") || emails[strings.ToLower(u.Email)]) {
 		sc.f.Add(at+".email", "A unique email address is required.")
 	}
 	emails[strings.ToLower(u.Email)] = true
@@ -240,6 +240,7 @@ func (sc *seedCheck) job(i int, j *SeedJob, cands *int) {
 	}
 	j.Assignees = assignees
 	validateTitle(sc.f, at+".title", j.Title)
+	checkText(sc.f, at+".description", j.Description)
 	if !j.Status.Valid() {
 		sc.f.Add(at+".status", "The status must be open, draft or closed.")
 	}
@@ -275,6 +276,9 @@ func (sc *seedCheck) stages(at string, j *SeedJob) {
 		sc.f.Add(at+".stages", "A job needs at least one stage.")
 	}
 	for k, st := range j.Stages {
+		if !checkText(sc.f, fmt.Sprintf("%s.stages[%d]", at, k), st) {
+			continue
+		}
 		if strings.TrimSpace(st) == "" || slices.Index(j.Stages, st) != k {
 			sc.f.Add(fmt.Sprintf("%s.stages[%d]", at, k), "Stage names must be present and unique.")
 		}
@@ -283,9 +287,10 @@ func (sc *seedCheck) stages(at string, j *SeedJob) {
 
 func (sc *seedCheck) candidate(at string, stages []string, c *SeedCandidate) {
 	sc.nameRequired(at+".name", c.Name)
-	if !strings.Contains(c.Email, "@") {
+	if checkText(sc.f, at+".email", c.Email) && !strings.Contains(c.Email, "@") {
 		sc.f.Add(at+".email", "An email address is required.")
 	}
+	checkText(sc.f, at+".resume_url", c.ResumeURL)
 	if _, err := time.Parse(time.DateOnly, c.Applied); err != nil {
 		sc.f.Add(at+".applied", "The applied date must be YYYY-MM-DD.")
 	}

@@ -55,6 +55,9 @@ func TestSeedWorld_Normalize(t *testing.T) {
 		"unknown scope":            {func(w *SeedWorld) { w.Tokens[0].Scopes = []Scope{"jobs:delete"} }, "tokens[0].scopes"},
 		"current team not joined":  {func(w *SeedWorld) { w.Users[0].CurrentTeam = "globex" }, "users[0].current_team"},
 		"duplicate key":            {func(w *SeedWorld) { w.Users[1].Key = "olivia" }, "users[1].key"},
+		"name not UTF-8":           {func(w *SeedWorld) { w.Users[0].Name = "Oliv\xffia" }, "users[0].name"},
+		"NUL in a stage":           {func(w *SeedWorld) { w.Jobs[0].Stages = []string{"Applied\x00"} }, "jobs[0].stages[0]"},
+		"lone surrogate in a URL":  {func(w *SeedWorld) { w.Jobs[0].Candidates[0].ResumeURL = "https://x.test/\xed\xa0\x80" }, "jobs[0].candidates[0].resume_url"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			w := seedWorld()

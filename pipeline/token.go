@@ -21,6 +21,11 @@ const TokenLifetime = 6
 // touchInterval bounds how often a token's last use is written.
 const touchInterval = time.Minute
 
+// touchTimeout bounds how long a request waits to record its token's last
+// use, so that a database slow to write costs a request little of its
+// deadline for what is only advisory.
+const touchTimeout = time.Second
+
 const (
 	base62         = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 	tokenRandomLen = 32
@@ -142,5 +147,7 @@ func (s *Service) touch(ctx context.Context, t Token, now time.Time) {
 		return
 	}
 	s.touched.Store(t.ID, now)
+	ctx, cancel := context.WithTimeout(ctx, touchTimeout)
+	defer cancel()
 	_ = s.store.TouchToken(ctx, t.ID, now)
 }

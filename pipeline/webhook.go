@@ -57,7 +57,7 @@ type NewWebhook struct {
 // network; the URL's host is checked by CreateWebhook.
 func (in NewWebhook) Validate() error {
 	f := FieldErrors{}
-	if strings.TrimSpace(in.URL) == "" {
+	if checkText(f, "url", in.URL) && strings.TrimSpace(in.URL) == "" {
 		f.Add("url", "The url field is required.")
 	}
 	for _, e := range in.Events {
@@ -65,7 +65,7 @@ func (in NewWebhook) Validate() error {
 			f.Add("events", "The selected event "+e+" is not an action.")
 		}
 	}
-	if utf8.RuneCountInString(in.Description) > MaxWebhookDescriptionLength {
+	if checkText(f, "description", in.Description) && utf8.RuneCountInString(in.Description) > MaxWebhookDescriptionLength {
 		f.Add("description", "The description may not be greater than 1000 characters.")
 	}
 	return f.Err()

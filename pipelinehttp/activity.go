@@ -82,14 +82,14 @@ const (
 // feedFilter reads the feed's query parameters into a filter; what cannot
 // be read goes to q.bad.
 func (q *query) feedFilter() pipeline.FeedFilter {
-	f := pipeline.FeedFilter{Actions: q.c.QueryArray("action")}
-	if raw, ok := q.c.GetQuery("after"); ok {
+	f := pipeline.FeedFilter{Actions: q.values["action"]}
+	if raw, ok := q.get("after"); ok {
 		f.After = raw
 		if raw == "" {
 			q.bad.Add("after", msgQueryAfter)
 		}
 	}
-	if raw, ok := q.c.GetQuery("since"); ok && f.After == "" { // ignored after a cursor
+	if raw, ok := q.get("since"); ok && f.After == "" { // ignored after a cursor
 		t, err := time.Parse(time.RFC3339, raw)
 		if err != nil {
 			q.bad.Add("since", msgQuerySince)
@@ -97,7 +97,7 @@ func (q *query) feedFilter() pipeline.FeedFilter {
 			f.Since = &t
 		}
 	}
-	if raw, ok := q.c.GetQuery("limit"); ok {
+	if raw, ok := q.get("limit"); ok {
 		n, err := strconv.Atoi(raw)
 		if err != nil || n < 1 || n > pipeline.MaxFeedLimit {
 			q.bad.Add("limit", msgQueryLimit)
@@ -110,7 +110,7 @@ func (q *query) feedFilter() pipeline.FeedFilter {
 
 // listActivity serves GET /activity?after=&since=&limit=&action=.
 func (a *api) listActivity(c *gin.Context) {
-	q := newQuery(c)
+	q := newQuery(c, "after", "since", "limit", "action")
 	f := q.feedFilter()
 	if len(q.bad) > 0 {
 		fail(c, a.svc.Reject(c.Request.Context(), pipeline.OpListActivity, pipeline.Ref{}, nil, merged(q.bad, f.Validate())))

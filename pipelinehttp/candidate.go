@@ -57,9 +57,9 @@ func newCandidateFull(k pipeline.Candidate) candidateFull {
 
 // listCandidates serves GET /jobs/{job}/candidates?search=&stage=&page=.
 func (a *api) listCandidates(c *gin.Context) {
-	q := newQuery(c)
+	q := newQuery(c, "search", "stage", "page")
 	ref := jobRef(c)
-	f := pipeline.CandidateFilter{Search: c.Query("search"), StageID: q.stage(), Page: q.page()}
+	f := pipeline.CandidateFilter{Search: q.text("search"), StageID: q.stage(), Page: q.page()}
 	if len(q.bad) > 0 {
 		fail(c, a.svc.Reject(c.Request.Context(), pipeline.OpListCandidates, ref, nil, merged(q.bad, f.Validate())))
 		return
@@ -69,7 +69,7 @@ func (a *api) listCandidates(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	respond(c, http.StatusOK, newList(a, c, l, newCandidateItem, "search", "stage"))
+	respond(c, http.StatusOK, newList(a, c, l, newCandidateItem, q.filters("search", "stage")))
 }
 
 // candidate serves GET /jobs/{job}/candidates/{candidate}.

@@ -7,6 +7,8 @@ import (
 	"maps"
 	"net/http"
 	"runtime/debug"
+	"strconv"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -19,7 +21,19 @@ const (
 	CodePayloadTooLarge = "payload_too_large"
 	// CodeMethodNotAllowed reports a known path asked with another method.
 	CodeMethodNotAllowed = "method_not_allowed"
+	// CodeRequestTimeout reports a request body that did not arrive in
+	// time: before the server's read deadline or the request's deadline.
+	CodeRequestTimeout = "request_timeout"
+	// CodeBadRequest reports a request that is not well-formed HTTP: a
+	// body that ends before its declared length, or what Go's server
+	// refuses before the API sees it (see Listener).
+	CodeBadRequest = "bad_request"
 )
+
+// UnavailableRetryAfter is the Retry-After of a 503 unavailable: the
+// database did not answer, or the server is stopping. A retry of a write
+// should send the same Idempotency-Key.
+const UnavailableRetryAfter = 2 * time.Second
 
 // errorStatus is the one table from error codes to HTTP statuses. A code not
 // in it is a server error.
@@ -31,8 +45,11 @@ var errorStatus = map[string]int{
 	pipeline.EValidation:        http.StatusUnprocessableEntity,
 	pipeline.ERateLimited:       http.StatusTooManyRequests,
 	pipeline.EConflict:          http.StatusConflict,
+	pipeline.EUnavailable:       http.StatusServiceUnavailable,
 	CodePayloadTooLarge:         http.StatusRequestEntityTooLarge,
 	CodeMethodNotAllowed:        http.StatusMethodNotAllowed,
+	CodeRequestTimeout:          http.StatusRequestTimeout,
+	CodeBadRequest:              http.StatusBadRequest,
 	pipeline.EInternal:          http.StatusInternalServerError,
 }
 
@@ -41,6 +58,7 @@ var errorStatus = map[string]int{
 var fixedMessages = map[string]string{
 	pipeline.EUnauthenticated: "Unauthenticated.",
 	pipeline.ERateLimited:     "Too Many Attempts.",
+	pipeline.EUnavailable:     "Service temporarily unavailable.",
 	pipeline.EInternal:        "Server error.",
 }
 
@@ -56,6 +74,8 @@ var (
 	errMethodNotAllowed = &pipeline.Error{Code: CodeMethodNotAllowed, Message: "Method not allowed."}
 	errPayloadTooLarge  = &pipeline.Error{Code: CodePayloadTooLarge, Message: "The request body may not be larger than 1 MiB."}
 	errRateLimited      = &pipeline.Error{Code: pipeline.ERateLimited, Message: "Too Many Attempts."}
+	errRequestTimeout   = &pipeline.Error{Code: CodeRequestTimeout, Message: "The request body did not arrive in time."}
+	errBodyIncomplete   = &pipeline.Error{Code: CodeBadRequest, Message: "The request body ended before it was complete."}
 )
 
 type errorEnvelope struct {
@@ -77,7 +97,7 @@ func (a *api) errors(c *gin.Context) {
 	}
 	err := c.Errors.Last().Err
 	if c.Writer.Written() {
-		a.logCause(c, "error after the response was written", err)
+		a.logCause(c, slog.LevelError, "error after the response was written", err)
 		return
 	}
 	a.writeError(c, err)
@@ -87,11 +107,16 @@ func (a *api) errors(c *gin.Context) {
 // with the status of its code, anything else as a generic server_error
 // whose cause goes to the log only.
 func (a *api) writeError(c *gin.Context, err error) {
-	a.holdOff(c)
 	status, env, internal := envelopeOf(err)
-	if internal {
-		a.logCause(c, "server error", err)
+	switch code := env.Error.Code; {
+	case internal:
+		a.logCause(c, slog.LevelError, "server error", err)
+	case code == pipeline.EUnavailable:
+		// The client may retry soon; the cause is the operator's.
+		a.logCause(c, slog.LevelWarn, "unavailable", err)
+		c.Header(HeaderRetryAfter, strconv.Itoa(int(UnavailableRetryAfter/time.Second)))
 	}
+	a.holdOff(c, env.Error.Code)
 	if f := pipeline.Fields(err); f[pipeline.IdempotencyField] != nil {
 		env.Error.Details = headerNamed(f)
 	}
@@ -100,7 +125,7 @@ func (a *api) writeError(c *gin.Context, err error) {
 	}
 	body, encErr := encode(env)
 	if encErr != nil {
-		a.logCause(c, "cannot encode error", encErr)
+		a.logCause(c, slog.LevelError, "cannot encode error", encErr)
 		body = []byte(`{"error":{"code":"server_error","message":"Server error.","details":null}}`)
 		status = http.StatusInternalServerError
 	}
@@ -139,8 +164,8 @@ func headerNamed(f pipeline.FieldErrors) pipeline.FieldErrors {
 	return out
 }
 
-func (a *api) logCause(c *gin.Context, msg string, err error) {
-	a.log.LogAttrs(c.Request.Context(), slog.LevelError, msg,
+func (a *api) logCause(c *gin.Context, level slog.Level, msg string, err error) {
+	a.log.LogAttrs(c.Request.Context(), level, msg,
 		slog.String("request_id", requestIDOf(c)),
 		slog.String("method", c.Request.Method),
 		slog.String("path", c.Request.URL.Path),
@@ -153,7 +178,7 @@ func (a *api) recovery() gin.HandlerFunc {
 	return gin.CustomRecoveryWithWriter(nil, func(c *gin.Context, rec any) {
 		err := fmt.Errorf("panic: %v\n%s", rec, debug.Stack())
 		if c.Writer.Written() {
-			a.logCause(c, "panic after the response was written", err)
+			a.logCause(c, slog.LevelError, "panic after the response was written", err)
 			c.Abort()
 			return
 		}

@@ -63,7 +63,7 @@ type envOption func(*Config)
 // newEnv seeds the fixture world on db and serves it with a budget large
 // enough that only the rate-limit tests meet the limit. The clock stands at
 // the whole second the test started, so the fixture's tokens are live.
-func newEnv(t *testing.T, db *pipelinestore.DB, opts ...envOption) *env {
+func newEnv(t testing.TB, db *pipelinestore.DB, opts ...envOption) *env {
 	t.Helper()
 	testGinMode.Do(func() { gin.SetMode(gin.TestMode) })
 	clock := newTestClock(time.Now().Truncate(time.Second))
@@ -156,6 +156,13 @@ func do(t *testing.T, h http.Handler, method, path, token string, body any, hdr 
 		}
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
+	return serve(t, h, req, raw)
+}
+
+// serve serves req, whose body is raw, on h and checks the response as do
+// does.
+func serve(t *testing.T, h http.Handler, req *http.Request, raw []byte) *Response {
+	t.Helper()
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 
@@ -166,13 +173,19 @@ func do(t *testing.T, h http.Handler, method, path, token string, body any, hdr 
 		assert.Equal(t, jsonContentType, r.Header.Get("Content-Type"))
 		require.NoError(t, json.Unmarshal(r.Body, &r.JSON), "body %s", r.Body)
 	}
+	assert.Equal(t, "nosniff", r.Header.Get("X-Content-Type-Options"))
 	if strings.HasPrefix(unmounted(req).URL.Path, "/api/") {
 		for _, name := range []string{HeaderRateLimit, HeaderRateRemaining, HeaderRateReset} {
 			assert.Regexp(t, `^\d+$`, r.Header.Get(name), name)
 		}
+		assert.Equal(t, "no-store", r.Header.Get("Cache-Control"))
 	}
-	if r.Code >= 400 && r.Code != http.StatusServiceUnavailable {
+	if r.Code >= 400 && req.URL.Path != "/readyz" {
 		checkErrorEnvelope(t, r)
+	}
+	if r.Code == http.StatusServiceUnavailable && req.URL.Path != "/readyz" {
+		assert.Equal(t, pipeline.EUnavailable, r.ErrorCode())
+		assert.Equal(t, "2", r.Header.Get(HeaderRetryAfter))
 	}
 	return r
 }

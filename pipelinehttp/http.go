@@ -8,12 +8,14 @@
 // embedding Go program would supply.
 //
 // Each /api/ request passes, in order: tracing (when Config.TracerProvider
-// is set), request id, access log, metrics (when Config.Metrics is set),
-// panic recovery, error rendering, then authentication and rate limiting.
+// is set), response headers, request id, access log, metrics (when
+// Config.Metrics is set), panic recovery, error rendering, the request's
+// deadline, then authentication and rate limiting.
 package pipelinehttp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -63,7 +65,23 @@ type Config struct {
 	// continuing the client's W3C traceparent), and the access log carries
 	// the trace id. Nil: no tracing.
 	TracerProvider trace.TracerProvider
+	// RequestTimeout bounds each request, reading its body included: its
+	// context's deadline, at which every wait for the database ends and the
+	// request answers 503 unavailable (or 408 request_timeout while its
+	// body has not arrived). Zero: DefaultRequestTimeout; negative: none.
+	// A request whose context is cancelled with a cause matching
+	// pipeline.ErrUnavailable (context.WithCancelCause), as a server that
+	// stops cuts the requests it no longer waits for, answers 503 at once,
+	// its body read included.
+	RequestTimeout time.Duration
+	// Stopping, once closed, makes /readyz answer 503 {"status":"stopping"}
+	// so that load balancers send no more requests while the server drains
+	// the ones in flight. Nil: never.
+	Stopping <-chan struct{}
 }
+
+// DefaultRequestTimeout is the RequestTimeout of a zero Config.
+const DefaultRequestTimeout = 10 * time.Second
 
 // jsonContentType is the Content-Type of every response body.
 const jsonContentType = "application/json; charset=utf-8"
@@ -81,18 +99,22 @@ type api struct {
 	metrics  Metrics
 	tracer   trace.TracerProvider
 	traced   gin.HandlerFunc // the tracing middleware, when tracer is set
+	timeout  time.Duration   // of each request; 0: none
+	stopping <-chan struct{}
 }
 
 func newAPI(svc *pipeline.Service, cfg Config, prefix string) *api {
 	a := &api{
-		svc:     svc,
-		baseURL: strings.TrimRight(cfg.BaseURL, "/"),
-		prefix:  strings.TrimRight(prefix, "/"),
-		limiter: cfg.Limiter,
-		clock:   cfg.Clock,
-		log:     cfg.Logger,
-		metrics: cfg.Metrics,
-		tracer:  cfg.TracerProvider,
+		svc:      svc,
+		baseURL:  strings.TrimRight(cfg.BaseURL, "/"),
+		prefix:   strings.TrimRight(prefix, "/"),
+		limiter:  cfg.Limiter,
+		clock:    cfg.Clock,
+		log:      cfg.Logger,
+		metrics:  cfg.Metrics,
+		tracer:   cfg.TracerProvider,
+		timeout:  max(cmp.Or(cfg.RequestTimeout, DefaultRequestTimeout), 0),
+		stopping: cfg.Stopping,
 	}
 	for _, p := range cfg.TrustedProxies {
 		a.proxies = append(a.proxies, p.Masked().String())
@@ -191,11 +213,35 @@ func (a *api) baseChain() []gin.HandlerFunc {
 	if a.traced != nil {
 		chain = append(chain, a.traced)
 	}
-	chain = append(chain, a.requestID, a.accessLog)
+	chain = append(chain, a.headers, a.requestID, a.accessLog)
 	if a.metrics != nil {
 		chain = append(chain, a.observe)
 	}
-	return append(chain, a.recovery(), a.errors)
+	return append(chain, a.recovery(), a.errors, a.deadline)
+}
+
+// headers sets the headers of every response: browsers must not guess
+// another type than the one sent, and no cache may keep an API response,
+// which depends on the token and changes.
+func (a *api) headers(c *gin.Context) {
+	h := c.Writer.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	if a.limited(c) {
+		h.Set("Cache-Control", "no-store")
+	}
+	c.Next()
+}
+
+// deadline gives the request's context its deadline (Config.RequestTimeout).
+func (a *api) deadline(c *gin.Context) {
+	if a.timeout <= 0 {
+		c.Next()
+		return
+	}
+	ctx, cancel := context.WithTimeout(c.Request.Context(), a.timeout)
+	defer cancel()
+	c.Request = c.Request.WithContext(ctx)
+	c.Next()
 }
 
 func (a *api) routes(v1 *gin.RouterGroup) {
@@ -249,8 +295,15 @@ func (a *api) healthz(c *gin.Context) {
 	probe(c, http.StatusOK, healthBody{Status: "ok"})
 }
 
-// readyz reports whether the database answers.
+// readyz reports whether the server takes requests: not once it is
+// stopping, and only while the database answers.
 func (a *api) readyz(c *gin.Context) {
+	select {
+	case <-a.stopping:
+		respond(c, http.StatusServiceUnavailable, healthBody{Status: "stopping"})
+		return
+	default:
+	}
 	ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
 	defer cancel()
 	if err := a.svc.Ping(ctx); err != nil {

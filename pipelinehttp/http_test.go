@@ -2,6 +2,7 @@ package pipelinehttp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 	"github.com/stretchr/testify/assert"
@@ -283,7 +285,7 @@ func TestAPI_DecodeBody(t *testing.T) {
 	)
 	fields := func() []field {
 		title, stage = nil, 0
-		return []field{stringField("title", &title), integerField("stage", &stage)}
+		return []field{patchField("title", &title), integerField("stage", &stage)}
 	}
 	for _, tc := range []struct {
 		name string
@@ -321,6 +323,72 @@ func TestAPI_DecodeBody(t *testing.T) {
 		assert.Nil(t, decodeBody([]byte(`{"stage":7}`), fields()...))
 		assert.Nil(t, title, "an absent field stays absent")
 	})
+	t.Run("text as sent", func(t *testing.T) {
+		// Decoded, not judged: the Service refuses what is not valid text.
+		for body, want := range map[string]string{
+			`{"title":"a\u0000b"}`:     "a\x00b",
+			"{\"title\":\"\xff\xfe\"}": "\xff\xfe",
+			`{"title":"\ud800"}`:       "\xed\xa0\x80",
+			`{"title": "x\udc00y" }`:   "x\xed\xb0\x80y",
+		} {
+			require.Nil(t, decodeBody([]byte(body), fields()...), body)
+			require.NotNil(t, title, body)
+			assert.Equal(t, want, *title, body)
+		}
+	})
+}
+
+// TestJSONText: JSON strings decode exactly as sent; where encoding/json
+// agrees (valid text), to the same string.
+func TestJSONText(t *testing.T) {
+	for raw, want := range map[string]string{
+		`""`:                 "",
+		`"plain"`:            "plain",
+		`"\"\\\/\b\f\n\r\t"`: "\"\\/\b\f\n\r\t",
+		`"\u00e9t\u00C9"`:    "étÉ",
+		`"\ud83d\ude00"`:     "😀",
+		`"\ud83d\u0041"`:     "\xed\xa0\xbdA",
+		`"\ude00\ud83d"`:     "\xed\xb8\x80\xed\xa0\xbd",
+		`"\ud83d"`:           "\xed\xa0\xbd",
+		`"a\u0000b"`:         "a\x00b",
+		"\"\xff\"":           "\xff",
+		"\"\xc0\xaf\"":       "\xc0\xaf",
+		`"é😀"`:               "é😀",
+	} {
+		got, ok := jsonText([]byte(raw))
+		require.True(t, ok, raw)
+		assert.Equal(t, want, got, raw)
+		var std string
+		require.NoError(t, json.Unmarshal([]byte(raw), &std))
+		if utf8.ValidString(got) {
+			assert.Equal(t, std, got, "where the text is valid, as encoding/json: %s", raw)
+		} else {
+			assert.Contains(t, std, "\ufffd", "encoding/json would have replaced it: %s", raw)
+		}
+	}
+	for _, raw := range []string{``, `"`, `x`, `1`, `"\u12"`, `"\x"`, `"\"`} {
+		_, ok := jsonText([]byte(raw))
+		assert.False(t, ok, raw)
+	}
+}
+
+// TestFaithfulJSON: whether encoding/json decodes a body's text as sent.
+func TestFaithfulJSON(t *testing.T) {
+	for body, want := range map[string]bool{
+		`{"a":"plain é"}`:          true,
+		`{"a":"\ud83d\ude00"}`:     true,
+		`{"a":"\\ud800"}`:          true, // a backslash, then text
+		`{"a":"\u0000\ufffd"}`:     true,
+		`{"\ud800":1}`:             false,
+		`{"a":"\ud800"}`:           false,
+		`{"a":"\udc00\ud800"}`:     false,
+		`{"a":"\ud83d\u0041"}`:     false,
+		`{"a":"\ud83d"}`:           false,
+		"{\"a\":\"\xff\"}":         false,
+		"{\"a\":\"\xed\xa0\x80\"}": false,
+	} {
+		assert.Equal(t, want, faithfulJSON([]byte(body)), body)
+	}
 }
 
 // TestRequestFingerprint: a write's body is compared as a JSON value.
@@ -333,6 +401,12 @@ func TestRequestFingerprint(t *testing.T) {
 		assert.Equal(t, same, requestFingerprint("POST", "/api/v1/jobs", []byte(body)), body)
 	}
 	assert.Equal(t, requestFingerprint("POST", "/a", []byte(`{"stage":3}`)), requestFingerprint("POST", "/a", []byte(`{"stage":3.0}`)))
+	// Text that encoding/json would repair is not the text it would
+	// repair it to.
+	replaced := requestFingerprint("POST", "/a", []byte(`{"content":"\ufffd"}`))
+	for _, body := range []string{`{"content":"\ud800"}`, "{\"content\":\"\xff\"}", `{"content":"\udc00"}`} {
+		assert.NotEqual(t, replaced, requestFingerprint("POST", "/a", []byte(body)), body)
+	}
 	for name, other := range map[string]string{
 		"another body":   requestFingerprint("POST", "/api/v1/jobs", []byte(`{"title":"B","description":"<p>x</p>"}`)),
 		"another path":   requestFingerprint("POST", "/api/v1/jobz", []byte(`{"title":"A","description":"<p>x</p>"}`)),

@@ -68,8 +68,12 @@ func requestFingerprint(method, path string, body []byte) string {
 
 // canonicalJSON re-encodes a JSON value with sorted keys, no insignificant
 // whitespace and numbers in one spelling (3.0 as 3). It returns body as it
-// is when it is not one JSON value.
+// is when it is not one JSON value, or when encoding/json would not decode
+// its text as sent (it would make "\ud800" and "\ufffd" one request).
 func canonicalJSON(body []byte) []byte {
+	if !faithfulJSON(body) {
+		return body
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var v any

@@ -49,8 +49,8 @@ func newJobFull(j pipeline.Job) jobFull {
 
 // listJobs serves GET /jobs?status=&search=&page=.
 func (a *api) listJobs(c *gin.Context) {
-	q := newQuery(c)
-	f := pipeline.JobFilter{Status: q.status(), Search: c.Query("search"), Page: q.page()}
+	q := newQuery(c, "status", "search", "page")
+	f := pipeline.JobFilter{Status: q.status(), Search: q.text("search"), Page: q.page()}
 	if len(q.bad) > 0 {
 		fail(c, a.svc.Reject(c.Request.Context(), pipeline.OpListJobs, pipeline.Ref{}, nil, merged(q.bad, f.Validate())))
 		return
@@ -60,7 +60,7 @@ func (a *api) listJobs(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	respond(c, http.StatusOK, newList(a, c, l, newJobItem, "status", "search"))
+	respond(c, http.StatusOK, newList(a, c, l, newJobItem, q.filters("status", "search")))
 }
 
 // job serves GET /jobs/{job}.
@@ -101,9 +101,9 @@ func (a *api) updateJob(c *gin.Context) {
 	var p pipeline.JobPatch
 	ref := jobRef(c)
 	idem, ok := a.bind(c, pipeline.OpUpdateJob, ref, func() error { return p.Validate() },
-		stringField("title", &p.Title),
-		stringField("description", &p.Description),
-		stringField("status", &p.Status),
+		patchField("title", &p.Title),
+		patchField("description", &p.Description),
+		patchField("status", &p.Status),
 	)
 	if !ok {
 		return

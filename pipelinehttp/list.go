@@ -33,15 +33,9 @@ type meta struct {
 	Total       int `json:"total"`
 }
 
-// newList renders a page of items with conv. The links keep the request's
-// query parameters named in keep (the list's filters) and replace page.
-func newList[T, U any](a *api, c *gin.Context, l pipeline.List[T], conv func(T) U, keep ...string) list[U] {
-	filters := url.Values{}
-	for _, k := range keep {
-		if v := c.Query(k); v != "" {
-			filters.Set(k, v)
-		}
-	}
+// newList renders a page of items with conv. The links keep the list's
+// filters and replace page.
+func newList[T, U any](a *api, c *gin.Context, l pipeline.List[T], conv func(T) U, filters url.Values) list[U] {
 	return listOf(a.origin(c.Request)+c.Request.URL.EscapedPath(), filters, l, conv)
 }
 

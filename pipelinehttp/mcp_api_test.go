@@ -2,6 +2,7 @@ package pipelinehttp
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"testing"
@@ -317,6 +318,28 @@ func TestMCP_Feed(t *testing.T) {
 				assert.Equal(t, pipeline.EValidation, code)
 				api := e.do(t, "GET", "/api/v1/activity?"+tc.query, e.token("olivia"), nil)
 				assert.Equal(t, api.JSON, body)
+			})
+		}
+	})
+}
+
+// TestMCP_Text: a tool's text argument that is not valid text, as sent on
+// the wire, is refused naming it, as the API refuses it, and nothing is
+// written.
+func TestMCP_Text(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		for name, bad := range badJSONStrings {
+			t.Run(name, func(t *testing.T) {
+				args := fmt.Sprintf(`{"job_id":%d,"candidate_id":%d,"content":%s}`, e.Job("backend"), e.Res.Candidates["ada"], bad)
+				status, _, body := rawMCP(t, e, "POST",
+					`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add_note","arguments":`+args+`}}`)
+				require.Equal(t, http.StatusOK, status, "%v", body)
+				res := body["result"].(map[string]any)
+				assert.Equal(t, true, res["isError"])
+				errObj := res["structuredContent"].(map[string]any)["error"].(map[string]any)
+				assert.Equal(t, pipeline.EValidation, errObj["code"])
+				assert.Contains(t, errObj["details"], "content")
+				assert.Empty(t, e.Activity(t), "nothing was written")
 			})
 		}
 	})

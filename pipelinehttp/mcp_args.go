@@ -200,9 +200,34 @@ func argFields(args any) ([]field, map[string]bool) {
 		if n == argJob || n == argCandidate || n == argKey {
 			continue
 		}
-		fields = append(fields, field{name: n, kind: jsonKind(sf.Type), into: v.FieldByIndex(sf.Index).Addr().Interface()})
+		fields = append(fields, argField(n, v.FieldByIndex(sf.Index)))
 	}
 	return fields, names
+}
+
+// argField is the field of the argument v: text (a string, or a pointer
+// to one) read exactly as sent, as the API reads a body's strings, so that
+// the domain judges the text that came; any other value with
+// encoding/json.
+func argField(name string, v reflect.Value) field {
+	t := v.Type()
+	if t.Kind() == reflect.String || t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.String {
+		return field{name: name, kind: "a string", decode: func(raw []byte) bool {
+			s, ok := jsonText(raw)
+			if !ok {
+				return false
+			}
+			if t.Kind() == reflect.String {
+				v.Set(reflect.ValueOf(s).Convert(t))
+				return true
+			}
+			p := reflect.New(t.Elem())
+			p.Elem().Set(reflect.ValueOf(s).Convert(t.Elem()))
+			v.Set(p)
+			return true
+		}}
+	}
+	return valueField(name, jsonKind(t), v.Addr().Interface())
 }
 
 // jsonKind names the JSON type of an argument of type t, for messages.
@@ -242,8 +267,12 @@ func toolResult(body any, isError bool) *mcp.CallToolResult {
 // here. The cause of an internal error goes to the log only.
 func (a *api) toolFailure(ctx context.Context, op pipeline.Op, err error) *mcp.CallToolResult {
 	_, env, internal := envelopeOf(err)
-	if internal {
-		a.log.LogAttrs(ctx, slog.LevelError, "server error",
+	level, msg := slog.LevelError, "server error"
+	if env.Error.Code == pipeline.EUnavailable {
+		level, msg = slog.LevelWarn, "unavailable"
+	}
+	if internal || env.Error.Code == pipeline.EUnavailable {
+		a.log.LogAttrs(ctx, level, msg,
 			slog.String("request_id", exchangeFrom(ctx).requestID),
 			slog.String("method", http.MethodPost),
 			slog.String("path", a.prefix+MCPPath),

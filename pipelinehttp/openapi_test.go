@@ -161,8 +161,8 @@ func absoluteURL(s string) error {
 // unroutedRoute stands for a request the document has no operation for: an
 // unknown route (404) or a known path with another method (405). Below
 // /api/ such a request is authenticated and rate-limited first, so it may
-// also answer 401 or 429, and every answer carries the rate-limit headers;
-// elsewhere only X-Request-Id is promised.
+// also answer 401, 429 or 503, and every answer carries the rate-limit
+// headers; elsewhere only X-Request-Id and nosniff are promised.
 func (ct *openapiContract) unroutedRoute(r *http.Request, status int) *routers.Route {
 	responses := ct.doc.Components.Responses
 	answer := map[int]string{
@@ -177,6 +177,7 @@ func (ct *openapiContract) unroutedRoute(r *http.Request, status int) *routers.R
 		ops = append(ops,
 			openapi3.WithStatus(http.StatusUnauthorized, responses["Unauthenticated"]),
 			openapi3.WithStatus(http.StatusTooManyRequests, responses["RateLimited"]),
+			openapi3.WithStatus(http.StatusServiceUnavailable, responses["Unavailable"]),
 		)
 	} else {
 		ops = []openapi3.NewResponsesOption{
@@ -193,12 +194,13 @@ func (ct *openapiContract) unroutedRoute(r *http.Request, status int) *routers.R
 	}
 }
 
-// withoutRateHeaders copies a response without its X-RateLimit-* headers.
+// withoutRateHeaders copies a response without the headers of /api/
+// responses: X-RateLimit-* and Cache-Control.
 func withoutRateHeaders(ref *openapi3.ResponseRef) *openapi3.ResponseRef {
 	resp := *ref.Value
 	resp.Headers = openapi3.Headers{}
 	for name, h := range ref.Value.Headers {
-		if !strings.HasPrefix(name, "X-RateLimit-") {
+		if !strings.HasPrefix(name, "X-RateLimit-") && name != "Cache-Control" {
 			resp.Headers[name] = h
 		}
 	}
@@ -390,6 +392,33 @@ func TestOpenAPI_RoutesMatchEngine(t *testing.T) {
 	}
 }
 
+// TestOpenAPI_Outages: every operation below /api/ documents 503
+// unavailable, which any of them answers when the database does not, and
+// every operation that reads a body or an Idempotency-Key documents 408 and
+// 400, its answers to a body that arrives too late or cut short.
+func TestOpenAPI_Outages(t *testing.T) {
+	ct, err := loadContract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, item := range ct.doc.Paths.Map() {
+		if !strings.HasPrefix(path, "/api/") {
+			continue
+		}
+		for method, op := range item.Operations() {
+			want := []int{http.StatusServiceUnavailable}
+			if method != http.MethodGet {
+				want = append(want, http.StatusRequestTimeout, http.StatusBadRequest)
+			}
+			for _, status := range want {
+				if op.Responses.Status(status) == nil {
+					t.Errorf("%s %s does not document %d", method, path, status)
+				}
+			}
+		}
+	}
+}
+
 // TestOpenAPI_EngineResponses checks the responses the engine gives without
 // any database against the document, each on an engine of its own with an
 // anonymous budget of two.
@@ -452,6 +481,8 @@ func apiHeader(extra ...string) http.Header {
 	h.Set("X-RateLimit-Limit", "60")
 	h.Set("X-RateLimit-Remaining", "59")
 	h.Set("X-RateLimit-Reset", "1767607260")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
 	for i := 0; i+1 < len(extra); i += 2 {
 		h.Set(extra[i], extra[i+1])
 	}
@@ -546,17 +577,38 @@ func driftCases() []driftCase {
 			`{"error":{"code":"method_not_allowed","message":"m","details":null}}`, ""},
 		{"wrong method without Allow", "DELETE", "/api/v1/jobs/7", "", 405, apiHeader(),
 			`{"error":{"code":"method_not_allowed","message":"m","details":null}}`, "Allow"},
-		{"healthz", "GET", "/healthz", "", 200, http.Header{"Content-Type": {jsonContentType}, "X-Request-Id": {"a"}},
+		{"healthz", "GET", "/healthz", "", 200, http.Header{"Content-Type": {jsonContentType}, "X-Request-Id": {"a"}, "X-Content-Type-Options": {"nosniff"}},
 			`{"status":"ok"}`, ""},
-		{"healthz without X-Request-Id", "GET", "/healthz", "", 200, http.Header{"Content-Type": {jsonContentType}},
+		{"healthz without X-Request-Id", "GET", "/healthz", "", 200, http.Header{"Content-Type": {jsonContentType}, "X-Content-Type-Options": {"nosniff"}},
 			`{"status":"ok"}`, "X-Request-Id"},
+	}
+}
+
+// availabilityDriftCases are drift cases of the headers every response
+// carries and of the answers of deadlines and outages.
+func availabilityDriftCases() []driftCase {
+	return []driftCase{
+		{"healthz without nosniff", "GET", "/healthz", "", 200, http.Header{"Content-Type": {jsonContentType}, "X-Request-Id": {"a"}},
+			`{"status":"ok"}`, "X-Content-Type-Options"},
+		{"job without no-store", "GET", "/api/v1/jobs/7", "", 200, withoutHeader(apiHeader(), "Cache-Control"),
+			`{"data":` + driftJob + `}`, "Cache-Control"},
+		{"503", "GET", "/api/v1/jobs/7", "", 503, apiHeader("Retry-After", "2"),
+			`{"error":{"code":"unavailable","message":"Service temporarily unavailable.","details":null}}`, ""},
+		{"503 without Retry-After", "GET", "/api/v1/jobs/7", "", 503, apiHeader(),
+			`{"error":{"code":"unavailable","message":"Service temporarily unavailable.","details":null}}`, "Retry-After"},
+		{"503 with another message", "GET", "/api/v1/jobs/7", "", 503, apiHeader("Retry-After", "2"),
+			`{"error":{"code":"unavailable","message":"Database down.","details":null}}`, "message"},
+		{"408 on a write", "POST", "/api/v1/jobs", `{"title":"x"}`, 408, apiHeader(),
+			`{"error":{"code":"request_timeout","message":"m","details":null}}`, ""},
+		{"408 on a read", "GET", "/api/v1/jobs/7", "", 408, apiHeader(),
+			`{"error":{"code":"request_timeout","message":"m","details":null}}`, "status"},
 	}
 }
 
 // TestOpenAPI_RejectsDrift shows that the check catches a response that
 // strays from the document, and passes the ones that keep to it.
 func TestOpenAPI_RejectsDrift(t *testing.T) {
-	for _, tc := range driftCases() {
+	for _, tc := range append(driftCases(), availabilityDriftCases()...) {
 		t.Run(tc.name, func(t *testing.T) {
 			req := httptest.NewRequest(tc.method, tc.path, strings.NewReader(tc.reqBody))
 			err := validateExchange(req, []byte(tc.reqBody), tc.status, tc.header, []byte(tc.body))

@@ -44,12 +44,16 @@ func (a *api) limit(c *gin.Context, bucket string) error {
 // counted (the limiter failed, or a panic struck first) the rate-limit
 // headers every /api/ response carries: nothing remaining, and a reset a
 // whole window away, so that a client backs off rather than retrying at
-// once.
-func (a *api) holdOff(c *gin.Context) {
+// once; for unavailable (code), when its Retry-After ends.
+func (a *api) holdOff(c *gin.Context, code string) {
 	if !a.limited(c) || c.Writer.Header().Get(HeaderRateLimit) != "" {
 		return
 	}
-	setRateHeaders(c, a.limiter.Limit(), 0, a.clock.Now().Add(pipeline.RateWindow))
+	wait := pipeline.RateWindow
+	if code == pipeline.EUnavailable {
+		wait = UnavailableRetryAfter
+	}
+	setRateHeaders(c, a.limiter.Limit(), 0, a.clock.Now().Add(wait))
 }
 
 func setRateHeaders(c *gin.Context, limit, remaining int, reset time.Time) {

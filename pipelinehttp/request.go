@@ -2,9 +2,18 @@ package pipelinehttp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -15,36 +24,111 @@ import (
 // payload_too_large.
 const MaxBodyBytes = 1 << 20
 
-// readBody reads the request body, at most MaxBodyBytes of it.
+// readBody reads the request body, at most MaxBodyBytes of it. A body whose
+// declared Content-Length is larger is refused before any of it is read. The
+// body must arrive before the request's deadline: when that passes, or the
+// request is cut short, the read ends at once (where the ResponseWriter
+// lets the read deadline be set, as net/http's does).
 func readBody(c *gin.Context) ([]byte, error) {
-	if c.Request.Body == nil {
+	r := c.Request
+	if r.Body == nil || r.Body == http.NoBody {
 		return nil, nil
 	}
-	// One byte more than allowed tells a body at the limit from a larger one.
-	b, err := io.ReadAll(io.LimitReader(c.Request.Body, MaxBodyBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > MaxBodyBytes {
+	if r.ContentLength > MaxBodyBytes {
 		return nil, errPayloadTooLarge
+	}
+	ctx := r.Context()
+	if ctx.Err() != nil {
+		// The deadline was spent before the body was read: on the
+		// database, not by the client.
+		return nil, pipeline.Unavailable(context.Cause(ctx))
+	}
+	rc := http.NewResponseController(c.Writer)
+	stop := context.AfterFunc(ctx, func() { _ = rc.SetReadDeadline(time.Now()) })
+	defer stop()
+	b, err := io.ReadAll(http.MaxBytesReader(unwrapWriter(c.Writer), r.Body, MaxBodyBytes))
+	if err == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		err = ctx.Err() // the whole body came, but after the deadline
+	}
+	if err != nil {
+		return nil, bodyError(ctx, err)
 	}
 	return b, nil
 }
 
+// bodyError is the answer to a body that could not be read: too large
+// (413); cut short by the server, which cancels the request as unavailable
+// or closes its connection when it stops (503); not received before the
+// read deadline of the server or the request's deadline (408); or ended
+// before it was whole (400).
+func bodyError(ctx context.Context, err error) error {
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return errPayloadTooLarge
+	case errors.Is(context.Cause(ctx), pipeline.ErrUnavailable):
+		return context.Cause(ctx)
+	case errors.Is(err, net.ErrClosed):
+		return pipeline.Unavailable(err)
+	case errors.Is(ctx.Err(), context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
+		return errRequestTimeout
+	default:
+		return errBodyIncomplete
+	}
+}
+
+// unwrapWriter is the ResponseWriter below Gin's, so that
+// http.MaxBytesReader can tell net/http to close the connection after a
+// body over the limit rather than read the rest of it.
+func unwrapWriter(w http.ResponseWriter) http.ResponseWriter {
+	for {
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return w
+		}
+		w = u.Unwrap()
+	}
+}
+
 // field is a body field an operation takes: its name, the JSON type it must
-// have (for the message) and where its value goes.
+// have (for the message) and how its raw JSON value is read into the
+// operation's input (false: it has another type).
 type field struct {
-	name string
-	kind string // "a string", "an integer"
-	into any    // pointer to the destination
+	name   string
+	kind   string // "a string", "an integer"
+	decode func(raw []byte) bool
 }
 
-func stringField(name string, into any) field {
-	return field{name: name, kind: "a string", into: into}
+// stringField reads a JSON string into *into, exactly as sent (see
+// jsonText).
+func stringField[S ~string](name string, into *S) field {
+	return field{name: name, kind: "a string", decode: func(raw []byte) bool {
+		s, ok := jsonText(raw)
+		*into = S(s)
+		return ok
+	}}
 }
 
-func integerField(name string, into *int64) field {
-	return field{name: name, kind: "an integer", into: into}
+// patchField is stringField for a field that may be left out: *into is
+// set only when the field is sent.
+func patchField[S ~string](name string, into **S) field {
+	return field{name: name, kind: "a string", decode: func(raw []byte) bool {
+		s, ok := jsonText(raw)
+		v := S(s)
+		*into = &v
+		return ok
+	}}
+}
+
+func integerField(name string, into *int64) field { return valueField(name, "an integer", into) }
+
+// valueField reads a JSON value of any other type into *into, with
+// encoding/json: for values whose text the domain checks against a list
+// (an array of actions), which repaired text cannot pass.
+func valueField(name, kind string, into any) field {
+	return field{name: name, kind: kind, decode: func(raw []byte) bool {
+		return json.Unmarshal(raw, into) == nil
+	}}
 }
 
 // decodeBody decodes a JSON object body into fields and returns what could
@@ -72,7 +156,7 @@ func decodeBody(raw []byte, fields ...field) pipeline.FieldErrors {
 			bad.Add(name, "The "+name+" field is not allowed.")
 			continue
 		}
-		if bytes.Equal(bytes.TrimSpace(value), []byte("null")) || json.Unmarshal(value, f.into) != nil {
+		if bytes.Equal(bytes.TrimSpace(value), []byte("null")) || !f.decode(bytes.TrimSpace(value)) {
 			bad.Add(name, "The "+name+" field must be "+f.kind+".")
 		}
 	}
@@ -130,17 +214,69 @@ const (
 
 // query reads a list's optional query parameters. A parameter sent with a
 // value that cannot be read, the empty value included, is collected in bad,
-// for the Service to report after its own checks.
+// for the Service to report after its own checks; whether text is valid is
+// the Service's to say.
 type query struct {
-	c   *gin.Context
-	bad pipeline.FieldErrors
+	values url.Values
+	bad    pipeline.FieldErrors
 }
 
-func newQuery(c *gin.Context) *query { return &query{c: c, bad: pipeline.FieldErrors{}} }
+// newQuery reads the parameters named from the raw query string, each
+// value percent-decoded byte for byte, as sent. It parses the string
+// itself: url.ParseQuery drops a parameter whose percent-encoding is broken
+// (%zz) or that holds a semicolon, and the list would answer as though it
+// had not been sent. Here a broken one is an error naming it, and a
+// semicolon is a character like any other. Other parameters are ignored.
+func newQuery(c *gin.Context, names ...string) *query {
+	q := &query{values: url.Values{}, bad: pipeline.FieldErrors{}}
+	for pair := range strings.SplitSeq(c.Request.URL.RawQuery, "&") {
+		k, v, _ := strings.Cut(pair, "=")
+		name, err := url.QueryUnescape(k)
+		if err != nil || !slices.Contains(names, name) {
+			continue
+		}
+		value, err := url.QueryUnescape(v)
+		if err != nil {
+			if q.bad[name] == nil {
+				q.bad.Add(name, "The "+name+" parameter is not validly percent-encoded.")
+			}
+			continue
+		}
+		q.values.Add(name, value)
+	}
+	return q
+}
+
+// get returns the first value of a parameter and whether it was sent.
+func (q *query) get(name string) (string, bool) {
+	v, ok := q.values[name]
+	if !ok {
+		return "", false
+	}
+	return v[0], true
+}
+
+// text is a text parameter; "" when absent.
+func (q *query) text(name string) string {
+	v, _ := q.get(name)
+	return v
+}
+
+// filters are the values of the named parameters that are sent and not
+// empty, for the links of a list's pages.
+func (q *query) filters(names ...string) url.Values {
+	out := url.Values{}
+	for _, name := range names {
+		if v := q.text(name); v != "" {
+			out.Set(name, v)
+		}
+	}
+	return out
+}
 
 // page is the page asked for; 0 (the first) when absent.
 func (q *query) page() int {
-	raw, ok := q.c.GetQuery("page")
+	raw, ok := q.get("page")
 	if !ok {
 		return 0
 	}
@@ -155,7 +291,7 @@ func (q *query) page() int {
 // status is the job status asked for; "" (the Service's default) when
 // absent. Its value is the Service's to check.
 func (q *query) status() pipeline.JobStatus {
-	raw, ok := q.c.GetQuery("status")
+	raw, ok := q.get("status")
 	if ok && raw == "" {
 		q.bad.Add("status", msgQueryStatus)
 	}
@@ -164,7 +300,7 @@ func (q *query) status() pipeline.JobStatus {
 
 // stage is the stage filter; 0 (any stage) when absent.
 func (q *query) stage() int64 {
-	raw, ok := q.c.GetQuery("stage")
+	raw, ok := q.get("stage")
 	if !ok {
 		return 0
 	}

@@ -72,7 +72,7 @@ func (a *api) createWebhook(c *gin.Context) {
 	var in pipeline.NewWebhook
 	idem, ok := a.bind(c, pipeline.OpCreateWebhook, pipeline.Ref{}, func() error { return in.Validate() },
 		stringField("url", &in.URL),
-		field{name: "events", kind: "an array of actions", into: &in.Events},
+		valueField("events", "an array of actions", &in.Events),
 		stringField("description", &in.Description),
 	)
 	if !ok {
@@ -90,7 +90,7 @@ func (a *api) createWebhook(c *gin.Context) {
 
 // listWebhooks serves GET /webhooks?page=.
 func (a *api) listWebhooks(c *gin.Context) {
-	q := newQuery(c)
+	q := newQuery(c, "page")
 	page := q.page()
 	if len(q.bad) > 0 {
 		fail(c, a.svc.Reject(c.Request.Context(), pipeline.OpListWebhooks, pipeline.Ref{}, nil, q.bad.Err()))
@@ -101,7 +101,7 @@ func (a *api) listWebhooks(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	respond(c, http.StatusOK, newList(a, c, l, newWebhookItem))
+	respond(c, http.StatusOK, newList(a, c, l, newWebhookItem, nil))
 }
 
 // webhook serves GET /webhooks/{webhook}.
@@ -136,7 +136,7 @@ func (a *api) deleteWebhook(c *gin.Context) {
 // webhookDeliveries serves GET /webhooks/{webhook}/deliveries?page=.
 func (a *api) webhookDeliveries(c *gin.Context) {
 	ref := webhookRef(c)
-	q := newQuery(c)
+	q := newQuery(c, "page")
 	page := q.page()
 	if len(q.bad) > 0 {
 		fail(c, a.svc.Reject(c.Request.Context(), pipeline.OpListWebhookDeliveries, ref, nil, q.bad.Err()))
@@ -147,5 +147,5 @@ func (a *api) webhookDeliveries(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	respond(c, http.StatusOK, newList(a, c, l, newDeliveryItem))
+	respond(c, http.StatusOK, newList(a, c, l, newDeliveryItem, nil))
 }

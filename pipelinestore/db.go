@@ -15,9 +15,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/riverqueue/river"
 	"github.com/uptrace/bun"
@@ -48,6 +51,9 @@ type DB struct {
 	schema  string                 // PostgreSQL's current schema, which scopes advisory locks
 	owned   bool                   // Open opened the pools, so Close closes them
 	river   *river.Client[*sql.Tx] // inserts webhook messages (see queue.go)
+	// migrateDSN is set when the pool's connections carry a statement
+	// timeout: migrations then connect without it (see ApplyMigrations).
+	migrateDSN string
 
 	jobSizes sizes // what searches learned of jobs' sizes, to plan the next
 
@@ -62,9 +68,10 @@ var _ pipeline.Store = (*DB)(nil)
 type Option func(*options)
 
 type options struct {
-	maxConns int
-	sqlDB    *sql.DB
-	hooks    []bun.QueryHook
+	maxConns         int
+	sqlDB            *sql.DB
+	hooks            []bun.QueryHook
+	statementTimeout time.Duration
 }
 
 // DefaultMaxConns is the PostgreSQL pool size when WithMaxConns is not
@@ -84,6 +91,23 @@ func WithMaxConns(n int) Option { return func(o *options) { o.maxConns = n } }
 // queue rather than fail with "database is locked".
 func WithSQLDB(db *sql.DB) Option { return func(o *options) { o.sqlDB = db } }
 
+// WithStatementTimeout bounds how long the database itself works on, or
+// waits for, one statement, so that a statement whose caller has given up
+// (its context's deadline passed) does not go on holding locks and
+// connections. It is a safety net under the deadline of the context, which
+// the store honours on both databases. On PostgreSQL it sets
+// statement_timeout (which also bounds waiting for a row lock) and
+// idle_in_transaction_session_timeout (at least a second) on every
+// connection of the pool; Migrate, Seed and PurgeIdempotency, which may
+// rightly take longer, lift it. On SQLite it is the busy timeout: how long a
+// write waits for another process's lock on the file (default 10 s). A
+// statement cut short by it is pipeline.ErrUnavailable. It does not apply
+// to a pool given with WithSQLDB, whose settings are left alone. Zero: no
+// timeout on PostgreSQL.
+func WithStatementTimeout(d time.Duration) Option {
+	return func(o *options) { o.statementTimeout = d }
+}
+
 // WithQueryHook adds a Bun query hook, told of every statement the store
 // sends (for tracing or logging).
 func WithQueryHook(h bun.QueryHook) Option {
@@ -101,6 +125,9 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*DB, error) {
 	}
 	if o.maxConns < 0 {
 		return nil, fmt.Errorf("pipelinestore: invalid pool size %d", o.maxConns)
+	}
+	if o.statementTimeout < 0 {
+		return nil, fmt.Errorf("pipelinestore: invalid statement timeout %s", o.statementTimeout)
 	}
 	var db *DB
 	var err error
@@ -124,8 +151,14 @@ func IsPostgres(dsn string) bool {
 }
 
 func openPostgres(ctx context.Context, dsn string, o options) (*DB, error) {
-	sqldb := o.sqlDB
+	sqldb, migrateDSN := o.sqlDB, ""
 	if sqldb == nil {
+		if o.statementTimeout > 0 {
+			var err error
+			if migrateDSN, dsn, err = withStatementTimeout(dsn, o.statementTimeout); err != nil {
+				return nil, err
+			}
+		}
 		connector, err := pgConnector(dsn)
 		if err != nil {
 			return nil, err
@@ -144,7 +177,32 @@ func openPostgres(ctx context.Context, dsn string, o options) (*DB, error) {
 		return nil, fmt.Errorf("pipelinestore: connect to PostgreSQL: %w", err)
 	}
 	p := newPool(b, true, o.hooks)
-	return &DB{w: p, r: p, dialect: DialectPostgres, schema: schema, owned: o.sqlDB == nil}, nil
+	return &DB{w: p, r: p, dialect: DialectPostgres, schema: schema, owned: o.sqlDB == nil, migrateDSN: migrateDSN}, nil
+}
+
+// withStatementTimeout returns dsn as given and dsn with the run-time
+// parameters of a statement timeout d added, unless it sets them itself.
+// The driver sets the parameters it does not know on every connection.
+func withStatementTimeout(dsn string, d time.Duration) (plain, timed string, err error) {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "", "", fmt.Errorf("pipelinestore: invalid PostgreSQL DSN: %w", err)
+	}
+	q := u.Query()
+	// A transaction idles only while Go runs between its statements; the
+	// idle timeout ends one whose client vanished (its process stuck, its
+	// network cut) and left locks held, with a floor that a pause of the
+	// process does not reach.
+	for param, limit := range map[string]time.Duration{
+		"statement_timeout":                   d,
+		"idle_in_transaction_session_timeout": max(d, time.Second),
+	} {
+		if !q.Has(param) {
+			q.Set(param, strconv.FormatInt(max(limit.Milliseconds(), 1), 10))
+		}
+	}
+	u.RawQuery = q.Encode()
+	return dsn, u.String(), nil
 }
 
 // pgConnector builds the driver's connector, turning its panic on a
@@ -157,7 +215,8 @@ func pgConnector(dsn string) (c *pgdriver.Connector, err error) {
 	}()
 	// The driver's own tracing is off: no tracer is installed, and the
 	// spans cost time on every query. Query hooks see every statement.
-	return pgdriver.NewConnector(pgdriver.WithDSN(dsn), pgdriver.WithTracing(false)), nil
+	return pgdriver.NewConnector(pgdriver.WithDSN(dsn), pgdriver.WithTracing(false),
+		withFaultConns, pgdriver.WithResetSessionFunc(resetSession)), nil
 }
 
 // SQLite settings. The writer begins every transaction with BEGIN IMMEDIATE
@@ -165,9 +224,10 @@ func pgConnector(dsn string) (c *pgdriver.Connector, err error) {
 // (which is what fails with SQLITE_BUSY despite busy_timeout); busy_timeout
 // covers other processes on the same file.
 const (
-	sqliteWriter = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)" +
-		"&_pragma=foreign_keys(1)&_txlock=immediate"
-	sqliteReader = "_pragma=busy_timeout(10000)&_pragma=query_only(1)&_pragma=foreign_keys(1)"
+	sqliteWriter = "_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+	sqliteReader = "_pragma=query_only(1)&_pragma=foreign_keys(1)"
+	// sqliteBusyTimeout is the busy timeout without WithStatementTimeout.
+	sqliteBusyTimeout = 10 * time.Second
 )
 
 func openSQLite(ctx context.Context, path string, o options) (*DB, error) {
@@ -184,11 +244,12 @@ func openSQLite(ctx context.Context, path string, o options) (*DB, error) {
 	}
 	// The writer connects first so that the file exists in WAL mode before
 	// any reader opens it.
-	w, err := openSQLitePool(ctx, path, sqliteWriter, 1)
+	busy := fmt.Sprintf("_pragma=busy_timeout(%d)&", max(cmp.Or(o.statementTimeout, sqliteBusyTimeout).Milliseconds(), 1))
+	w, err := openSQLitePool(ctx, path, busy+sqliteWriter, 1)
 	if err != nil {
 		return nil, err
 	}
-	r, err := openSQLitePool(ctx, path, sqliteReader, cmp.Or(o.maxConns, max(4, runtime.GOMAXPROCS(0))))
+	r, err := openSQLitePool(ctx, path, busy+sqliteReader, cmp.Or(o.maxConns, max(4, runtime.GOMAXPROCS(0))))
 	if err != nil {
 		w.Close()
 		return nil, err
@@ -233,6 +294,17 @@ func (db *DB) Close() error {
 	return errors.Join(err, db.w.bun.Close())
 }
 
+// liftStatementTimeout lets the rest of a PostgreSQL transaction run
+// without the statement timeout of WithStatementTimeout, for the operator's
+// work that may rightly take longer than a request.
+func (db *DB) liftStatementTimeout(ctx context.Context, tx bun.Tx) error {
+	if db.migrateDSN == "" {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, "SET LOCAL statement_timeout = 0; SET LOCAL idle_in_transaction_session_timeout = 0")
+	return err
+}
+
 // Dialect returns "postgres" or "sqlite".
 func (db *DB) Dialect() string { return db.dialect }
 
@@ -243,10 +315,10 @@ func (db *DB) write() runner { return runner{p: db.w} }
 // Ping reports whether the database answers.
 func (db *DB) Ping(ctx context.Context) error {
 	if err := db.w.bun.PingContext(ctx); err != nil {
-		return err
+		return formatError(err, "Database")
 	}
 	if db.r != db.w {
-		return db.r.bun.PingContext(ctx)
+		return formatError(db.r.bun.PingContext(ctx), "Database")
 	}
 	return nil
 }
@@ -267,13 +339,15 @@ func (db *DB) goBackground(fn func()) {
 }
 
 // Write runs fn in one transaction, committed when fn returns nil and
-// rolled back otherwise; fn's error is returned as is.
+// rolled back otherwise; fn's error is returned as is, except that a
+// database that did not answer in time, the commit included, is
+// pipeline.ErrUnavailable.
 func (db *DB) Write(ctx context.Context, fn func(pipeline.Tx) error) error {
 	if err := db.w.prepareAll(ctx); err != nil {
-		return err
+		return formatError(err, "Record")
 	}
 	pg := db.dialect == DialectPostgres
-	return db.w.bun.RunInTx(ctx, nil, func(ctx context.Context, btx bun.Tx) error {
+	err := db.w.bun.RunInTx(ctx, nil, func(ctx context.Context, btx bun.Tx) error {
 		t := &tx{run: runner{p: db.w, tx: &btx}, pg: pg, schema: db.schema, river: db.river}
 		if pg {
 			t.run.later = &batch{}
@@ -283,6 +357,7 @@ func (db *DB) Write(ctx context.Context, fn func(pipeline.Tx) error) error {
 		}
 		return formatError(t.enqueuePending(ctx), "Record")
 	})
+	return formatError(err, "Record")
 }
 
 // tx is the pipeline.Tx of a write transaction.

@@ -1,8 +1,13 @@
 package pipelinestore
 
 import (
+	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
+	"io"
+	"net"
+	"os"
 	"strings"
 
 	"github.com/uptrace/bun/driver/pgdriver"
@@ -13,9 +18,10 @@ import (
 )
 
 // formatError is the one place where driver errors become domain errors:
-// no rows is not_found, a unique violation is conflict, anything else is
-// returned as is (an internal fault). what names the record for the
-// not_found message.
+// a database that cannot be reached or does not answer in time is
+// unavailable, no rows is not_found, a unique violation is conflict,
+// anything else is returned as is (an internal fault). what names the
+// record for the not_found message.
 func formatError(err error, what string) error {
 	if err == nil {
 		return nil
@@ -23,6 +29,9 @@ func formatError(err error, what string) error {
 	var perr *pipeline.Error
 	if errors.As(err, &perr) {
 		return err
+	}
+	if unavailable(err) {
+		return pipeline.Unavailable(err)
 	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return pipeline.Errorf(pipeline.ENotFound, "%s not found.", what)
@@ -59,6 +68,48 @@ func violatedTable(err error) string {
 		names = append(names, name)
 	}
 	return table + " (" + strings.Join(names, ", ") + ")"
+}
+
+// unavailable reports whether err says that the database could not be
+// reached or did not answer in time, rather than that it refused the
+// statement: the caller's deadline passed or it gave up (database/sql
+// then rolls the transaction back, so later statements find it done), the
+// connection failed, or the database cancelled the statement itself
+// (statement, lock or idle-transaction timeout, shutdown, too many
+// connections, SQLite's busy timeout or an interrupt).
+func unavailable(err error) bool {
+	for _, target := range []error{
+		context.DeadlineExceeded, context.Canceled, os.ErrDeadlineExceeded,
+		driver.ErrBadConn, sql.ErrConnDone, sql.ErrTxDone, io.EOF, io.ErrUnexpectedEOF,
+	} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) {
+		return true
+	}
+	var pgErr pgdriver.Error
+	if errors.As(err, &pgErr) {
+		switch code := pgErr.Field('C'); {
+		case strings.HasPrefix(code, "08"): // connection exception
+			return true
+		case code == "57014", code == "55P03", code == "25P03": // statement, lock, idle-in-transaction timeout
+			return true
+		case code == "57P01", code == "57P02", code == "57P03", code == "53300": // shutting down, starting, full
+			return true
+		}
+		return false
+	}
+	var sqlErr *sqlite.Error
+	if errors.As(err, &sqlErr) {
+		switch sqlErr.Code() & 0xff { // the primary code of an extended one
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_INTERRUPT:
+			return true
+		}
+	}
+	return false
 }
 
 func uniqueViolation(err error) bool {

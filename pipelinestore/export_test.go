@@ -105,3 +105,9 @@ func QueryBytes(db *DB, query string, args ...any) ([]byte, error) {
 	err := db.r.bun.DB.QueryRowContext(context.Background(), db.r.dialectText(query), args...).Scan(&b)
 	return b, err
 }
+
+// Query runs a statement on db's pool of reads and scans its row into
+// dest, with the store's conversion of errors.
+func Query(ctx context.Context, db *DB, query string, dest ...any) error {
+	return formatError(db.read().get(ctx, query, nil, dest...), "Row")
+}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/uptrace/bun"
+
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
@@ -77,11 +79,20 @@ func (t *tx) SaveIdempotencyRecord(ctx context.Context, rec pipeline.Idempotency
 	return formatError(err, "Idempotency key")
 }
 
-// PurgeIdempotency deletes idempotency records created before a time.
+// PurgeIdempotency deletes idempotency records created before a time, in
+// one statement that the statement timeout does not cut short.
 func (db *DB) PurgeIdempotency(ctx context.Context, before time.Time) (int64, error) {
-	res, err := db.w.bun.NewRaw(`DELETE FROM idempotency_keys WHERE created_at < ?`, ts(before)).Exec(ctx)
-	if err != nil {
-		return 0, formatError(err, "Idempotency key")
-	}
-	return res.RowsAffected()
+	var n int64
+	err := db.w.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := db.liftStatementTimeout(ctx, tx); err != nil {
+			return err
+		}
+		res, err := tx.NewRaw(`DELETE FROM idempotency_keys WHERE created_at < ?`, ts(before)).Exec(ctx)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return n, formatError(err, "Idempotency key")
 }

@@ -2,12 +2,15 @@ package pipelinestore
 
 import (
 	"context"
+	"database/sql"
 	"embed"
 	"fmt"
 	"io/fs"
 	"slices"
 	"time"
 
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/migrate"
 )
 
@@ -34,9 +37,9 @@ type MigrationStatus struct {
 // Current reports whether no migration is pending.
 func (s MigrationStatus) Current() bool { return len(s.Pending) == 0 }
 
-// migrator returns a migrator of the embedded migrations of the database's
-// dialect, and those migrations.
-func (db *DB) migrator() (*migrate.Migrator, *migrate.Migrations, error) {
+// migrator returns a migrator, on b, of the embedded migrations of the
+// database's dialect, and those migrations.
+func (db *DB) migrator(b *bun.DB) (*migrate.Migrator, *migrate.Migrations, error) {
 	sub, err := fs.Sub(migrations, "migrations/"+db.dialect)
 	if err != nil {
 		return nil, nil, err
@@ -45,21 +48,34 @@ func (db *DB) migrator() (*migrate.Migrator, *migrate.Migrations, error) {
 	if err := ms.Discover(sub); err != nil {
 		return nil, nil, err
 	}
-	return migrate.NewMigrator(db.w.bun, ms, migrate.WithMarkAppliedOnSuccess(true)), ms, nil
+	return migrate.NewMigrator(b, ms, migrate.WithMarkAppliedOnSuccess(true)), ms, nil
 }
 
 // MigrationStatus reads which migrations the database has applied. It only
 // reads, so a role without DDL rights may call it; a database that was
 // never migrated has every migration pending. Migrations the database has
 // and this package does not know (a newer version applied them) are left
-// out.
+// out. Like migrating, it runs without the statement timeout of
+// WithStatementTimeout.
 func (db *DB) MigrationStatus(ctx context.Context) (MigrationStatus, error) {
-	m, all, err := db.migrator()
+	b, err := db.migrationDB()
+	if err != nil {
+		return MigrationStatus{}, err
+	}
+	if b != db.w.bun {
+		defer b.Close()
+	}
+	return db.migrationStatus(ctx, b)
+}
+
+// migrationStatus is MigrationStatus read on b.
+func (db *DB) migrationStatus(ctx context.Context, b *bun.DB) (MigrationStatus, error) {
+	m, all, err := db.migrator(b)
 	if err != nil {
 		return MigrationStatus{}, err
 	}
 	var ms migrate.MigrationSlice
-	if ok, err := db.migrationTableExists(ctx); err != nil {
+	if ok, err := db.migrationTableExists(ctx, b); err != nil {
 		return MigrationStatus{}, fmt.Errorf("pipelinestore: migration status: %w", err)
 	} else if ok {
 		if ms, err = m.MigrationsWithStatus(ctx); err != nil {
@@ -77,7 +93,7 @@ func (db *DB) MigrationStatus(ctx context.Context) (MigrationStatus, error) {
 			st.Pending = append(st.Pending, Migration{Name: name})
 		}
 	}
-	river, err := db.riverStatus(ctx)
+	river, err := db.riverStatus(ctx, b.DB)
 	if err != nil {
 		return MigrationStatus{}, fmt.Errorf("pipelinestore: migration status: %w", err)
 	}
@@ -88,13 +104,13 @@ func (db *DB) MigrationStatus(ctx context.Context) (MigrationStatus, error) {
 
 // migrationTableExists reports whether the table of applied migrations
 // exists, without touching it.
-func (db *DB) migrationTableExists(ctx context.Context) (bool, error) {
+func (db *DB) migrationTableExists(ctx context.Context, b *bun.DB) (bool, error) {
 	q := `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'bun_migrations'`
 	if db.dialect == DialectPostgres {
 		q = `SELECT count(*) FROM (SELECT to_regclass('bun_migrations') AS t) AS r WHERE t IS NOT NULL`
 	}
 	var n int
-	err := db.r.bun.QueryRowContext(ctx, q).Scan(&n)
+	err := b.QueryRowContext(ctx, q).Scan(&n)
 	return n > 0, err
 }
 
@@ -109,18 +125,27 @@ func (db *DB) Migrate(ctx context.Context) error {
 // ApplyMigrations applies the pending migrations and returns them. With
 // none pending it only reads the status, so a role without DDL rights may
 // call it. On PostgreSQL concurrent migrations of the same schema (several
-// servers starting at once) are serialized by an advisory lock.
+// servers starting at once) are serialized by an advisory lock, and run
+// without the statement timeout of WithStatementTimeout, which waiting for
+// that lock or building an index may rightly exceed.
 func (db *DB) ApplyMigrations(ctx context.Context) ([]Migration, error) {
-	st, err := db.MigrationStatus(ctx)
+	b, err := db.migrationDB()
+	if err != nil {
+		return nil, err
+	}
+	if b != db.w.bun {
+		defer b.Close()
+	}
+	st, err := db.migrationStatus(ctx, b)
 	if err != nil || st.Current() {
 		return nil, err
 	}
-	m, _, err := db.migrator()
+	m, _, err := db.migrator(b)
 	if err != nil {
 		return nil, err
 	}
 	if db.dialect == DialectPostgres {
-		conn, err := db.w.bun.Conn(ctx)
+		conn, err := b.Conn(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -137,10 +162,10 @@ func (db *DB) ApplyMigrations(ctx context.Context) ([]Migration, error) {
 	if _, err := m.Migrate(ctx); err != nil {
 		return nil, fmt.Errorf("pipelinestore: migrate: %w", err)
 	}
-	if err := db.migrateRiver(ctx); err != nil {
+	if err := db.migrateRiver(ctx, b.DB); err != nil {
 		return nil, err
 	}
-	after, err := db.MigrationStatus(ctx)
+	after, err := db.migrationStatus(ctx, b)
 	if err != nil {
 		return nil, err
 	}
@@ -153,4 +178,22 @@ func (db *DB) ApplyMigrations(ctx context.Context) ([]Migration, error) {
 		}
 	}
 	return applied, nil
+}
+
+// migrationDB is the database migrations run on: the writer's pool, or,
+// when its connections carry a statement timeout, a pool of its own
+// without one.
+func (db *DB) migrationDB() (*bun.DB, error) {
+	if db.migrateDSN == "" {
+		return db.w.bun, nil
+	}
+	connector, err := pgConnector(db.migrateDSN)
+	if err != nil {
+		return nil, err
+	}
+	b := bun.NewDB(sql.OpenDB(connector), pgdialect.New())
+	for _, h := range db.w.hooks {
+		b.AddQueryHook(h)
+	}
+	return b, nil
 }

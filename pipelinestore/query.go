@@ -26,8 +26,10 @@ type pool struct {
 
 	stmts sync.Map // query text as written → *sql.Stmt
 
-	mu       sync.Mutex
-	prepared bool // every statement of the registry is in stmts
+	// preparing is held while the registry is prepared: a channel, so that
+	// a request waiting for it gives up at its deadline.
+	preparing chan struct{}
+	prepared  bool // every statement of the registry is in stmts
 }
 
 // A statement is prepared on a pool, then on each connection the first time
@@ -72,8 +74,12 @@ func preparedLockable(query, clause string) lockable {
 
 // prepareAll prepares the registry's statements on the pool, once.
 func (p *pool) prepareAll(ctx context.Context) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	select {
+	case p.preparing <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-p.preparing }()
 	if p.prepared {
 		return nil
 	}
@@ -97,7 +103,7 @@ func newPool(b *bun.DB, pg bool, hooks []bun.QueryHook) *pool {
 	for _, h := range hooks {
 		b.AddQueryHook(h)
 	}
-	return &pool{bun: b, pg: pg, hooks: hooks}
+	return &pool{bun: b, pg: pg, hooks: hooks, preparing: make(chan struct{}, 1)}
 }
 
 // addHook adds a query hook to the pool, for what Bun runs and what it runs

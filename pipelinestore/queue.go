@@ -40,11 +40,14 @@ func (deliveryArgs) InsertOpts() river.InsertOpts {
 }
 
 // riverDriver is River's driver on the pool that runs writes.
-func (db *DB) riverDriver() riverdriver.Driver[*sql.Tx] {
+func (db *DB) riverDriver() riverdriver.Driver[*sql.Tx] { return db.riverDriverOn(db.w.bun.DB) }
+
+// riverDriverOn is River's driver on the pool sqldb of the database.
+func (db *DB) riverDriverOn(sqldb *sql.DB) riverdriver.Driver[*sql.Tx] {
 	if db.dialect == DialectPostgres {
-		return riverdatabasesql.New(db.w.bun.DB)
+		return riverdatabasesql.New(sqldb)
 	}
-	return riversqlite.New(db.w.bun.DB)
+	return riversqlite.New(sqldb)
 }
 
 // quiet is the logger of River's insert-only client and migrator: they
@@ -63,8 +66,8 @@ func (db *DB) newInserter() (*river.Client[*sql.Tx], error) {
 // migrateRiver applies River's own migrations.
 // riverStatus is how River's migrations stand, named "river_<version>_<name>";
 // it only reads.
-func (db *DB) riverStatus(ctx context.Context) (MigrationStatus, error) {
-	m, err := rivermigrate.New(db.riverDriver(), &rivermigrate.Config{Logger: quiet})
+func (db *DB) riverStatus(ctx context.Context, sqldb *sql.DB) (MigrationStatus, error) {
+	m, err := rivermigrate.New(db.riverDriverOn(sqldb), &rivermigrate.Config{Logger: quiet})
 	if err != nil {
 		return MigrationStatus{}, err
 	}
@@ -88,8 +91,8 @@ func (db *DB) riverStatus(ctx context.Context) (MigrationStatus, error) {
 	return st, nil
 }
 
-func (db *DB) migrateRiver(ctx context.Context) error {
-	m, err := rivermigrate.New(db.riverDriver(), &rivermigrate.Config{Logger: quiet})
+func (db *DB) migrateRiver(ctx context.Context, sqldb *sql.DB) error {
+	m, err := rivermigrate.New(db.riverDriverOn(sqldb), &rivermigrate.Config{Logger: quiet})
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,9 @@ import (
 func (db *DB) Seed(ctx context.Context, w *pipeline.SeedWorld) (pipeline.SeedResult, error) {
 	var res pipeline.SeedResult
 	err := db.w.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := db.liftStatementTimeout(ctx, tx); err != nil {
+			return err
+		}
 		s := seeder{idb: tx, w: w, res: pipeline.SeedResult{
 			Teams:      map[string]int64{},
 			Users:      map[string]int64{},

@@ -21,8 +21,9 @@ func commands() []command {
 	return []command{
 		{name: "serve", synopsis: "[-addr ADDR]", run: runServe, doc: `
 Serve the API and deliver webhooks (the default command). SIGINT or SIGTERM
-stops accepting connections, drains in-flight requests and deliveries and
-exits 0. With
+makes /readyz answer 503, stops accepting connections and lets in-flight
+requests finish within PIPELINE_SHUTDOWN_TIMEOUT; those still running then
+are cut (503). Deliveries in flight finish, and it exits 0. With
 PIPELINE_METRICS_ADDR set, a second listener serves Prometheus metrics at
 /metrics and the Go profiler at /debug/pprof/.`},
 		{name: "demo", synopsis: "[-addr ADDR]", run: runDemo, doc: `
@@ -157,6 +158,17 @@ Environment (a flag of the same meaning overrides it):
   PIPELINE_DB_MAX_CONNS
                        database connections held open (default: PostgreSQL
                        max(32, 4 x CPUs), SQLite max(4, CPUs) readers)
+  PIPELINE_READ_TIMEOUT
+                       to receive a whole request, headers and body; no
+                       shorter than PIPELINE_REQUEST_TIMEOUT (default 30s;
+                       durations such as 500ms, 30s or 30)
+  PIPELINE_REQUEST_TIMEOUT
+                       each request's deadline, also the database's
+                       statement timeout: a database that does not answer
+                       by then makes the request answer 503 (default 10s)
+  PIPELINE_SHUTDOWN_TIMEOUT
+                       how long in-flight requests may finish after SIGINT
+                       or SIGTERM (default 20s)
   PIPELINE_AUTO_MIGRATE
                        true or false: whether writing commands apply pending
                        migrations (default true)

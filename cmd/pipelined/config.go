@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
@@ -15,6 +16,13 @@ import (
 const (
 	defaultDB   = "pipeline.db"
 	defaultAddr = "127.0.0.1:8080"
+)
+
+// Default deadlines of the server.
+const (
+	defaultReadTimeout     = 30 * time.Second
+	defaultRequestTimeout  = 10 * time.Second
+	defaultShutdownTimeout = 20 * time.Second
 )
 
 // config is the configuration read from the environment. Command flags of
@@ -38,6 +46,10 @@ type config struct {
 	WebhookAllowHTTP    bool                // PIPELINE_WEBHOOK_ALLOW_HTTP: http:// webhook URLs too
 	WebhookAllowPrivate bool                // PIPELINE_WEBHOOK_ALLOW_PRIVATE: private addresses too
 	SecretKey           *pipeline.SecretKey // PIPELINE_SECRET_KEY: seals webhook secrets; nil: none
+
+	ReadTimeout     time.Duration // PIPELINE_READ_TIMEOUT: to receive a whole request
+	RequestTimeout  time.Duration // PIPELINE_REQUEST_TIMEOUT: each request's deadline
+	ShutdownTimeout time.Duration // PIPELINE_SHUTDOWN_TIMEOUT: to drain requests on a stop
 }
 
 // defaultWebhookWorkers is how many deliveries a replica makes at once.
@@ -54,6 +66,10 @@ func loadConfig(getenv func(string) string) (config, error) {
 		MetricsAddr: getenv("PIPELINE_METRICS_ADDR"),
 
 		WebhookWorkers: defaultWebhookWorkers,
+
+		ReadTimeout:     defaultReadTimeout,
+		RequestTimeout:  defaultRequestTimeout,
+		ShutdownTimeout: defaultShutdownTimeout,
 	}
 	if raw := getenv("PIPELINE_BASE_URL"); raw != "" {
 		base, err := parseBaseURL(raw)
@@ -93,7 +109,34 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if err := loadWebhookConfig(getenv, &cfg); err != nil {
 		return config{}, err
 	}
+	if err := loadTimeouts(getenv, &cfg); err != nil {
+		return config{}, err
+	}
 	return cfg, nil
+}
+
+// loadTimeouts reads the PIPELINE_*_TIMEOUT variables into cfg.
+func loadTimeouts(getenv func(string) string, cfg *config) error {
+	for name, into := range map[string]*time.Duration{
+		"PIPELINE_READ_TIMEOUT":     &cfg.ReadTimeout,
+		"PIPELINE_REQUEST_TIMEOUT":  &cfg.RequestTimeout,
+		"PIPELINE_SHUTDOWN_TIMEOUT": &cfg.ShutdownTimeout,
+	} {
+		if raw := getenv(name); raw != "" {
+			d, err := parseDuration(raw)
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			*into = d
+		}
+	}
+	if cfg.RequestTimeout > cfg.ReadTimeout {
+		// Go's server ends a request's context when its read deadline
+		// passes, even while the handler still works.
+		return fmt.Errorf("PIPELINE_REQUEST_TIMEOUT (%s) may not be longer than PIPELINE_READ_TIMEOUT (%s), "+
+			"which also ends the requests that run longer", cfg.RequestTimeout, cfg.ReadTimeout)
+	}
+	return nil
 }
 
 // parseProxies reads comma-separated CIDR prefixes, or single addresses
@@ -157,6 +200,19 @@ func (cfg config) domainOptions() []pipeline.Option {
 		pipeline.WithWebhookPolicy(pipeline.WebhookPolicy{AllowHTTP: cfg.WebhookAllowHTTP, AllowPrivate: cfg.WebhookAllowPrivate}),
 		pipeline.WithSecretKey(cfg.SecretKey),
 	}
+}
+
+// parseDuration reads a positive duration: Go's notation ("500ms", "30s",
+// "1m30s") or a whole number of seconds.
+func parseDuration(raw string) (time.Duration, error) {
+	d, err := time.ParseDuration(raw)
+	if n, nerr := strconv.Atoi(raw); err != nil && nerr == nil {
+		d, err = time.Duration(n)*time.Second, nil
+	}
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%q is not a positive duration, such as 30s, 500ms or 30 (seconds)", raw)
+	}
+	return d, nil
 }
 
 // parsePositive reads a whole number of what, 1 or more.

@@ -460,7 +460,32 @@ func TestConfig(t *testing.T) {
 	t.Run("defaults", func(t *testing.T) {
 		cfg, err := loadConfig(func(string) string { return "" })
 		require.NoError(t, err)
-		assert.Equal(t, config{DB: "pipeline.db", Addr: "127.0.0.1:8080", RateLimit: 60, AutoMigrate: true, WebhookWorkers: 4}, cfg)
+		assert.Equal(t, config{DB: "pipeline.db", Addr: "127.0.0.1:8080", RateLimit: 60, AutoMigrate: true, WebhookWorkers: 4,
+			ReadTimeout: 30 * time.Second, RequestTimeout: 10 * time.Second, ShutdownTimeout: 20 * time.Second}, cfg)
+	})
+
+	t.Run("timeouts", func(t *testing.T) {
+		for _, name := range []string{"PIPELINE_READ_TIMEOUT", "PIPELINE_REQUEST_TIMEOUT", "PIPELINE_SHUTDOWN_TIMEOUT"} {
+			for v, want := range map[string]time.Duration{"500ms": 500 * time.Millisecond, "45": 45 * time.Second, "1m30s": 90 * time.Second} {
+				// The read timeout is as long as the request's, at least.
+				cfg, err := loadConfig(func(k string) string { return map[string]string{name: v, "PIPELINE_READ_TIMEOUT": "2m"}[k] })
+				if name == "PIPELINE_READ_TIMEOUT" {
+					cfg, err = loadConfig(func(k string) string { return map[string]string{name: v, "PIPELINE_REQUEST_TIMEOUT": "100ms"}[k] })
+				}
+				require.NoError(t, err, name, v)
+				got := map[string]time.Duration{"PIPELINE_READ_TIMEOUT": cfg.ReadTimeout,
+					"PIPELINE_REQUEST_TIMEOUT": cfg.RequestTimeout, "PIPELINE_SHUTDOWN_TIMEOUT": cfg.ShutdownTimeout}[name]
+				assert.Equal(t, want, got, name, v)
+			}
+			for _, v := range []string{"0", "-1s", "0s", "soon", "1.5", "10 s"} {
+				_, err := loadConfig(func(k string) string { return map[string]string{name: v}[k] })
+				assert.ErrorContains(t, err, name, v)
+			}
+		}
+		_, err := loadConfig(func(k string) string {
+			return map[string]string{"PIPELINE_READ_TIMEOUT": "5s", "PIPELINE_REQUEST_TIMEOUT": "6s"}[k]
+		})
+		assert.ErrorContains(t, err, "may not be longer than PIPELINE_READ_TIMEOUT")
 	})
 
 	t.Run("bad rate limit", func(t *testing.T) {

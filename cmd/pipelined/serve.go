@@ -16,13 +16,17 @@ import (
 )
 
 const (
-	// shutdownTimeout bounds how long in-flight requests may drain after
-	// SIGINT or SIGTERM.
-	shutdownTimeout = 20 * time.Second
 	// purgeInterval is how often expired idempotency records and old
 	// delivery attempts are deleted.
 	purgeInterval = time.Hour
+	// cutGrace is how long the requests cut at the end of the drain period
+	// have to answer before their connections are closed.
+	cutGrace = time.Second
 )
+
+// errStopping is why the requests still running at the end of the drain
+// period are cut: they answer 503 unavailable.
+var errStopping = pipeline.Unavailable(errors.New("the server is stopping"))
 
 // runServe serves the API on the configured address until ctx is
 // cancelled.
@@ -54,9 +58,14 @@ func runServe(ctx context.Context, e env, args []string) (err error) {
 }
 
 // openServedStore opens the store of a serving command, its statements
-// traced when tracing is on, and logs the migrations it applied.
+// traced when tracing is on and none running longer than a request may,
+// and logs the migrations it applied.
 func openServedStore(ctx context.Context, e env, o *observability) (*pipelinestore.DB, error) {
-	db, applied, err := openStore(ctx, e.cfg, writes, o.queryHooks()...)
+	opts := []pipelinestore.Option{pipelinestore.WithStatementTimeout(e.cfg.RequestTimeout)}
+	for _, h := range o.queryHooks() {
+		opts = append(opts, pipelinestore.WithQueryHook(h))
+	}
+	db, applied, err := openStore(ctx, e.cfg, writes, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -66,12 +75,13 @@ func openServedStore(ctx context.Context, e env, o *observability) (*pipelinesto
 	return db, nil
 }
 
-// serve serves the API on ln until ctx is cancelled, then stops accepting,
-// lets in-flight requests finish and returns nil. It owns ln. With
-// PIPELINE_METRICS_ADDR set it also serves metrics and the profiler there.
+// serve serves the API on ln until ctx is cancelled, then stops (see stop)
+// and returns nil. It owns ln. With PIPELINE_METRICS_ADDR set it also
+// serves metrics and the profiler there.
 func serve(ctx context.Context, e env, o *observability, db *pipelinestore.DB, ln net.Listener) error {
 	logger := o.log
-	cfg := apiConfig(e, o, db)
+	stopping := make(chan struct{})
+	cfg := apiConfig(e, o, db, stopping)
 	if e.cfg.MetricsAddr != "" {
 		stop, err := serveMetrics(e.cfg.MetricsAddr, db, &cfg, logger)
 		if err != nil {
@@ -81,15 +91,22 @@ func serve(ctx context.Context, e env, o *observability, db *pipelinestore.DB, l
 		defer stop()
 	}
 	handler := pipelinehttp.New(pipeline.NewService(db, e.cfg.domainOptions()...), cfg)
+	// Requests' contexts derive from base, so that cutting them is one call.
+	base, cut := context.WithCancelCause(context.Background())
+	defer cut(nil)
 	srv := &http.Server{
 		Handler:           handler,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       e.cfg.ReadTimeout,
+		ReadHeaderTimeout: min(10*time.Second, e.cfg.ReadTimeout),
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return base },
+		// OPTIONS * goes to the API, which answers it in the envelope.
+		DisableGeneralOptionsHandler: true,
 	}
 
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	go func() { served <- srv.Serve(pipelinehttp.Listener(ln, logger)) }()
 	logger.Info("listening", "addr", ln.Addr().String())
 
 	purgeCtx, stopPurge := context.WithCancel(context.Background())
@@ -112,13 +129,8 @@ func serve(ctx context.Context, e env, o *observability, db *pipelinestore.DB, l
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	logger.Info("shutting down", "timeout", shutdownTimeout.String())
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		// Requests still running after the timeout are cut off.
-		return errors.Join(fmt.Errorf("shutdown: %w", err), srv.Close())
-	}
+	close(stopping)
+	stop(srv, e.cfg.ShutdownTimeout, cut, logger)
 	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serve: %w", err)
 	}
@@ -126,14 +138,39 @@ func serve(ctx context.Context, e env, o *observability, db *pipelinestore.DB, l
 	return nil
 }
 
-// apiConfig is the configuration of the API that serve serves.
-func apiConfig(e env, o *observability, db *pipelinestore.DB) pipelinehttp.Config {
+// stop stops srv: it stops accepting connections at once (/readyz already
+// answers 503) and lets the requests in flight finish within drain. Those
+// still running then, such as an upload that stopped arriving, are cut:
+// their contexts are cancelled with errStopping, so that they answer 503
+// at once, and after cutGrace their connections are closed. It is not an
+// error: the server did what a stop asks.
+func stop(srv *http.Server, drain time.Duration, cut context.CancelCauseFunc, logger *slog.Logger) {
+	logger.Info("shutting down", "drain", drain.String())
+	dctx, cancel := context.WithTimeout(context.Background(), drain)
+	defer cancel()
+	if srv.Shutdown(dctx) == nil {
+		return
+	}
+	logger.Warn("drain period over: cutting the requests still running")
+	cut(errStopping)
+	gctx, cancel := context.WithTimeout(context.Background(), cutGrace)
+	defer cancel()
+	if srv.Shutdown(gctx) != nil {
+		_ = srv.Close()
+	}
+}
+
+// apiConfig is the configuration of the API that serve serves; closing
+// stopping makes its /readyz answer 503.
+func apiConfig(e env, o *observability, db *pipelinestore.DB, stopping <-chan struct{}) pipelinehttp.Config {
 	return pipelinehttp.Config{
 		BaseURL:        e.cfg.BaseURL,
 		Limiter:        db.Limiter(e.cfg.RateLimit), // in the database: shared by replicas
 		Logger:         o.log,                       // the access log; it never holds a token
 		TrustedProxies: e.cfg.TrustedProxies,
 		TracerProvider: o.tracer,
+		RequestTimeout: e.cfg.RequestTimeout,
+		Stopping:       stopping,
 	}
 }
 

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/uptrace/bun"
-
 	"github.com/pipeline-dev/pipeline/pipeline"
 	"github.com/pipeline-dev/pipeline/pipelinestore"
 )
@@ -27,14 +25,10 @@ const (
 	migrates
 )
 
-// openStore opens the configured database and brings it to the schema the
-// command needs (see access). hooks are told of every statement.
-func openStore(ctx context.Context, cfg config, acc access, hooks ...bun.QueryHook) (*pipelinestore.DB, []pipelinestore.Migration, error) {
-	opts := []pipelinestore.Option{pipelinestore.WithMaxConns(cfg.MaxConns)}
-	for _, h := range hooks {
-		opts = append(opts, pipelinestore.WithQueryHook(h))
-	}
-	db, err := pipelinestore.Open(ctx, cfg.DB, opts...)
+// openStore opens the configured database with opts and brings it to the
+// schema the command needs (see access).
+func openStore(ctx context.Context, cfg config, acc access, opts ...pipelinestore.Option) (*pipelinestore.DB, []pipelinestore.Migration, error) {
+	db, err := pipelinestore.Open(ctx, cfg.DB, append(opts, pipelinestore.WithMaxConns(cfg.MaxConns))...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open database: %w", err)
 	}
