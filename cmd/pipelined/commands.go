@@ -21,8 +21,9 @@ func commands() []command {
 	return []command{
 		{name: "serve", synopsis: "[-addr ADDR]", run: runServe, doc: `
 Serve the API and deliver webhooks (the default command). SIGINT or SIGTERM
-makes /readyz answer 503, stops accepting connections and lets in-flight
-requests finish within PIPELINE_SHUTDOWN_TIMEOUT; those still running then
+makes /readyz answer 503, after PIPELINE_SHUTDOWN_DELAY stops accepting
+connections, and lets in-flight requests finish within
+PIPELINE_SHUTDOWN_TIMEOUT; those still running then
 are cut (503). Deliveries in flight finish, and it exits 0. With
 PIPELINE_METRICS_ADDR set, a second listener serves Prometheus metrics at
 /metrics and the Go profiler at /debug/pprof/.`},
@@ -169,6 +170,10 @@ Environment (a flag of the same meaning overrides it):
   PIPELINE_SHUTDOWN_TIMEOUT
                        how long in-flight requests may finish after SIGINT
                        or SIGTERM (default 20s)
+  PIPELINE_SHUTDOWN_DELAY
+                       after SIGINT or SIGTERM, how long to keep serving with
+                       /readyz answering 503 before no longer accepting
+                       connections, for load balancers to notice (default 0)
   PIPELINE_AUTO_MIGRATE
                        true or false: whether writing commands apply pending
                        migrations (default true)

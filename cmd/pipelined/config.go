@@ -50,6 +50,9 @@ type config struct {
 	ReadTimeout     time.Duration // PIPELINE_READ_TIMEOUT: to receive a whole request
 	RequestTimeout  time.Duration // PIPELINE_REQUEST_TIMEOUT: each request's deadline
 	ShutdownTimeout time.Duration // PIPELINE_SHUTDOWN_TIMEOUT: to drain requests on a stop
+	// PIPELINE_SHUTDOWN_DELAY: how long a stop keeps serving, /readyz
+	// answering 503, before it stops accepting; 0: none.
+	ShutdownDelay time.Duration
 }
 
 // defaultWebhookWorkers is how many deliveries a replica makes at once.
@@ -121,9 +124,13 @@ func loadTimeouts(getenv func(string) string, cfg *config) error {
 		"PIPELINE_READ_TIMEOUT":     &cfg.ReadTimeout,
 		"PIPELINE_REQUEST_TIMEOUT":  &cfg.RequestTimeout,
 		"PIPELINE_SHUTDOWN_TIMEOUT": &cfg.ShutdownTimeout,
+		"PIPELINE_SHUTDOWN_DELAY":   &cfg.ShutdownDelay,
 	} {
 		if raw := getenv(name); raw != "" {
 			d, err := parseDuration(raw)
+			if name == "PIPELINE_SHUTDOWN_DELAY" && (raw == "0" || raw == "0s") {
+				d, err = 0, nil // the default, said: no delay
+			}
 			if err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}

@@ -465,7 +465,7 @@ func TestConfig(t *testing.T) {
 	})
 
 	t.Run("timeouts", func(t *testing.T) {
-		for _, name := range []string{"PIPELINE_READ_TIMEOUT", "PIPELINE_REQUEST_TIMEOUT", "PIPELINE_SHUTDOWN_TIMEOUT"} {
+		for _, name := range []string{"PIPELINE_READ_TIMEOUT", "PIPELINE_REQUEST_TIMEOUT", "PIPELINE_SHUTDOWN_TIMEOUT", "PIPELINE_SHUTDOWN_DELAY"} {
 			for v, want := range map[string]time.Duration{"500ms": 500 * time.Millisecond, "45": 45 * time.Second, "1m30s": 90 * time.Second} {
 				// The read timeout is as long as the request's, at least.
 				cfg, err := loadConfig(func(k string) string { return map[string]string{name: v, "PIPELINE_READ_TIMEOUT": "2m"}[k] })
@@ -473,11 +473,15 @@ func TestConfig(t *testing.T) {
 					cfg, err = loadConfig(func(k string) string { return map[string]string{name: v, "PIPELINE_REQUEST_TIMEOUT": "100ms"}[k] })
 				}
 				require.NoError(t, err, name, v)
-				got := map[string]time.Duration{"PIPELINE_READ_TIMEOUT": cfg.ReadTimeout,
-					"PIPELINE_REQUEST_TIMEOUT": cfg.RequestTimeout, "PIPELINE_SHUTDOWN_TIMEOUT": cfg.ShutdownTimeout}[name]
+				got := map[string]time.Duration{"PIPELINE_READ_TIMEOUT": cfg.ReadTimeout, "PIPELINE_REQUEST_TIMEOUT": cfg.RequestTimeout,
+					"PIPELINE_SHUTDOWN_TIMEOUT": cfg.ShutdownTimeout, "PIPELINE_SHUTDOWN_DELAY": cfg.ShutdownDelay}[name]
 				assert.Equal(t, want, got, name, v)
 			}
-			for _, v := range []string{"0", "-1s", "0s", "soon", "1.5", "10 s"} {
+			bad := []string{"-1s", "soon", "1.5", "10 s"}
+			if name != "PIPELINE_SHUTDOWN_DELAY" {
+				bad = append(bad, "0", "0s") // only the delay may be none
+			}
+			for _, v := range bad {
 				_, err := loadConfig(func(k string) string { return map[string]string{name: v}[k] })
 				assert.ErrorContains(t, err, name, v)
 			}

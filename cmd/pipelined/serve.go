@@ -75,8 +75,9 @@ func openServedStore(ctx context.Context, e env, o *observability) (*pipelinesto
 	return db, nil
 }
 
-// serve serves the API on ln until ctx is cancelled, then stops (see stop)
-// and returns nil. It owns ln. With PIPELINE_METRICS_ADDR set it also
+// serve serves the API on ln until ctx is cancelled, then, after
+// PIPELINE_SHUTDOWN_DELAY with /readyz answering 503, stops (see stop) and
+// returns nil. It owns ln. With PIPELINE_METRICS_ADDR set it also
 // serves metrics and the profiler there.
 func serve(ctx context.Context, e env, o *observability, db *pipelinestore.DB, ln net.Listener) error {
 	logger := o.log
@@ -130,6 +131,12 @@ func serve(ctx context.Context, e env, o *observability, db *pipelinestore.DB, l
 	case <-ctx.Done():
 	}
 	close(stopping)
+	if d := e.cfg.ShutdownDelay; d > 0 {
+		// Load balancers see /readyz fail and stop sending requests
+		// before the listener closes.
+		logger.Info("stopping: /readyz answers 503", "delay", d.String())
+		time.Sleep(d)
+	}
 	stop(srv, e.cfg.ShutdownTimeout, cut, logger)
 	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serve: %w", err)

@@ -101,6 +101,38 @@ func TestServe_Stop(t *testing.T) {
 	})
 }
 
+// TestServe_ShutdownDelay: with PIPELINE_SHUTDOWN_DELAY a stop first
+// keeps serving, /readyz answering 503 to new connections so that a load
+// balancer takes the replica out, then stops as without it.
+func TestServe_ShutdownDelay(t *testing.T) {
+	eachDB(t, func(t *testing.T, m *Main) {
+		m.Seed("testdata/seed.json")
+		tok := m.CreateToken("olivia@acme.test", "ci", "jobs:read")
+		m.env["PIPELINE_SHUTDOWN_DELAY"] = "2s"
+		srv := m.Serve()
+		fresh := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+		get := func(path string) int {
+			req, err := http.NewRequest("GET", srv.URL+path, nil)
+			require.NoError(t, err)
+			req.Header.Set("Authorization", "Bearer "+tok.Token)
+			resp, err := fresh.Do(req)
+			require.NoError(t, err)
+			resp.Body.Close()
+			return resp.StatusCode
+		}
+		require.Equal(t, http.StatusOK, get("/readyz"))
+
+		start := time.Now()
+		srv.cancel() // as SIGTERM would
+		require.Eventually(t, func() bool { return get("/readyz") == http.StatusServiceUnavailable }, time.Second, 10*time.Millisecond)
+		assert.Equal(t, http.StatusOK, get("/api/v1/me"), "requests are still served")
+		require.NoError(t, srv.Wait())
+		assert.GreaterOrEqual(t, time.Since(start), 2*time.Second, "it kept serving for the delay")
+		_, err := fresh.Get(srv.URL + "/readyz")
+		assert.Error(t, err, "then it stopped accepting")
+	})
+}
+
 // TestMain_SIGTERM: pipelined as a process of its own, sent SIGTERM while a
 // client uploads slowly, exits with status 0 within the drain period (and
 // the grace after it).
