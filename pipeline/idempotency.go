@@ -102,6 +102,16 @@ func keyOf(op Op, r Ref, input any, idem **Idempotency) (*keyed, error) {
 func write[R, T any](s *Service, ctx context.Context, c Caller, k *keyed, load func(Tx) (R, error), act func(Tx, R) (T, error)) (Result[T], error) {
 	var out Result[T]
 	err := s.store.Write(ctx, func(tx Tx) error {
+		// The key is claimed before the record is read, as the
+		// transaction's first statement (a store may send it with the
+		// transaction's BEGIN), and judged after it, in the check order.
+		var cl claimed
+		if k != nil {
+			var err error
+			if cl, err = s.claim(ctx, tx, c, k.key); err != nil {
+				return err
+			}
+		}
 		var rec R
 		if load != nil {
 			var err error
@@ -110,7 +120,7 @@ func write[R, T any](s *Service, ctx context.Context, c Caller, k *keyed, load f
 			}
 		}
 		if k != nil {
-			stored, err := s.claim(ctx, tx, c, k.key, k.request)
+			stored, err := cl.verdict(c, k)
 			if err != nil {
 				return err
 			}
@@ -135,28 +145,41 @@ func write[R, T any](s *Service, ctx context.Context, c Caller, k *keyed, load f
 	return out, nil
 }
 
-// claim validates a key and takes it for this transaction. A key held by a
-// request still in flight is a conflict; a key that holds a result of this
-// user's same request returns that result; one of another request is
-// invalid.
-func (s *Service) claim(ctx context.Context, tx Tx, c Caller, key, request string) ([]byte, error) {
+// claimed is what claiming a key found: whether it was free of other
+// requests in flight, and its record.
+type claimed struct {
+	free bool
+	rec  *IdempotencyRecord
+}
+
+// claim takes a valid key for this transaction and reads its record; a
+// key that is not valid is left for verdict to refuse.
+func (s *Service) claim(ctx context.Context, tx Tx, c Caller, key string) (claimed, error) {
 	if !ValidIdempotencyKey(key) {
+		return claimed{}, nil
+	}
+	free, rec, err := tx.ClaimIdempotencyKey(ctx, c.team.ID, key, s.now().Add(-IdempotencyWindow))
+	return claimed{free: free, rec: rec}, err
+}
+
+// verdict judges a key by its claim: a key that is not valid is invalid; one
+// held by a request still in flight is a conflict; one that holds a result
+// of this user's same request returns that result; one of another request
+// is invalid.
+func (cl claimed) verdict(c Caller, k *keyed) ([]byte, error) {
+	if !ValidIdempotencyKey(k.key) {
 		return nil, Invalid(IdempotencyField, "The idempotency key must be 1 to 255 printable ASCII characters.")
 	}
-	ok, rec, err := tx.ClaimIdempotencyKey(ctx, c.team.ID, key, s.now().Add(-IdempotencyWindow))
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
+	if !cl.free {
 		return nil, Errorf(EConflict, "A request with this idempotency key is still being processed.")
 	}
-	if rec == nil {
+	if cl.rec == nil {
 		return nil, nil
 	}
-	if rec.UserID != c.user.ID || rec.Request != request {
+	if cl.rec.UserID != c.user.ID || cl.rec.Request != k.request {
 		return nil, Invalid(IdempotencyField, "The idempotency key was already used for a different request.")
 	}
-	return rec.Result, nil
+	return cl.rec.Result, nil
 }
 
 // remember stores the result of a successful write under its key.

@@ -64,3 +64,152 @@ func resetSession(_ context.Context, cn *pgdriver.Conn) error {
 	}
 	return nil
 }
+
+// lazyConnector makes connections whose transactions begin lazily (see
+// lazyConn), and counts their round trips in trips.
+type lazyConnector struct {
+	*pgdriver.Connector
+	trips *atomic.Int64
+}
+
+func (c lazyConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	cn, err := c.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &lazyConn{Conn: cn.(*pgdriver.Conn), trips: c.trips}, nil
+}
+
+// lazyConn is a driver connection whose transactions send their BEGIN with
+// their first statement when that one is a simple query ("BEGIN; SELECT
+// ..."): a round trip less for every transaction that opens that way (see
+// runner.opening). Before a prepared statement the BEGIN goes on its own,
+// so that no statement of a transaction ever runs outside it. database/sql
+// uses a connection from one goroutine at a time.
+type lazyConn struct {
+	*pgdriver.Conn
+	begin bool          // a BEGIN waits to be sent
+	trips *atomic.Int64 // round trips to the server, each a message and its answer
+}
+
+var (
+	_ driver.ConnBeginTx        = (*lazyConn)(nil)
+	_ driver.ExecerContext      = (*lazyConn)(nil)
+	_ driver.QueryerContext     = (*lazyConn)(nil)
+	_ driver.ConnPrepareContext = (*lazyConn)(nil)
+	_ driver.SessionResetter    = (*lazyConn)(nil)
+	_ driver.Validator          = (*lazyConn)(nil)
+	_ driver.Pinger             = (*lazyConn)(nil)
+)
+
+func (c *lazyConn) Begin() (driver.Tx, error) {
+	return c.BeginTx(context.Background(), driver.TxOptions{})
+}
+
+// BeginTx begins a transaction of the default isolation lazily; others at
+// once.
+func (c *lazyConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	if opts.Isolation != driver.IsolationLevel(0) || opts.ReadOnly {
+		return c.Conn.BeginTx(ctx, opts)
+	}
+	if !c.IsValid() {
+		return nil, driver.ErrBadConn // database/sql takes another
+	}
+	c.begin = true
+	return lazyTx{c}, nil
+}
+
+// sendBegin sends a BEGIN still waiting.
+func (c *lazyConn) sendBegin(ctx context.Context) error {
+	if !c.begin {
+		return nil
+	}
+	c.begin = false
+	c.trips.Add(1)
+	_, err := c.Conn.ExecContext(ctx, "BEGIN", nil)
+	return err
+}
+
+// opening is query with the waiting BEGIN in front of it, if there is one.
+func (c *lazyConn) opening(query string) string {
+	if !c.begin {
+		return query
+	}
+	c.begin = false
+	return "BEGIN;\n" + query
+}
+
+func (c *lazyConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	c.trips.Add(1)
+	return c.Conn.ExecContext(ctx, c.opening(query), args)
+}
+
+func (c *lazyConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	c.trips.Add(1)
+	return c.Conn.QueryContext(ctx, c.opening(query), args)
+}
+
+func (c *lazyConn) Prepare(query string) (driver.Stmt, error) {
+	return c.PrepareContext(context.Background(), query)
+}
+
+func (c *lazyConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	c.trips.Add(1)
+	s, err := c.Conn.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return lazyStmt{Stmt: s, c: c}, nil
+}
+
+// ResetSession runs before the connection is handed out again, when no
+// transaction of it can be open.
+func (c *lazyConn) ResetSession(ctx context.Context) error {
+	c.begin = false
+	return c.Conn.ResetSession(ctx)
+}
+
+// lazyTx ends a transaction of a lazyConn: one that sent nothing has
+// nothing to end.
+type lazyTx struct{ c *lazyConn }
+
+func (t lazyTx) Commit() error   { return t.end("COMMIT") }
+func (t lazyTx) Rollback() error { return t.end("ROLLBACK") }
+
+func (t lazyTx) end(command string) error {
+	if t.c.begin {
+		t.c.begin = false
+		return nil
+	}
+	t.c.trips.Add(1)
+	_, err := t.c.Conn.ExecContext(context.Background(), command, nil)
+	return err
+}
+
+// lazyStmt is a prepared statement of a lazyConn: it sends a waiting BEGIN
+// first.
+type lazyStmt struct {
+	driver.Stmt
+	c *lazyConn
+}
+
+var (
+	_ driver.StmtExecContext  = lazyStmt{}
+	_ driver.StmtQueryContext = lazyStmt{}
+)
+
+func (s lazyStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	if err := s.c.sendBegin(ctx); err != nil {
+		return nil, err
+	}
+	s.c.trips.Add(1)
+	return s.Stmt.(driver.StmtExecContext).ExecContext(ctx, args)
+}
+
+func (s lazyStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	if err := s.c.sendBegin(ctx); err != nil {
+		return nil, err
+	}
+	s.c.trips.Add(1)
+	return s.Stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
+}

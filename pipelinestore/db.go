@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -54,6 +55,7 @@ type DB struct {
 	// migrateDSN is set when the pool's connections carry a statement
 	// timeout: migrations then connect without it (see ApplyMigrations).
 	migrateDSN string
+	trips      *atomic.Int64 // round trips to PostgreSQL, when Open made the pool
 
 	jobSizes sizes // what searches learned of jobs' sizes, to plan the next
 
@@ -152,6 +154,7 @@ func IsPostgres(dsn string) bool {
 
 func openPostgres(ctx context.Context, dsn string, o options) (*DB, error) {
 	sqldb, migrateDSN := o.sqlDB, ""
+	var trips atomic.Int64
 	if sqldb == nil {
 		if o.statementTimeout > 0 {
 			var err error
@@ -163,7 +166,7 @@ func openPostgres(ctx context.Context, dsn string, o options) (*DB, error) {
 		if err != nil {
 			return nil, err
 		}
-		sqldb = sql.OpenDB(connector)
+		sqldb = sql.OpenDB(lazyConnector{Connector: connector, trips: &trips})
 		n := cmp.Or(o.maxConns, DefaultMaxConns())
 		sqldb.SetMaxOpenConns(n)
 		sqldb.SetMaxIdleConns(n)
@@ -177,7 +180,8 @@ func openPostgres(ctx context.Context, dsn string, o options) (*DB, error) {
 		return nil, fmt.Errorf("pipelinestore: connect to PostgreSQL: %w", err)
 	}
 	p := newPool(b, true, o.hooks)
-	return &DB{w: p, r: p, dialect: DialectPostgres, schema: schema, owned: o.sqlDB == nil, migrateDSN: migrateDSN}, nil
+	p.lazy = o.sqlDB == nil
+	return &DB{w: p, r: p, dialect: DialectPostgres, schema: schema, owned: o.sqlDB == nil, migrateDSN: migrateDSN, trips: &trips}, nil
 }
 
 // withStatementTimeout returns dsn as given and dsn with the run-time

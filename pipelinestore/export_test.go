@@ -111,3 +111,18 @@ func QueryBytes(db *DB, query string, args ...any) ([]byte, error) {
 func Query(ctx context.Context, db *DB, query string, dest ...any) error {
 	return formatError(db.read().get(ctx, query, nil, dest...), "Row")
 }
+
+// RoundTrips is how many round trips db's pool made to PostgreSQL so far,
+// when Open made the pool.
+func RoundTrips(db *DB) int64 { return db.trips.Load() }
+
+// TxGet runs query in the transaction of a Write and scans its row into
+// dest: as the transaction's opening statement when opening (see
+// runner.opening), else as a prepared statement.
+func TxGet(ctx context.Context, t pipeline.Tx, opening bool, query string, dest ...any) error {
+	run := t.(*tx).run
+	if opening {
+		run = run.opening()
+	}
+	return run.get(ctx, query, nil, dest...)
+}

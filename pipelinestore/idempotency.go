@@ -41,7 +41,8 @@ func (t *tx) ClaimIdempotencyKey(ctx context.Context, teamID int64, key string, 
 	}
 	var err error
 	if t.pg {
-		err = t.run.get(ctx, qClaimKey, args(idempotencyLockID(t.schema, teamID, key), teamID, key, ts(since)), &r)
+		// The claim opens its transaction (pipeline's write).
+		err = t.run.opening().get(ctx, qClaimKey, args(idempotencyLockID(t.schema, teamID, key), teamID, key, ts(since)), &r)
 	} else {
 		err = t.run.get(ctx, qIdempotencyRecord, args(teamID, key, ts(since)), &r)
 		if errors.Is(err, sql.ErrNoRows) {

@@ -22,6 +22,7 @@ import (
 type pool struct {
 	bun   *bun.DB
 	pg    bool
+	lazy  bool            // its transactions send BEGIN with their first simple query (lazyConn)
 	hooks []bun.QueryHook // also registered on bun, for the statements Bun runs
 
 	stmts sync.Map // query text as written → *sql.Stmt
@@ -244,6 +245,15 @@ func (r runner) flush(ctx context.Context) (err error) {
 // one may not), which a prepared statement's generic plan cannot know.
 func (r runner) planned() runner {
 	r.raw = r.p.pg
+	return r
+}
+
+// opening returns a runner for the first statement of a transaction: on a
+// pool whose transactions begin lazily it is sent as a simple query, so
+// that its BEGIN goes with it in one round trip (lazyConn); a statement
+// that is cheap to plan is worth it.
+func (r runner) opening() runner {
+	r.raw = r.p.lazy
 	return r
 }
 

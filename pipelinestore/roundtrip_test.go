@@ -2,6 +2,7 @@ package pipelinestore_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -94,4 +95,49 @@ func TestStore_RoundTrips(t *testing.T) {
 			assert.EqualValues(t, 1, n.Load()-before, "the shared rate limiter is one statement a request")
 		}
 	})
+}
+
+// TestStore_RoundTrips_PostgreSQL pins the round trips of the writes on
+// PostgreSQL, which the statements above travel in: a transaction's BEGIN
+// goes with its first statement when that is the claim of a key, else on
+// its own; the writes go in one batch (a note's after its insert, whose id
+// its activity entry names); COMMIT on its own.
+func TestStore_RoundTrips_PostgreSQL(t *testing.T) {
+	db := storetest.OpenPostgres(t)
+	f := seeded(t, db)
+	ctx := context.Background()
+	c, err := f.Svc.Authenticate(ctx, f.Res.Tokens["olivia"])
+	require.NoError(t, err)
+	olivia := pipeline.NewContext(ctx, c.WithIP(storetest.IP))
+	job, ada := f.Job("backend"), f.Res.Candidates["ada"]
+	stages := []string{"Screening", "Interview", "Offer", "Hired"}
+	n := 0
+	ops := map[string]func() error{
+		"MoveCandidate keyed": func() error {
+			n++
+			_, err := f.Svc.MoveCandidate(olivia, job, ada, pipeline.StageMove{StageID: f.Res.Stages["backend"][stages[n%len(stages)]],
+				Idempotency: &pipeline.Idempotency{Key: fmt.Sprintf("move-%d", n)}})
+			return err
+		},
+		"MoveCandidate": func() error {
+			n++
+			_, err := f.Svc.MoveCandidate(olivia, job, ada, pipeline.StageMove{StageID: f.Res.Stages["backend"][stages[n%len(stages)]]})
+			return err
+		},
+		"AddNote": func() error {
+			_, err := f.Svc.AddNote(olivia, job, ada, pipeline.NewNote{Content: "note"})
+			return err
+		},
+		"Candidate": func() error {
+			_, err := f.Svc.Candidate(olivia, job, ada)
+			return err
+		},
+	}
+	want := map[string]int64{"MoveCandidate keyed": 4, "MoveCandidate": 4, "AddNote": 5, "Candidate": 1}
+	for name, op := range ops {
+		require.NoError(t, op(), name) // prepares its statements on the connection
+		before := pipelinestore.RoundTrips(db)
+		require.NoError(t, op(), name)
+		assert.Equal(t, want[name], pipelinestore.RoundTrips(db)-before, name)
+	}
 }

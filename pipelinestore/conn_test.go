@@ -1,0 +1,75 @@
+package pipelinestore_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipelinestore"
+	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
+)
+
+// TestDB_LazyBegin: on PostgreSQL a transaction's BEGIN waits for its first
+// statement and, when that is its opening one, goes with it in one round
+// trip; every statement of the transaction runs inside it either way, and
+// a transaction that sent nothing ends cleanly.
+func TestDB_LazyBegin(t *testing.T) {
+	db := storetest.OpenPostgres(t)
+	ctx := context.Background()
+	const xid = "SELECT txid_current()"
+	// The first Write prepares the store's statements on the pool.
+	require.NoError(t, db.Write(ctx, func(pipeline.Tx) error { return nil }))
+	for name, opening := range map[string]bool{"opening statement first": true, "prepared statement first": false} {
+		t.Run(name, func(t *testing.T) {
+			var first, second int64
+			before := pipelinestore.RoundTrips(db)
+			require.NoError(t, db.Write(ctx, func(tx pipeline.Tx) error {
+				if err := pipelinestore.TxGet(ctx, tx, opening, xid, &first); err != nil {
+					return err
+				}
+				return pipelinestore.TxGet(ctx, tx, false, xid, &second)
+			}))
+			assert.Equal(t, first, second, "one transaction")
+			// A statement outside the store's registry is prepared for
+			// its transaction: a round trip to prepare, one to run. The
+			// opening one carries BEGIN; before a prepared one BEGIN
+			// goes alone.
+			want := map[bool]int64{true: 1 + 2 + 1, false: 1 + 2 + 2 + 1}[opening]
+			assert.Equal(t, want, pipelinestore.RoundTrips(db)-before, "round trips")
+		})
+	}
+	t.Run("nothing sent", func(t *testing.T) {
+		before := pipelinestore.RoundTrips(db)
+		require.NoError(t, db.Write(ctx, func(pipeline.Tx) error { return nil }))
+		failed := errors.New("failed")
+		require.ErrorIs(t, db.Write(ctx, func(pipeline.Tx) error { return failed }), failed)
+		assert.Zero(t, pipelinestore.RoundTrips(db)-before, "no BEGIN, COMMIT or ROLLBACK")
+		var x, y int64
+		require.NoError(t, db.Write(ctx, func(tx pipeline.Tx) error {
+			if err := pipelinestore.TxGet(ctx, tx, true, xid, &x); err != nil {
+				return err
+			}
+			return pipelinestore.TxGet(ctx, tx, true, xid, &y)
+		}), "the connections are as good as before")
+		assert.Equal(t, x, y)
+	})
+	t.Run("a failed opening statement rolls back", func(t *testing.T) {
+		err := db.Write(ctx, func(tx pipeline.Tx) error {
+			var n int64
+			return pipelinestore.TxGet(ctx, tx, true, "SELECT 1/0", &n)
+		})
+		require.Error(t, err)
+		var x, y int64
+		require.NoError(t, db.Write(ctx, func(tx pipeline.Tx) error {
+			if err := pipelinestore.TxGet(ctx, tx, true, xid, &x); err != nil {
+				return err
+			}
+			return pipelinestore.TxGet(ctx, tx, false, xid, &y)
+		}))
+		assert.Equal(t, x, y)
+	})
+}
