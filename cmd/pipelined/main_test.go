@@ -455,6 +455,37 @@ func TestDemo(t *testing.T) {
 	assert.True(t, os.IsNotExist(err), "PIPELINE_DB is ignored: %v", err)
 }
 
+// TestConfig_Timeouts: the PIPELINE_*_TIMEOUT and PIPELINE_SHUTDOWN_DELAY
+// durations in either notation, and the values refused.
+func TestConfig_Timeouts(t *testing.T) {
+	for _, name := range []string{"PIPELINE_READ_TIMEOUT", "PIPELINE_REQUEST_TIMEOUT", "PIPELINE_SHUTDOWN_TIMEOUT", "PIPELINE_SHUTDOWN_DELAY"} {
+		for v, want := range map[string]time.Duration{"500ms": 500 * time.Millisecond, "45": 45 * time.Second, "1m30s": 90 * time.Second} {
+			// The read timeout is as long as the request's, at least.
+			cfg, err := loadConfig(func(k string) string { return map[string]string{name: v, "PIPELINE_READ_TIMEOUT": "2m"}[k] })
+			if name == "PIPELINE_READ_TIMEOUT" {
+				cfg, err = loadConfig(func(k string) string { return map[string]string{name: v, "PIPELINE_REQUEST_TIMEOUT": "100ms"}[k] })
+			}
+			require.NoError(t, err, name, v)
+			got := map[string]time.Duration{"PIPELINE_READ_TIMEOUT": cfg.ReadTimeout, "PIPELINE_REQUEST_TIMEOUT": cfg.RequestTimeout,
+				"PIPELINE_SHUTDOWN_TIMEOUT": cfg.ShutdownTimeout, "PIPELINE_SHUTDOWN_DELAY": cfg.ShutdownDelay}[name]
+			assert.Equal(t, want, got, name, v)
+		}
+		bad := []string{"-1s", "soon", "1.5", "10 s"}
+		if name != "PIPELINE_SHUTDOWN_DELAY" {
+			bad = append(bad, "0", "0s") // only the delay may be none
+		}
+		for _, v := range bad {
+			_, err := loadConfig(func(k string) string { return map[string]string{name: v}[k] })
+			assert.ErrorContains(t, err, name, v)
+		}
+	}
+	_, err := loadConfig(func(k string) string {
+		return map[string]string{"PIPELINE_READ_TIMEOUT": "5s", "PIPELINE_REQUEST_TIMEOUT": "6s"}[k]
+	})
+	assert.ErrorContains(t, err, "may not be longer than PIPELINE_READ_TIMEOUT")
+
+}
+
 func TestConfig(t *testing.T) {
 	t.Parallel()
 	t.Run("defaults", func(t *testing.T) {
@@ -462,34 +493,6 @@ func TestConfig(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, config{DB: "pipeline.db", Addr: "127.0.0.1:8080", RateLimit: 60, AutoMigrate: true, WebhookWorkers: 4,
 			ReadTimeout: 30 * time.Second, RequestTimeout: 10 * time.Second, ShutdownTimeout: 20 * time.Second}, cfg)
-	})
-
-	t.Run("timeouts", func(t *testing.T) {
-		for _, name := range []string{"PIPELINE_READ_TIMEOUT", "PIPELINE_REQUEST_TIMEOUT", "PIPELINE_SHUTDOWN_TIMEOUT", "PIPELINE_SHUTDOWN_DELAY"} {
-			for v, want := range map[string]time.Duration{"500ms": 500 * time.Millisecond, "45": 45 * time.Second, "1m30s": 90 * time.Second} {
-				// The read timeout is as long as the request's, at least.
-				cfg, err := loadConfig(func(k string) string { return map[string]string{name: v, "PIPELINE_READ_TIMEOUT": "2m"}[k] })
-				if name == "PIPELINE_READ_TIMEOUT" {
-					cfg, err = loadConfig(func(k string) string { return map[string]string{name: v, "PIPELINE_REQUEST_TIMEOUT": "100ms"}[k] })
-				}
-				require.NoError(t, err, name, v)
-				got := map[string]time.Duration{"PIPELINE_READ_TIMEOUT": cfg.ReadTimeout, "PIPELINE_REQUEST_TIMEOUT": cfg.RequestTimeout,
-					"PIPELINE_SHUTDOWN_TIMEOUT": cfg.ShutdownTimeout, "PIPELINE_SHUTDOWN_DELAY": cfg.ShutdownDelay}[name]
-				assert.Equal(t, want, got, name, v)
-			}
-			bad := []string{"-1s", "soon", "1.5", "10 s"}
-			if name != "PIPELINE_SHUTDOWN_DELAY" {
-				bad = append(bad, "0", "0s") // only the delay may be none
-			}
-			for _, v := range bad {
-				_, err := loadConfig(func(k string) string { return map[string]string{name: v}[k] })
-				assert.ErrorContains(t, err, name, v)
-			}
-		}
-		_, err := loadConfig(func(k string) string {
-			return map[string]string{"PIPELINE_READ_TIMEOUT": "5s", "PIPELINE_REQUEST_TIMEOUT": "6s"}[k]
-		})
-		assert.ErrorContains(t, err, "may not be longer than PIPELINE_READ_TIMEOUT")
 	})
 
 	t.Run("bad rate limit", func(t *testing.T) {
