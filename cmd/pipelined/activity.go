@@ -26,7 +26,7 @@ func runActivity(ctx context.Context, e env, args []string) error {
 	case f.Limit < 0:
 		return usageErrorf(e, fs, "--limit %d is negative", f.Limit)
 	}
-	return withOperator(ctx, e.cfg, reads, func(op *pipeline.Operator) error {
+	return withOperator(ctx, e.cfg, current, func(op *pipeline.Operator) error {
 		if *team != "" {
 			t, err := op.TeamByRef(ctx, *team)
 			if err != nil {

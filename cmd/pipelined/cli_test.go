@@ -166,7 +166,7 @@ func TestCLI_RuntimeErrors(t *testing.T) {
 		{map[string]string{"PIPELINE_RATE_LIMIT": "lots"}, []string{"activity"}, "PIPELINE_RATE_LIMIT"},
 		{map[string]string{"PIPELINE_AUTO_MIGRATE": "maybe"}, []string{"seed", "-"}, "PIPELINE_AUTO_MIGRATE"},
 		{map[string]string{"PIPELINE_TRUSTED_PROXIES": "10.0.0.0/33"}, []string{"serve"}, "PIPELINE_TRUSTED_PROXIES"},
-		{nil, []string{"activity"}, `run "pipelined migrate" first`},
+		{map[string]string{"PIPELINE_AUTO_MIGRATE": "false"}, []string{"activity"}, `run "pipelined migrate" first`},
 	} {
 		r := pipelined(t, tc.env, tc.args...)
 		assert.Equal(t, 1, r.code, tc.args)

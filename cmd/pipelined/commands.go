@@ -139,14 +139,14 @@ func usage() string {
 const usageFooter = `TEAM is a team's id or key. Each command takes -h for its flags, and each
 that opens the database takes -db DSN, which overrides PIPELINE_DB.
 
-Commands that write (serve, seed, token create and revoke, team create, user
-add, set-role and remove) apply pending migrations first unless
-PIPELINE_AUTO_MIGRATE is false; then they, like the commands that only read,
-refuse to run on a schema that is behind and name "pipelined migrate", which
-applies them in any case (demo migrates its own fresh database). Commands
-that only read never change the schema, so a database role without DDL
-rights can run them. Output goes to stdout; errors go to stderr with exit
-status 1, mistakes in the command line with exit status 2.
+Every command that opens the database applies pending migrations first
+unless PIPELINE_AUTO_MIGRATE is false; then it refuses to run on a schema
+that is behind and names "pipelined migrate", which applies them in any
+case (demo migrates its own fresh database; migrate status only reads). On
+a current schema no command but migrate changes it, so a database role
+without DDL rights can run those that only read (activity, the list
+commands). Output goes to stdout; errors go to stderr with exit status 1,
+mistakes in the command line with exit status 2.
 
 Environment (a flag of the same meaning overrides it):
   PIPELINE_DB          postgres://... or postgresql://... selects PostgreSQL;
@@ -175,8 +175,8 @@ Environment (a flag of the same meaning overrides it):
                        /readyz answering 503 before no longer accepting
                        connections, for load balancers to notice (default 0)
   PIPELINE_AUTO_MIGRATE
-                       true or false: whether writing commands apply pending
-                       migrations (default true)
+                       true or false: whether commands apply pending
+                       migrations first (default true)
   PIPELINE_TRUSTED_PROXIES
                        comma-separated addresses or CIDR prefixes of reverse
                        proxies whose X-Forwarded-For is believed for the

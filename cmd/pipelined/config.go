@@ -33,8 +33,8 @@ type config struct {
 	BaseURL   string // PIPELINE_BASE_URL: scheme and host of pagination links
 	RateLimit int    // PIPELINE_RATE_LIMIT: requests per minute per user
 	MaxConns  int    // PIPELINE_DB_MAX_CONNS: database pool size; 0: the store's default
-	// PIPELINE_AUTO_MIGRATE: whether writing commands apply pending
-	// migrations.
+	// PIPELINE_AUTO_MIGRATE: whether commands apply pending migrations
+	// first.
 	AutoMigrate bool
 	// PIPELINE_TRUSTED_PROXIES: proxies whose X-Forwarded-For is believed.
 	TrustedProxies []netip.Prefix

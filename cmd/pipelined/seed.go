@@ -22,7 +22,7 @@ func runSeed(ctx context.Context, e env, args []string) error {
 		return usageErrorf(e, fs, "seed takes exactly one FILE")
 	}
 	path := fs.Arg(0)
-	return withOperator(ctx, e.cfg, writes, func(op *pipeline.Operator) error {
+	return withOperator(ctx, e.cfg, current, func(op *pipeline.Operator) error {
 		w, err := readSeedFile(path, e.stdin)
 		if err != nil {
 			return err

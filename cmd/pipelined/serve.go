@@ -65,7 +65,7 @@ func openServedStore(ctx context.Context, e env, o *observability) (*pipelinesto
 	for _, h := range o.queryHooks() {
 		opts = append(opts, pipelinestore.WithQueryHook(h))
 	}
-	db, applied, err := openStore(ctx, e.cfg, writes, opts...)
+	db, applied, err := openStore(ctx, e.cfg, current, opts...)
 	if err != nil {
 		return nil, err
 	}

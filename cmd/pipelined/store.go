@@ -10,17 +10,15 @@ import (
 	"github.com/pipeline-dev/pipeline/pipelinestore"
 )
 
-// access says what a command does to the database, which decides what it
-// does about pending migrations.
+// access says what a command leaves to openStore about the schema.
 type access int
 
 const (
-	// reads: never migrate (no DDL rights needed); refuse a schema that is
-	// behind.
-	reads access = iota
-	// writes: apply pending migrations when PIPELINE_AUTO_MIGRATE allows,
-	// else refuse a schema that is behind.
-	writes
+	// current: bring the schema up to date when PIPELINE_AUTO_MIGRATE
+	// allows, else refuse a schema that is behind. A schema already current
+	// is only read, so that a role without DDL rights runs the commands
+	// that read.
+	current access = iota
 	// migrates: leave the schema to the command (migrate, migrate status).
 	migrates
 )
@@ -39,8 +37,9 @@ func openStore(ctx context.Context, cfg config, acc access, opts ...pipelinestor
 	return db, applied, nil
 }
 
-// prepareSchema checks the schema and, for a writing command allowed to,
-// applies what is pending; it returns what it applied.
+// prepareSchema checks the schema, only reading, and applies what is
+// pending when PIPELINE_AUTO_MIGRATE allows (the operator contract: every
+// command migrates first); it returns what it applied.
 func prepareSchema(ctx context.Context, db *pipelinestore.DB, cfg config, acc access) ([]pipelinestore.Migration, error) {
 	if acc == migrates {
 		return nil, nil
@@ -52,19 +51,15 @@ func prepareSchema(ctx context.Context, db *pipelinestore.DB, cfg config, acc ac
 	if st.Current() {
 		return nil, nil
 	}
-	if acc == writes && cfg.AutoMigrate {
+	if cfg.AutoMigrate {
 		applied, err := db.ApplyMigrations(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("migrate database: %w", err)
 		}
 		return applied, nil
 	}
-	why := "PIPELINE_AUTO_MIGRATE is false"
-	if acc == reads {
-		why = "a command that only reads never migrates"
-	}
-	return nil, fmt.Errorf("the database schema is behind: %d of %d migrations pending (the first: %s), and %s; run \"pipelined migrate\" first",
-		len(st.Pending), len(st.Pending)+len(st.Applied), st.Pending[0].Name, why)
+	return nil, fmt.Errorf("the database schema is behind: %d of %d migrations pending (the first: %s), and PIPELINE_AUTO_MIGRATE is false; run \"pipelined migrate\" first",
+		len(st.Pending), len(st.Pending)+len(st.Applied), st.Pending[0].Name)
 }
 
 // withOperator opens the store for a command of the given access, runs fn

@@ -29,7 +29,7 @@ func runTeamList(ctx context.Context, e env, args []string) error {
 	if fs.NArg() > 0 {
 		return usageErrorf(e, fs, "team list takes no arguments")
 	}
-	return withOperator(ctx, e.cfg, reads, func(op *pipeline.Operator) error {
+	return withOperator(ctx, e.cfg, current, func(op *pipeline.Operator) error {
 		teams, err := op.Teams(ctx)
 		if err != nil {
 			return err
@@ -64,7 +64,7 @@ func runTeamCreate(ctx context.Context, e env, args []string) error {
 		}
 		t.JobLimit = &n
 	}
-	return withOperator(ctx, e.cfg, writes, func(op *pipeline.Operator) error {
+	return withOperator(ctx, e.cfg, current, func(op *pipeline.Operator) error {
 		created, err := op.CreateTeam(ctx, t)
 		if err != nil {
 			return err

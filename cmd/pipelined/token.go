@@ -34,7 +34,7 @@ func runTokenCreate(ctx context.Context, e env, args []string) error {
 	if fs.NArg() > 0 || *user == "" {
 		return usageErrorf(e, fs, "token create needs --user and takes no arguments")
 	}
-	return withOperator(ctx, e.cfg, writes, func(op *pipeline.Operator) error {
+	return withOperator(ctx, e.cfg, current, func(op *pipeline.Operator) error {
 		t, value, err := op.IssueToken(ctx, pipeline.TokenRequest{
 			UserEmail: *user, Name: *name, Scopes: splitScopes(*scopes),
 		})
@@ -86,7 +86,7 @@ func runTokenList(ctx context.Context, e env, args []string) error {
 	if fs.NArg() > 0 || *team == "" {
 		return usageErrorf(e, fs, "token list needs --team and takes no arguments")
 	}
-	return withOperator(ctx, e.cfg, reads, func(op *pipeline.Operator) error {
+	return withOperator(ctx, e.cfg, current, func(op *pipeline.Operator) error {
 		t, err := op.TeamByRef(ctx, *team)
 		if err != nil {
 			return err
@@ -125,7 +125,7 @@ func runTokenRevoke(ctx context.Context, e env, args []string) error {
 	if !ok {
 		return usageErrorf(e, fs, "%q is not a token id", fs.Arg(0))
 	}
-	return withOperator(ctx, e.cfg, writes, func(op *pipeline.Operator) error {
+	return withOperator(ctx, e.cfg, current, func(op *pipeline.Operator) error {
 		if err := op.RevokeToken(ctx, id); err != nil {
 			return err
 		}

@@ -41,7 +41,7 @@ func runUserList(ctx context.Context, e env, args []string) error {
 	if fs.NArg() > 0 {
 		return usageErrorf(e, fs, "user list takes no arguments")
 	}
-	return withOperator(ctx, e.cfg, reads, func(op *pipeline.Operator) error {
+	return withOperator(ctx, e.cfg, current, func(op *pipeline.Operator) error {
 		var teamID *int64
 		if *team != "" {
 			t, err := op.TeamByRef(ctx, *team)
@@ -89,7 +89,7 @@ func runMember(ctx context.Context, e env, fs *flag.FlagSet, mf memberFlags, arg
 	if fs.NArg() > 0 || *mf.email == "" || *mf.team == "" || mf.role != nil && *mf.role == "" {
 		return usageErrorf(e, fs, "%s needs %s and takes no arguments", e.cmd.name, e.cmd.synopsis)
 	}
-	return withOperator(ctx, e.cfg, writes, func(op *pipeline.Operator) error {
+	return withOperator(ctx, e.cfg, current, func(op *pipeline.Operator) error {
 		team, err := op.TeamByRef(ctx, *mf.team)
 		if err != nil {
 			return err
