@@ -107,10 +107,7 @@ func write[R, T any](s *Service, ctx context.Context, c Caller, k *keyed, load f
 		// transaction's BEGIN), and judged after it, in the check order.
 		var cl claimed
 		if k != nil {
-			var err error
-			if cl, err = s.claim(ctx, tx, c, k.key); err != nil {
-				return err
-			}
+			cl = s.claim(ctx, tx, c, k.key)
 		}
 		var rec R
 		if load != nil {
@@ -120,7 +117,7 @@ func write[R, T any](s *Service, ctx context.Context, c Caller, k *keyed, load f
 			}
 		}
 		if k != nil {
-			stored, err := cl.verdict(c, k)
+			stored, err := cl.verdict(ctx, c, k)
 			if err != nil {
 				return err
 			}
@@ -145,41 +142,42 @@ func write[R, T any](s *Service, ctx context.Context, c Caller, k *keyed, load f
 	return out, nil
 }
 
-// claimed is what claiming a key found: whether it was free of other
-// requests in flight, and its record.
+// claimed is a key's claim, judged by verdict once the record is read.
 type claimed struct {
-	free bool
-	rec  *IdempotencyRecord
+	kc KeyClaim // nil for a key that is not valid
 }
 
 // claim takes a valid key for this transaction and reads its record; a
 // key that is not valid is left for verdict to refuse.
-func (s *Service) claim(ctx context.Context, tx Tx, c Caller, key string) (claimed, error) {
+func (s *Service) claim(ctx context.Context, tx Tx, c Caller, key string) claimed {
 	if !ValidIdempotencyKey(key) {
-		return claimed{}, nil
+		return claimed{}
 	}
-	free, rec, err := tx.ClaimIdempotencyKey(ctx, c.team.ID, key, s.now().Add(-IdempotencyWindow))
-	return claimed{free: free, rec: rec}, err
+	return claimed{kc: tx.ClaimIdempotencyKey(ctx, c.team.ID, key, s.now().Add(-IdempotencyWindow))}
 }
 
 // verdict judges a key by its claim: a key that is not valid is invalid; one
 // held by a request still in flight is a conflict; one that holds a result
 // of this user's same request returns that result; one of another request
 // is invalid.
-func (cl claimed) verdict(c Caller, k *keyed) ([]byte, error) {
+func (cl claimed) verdict(ctx context.Context, c Caller, k *keyed) ([]byte, error) {
 	if !ValidIdempotencyKey(k.key) {
 		return nil, Invalid(IdempotencyField, "The idempotency key must be 1 to 255 printable ASCII characters.")
 	}
-	if !cl.free {
+	free, rec, err := cl.kc.Outcome(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !free {
 		return nil, Errorf(EConflict, "A request with this idempotency key is still being processed.")
 	}
-	if cl.rec == nil {
+	if rec == nil {
 		return nil, nil
 	}
-	if cl.rec.UserID != c.user.ID || cl.rec.Request != k.request {
+	if rec.UserID != c.user.ID || rec.Request != k.request {
 		return nil, Invalid(IdempotencyField, "The idempotency key was already used for a different request.")
 	}
-	return cl.rec.Result, nil
+	return rec.Result, nil
 }
 
 // remember stores the result of a successful write under its key.

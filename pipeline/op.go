@@ -142,11 +142,8 @@ func (s *Service) Reject(ctx context.Context, op Op, r Ref, idem *Idempotency, c
 		if idem != nil {
 			// A stored result cannot match: a request that could not be
 			// read never succeeded.
-			cl, err := s.claim(ctx, tx, c, idem.Key)
-			if err != nil {
-				return err
-			}
-			if _, err := cl.verdict(c, &keyed{key: idem.Key, request: idem.Request}); err != nil {
+			cl := s.claim(ctx, tx, c, idem.Key)
+			if _, err := cl.verdict(ctx, c, &keyed{key: idem.Key, request: idem.Request}); err != nil {
 				return err
 			}
 		}

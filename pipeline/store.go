@@ -108,15 +108,26 @@ type Store interface {
 	PurgeDeliveries(ctx context.Context, before time.Time) (int64, error)
 }
 
+// KeyClaim is the outcome of claiming an idempotency key (see
+// Tx.ClaimIdempotencyKey).
+type KeyClaim interface {
+	// Outcome reports whether the key's lock was free (false: another
+	// transaction holds it now) and the record found, or nil. It sends the
+	// claim first if no statement has carried it yet.
+	Outcome(ctx context.Context) (free bool, rec *IdempotencyRecord, err error)
+}
+
 // Tx is the part of the store used inside a write transaction. Rows read
 // through it for change (jobs, candidates, ratings) stay locked until the
 // transaction ends.
 type Tx interface {
 	// ClaimIdempotencyKey takes the transaction-scoped lock of a team's key
-	// without waiting (false: another transaction holds it now) and, holding
-	// it, returns the record stored under the key and created at or after
-	// since, or nil.
-	ClaimIdempotencyKey(ctx context.Context, teamID int64, key string, since time.Time) (bool, *IdempotencyRecord, error)
+	// without waiting and, holding it, reads the record stored under the
+	// key and created at or after since. The claim comes before any
+	// statement the transaction sends after it, but a store may send it
+	// with the next one, in the same round trip: its outcome is read from
+	// the KeyClaim.
+	ClaimIdempotencyKey(ctx context.Context, teamID int64, key string, since time.Time) KeyClaim
 	// SaveIdempotencyRecord stores a record, replacing an expired one under
 	// the same team and key.
 	SaveIdempotencyRecord(ctx context.Context, r IdempotencyRecord) error

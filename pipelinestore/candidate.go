@@ -2,6 +2,7 @@ package pipelinestore
 
 import (
 	"context"
+	"database/sql"
 	"strconv"
 	"time"
 
@@ -181,6 +182,13 @@ LEFT JOIN stages AS t ON t.id = $4 AND t.job_id = c.job_id
 WHERE c.id = $1 AND c.job_id = $2 AND `+visible(3), ` FOR NO KEY UPDATE OF c`)
 )
 
+// The locking reads of a candidate claiming a key first (see
+// tx.waitingClaim).
+var (
+	qClaimCandidate        = preparedPG(claimWith(qCandidate, 3))
+	qClaimCandidateForMove = preparedPG(claimWith(qCandidateForMove, 4))
+)
+
 // Candidate returns a candidate of a job viewer can reach, with its stage
 // name and notes count, in one query.
 func (db *DB) Candidate(ctx context.Context, viewer, jobID, id int64) (pipeline.Candidate, error) {
@@ -202,19 +210,46 @@ func selectCandidate(ctx context.Context, run runner, query string, viewer, jobI
 // that writer left it, and the stage name and notes count come from that
 // row (its stage id, its notes_count column), so they are current too.
 func (t *tx) CandidateForUpdate(ctx context.Context, viewer, jobID, id int64) (pipeline.Candidate, error) {
-	return selectCandidate(ctx, t.run, t.lock(qCandidate), viewer, jobID, id)
+	kc := t.waitingClaim()
+	if kc == nil {
+		return selectCandidate(ctx, t.run, t.lock(qCandidate), viewer, jobID, id)
+	}
+	var r struct {
+		claimedRow
+		candidateRow
+	}
+	err := t.run.get(ctx, qClaimCandidate, append(args(id, jobID, viewer), kc.args...), &r)
+	kc.settle(r.claimedRow, err)
+	if err == nil && r.ID == 0 {
+		err = sql.ErrNoRows
+	}
+	if err != nil {
+		return pipeline.Candidate{}, formatError(err, "Candidate")
+	}
+	return r.candidateRow.toCandidate(), nil
 }
 
 // CandidateForMove is CandidateForUpdate that also returns the stage of
 // the candidate's job with id stageID, or nil, in the same statement.
 func (t *tx) CandidateForMove(ctx context.Context, viewer, jobID, id, stageID int64) (pipeline.Candidate, *pipeline.Stage, error) {
 	var r struct {
+		claimedRow
 		candidateRow
 		TargetID       *int64  `bun:"target_id"`
 		TargetName     *string `bun:"target_name"`
 		TargetPosition *int    `bun:"target_position"`
 	}
-	if err := t.run.get(ctx, t.lock(qCandidateForMove), args(id, jobID, viewer, stageID), &r); err != nil {
+	var err error
+	if kc := t.waitingClaim(); kc != nil {
+		err = t.run.get(ctx, qClaimCandidateForMove, append(args(id, jobID, viewer, stageID), kc.args...), &r)
+		kc.settle(r.claimedRow, err)
+		if err == nil && r.ID == 0 {
+			err = sql.ErrNoRows
+		}
+	} else {
+		err = t.run.get(ctx, t.lock(qCandidateForMove), args(id, jobID, viewer, stageID), &r)
+	}
+	if err != nil {
 		return pipeline.Candidate{}, nil, formatError(err, "Candidate")
 	}
 	var st *pipeline.Stage

@@ -4,7 +4,10 @@ import (
 	"context"
 	"database/sql/driver"
 	"net"
+	"strconv"
+	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/uptrace/bun/driver/pgdriver"
 )
@@ -81,15 +84,19 @@ func (c lazyConnector) Connect(ctx context.Context) (driver.Conn, error) {
 }
 
 // lazyConn is a driver connection whose transactions send their BEGIN with
-// their first statement when that one is a simple query ("BEGIN; SELECT
-// ..."): a round trip less for every transaction that opens that way (see
-// runner.opening). Before a prepared statement the BEGIN goes on its own,
-// so that no statement of a transaction ever runs outside it. database/sql
+// their first statement, in one simple query ("BEGIN; SELECT ..."): a
+// round trip less for every transaction. A first statement that is
+// prepared goes as "BEGIN; EXECUTE name(...)" of the same query prepared in
+// SQL on the connection (see execute), or else after a BEGIN of its own, so
+// that no statement of a transaction ever runs outside it. database/sql
 // uses a connection from one goroutine at a time.
 type lazyConn struct {
 	*pgdriver.Conn
 	begin bool          // a BEGIN waits to be sent
 	trips *atomic.Int64 // round trips to the server, each a message and its answer
+	// named are the statements prepared in SQL (PREPARE) on the
+	// connection, by query: their names, or "" for one that could not be.
+	named map[string]string
 }
 
 var (
@@ -159,7 +166,55 @@ func (c *lazyConn) PrepareContext(ctx context.Context, query string) (driver.Stm
 	if err != nil {
 		return nil, err
 	}
-	return lazyStmt{Stmt: s, c: c}, nil
+	return lazyStmt{Stmt: s, c: c, query: query}, nil
+}
+
+// maxNamed bounds the statements a connection prepares in SQL: the store's
+// own are a few dozen, and a statement made up for one transaction must not
+// make the server keep one more for the life of the connection.
+const maxNamed = 128
+
+// execute returns the simple query that runs a prepared query with args
+// by name, "EXECUTE name(...)", so that a waiting BEGIN can go with it
+// while its plan stays cached. The statement is prepared in SQL on the
+// connection at its first use there, in a round trip of its own. ok is
+// false when the query cannot go that way: it could not be prepared so, or
+// an argument is of a type whose text form the driver writes for another
+// (bytes as bytea), which the driver's own binding avoids.
+func (c *lazyConn) execute(ctx context.Context, query string, args []driver.NamedValue) (text string, ok bool) {
+	for _, a := range args {
+		switch a.Value.(type) {
+		case nil, int64, bool, string, time.Time:
+		default:
+			return "", false
+		}
+	}
+	name, known := c.named[query]
+	if !known {
+		if len(c.named) >= maxNamed {
+			return "", false
+		}
+		if c.named == nil {
+			c.named = map[string]string{}
+		}
+		name = "pipeline_" + strconv.Itoa(len(c.named)+1)
+		c.trips.Add(1)
+		if _, err := c.Conn.ExecContext(ctx, "PREPARE "+name+" AS "+query, nil); err != nil {
+			name = ""
+		}
+		c.named[query] = name
+	}
+	if name == "" {
+		return "", false
+	}
+	if len(args) == 0 {
+		return "EXECUTE " + name, true
+	}
+	params := make([]string, len(args))
+	for i := range args {
+		params[i] = "$" + strconv.Itoa(i+1) // the driver writes the argument's text here
+	}
+	return "EXECUTE " + name + "(" + strings.Join(params, ", ") + ")", true
 }
 
 // ResetSession runs before the connection is handed out again, when no
@@ -190,7 +245,8 @@ func (t lazyTx) end(command string) error {
 // first.
 type lazyStmt struct {
 	driver.Stmt
-	c *lazyConn
+	c     *lazyConn
+	query string
 }
 
 var (
@@ -199,6 +255,11 @@ var (
 )
 
 func (s lazyStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	if s.c.begin {
+		if text, ok := s.c.execute(ctx, s.query, args); ok {
+			return s.c.ExecContext(ctx, text, args)
+		}
+	}
 	if err := s.c.sendBegin(ctx); err != nil {
 		return nil, err
 	}
@@ -207,6 +268,11 @@ func (s lazyStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (dr
 }
 
 func (s lazyStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	if s.c.begin {
+		if text, ok := s.c.execute(ctx, s.query, args); ok {
+			return s.c.QueryContext(ctx, text, args)
+		}
+	}
 	if err := s.c.sendBegin(ctx); err != nil {
 		return nil, err
 	}

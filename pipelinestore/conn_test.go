@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -28,17 +29,18 @@ func TestDB_LazyBegin(t *testing.T) {
 			var first, second int64
 			before := pipelinestore.RoundTrips(db)
 			require.NoError(t, db.Write(ctx, func(tx pipeline.Tx) error {
-				if err := pipelinestore.TxGet(ctx, tx, opening, xid, &first); err != nil {
+				if err := pipelinestore.TxGet(ctx, tx, opening, xid, nil, &first); err != nil {
 					return err
 				}
-				return pipelinestore.TxGet(ctx, tx, false, xid, &second)
+				return pipelinestore.TxGet(ctx, tx, false, xid, nil, &second)
 			}))
 			assert.Equal(t, first, second, "one transaction")
 			// A statement outside the store's registry is prepared for
 			// its transaction: a round trip to prepare, one to run. The
-			// opening one carries BEGIN; before a prepared one BEGIN
-			// goes alone.
-			want := map[bool]int64{true: 1 + 2 + 1, false: 1 + 2 + 2 + 1}[opening]
+			// opening one carries BEGIN; a prepared one first is
+			// prepared in SQL on the connection too (a round trip), then
+			// run as BEGIN with EXECUTE.
+			want := map[bool]int64{true: 1 + 2 + 1, false: 1 + 1 + 1 + 2 + 1}[opening]
 			assert.Equal(t, want, pipelinestore.RoundTrips(db)-before, "round trips")
 		})
 	}
@@ -50,26 +52,63 @@ func TestDB_LazyBegin(t *testing.T) {
 		assert.Zero(t, pipelinestore.RoundTrips(db)-before, "no BEGIN, COMMIT or ROLLBACK")
 		var x, y int64
 		require.NoError(t, db.Write(ctx, func(tx pipeline.Tx) error {
-			if err := pipelinestore.TxGet(ctx, tx, true, xid, &x); err != nil {
+			if err := pipelinestore.TxGet(ctx, tx, true, xid, nil, &x); err != nil {
 				return err
 			}
-			return pipelinestore.TxGet(ctx, tx, true, xid, &y)
+			return pipelinestore.TxGet(ctx, tx, true, xid, nil, &y)
 		}), "the connections are as good as before")
 		assert.Equal(t, x, y)
 	})
 	t.Run("a failed opening statement rolls back", func(t *testing.T) {
 		err := db.Write(ctx, func(tx pipeline.Tx) error {
 			var n int64
-			return pipelinestore.TxGet(ctx, tx, true, "SELECT 1/0", &n)
+			return pipelinestore.TxGet(ctx, tx, true, "SELECT 1/0", nil, &n)
 		})
 		require.Error(t, err)
 		var x, y int64
 		require.NoError(t, db.Write(ctx, func(tx pipeline.Tx) error {
-			if err := pipelinestore.TxGet(ctx, tx, true, xid, &x); err != nil {
+			if err := pipelinestore.TxGet(ctx, tx, true, xid, nil, &x); err != nil {
 				return err
 			}
-			return pipelinestore.TxGet(ctx, tx, false, xid, &y)
+			return pipelinestore.TxGet(ctx, tx, false, xid, nil, &y)
 		}))
 		assert.Equal(t, x, y)
 	})
+}
+
+// TestDB_LazyBegin_Execute: a transaction's first statement, when
+// prepared, goes with BEGIN as an EXECUTE of it; its arguments reach it as
+// the driver's binding would pass them: through EXECUTE for the types whose
+// text the driver writes as theirs, bound as before for bytes.
+func TestDB_LazyBegin_Execute(t *testing.T) {
+	db := storetest.OpenPostgres(t)
+	ctx := context.Background()
+	const xid = "SELECT txid_current()"
+	at := time.Date(2026, 11, 26, 8, 30, 1, 123456000, time.UTC)
+	const text = `O'Brien \ Zoë $1 '' --`
+	for name, c := range map[string]struct {
+		query string
+		args  []any
+		want  string
+	}{
+		"numbers, text, booleans, times and NULL": {
+			`SELECT concat_ws('|', $1::bigint, $2::text, $3::boolean, $4::timestamptz AT TIME ZONE 'UTC', $5::text IS NULL)`,
+			[]any{int64(-42), text, true, at, nil},
+			"-42|" + text + "|t|2026-11-26 08:30:01.123456|t",
+		},
+		"bytes": {`SELECT encode($1::bytea, 'escape')`, []any{[]byte("a'b")}, "a'b"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var got string
+			var first, second int64
+			require.NoError(t, db.Write(ctx, func(tx pipeline.Tx) error {
+				if err := pipelinestore.TxGet(ctx, tx, false, `SELECT txid_current(), (`+c.query+`)`, c.args, &first, &got); err != nil {
+					return err
+				}
+				return pipelinestore.TxGet(ctx, tx, false, xid, nil, &second)
+			}))
+			assert.Equal(t, c.want, got)
+			assert.Equal(t, first, second, "one transaction")
+		})
+	}
 }

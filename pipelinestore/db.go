@@ -90,7 +90,9 @@ func WithMaxConns(n int) Option { return func(o *options) { o.maxConns = n } }
 // DSN still names the dialect. The store leaves the pool's settings alone
 // and does not close it. On SQLite the one pool serves reads and writes, and
 // should hold a single connection (SetMaxOpenConns(1)) so that writers
-// queue rather than fail with "database is locked".
+// queue rather than fail with "database is locked". On PostgreSQL, give
+// its connections plan_cache_mode=force_generic_plan (a DSN parameter), as
+// Open does, or PostgreSQL may plan the lists anew on every execution.
 func WithSQLDB(db *sql.DB) Option { return func(o *options) { o.sqlDB = db } }
 
 // WithStatementTimeout bounds how long the database itself works on, or
@@ -156,11 +158,9 @@ func openPostgres(ctx context.Context, dsn string, o options) (*DB, error) {
 	sqldb, migrateDSN := o.sqlDB, ""
 	var trips atomic.Int64
 	if sqldb == nil {
-		if o.statementTimeout > 0 {
-			var err error
-			if migrateDSN, dsn, err = withStatementTimeout(dsn, o.statementTimeout); err != nil {
-				return nil, err
-			}
+		var err error
+		if migrateDSN, dsn, err = poolDSN(dsn, o.statementTimeout); err != nil {
+			return nil, err
 		}
 		connector, err := pgConnector(dsn)
 		if err != nil {
@@ -184,29 +184,43 @@ func openPostgres(ctx context.Context, dsn string, o options) (*DB, error) {
 	return &DB{w: p, r: p, dialect: DialectPostgres, schema: schema, owned: o.sqlDB == nil, migrateDSN: migrateDSN, trips: &trips}, nil
 }
 
-// withStatementTimeout returns dsn as given and dsn with the run-time
-// parameters of a statement timeout d added, unless it sets them itself.
-// The driver sets the parameters it does not know on every connection.
-func withStatementTimeout(dsn string, d time.Duration) (plain, timed string, err error) {
+// poolDSN returns the DSN for migrations (dsn as given when there is a
+// statement timeout, else "": the pool serves them) and the DSN of the
+// pool: dsn with the run-time parameters below added, unless it sets them
+// itself. The driver sets the parameters it does not know on every
+// connection.
+func poolDSN(dsn string, timeout time.Duration) (migrations, pool string, err error) {
 	u, err := url.Parse(dsn)
 	if err != nil {
 		return "", "", fmt.Errorf("pipelinestore: invalid PostgreSQL DSN: %w", err)
 	}
 	q := u.Query()
-	// A transaction idles only while Go runs between its statements; the
-	// idle timeout ends one whose client vanished (its process stuck, its
-	// network cut) and left locks held, with a floor that a pause of the
-	// process does not reach.
-	for param, limit := range map[string]time.Duration{
-		"statement_timeout":                   d,
-		"idle_in_transaction_session_timeout": max(d, time.Second),
-	} {
+	// The prepared statements are built to walk an index whatever their
+	// arguments (TestStore_ListPlans checks their generic plans); left to
+	// choose, PostgreSQL may plan a list anew on every execution instead,
+	// which costs more than running it.
+	params := map[string]string{"plan_cache_mode": "force_generic_plan"}
+	if timeout > 0 {
+		migrations = dsn
+		// A transaction idles only while Go runs between its statements;
+		// the idle timeout ends one whose client vanished (its process
+		// stuck, its network cut) and left locks held, with a floor that a
+		// pause of the process does not reach.
+		params["statement_timeout"] = milliseconds(timeout)
+		params["idle_in_transaction_session_timeout"] = milliseconds(max(timeout, time.Second))
+	}
+	for param, value := range params {
 		if !q.Has(param) {
-			q.Set(param, strconv.FormatInt(max(limit.Milliseconds(), 1), 10))
+			q.Set(param, value)
 		}
 	}
 	u.RawQuery = q.Encode()
-	return dsn, u.String(), nil
+	return migrations, u.String(), nil
+}
+
+// milliseconds is d as a run-time parameter's value, at least 1.
+func milliseconds(d time.Duration) string {
+	return strconv.FormatInt(max(d.Milliseconds(), 1), 10)
 }
 
 // pgConnector builds the driver's connector, turning its panic on a
@@ -373,6 +387,8 @@ type tx struct {
 	// pending are the messages of the entries logged, to enqueue before
 	// the commit.
 	pending []pipeline.Message
+	// claim is a key's claim waiting in the batch to be sent (PostgreSQL).
+	claim *keyClaim
 }
 
 var _ pipeline.Tx = (*tx)(nil)

@@ -116,13 +116,13 @@ func Query(ctx context.Context, db *DB, query string, dest ...any) error {
 // when Open made the pool.
 func RoundTrips(db *DB) int64 { return db.trips.Load() }
 
-// TxGet runs query in the transaction of a Write and scans its row into
-// dest: as the transaction's opening statement when opening (see
+// TxGet runs query with args in the transaction of a Write and scans its
+// row into dest: as the transaction's opening statement when opening (see
 // runner.opening), else as a prepared statement.
-func TxGet(ctx context.Context, t pipeline.Tx, opening bool, query string, dest ...any) error {
+func TxGet(ctx context.Context, t pipeline.Tx, opening bool, query string, args []any, dest ...any) error {
 	run := t.(*tx).run
 	if opening {
 		run = run.opening()
 	}
-	return run.get(ctx, query, nil, dest...)
+	return run.get(ctx, query, args, dest...)
 }

@@ -1,11 +1,13 @@
 package pipelinestore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"hash/fnv"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -28,36 +30,122 @@ ON CONFLICT (team_id, key) DO UPDATE SET user_id = EXCLUDED.user_id, request = E
 // holding it, reads the key's record created at or after since. On
 // PostgreSQL the lock is an advisory lock on a 64-bit hash of the schema,
 // team and key, tried without waiting, so that a second request with a key
-// still in flight is told at once; lock and read are one round trip (the
-// function pipeline_claim_key). On SQLite write transactions are already
+// still in flight is told at once; lock and read are one statement (the
+// function pipeline_claim_key), which waits to be sent with the
+// transaction's next one: in the same statement as a candidate's locking
+// read (see claimWith), else just before it in the same round trip as the
+// transaction's BEGIN. On SQLite write transactions are already
 // serialized, so the lock is always free.
-func (t *tx) ClaimIdempotencyKey(ctx context.Context, teamID int64, key string, since time.Time) (bool, *pipeline.IdempotencyRecord, error) {
-	var r struct {
-		Locked    bool       `bun:"locked"`
-		UserID    *int64     `bun:"user_id"`
-		Request   *string    `bun:"request"`
-		Result    []byte     `bun:"result"`
-		CreatedAt *time.Time `bun:"created_at"`
-	}
-	var err error
-	if t.pg {
-		// The claim opens its transaction (pipeline's write).
-		err = t.run.opening().get(ctx, qClaimKey, args(idempotencyLockID(t.schema, teamID, key), teamID, key, ts(since)), &r)
-	} else {
-		err = t.run.get(ctx, qIdempotencyRecord, args(teamID, key, ts(since)), &r)
+func (t *tx) ClaimIdempotencyKey(ctx context.Context, teamID int64, key string, since time.Time) pipeline.KeyClaim {
+	kc := &keyClaim{t: t, teamID: teamID, key: key}
+	if !t.pg {
+		err := t.run.get(ctx, qIdempotencyRecord, args(teamID, key, ts(since)), &kc.row)
 		if errors.Is(err, sql.ErrNoRows) {
-			return true, nil, nil
+			kc.row, err = claimRow{Locked: true}, nil
+		}
+		kc.done, kc.err = true, err
+		return kc
+	}
+	scan := func(ctx context.Context, rows *sql.Rows) error {
+		defer rows.Close()
+		if !rows.Next() {
+			return cmp.Or(rows.Err(), sql.ErrNoRows)
+		}
+		if err := t.run.p.bun.ScanRow(ctx, rows, &kc.row); err != nil {
+			return err
+		}
+		kc.done = true
+		return rows.Close()
+	}
+	kc.args = args(idempotencyLockID(t.schema, teamID, key), teamID, key, ts(since))
+	if kc.err = t.run.deferredReturning(ctx, qClaimKey, scan, kc.args...); kc.err == nil {
+		t.claim = kc
+	}
+	return kc
+}
+
+// keyClaim is a claim of an idempotency key, sent or waiting to be.
+type keyClaim struct {
+	t      *tx
+	teamID int64
+	key    string
+	args   []any // of qClaimKey
+	row    claimRow
+	done   bool // row holds the outcome
+	err    error
+}
+
+// claimRow is what pipeline_claim_key returns.
+type claimRow struct {
+	Locked    bool       `bun:"locked"`
+	UserID    *int64     `bun:"user_id"`
+	Request   *string    `bun:"request"`
+	Result    []byte     `bun:"result"`
+	CreatedAt *time.Time `bun:"created_at"`
+}
+
+// Outcome sends the claim if it still waits, and returns what it found.
+func (kc *keyClaim) Outcome(ctx context.Context) (bool, *pipeline.IdempotencyRecord, error) {
+	if kc.err == nil && !kc.done {
+		kc.err = kc.t.run.flush(ctx)
+		if kc.err == nil && !kc.done {
+			kc.err = sql.ErrNoRows
 		}
 	}
-	if err != nil {
-		return false, nil, formatError(err, "Idempotency key")
+	if kc.err != nil {
+		return false, nil, formatError(kc.err, "Idempotency key")
 	}
+	r := kc.row
 	if !r.Locked || r.UserID == nil {
 		return r.Locked, nil, nil
 	}
 	return true, &pipeline.IdempotencyRecord{
-		TeamID: teamID, Key: key, UserID: *r.UserID, Request: *r.Request, Result: r.Result, CreatedAt: r.CreatedAt.UTC(),
+		TeamID: kc.teamID, Key: kc.key, UserID: *r.UserID, Request: *r.Request, Result: r.Result, CreatedAt: r.CreatedAt.UTC(),
 	}, nil
+}
+
+// waitingClaim takes out of the transaction's batch a claim that waits to
+// be sent with the next statement and nothing else, for that statement to
+// make it: the caller then sends qClaimKey's arguments after its own, in a
+// query that claims first (see claimWith), and scans its row into the
+// claim's. It returns nil when no claim waits.
+func (t *tx) waitingClaim() *keyClaim {
+	kc := t.claim
+	if kc == nil || kc.done || kc.err != nil || len(t.run.later.stmts) != 1 {
+		return nil
+	}
+	t.claim = nil
+	t.run.later.stmts, t.run.later.args, t.run.later.scan = nil, nil, nil
+	return kc
+}
+
+// claimWith is a locking read that first claims a key: qClaimKey's
+// columns as claimedRow's, then read's, NULL when read finds no row.
+// read's parameters come first, then qClaimKey's; its condition is the
+// last clause before its lock's. The read refers to the claim's row (an
+// always true condition), so it runs after the claim, as the inner side of
+// a nested loop: the key is claimed before the row is locked, as when the
+// two go one after the other.
+func claimWith(read lockable, params int) string {
+	n := strconv.Itoa
+	return `SELECT k.locked AS claim_locked, k.user_id AS claim_user_id, k.request AS claim_request,
+	k.result AS claim_result, k.created_at AS claim_created_at, r.*
+FROM pipeline_claim_key($` + n(params+1) + `, $` + n(params+2) + `, $` + n(params+3) + `, $` + n(params+4) + `) AS k
+LEFT JOIN LATERAL (` + read.plain + ` AND k.locked IS NOT NULL` + strings.TrimPrefix(read.locked, read.plain) + `) AS r ON true`
+}
+
+// claimedRow is claimRow as claimWith names its columns.
+type claimedRow struct {
+	Locked    bool       `bun:"claim_locked"`
+	UserID    *int64     `bun:"claim_user_id"`
+	Request   *string    `bun:"claim_request"`
+	Result    []byte     `bun:"claim_result"`
+	CreatedAt *time.Time `bun:"claim_created_at"`
+}
+
+// settle records what the statement that made the claim found.
+func (kc *keyClaim) settle(r claimedRow, err error) {
+	kc.row, kc.done, kc.err = claimRow(r), err == nil, err
 }
 
 // idempotencyLockID hashes schema, team and key into the advisory lock

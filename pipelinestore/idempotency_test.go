@@ -27,7 +27,7 @@ func TestStore_Idempotency(t *testing.T) {
 			t.Helper()
 			var rec *pipeline.IdempotencyRecord
 			write(func(tx pipeline.Tx) error {
-				ok, r, err := tx.ClaimIdempotencyKey(ctx, team, key, since)
+				ok, r, err := tx.ClaimIdempotencyKey(ctx, team, key, since).Outcome(ctx)
 				assert.True(t, ok, "the key is free")
 				rec = r
 				return err
@@ -83,7 +83,7 @@ func TestStore_ClaimIdempotencyKey(t *testing.T) {
 			var ok bool
 			require.NoError(t, db.Write(ctx, func(tx pipeline.Tx) error {
 				var err error
-				ok, _, err = tx.ClaimIdempotencyKey(ctx, team, key, time.Time{})
+				ok, _, err = tx.ClaimIdempotencyKey(ctx, team, key, time.Time{}).Outcome(ctx)
 				return err
 			}))
 			return ok
@@ -102,7 +102,7 @@ func TestStore_ClaimIdempotencyKey(t *testing.T) {
 		require.Equal(t, acme, otherTeam)
 		go func() {
 			done <- db.Write(ctx, func(tx pipeline.Tx) error {
-				ok, _, err := tx.ClaimIdempotencyKey(ctx, acme, "k", time.Time{})
+				ok, _, err := tx.ClaimIdempotencyKey(ctx, acme, "k", time.Time{}).Outcome(ctx)
 				if err != nil || !ok {
 					close(held)
 					return err
@@ -117,7 +117,7 @@ func TestStore_ClaimIdempotencyKey(t *testing.T) {
 		assert.True(t, lock(acme, "other key"))
 		assert.True(t, lock(f.Res.Teams["globex"], "k"), "keys are per team")
 		require.NoError(t, other.Write(ctx, func(tx pipeline.Tx) error {
-			ok, _, err := tx.ClaimIdempotencyKey(ctx, otherTeam, "k", time.Time{})
+			ok, _, err := tx.ClaimIdempotencyKey(ctx, otherTeam, "k", time.Time{}).Outcome(ctx)
 			assert.True(t, ok, "keys are per schema")
 			return err
 		}))

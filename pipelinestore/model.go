@@ -303,6 +303,9 @@ func (d date) Value() (driver.Value, error) {
 func (d *date) Scan(src any) error {
 	var s string
 	switch v := src.(type) {
+	case nil: // a row an outer join did not find
+		*d = date{}
+		return nil
 	case time.Time:
 		*d = date(pipeline.Date(v))
 		return nil

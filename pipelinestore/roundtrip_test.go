@@ -60,11 +60,11 @@ func TestStore_RoundTrips(t *testing.T) {
 				_, err := f.Svc.Candidate(ctx, job, f.Res.Candidates["ada"])
 				return err
 			},
-			// BEGIN, candidate with its new stage, key lock and record,
-			// update, activity with the webhooks that select it, key
-			// record (on PostgreSQL these three in one round trip),
-			// COMMIT. A team with webhooks adds River's insert of the
-			// messages.
+			// BEGIN, key lock and record, candidate with its new stage
+			// (on PostgreSQL these two in one statement), update,
+			// activity with the webhooks that select it, key record (on
+			// PostgreSQL these three in one round trip), COMMIT. A team
+			// with webhooks adds River's insert of the messages.
 			"MoveCandidate keyed": func(ctx context.Context) error {
 				_, err := f.Svc.MoveCandidate(ctx, job, f.Res.Candidates["ada"], move)
 				return err
@@ -76,7 +76,7 @@ func TestStore_RoundTrips(t *testing.T) {
 			},
 		}
 		want := map[string]int64{"Me": 0, "ListJobs": 1, "Job": 1, "Stages": 1, "ListCandidates": 1, "Candidate": 1,
-			"MoveCandidate keyed": 5, "AddNote": 5}
+			"MoveCandidate keyed": 4, "AddNote": 5}
 		if db.Dialect() == pipelinestore.DialectSQLite {
 			// No batching: the database is in the process. The webhooks
 			// that select an entry are a query of their own.
@@ -99,9 +99,9 @@ func TestStore_RoundTrips(t *testing.T) {
 
 // TestStore_RoundTrips_PostgreSQL pins the round trips of the writes on
 // PostgreSQL, which the statements above travel in: a transaction's BEGIN
-// goes with its first statement when that is the claim of a key, else on
-// its own; the writes go in one batch (a note's after its insert, whose id
-// its activity entry names); COMMIT on its own.
+// goes with its first statement, the record's locking read, which also
+// claims the key of a keyed write; the writes go in one batch (a note's
+// after its insert, whose id its activity entry names); COMMIT on its own.
 func TestStore_RoundTrips_PostgreSQL(t *testing.T) {
 	db := storetest.OpenPostgres(t)
 	f := seeded(t, db)
@@ -133,7 +133,7 @@ func TestStore_RoundTrips_PostgreSQL(t *testing.T) {
 			return err
 		},
 	}
-	want := map[string]int64{"MoveCandidate keyed": 4, "MoveCandidate": 4, "AddNote": 5, "Candidate": 1}
+	want := map[string]int64{"MoveCandidate keyed": 3, "MoveCandidate": 3, "AddNote": 4, "Candidate": 1}
 	for name, op := range ops {
 		require.NoError(t, op(), name) // prepares its statements on the connection
 		before := pipelinestore.RoundTrips(db)

@@ -55,6 +55,9 @@ func runBaseline(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("baseline: %w", err)
 	}
 	cfg.MinConns, cfg.MaxConns = baselinePoolSize, baselinePoolSize
+	// pgx's statement cache prepares every query; like ours, they run their
+	// generic plans rather than being planned again on some connections.
+	cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("baseline: %w", err)
