@@ -102,9 +102,9 @@ func keyOf(op Op, r Ref, input any, idem **Idempotency) (*keyed, error) {
 func write[R, T any](s *Service, ctx context.Context, c Caller, k *keyed, load func(Tx) (R, error), act func(Tx, R) (T, error)) (Result[T], error) {
 	var out Result[T]
 	err := s.store.Write(ctx, func(tx Tx) error {
-		// The key is claimed before the record is read, as the
-		// transaction's first statement (a store may send it with the
-		// transaction's BEGIN), and judged after it, in the check order.
+		// The key is claimed before the record is read (a store may
+		// send the claim with the read, even in one statement), and
+		// judged after it, in the check order.
 		var cl claimed
 		if k != nil {
 			cl = s.claim(ctx, tx, c, k.key)

@@ -99,6 +99,68 @@ type lazyConn struct {
 	named map[string]string
 }
 
+// sqlName returns the name of query prepared in SQL on the connection,
+// sending the PREPARE at the query's first use there. It is "" when the
+// query cannot be: the connection keeps maxNamed already, or the PREPARE
+// failed (err; inside a transaction that failure ends it).
+func (c *lazyConn) sqlName(ctx context.Context, query string) (string, error) {
+	if name, known := c.named[query]; known {
+		return name, nil
+	}
+	if len(c.named) >= maxNamed {
+		return "", nil
+	}
+	if c.named == nil {
+		c.named = map[string]string{}
+	}
+	name := "pipeline_" + strconv.Itoa(len(c.named)+1)
+	c.trips.Add(1)
+	if _, err := c.Conn.ExecContext(ctx, "PREPARE "+name+" AS "+query, nil); err != nil {
+		c.named[query] = ""
+		return "", err
+	}
+	c.named[query] = name
+	return name, nil
+}
+
+// executeText runs the statement prepared as name with n arguments, the
+// driver's $first and those after it.
+func executeText(name string, first, n int) string {
+	if n == 0 {
+		return "EXECUTE " + name
+	}
+	params := make([]string, n)
+	for i := range params {
+		params[i] = "$" + strconv.Itoa(first+i) // the driver writes the argument's text here
+	}
+	return "EXECUTE " + name + "(" + strings.Join(params, ", ") + ")"
+}
+
+// batchText is query, or, when ctx carries the batch that query is the
+// text of (runner.flush), the batch's statements as EXECUTEs of them
+// prepared in SQL, each planned once per connection rather than at every
+// run. The driver writes the arguments into either text alike.
+func (c *lazyConn) batchText(ctx context.Context, query string) (string, error) {
+	b, ok := ctx.Value(batchKey{}).(*batch)
+	if !ok {
+		return query, nil
+	}
+	parts := make([]string, len(b.stmts))
+	first := 1
+	for i, q := range b.stmts {
+		name, err := c.sqlName(ctx, q)
+		if err != nil && !c.begin {
+			return "", err // which aborted the transaction
+		}
+		if name == "" {
+			return query, nil
+		}
+		parts[i] = executeText(name, first, b.nargs[i])
+		first += b.nargs[i]
+	}
+	return strings.Join(parts, ";\n"), nil
+}
+
 var (
 	_ driver.ConnBeginTx        = (*lazyConn)(nil)
 	_ driver.ExecerContext      = (*lazyConn)(nil)
@@ -147,11 +209,19 @@ func (c *lazyConn) opening(query string) string {
 }
 
 func (c *lazyConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	query, err := c.batchText(ctx, query)
+	if err != nil {
+		return nil, err
+	}
 	c.trips.Add(1)
 	return c.Conn.ExecContext(ctx, c.opening(query), args)
 }
 
 func (c *lazyConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	query, err := c.batchText(ctx, query)
+	if err != nil {
+		return nil, err
+	}
 	c.trips.Add(1)
 	return c.Conn.QueryContext(ctx, c.opening(query), args)
 }
@@ -176,11 +246,10 @@ const maxNamed = 128
 
 // execute returns the simple query that runs a prepared query with args
 // by name, "EXECUTE name(...)", so that a waiting BEGIN can go with it
-// while its plan stays cached. The statement is prepared in SQL on the
-// connection at its first use there, in a round trip of its own. ok is
-// false when the query cannot go that way: it could not be prepared so, or
-// an argument is of a type whose text form the driver writes for another
-// (bytes as bytea), which the driver's own binding avoids.
+// while its plan stays cached (see sqlName). ok is false when the query
+// cannot go that way: it could not be prepared so, or an argument is of a
+// type whose text form the driver writes for another (bytes as bytea),
+// which the driver's own binding avoids.
 func (c *lazyConn) execute(ctx context.Context, query string, args []driver.NamedValue) (text string, ok bool) {
 	for _, a := range args {
 		switch a.Value.(type) {
@@ -189,32 +258,12 @@ func (c *lazyConn) execute(ctx context.Context, query string, args []driver.Name
 			return "", false
 		}
 	}
-	name, known := c.named[query]
-	if !known {
-		if len(c.named) >= maxNamed {
-			return "", false
-		}
-		if c.named == nil {
-			c.named = map[string]string{}
-		}
-		name = "pipeline_" + strconv.Itoa(len(c.named)+1)
-		c.trips.Add(1)
-		if _, err := c.Conn.ExecContext(ctx, "PREPARE "+name+" AS "+query, nil); err != nil {
-			name = ""
-		}
-		c.named[query] = name
-	}
+	// No transaction has begun: a failed PREPARE costs nothing more.
+	name, _ := c.sqlName(ctx, query)
 	if name == "" {
 		return "", false
 	}
-	if len(args) == 0 {
-		return "EXECUTE " + name, true
-	}
-	params := make([]string, len(args))
-	for i := range args {
-		params[i] = "$" + strconv.Itoa(i+1) // the driver writes the argument's text here
-	}
-	return "EXECUTE " + name + "(" + strings.Join(params, ", ") + ")", true
+	return executeText(name, 1, len(args)), true
 }
 
 // ResetSession runs before the connection is handed out again, when no

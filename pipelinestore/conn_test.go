@@ -15,32 +15,32 @@ import (
 )
 
 // TestDB_LazyBegin: on PostgreSQL a transaction's BEGIN waits for its first
-// statement and, when that is its opening one, goes with it in one round
-// trip; every statement of the transaction runs inside it either way, and
-// a transaction that sent nothing ends cleanly.
+// statement and goes with it in one round trip; every statement of the
+// transaction runs inside it, and a transaction that sent nothing ends
+// cleanly.
 func TestDB_LazyBegin(t *testing.T) {
 	db := storetest.OpenPostgres(t)
 	ctx := context.Background()
 	const xid = "SELECT txid_current()"
 	// The first Write prepares the store's statements on the pool.
 	require.NoError(t, db.Write(ctx, func(pipeline.Tx) error { return nil }))
-	for name, opening := range map[string]bool{"opening statement first": true, "prepared statement first": false} {
+	for name, simple := range map[string]bool{"plain SQL first": true, "prepared statement first": false} {
 		t.Run(name, func(t *testing.T) {
 			var first, second int64
 			before := pipelinestore.RoundTrips(db)
 			require.NoError(t, db.Write(ctx, func(tx pipeline.Tx) error {
-				if err := pipelinestore.TxGet(ctx, tx, opening, xid, nil, &first); err != nil {
+				if err := pipelinestore.TxGet(ctx, tx, simple, xid, nil, &first); err != nil {
 					return err
 				}
 				return pipelinestore.TxGet(ctx, tx, false, xid, nil, &second)
 			}))
 			assert.Equal(t, first, second, "one transaction")
 			// A statement outside the store's registry is prepared for
-			// its transaction: a round trip to prepare, one to run. The
-			// opening one carries BEGIN; a prepared one first is
-			// prepared in SQL on the connection too (a round trip), then
-			// run as BEGIN with EXECUTE.
-			want := map[bool]int64{true: 1 + 2 + 1, false: 1 + 1 + 1 + 2 + 1}[opening]
+			// its transaction: a round trip to prepare, one to run. Plain
+			// SQL carries BEGIN; a prepared statement first is prepared
+			// in SQL on the connection too (a round trip), then run as
+			// BEGIN with EXECUTE.
+			want := map[bool]int64{true: 1 + 2 + 1, false: 1 + 1 + 1 + 2 + 1}[simple]
 			assert.Equal(t, want, pipelinestore.RoundTrips(db)-before, "round trips")
 		})
 	}
@@ -59,7 +59,7 @@ func TestDB_LazyBegin(t *testing.T) {
 		}), "the connections are as good as before")
 		assert.Equal(t, x, y)
 	})
-	t.Run("a failed opening statement rolls back", func(t *testing.T) {
+	t.Run("a failed first statement rolls back", func(t *testing.T) {
 		err := db.Write(ctx, func(tx pipeline.Tx) error {
 			var n int64
 			return pipelinestore.TxGet(ctx, tx, true, "SELECT 1/0", nil, &n)
@@ -110,5 +110,41 @@ func TestDB_LazyBegin_Execute(t *testing.T) {
 			assert.Equal(t, c.want, got)
 			assert.Equal(t, first, second, "one transaction")
 		})
+	}
+}
+
+// TestDB_PreparedBatch: the writes a transaction sends together go as
+// EXECUTEs of statements prepared in SQL on the connection, each planned
+// once there, and do what they did as plain SQL.
+func TestDB_PreparedBatch(t *testing.T) {
+	ctx := context.Background()
+	dsn := storetest.PostgresSchemaDSN(t)
+	migrating, err := pipelinestore.Open(ctx, dsn)
+	require.NoError(t, err)
+	require.NoError(t, errors.Join(migrating.Migrate(ctx), migrating.Close()))
+	// One connection, so that the statements' names are the ones read.
+	db, err := pipelinestore.Open(ctx, dsn, pipelinestore.WithMaxConns(1))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	f := storetest.Seeded(t, db)
+	olivia := f.As(t, "olivia")
+	job, ada := f.Job("backend"), f.Res.Candidates["ada"]
+	for i, stage := range []string{"Screening", "Interview"} {
+		res, err := f.Svc.MoveCandidate(olivia, job, ada, pipeline.StageMove{StageID: f.Res.Stages["backend"][stage],
+			Idempotency: &pipeline.Idempotency{Key: "move-" + stage}})
+		require.NoError(t, err, i)
+		assert.Equal(t, stage, res.Value.Stage)
+	}
+	c, err := f.Svc.Candidate(olivia, job, ada)
+	require.NoError(t, err)
+	assert.Equal(t, "Interview", c.Stage)
+
+	var prepared string
+	require.NoError(t, db.Write(ctx, func(tx pipeline.Tx) error {
+		return pipelinestore.TxGet(ctx, tx, true,
+			`SELECT string_agg(statement, ' | ') FROM pg_prepared_statements WHERE name LIKE 'pipeline\_%'`, nil, &prepared)
+	}))
+	for _, stmt := range []string{"UPDATE candidates SET stage_id", "INSERT INTO activity", "INSERT INTO idempotency_keys"} {
+		assert.Contains(t, prepared, stmt)
 	}
 }

@@ -180,7 +180,6 @@ func openPostgres(ctx context.Context, dsn string, o options) (*DB, error) {
 		return nil, fmt.Errorf("pipelinestore: connect to PostgreSQL: %w", err)
 	}
 	p := newPool(b, true, o.hooks)
-	p.lazy = o.sqlDB == nil
 	return &DB{w: p, r: p, dialect: DialectPostgres, schema: schema, owned: o.sqlDB == nil, migrateDSN: migrateDSN, trips: &trips}, nil
 }
 

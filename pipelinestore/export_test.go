@@ -117,12 +117,12 @@ func Query(ctx context.Context, db *DB, query string, dest ...any) error {
 func RoundTrips(db *DB) int64 { return db.trips.Load() }
 
 // TxGet runs query with args in the transaction of a Write and scans its
-// row into dest: as the transaction's opening statement when opening (see
-// runner.opening), else as a prepared statement.
-func TxGet(ctx context.Context, t pipeline.Tx, opening bool, query string, args []any, dest ...any) error {
+// row into dest: as plain SQL (a simple query) when simple, else as a
+// prepared statement.
+func TxGet(ctx context.Context, t pipeline.Tx, simple bool, query string, args []any, dest ...any) error {
 	run := t.(*tx).run
-	if opening {
-		run = run.opening()
+	if simple {
+		run = run.planned()
 	}
 	return run.get(ctx, query, args, dest...)
 }

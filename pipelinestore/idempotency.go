@@ -115,7 +115,7 @@ func (t *tx) waitingClaim() *keyClaim {
 		return nil
 	}
 	t.claim = nil
-	t.run.later.stmts, t.run.later.args, t.run.later.scan = nil, nil, nil
+	t.run.later.reset()
 	return kc
 }
 

@@ -22,7 +22,6 @@ import (
 type pool struct {
 	bun   *bun.DB
 	pg    bool
-	lazy  bool            // its transactions send BEGIN with their first simple query (lazyConn)
 	hooks []bun.QueryHook // also registered on bun, for the statements Bun runs
 
 	stmts sync.Map // query text as written → *sql.Stmt
@@ -162,10 +161,33 @@ type runner struct {
 // batch is a transaction's writes, waiting to be sent together in one
 // round trip. At most one of them returns rows, which scan reads.
 type batch struct {
-	stmts []string
-	args  []any
+	stmts []string // as written, each numbering its parameters from $1
+	nargs []int    // each statement's number of arguments
+	args  []any    // every statement's, in order
 	scan  func(context.Context, *sql.Rows) error
 }
+
+func (b *batch) reset() { b.stmts, b.nargs, b.args, b.scan = nil, nil, nil, nil }
+
+// text is the batch as one simple query: its statements, their parameters
+// numbered through.
+func (b *batch) text() string {
+	parts := make([]string, len(b.stmts))
+	offset := 0
+	for i, q := range b.stmts {
+		parts[i] = placeholder.ReplaceAllStringFunc(q, func(m string) string {
+			n, _ := strconv.Atoi(m[1:])
+			return "$" + strconv.Itoa(n+offset)
+		})
+		offset += b.nargs[i]
+	}
+	return strings.Join(parts, ";\n")
+}
+
+// batchKey is the context key under which flush hands the batch it sends
+// to the connection, which may send it as EXECUTEs of its statements
+// (lazyConn.batchText).
+type batchKey struct{}
 
 // deferred runs a write that returns nothing. Inside a PostgreSQL
 // transaction it is sent with the transaction's next statement, or before
@@ -178,11 +200,8 @@ func (r runner) deferred(ctx context.Context, query string, args ...any) error {
 		_, err := r.exec(ctx, query, args...)
 		return err
 	}
-	offset := len(r.later.args)
-	r.later.stmts = append(r.later.stmts, placeholder.ReplaceAllStringFunc(query, func(m string) string {
-		n, _ := strconv.Atoi(m[1:])
-		return "$" + strconv.Itoa(n+offset)
-	}))
+	r.later.stmts = append(r.later.stmts, query)
+	r.later.nargs = append(r.later.nargs, len(args))
 	r.later.args = append(r.later.args, args...)
 	return nil
 }
@@ -224,19 +243,21 @@ func (r runner) flush(ctx context.Context) (err error) {
 	if r.later == nil || len(r.later.stmts) == 0 {
 		return nil
 	}
-	query, args, scan := strings.Join(r.later.stmts, ";\n"), r.later.args, r.later.scan
-	r.later.stmts, r.later.args, r.later.scan = nil, nil, nil
-	ctx, done := r.trace(ctx, query, args)
+	b := *r.later
+	r.later.reset()
+	query := b.text()
+	ctx, done := r.trace(ctx, query, b.args)
 	defer func() { done(nil, err) }()
-	if scan == nil {
-		_, err = r.tx.Tx.ExecContext(ctx, query, args...)
+	sending := context.WithValue(ctx, batchKey{}, &b)
+	if b.scan == nil {
+		_, err = r.tx.Tx.ExecContext(sending, query, b.args...)
 		return err
 	}
-	rows, err := r.tx.Tx.QueryContext(ctx, query, args...)
+	rows, err := r.tx.Tx.QueryContext(sending, query, b.args...)
 	if err != nil {
 		return err
 	}
-	return scan(ctx, rows)
+	return b.scan(ctx, rows)
 }
 
 // planned returns a runner whose statements PostgreSQL plans for their
@@ -245,15 +266,6 @@ func (r runner) flush(ctx context.Context) (err error) {
 // one may not), which a prepared statement's generic plan cannot know.
 func (r runner) planned() runner {
 	r.raw = r.p.pg
-	return r
-}
-
-// opening returns a runner for the first statement of a transaction: on a
-// pool whose transactions begin lazily it is sent as a simple query, so
-// that its BEGIN goes with it in one round trip (lazyConn); a statement
-// that is cheap to plan is worth it.
-func (r runner) opening() runner {
-	r.raw = r.p.lazy
 	return r
 }
 
