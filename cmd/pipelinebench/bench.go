@@ -157,7 +157,9 @@ func startServers(ctx context.Context, cfg config, bin, dsn, dir string, progres
 		}
 		return nil
 	}
-	return newEndpoint("ours", oursAddr, cfg.Conns, clientTimeout), newEndpoint("baseline", baseAddr, cfg.Conns, clientTimeout), stop, nil
+	ours, base = newEndpoint("ours", oursAddr, cfg.Conns, clientTimeout), newEndpoint("baseline", baseAddr, cfg.Conns, clientTimeout)
+	ours.pid, base.pid = op.cmd.Process.Pid, bp.cmd.Process.Pid
+	return ours, base, stop, nil
 }
 
 // measure checks the two servers against each other, then loads them case
@@ -223,8 +225,8 @@ func loadCase(ctx context.Context, cfg config, name string, run []*scenario, our
 					return nil, err
 				}
 				results[i][which] = append(results[i][which], r)
-				progress("%s round %d/%d: %s on %s: %.0f req/s, p50 %s, p99 %s, %d errors, %d timeouts %s",
-					name, round+1, cfg.Rounds, s.name, e.name, r.RPS, ms(r.P50), ms(r.P99), r.Errors, r.Timeouts, r.Sample)
+				progress("%s round %d/%d: %s on %s: %.0f req/s, p50 %s, p99 %s, %d errors, %d timeouts, CPU per request %s %s",
+					name, round+1, cfg.Rounds, s.name, e.name, r.RPS, ms(r.P50), ms(r.P99), r.Errors, r.Timeouts, cpuPair(r.ServerCPU, r.DBCPU), r.Sample)
 			}
 		}
 	}

@@ -31,6 +31,7 @@ type endpoint struct {
 	addr   string // host:port
 	base   string // http://host:port
 	client *http.Client
+	pid    int // the server's process, for its CPU time; 0 if not known
 }
 
 func newEndpoint(name, addr string, conns int, timeout time.Duration) *endpoint {
@@ -91,6 +92,9 @@ type runResult struct {
 	Errors   int // unexpected statuses and transport errors
 	Timeouts int
 	Sample   string // the first error, for the progress log
+	// CPU time per measured request of the server's process and of
+	// PostgreSQL on this machine; 0 where not known.
+	ServerCPU, DBCPU time.Duration
 }
 
 // drive runs a closed loop of conns workers against e: each sends the
@@ -109,6 +113,17 @@ func drive(ctx context.Context, e *endpoint, s *scenario, conns int, warmup, dur
 		res     runResult
 		sampled bool
 	)
+	var before, after cpuSample
+	cpuDone := make(chan struct{})
+	go func() {
+		defer close(cpuDone)
+		if sleepUntil(ctx, from) {
+			before = sampleCPU(e.pid)
+		}
+		if sleepUntil(ctx, until) {
+			after = sampleCPU(e.pid)
+		}
+	}()
 	for range conns {
 		wg.Go(func() {
 			lat := make([]time.Duration, 0, perWorker)
@@ -147,10 +162,25 @@ func drive(ctx context.Context, e *endpoint, s *scenario, conns int, warmup, dur
 		})
 	}
 	wg.Wait()
+	<-cpuDone
+	res.ServerCPU = perRequest(before.server, after.server, before.serverOK, after.serverOK, len(all))
+	res.DBCPU = perRequest(before.db, after.db, before.dbOK, after.dbOK, len(all))
 	res.Requests = len(all)
 	res.RPS = float64(len(all)) / duration.Seconds()
 	res.P50, res.P99 = percentiles(all)
 	return res
+}
+
+// sleepUntil waits until t; false if ctx ends first.
+func sleepUntil(ctx context.Context, t time.Time) bool {
+	timer := time.NewTimer(time.Until(t))
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 func isTimeout(err error) bool {

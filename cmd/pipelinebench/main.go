@@ -113,7 +113,11 @@
 //
 // Each round runs every scenario on both servers back to back, the first
 // server alternating between rounds; the tables show medians over rounds
-// of req/s, p50 and p99, and ours ÷ baseline in req/s.
+// of req/s, p50 and p99, and ours ÷ baseline in req/s. On Linux each
+// measurement also reads from /proc the CPU time that the server's process
+// and PostgreSQL (every postgres process on the machine, none when the
+// database is elsewhere) used during it, per request: where a server's time
+// goes.
 //
 // # Scale
 //

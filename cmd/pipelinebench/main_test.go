@@ -69,6 +69,7 @@ func TestBench(t *testing.T) {
 		}
 		assert.Contains(t, out.String(), "## "+name+":")
 	}
+	assert.Contains(t, out.String(), "| CPU per request: ours + its PostgreSQL |")
 	require.Len(t, o.Scale, 4)
 	for _, r := range o.Scale {
 		assert.Positive(t, r.Ours[1], r.Query)

@@ -39,25 +39,29 @@ func median[T ~int64 | ~float64 | ~int](values []T) T {
 // summary is the median over rounds of one scenario on one server, with the
 // errors and timeouts of all rounds.
 type summary struct {
-	RPS      float64
-	P50, P99 time.Duration
-	Requests int
-	Errors   int
-	Timeouts int
+	RPS              float64
+	P50, P99         time.Duration
+	ServerCPU, DBCPU time.Duration // per request
+	Requests         int
+	Errors           int
+	Timeouts         int
 }
 
 func summarize(rounds []runResult) summary {
 	var s summary
 	var rps []float64
-	var p50, p99 []time.Duration
+	var p50, p99, server, db []time.Duration
 	for _, r := range rounds {
 		rps = append(rps, r.RPS)
 		p50 = append(p50, r.P50)
 		p99 = append(p99, r.P99)
+		server = append(server, r.ServerCPU)
+		db = append(db, r.DBCPU)
 		s.Requests += r.Requests
 		s.Errors += r.Errors
 		s.Timeouts += r.Timeouts
 	}
 	s.RPS, s.P50, s.P99 = median(rps), median(p50), median(p99)
+	s.ServerCPU, s.DBCPU = median(server), median(db)
 	return s
 }
