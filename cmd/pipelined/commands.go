@@ -47,7 +47,8 @@ reaches GET /api/v1/me only.`},
 		{name: "token list", synopsis: "--team TEAM", run: runTokenList, doc: `
 The tokens created inside a team, as JSON lines, without their values.`},
 		{name: "token revoke", synopsis: "ID", run: runTokenRevoke, doc: `
-Revoke a token at once.`},
+Revoke a token; a running server refuses it within a second (it trusts what
+it read of a token for that long).`},
 		{name: "team list", synopsis: "", run: runTeamList, doc: `
 Every team as JSON lines: id, key, name, job limit.`},
 		{name: "team create", synopsis: "--key KEY --name NAME [--job-limit N]", run: runTeamCreate, doc: `
