@@ -35,6 +35,7 @@ func TestService_Authenticate(t *testing.T) {
 		assert.Equal(t, "olivia@acme.test", c.User().Email)
 		assert.Equal(t, w.Res.Teams["acme"], c.Team().ID)
 		assert.Equal(t, "Acme", c.Team().Name)
+		assert.Equal(t, "acme", c.Team().Key)
 		assert.Equal(t, pipeline.AllScopes, c.Scopes())
 		assert.NotZero(t, c.TokenID())
 		assert.Empty(t, c.IP(), "the transport adds the address")

@@ -15,13 +15,14 @@ type tokenAuthRow struct {
 	UserName     string `bun:"user_name"`
 	UserEmail    string `bun:"user_email"`
 	CurrentTeam  int64  `bun:"current_team_id"`
+	TeamKey      string `bun:"team_key"`
 	TeamName     string `bun:"team_name"`
 	TeamJobLimit *int   `bun:"team_job_limit"`
 }
 
 var qTokenByHash = prepared(`SELECT t.id, t.user_id, t.team_id, t.name, t.scopes, t.hash, t.created_at, t.expires_at,
 	t.last_used_at, t.revoked_at, u.name AS user_name, u.email AS user_email,
-	tm.id AS current_team_id, tm.name AS team_name, tm.job_limit AS team_job_limit
+	tm.id AS current_team_id, tm.key AS team_key, tm.name AS team_name, tm.job_limit AS team_job_limit
 FROM tokens AS t
 JOIN users AS u ON u.id = t.user_id
 JOIN teams AS tm ON tm.id = u.current_team_id
@@ -39,7 +40,7 @@ func (db *DB) TokenByHash(ctx context.Context, hash string) (pipeline.TokenAuth,
 	return pipeline.TokenAuth{
 		Token: r.toToken(),
 		User:  pipeline.User{ID: r.UserID, Name: r.UserName, Email: r.UserEmail},
-		Team:  pipeline.Team{ID: r.CurrentTeam, Name: r.TeamName, JobLimit: r.TeamJobLimit},
+		Team:  pipeline.Team{ID: r.CurrentTeam, Key: r.TeamKey, Name: r.TeamName, JobLimit: r.TeamJobLimit},
 	}, nil
 }
 

@@ -20,7 +20,7 @@ func TestStore_Tokens(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, pipeline.User{ID: f.User("olivia"), Name: "Olivia Owner", Email: "olivia@acme.test"}, a.User)
 		require.NotNil(t, a.Team.JobLimit)
-		assert.Equal(t, pipeline.Team{ID: acme, Name: "Acme", JobLimit: a.Team.JobLimit}, a.Team)
+		assert.Equal(t, pipeline.Team{ID: acme, Key: "acme", Name: "Acme", JobLimit: a.Team.JobLimit}, a.Team)
 		assert.Equal(t, 20, *a.Team.JobLimit)
 		assert.Equal(t, pipeline.AllScopes, a.Token.Scopes)
 		assert.Equal(t, acme, a.Token.TeamID)
@@ -31,7 +31,7 @@ func TestStore_Tokens(t *testing.T) {
 
 		g, err := db.TokenByHash(ctx, pipeline.HashToken(f.Res.Tokens["gary"]))
 		require.NoError(t, err)
-		assert.Equal(t, pipeline.Team{ID: f.Res.Teams["globex"], Name: "Globex"}, g.Team)
+		assert.Equal(t, pipeline.Team{ID: f.Res.Teams["globex"], Key: "globex", Name: "Globex"}, g.Team)
 
 		one, err := db.TokenByHash(ctx, pipeline.HashToken(f.Res.Tokens["olivia_jobs_read"]))
 		require.NoError(t, err)
