@@ -116,15 +116,19 @@ func (s *Service) CreateWebhook(ctx context.Context, in NewWebhook) (Result[Crea
 	if err != nil {
 		return Result[CreatedWebhook]{}, err
 	}
+	// The URL's host is resolved before the transaction opens, not while
+	// it holds the key's lock (and, on SQLite, the one writer); its verdict
+	// still comes in the check order, after the key's.
+	invalid := in.Validate()
+	if invalid == nil {
+		invalid = s.webhooks.CheckURL(ctx, in.URL)
+	}
 	res, err := write(s, ctx, c, k, nil, func(tx Tx, _ struct{}) (CreatedWebhook, error) {
-		if err := in.Validate(); err != nil {
-			return CreatedWebhook{}, err
-		}
-		if err := s.webhooks.CheckURL(ctx, in.URL); err != nil {
-			return CreatedWebhook{}, err
+		if invalid != nil {
+			return CreatedWebhook{}, invalid
 		}
 		if s.secrets == nil {
-			return CreatedWebhook{}, Errorf(EForbidden, "Webhooks are disabled: the server has no secret key to keep their secrets with.")
+			return CreatedWebhook{}, errNoSecretKey()
 		}
 		secret := newWebhookSecret()
 		w, err := tx.InsertWebhook(ctx, Webhook{
@@ -141,7 +145,7 @@ func (s *Service) CreateWebhook(ctx context.Context, in NewWebhook) (Result[Crea
 	if err == nil && res.Replayed {
 		// The stored result holds the sealed secret only.
 		if s.secrets == nil {
-			return Result[CreatedWebhook]{}, Errorf(EForbidden, "Webhooks are disabled: the server has no secret key to keep their secrets with.")
+			return Result[CreatedWebhook]{}, errNoSecretKey()
 		}
 		plain, openErr := s.secrets.open(res.Value.SealedSecret)
 		if openErr != nil {
@@ -150,6 +154,12 @@ func (s *Service) CreateWebhook(ctx context.Context, in NewWebhook) (Result[Crea
 		res.Value.Secret = string(plain)
 	}
 	return res, err
+}
+
+// errNoSecretKey refuses what needs a webhook's secret on a server
+// without a key to keep it with.
+func errNoSecretKey() error {
+	return Errorf(EForbidden, "Webhooks are disabled: the server has no secret key to keep their secrets with.")
 }
 
 // newWebhookSecret is the prefix and the base64 of 32 random bytes.

@@ -92,6 +92,8 @@ type api struct {
 	baseURL  string // without a trailing slash
 	basePath string // the path part of baseURL
 	prefix   string // the path the API is mounted below, "" at the root
+	apiPath  string // prefix + "/api/", below which requests are limited
+	mcpPath  string // prefix + MCPPath
 	limiter  pipeline.Limiter
 	clock    pipeline.Clock
 	log      *slog.Logger
@@ -116,6 +118,7 @@ func newAPI(svc *pipeline.Service, cfg Config, prefix string) *api {
 		timeout:  max(cmp.Or(cfg.RequestTimeout, DefaultRequestTimeout), 0),
 		stopping: cfg.Stopping,
 	}
+	a.apiPath, a.mcpPath = a.prefix+"/api/", a.prefix+MCPPath
 	for _, p := range cfg.TrustedProxies {
 		a.proxies = append(a.proxies, p.Masked().String())
 	}
@@ -201,7 +204,7 @@ func (a *api) engine() *gin.Engine {
 
 	a.routes(e.Group(a.prefix + "/api/v1"))
 	base := a.baseChain()
-	e.POST(a.prefix+MCPPath, append(base, a.serveMCP(a.newMCP()))...)
+	e.POST(a.mcpPath, append(base, a.serveMCP(a.newMCP()))...)
 	e.NoRoute(append(base, a.apiOnly(a.guard), a.notFound)...)
 	e.NoMethod(append(base, a.apiOnly(a.guard), a.methodNotAllowed)...)
 	return e
@@ -283,7 +286,7 @@ func (a *api) apiOnly(h gin.HandlerFunc) gin.HandlerFunc {
 // face's. /healthz and /readyz are not.
 func (a *api) limited(c *gin.Context) bool {
 	p := c.Request.URL.Path
-	return strings.HasPrefix(p, a.prefix+"/api/") || p == a.prefix+MCPPath
+	return strings.HasPrefix(p, a.apiPath) || p == a.mcpPath
 }
 
 type healthBody struct {
@@ -300,7 +303,7 @@ func (a *api) healthz(c *gin.Context) {
 func (a *api) readyz(c *gin.Context) {
 	select {
 	case <-a.stopping:
-		respond(c, http.StatusServiceUnavailable, healthBody{Status: "stopping"})
+		probe(c, http.StatusServiceUnavailable, healthBody{Status: "stopping"})
 		return
 	default:
 	}

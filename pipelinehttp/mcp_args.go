@@ -275,7 +275,7 @@ func (a *api) toolFailure(ctx context.Context, op pipeline.Op, err error) *mcp.C
 		a.log.LogAttrs(ctx, level, msg,
 			slog.String("request_id", exchangeFrom(ctx).requestID),
 			slog.String("method", http.MethodPost),
-			slog.String("path", a.prefix+MCPPath),
+			slog.String("path", a.mcpPath),
 			slog.String("tool", string(op)),
 			slog.String("error", err.Error()))
 	}

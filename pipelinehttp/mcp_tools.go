@@ -24,8 +24,6 @@ type toolInfo struct {
 	// idempotent writes change nothing when repeated with the same
 	// arguments.
 	idempotent bool
-	// destructive writes delete; no operation does yet.
-	destructive bool
 }
 
 // newTool makes op a tool whose arguments are In and whose result is the
@@ -36,7 +34,8 @@ func newTool[In, Out any](a *api, op pipeline.Op, path func(pipeline.Ref) string
 	run func(ctx context.Context, x *toolCall, in *In) (Out, bool, error)) mcpTool {
 	hints := &mcp.ToolAnnotations{Title: info.title, ReadOnlyHint: true, OpenWorldHint: new(false)}
 	if op.Writes() {
-		hints = &mcp.ToolAnnotations{Title: info.title, DestructiveHint: new(info.destructive),
+		// No operation deletes anything.
+		hints = &mcp.ToolAnnotations{Title: info.title, DestructiveHint: new(false),
 			IdempotentHint: info.idempotent, OpenWorldHint: new(false)}
 	}
 	description := info.description

@@ -2,7 +2,6 @@ package pipelinestore
 
 import (
 	"context"
-	"database/sql"
 	"strconv"
 	"time"
 
@@ -215,15 +214,10 @@ func (t *tx) CandidateForUpdate(ctx context.Context, viewer, jobID, id int64) (p
 		return selectCandidate(ctx, t.run, t.lock(qCandidate), viewer, jobID, id)
 	}
 	var r struct {
-		claimedRow
+		claimRow
 		candidateRow
 	}
-	err := t.run.get(ctx, qClaimCandidate, append(args(id, jobID, viewer), kc.args...), &r)
-	kc.settle(r.claimedRow, err)
-	if err == nil && r.ID == 0 {
-		err = sql.ErrNoRows
-	}
-	if err != nil {
+	if err := t.claimingGet(ctx, kc, qClaimCandidate, args(id, jobID, viewer), &r, &r.claimRow, &r.ID); err != nil {
 		return pipeline.Candidate{}, formatError(err, "Candidate")
 	}
 	return r.candidateRow.toCandidate(), nil
@@ -233,7 +227,7 @@ func (t *tx) CandidateForUpdate(ctx context.Context, viewer, jobID, id int64) (p
 // the candidate's job with id stageID, or nil, in the same statement.
 func (t *tx) CandidateForMove(ctx context.Context, viewer, jobID, id, stageID int64) (pipeline.Candidate, *pipeline.Stage, error) {
 	var r struct {
-		claimedRow
+		claimRow
 		candidateRow
 		TargetID       *int64  `bun:"target_id"`
 		TargetName     *string `bun:"target_name"`
@@ -241,11 +235,7 @@ func (t *tx) CandidateForMove(ctx context.Context, viewer, jobID, id, stageID in
 	}
 	var err error
 	if kc := t.waitingClaim(); kc != nil {
-		err = t.run.get(ctx, qClaimCandidateForMove, append(args(id, jobID, viewer, stageID), kc.args...), &r)
-		kc.settle(r.claimedRow, err)
-		if err == nil && r.ID == 0 {
-			err = sql.ErrNoRows
-		}
+		err = t.claimingGet(ctx, kc, qClaimCandidateForMove, args(id, jobID, viewer, stageID), &r, &r.claimRow, &r.ID)
 	} else {
 		err = t.run.get(ctx, t.lock(qCandidateForMove), args(id, jobID, viewer, stageID), &r)
 	}

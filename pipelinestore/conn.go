@@ -3,6 +3,7 @@ package pipelinestore
 import (
 	"context"
 	"database/sql/driver"
+	"errors"
 	"net"
 	"strconv"
 	"strings"
@@ -96,27 +97,34 @@ type lazyConn struct {
 	trips *atomic.Int64 // round trips to the server, each a message and its answer
 	// named are the statements prepared in SQL (PREPARE) on the
 	// connection, by query: their names, or "" for one that could not be.
-	named map[string]string
+	named    map[string]string
+	prepares int // PREPAREs sent, which number the names
 }
 
 // sqlName returns the name of query prepared in SQL on the connection,
 // sending the PREPARE at the query's first use there. It is "" when the
 // query cannot be: the connection keeps maxNamed already, or the PREPARE
-// failed (err; inside a transaction that failure ends it).
+// failed (err; inside a transaction that failure ends it). Only the
+// server's refusal is remembered: a PREPARE cut off by a deadline or the
+// network is tried again, under a fresh name, at the next use.
 func (c *lazyConn) sqlName(ctx context.Context, query string) (string, error) {
 	if name, known := c.named[query]; known {
 		return name, nil
 	}
-	if len(c.named) >= maxNamed {
+	if c.prepares >= maxNamed {
 		return "", nil
 	}
 	if c.named == nil {
 		c.named = map[string]string{}
 	}
-	name := "pipeline_" + strconv.Itoa(len(c.named)+1)
+	c.prepares++
+	name := "pipeline_" + strconv.Itoa(c.prepares)
 	c.trips.Add(1)
 	if _, err := c.Conn.ExecContext(ctx, "PREPARE "+name+" AS "+query, nil); err != nil {
-		c.named[query] = ""
+		var refused pgdriver.Error
+		if errors.As(err, &refused) {
+			c.named[query] = ""
+		}
 		return "", err
 	}
 	c.named[query] = name

@@ -1,7 +1,6 @@
 package pipelinestore
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -16,10 +15,13 @@ import (
 )
 
 var (
-	qClaimKey = preparedPG(`SELECT locked, user_id, request, result, created_at
-FROM pipeline_claim_key($1, $2, $3, $4)`)
-	qIdempotencyRecord = prepared(`SELECT true AS locked, user_id, request, result, created_at FROM idempotency_keys
-WHERE team_id = $1 AND key = $2 AND created_at >= $3`)
+	// qClaimKey goes in a transaction's batch (see runner.flush), never on
+	// its own: not registered.
+	qClaimKey = `SELECT ` + claimColumns("k") + `
+FROM pipeline_claim_key($1, $2, $3, $4) AS k`
+	qIdempotencyRecord = prepared(`SELECT true AS claim_locked, k.user_id AS claim_user_id, k.request AS claim_request,
+	k.result AS claim_result, k.created_at AS claim_created_at
+FROM idempotency_keys AS k WHERE k.team_id = $1 AND k.key = $2 AND k.created_at >= $3`)
 	qSaveIdempotencyRecord = prepared(`INSERT INTO idempotency_keys AS k (team_id, key, user_id, request, result, created_at)
 VALUES ($1, $2, $3, $4, $5, $6)
 ON CONFLICT (team_id, key) DO UPDATE SET user_id = EXCLUDED.user_id, request = EXCLUDED.request,
@@ -47,15 +49,9 @@ func (t *tx) ClaimIdempotencyKey(ctx context.Context, teamID int64, key string, 
 		return kc
 	}
 	scan := func(ctx context.Context, rows *sql.Rows) error {
-		defer rows.Close()
-		if !rows.Next() {
-			return cmp.Or(rows.Err(), sql.ErrNoRows)
-		}
-		if err := t.run.p.bun.ScanRow(ctx, rows, &kc.row); err != nil {
-			return err
-		}
-		kc.done = true
-		return rows.Close()
+		err := t.run.scanOne(ctx, rows, &kc.row)
+		kc.done = err == nil
+		return err
 	}
 	kc.args = args(idempotencyLockID(t.schema, teamID, key), teamID, key, ts(since))
 	if kc.err = t.run.deferredReturning(ctx, qClaimKey, scan, kc.args...); kc.err == nil {
@@ -75,13 +71,21 @@ type keyClaim struct {
 	err    error
 }
 
-// claimRow is what pipeline_claim_key returns.
+// claimRow is what a claim finds, in claimColumns: prefixed, so that a read
+// made in the same statement (claimWith) keeps its own column names.
 type claimRow struct {
-	Locked    bool       `bun:"locked"`
-	UserID    *int64     `bun:"user_id"`
-	Request   *string    `bun:"request"`
-	Result    []byte     `bun:"result"`
-	CreatedAt *time.Time `bun:"created_at"`
+	Locked    bool       `bun:"claim_locked"`
+	UserID    *int64     `bun:"claim_user_id"`
+	Request   *string    `bun:"claim_request"`
+	Result    []byte     `bun:"claim_result"`
+	CreatedAt *time.Time `bun:"claim_created_at"`
+}
+
+// claimColumns are the columns of pipeline_claim_key's row k as claimRow
+// reads them.
+func claimColumns(k string) string {
+	return k + `.locked AS claim_locked, ` + k + `.user_id AS claim_user_id, ` + k + `.request AS claim_request,
+	` + k + `.result AS claim_result, ` + k + `.created_at AS claim_created_at`
 }
 
 // Outcome sends the claim if it still waits, and returns what it found.
@@ -111,7 +115,7 @@ func (kc *keyClaim) Outcome(ctx context.Context) (bool, *pipeline.IdempotencyRec
 // claim's. It returns nil when no claim waits.
 func (t *tx) waitingClaim() *keyClaim {
 	kc := t.claim
-	if kc == nil || kc.done || kc.err != nil || len(t.run.later.stmts) != 1 {
+	if kc == nil || kc.done || kc.err != nil || len(t.run.later.stmts) != 1 || t.run.later.stmts[0] != qClaimKey {
 		return nil
 	}
 	t.claim = nil
@@ -120,7 +124,7 @@ func (t *tx) waitingClaim() *keyClaim {
 }
 
 // claimWith is a locking read that first claims a key: qClaimKey's
-// columns as claimedRow's, then read's, NULL when read finds no row.
+// columns, then read's, NULL when read finds no row.
 // read's parameters come first, then qClaimKey's; its condition is the
 // last clause before its lock's. The read refers to the claim's row (an
 // always true condition), so it runs after the claim, as the inner side of
@@ -128,24 +132,27 @@ func (t *tx) waitingClaim() *keyClaim {
 // two go one after the other.
 func claimWith(read lockable, params int) string {
 	n := strconv.Itoa
-	return `SELECT k.locked AS claim_locked, k.user_id AS claim_user_id, k.request AS claim_request,
-	k.result AS claim_result, k.created_at AS claim_created_at, r.*
+	return `SELECT ` + claimColumns("k") + `, r.*
 FROM pipeline_claim_key($` + n(params+1) + `, $` + n(params+2) + `, $` + n(params+3) + `, $` + n(params+4) + `) AS k
 LEFT JOIN LATERAL (` + read.plain + ` AND k.locked IS NOT NULL` + strings.TrimPrefix(read.locked, read.plain) + `) AS r ON true`
 }
 
-// claimedRow is claimRow as claimWith names its columns.
-type claimedRow struct {
-	Locked    bool       `bun:"claim_locked"`
-	UserID    *int64     `bun:"claim_user_id"`
-	Request   *string    `bun:"claim_request"`
-	Result    []byte     `bun:"claim_result"`
-	CreatedAt *time.Time `bun:"claim_created_at"`
+// settle records what the statement that made the claim found.
+func (kc *keyClaim) settle(r claimRow, err error) {
+	kc.row, kc.done, kc.err = r, err == nil, err
 }
 
-// settle records what the statement that made the claim found.
-func (kc *keyClaim) settle(r claimedRow, err error) {
-	kc.row, kc.done, kc.err = claimRow(r), err == nil, err
+// claimingGet runs read, a claimWith query of a locking read that takes
+// readArgs, in place of the claim kc waited to send: it scans the row into
+// dest, whose claim columns (claim) go to kc, and reports a read that found
+// nothing (id 0) as sql.ErrNoRows.
+func (t *tx) claimingGet(ctx context.Context, kc *keyClaim, read string, readArgs []any, dest any, claim *claimRow, id *int64) error {
+	err := t.run.get(ctx, read, append(readArgs, kc.args...), dest)
+	kc.settle(*claim, err)
+	if err == nil && *id == 0 {
+		return sql.ErrNoRows
+	}
+	return err
 }
 
 // idempotencyLockID hashes schema, team and key into the advisory lock

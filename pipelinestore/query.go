@@ -207,23 +207,8 @@ func (r runner) deferred(ctx context.Context, query string, args ...any) error {
 }
 
 // deferredReturning is deferred for a write that returns rows, which scan
-// reads when the batch is sent. Outside a PostgreSQL transaction it runs
-// at once.
+// reads when the batch is sent; only inside a PostgreSQL transaction.
 func (r runner) deferredReturning(ctx context.Context, query string, scan func(context.Context, *sql.Rows) error, args ...any) error {
-	if r.later == nil {
-		if err := r.flush(ctx); err != nil {
-			return err
-		}
-		s, err := r.prepared(ctx, query)
-		if err != nil {
-			return err
-		}
-		rows, err := s.QueryContext(ctx, args...)
-		if err != nil {
-			return err
-		}
-		return scan(ctx, rows)
-	}
 	if r.later.scan != nil {
 		if err := r.flush(ctx); err != nil {
 			return err
@@ -323,6 +308,12 @@ func (r runner) get(ctx context.Context, query string, args []any, dest ...any) 
 	if err != nil {
 		return err
 	}
+	return r.scanOne(ctx, rows, dest...)
+}
+
+// scanOne scans the first of rows into dest and closes them; no row is
+// sql.ErrNoRows.
+func (r runner) scanOne(ctx context.Context, rows *sql.Rows, dest ...any) error {
 	defer rows.Close()
 	if !rows.Next() {
 		if err := rows.Err(); err != nil {
