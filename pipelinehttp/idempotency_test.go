@@ -130,6 +130,23 @@ func TestAPI_Idempotency_Reencoded(t *testing.T) {
 }
 
 func TestAPI_Idempotency_Keys(t *testing.T) {
+	// A key bound to another request is judged after the record is found:
+	// a record out of reach answers 404, not the key's 422, whether the key
+	// is claimed with the record's read or on its own.
+	each(t, "a bound key does not reveal a record out of reach", func(t *testing.T, e *env) {
+		createReplayed(t, e, "bound")
+		olivia := e.token("olivia")
+		ops, ola := e.Res.Jobs["ops"], e.Res.Candidates["ola"]
+		for _, w := range []struct{ method, path, body string }{
+			{"POST", candidatePath(ops, ola) + "/notes", `{"content":"x"}`},
+			{"POST", candidatePath(ops, ola) + "/stage", `{"stage":1}`},
+			{"POST", candidatePath(ops, ola) + "/rating", `{"rating":3}`},
+			{"PATCH", jobPath(ops), `{"title":"x"}`},
+		} {
+			r := e.do(t, w.method, w.path, olivia, w.body, IdempotencyKeyHeader, "bound")
+			requireError(t, r, http.StatusNotFound, pipeline.ENotFound)
+		}
+	})
 	each(t, "a failed call is not stored", func(t *testing.T, e *env) {
 		olivia := e.token("olivia")
 		r := e.do(t, "POST", "/api/v1/jobs", olivia, map[string]any{"title": ""}, IdempotencyKeyHeader, "retry-me")

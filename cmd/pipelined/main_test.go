@@ -323,6 +323,29 @@ func TestToken(t *testing.T) {
 	})
 }
 
+// TestToken_NoScopes: decisions §7, a token without scopes is valid and
+// reaches /me only; --scopes "" issues one.
+func TestToken_NoScopes(t *testing.T) {
+	eachDB(t, func(t *testing.T, m *Main) {
+		seeded := m.Seed("testdata/seed.json")
+		out := m.Must("token", "create", "--user", "olivia@acme.test", "--name", "bare", "--scopes", "")
+		assert.Contains(t, out, `"scopes":[]`)
+		var bare issuedToken
+		require.NoError(t, json.Unmarshal([]byte(out), &bare))
+		assert.True(t, pipeline.WellFormedToken(bare.Token), bare.Token)
+
+		srv := m.Serve()
+		status, body := srv.Do("GET", "/api/v1/me", bare.Token, "")
+		require.Equal(t, http.StatusOK, status, body)
+		assert.Contains(t, body, `"scopes":[]`)
+		status, body = srv.Do("GET", "/api/v1/jobs", bare.Token, "")
+		assert.Equal(t, http.StatusForbidden, status, body)
+		assert.Contains(t, body, `"insufficient_scope"`)
+		assert.Contains(t, m.Must("token", "list", "--team", strconv.FormatInt(seeded.Teams["acme"], 10)), `"name":"bare","creator"`)
+		assert.Contains(t, m.Must("token", "list", "--team", "acme"), `"scopes":[]`)
+	})
+}
+
 func TestActivity(t *testing.T) {
 	eachDB(t, func(t *testing.T, m *Main) {
 		acme := m.Seed("testdata/seed.json")

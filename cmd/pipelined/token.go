@@ -42,7 +42,7 @@ func runTokenCreate(ctx context.Context, e env, args []string) error {
 			return err
 		}
 		return json.NewEncoder(e.stdout).Encode(issuedToken{
-			ID: t.ID, Name: t.Name, UserID: t.UserID, TeamID: t.TeamID, Scopes: t.Scopes,
+			ID: t.ID, Name: t.Name, UserID: t.UserID, TeamID: t.TeamID, Scopes: scopeList(t.Scopes),
 			CreatedAt: timestamp(t.CreatedAt), ExpiresAt: timestamp(t.ExpiresAt), Token: value,
 		})
 	})
@@ -100,7 +100,7 @@ func runTokenList(ctx context.Context, e env, args []string) error {
 			err := enc.Encode(listedToken{
 				ID: t.ID, Name: t.Name,
 				Creator:   tokenCreator{ID: t.Creator.ID, Name: t.Creator.Name, Email: t.Creator.Email},
-				Scopes:    t.Scopes,
+				Scopes:    scopeList(t.Scopes),
 				CreatedAt: timestamp(t.CreatedAt), ExpiresAt: timestamp(t.ExpiresAt),
 				LastUsedAt: optionalTimestamp(t.LastUsedAt), RevokedAt: optionalTimestamp(t.RevokedAt),
 			})
@@ -131,4 +131,12 @@ func runTokenRevoke(ctx context.Context, e env, args []string) error {
 		}
 		return json.NewEncoder(e.stdout).Encode(map[string]any{"id": id, "revoked": true})
 	})
+}
+
+// scopeList is scopes for JSON: a token without scopes shows [], not null.
+func scopeList(scopes []pipeline.Scope) []pipeline.Scope {
+	if scopes == nil {
+		return []pipeline.Scope{}
+	}
+	return scopes
 }
