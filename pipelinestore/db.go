@@ -52,10 +52,11 @@ type DB struct {
 	schema  string                 // PostgreSQL's current schema, which scopes advisory locks
 	owned   bool                   // Open opened the pools, so Close closes them
 	river   *river.Client[*sql.Tx] // inserts webhook messages (see queue.go)
-	// migrateDSN is set when the pool's connections carry a statement
-	// timeout: migrations then connect without it (see ApplyMigrations).
-	migrateDSN string
-	trips      *atomic.Int64 // round trips to PostgreSQL, when Open made the pool
+	// operatorDSN is set when the pool's connections carry a statement
+	// timeout: the operator's work then connects without it (see
+	// onOperatorDB).
+	operatorDSN string
+	trips       *atomic.Int64 // round trips to PostgreSQL, when Open made the pool
 
 	jobSizes sizes // what searches learned of jobs' sizes, to plan the next
 
@@ -102,8 +103,9 @@ func WithSQLDB(db *sql.DB) Option { return func(o *options) { o.sqlDB = db } }
 // the store honours on both databases. On PostgreSQL it sets
 // statement_timeout (which also bounds waiting for a row lock) and
 // idle_in_transaction_session_timeout (at least a second) on every
-// connection of the pool; Migrate, Seed and PurgeIdempotency, which may
-// rightly take longer, lift it. On SQLite it is the busy timeout: how long a
+// connection of the pool; Open's first query, Migrate, Seed and
+// PurgeIdempotency, which may rightly take longer, run on connections of
+// their own without it. On SQLite it is the busy timeout: how long a
 // write waits for another process's lock on the file (default 10 s). A
 // statement cut short by it is pipeline.ErrUnavailable. It does not apply
 // to a pool given with WithSQLDB, whose settings are left alone. Zero: no
@@ -155,11 +157,11 @@ func IsPostgres(dsn string) bool {
 }
 
 func openPostgres(ctx context.Context, dsn string, o options) (*DB, error) {
-	sqldb, migrateDSN := o.sqlDB, ""
+	sqldb, operatorDSN := o.sqlDB, ""
 	var trips atomic.Int64
 	if sqldb == nil {
 		var err error
-		if migrateDSN, dsn, err = poolDSN(dsn, o.statementTimeout); err != nil {
+		if operatorDSN, dsn, err = poolDSN(dsn, o.statementTimeout); err != nil {
 			return nil, err
 		}
 		connector, err := pgConnector(dsn)
@@ -172,19 +174,24 @@ func openPostgres(ctx context.Context, dsn string, o options) (*DB, error) {
 		sqldb.SetMaxIdleConns(n)
 	}
 	b := bun.NewDB(sqldb, pgdialect.New())
-	var schema string
-	if err := b.QueryRowContext(ctx, "SELECT COALESCE(current_schema(), '')").Scan(&schema); err != nil {
+	p := newPool(b, true, o.hooks)
+	db := &DB{w: p, r: p, dialect: DialectPostgres, owned: o.sqlDB == nil, operatorDSN: operatorDSN, trips: &trips}
+	// The probe is the operator's work: a statement timeout shorter than
+	// a new connection's first statement must not fail Open.
+	err := db.onOperatorDB(func(ob *bun.DB) error {
+		return ob.QueryRowContext(ctx, "SELECT COALESCE(current_schema(), '')").Scan(&db.schema)
+	})
+	if err != nil {
 		if o.sqlDB == nil {
 			b.Close()
 		}
 		return nil, fmt.Errorf("pipelinestore: connect to PostgreSQL: %w", err)
 	}
-	p := newPool(b, true, o.hooks)
-	return &DB{w: p, r: p, dialect: DialectPostgres, schema: schema, owned: o.sqlDB == nil, migrateDSN: migrateDSN, trips: &trips}, nil
+	return db, nil
 }
 
-// poolDSN returns the DSN for migrations (dsn as given when there is a
-// statement timeout, else "": the pool serves them) and the DSN of the
+// poolDSN returns the DSN for the operator's work (dsn as given when there
+// is a statement timeout, else "": the pool serves it) and the DSN of the
 // pool: dsn with the run-time parameters below added, unless it sets them
 // itself. The driver sets the parameters it does not know on every
 // connection.
@@ -309,17 +316,6 @@ func (db *DB) Close() error {
 		err = db.r.bun.Close()
 	}
 	return errors.Join(err, db.w.bun.Close())
-}
-
-// liftStatementTimeout lets the rest of a PostgreSQL transaction run
-// without the statement timeout of WithStatementTimeout, for the operator's
-// work that may rightly take longer than a request.
-func (db *DB) liftStatementTimeout(ctx context.Context, tx bun.Tx) error {
-	if db.migrateDSN == "" {
-		return nil
-	}
-	_, err := tx.ExecContext(ctx, "SET LOCAL statement_timeout = 0; SET LOCAL idle_in_transaction_session_timeout = 0")
-	return err
 }
 
 // Dialect returns "postgres" or "sqlite".

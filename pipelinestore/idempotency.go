@@ -179,10 +179,7 @@ func (t *tx) SaveIdempotencyRecord(ctx context.Context, rec pipeline.Idempotency
 // one statement that the statement timeout does not cut short.
 func (db *DB) PurgeIdempotency(ctx context.Context, before time.Time) (int64, error) {
 	var n int64
-	err := db.w.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if err := db.liftStatementTimeout(ctx, tx); err != nil {
-			return err
-		}
+	err := db.operatorTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		res, err := tx.NewRaw(`DELETE FROM idempotency_keys WHERE created_at < ?`, ts(before)).Exec(ctx)
 		if err != nil {
 			return err

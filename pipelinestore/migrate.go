@@ -58,14 +58,12 @@ func (db *DB) migrator(b *bun.DB) (*migrate.Migrator, *migrate.Migrations, error
 // out. Like migrating, it runs without the statement timeout of
 // WithStatementTimeout.
 func (db *DB) MigrationStatus(ctx context.Context) (MigrationStatus, error) {
-	b, err := db.migrationDB()
-	if err != nil {
-		return MigrationStatus{}, err
-	}
-	if b != db.w.bun {
-		defer b.Close()
-	}
-	return db.migrationStatus(ctx, b)
+	var st MigrationStatus
+	err := db.onOperatorDB(func(b *bun.DB) (err error) {
+		st, err = db.migrationStatus(ctx, b)
+		return err
+	})
+	return st, err
 }
 
 // migrationStatus is MigrationStatus read on b.
@@ -129,13 +127,16 @@ func (db *DB) Migrate(ctx context.Context) error {
 // without the statement timeout of WithStatementTimeout, which waiting for
 // that lock or building an index may rightly exceed.
 func (db *DB) ApplyMigrations(ctx context.Context) ([]Migration, error) {
-	b, err := db.migrationDB()
-	if err != nil {
-		return nil, err
-	}
-	if b != db.w.bun {
-		defer b.Close()
-	}
+	var applied []Migration
+	err := db.onOperatorDB(func(b *bun.DB) (err error) {
+		applied, err = db.applyMigrations(ctx, b)
+		return err
+	})
+	return applied, err
+}
+
+// applyMigrations is ApplyMigrations on b.
+func (db *DB) applyMigrations(ctx context.Context, b *bun.DB) ([]Migration, error) {
 	st, err := db.migrationStatus(ctx, b)
 	if err != nil || st.Current() {
 		return nil, err
@@ -180,20 +181,27 @@ func (db *DB) ApplyMigrations(ctx context.Context) ([]Migration, error) {
 	return applied, nil
 }
 
-// migrationDB is the database migrations run on: the writer's pool, or,
-// when its connections carry a statement timeout, a pool of its own
-// without one.
-func (db *DB) migrationDB() (*bun.DB, error) {
-	if db.migrateDSN == "" {
-		return db.w.bun, nil
+// onOperatorDB runs fn on the database the operator's work runs on: the
+// writer's pool or, when its connections carry a statement timeout, a pool
+// of its own without one, closed when fn returns.
+func (db *DB) onOperatorDB(fn func(b *bun.DB) error) error {
+	if db.operatorDSN == "" {
+		return fn(db.w.bun)
 	}
-	connector, err := pgConnector(db.migrateDSN)
+	connector, err := pgConnector(db.operatorDSN)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	b := bun.NewDB(sql.OpenDB(connector), pgdialect.New())
+	defer b.Close()
 	for _, h := range db.w.hooks {
 		b.AddQueryHook(h)
 	}
-	return b, nil
+	return fn(b)
+}
+
+// operatorTx runs fn in a transaction on the operator's database (see
+// onOperatorDB).
+func (db *DB) operatorTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
+	return db.onOperatorDB(func(b *bun.DB) error { return b.RunInTx(ctx, nil, fn) })
 }

@@ -15,10 +15,7 @@ import (
 // token values are the Operator's to fill in.
 func (db *DB) Seed(ctx context.Context, w *pipeline.SeedWorld) (pipeline.SeedResult, error) {
 	var res pipeline.SeedResult
-	err := db.w.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if err := db.liftStatementTimeout(ctx, tx); err != nil {
-			return err
-		}
+	err := db.operatorTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		s := seeder{idb: tx, w: w, res: pipeline.SeedResult{
 			Teams:      map[string]int64{},
 			Users:      map[string]int64{},

@@ -153,9 +153,9 @@ func openOther(t *testing.T, driver, dsn string) *sql.DB {
 	return other
 }
 
-// TestDB_StatementTimeout_Lifted: migrating and seeding, which may take
-// longer than any request, run whole under a statement timeout too short
-// for them.
+// TestDB_StatementTimeout_Lifted: opening, migrating, seeding and purging,
+// the operator's work, run whole under a statement timeout too short for
+// any statement, which only requests keep.
 func TestDB_StatementTimeout_Lifted(t *testing.T) {
 	db := openTimed(t, storetest.PostgresSchemaDSN(t), time.Microsecond)
 	f := seeded(t, db)
