@@ -103,7 +103,9 @@ func NewDispatcher(store Store, sender Sender, opts ...Option) *Dispatcher {
 }
 
 // WithRetrySchedule sets the waits between the attempts of a delivery;
-// the default is RetrySchedule. Tests shorten it.
+// the default is RetrySchedule. Tests shorten it. A queue holds each
+// message for MaxDeliveryAttempts attempts, so a longer schedule is
+// refused where deliveries start.
 func WithRetrySchedule(waits []time.Duration) Option {
 	return func(o *options) { o.retries = waits }
 }

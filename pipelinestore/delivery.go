@@ -121,6 +121,9 @@ type Deliverer interface {
 	Deliver(ctx context.Context, m pipeline.Message, attempt int) error
 	// RetryAfter is how long to wait after failed attempt number attempt.
 	RetryAfter(attempt int) (time.Duration, bool)
+	// MaxAttempts is the number of attempts of a message, the first
+	// included.
+	MaxAttempts() int
 }
 
 // DeliveryConfig configures StartDeliveries.
@@ -144,7 +147,8 @@ type Deliveries struct {
 const deliveryJobTimeout = 30 * time.Second
 
 // StartDeliveries starts delivering the queued messages with d until ctx
-// is cancelled or Stop is called. Every replica may run it: each attempt
+// is cancelled or Stop is called. d may make at most
+// pipeline.MaxDeliveryAttempts attempts of a message. Every replica may run it: each attempt
 // is made by one of them (River locks each message it works). On SQLite
 // the queue shares the one writer connection with the API's writes: its
 // statements are short and queue with theirs, and it polls instead of
@@ -152,6 +156,12 @@ const deliveryJobTimeout = 30 * time.Second
 func (db *DB) StartDeliveries(ctx context.Context, d Deliverer, cfg DeliveryConfig) (*Deliveries, error) {
 	if cfg.Workers < 1 {
 		return nil, errors.New("pipelinestore: deliveries need at least one worker")
+	}
+	// A message is queued, in its write's transaction, for the contract's
+	// number of attempts: a longer schedule would promise attempts that
+	// never come.
+	if n := d.MaxAttempts(); n > pipeline.MaxDeliveryAttempts {
+		return nil, fmt.Errorf("pipelinestore: a delivery schedule of %d attempts exceeds the %d a message is queued for", n, pipeline.MaxDeliveryAttempts)
 	}
 	poll := cfg.PollInterval
 	if poll <= 0 {

@@ -63,7 +63,6 @@ func (db *DB) newInserter() (*river.Client[*sql.Tx], error) {
 	return c, nil
 }
 
-// migrateRiver applies River's own migrations.
 // riverStatus is how River's migrations stand, named "river_<version>_<name>";
 // it only reads.
 func (db *DB) riverStatus(ctx context.Context, sqldb *sql.DB) (MigrationStatus, error) {
@@ -91,6 +90,7 @@ func (db *DB) riverStatus(ctx context.Context, sqldb *sql.DB) (MigrationStatus, 
 	return st, nil
 }
 
+// migrateRiver applies River's own migrations.
 func (db *DB) migrateRiver(ctx context.Context, sqldb *sql.DB) error {
 	m, err := rivermigrate.New(db.riverDriverOn(sqldb), &rivermigrate.Config{Logger: quiet})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -92,6 +93,28 @@ func TestDeliveries_CreatorDemoted(t *testing.T) {
 		assert.Equal(t, pipeline.ActionJobCreated, got.Items[0].Action)
 		assert.Nil(t, got.Items[0].NextAttemptAt)
 		assert.Zero(t, hits.Load())
+	})
+}
+
+// TestDeliveries_LongerSchedule: a Dispatcher whose schedule promises
+// more attempts than a message is queued for does not start; the
+// contract's schedule and a shorter one do.
+func TestDeliveries_LongerSchedule(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		sender := pipelinehttp.NewWebhookSender(pipelinehttp.WebhookSenderConfig{})
+		cfg := pipelinestore.DeliveryConfig{Workers: 1}
+		longer := append(slices.Clone(pipeline.RetrySchedule), time.Hour)
+		d := pipeline.NewDispatcher(db, sender, pipeline.WithSecretKey(secretKey), pipeline.WithRetrySchedule(longer))
+		_, err := db.StartDeliveries(context.Background(), d, cfg)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "9 attempts exceeds the 8")
+
+		for _, schedule := range [][]time.Duration{pipeline.RetrySchedule, {time.Second}} {
+			d := pipeline.NewDispatcher(db, sender, pipeline.WithSecretKey(secretKey), pipeline.WithRetrySchedule(schedule))
+			run, err := db.StartDeliveries(context.Background(), d, cfg)
+			require.NoError(t, err)
+			require.NoError(t, run.Stop(context.Background()))
+		}
 	})
 }
 
