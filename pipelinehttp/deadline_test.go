@@ -2,6 +2,7 @@ package pipelinehttp
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"io"
 	"net"
@@ -71,6 +72,62 @@ func TestAPI_Unavailable(t *testing.T) {
 		assert.Equal(t, "true", r.Header.Get(ReplayHeader))
 		assert.Len(t, e.Activity(t), 1)
 	})
+}
+
+// TestMCP_Unavailable: a tool call that meets a database that does not
+// answer gets the API's unavailable envelope as a tool error at the
+// request's deadline, its cause is logged with the tool's name, and once
+// the database answers the same call succeeds.
+func TestMCP_Unavailable(t *testing.T) {
+	storetest.EachStallingDB(t, func(t *testing.T, db *pipelinestore.DB, stall *storetest.Stall) {
+		e := newEnv(t, db, withTimeout(testTimeout))
+		// The session's first request read the token; the test's clock
+		// stands still, so the calls below need no database to admit them.
+		cs := e.mcpSession(t, "olivia")
+		args := map[string]any{"job_id": e.Job("backend"), "candidate_id": e.Res.Candidates["ada"], "content": "Call back."}
+
+		stall.Hang(t)
+		body, code := toolError(t, callTool(t, cs, "add_note", args))
+		assert.Equal(t, pipeline.EUnavailable, code)
+		assert.Equal(t, map[string]any{"error": map[string]any{
+			"code": "unavailable", "message": "Service temporarily unavailable.", "details": nil}}, body)
+		assert.Regexp(t, `level=WARN msg=unavailable request_id=\S+ method=POST path=/mcp tool=add_note error=`, e.logs.String())
+		assert.NotContains(t, e.logs.String(), "server error")
+		assert.Equal(t, strings.Count(e.logs.String(), "level=INFO msg=request "), strings.Count(e.logs.String(), "level=INFO"),
+			"one line per request: the SDK's own sessions stay out of the log")
+
+		stall.Resume(t)
+		content(t, callTool(t, cs, "add_note", args))
+		assert.Len(t, e.Activity(t), 1, "the note that met the outage was not written")
+	})
+}
+
+// TestMCP_WithoutDeadline: the context the SDK gets outlives the request's
+// deadline, so a tool's answer at the deadline is written, but ends when
+// the request is cancelled (its client gone), and keeps its values.
+func TestMCP_WithoutDeadline(t *testing.T) {
+	type key struct{}
+	parent, cancelParent := context.WithCancel(context.WithValue(context.Background(), key{}, "v"))
+	defer cancelParent()
+	timed, cancelTimed := context.WithTimeout(parent, time.Millisecond)
+	defer cancelTimed()
+	ctx, cancel := withoutDeadline(timed)
+	defer cancel()
+	<-timed.Done()
+	_, has := ctx.Deadline()
+	assert.False(t, has)
+	assert.NoError(t, ctx.Err(), "the deadline does not end it")
+	assert.Equal(t, "v", ctx.Value(key{}))
+
+	gone, cancelGone := context.WithCancel(parent)
+	ctx, cancel = withoutDeadline(gone)
+	defer cancel()
+	cancelGone()
+	select {
+	case <-ctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("a cancelled request's context did not end")
+	}
 }
 
 // TestAPI_Unavailable_Down: while PostgreSQL is down (its connections

@@ -1,6 +1,7 @@
 package pipelinehttp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -108,12 +109,10 @@ func (a *api) errors(c *gin.Context) {
 // whose cause goes to the log only.
 func (a *api) writeError(c *gin.Context, err error) {
 	status, env, internal := envelopeOf(err)
-	switch code := env.Error.Code; {
-	case internal:
-		a.logCause(c, slog.LevelError, "server error", err)
-	case code == pipeline.EUnavailable:
-		// The client may retry soon; the cause is the operator's.
-		a.logCause(c, slog.LevelWarn, "unavailable", err)
+	if level, msg, ok := failureLog(env.Error.Code, internal); ok {
+		a.logCause(c, level, msg, err)
+	}
+	if env.Error.Code == pipeline.EUnavailable {
 		c.Header(HeaderRetryAfter, strconv.Itoa(int(UnavailableRetryAfter/time.Second)))
 	}
 	a.holdOff(c, env.Error.Code)
@@ -165,11 +164,31 @@ func headerNamed(f pipeline.FieldErrors) pipeline.FieldErrors {
 }
 
 func (a *api) logCause(c *gin.Context, level slog.Level, msg string, err error) {
-	a.log.LogAttrs(c.Request.Context(), level, msg,
-		slog.String("request_id", requestIDOf(c)),
-		slog.String("method", c.Request.Method),
-		slog.String("path", c.Request.URL.Path),
-		slog.String("error", err.Error()))
+	a.logRequestCause(c.Request.Context(), level, msg, requestIDOf(c), c.Request.Method, c.Request.URL.Path, err)
+}
+
+// logRequestCause logs err with the request it failed.
+func (a *api) logRequestCause(ctx context.Context, level slog.Level, msg, requestID, method, path string, err error, attrs ...slog.Attr) {
+	attrs = append([]slog.Attr{
+		slog.String("request_id", requestID),
+		slog.String("method", method),
+		slog.String("path", path),
+	}, attrs...)
+	a.log.LogAttrs(ctx, level, msg, append(attrs, slog.String("error", err.Error()))...)
+}
+
+// failureLog is whether and how an error answered to a client is logged:
+// a server error's cause as an error; unavailable as a warning, since the
+// client may retry soon and the cause is the operator's; nothing else,
+// since the client's mistakes are the client's to see.
+func failureLog(code string, internal bool) (level slog.Level, msg string, ok bool) {
+	switch {
+	case internal:
+		return slog.LevelError, "server error", true
+	case code == pipeline.EUnavailable:
+		return slog.LevelWarn, "unavailable", true
+	}
+	return 0, "", false
 }
 
 // recovery answers a panic with the server_error envelope; the process keeps

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -50,7 +53,8 @@ const mcpInstructions = `Tools over a recruitment pipeline: jobs, their stages a
 type exchange struct {
 	origin     string // what the API's links start with (see api.origin)
 	requestID  string
-	retryAfter int // seconds until the user's budget refills; 0 when within it
+	retryAfter int       // seconds until the user's budget refills; 0 when within it
+	deadline   time.Time // the request's deadline (Config.RequestTimeout); zero: none
 }
 
 type exchangeKey struct{}
@@ -67,9 +71,10 @@ func exchangeFrom(ctx context.Context) *exchange {
 // HTTP transport, stateless, answering in JSON, on one server that holds a
 // tool per operation.
 func (a *api) newMCP() http.Handler {
+	sdkLog := slog.New(warningsOnly{a.log.Handler()})
 	s := mcp.NewServer(&mcp.Implementation{Name: "pipeline", Title: "Recruitment pipeline", Version: "1"}, &mcp.ServerOptions{
 		Instructions: mcpInstructions,
-		Logger:       a.log,
+		Logger:       sdkLog,
 		// The tools never change, so there is nothing to notify.
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 		// tools/list depends on the token: no shared cache may keep it.
@@ -82,7 +87,7 @@ func (a *api) newMCP() http.Handler {
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
 		Stateless:    true,
 		JSONResponse: true,
-		Logger:       a.log,
+		Logger:       sdkLog,
 		// The SDK refuses a loopback connection whose Host is not loopback,
 		// against DNS rebinding; every request here needs a bearer token,
 		// which a rebinding page does not have, and a reverse proxy on the
@@ -91,6 +96,23 @@ func (a *api) newMCP() http.Handler {
 		MaxRequestBodyBytes:          MaxBodyBytes,
 		PropagateRequestCancellation: true,
 	})
+}
+
+// warningsOnly passes on only warnings and errors. The SDK logs the
+// session of every stateless request at Info, which tells nothing that
+// the access log does not.
+type warningsOnly struct{ slog.Handler }
+
+func (w warningsOnly) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelWarn && w.Handler.Enabled(ctx, l)
+}
+
+func (w warningsOnly) WithAttrs(as []slog.Attr) slog.Handler {
+	return warningsOnly{w.Handler.WithAttrs(as)}
+}
+
+func (w warningsOnly) WithGroup(name string) slog.Handler {
+	return warningsOnly{w.Handler.WithGroup(name)}
 }
 
 // serveMCP serves POST /mcp: it authenticates and counts the request as the
@@ -119,9 +141,35 @@ func (a *api) serveMCP(h http.Handler) gin.HandlerFunc {
 			return
 		}
 		c.Request.Body = io.NopCloser(bytes.NewReader(raw))
-		c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), exchangeKey{}, x))
+		ctx, cancel := withoutDeadline(c.Request.Context())
+		defer cancel()
+		x.deadline, _ = c.Request.Context().Deadline()
+		c.Request = c.Request.WithContext(context.WithValue(ctx, exchangeKey{}, x))
 		h.ServeHTTP(c.Writer, c.Request)
 	}
+}
+
+// withoutDeadline is ctx with its values, ended when ctx is cancelled but
+// not when its deadline passes. The SDK writes no response once the
+// request's context has ended, and a tool that met the deadline answers
+// just as it passes: the SDK gets the request without it, and each tool
+// call keeps it (see exchange.bound).
+func withoutDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	detached, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, func() {
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			cancel()
+		}
+	})
+	return detached, func() { stop(); cancel() }
+}
+
+// bound is ctx ended at the request's deadline.
+func (x *exchange) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if x.deadline.IsZero() {
+		return ctx, func() {}
+	}
+	return context.WithDeadline(ctx, x.deadline)
 }
 
 // oneMessage returns the JSON-RPC error of a body that is not JSON (a

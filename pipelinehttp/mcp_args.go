@@ -267,17 +267,9 @@ func toolResult(body any, isError bool) *mcp.CallToolResult {
 // here. The cause of an internal error goes to the log only.
 func (a *api) toolFailure(ctx context.Context, op pipeline.Op, err error) *mcp.CallToolResult {
 	_, env, internal := envelopeOf(err)
-	level, msg := slog.LevelError, "server error"
-	if env.Error.Code == pipeline.EUnavailable {
-		level, msg = slog.LevelWarn, "unavailable"
-	}
-	if internal || env.Error.Code == pipeline.EUnavailable {
-		a.log.LogAttrs(ctx, level, msg,
-			slog.String("request_id", exchangeFrom(ctx).requestID),
-			slog.String("method", http.MethodPost),
-			slog.String("path", a.mcpPath),
-			slog.String("tool", string(op)),
-			slog.String("error", err.Error()))
+	if level, msg, ok := failureLog(env.Error.Code, internal); ok {
+		a.logRequestCause(ctx, level, msg, exchangeFrom(ctx).requestID, http.MethodPost, a.mcpPath, err,
+			slog.String("tool", string(op)))
 	}
 	return toolResult(env, true)
 }

@@ -52,6 +52,8 @@ func newTool[In, Out any](a *api, op pipeline.Op, path func(pipeline.Ref) string
 	}
 	handler := func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, _ error) {
 		defer a.recoverTool(ctx, op, &res)
+		ctx, cancel := exchangeFrom(ctx).bound(ctx)
+		defer cancel()
 		x := newToolCall(a, op, req.Params.Arguments)
 		x.path = path(x.ref)
 		var in In
