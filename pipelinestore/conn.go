@@ -134,14 +134,27 @@ func (c *lazyConn) sqlName(ctx context.Context, query string) (string, error) {
 // executeText runs the statement prepared as name with n arguments, the
 // driver's $first and those after it.
 func executeText(name string, first, n int) string {
-	if n == 0 {
-		return "EXECUTE " + name
+	var sb strings.Builder
+	writeExecute(&sb, name, first, n)
+	return sb.String()
+}
+
+// writeExecute writes executeText(name, first, n) to sb.
+func writeExecute(sb *strings.Builder, name string, first, n int) {
+	sb.WriteString("EXECUTE ")
+	sb.WriteString(name)
+	for i := range n {
+		if i == 0 {
+			sb.WriteByte('(')
+		} else {
+			sb.WriteString(", ")
+		}
+		sb.WriteByte('$') // the driver writes the argument's text here
+		sb.WriteString(strconv.Itoa(first + i))
 	}
-	params := make([]string, n)
-	for i := range params {
-		params[i] = "$" + strconv.Itoa(first+i) // the driver writes the argument's text here
+	if n > 0 {
+		sb.WriteByte(')')
 	}
-	return "EXECUTE " + name + "(" + strings.Join(params, ", ") + ")"
 }
 
 // batchText is query, or, when ctx carries the batch that query is the
@@ -153,7 +166,8 @@ func (c *lazyConn) batchText(ctx context.Context, query string) (string, error) 
 	if !ok {
 		return query, nil
 	}
-	parts := make([]string, len(b.stmts))
+	var sb strings.Builder
+	sb.Grow(64 * len(b.stmts))
 	first := 1
 	for i, q := range b.stmts {
 		name, err := c.sqlName(ctx, q)
@@ -163,10 +177,13 @@ func (c *lazyConn) batchText(ctx context.Context, query string) (string, error) 
 		if name == "" {
 			return query, nil
 		}
-		parts[i] = executeText(name, first, b.nargs[i])
+		if i > 0 {
+			sb.WriteString(";\n")
+		}
+		writeExecute(&sb, name, first, b.nargs[i])
 		first += b.nargs[i]
 	}
-	return strings.Join(parts, ";\n"), nil
+	return sb.String(), nil
 }
 
 var (

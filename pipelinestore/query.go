@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -172,16 +171,42 @@ func (b *batch) reset() { b.stmts, b.nargs, b.args, b.scan = nil, nil, nil, nil 
 // text is the batch as one simple query: its statements, their parameters
 // numbered through.
 func (b *batch) text() string {
-	parts := make([]string, len(b.stmts))
+	var sb strings.Builder
 	offset := 0
 	for i, q := range b.stmts {
-		parts[i] = placeholder.ReplaceAllStringFunc(q, func(m string) string {
-			n, _ := strconv.Atoi(m[1:])
-			return "$" + strconv.Itoa(n+offset)
-		})
+		if i > 0 {
+			sb.WriteString(";\n")
+		}
+		renumber(&sb, q, '$', offset)
 		offset += b.nargs[i]
 	}
-	return strings.Join(parts, ";\n")
+	return sb.String()
+}
+
+// renumber writes q to sb with each parameter $n written as mark and
+// n+shift.
+func renumber(sb *strings.Builder, q string, mark byte, shift int) {
+	sb.Grow(len(q) + 8)
+	for {
+		i := strings.IndexByte(q, '$')
+		if i < 0 {
+			sb.WriteString(q)
+			return
+		}
+		j := i + 1
+		for j < len(q) && '0' <= q[j] && q[j] <= '9' {
+			j++
+		}
+		sb.WriteString(q[:i])
+		if j == i+1 {
+			sb.WriteByte('$')
+		} else {
+			n, _ := strconv.Atoi(q[i+1 : j])
+			sb.WriteByte(mark)
+			sb.WriteString(strconv.Itoa(n + shift))
+		}
+		q = q[j:]
+	}
 }
 
 // batchKey is the context key under which flush hands the batch it sends
@@ -254,16 +279,12 @@ func (r runner) planned() runner {
 	return r
 }
 
-// placeholder matches the $n parameters of a query.
-var placeholder = regexp.MustCompile(`\$([0-9]+)`)
-
 // rawText is query for Bun to format with its arguments: $n becomes Bun's
 // zero-based ?n-1.
 func (runner) rawText(query string) string {
-	return placeholder.ReplaceAllStringFunc(query, func(m string) string {
-		n, _ := strconv.Atoi(m[1:])
-		return "?" + strconv.Itoa(n-1)
-	})
+	var sb strings.Builder
+	renumber(&sb, query, '?', -1)
+	return sb.String()
 }
 
 // rawQuery is query run through Bun, which formats its arguments into it.

@@ -2,14 +2,17 @@ package pipelinestore_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun/driver/pgdriver"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 	"github.com/pipeline-dev/pipeline/pipelinestore"
@@ -75,6 +78,55 @@ func TestOpen(t *testing.T) {
 		_, err := pipelinestore.Open(ctx, "postgres://127.0.0.1:1/x?sslmode=bogus")
 		require.Error(t, err)
 	})
+}
+
+// TestOpen_WithSQLDB: on a pool of the caller's own, the store migrates,
+// seeds and writes (a write's statements sent together, the batch as one
+// simple query) as on its own, and Close leaves the pool open.
+func TestOpen_WithSQLDB(t *testing.T) {
+	ctx := context.Background()
+	cases := map[string]func(t *testing.T) (dsn string, pool *sql.DB){
+		"sqlite": func(t *testing.T) (string, *sql.DB) {
+			path := filepath.Join(t.TempDir(), "pipeline.db")
+			pool, err := sql.Open("sqlite", path)
+			require.NoError(t, err)
+			pool.SetMaxOpenConns(1)
+			return path, pool
+		},
+		"postgres": func(t *testing.T) (string, *sql.DB) {
+			dsn := storetest.PostgresSchemaDSN(t)
+			return dsn, sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn)))
+		},
+	}
+	for name, open := range cases {
+		t.Run(name, func(t *testing.T) {
+			dsn, pool := open(t)
+			defer pool.Close()
+			db, err := pipelinestore.Open(ctx, dsn, pipelinestore.WithSQLDB(pool))
+			require.NoError(t, err)
+			require.NoError(t, db.Migrate(ctx))
+			f := seeded(t, db)
+			olivia := f.As(t, "olivia")
+			job, ada := f.Job("backend"), f.Res.Candidates["ada"]
+			move := pipeline.StageMove{StageID: f.Res.Stages["backend"]["Interview"], Idempotency: &pipeline.Idempotency{Key: "move-1"}}
+			for _, replayed := range []bool{false, true} {
+				res, err := f.Svc.MoveCandidate(olivia, job, ada, move)
+				require.NoError(t, err)
+				assert.Equal(t, replayed, res.Replayed)
+				assert.Equal(t, "Interview", res.Value.Stage)
+			}
+			_, err = f.Svc.AddNote(olivia, job, ada, pipeline.NewNote{Content: "Strong on systems."})
+			require.NoError(t, err)
+			c, err := f.Svc.Candidate(olivia, job, ada)
+			require.NoError(t, err)
+			assert.Equal(t, "Interview", c.Stage)
+			assert.Equal(t, 1, c.NotesCount)
+			assert.Len(t, f.Activity(t), 2)
+
+			require.NoError(t, db.Close())
+			assert.NoError(t, pool.PingContext(ctx), "the caller's pool stays open")
+		})
+	}
 }
 
 func TestDB_Write(t *testing.T) {
