@@ -52,19 +52,24 @@ func slowUpload(t *testing.T, addr, tok string) net.Conn {
 	return conn
 }
 
-// answerOrClose reads the server's answer on conn: its status, or 0 when
-// the server closed the connection without one.
-func answerOrClose(t *testing.T, conn net.Conn) int {
+// answerOrClose reads the server's answer on conn: its status and body, or
+// 0 and "" when the server closed the connection without one.
+func answerOrClose(t *testing.T, conn net.Conn) (int, string) {
 	t.Helper()
 	require.NoError(t, conn.SetReadDeadline(time.Now().Add(30*time.Second)))
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
 		require.False(t, errors.Is(err, os.ErrDeadlineExceeded), "the connection is neither answered nor closed")
-		return 0
+		return 0, ""
 	}
 	defer resp.Body.Close()
-	return resp.StatusCode
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, string(body)
 }
+
+// unavailableBody is the envelope of an upload cut by a stop.
+const unavailableBody = `{"error":{"code":"unavailable","message":"Service temporarily unavailable.","details":null}}`
 
 // TestServe_Stop: a stop with an upload that will not finish within the
 // drain period cuts it at the end of the period, answering it 503, and
@@ -85,7 +90,9 @@ func TestServe_Stop(t *testing.T) {
 		srv.cancel() // as SIGTERM would
 		require.NoError(t, srv.Wait(), "a stop that cut a request is still a clean stop")
 		assert.Less(t, time.Since(start), 10*time.Second, "within the drain period and the grace after it")
-		assert.Equal(t, http.StatusServiceUnavailable, answerOrClose(t, conn), "the cut upload is answered")
+		status, body := answerOrClose(t, conn)
+		assert.Equal(t, http.StatusServiceUnavailable, status, "the cut upload is answered")
+		assert.Equal(t, unavailableBody, body)
 
 		assert.Empty(t, m.Must("activity"), "the cut upload wrote nothing")
 		logs := srv.stderr.String()
@@ -159,7 +166,9 @@ func TestMain_SIGTERM(t *testing.T) {
 		require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 		require.NoError(t, cmd.Wait(), "exit status 0")
 		assert.Less(t, time.Since(start), 10*time.Second)
-		assert.Equal(t, http.StatusServiceUnavailable, answerOrClose(t, conn))
+		status, body := answerOrClose(t, conn)
+		assert.Equal(t, http.StatusServiceUnavailable, status)
+		assert.Equal(t, unavailableBody, body)
 	})
 }
 
@@ -196,14 +205,17 @@ func TestServe_ReadTimeout(t *testing.T) {
 		_, err = fmt.Fprintf(conn, "POST /api/v1/jobs HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n"+
 			"Content-Length: 100\r\n\r\n{\"title\":", srv.Addr, tok.Token)
 		require.NoError(t, err)
-		assert.Equal(t, http.StatusRequestTimeout, answerOrClose(t, conn))
+		status, body := answerOrClose(t, conn)
+		assert.Equal(t, http.StatusRequestTimeout, status)
+		assert.Equal(t, `{"error":{"code":"request_timeout","message":"The request body did not arrive in time.","details":null}}`, body)
 
 		headers, err := net.Dial("tcp", srv.Addr)
 		require.NoError(t, err)
 		defer headers.Close()
 		_, err = io.WriteString(headers, "GET /api/v1/me HTTP/1.1\r\nHost: x\r\n")
 		require.NoError(t, err)
-		assert.Equal(t, 0, answerOrClose(t, headers), "closed without an answer")
+		status, _ = answerOrClose(t, headers)
+		assert.Equal(t, 0, status, "closed without an answer")
 
 		require.NoError(t, srv.Stop())
 		assert.Empty(t, m.Must("activity"))
