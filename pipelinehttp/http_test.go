@@ -217,6 +217,23 @@ func TestAPI_ServerError(t *testing.T) {
 			assert.Equal(t, `{"error":{"code":"server_error","message":"Server error.","details":null}}`, string(r.Body))
 			assert.Contains(t, logs.String(), "jobs_secret_internal", "the cause is logged")
 		})
+		// A tool's failure is the same server_error, as a tool error, its
+		// cause logged with the tool's name; the process keeps serving.
+		for name, store := range map[string]pipeline.Store{"mcp panic": panickingStore{Store: db}, "mcp internal error": failingStore{Store: db}} {
+			t.Run(name, func(t *testing.T) {
+				var logs syncBuffer
+				h := New(pipeline.NewService(store), Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+				srv := httptest.NewServer(h)
+				defer srv.Close()
+				cs, err := mcpClient(t, srv.URL+MCPPath, seed.Tokens["olivia"])
+				require.NoError(t, err)
+				body, code := toolError(t, callTool(t, cs, "list_jobs", nil))
+				assert.Equal(t, pipeline.EInternal, code)
+				assert.Equal(t, map[string]any{"error": map[string]any{"code": "server_error", "message": "Server error.", "details": nil}}, body)
+				assert.Regexp(t, `level=ERROR msg="server error" .*tool=list_jobs error=.*jobs_secret_internal`, logs.String())
+				content(t, callTool(t, cs, "get_me", nil))
+			})
+		}
 	})
 }
 
