@@ -22,8 +22,9 @@ type FeedFilter struct {
 	// After is the cursor of the last entry seen (FeedPage.Next); "" starts
 	// from the beginning.
 	After string
-	// Since, when After is "", starts the page at the entries created at or
-	// after it.
+	// Since, when After is "", starts the page at the first entry created
+	// at or after it; the entries after that one follow in feed order, as
+	// from a cursor, whatever their own times.
 	Since *time.Time
 	// Limit is the most entries on the page, 1–100; 0 takes the default.
 	Limit int
@@ -104,7 +105,7 @@ type FeedEntry struct {
 // FeedQuery is what the store is asked for a page of the feed.
 type FeedQuery struct {
 	After   FeedPosition
-	Since   *time.Time // only when After is the zero position
+	Since   *time.Time // only when After is the zero position: see FeedFilter.Since
 	Limit   int        // rows to return at most
 	Actions []string   // none: all
 	// EndIfEmpty asks, when no entry matches, for the last position that

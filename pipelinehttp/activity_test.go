@@ -141,6 +141,40 @@ func TestAPI_Activity_Filters(t *testing.T) {
 	})
 }
 
+// TestAPI_Activity_Since: since names where the feed starts, the first
+// entry created at or after it; the entries after that one follow in feed
+// order whatever their own times (a replica's clock behind the others'),
+// and the page size does not change which entries are seen.
+func TestAPI_Activity_Since(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		t0 := e.clock.Now()
+		e.clock.Advance(10 * time.Second)
+		moveAda(t, e, "olivia", "Screening")
+		e.clock.Advance(-5 * time.Second) // written by a replica 5 s behind
+		moveAda(t, e, "olivia", "Interview")
+		e.clock.Advance(15 * time.Second)
+		moveAda(t, e, "olivia", "Offer")
+		settle(t, e.h, e.token("olivia"), 3)
+		all, _, _ := feedPage(t, e.h, "/api/v1/activity", e.token("olivia"))
+		require.Len(t, all, 3)
+
+		since := url.QueryEscape(t0.Add(8 * time.Second).UTC().Format(time.RFC3339))
+		for _, limit := range []string{"50", "2", "1"} {
+			var seen []int64
+			path := "/api/v1/activity?limit=" + limit + "&since=" + since
+			for range 5 {
+				ids, next, _ := feedPage(t, e.h, path, e.token("olivia"))
+				seen = append(seen, ids...)
+				path = next
+			}
+			assert.Equal(t, all, seen, "limit %s", limit)
+		}
+		since = url.QueryEscape(t0.Add(12 * time.Second).UTC().Format(time.RFC3339))
+		ids, _, _ := feedPage(t, e.h, "/api/v1/activity?since="+since, e.token("olivia"))
+		assert.Equal(t, all[2:], ids, "the first entry at or after since is the last one")
+	})
+}
+
 func TestAPI_Activity_BadQuery(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		t.Run("bad query", func(t *testing.T) {

@@ -2,6 +2,8 @@ package pipelinestore
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"strconv"
 	"strings"
 
@@ -20,7 +22,8 @@ import (
 // none is passed over. Two writes of which one committed before the other
 // began keep that order; writes that overlapped are ordered by the
 // transaction that took its id first. On SQLite one writer commits at a
-// time and ids follow commits: the order is the id's, and the sequence 0.
+// time and ids follow commits: the order is the id's, the sequence 0, and
+// the bound the last id committed.
 
 // feedColumns are the columns of an entry a of the feed, with the actor u
 // and the entry's sequence.
@@ -55,27 +58,39 @@ func (p *params) add(v any) string {
 }
 
 // Feed returns the entries after q.After that viewer may read, in feed
-// order, at most q.Limit; on PostgreSQL only those below the horizon.
+// order, at most q.Limit; only those final when it began: on PostgreSQL
+// below the horizon, on SQLite up to the last id committed.
 func (db *DB) Feed(ctx context.Context, viewer int64, q pipeline.FeedQuery) (pipeline.FeedResult, error) {
 	pg := db.dialect == DialectPostgres
-	var horizon int64
-	if pg {
-		// Read first: every entry below it is final, whatever commits
-		// while the page is read.
-		if err := db.read().get(ctx, qFeedHorizon, nil, &horizon); err != nil {
+	// Read first: every entry up to it is final, whatever commits while
+	// the page is read, and any entry still to come lies beyond it.
+	var bound int64
+	if err := db.read().get(ctx, db.pick(qFeedHorizon, qFeedLastID), nil, &bound); err != nil {
+		return pipeline.FeedResult{}, formatError(err, "Activity")
+	}
+	after := q.After
+	if q.Since != nil {
+		// since names where the page starts: the first entry created at or
+		// after it; the entries after that one follow in feed order, as
+		// they would from a cursor, whatever their own times.
+		var start pipeline.FeedPosition
+		err := db.read().get(ctx, db.pick(qFeedStartPG, qFeedStart), args(viewer, ts(*q.Since), bound), &start)
+		if errors.Is(err, sql.ErrNoRows) {
+			var res pipeline.FeedResult
+			return res, db.feedEnd(ctx, bound, &res.End)
+		}
+		if err != nil {
 			return pipeline.FeedResult{}, formatError(err, "Activity")
 		}
+		after = pipeline.FeedPosition{Seq: start.Seq, ID: start.ID - 1}
 	}
 	p := &params{}
 	where := []string{feedVisible(len(p.values) + 1)}
 	p.add(viewer)
 	if pg {
-		where = append(where, `(a.xid, a.id) > (`+p.add(q.After.Seq)+`, `+p.add(q.After.ID)+`)`, `a.xid < `+p.add(horizon))
+		where = append(where, `(a.xid, a.id) > (`+p.add(after.Seq)+`, `+p.add(after.ID)+`)`, `a.xid < `+p.add(bound))
 	} else {
-		where = append(where, `a.id > `+p.add(q.After.ID))
-	}
-	if q.Since != nil {
-		where = append(where, `a.created_at >= `+p.add(ts(*q.Since)))
+		where = append(where, `a.id > `+p.add(after.ID), `a.id <= `+p.add(bound))
 	}
 	if len(q.Actions) > 0 {
 		in := make([]string, len(q.Actions))
@@ -100,31 +115,45 @@ ORDER BY ` + order + ` LIMIT ` + p.add(q.Limit)
 		res.Entries[i] = r.toFeedEntry()
 	}
 	if len(rows) == 0 && q.EndIfEmpty {
-		return res, db.feedEnd(ctx, horizon, &res.End)
+		return res, db.feedEnd(ctx, bound, &res.End)
 	}
 	return res, nil
 }
 
+// pick is the statement of the database's dialect.
+func (db *DB) pick(pg, sqlite string) string {
+	if db.dialect == DialectPostgres {
+		return pg
+	}
+	return sqlite
+}
+
 var (
 	qFeedHorizon = preparedPG(`SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint`)
-	qFeedEndPG   = preparedPG(`SELECT xid AS seq, id FROM activity WHERE xid < $1 ORDER BY xid DESC, id DESC LIMIT 1`)
-	qFeedEnd     = preparedSQLite(`SELECT 0 AS seq, id FROM activity ORDER BY id DESC LIMIT 1`)
+	qFeedLastID  = preparedSQLite(`SELECT COALESCE(max(id), 0) FROM activity`)
+	// The first entry of the viewer's teams created at or after $2 and
+	// final by the bound $3.
+	qFeedStartPG = preparedPG(`SELECT xid AS seq, id FROM activity
+WHERE team_id IN (SELECT team_id FROM memberships WHERE user_id = $1) AND created_at >= $2 AND xid < $3
+ORDER BY xid, id LIMIT 1`)
+	qFeedStart = preparedSQLite(`SELECT 0 AS seq, id FROM activity
+WHERE team_id IN (SELECT team_id FROM memberships WHERE user_id = $1) AND created_at >= $2 AND id <= $3
+ORDER BY id LIMIT 1`)
+	qFeedEndPG = preparedPG(`SELECT xid AS seq, id FROM activity WHERE xid < $1 ORDER BY xid DESC, id DESC LIMIT 1`)
 )
 
-// feedEnd sets end to the position of the last final entry of the log,
-// the zero position when there is none.
-func (db *DB) feedEnd(ctx context.Context, horizon int64, end *pipeline.FeedPosition) error {
+// feedEnd sets end to the position of the last entry of the log final by
+// bound (Feed's), the zero position when there is none.
+func (db *DB) feedEnd(ctx context.Context, bound int64, end *pipeline.FeedPosition) error {
+	if db.dialect != DialectPostgres {
+		*end = pipeline.FeedPosition{ID: bound}
+		return nil
+	}
 	var r struct {
 		Seq int64 `bun:"seq"`
 		ID  int64 `bun:"id"`
 	}
-	var err error
-	if db.dialect == DialectPostgres {
-		err = db.read().get(ctx, qFeedEndPG, args(horizon), &r)
-	} else {
-		err = db.read().get(ctx, qFeedEnd, nil, &r)
-	}
-	if err != nil {
+	if err := db.read().get(ctx, qFeedEndPG, args(bound), &r); err != nil {
 		return ignoreNoRows(err, "Activity")
 	}
 	*end = pipeline.FeedPosition{Seq: r.Seq, ID: r.ID}

@@ -4,13 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipelinestore"
 	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
 )
 
@@ -70,6 +74,58 @@ func TestFeed_LateCommit(t *testing.T) {
 	assert.Less(t, got[0].ID, late, "the entry that took its id first comes first")
 	assert.Equal(t, late, got[1].ID)
 	assert.JSONEq(t, `{"note_id":1}`, string(got[0].Changes))
+}
+
+// commitAfterPage runs fn once, right after the feed's first read of
+// entries (its page, or where since starts it) returns.
+type commitAfterPage struct {
+	armed atomic.Bool
+	fn    func()
+}
+
+func (h *commitAfterPage) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+	return ctx
+}
+
+func (h *commitAfterPage) AfterQuery(_ context.Context, e *bun.QueryEvent) {
+	read := strings.Contains(e.Query, "FROM activity") && !strings.Contains(e.Query, "max(id)")
+	if read && h.armed.CompareAndSwap(true, false) {
+		h.fn()
+	}
+}
+
+// TestFeed_CommitDuringFirstPage: an entry that commits while an empty
+// first page is read, from the beginning or from since, is not passed over
+// by the page's cursor: following it shows the entry once.
+func TestFeed_CommitDuringFirstPage(t *testing.T) {
+	since := time.Now().Add(-time.Hour)
+	for name, filter := range map[string]pipeline.FeedFilter{"from the beginning": {}, "since": {Since: &since}} {
+		t.Run(name, func(t *testing.T) {
+			h := &commitAfterPage{}
+			storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+				f := seeded(t, db)
+				olivia := f.As(t, "olivia")
+				h.fn = func() {
+					_, err := f.Svc.AddNote(olivia, f.Job("backend"), f.Res.Candidates["ada"], pipeline.NewNote{Content: "Meanwhile."})
+					require.NoError(t, err)
+				}
+				h.armed.Store(true)
+				first, err := f.Svc.ListActivity(olivia, filter)
+				require.NoError(t, err)
+				require.False(t, h.armed.Load(), "the note was written while the page was read")
+				require.Len(t, f.Activity(t), 1)
+				seen := first.Entries
+				next := first.Next
+				for deadline := time.Now().Add(20 * time.Second); len(seen) == 0 && time.Now().Before(deadline); {
+					page, err := f.Svc.ListActivity(olivia, pipeline.FeedFilter{After: next})
+					require.NoError(t, err)
+					seen, next = append(seen, page.Entries...), page.Next
+				}
+				require.Len(t, seen, 1, "the entry is seen once")
+				assert.Equal(t, pipeline.ActionCandidateNoteAdded, seen[0].Action)
+			}, pipelinestore.WithQueryHook(h))
+		})
+	}
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

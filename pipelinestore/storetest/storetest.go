@@ -33,43 +33,27 @@ import (
 const PostgresEnv = "PIPELINE_TEST_POSTGRES"
 
 // EachDB runs fn as a subtest "sqlite" and a subtest "postgres", each on a
-// fresh, migrated, empty database that is closed when the subtest ends.
-func EachDB(t *testing.T, fn func(t *testing.T, db *pipelinestore.DB)) {
+// fresh, migrated, empty database opened with opts, closed when the
+// subtest ends.
+func EachDB(t *testing.T, fn func(t *testing.T, db *pipelinestore.DB), opts ...pipelinestore.Option) {
 	t.Helper()
-	t.Run("sqlite", func(t *testing.T) { fn(t, OpenSQLite(t)) })
-	t.Run("postgres", func(t *testing.T) { fn(t, OpenPostgres(t)) })
+	t.Run("sqlite", func(t *testing.T) { fn(t, OpenSQLite(t, opts...)) })
+	t.Run("postgres", func(t *testing.T) { fn(t, OpenPostgres(t, opts...)) })
 }
 
 // OpenSQLite opens a migrated database in a fresh file under tb.TempDir().
-func OpenSQLite(tb testing.TB) *pipelinestore.DB {
+func OpenSQLite(tb testing.TB, opts ...pipelinestore.Option) *pipelinestore.DB {
 	tb.Helper()
-	ctx := context.Background()
-	db, err := pipelinestore.Open(ctx, filepath.Join(tb.TempDir(), "pipeline.db"))
-	if err != nil {
-		tb.Fatalf("storetest: open SQLite: %v", err)
-	}
-	tb.Cleanup(func() { _ = db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		tb.Fatalf("storetest: migrate SQLite: %v", err)
-	}
-	return db
+	return open(tb, filepath.Join(tb.TempDir(), "pipeline.db"), opts...)
 }
 
 // OpenPostgres opens a migrated database in a fresh schema of the server
 // named by PIPELINE_TEST_POSTGRES; the schema is dropped at cleanup.
-func OpenPostgres(tb testing.TB) *pipelinestore.DB {
+func OpenPostgres(tb testing.TB, opts ...pipelinestore.Option) *pipelinestore.DB {
 	tb.Helper()
-	ctx := context.Background()
-	db, err := pipelinestore.Open(ctx, PostgresSchemaDSN(tb))
-	if err != nil {
-		tb.Fatalf("storetest: open PostgreSQL: %v", err)
-	}
-	// Registered after the schema's cleanup, so it runs before the drop.
-	tb.Cleanup(func() { _ = db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		tb.Fatalf("storetest: migrate PostgreSQL: %v", err)
-	}
-	return db
+	// open registers the close after the schema's cleanup, so it runs
+	// before the drop.
+	return open(tb, PostgresSchemaDSN(tb), opts...)
 }
 
 // PostgresDSN returns the DSN of the test server, skipping the test when
