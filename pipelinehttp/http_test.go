@@ -129,6 +129,14 @@ func TestAPI_PayloadTooLarge(t *testing.T) {
 		r = e.do(t, "PATCH", jobPath(e.Res.Jobs["backend"]), olivia, over)
 		requireError(t, r, http.StatusRequestEntityTooLarge, CodePayloadTooLarge)
 		assert.Len(t, e.Activity(t), before)
+
+		// The checks before the body come first (decisions §3).
+		r = e.do(t, "POST", "/api/v1/jobs", e.token("olivia_jobs_read"), over)
+		requireError(t, r, http.StatusForbidden, pipeline.EInsufficientScope)
+		r = e.do(t, "PATCH", jobPath(999999), olivia, over)
+		requireError(t, r, http.StatusNotFound, pipeline.ENotFound)
+		r = e.do(t, "PATCH", jobPath(e.Res.Jobs["backend"]), "", over)
+		requireError(t, r, http.StatusUnauthorized, pipeline.EUnauthenticated)
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 
@@ -26,6 +27,12 @@ const ReplayHeader = "Idempotent-Replay"
 // that were read, and returns false.
 func (a *api) bind(c *gin.Context, op pipeline.Op, ref pipeline.Ref, validate func() error, fields ...field) (*pipeline.Idempotency, bool) {
 	raw, err := readBody(c)
+	if errors.Is(err, errPayloadTooLarge) {
+		// A body too large to read is the body's fault: the checks before
+		// the body come first (the key, which binds a body, is not read).
+		fail(c, a.svc.Reject(c.Request.Context(), op, ref, nil, err))
+		return nil, false
+	}
 	if err != nil {
 		fail(c, err)
 		return nil, false
