@@ -183,6 +183,7 @@ func TestAPI_Activity_BadQuery(t *testing.T) {
 				{"since=yesterday", "since"}, {"since=", "since"},
 				{"after=", "after"}, {"after=bm9wZQ", "after"}, {"after=%21%21", "after"},
 				{"action=job.deleted", "action"}, {"action=", "action"},
+				{"limit=5&limit=500", "limit"}, {"since=2026-01-01T00:00:00Z&since=2026-01-02T00:00:00Z", "since"},
 			} {
 				requireValidation(t, e.do(t, "GET", "/api/v1/activity?"+tc.query, e.token("olivia"), nil), tc.field)
 			}

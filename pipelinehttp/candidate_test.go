@@ -74,6 +74,7 @@ func TestAPI_ListCandidates(t *testing.T) {
 				{"stage=-2", "stage"},
 				{"stage=" + itoa(e.Res.Stages["frontend"]["Applied"]), "stage"},
 				{"stage=999999", "stage"},
+				{"stage=" + itoa(e.Res.Stages["backend"]["Applied"]) + "&stage=999999", "stage"},
 				{"page=0", "page"},
 				{"page=x", "page"},
 				{"page=", "page"},

@@ -112,6 +112,12 @@ func TestAPI_ListJobs_BadQuery(t *testing.T) {
 			{"page=", "page"},
 			{"status=", "status"},
 			{"page=99999999999999999999", "page"},
+			// A parameter given twice: the bad value does not hide behind
+			// the good one, and two good ones are not a guess.
+			{"status=open&status=bogus", "status"},
+			{"status=bogus&status=open", "status"},
+			{"page=1&page=2", "page"},
+			{"search=a&search=b", "search"},
 		} {
 			t.Run(tc.query, func(t *testing.T) {
 				requireValidation(t, e.do(t, "GET", "/api/v1/jobs?"+tc.query, e.token("olivia"), nil), tc.field)

@@ -247,10 +247,18 @@ func newQuery(c *gin.Context, names ...string) *query {
 	return q
 }
 
-// get returns the first value of a parameter and whether it was sent.
+// get returns the value of a parameter and whether it was sent. One sent
+// more than once is an error naming it: which value counts would be a
+// guess, and a bad one must not pass unseen behind a good one.
 func (q *query) get(name string) (string, bool) {
-	v, ok := q.values[name]
-	if !ok {
+	v := q.values[name]
+	switch {
+	case len(v) == 0:
+		return "", false
+	case len(v) > 1:
+		if q.bad[name] == nil {
+			q.bad.Add(name, "The "+name+" parameter may be given only once.")
+		}
 		return "", false
 	}
 	return v[0], true
