@@ -3,6 +3,8 @@ package pipeline
 import (
 	"math"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -24,6 +26,25 @@ func TestList_LastPage(t *testing.T) {
 func TestFold(t *testing.T) {
 	assert.Equal(t, Fold("Ingénieur"), Fold("INGÉNIEUR"))
 	assert.Contains(t, Fold("Frontend Ingénieur"), Fold("INGÉN"))
+	assert.Equal(t, Fold("Λογιστής"), Fold("ΛΟΓΙΣΤΉΣ"), "final sigma")
+	assert.Equal(t, Fold("Maſs"), Fold("MASS"), "long s")
+	assert.NotEqual(t, Fold("kırmızı"), Fold("KIRMIZI"), "dotless ı is its own letter")
+	// Over every rune: runes equal under simple case folding fold alike,
+	// and a folded rune folds to itself.
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if !utf8.ValidRune(r) {
+			continue
+		}
+		f := Fold(string(r))
+		if Fold(f) != f {
+			t.Fatalf("%U: Fold is not idempotent", r)
+		}
+		for o := unicode.SimpleFold(r); o != r; o = unicode.SimpleFold(o) {
+			if Fold(string(o)) != f {
+				t.Fatalf("%U and %U are equal under case folding but fold apart", r, o)
+			}
+		}
+	}
 }
 
 func TestNormalizeScopes(t *testing.T) {

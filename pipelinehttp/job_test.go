@@ -97,6 +97,17 @@ func TestAPI_ListJobs_Search(t *testing.T) {
 			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
 			assert.Equal(t, tc.want, nilIfEmpty(r.IDs(t)), "search %q", tc.search)
 		}
+
+		// Case folding, not only lower case: a word's final ς is σ in
+		// capitals.
+		r := e.do(t, "POST", "/api/v1/jobs", e.token("olivia"), map[string]any{"title": "Λογιστής"})
+		require.Equal(t, http.StatusCreated, r.Code, "%s", r.Body)
+		id := num(t, r.Data(t)["id"])
+		for _, search := range []string{"ΛΟΓΙΣΤΉΣ", "λογιστής", "ΣΤΉΣ"} {
+			r = e.do(t, "GET", "/api/v1/jobs?search="+urlQuery(search), e.token("olivia"), nil)
+			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+			assert.Equal(t, []int64{id}, r.IDs(t), "search %q", search)
+		}
 	})
 }
 
