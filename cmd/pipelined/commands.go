@@ -66,8 +66,11 @@ Change a user's role on a team. A team keeps at least one owner.`},
 Take a user off a team, with their assignments to its jobs; their current
 team moves to another of theirs. A team keeps an owner, a user a team.`},
 		{name: "activity", synopsis: "[--team TEAM] [--since-id ID] [--limit N]", run: runActivity, doc: `
-The activity log as JSON lines, oldest first: of one team or all, after an
-entry id (to resume where a previous read stopped), at most N entries.`},
+The activity log as JSON lines, oldest first (by id): of one team or all,
+after an entry id (to resume where a previous read stopped), at most N
+entries. It shows every committed entry at once. On PostgreSQL an entry
+may commit after one with a larger id: while writes run, a read resumed
+with --since-id can pass over it. GET /api/v1/activity never does.`},
 		{name: "version", synopsis: "[-json]", run: runVersion, noConfig: true, doc: `
 The version of pipelined: module version, VCS revision and time, Go version.`},
 		{name: "help", synopsis: "[COMMAND]", noConfig: true, doc: `
