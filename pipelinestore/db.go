@@ -263,7 +263,7 @@ func openSQLite(ctx context.Context, path string, o options) (*DB, error) {
 		p := newPool(b, false, o.hooks)
 		return &DB{w: p, r: p, dialect: DialectSQLite}, nil
 	}
-	if path == "" || strings.ContainsAny(path, "?#") || path == ":memory:" {
+	if path == "" || path == ":memory:" {
 		return nil, fmt.Errorf("pipelinestore: invalid SQLite path %q", path)
 	}
 	// The writer connects first so that the file exists in WAL mode before
@@ -282,7 +282,7 @@ func openSQLite(ctx context.Context, path string, o options) (*DB, error) {
 }
 
 func openSQLitePool(ctx context.Context, path, params string, conns int) (*bun.DB, error) {
-	sqldb, err := sql.Open("sqlite", path+"?"+params)
+	sqldb, err := sql.Open("sqlite", sqliteURI(path)+"?"+params)
 	if err != nil {
 		return nil, err
 	}
@@ -295,6 +295,12 @@ func openSQLitePool(ctx context.Context, path, params string, conns int) (*bun.D
 		return nil, fmt.Errorf("pipelinestore: open SQLite %s: %w", path, err)
 	}
 	return b, nil
+}
+
+// sqliteURI is the SQLite URI of the file at path, whatever characters
+// the path holds: ? and # would otherwise end it, and % start an escape.
+func sqliteURI(path string) string {
+	return "file:" + strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23").Replace(path)
 }
 
 // Close waits for background work, closes the prepared statements and,

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -60,6 +61,21 @@ func TestOpen(t *testing.T) {
 		defer db.Close()
 		assert.Equal(t, "sqlite", db.Dialect())
 		require.NoError(t, db.Migrate(ctx))
+	})
+	t.Run("sqlite path of any characters", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "a#b?c%41 d")
+		require.NoError(t, os.Mkdir(dir, 0o755))
+		path := filepath.Join(dir, "what?#%2F.db")
+		db, err := pipelinestore.Open(ctx, path)
+		require.NoError(t, err)
+		defer db.Close()
+		require.NoError(t, db.Migrate(ctx))
+		_, err = os.Stat(path)
+		require.NoError(t, err, "the file is the one named")
+		f := seeded(t, db)
+		_, err = f.Svc.AddNote(f.As(t, "olivia"), f.Job("backend"), f.Res.Candidates["ada"], pipeline.NewNote{Content: "Stored."})
+		require.NoError(t, err)
+		assert.Len(t, f.Activity(t), 1)
 	})
 	t.Run("bad sqlite path", func(t *testing.T) {
 		_, err := pipelinestore.Open(ctx, "")
