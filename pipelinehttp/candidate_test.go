@@ -170,6 +170,17 @@ func TestAPI_MoveCandidate(t *testing.T) {
 		assert.Equal(t, "192.0.2.1", a.IP)
 		assert.JSONEq(t, `{"stage":{"before":"Applied","after":"Screening"}}`, string(a.Changes))
 	})
+	each(t, "a whole number written with a fraction or an exponent", func(t *testing.T, e *env) {
+		// JSON Schema's integer, which the document declares, takes 3.0 and
+		// 3e0 as 3.
+		screening, offer := itoa(e.Res.Stages["backend"]["Screening"]), itoa(e.Res.Stages["backend"]["Offer"])
+		r := e.do(t, "POST", adaStage(e), e.token("olivia"), `{"stage": `+screening+`.0}`)
+		require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+		assert.Equal(t, "Screening", r.Data(t)["stage"])
+		r = e.do(t, "POST", adaStage(e), e.token("olivia"), `{"stage": `+offer+`0e-1}`)
+		require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+		assert.Equal(t, "Offer", r.Data(t)["stage"])
+	})
 	each(t, "same stage is left alone", func(t *testing.T, e *env) {
 		moveAda(t, e, "mia", "Screening")
 		r := e.do(t, "POST", adaStage(e), e.token("olivia"), map[string]any{"stage": e.Res.Stages["backend"]["Screening"]})
@@ -209,6 +220,8 @@ func TestAPI_MoveCandidate_Invalid(t *testing.T) {
 				{"empty body", nil, []string{"stage"}},
 				{"stage a string", map[string]any{"stage": itoa(screening)}, []string{"stage"}},
 				{"stage a fraction", `{"stage": 2.5}`, []string{"stage"}},
+				{"stage past int64", `{"stage": 1e19}`, []string{"stage"}},
+				{"stage an exponent past any int64", `{"stage": 1e999999999}`, []string{"stage"}},
 				{"stage null", map[string]any{"stage": nil}, []string{"stage"}},
 				{"unknown field", map[string]any{"stage": screening, "status": "hired"}, []string{"status"}},
 				{"malformed", `{"stage"`, []string{"body"}},

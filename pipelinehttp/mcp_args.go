@@ -85,7 +85,7 @@ func newToolCall(a *api, op pipeline.Op, raw json.RawMessage) *toolCall {
 
 func (x *toolCall) id(name string) int64 {
 	var n int64
-	if raw, ok := x.args[name]; ok && json.Unmarshal(raw, &n) == nil && n > 0 {
+	if raw, ok := x.args[name]; ok && json.Unmarshal(integral(raw), &n) == nil && n > 0 {
 		return n
 	}
 	return 0

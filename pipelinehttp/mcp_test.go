@@ -181,6 +181,34 @@ func TestMCP_Arguments(t *testing.T) {
 	})
 }
 
+// TestMCP_WholeNumbers: an integer argument written with a fraction or an
+// exponent (3.0, 3e0), which the tools' schemas accept as JSON Schema's
+// integer, is that integer; a fraction is not.
+func TestMCP_WholeNumbers(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		cs := e.mcpSession(t, "olivia")
+		call := func(tool, args string) *mcp.CallToolResult {
+			t.Helper()
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(args)})
+			require.NoError(t, err)
+			return res
+		}
+		job := itoa(e.Job("backend"))
+		api := e.do(t, "GET", "/api/v1/jobs/"+job, e.token("olivia"), nil)
+		assert.Equal(t, api.JSON, content(t, call("get_job", `{"job_id": `+job+`.0}`)))
+		api = e.do(t, "GET", "/api/v1/jobs?page=1", e.token("olivia"), nil)
+		jobs := content(t, call("list_jobs", `{"page": 1e0}`)).(map[string]any)
+		assert.Equal(t, api.Object(t)["data"], jobs["data"])
+		feed := content(t, call("list_activity", `{"limit": 2.00}`))
+		assert.NotNil(t, feed)
+
+		_, code := toolError(t, call("get_job", `{"job_id": `+job+`.5}`))
+		assert.Equal(t, pipeline.ENotFound, code)
+		_, code = toolError(t, call("list_jobs", `{"page": 1.5}`))
+		assert.Equal(t, pipeline.EValidation, code)
+	})
+}
+
 // TestMCP_ProtocolVersion: the SDK's client and the face agree on the
 // newest protocol version the SDK supports.
 func TestMCP_ProtocolVersion(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math/big"
 	"net"
 	"net/http"
 	"net/url"
@@ -127,8 +128,26 @@ func integerField(name string, into *int64) field { return valueField(name, "an 
 // (an array of actions), which repaired text cannot pass.
 func valueField(name, kind string, into any) field {
 	return field{name: name, kind: kind, decode: func(raw []byte) bool {
-		return json.Unmarshal(raw, into) == nil
+		return json.Unmarshal(integral(raw), into) == nil
 	}}
+}
+
+// integral is raw, or, when raw is a JSON number written with a fraction
+// or an exponent whose value is a whole int64 (2.0, 2e0), that number as
+// an integer literal: JSON Schema's integer, which the API's document and
+// the tools' schemas declare, takes any such number.
+func integral(raw []byte) []byte {
+	// Longer literals are left alone: no whole int64 needs one, and
+	// big.Rat would spend its time on them.
+	if len(raw) == 0 || len(raw) > 64 || raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') ||
+		!bytes.ContainsAny(raw, ".eE") || !json.Valid(raw) {
+		return raw
+	}
+	r, ok := new(big.Rat).SetString(string(raw))
+	if !ok || !r.IsInt() || !r.Num().IsInt64() {
+		return raw
+	}
+	return strconv.AppendInt(nil, r.Num().Int64(), 10)
 }
 
 // decodeBody decodes a JSON object body into fields and returns what could
