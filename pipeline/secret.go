@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"slices"
 	"strings"
 )
 
@@ -15,10 +16,18 @@ const SecretKeyLength = 32
 
 // SecretKey encrypts the secrets the server must read back, webhook signing
 // secrets, before they are stored: AES-256-GCM with a random nonce per
-// secret. The database then holds nothing that signs a delivery without the
-// key, which lives in the operator's configuration.
+// secret. Kept in the operator's configuration, apart from the database, it
+// leaves the database holding nothing that signs a delivery.
 type SecretKey struct {
-	aead cipher.AEAD
+	aead     cipher.AEAD
+	previous []*SecretKey // open what they sealed; see WithPrevious
+}
+
+// WithPrevious returns a key that seals as k does and opens what k or any
+// of previous sealed: for a server whose key changed, so that secrets
+// stored under the old one are still read.
+func (k *SecretKey) WithPrevious(previous ...*SecretKey) *SecretKey {
+	return &SecretKey{aead: k.aead, previous: append(slices.Clip(k.previous), previous...)}
 }
 
 // ParseSecretKey reads a key written as 64 hexadecimal digits or as the
@@ -79,8 +88,13 @@ func (k *SecretKey) open(sealed []byte) ([]byte, error) {
 		return nil, errors.New("pipeline: sealed secret too short")
 	}
 	plain, err := k.aead.Open(nil, sealed[:n], sealed[n:], secretAAD)
-	if err != nil {
-		return nil, errors.New("pipeline: the secret cannot be decrypted with this server's secret key")
+	if err == nil {
+		return plain, nil
 	}
-	return plain, nil
+	for _, p := range k.previous {
+		if plain, err := p.open(sealed); err == nil {
+			return plain, nil
+		}
+	}
+	return nil, errors.New("pipeline: the secret cannot be decrypted with this server's secret key")
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -139,5 +140,34 @@ func TestDeliveries_Purge(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, left.Items, 1)
 		assert.WithinDuration(t, now, left.Items[0].AttemptedAt, time.Second)
+	})
+}
+
+// TestStoredSecretKey: there is no key until one is asked for; then every
+// caller, at once or later, reads the same 32 bytes.
+func TestStoredSecretKey(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		ctx := context.Background()
+		none, err := db.StoredSecretKey(ctx, false)
+		require.NoError(t, err)
+		assert.Nil(t, none)
+
+		keys := make([][]byte, 8)
+		var wg sync.WaitGroup
+		for i := range keys {
+			wg.Go(func() {
+				k, err := db.StoredSecretKey(ctx, true)
+				assert.NoError(t, err)
+				keys[i] = k
+			})
+		}
+		wg.Wait()
+		require.Len(t, keys[0], pipeline.SecretKeyLength)
+		for _, k := range keys {
+			assert.Equal(t, keys[0], k)
+		}
+		later, err := db.StoredSecretKey(ctx, false)
+		require.NoError(t, err)
+		assert.Equal(t, keys[0], later)
 	})
 }

@@ -189,8 +189,9 @@ Environment (a flag of the same meaning overrides it):
                        listen address of /metrics and /debug/pprof/ (default:
                        off); keep it off the public network
   PIPELINE_SECRET_KEY  32 bytes in base64 or hex (openssl rand -base64 32)
-                       that webhook secrets are stored encrypted under;
-                       without it webhooks cannot be created
+                       that webhook secrets are stored encrypted under
+                       (default: a key kept in the database, made on first
+                       use; set one to keep it apart from the secrets)
   PIPELINE_WEBHOOK_WORKERS
                        webhook deliveries made at once by serve (default 4;
                        0: this replica delivers none)

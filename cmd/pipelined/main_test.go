@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -871,5 +873,58 @@ func TestServe_DeliversAfterRestart(t *testing.T) {
 		case <-time.After(20 * time.Second):
 			t.Fatalf("nothing was delivered after the restart\n%s", srv.stderr)
 		}
+	})
+}
+
+// TestServe_WebhooksWithoutKey: with no PIPELINE_SECRET_KEY, webhooks are
+// created as events.md says, their secrets sealed under a key kept in the
+// database (and the log says so); once the operator sets a key, the
+// webhooks made before still sign their deliveries with their secret.
+func TestServe_WebhooksWithoutKey(t *testing.T) {
+	eachDB(t, func(t *testing.T, m *Main) {
+		got := make(chan *http.Request, 4)
+		bodies := make(chan []byte, 4)
+		rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			got <- r
+			bodies <- body
+			w.WriteHeader(http.StatusNoContent)
+		}))
+		defer rc.Close()
+		m.env["PIPELINE_WEBHOOK_ALLOW_HTTP"] = "true"
+		m.env["PIPELINE_WEBHOOK_ALLOW_PRIVATE"] = "true"
+		m.Seed("testdata/seed.json")
+		tok := m.CreateToken("olivia@acme.test", "hooks", "jobs:write,webhooks:write")
+		srv := m.Serve()
+		status, body := srv.Do("POST", "/api/v1/webhooks", tok.Token, `{"url":"`+rc.URL+`","events":["job.created"]}`)
+		require.Equal(t, http.StatusCreated, status, body)
+		var created struct{ Data struct{ Secret string } }
+		require.NoError(t, json.Unmarshal([]byte(body), &created))
+		secret, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(created.Data.Secret, pipeline.WebhookSecretPrefix))
+		require.NoError(t, err)
+		assert.Contains(t, srv.stderr.String(), "PIPELINE_SECRET_KEY is not set")
+
+		deliveredSigned := func(srv *Server, title string) {
+			t.Helper()
+			status, body := srv.Do("POST", "/api/v1/jobs", tok.Token, `{"title":"`+title+`"}`)
+			require.Equal(t, http.StatusCreated, status, body)
+			select {
+			case r := <-got:
+				b := <-bodies
+				mac := hmac.New(sha256.New, secret)
+				mac.Write([]byte(r.Header.Get("Webhook-Id") + "." + r.Header.Get("Webhook-Timestamp") + "." + string(b)))
+				assert.Equal(t, "v1,"+base64.StdEncoding.EncodeToString(mac.Sum(nil)), r.Header.Get("Webhook-Signature"))
+				assert.Contains(t, string(b), title)
+			case <-time.After(20 * time.Second):
+				t.Fatalf("nothing was delivered\n%s", srv.stderr)
+			}
+		}
+		deliveredSigned(srv, "Signed under the stored key")
+		require.NoError(t, srv.Stop())
+
+		m.env["PIPELINE_SECRET_KEY"] = base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32))
+		srv = m.Serve()
+		deliveredSigned(srv, "Still signed once a key is set")
+		assert.NotContains(t, srv.stderr.String(), "PIPELINE_SECRET_KEY is not set")
 	})
 }

@@ -81,6 +81,11 @@ func openServedStore(ctx context.Context, e env, o *observability) (*pipelinesto
 // serves metrics and the profiler there.
 func serve(ctx context.Context, e env, o *observability, db *pipelinestore.DB, ln net.Listener) error {
 	logger := o.log
+	var err error
+	if e.cfg.SecretKey, err = secretKey(ctx, e.cfg.SecretKey, db, logger); err != nil {
+		ln.Close()
+		return err
+	}
 	stopping := make(chan struct{})
 	cfg := apiConfig(e, o, db, stopping)
 	if e.cfg.MetricsAddr != "" {
@@ -181,14 +186,30 @@ func apiConfig(e env, o *observability, db *pipelinestore.DB, stopping <-chan st
 	}
 }
 
+// secretKey is the key that seals webhook secrets: PIPELINE_SECRET_KEY,
+// which also opens the secrets sealed before it was set under the key kept
+// in the database; or, without it, that key, made on first use.
+func secretKey(ctx context.Context, given *pipeline.SecretKey, db *pipelinestore.DB, logger *slog.Logger) (*pipeline.SecretKey, error) {
+	raw, err := db.StoredSecretKey(ctx, given == nil)
+	if err != nil || raw == nil {
+		return given, err
+	}
+	stored, err := pipeline.NewSecretKey(raw)
+	if err != nil {
+		return nil, err
+	}
+	if given != nil {
+		return given.WithPrevious(stored), nil
+	}
+	logger.Warn("PIPELINE_SECRET_KEY is not set: webhook secrets are sealed under a key kept in the database; set it to keep the key apart from them")
+	return stored, nil
+}
+
 // startDeliveries starts the delivery of webhook messages with
 // PIPELINE_WEBHOOK_WORKERS workers; none with 0.
 func startDeliveries(e env, db *pipelinestore.DB, logger *slog.Logger) (*pipelinestore.Deliveries, error) {
 	if e.cfg.WebhookWorkers == 0 {
 		return nil, nil
-	}
-	if e.cfg.SecretKey == nil {
-		logger.Warn("PIPELINE_SECRET_KEY is not set: webhooks cannot be created, nor their messages signed")
 	}
 	sender := pipelinehttp.NewWebhookSender(pipelinehttp.WebhookSenderConfig{
 		AllowPrivate: e.cfg.WebhookAllowPrivate,

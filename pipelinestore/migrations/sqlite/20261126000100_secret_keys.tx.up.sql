@@ -1,0 +1,7 @@
+-- The secret key that seals webhook secrets when the operator gives none
+-- (PIPELINE_SECRET_KEY): made once, read by every replica.
+CREATE TABLE secret_keys (
+    name text PRIMARY KEY,
+    key BLOB NOT NULL,
+    created_at TIMESTAMP NOT NULL
+);
