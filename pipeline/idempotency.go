@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -101,12 +102,20 @@ func keyOf(op Op, r Ref, input any, idem **Idempotency) (*keyed, error) {
 // under the key in the same transaction. A nil load finds nothing.
 func write[R, T any](s *Service, ctx context.Context, c Caller, k *keyed, load func(Tx) (R, error), act func(Tx, R) (T, error)) (Result[T], error) {
 	var out Result[T]
+	busy := false
+	if k != nil && ValidIdempotencyKey(k.key) {
+		held := teamKey{team: c.team.ID, key: k.key}
+		busy = s.inflight.enter(held)
+		defer s.inflight.leave(held)
+	}
 	err := s.store.Write(ctx, func(tx Tx) error {
 		// The key is claimed before the record is read (a store may
 		// send the claim with the read, even in one statement), and
 		// judged after it, in the check order.
 		var cl claimed
-		if k != nil {
+		if k != nil && !busy {
+			// A key already held here is a conflict: claiming it too would
+			// only take its lock from the request that holds it elsewhere.
 			cl = s.claim(ctx, tx, c, k.key)
 		}
 		var rec R
@@ -117,7 +126,7 @@ func write[R, T any](s *Service, ctx context.Context, c Caller, k *keyed, load f
 			}
 		}
 		if k != nil {
-			stored, err := cl.verdict(ctx, c, k)
+			stored, err := cl.verdict(ctx, c, k, busy)
 			if err != nil {
 				return err
 			}
@@ -157,19 +166,22 @@ func (s *Service) claim(ctx context.Context, tx Tx, c Caller, key string) claime
 }
 
 // verdict judges a key by its claim: a key that is not valid is invalid; one
-// held by a request still in flight is a conflict; one that holds a result
-// of this user's same request returns that result; one of another request
-// is invalid.
-func (cl claimed) verdict(ctx context.Context, c Caller, k *keyed) ([]byte, error) {
+// held by a request still in flight (busy: one of this Service's when the
+// request arrived) is a conflict; one that holds a result of this user's
+// same request returns that result; one of another request is invalid.
+func (cl claimed) verdict(ctx context.Context, c Caller, k *keyed, busy bool) ([]byte, error) {
 	if !ValidIdempotencyKey(k.key) {
 		return nil, Invalid(IdempotencyField, "The idempotency key must be 1 to 255 printable ASCII characters.")
+	}
+	if busy {
+		return nil, errKeyInFlight()
 	}
 	free, rec, err := cl.kc.Outcome(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if !free {
-		return nil, Errorf(EConflict, "A request with this idempotency key is still being processed.")
+		return nil, errKeyInFlight()
 	}
 	if rec == nil {
 		return nil, nil
@@ -178,6 +190,11 @@ func (cl claimed) verdict(ctx context.Context, c Caller, k *keyed) ([]byte, erro
 		return nil, Invalid(IdempotencyField, "The idempotency key was already used for a different request.")
 	}
 	return rec.Result, nil
+}
+
+// errKeyInFlight answers a request whose key another request holds.
+func errKeyInFlight() error {
+	return Errorf(EConflict, "A request with this idempotency key is still being processed.")
 }
 
 // remember stores the result of a successful write under its key.
@@ -190,4 +207,39 @@ func (s *Service) remember(ctx context.Context, tx Tx, c Caller, k *keyed, v any
 		TeamID: c.team.ID, Key: k.key, UserID: c.user.ID, Request: k.request,
 		Result: b, CreatedAt: s.now(),
 	})
+}
+
+// inflightKeys are the idempotency keys of the writes a Service is running.
+// A store may make a second request with a held key wait for the first
+// (SQLite has one writer) instead of telling it the key is held; counted
+// here when it arrives, it still answers conflict, as on any store.
+type inflightKeys struct {
+	mu   sync.Mutex
+	held map[teamKey]int
+}
+
+type teamKey struct {
+	team int64
+	key  string
+}
+
+// enter counts one more request holding k and reports whether another
+// held it already.
+func (f *inflightKeys) enter(k teamKey) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.held == nil {
+		f.held = map[teamKey]int{}
+	}
+	f.held[k]++
+	return f.held[k] > 1
+}
+
+// leave counts one request fewer holding k.
+func (f *inflightKeys) leave(k teamKey) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.held[k]--; f.held[k] == 0 {
+		delete(f.held, k)
+	}
 }

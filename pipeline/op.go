@@ -133,6 +133,12 @@ func (s *Service) Reject(ctx context.Context, op Op, r Ref, idem *Idempotency, c
 		}
 		return cause
 	}
+	busy := false
+	if idem != nil && ValidIdempotencyKey(idem.Key) {
+		held := teamKey{team: c.team.ID, key: idem.Key}
+		busy = s.inflight.enter(held)
+		defer s.inflight.leave(held)
+	}
 	return s.store.Write(ctx, func(tx Tx) error {
 		if spec.lock != nil {
 			if err := spec.lock(ctx, tx, c, r); err != nil {
@@ -142,8 +148,11 @@ func (s *Service) Reject(ctx context.Context, op Op, r Ref, idem *Idempotency, c
 		if idem != nil {
 			// A stored result cannot match: a request that could not be
 			// read never succeeded.
-			cl := s.claim(ctx, tx, c, idem.Key)
-			if _, err := cl.verdict(ctx, c, &keyed{key: idem.Key, request: idem.Request}); err != nil {
+			var cl claimed
+			if !busy {
+				cl = s.claim(ctx, tx, c, idem.Key)
+			}
+			if _, err := cl.verdict(ctx, c, &keyed{key: idem.Key, request: idem.Request}, busy); err != nil {
 				return err
 			}
 		}

@@ -15,8 +15,9 @@ type Service struct {
 	webhooks WebhookPolicy
 	secrets  *SecretKey // nil: webhooks cannot be created or signed
 
-	tokens  tokenCache
-	touched sync.Map // token id → time.Time of the last recorded use
+	tokens   tokenCache
+	touched  sync.Map // token id → time.Time of the last recorded use
+	inflight inflightKeys
 }
 
 // Option configures a Service or an Operator.
