@@ -89,12 +89,14 @@ func (q *query) feedFilter() pipeline.FeedFilter {
 			q.bad.Add("after", msgQueryAfter)
 		}
 	}
-	if raw, ok := q.get("since"); ok && f.After == "" { // ignored after a cursor
-		t, err := time.Parse(time.RFC3339, raw)
-		if err != nil {
-			q.bad.Add("since", msgQuerySince)
-		} else {
-			f.Since = &t
+	if f.After == "" { // since is ignored after a cursor, however it is sent
+		if raw, ok := q.get("since"); ok {
+			t, err := time.Parse(time.RFC3339, raw)
+			if err != nil {
+				q.bad.Add("since", msgQuerySince)
+			} else {
+				f.Since = &t
+			}
 		}
 	}
 	if raw, ok := q.get("limit"); ok {

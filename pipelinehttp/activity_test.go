@@ -138,6 +138,8 @@ func TestAPI_Activity_Filters(t *testing.T) {
 		assert.Len(t, ids, 4)
 		ids, _, _ = feedPage(t, e.h, next+"&since="+future, e.token("olivia"))
 		assert.Len(t, ids, 1, "since is ignored after a cursor")
+		ids, _, _ = feedPage(t, e.h, next+"&since="+future+"&since=yesterday", e.token("olivia"))
+		assert.Len(t, ids, 1, "however it is sent")
 	})
 }
 

@@ -191,7 +191,7 @@ func TestFault_KeyInFlight(t *testing.T) {
 		go func() { second <- send(h, "POST", "/api/v1/jobs", olivia, body, IdempotencyKeyHeader, "held-1") }()
 		var r *rawResponse
 		if db.Dialect() == pipelinestore.DialectPostgres {
-			// The key's lock is taken: answered at once.
+			// The Service knows the key is held: answered at once.
 			r = <-second
 			close(release)
 		} else {
@@ -212,5 +212,26 @@ func TestFault_KeyInFlight(t *testing.T) {
 		log, err := pipeline.NewOperator(db).ActivityLog(context.Background(), nil)
 		require.NoError(t, err)
 		assert.Len(t, log, 1, "the job was created once")
+
+		if db.Dialect() == pipelinestore.DialectPostgres {
+			// Another replica, its own Service on the same database, learns
+			// that the key is held from the key's lock.
+			replica := New(pipeline.NewService(store), Config{Limiter: pipeline.NewMemoryLimiter(1000)})
+			reached, release := make(chan struct{}), make(chan struct{})
+			store.hook(func() error {
+				close(reached)
+				<-release
+				return nil
+			})
+			go func() { first <- send(h, "POST", "/api/v1/jobs", olivia, body, IdempotencyKeyHeader, "held-2") }()
+			<-reached
+			r := send(replica, "POST", "/api/v1/jobs", olivia, body, IdempotencyKeyHeader, "held-2")
+			assert.Equal(t, http.StatusConflict, r.code, "body %s", r.body)
+			close(release)
+			assert.Equal(t, http.StatusCreated, (<-first).code)
+			log, err := pipeline.NewOperator(db).ActivityLog(context.Background(), nil)
+			require.NoError(t, err)
+			assert.Len(t, log, 2, "the second job was created once")
+		}
 	})
 }

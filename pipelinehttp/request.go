@@ -143,6 +143,14 @@ func integral(raw []byte) []byte {
 		!bytes.ContainsAny(raw, ".eE") || !json.Valid(raw) {
 		return raw
 	}
+	if i := bytes.IndexAny(raw, "eE"); i >= 0 {
+		// No whole int64 needs an exponent past its digits and int64's
+		// 19; a larger one would have big.Rat build the power first.
+		exp, err := strconv.Atoi(strings.TrimPrefix(string(raw[i+1:]), "+"))
+		if err != nil || max(exp, -exp) > 20+i {
+			return raw
+		}
+	}
 	r, ok := new(big.Rat).SetString(string(raw))
 	if !ok || !r.IsInt() || !r.Num().IsInt64() {
 		return raw

@@ -181,6 +181,15 @@ func openPostgres(ctx context.Context, dsn string, o options) (*DB, error) {
 	err := db.onOperatorDB(func(ob *bun.DB) error {
 		return ob.QueryRowContext(ctx, "SELECT COALESCE(current_schema(), '')").Scan(&db.schema)
 	})
+	if err == nil && operatorDSN != "" {
+		// The pool's own connections, with their run-time parameters, are
+		// checked too: a pooler that refuses one fails Open, not requests.
+		// Connecting runs no statement, so the timeout cannot cut it.
+		var conn *sql.Conn
+		if conn, err = sqldb.Conn(ctx); err == nil {
+			err = conn.Close()
+		}
+	}
 	if err != nil {
 		if o.sqlDB == nil {
 			b.Close()
@@ -300,7 +309,13 @@ func openSQLitePool(ctx context.Context, path, params string, conns int) (*bun.D
 // sqliteURI is the SQLite URI of the file at path, whatever characters
 // the path holds: ? and # would otherwise end it, and % start an escape.
 func sqliteURI(path string) string {
-	return "file:" + strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23").Replace(path)
+	escaped := strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23").Replace(path)
+	if strings.HasPrefix(escaped, "//") {
+		// file://x would name the host x: an empty authority keeps the
+		// path whole.
+		return "file://" + escaped
+	}
+	return "file:" + escaped
 }
 
 // Close waits for background work, closes the prepared statements and,

@@ -76,6 +76,14 @@ func TestOpen(t *testing.T) {
 		_, err = f.Svc.AddNote(f.As(t, "olivia"), f.Job("backend"), f.Res.Candidates["ada"], pipeline.NewNote{Content: "Stored."})
 		require.NoError(t, err)
 		assert.Len(t, f.Activity(t), 1)
+
+		// A path that begins with two slashes is a path, not a host.
+		double, err := pipelinestore.Open(ctx, "/"+filepath.Join(dir, "double.db"))
+		require.NoError(t, err)
+		defer double.Close()
+		require.NoError(t, double.Migrate(ctx))
+		_, err = os.Stat(filepath.Join(dir, "double.db"))
+		require.NoError(t, err)
 	})
 	t.Run("bad sqlite path", func(t *testing.T) {
 		_, err := pipelinestore.Open(ctx, "")
