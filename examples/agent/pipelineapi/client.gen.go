@@ -1572,8 +1572,10 @@ type ListActivityParams struct {
 	After *string `form:"after,omitempty" json:"after,omitempty"`
 
 	// Since Without `after`: start at the first entry created at or after
-	// this RFC 3339 time. Ignored with `after`. Any other value answers
-	// 422 naming `since`.
+	// this RFC 3339 time; the entries after it follow in feed order,
+	// as from a cursor, whatever their own times (a replica's clock
+	// may lag). Ignored with `after`. Any other value answers 422
+	// naming `since`.
 	Since *time.Time `form:"since,omitempty" json:"since,omitempty"`
 
 	// Limit Entries a page, 1 to 100; 50 when absent. Any other value answers 422 naming `limit`.
