@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -32,6 +33,15 @@ func runDemo(ctx context.Context, e env, args []string) (err error) {
 	defer os.RemoveAll(dir)
 	e.cfg.DB = filepath.Join(dir, "demo.db")
 	e.cfg.AutoMigrate = true // a fresh database of its own
+	if e.cfg.SecretKey == nil {
+		// The demo's database goes with it: a key of its own keeps serve
+		// from warning about one kept in the database.
+		raw := make([]byte, pipeline.SecretKeyLength)
+		_, _ = rand.Read(raw)
+		if e.cfg.SecretKey, err = pipeline.NewSecretKey(raw); err != nil {
+			return err
+		}
+	}
 
 	o, err := newObservability(ctx, e)
 	if err != nil {
