@@ -97,7 +97,8 @@ func canonicalJSON(body []byte) []byte {
 }
 
 // canonicalNumbers replaces every number in v by its shortest spelling:
-// integers as written, others through float64.
+// a whole int64 as an integer (3, 3.0 and 3e0 alike, as the body's reading
+// takes them: see integral), others through float64.
 func canonicalNumbers(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
@@ -109,8 +110,9 @@ func canonicalNumbers(v any) any {
 			x[i] = canonicalNumbers(e)
 		}
 	case json.Number:
-		if _, err := strconv.ParseInt(string(x), 10, 64); err == nil {
-			return x
+		whole := integral([]byte(x))
+		if _, err := strconv.ParseInt(string(whole), 10, 64); err == nil {
+			return json.Number(whole)
 		}
 		if f, err := x.Float64(); err == nil {
 			return json.Number(strconv.FormatFloat(f, 'g', -1, 64))

@@ -127,6 +127,20 @@ func TestAPI_Idempotency_Reencoded(t *testing.T) {
 			IdempotencyKeyHeader, "proxied")
 		requireValidation(t, other, IdempotencyKeyHeader)
 	})
+	each(t, "a whole number in another spelling replays", func(t *testing.T, e *env) {
+		// 3, 3.0 and 3e0 are one integer to the body's reading, and one
+		// request to the key.
+		olivia := e.token("olivia")
+		stage := itoa(e.Res.Stages["backend"]["Interview"])
+		first := e.do(t, "POST", adaStage(e), olivia, `{"stage":`+stage+`}`, IdempotencyKeyHeader, "spelt")
+		require.Equal(t, http.StatusOK, first.Code, "%s", first.Body)
+		for _, spelling := range []string{stage + ".0", stage + "0e-1"} {
+			again := e.do(t, "POST", adaStage(e), olivia, `{"stage":`+spelling+`}`, IdempotencyKeyHeader, "spelt")
+			require.Equal(t, http.StatusOK, again.Code, "%s", again.Body)
+			assert.Equal(t, "true", again.Header.Get(ReplayHeader), spelling)
+		}
+		assert.Len(t, e.Activity(t), 1)
+	})
 }
 
 func TestAPI_Idempotency_Keys(t *testing.T) {
@@ -191,4 +205,18 @@ func TestAPI_Idempotency_Keys(t *testing.T) {
 		assert.Equal(t, string(first.Body), string(again.Body))
 		assert.Len(t, e.Activity(t), before)
 	})
+}
+
+// TestRequestFingerprint_WholeNumbers: a whole int64 is one request in any
+// spelling the body's reading takes for it, even past float64's precision;
+// other numbers stay apart.
+func TestRequestFingerprint_WholeNumbers(t *testing.T) {
+	same := func(a, b string) bool {
+		return requestFingerprint("POST", "/api/v1/x", []byte(a)) == requestFingerprint("POST", "/api/v1/x", []byte(b))
+	}
+	assert.True(t, same(`{"n":12345678901234567}`, `{"n":12345678901234567.0}`))
+	assert.True(t, same(`{"n":100}`, `{"n":1e2}`))
+	assert.True(t, same(`{"n":1.5}`, `{"n":15e-1}`))
+	assert.False(t, same(`{"n":12345678901234567}`, `{"n":12345678901234568}`))
+	assert.False(t, same(`{"n":1}`, `{"n":1.5}`))
 }
