@@ -102,21 +102,15 @@ func keyOf(op Op, r Ref, input any, idem **Idempotency) (*keyed, error) {
 // under the key in the same transaction. A nil load finds nothing.
 func write[R, T any](s *Service, ctx context.Context, c Caller, k *keyed, load func(Tx) (R, error), act func(Tx, R) (T, error)) (Result[T], error) {
 	var out Result[T]
-	busy := false
-	if k != nil && ValidIdempotencyKey(k.key) {
-		held := teamKey{team: c.team.ID, key: k.key}
-		busy = s.inflight.enter(held)
-		defer s.inflight.leave(held)
-	}
+	busy, release := s.hold(c, k)
+	defer release()
 	err := s.store.Write(ctx, func(tx Tx) error {
 		// The key is claimed before the record is read (a store may
 		// send the claim with the read, even in one statement), and
 		// judged after it, in the check order.
 		var cl claimed
-		if k != nil && !busy {
-			// A key already held here is a conflict: claiming it too would
-			// only take its lock from the request that holds it elsewhere.
-			cl = s.claim(ctx, tx, c, k.key)
+		if k != nil {
+			cl = s.claim(ctx, tx, c, k.key, busy)
 		}
 		var rec R
 		if load != nil {
@@ -126,7 +120,7 @@ func write[R, T any](s *Service, ctx context.Context, c Caller, k *keyed, load f
 			}
 		}
 		if k != nil {
-			stored, err := cl.verdict(ctx, c, k, busy)
+			stored, err := cl.verdict(ctx, c, k)
 			if err != nil {
 				return err
 			}
@@ -151,29 +145,43 @@ func write[R, T any](s *Service, ctx context.Context, c Caller, k *keyed, load f
 	return out, nil
 }
 
+// hold counts the request as holding k's key in this Service until
+// release (see inflightKeys); busy reports that another request held it
+// first. A missing or invalid key is not held.
+func (s *Service) hold(c Caller, k *keyed) (busy bool, release func()) {
+	if k == nil || !ValidIdempotencyKey(k.key) {
+		return false, func() {}
+	}
+	held := teamKey{team: c.team.ID, key: k.key}
+	return s.inflight.enter(held), func() { s.inflight.leave(held) }
+}
+
 // claimed is a key's claim, judged by verdict once the record is read.
 type claimed struct {
-	kc KeyClaim // nil for a key that is not valid
+	kc   KeyClaim // nil for a key that is not valid, or busy
+	busy bool     // held by another request of this Service (see hold)
 }
 
 // claim takes a valid key for this transaction and reads its record; a
-// key that is not valid is left for verdict to refuse.
-func (s *Service) claim(ctx context.Context, tx Tx, c Caller, key string) claimed {
-	if !ValidIdempotencyKey(key) {
-		return claimed{}
+// key that is not valid is left for verdict to refuse. A key busy here is
+// not claimed: claiming it would only take its lock from the request that
+// holds it, which another replica's request must meet.
+func (s *Service) claim(ctx context.Context, tx Tx, c Caller, key string, busy bool) claimed {
+	if busy || !ValidIdempotencyKey(key) {
+		return claimed{busy: busy}
 	}
 	return claimed{kc: tx.ClaimIdempotencyKey(ctx, c.team.ID, key, s.now().Add(-IdempotencyWindow))}
 }
 
 // verdict judges a key by its claim: a key that is not valid is invalid; one
-// held by a request still in flight (busy: one of this Service's when the
-// request arrived) is a conflict; one that holds a result of this user's
-// same request returns that result; one of another request is invalid.
-func (cl claimed) verdict(ctx context.Context, c Caller, k *keyed, busy bool) ([]byte, error) {
+// held by a request still in flight is a conflict; one that holds a result
+// of this user's same request returns that result; one of another request
+// is invalid.
+func (cl claimed) verdict(ctx context.Context, c Caller, k *keyed) ([]byte, error) {
 	if !ValidIdempotencyKey(k.key) {
 		return nil, Invalid(IdempotencyField, "The idempotency key must be 1 to 255 printable ASCII characters.")
 	}
-	if busy {
+	if cl.busy {
 		return nil, errKeyInFlight()
 	}
 	free, rec, err := cl.kc.Outcome(ctx)

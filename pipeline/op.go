@@ -133,26 +133,22 @@ func (s *Service) Reject(ctx context.Context, op Op, r Ref, idem *Idempotency, c
 		}
 		return cause
 	}
-	busy := false
-	if idem != nil && ValidIdempotencyKey(idem.Key) {
-		held := teamKey{team: c.team.ID, key: idem.Key}
-		busy = s.inflight.enter(held)
-		defer s.inflight.leave(held)
+	var k *keyed
+	if idem != nil {
+		k = &keyed{key: idem.Key, request: idem.Request}
 	}
+	busy, release := s.hold(c, k)
+	defer release()
 	return s.store.Write(ctx, func(tx Tx) error {
 		if spec.lock != nil {
 			if err := spec.lock(ctx, tx, c, r); err != nil {
 				return err
 			}
 		}
-		if idem != nil {
+		if k != nil {
 			// A stored result cannot match: a request that could not be
 			// read never succeeded.
-			var cl claimed
-			if !busy {
-				cl = s.claim(ctx, tx, c, idem.Key)
-			}
-			if _, err := cl.verdict(ctx, c, &keyed{key: idem.Key, request: idem.Request}, busy); err != nil {
+			if _, err := s.claim(ctx, tx, c, k.key, busy).verdict(ctx, c, k); err != nil {
 				return err
 			}
 		}

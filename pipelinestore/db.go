@@ -204,7 +204,7 @@ func openPostgres(ctx context.Context, dsn string, o options) (*DB, error) {
 // pool: dsn with the run-time parameters below added, unless it sets them
 // itself. The driver sets the parameters it does not know on every
 // connection.
-func poolDSN(dsn string, timeout time.Duration) (migrations, pool string, err error) {
+func poolDSN(dsn string, timeout time.Duration) (operator, pool string, err error) {
 	u, err := url.Parse(dsn)
 	if err != nil {
 		return "", "", fmt.Errorf("pipelinestore: invalid PostgreSQL DSN: %w", err)
@@ -216,7 +216,7 @@ func poolDSN(dsn string, timeout time.Duration) (migrations, pool string, err er
 	// which costs more than running it.
 	params := map[string]string{"plan_cache_mode": "force_generic_plan"}
 	if timeout > 0 {
-		migrations = dsn
+		operator = dsn
 		// A transaction idles only while Go runs between its statements;
 		// the idle timeout ends one whose client vanished (its process
 		// stuck, its network cut) and left locks held, with a floor that a
@@ -230,7 +230,7 @@ func poolDSN(dsn string, timeout time.Duration) (migrations, pool string, err er
 		}
 	}
 	u.RawQuery = q.Encode()
-	return migrations, u.String(), nil
+	return operator, u.String(), nil
 }
 
 // milliseconds is d as a run-time parameter's value, at least 1.

@@ -163,11 +163,7 @@ func (db *DB) feedEnd(ctx context.Context, bound int64, end *pipeline.FeedPositi
 // feedEntry returns the entry id as viewer may read it in the feed, or nil.
 func (db *DB) feedEntry(ctx context.Context, viewer, id int64) (*pipeline.FeedEntry, error) {
 	var rows []activityRow
-	query := qFeedEntrySQLite
-	if db.dialect == DialectPostgres {
-		query = qFeedEntryPG
-	}
-	if err := db.read().all(ctx, query, args(viewer, id), &rows); err != nil {
+	if err := db.read().all(ctx, db.pick(qFeedEntryPG, qFeedEntrySQLite), args(viewer, id), &rows); err != nil {
 		return nil, formatError(err, "Activity")
 	}
 	if len(rows) == 0 {

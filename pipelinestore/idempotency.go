@@ -49,8 +49,9 @@ func (t *tx) ClaimIdempotencyKey(ctx context.Context, teamID int64, key string, 
 		return kc
 	}
 	scan := func(ctx context.Context, rows *sql.Rows) error {
-		err := t.run.scanOne(ctx, rows, &kc.row)
-		kc.done = err == nil
+		var r claimRow
+		err := t.run.scanOne(ctx, rows, &r)
+		kc.settle(r, err)
 		return err
 	}
 	kc.args = args(idempotencyLockID(t.schema, teamID, key), teamID, key, ts(since))

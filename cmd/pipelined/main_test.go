@@ -836,17 +836,7 @@ func eachDB(t *testing.T, fn func(*testing.T, *Main)) {
 // the message is delivered, signed.
 func TestServe_DeliversAfterRestart(t *testing.T) {
 	eachDB(t, func(t *testing.T, m *Main) {
-		type delivery struct {
-			header http.Header
-			body   []byte
-		}
-		got := make(chan delivery, 4)
-		rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			body, _ := io.ReadAll(r.Body)
-			got <- delivery{r.Header, body}
-			w.WriteHeader(http.StatusNoContent)
-		}))
-		defer rc.Close()
+		rc, got := webhookReceiver(t)
 		m.env["PIPELINE_SECRET_KEY"] = base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{1}, 32))
 		m.env["PIPELINE_WEBHOOK_ALLOW_HTTP"] = "true"
 		m.env["PIPELINE_WEBHOOK_ALLOW_PRIVATE"] = "true"
@@ -882,15 +872,7 @@ func TestServe_DeliversAfterRestart(t *testing.T) {
 // webhooks made before still sign their deliveries with their secret.
 func TestServe_WebhooksWithoutKey(t *testing.T) {
 	eachDB(t, func(t *testing.T, m *Main) {
-		got := make(chan *http.Request, 4)
-		bodies := make(chan []byte, 4)
-		rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			body, _ := io.ReadAll(r.Body)
-			got <- r
-			bodies <- body
-			w.WriteHeader(http.StatusNoContent)
-		}))
-		defer rc.Close()
+		rc, got := webhookReceiver(t)
 		m.env["PIPELINE_WEBHOOK_ALLOW_HTTP"] = "true"
 		m.env["PIPELINE_WEBHOOK_ALLOW_PRIVATE"] = "true"
 		m.Seed("testdata/seed.json")
@@ -909,12 +891,11 @@ func TestServe_WebhooksWithoutKey(t *testing.T) {
 			status, body := srv.Do("POST", "/api/v1/jobs", tok.Token, `{"title":"`+title+`"}`)
 			require.Equal(t, http.StatusCreated, status, body)
 			select {
-			case r := <-got:
-				b := <-bodies
+			case d := <-got:
 				mac := hmac.New(sha256.New, secret)
-				mac.Write([]byte(r.Header.Get("Webhook-Id") + "." + r.Header.Get("Webhook-Timestamp") + "." + string(b)))
-				assert.Equal(t, "v1,"+base64.StdEncoding.EncodeToString(mac.Sum(nil)), r.Header.Get("Webhook-Signature"))
-				assert.Contains(t, string(b), title)
+				mac.Write([]byte(d.header.Get("Webhook-Id") + "." + d.header.Get("Webhook-Timestamp") + "." + string(d.body)))
+				assert.Equal(t, "v1,"+base64.StdEncoding.EncodeToString(mac.Sum(nil)), d.header.Get("Webhook-Signature"))
+				assert.Contains(t, string(d.body), title)
 			case <-time.After(20 * time.Second):
 				t.Fatalf("nothing was delivered\n%s", srv.stderr)
 			}
@@ -927,4 +908,23 @@ func TestServe_WebhooksWithoutKey(t *testing.T) {
 		deliveredSigned(srv, "Still signed once a key is set")
 		assert.NotContains(t, srv.stderr.String(), "PIPELINE_SECRET_KEY is not set")
 	})
+}
+
+// delivery is a request a webhook receiver got.
+type delivery struct {
+	header http.Header
+	body   []byte
+}
+
+// webhookReceiver is a receiver that takes every delivery (204) and hands
+// it on to got; it closes when the test ends.
+func webhookReceiver(t *testing.T) (rc *httptest.Server, got chan delivery) {
+	got = make(chan delivery, 4)
+	rc = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		got <- delivery{r.Header, body}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(rc.Close)
+	return rc, got
 }

@@ -44,19 +44,20 @@ func prepareSchema(ctx context.Context, db *pipelinestore.DB, cfg config, acc ac
 	if acc == migrates {
 		return nil, nil
 	}
+	if cfg.AutoMigrate {
+		// On a current schema it only reads the status.
+		applied, err := db.ApplyMigrations(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("migrate database: %w", err)
+		}
+		return applied, nil
+	}
 	st, err := db.MigrationStatus(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read the schema's migrations: %w", err)
 	}
 	if st.Current() {
 		return nil, nil
-	}
-	if cfg.AutoMigrate {
-		applied, err := db.ApplyMigrations(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("migrate database: %w", err)
-		}
-		return applied, nil
 	}
 	return nil, fmt.Errorf("the database schema is behind: %d of %d migrations pending (the first: %s), and PIPELINE_AUTO_MIGRATE is false; run \"pipelined migrate\" first",
 		len(st.Pending), len(st.Pending)+len(st.Applied), st.Pending[0].Name)
