@@ -20,13 +20,13 @@ func runActivity(ctx context.Context, e env, args []string) error {
 	}
 	switch {
 	case fs.NArg() > 0:
-		return usageErrorf(e, fs, "activity takes no arguments")
+		return noArgs(e, fs)
 	case f.AfterID < 0:
 		return usageErrorf(e, fs, "--since-id %d is not an entry id", f.AfterID)
 	case f.Limit < 0:
 		return usageErrorf(e, fs, "--limit %d is negative", f.Limit)
 	}
-	return withOperator(ctx, e.cfg, current, func(op *pipeline.Operator) error {
+	return withOperator(ctx, e.cfg, reads, func(op *pipeline.Operator) error {
 		if *team != "" {
 			t, err := op.TeamByRef(ctx, *team)
 			if err != nil {

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -122,7 +123,6 @@ func TestCLI_UsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"token"}, "token needs a subcommand"},
 		{[]string{"token", "delete", "1"}, `unknown token subcommand "delete"`},
 		{[]string{"user"}, "user needs a subcommand"},
@@ -131,14 +131,13 @@ func TestCLI_UsageErrors(t *testing.T) {
 		{[]string{"seed"}, "seed takes exactly one FILE"},
 		{[]string{"demo", "x"}, "demo takes no arguments"},
 		{[]string{"migrate", "now"}, "migrate takes no arguments"},
-		{[]string{"token", "create", "--name", "x"}, "token create needs --user"},
+		{[]string{"token", "create", "--name", "x"}, "token create needs --user, --scopes"},
 		{[]string{"token", "revoke", "abc"}, `"abc" is not a token id`},
-		{[]string{"team", "create", "--name", "Acme"}, "team create needs --key"},
+		{[]string{"team", "create", "--name", "Acme"}, "team create needs --key\n"},
 		{[]string{"user", "add", "--email", "a@b.test", "--team", "acme"}, "user add needs"},
 		{[]string{"activity", "--limit", "many"}, `invalid value "many" for flag -limit`},
 		{[]string{"activity", "--since-id", "-1"}, "--since-id -1 is not an entry id"},
 		{[]string{"version", "extra"}, "version takes no arguments"},
-		{[]string{"help", "frobnicate"}, `no command "frobnicate"`},
 	} {
 		r := pipelined(t, nil, tc.args...)
 		assert.Equal(t, 2, r.code, tc.args)
@@ -161,12 +160,12 @@ func TestCLI_RuntimeErrors(t *testing.T) {
 		want string
 	}{
 		{map[string]string{"PIPELINE_DB": migrated}, []string{"token", "revoke", "9999"}, "pipelined: not_found: Token not found."},
-		{map[string]string{"PIPELINE_DB": migrated}, []string{"token", "create", "--user", "x@y.test", "--name", "n", "--scopes", "jobs:delete"}, "scopes: Unknown scope jobs:delete."},
-		{map[string]string{"PIPELINE_DB": "missing/dir/pipeline.db"}, []string{"activity"}, "pipelined: open database:"},
+		{map[string]string{"PIPELINE_DB": "missing/dir/pipeline.db"}, []string{"team", "create", "--key", "a", "--name", "A"}, "pipelined: open database:"},
+		{map[string]string{"PIPELINE_DB": "missing/dir/pipeline.db"}, []string{"activity"}, "pipelined: no SQLite database at missing/dir/pipeline.db"},
 		{map[string]string{"PIPELINE_RATE_LIMIT": "lots"}, []string{"activity"}, "PIPELINE_RATE_LIMIT"},
 		{map[string]string{"PIPELINE_AUTO_MIGRATE": "maybe"}, []string{"seed", "-"}, "PIPELINE_AUTO_MIGRATE"},
 		{map[string]string{"PIPELINE_TRUSTED_PROXIES": "10.0.0.0/33"}, []string{"serve"}, "PIPELINE_TRUSTED_PROXIES"},
-		{map[string]string{"PIPELINE_AUTO_MIGRATE": "false"}, []string{"activity"}, `run "pipelined migrate" first`},
+		{map[string]string{"PIPELINE_AUTO_MIGRATE": "false"}, []string{"team", "create", "--key", "a", "--name", "A"}, `run "pipelined migrate" first`},
 	} {
 		r := pipelined(t, tc.env, tc.args...)
 		assert.Equal(t, 1, r.code, tc.args)
@@ -217,4 +216,128 @@ func TestCLI_Output(t *testing.T) {
 	assert.Equal(t, 0, r.code)
 	assert.Empty(t, r.stderr)
 	assert.JSONEq(t, `{"id":1,"key":"acme","name":"Acme","job_limit":null}`, r.stdout)
+}
+
+// TestCLI_FlagsAnywhere: a command reads its flags wherever they stand
+// among its arguments; after "--" everything is an argument.
+func TestCLI_FlagsAnywhere(t *testing.T) {
+	t.Parallel()
+	seed, err := filepath.Abs("testdata/seed.json")
+	require.NoError(t, err)
+	db := filepath.Join(t.TempDir(), "x.db")
+	r := pipelined(t, nil, "seed", seed, "-db", db)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, `"teams":{"acme":1}`)
+
+	r = pipelined(t, nil, "token", "create", "--user", "olivia@acme.test", "-db", db, "--name", "ci", "--scopes", "jobs:read")
+	require.Equal(t, 0, r.code, r.stderr)
+	var tok issuedToken
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &tok))
+	r = pipelined(t, nil, "token", "revoke", strconv.FormatInt(tok.ID, 10), "--db="+db)
+	require.Equal(t, 0, r.code, r.stderr)
+	r = pipelined(t, nil, "token", "list", "--team", "acme", "-db", db)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Len(t, jsonLines(t, r.stdout), 2)
+
+	r = pipelined(t, nil, "seed", "-db", db, "--", seed, "-x")
+	assert.Equal(t, 2, r.code, "after --, -x is a second FILE")
+	assert.Contains(t, r.stderr, "seed takes exactly one FILE")
+
+	r = pipelined(t, nil, "-db", db, "seed", seed)
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "pipelined: flags go after the command: pipelined seed")
+}
+
+// TestCLI_UnknownCommand: one line on stderr that names the command and
+// points to pipelined help, and exit status 2.
+func TestCLI_UnknownCommand(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"frobnicate"}, {"help", "frobnicate"}} {
+		r := pipelined(t, nil, args...)
+		assert.Equal(t, 2, r.code, args)
+		assert.Empty(t, r.stdout, args)
+		assert.Equal(t, 1, strings.Count(r.stderr, "\n"), "one line: %q", r.stderr)
+		assert.Contains(t, r.stderr, `"frobnicate"`, args)
+		assert.Contains(t, r.stderr, `run "pipelined help"`, args)
+	}
+}
+
+// TestCLI_MissingFlags: a required flag left out is a mistake in the
+// command line: exit 2, the flag named, before the database is opened.
+func TestCLI_MissingFlags(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args    []string
+		missing string
+	}{
+		{[]string{"token", "create"}, "--user, --name, --scopes"},
+		{[]string{"token", "create", "--user", "a@b.test", "--scopes", "jobs:read"}, "--name"},
+		{[]string{"token", "create", "--user", "a@b.test", "--name", "x"}, "--scopes"},
+		{[]string{"token", "list"}, "--team"},
+		{[]string{"team", "create", "--key", "acme"}, "--name"},
+		{[]string{"team", "create", "--name", "Acme"}, "--key"},
+		{[]string{"user", "add", "--email", "a@b.test", "--team", "acme"}, "--role"},
+		{[]string{"user", "add", "--team", "acme", "--role", "member"}, "--email"},
+		{[]string{"user", "set-role", "--email", "a@b.test", "--role", "admin"}, "--team"},
+		{[]string{"user", "remove", "--email", "a@b.test"}, "--team"},
+	} {
+		r := pipelined(t, nil, tc.args...)
+		assert.Equal(t, 2, r.code, tc.args)
+		assert.Empty(t, r.stdout, tc.args)
+		assert.Contains(t, r.stderr, strings.Join(tc.args[:2], " ")+" needs "+tc.missing+"\n", tc.args)
+		assert.Contains(t, r.stderr, "Usage:", tc.args)
+	}
+}
+
+// TestCLI_RefusedValues: a value of the command line that the domain
+// refuses (validation_failed) exits 2 with the domain's words; what the
+// database holds (an unknown user) is a failure, exit 1.
+func TestCLI_RefusedValues(t *testing.T) {
+	t.Parallel()
+	seed, err := filepath.Abs("testdata/seed.json")
+	require.NoError(t, err)
+	env := map[string]string{"PIPELINE_DB": filepath.Join(t.TempDir(), "pipeline.db")}
+	require.Equal(t, 0, pipelined(t, env, "seed", seed).code)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"token", "create", "--user", "olivia@acme.test", "--name", "x", "--scopes", "jobs:delete"}, 2, "scopes: Unknown scope jobs:delete."},
+		{[]string{"token", "create", "--user", "olivia@acme.test", "--name", " ", "--scopes", ""}, 2, "validation_failed"},
+		{[]string{"team", "create", "--key", "two words", "--name", "Two"}, 2, "validation_failed"},
+		{[]string{"user", "add", "--email", "new@acme.test", "--team", "acme", "--role", "member"}, 2, "name:"},
+		{[]string{"user", "set-role", "--email", "mia@acme.test", "--team", "acme", "--role", "boss"}, 2, "role:"},
+		{[]string{"token", "create", "--user", "nobody@acme.test", "--name", "x", "--scopes", ""}, 1, "not_found"},
+	} {
+		r := pipelined(t, env, tc.args...)
+		assert.Equal(t, tc.code, r.code, tc.args)
+		assert.Empty(t, r.stdout, tc.args)
+		assert.Contains(t, r.stderr, tc.want, tc.args)
+		if tc.code == 2 {
+			assert.Contains(t, r.stderr, "Run \"pipelined "+strings.Join(tc.args[:2], " ")+" -h\" for its usage.", tc.args)
+		}
+	}
+}
+
+// TestCLI_SeedSyntax: a seed file that is not JSON, or not of the seed's
+// shape, is named with the line and column where it goes wrong, and
+// loads nothing.
+func TestCLI_SeedSyntax(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	env := map[string]string{"PIPELINE_DB": filepath.Join(dir, "pipeline.db")}
+	for name, tc := range map[string]struct{ body, want string }{
+		"trailing comma": {"{\n  \"teams\": [\n    {\"key\": \"acme\",}\n  ]\n}\n", "broken.json:3:20: invalid character '}'"},
+		"wrong type":     {"{\"teams\": [],\n \"users\": \"olivia\"}", "broken.json:2:18: json: cannot unmarshal string"},
+		"cut short":      {"{\"teams\": [\n", "broken.json:2:1: the JSON ends before the seed object does"},
+		"two objects":    {"{\"teams\": []}\n\n  {}", "broken.json:3:3: unexpected data after the seed object"},
+	} {
+		path := filepath.Join(dir, "broken.json")
+		require.NoError(t, os.WriteFile(path, []byte(tc.body), 0o600))
+		r := pipelined(t, env, "seed", path)
+		assert.Equal(t, 1, r.code, name)
+		assert.Contains(t, r.stderr, tc.want, name)
+		assert.NoFileExists(t, env["PIPELINE_DB"], "%s: nothing opened, nothing loaded", name)
+	}
 }

@@ -91,6 +91,12 @@ func findCommand(all []command, name string) (command, bool) {
 	return command{}, false
 }
 
+// hasCommand reports whether name is a command's name.
+func hasCommand(all []command, name string) bool {
+	_, ok := findCommand(all, name)
+	return ok
+}
+
 // usage is the command's own usage text.
 func (c command) usage() string {
 	return fmt.Sprintf("Usage: %s\n%s\n", c.line(), indent(c.doc, "  "))

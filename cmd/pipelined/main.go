@@ -14,6 +14,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
 // Exit statuses: a runtime failure, and a mistake in the command line.
@@ -34,7 +36,7 @@ func exitStatus(err error) int {
 	switch {
 	case err == nil:
 		return 0
-	case errors.Is(err, errUsage):
+	case errors.Is(err, errUsage), errors.As(err, new(*lineError)):
 		return exitUsage
 	}
 	return exitFailure
@@ -108,7 +110,7 @@ func lookup(e env, args []string) (command, []string, error) {
 	group := groupUsage(all, args[0])
 	switch {
 	case group == "":
-		fmt.Fprintf(e.stderr, "pipelined: unknown command %q\n\n%s", args[0], usage())
+		fmt.Fprintf(e.stderr, "pipelined: unknown command %q; run \"pipelined help\" for the commands\n", args[0])
 	case len(args) > 1 && isHelp(args[1]):
 		fmt.Fprint(e.stdout, group)
 		return command{}, nil, errHelped
@@ -137,7 +139,7 @@ func runHelp(e env, args []string) error {
 		fmt.Fprint(e.stdout, g)
 		return nil
 	}
-	fmt.Fprintf(e.stderr, "pipelined: no command %q\n\n%s", strings.Join(args, " "), usage())
+	fmt.Fprintf(e.stderr, "pipelined: no command %q; run \"pipelined help\" for the commands\n", strings.Join(args, " "))
 	return errUsage
 }
 
@@ -155,12 +157,14 @@ func withDB(e *env, fs *flag.FlagSet) {
 	fs.StringVar(&e.cfg.DB, "db", e.cfg.DB, "database (PIPELINE_DB)")
 }
 
-// parseFlags parses args into fs. Asked for help, it prints the command's
-// usage on stdout and returns errHelped; on a mistake, which the flag
-// package has explained on stderr, it adds the usage there and returns
-// errUsage.
+// parseFlags parses args into fs, flags wherever they stand among the
+// arguments ("seed FILE -db x.db" as "seed -db x.db FILE"); after "--"
+// everything is an argument. fs.Args then holds the arguments. Asked for
+// help, it prints the command's usage on stdout and returns errHelped; on a
+// mistake, which the flag package has explained on stderr, it adds the
+// usage there and returns errUsage.
 func parseFlags(e env, fs *flag.FlagSet, args []string) error {
-	err := fs.Parse(args)
+	err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(e.stdout, e.cmd.usage())
 		printFlags(e.stdout, fs)
@@ -172,6 +176,76 @@ func parseFlags(e env, fs *flag.FlagSet, args []string) error {
 		return errUsage
 	}
 	return nil
+}
+
+// parseInterspersed parses the flags among args and leaves the other
+// arguments, in their order, as fs.Args.
+func parseInterspersed(fs *flag.FlagSet, args []string) error {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			positional = append(positional, rest...)
+			break
+		}
+		// The flag package stops at the first argument that is not a
+		// flag: keep it and read on.
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+	// "--" alone ends the flags: what follows becomes fs.Args.
+	return fs.Parse(append([]string{"--"}, positional...))
+}
+
+// requireFlags returns a usage error naming the flags of names that the
+// command line does not set; an empty value counts as set.
+func requireFlags(e env, fs *flag.FlagSet, names ...string) error {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var missing []string
+	for _, n := range names {
+		if !set[n] {
+			missing = append(missing, "--"+n)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return usageErrorf(e, fs, "%s needs %s", e.cmd.name, strings.Join(missing, ", "))
+}
+
+// noArgs returns a usage error when fs has arguments besides its flags.
+func noArgs(e env, fs *flag.FlagSet) error {
+	if fs.NArg() == 0 {
+		return nil
+	}
+	return usageErrorf(e, fs, "%s takes no arguments (got %q)", e.cmd.name, fs.Arg(0))
+}
+
+// lineError is a value of the command line that the domain refused
+// (validation_failed): a mistake in the command line, reported as the
+// domain worded it.
+type lineError struct {
+	cmd string
+	err error
+}
+
+func (l *lineError) Error() string { return l.err.Error() }
+func (l *lineError) Unwrap() error { return l.err }
+
+// lineValues marks a validation failure of the values the command line
+// gave as a mistake in the command line.
+func lineValues(e env, err error) error {
+	if pipeline.ErrorCode(err) == pipeline.EValidation {
+		return &lineError{cmd: e.cmd.name, err: err}
+	}
+	return err
 }
 
 // printFlags lists the flags of fs, if it has any.

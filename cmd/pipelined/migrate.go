@@ -9,21 +9,30 @@ import (
 	"github.com/pipeline-dev/pipeline/pipelinestore"
 )
 
-// migration is a migration as migrate and migrate status print it.
-type migration struct {
-	Name      string     `json:"name"`
-	AppliedAt *time.Time `json:"applied_at"`
+// appliedMigration is an applied migration as migrate and migrate status
+// print it.
+type appliedMigration struct {
+	Name      string    `json:"name"`
+	AppliedAt time.Time `json:"applied_at"`
 }
 
-func migrationsJSON(ms []pipelinestore.Migration) []migration {
-	out := make([]migration, 0, len(ms))
+// pendingMigration is a pending migration as migrate status prints it.
+type pendingMigration struct {
+	Name string `json:"name"`
+}
+
+func appliedJSON(ms []pipelinestore.Migration) []appliedMigration {
+	out := make([]appliedMigration, 0, len(ms))
 	for _, m := range ms {
-		var at *time.Time
-		if !m.AppliedAt.IsZero() {
-			t := timestamp(m.AppliedAt)
-			at = &t
-		}
-		out = append(out, migration{Name: m.Name, AppliedAt: at})
+		out = append(out, appliedMigration{Name: m.Name, AppliedAt: timestamp(m.AppliedAt)})
+	}
+	return out
+}
+
+func pendingJSON(ms []pipelinestore.Migration) []pendingMigration {
+	out := make([]pendingMigration, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, pendingMigration{Name: m.Name})
 	}
 	return out
 }
@@ -48,11 +57,12 @@ func runMigrate(ctx context.Context, e env, args []string) (err error) {
 	if err != nil {
 		return err
 	}
-	return json.NewEncoder(e.stdout).Encode(map[string]any{"dialect": db.Dialect(), "applied": migrationsJSON(applied)})
+	return json.NewEncoder(e.stdout).Encode(map[string]any{"dialect": db.Dialect(), "applied": appliedJSON(applied)})
 }
 
-// runMigrateStatus prints the applied and pending migrations; it only
-// reads.
+// runMigrateStatus prints the applied and pending migrations. It only
+// reads: it creates no SQLite file, and reports a schema that is behind
+// rather than refusing it.
 func runMigrateStatus(ctx context.Context, e env, args []string) (err error) {
 	fs := newFlagSet(e)
 	withDB(&e, fs)
@@ -61,6 +71,9 @@ func runMigrateStatus(ctx context.Context, e env, args []string) (err error) {
 	}
 	if fs.NArg() > 0 {
 		return usageErrorf(e, fs, "migrate status takes no arguments")
+	}
+	if err := sqliteExists(e.cfg.DB); err != nil {
+		return err
 	}
 	db, _, err := openStore(ctx, e.cfg, migrates)
 	if err != nil {
@@ -73,6 +86,6 @@ func runMigrateStatus(ctx context.Context, e env, args []string) (err error) {
 	}
 	return json.NewEncoder(e.stdout).Encode(map[string]any{
 		"dialect": db.Dialect(), "current": st.Current(),
-		"applied": migrationsJSON(st.Applied), "pending": migrationsJSON(st.Pending),
+		"applied": appliedJSON(st.Applied), "pending": pendingJSON(st.Pending),
 	})
 }

@@ -25,6 +25,9 @@ func report(w io.Writer, err error) {
 	if errors.Is(err, errUsage) {
 		return
 	}
+	if l, ok := errors.AsType[*lineError](err); ok {
+		defer fmt.Fprintf(w, "Run \"pipelined %s -h\" for its usage.\n", l.cmd)
+	}
 	var e *pipeline.Error
 	if !errors.As(err, &e) {
 		fmt.Fprintf(w, "pipelined: %v\n", err)

@@ -38,6 +38,9 @@ func runServe(ctx context.Context, e env, args []string) (err error) {
 		return err
 	}
 	if fs.NArg() > 0 {
+		if all := commands(); groupUsage(all, fs.Arg(0)) != "" || fs.Arg(0) != "serve" && hasCommand(all, fs.Arg(0)) {
+			return usageErrorf(e, fs, "flags go after the command: pipelined %s ... -db DSN", fs.Arg(0))
+		}
 		return usageErrorf(e, fs, "serve takes no arguments")
 	}
 	o, err := newObservability(ctx, e)
@@ -65,7 +68,7 @@ func openServedStore(ctx context.Context, e env, o *observability) (*pipelinesto
 	for _, h := range o.queryHooks() {
 		opts = append(opts, pipelinestore.WithQueryHook(h))
 	}
-	db, applied, err := openStore(ctx, e.cfg, current, opts...)
+	db, applied, err := openStore(ctx, e.cfg, writes, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -4,28 +4,40 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strconv"
+	"strings"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 	"github.com/pipeline-dev/pipeline/pipelinestore"
 )
 
-// access says what a command leaves to openStore about the schema.
+// access says what a command may do to the schema (decisions §8).
 type access int
 
 const (
-	// current: bring the schema up to date when PIPELINE_AUTO_MIGRATE
-	// allows, else refuse a schema that is behind. A schema already current
-	// is only read, so that a role without DDL rights runs the commands
-	// that read.
-	current access = iota
-	// migrates: leave the schema to the command (migrate, migrate status).
+	// writes: a command that writes brings the schema up to date first
+	// when PIPELINE_AUTO_MIGRATE allows, else refuses a schema that is
+	// behind. A schema already current is only read.
+	writes access = iota
+	// reads: a command that only reads never changes the schema, nor
+	// creates a SQLite file: it refuses a schema that is behind, whatever
+	// PIPELINE_AUTO_MIGRATE says.
+	reads
+	// migrates: migrate, which leaves the schema to the command.
 	migrates
 )
 
 // openStore opens the configured database with opts and brings it to the
-// schema the command needs (see access).
+// schema the command needs (see access); it returns the migrations it
+// applied.
 func openStore(ctx context.Context, cfg config, acc access, opts ...pipelinestore.Option) (*pipelinestore.DB, []pipelinestore.Migration, error) {
+	if acc == reads {
+		if err := sqliteExists(cfg.DB); err != nil {
+			return nil, nil, err
+		}
+	}
 	db, err := pipelinestore.Open(ctx, cfg.DB, append(opts, pipelinestore.WithMaxConns(cfg.MaxConns))...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open database: %w", err)
@@ -37,14 +49,29 @@ func openStore(ctx context.Context, cfg config, acc access, opts ...pipelinestor
 	return db, applied, nil
 }
 
+// sqliteExists refuses a DSN naming a SQLite file that is not there, which
+// opening would create.
+func sqliteExists(dsn string) error {
+	if pipelinestore.IsPostgres(dsn) {
+		return nil
+	}
+	path := strings.TrimPrefix(dsn, "sqlite:")
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("no SQLite database at %s (PIPELINE_DB or -db); this command only reads and creates none: run \"pipelined migrate\" to create it", path)
+	} else if err != nil {
+		return fmt.Errorf("open database: %w", err)
+	}
+	return nil
+}
+
 // prepareSchema checks the schema, only reading, and applies what is
-// pending when PIPELINE_AUTO_MIGRATE allows (the operator contract: every
-// command migrates first); it returns what it applied.
+// pending when the command writes and PIPELINE_AUTO_MIGRATE allows; it
+// returns what it applied.
 func prepareSchema(ctx context.Context, db *pipelinestore.DB, cfg config, acc access) ([]pipelinestore.Migration, error) {
 	if acc == migrates {
 		return nil, nil
 	}
-	if cfg.AutoMigrate {
+	if acc == writes && cfg.AutoMigrate {
 		// On a current schema it only reads the status.
 		applied, err := db.ApplyMigrations(ctx)
 		if err != nil {
@@ -59,8 +86,12 @@ func prepareSchema(ctx context.Context, db *pipelinestore.DB, cfg config, acc ac
 	if st.Current() {
 		return nil, nil
 	}
-	return nil, fmt.Errorf("the database schema is behind: %d of %d migrations pending (the first: %s), and PIPELINE_AUTO_MIGRATE is false; run \"pipelined migrate\" first",
-		len(st.Pending), len(st.Pending)+len(st.Applied), st.Pending[0].Name)
+	why := "PIPELINE_AUTO_MIGRATE is false"
+	if acc == reads {
+		why = "a command that only reads never migrates"
+	}
+	return nil, fmt.Errorf("the database schema is behind: %d of %d migrations pending (the first: %s), and %s; run \"pipelined migrate\" first",
+		len(st.Pending), len(st.Pending)+len(st.Applied), st.Pending[0].Name, why)
 }
 
 // withOperator opens the store for a command of the given access, runs fn

@@ -26,10 +26,10 @@ func runTeamList(ctx context.Context, e env, args []string) error {
 	if err := parseFlags(e, fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usageErrorf(e, fs, "team list takes no arguments")
+	if err := noArgs(e, fs); err != nil {
+		return err
 	}
-	return withOperator(ctx, e.cfg, current, func(op *pipeline.Operator) error {
+	return withOperator(ctx, e.cfg, reads, func(op *pipeline.Operator) error {
 		teams, err := op.Teams(ctx)
 		if err != nil {
 			return err
@@ -53,8 +53,11 @@ func runTeamCreate(ctx context.Context, e env, args []string) error {
 	if err := parseFlags(e, fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 || *key == "" {
-		return usageErrorf(e, fs, "team create needs --key and --name and takes no arguments")
+	if err := requireFlags(e, fs, "key", "name"); err != nil {
+		return err
+	}
+	if err := noArgs(e, fs); err != nil {
+		return err
 	}
 	t := pipeline.NewTeam{Key: *key, Name: *name}
 	if *limit != "" {
@@ -64,10 +67,10 @@ func runTeamCreate(ctx context.Context, e env, args []string) error {
 		}
 		t.JobLimit = &n
 	}
-	return withOperator(ctx, e.cfg, current, func(op *pipeline.Operator) error {
+	return withOperator(ctx, e.cfg, writes, func(op *pipeline.Operator) error {
 		created, err := op.CreateTeam(ctx, t)
 		if err != nil {
-			return err
+			return lineValues(e, err)
 		}
 		return json.NewEncoder(e.stdout).Encode(toTeamJSON(created))
 	})

@@ -31,15 +31,18 @@ func runTokenCreate(ctx context.Context, e env, args []string) error {
 	if err := parseFlags(e, fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 || *user == "" {
-		return usageErrorf(e, fs, "token create needs --user and takes no arguments")
+	if err := requireFlags(e, fs, "user", "name", "scopes"); err != nil {
+		return err
 	}
-	return withOperator(ctx, e.cfg, current, func(op *pipeline.Operator) error {
+	if err := noArgs(e, fs); err != nil {
+		return err
+	}
+	return withOperator(ctx, e.cfg, writes, func(op *pipeline.Operator) error {
 		t, value, err := op.IssueToken(ctx, pipeline.TokenRequest{
 			UserEmail: *user, Name: *name, Scopes: splitScopes(*scopes),
 		})
 		if err != nil {
-			return err
+			return lineValues(e, err)
 		}
 		return json.NewEncoder(e.stdout).Encode(issuedToken{
 			ID: t.ID, Name: t.Name, UserID: t.UserID, TeamID: t.TeamID, Scopes: scopeList(t.Scopes),
@@ -83,10 +86,13 @@ func runTokenList(ctx context.Context, e env, args []string) error {
 	if err := parseFlags(e, fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 || *team == "" {
-		return usageErrorf(e, fs, "token list needs --team and takes no arguments")
+	if err := requireFlags(e, fs, "team"); err != nil {
+		return err
 	}
-	return withOperator(ctx, e.cfg, current, func(op *pipeline.Operator) error {
+	if err := noArgs(e, fs); err != nil {
+		return err
+	}
+	return withOperator(ctx, e.cfg, reads, func(op *pipeline.Operator) error {
 		t, err := op.TeamByRef(ctx, *team)
 		if err != nil {
 			return err
@@ -125,7 +131,7 @@ func runTokenRevoke(ctx context.Context, e env, args []string) error {
 	if !ok {
 		return usageErrorf(e, fs, "%q is not a token id", fs.Arg(0))
 	}
-	return withOperator(ctx, e.cfg, current, func(op *pipeline.Operator) error {
+	return withOperator(ctx, e.cfg, writes, func(op *pipeline.Operator) error {
 		if err := op.RevokeToken(ctx, id); err != nil {
 			return err
 		}

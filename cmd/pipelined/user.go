@@ -38,10 +38,10 @@ func runUserList(ctx context.Context, e env, args []string) error {
 	if err := parseFlags(e, fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usageErrorf(e, fs, "user list takes no arguments")
+	if err := noArgs(e, fs); err != nil {
+		return err
 	}
-	return withOperator(ctx, e.cfg, current, func(op *pipeline.Operator) error {
+	return withOperator(ctx, e.cfg, reads, func(op *pipeline.Operator) error {
 		var teamID *int64
 		if *team != "" {
 			t, err := op.TeamByRef(ctx, *team)
@@ -86,17 +86,24 @@ func runMember(ctx context.Context, e env, fs *flag.FlagSet, mf memberFlags, arg
 	if err := parseFlags(e, fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 || *mf.email == "" || *mf.team == "" || mf.role != nil && *mf.role == "" {
-		return usageErrorf(e, fs, "%s needs %s and takes no arguments", e.cmd.name, e.cmd.synopsis)
+	required := []string{"email", "team"}
+	if mf.role != nil {
+		required = append(required, "role")
 	}
-	return withOperator(ctx, e.cfg, current, func(op *pipeline.Operator) error {
+	if err := requireFlags(e, fs, required...); err != nil {
+		return err
+	}
+	if err := noArgs(e, fs); err != nil {
+		return err
+	}
+	return withOperator(ctx, e.cfg, writes, func(op *pipeline.Operator) error {
 		team, err := op.TeamByRef(ctx, *mf.team)
 		if err != nil {
 			return err
 		}
 		m, err := act(op, team)
 		if err != nil {
-			return err
+			return lineValues(e, err)
 		}
 		return json.NewEncoder(e.stdout).Encode(toUserJSON(m))
 	})
