@@ -1,36 +1,92 @@
 // Package pipeline is the domain of a recruitment-pipeline API: jobs, their
 // stages and candidates, notes, ratings, tokens and the activity log.
 //
+// # The module
+//
+// This package holds the domain types, the [Service] with every operation
+// and its scope and visibility checks, the [Operator] for what an operator
+// does outside any token's reach, the [Store] interface they consume, and
+// the errors. It depends on no other package of the module:
+//
+//   - package pipelinestore implements [Store] on Bun for PostgreSQL and
+//     SQLite, with embedded migrations (Migrate, ApplyMigrations, and
+//     MigrationStatus, which only reads), the rate limiter (in the database
+//     on PostgreSQL, so replicas share one budget) and the queue of webhook
+//     messages (StartDeliveries works it with a [Dispatcher]);
+//   - package pipelinehttp serves a Service as JSON over HTTP on Gin (New
+//     for a whole engine, Mount below a route group of an existing
+//     application) and as Model Context Protocol tools at /mcp, and signs
+//     and sends webhook deliveries (NewWebhookSender);
+//   - command pipelined wires them into one binary with the operator's
+//     commands, metrics and traces ("pipelined help").
+//
+// # Embedding
+//
+// A program opens a store, migrates it, and gives request handlers a
+// Service and trusted setup code an Operator:
+//
+//	db, err := pipelinestore.Open(ctx, "pipeline.db") // or "postgres://…"
+//	if err != nil { return err }
+//	defer db.Close()
+//	if err := db.Migrate(ctx); err != nil { return err }
+//	svc := pipeline.NewService(db)  // for request handlers
+//	op := pipeline.NewOperator(db)  // for seeding, tokens, the whole log
+//
+//	caller, err := svc.Authenticate(ctx, token) // "plt_…"
+//	if err != nil { return err }
+//	ctx = pipeline.NewContext(ctx, caller.WithIP(clientIP))
+//	jobs, err := svc.ListJobs(ctx, pipeline.JobFilter{}) // open jobs, page 1
+//
+//	// Or serve it: pipelinehttp.New(svc, pipelinehttp.Config{Limiter: db.Limiter(60)})
+//
+// The examples of this package run that way on a SQLite file; the
+// repository's examples/embed is a whole program, and examples/mount serves
+// the API inside another Gin application.
+//
+// # Callers
+//
 // A [Service] implements every operation of the API on behalf of the
 // [Caller] found on the context (see [NewContext]). Each operation checks
 // the caller's scope, then loads what it needs through the visibility rule
 // (a record the caller cannot reach is not found), then validates its input
 // and acts. Callers come only from [Service.Authenticate], given a token, or
-// from [Operator.ActAs]; any other Caller is unauthenticated. An embedding
-// program therefore gets exactly the guarantees of the HTTP API served by
-// package pipelinehttp.
+// from [Operator.ActAs], for a program acting as one of its users; any other
+// Caller is unauthenticated. An embedding program therefore gets exactly the
+// guarantees of the HTTP API served by package pipelinehttp. A token is read
+// from the store once a second per Service and token ([DefaultTokenTTL],
+// [WithTokenTTL]), so a revoked token is refused within a second.
 //
-// Writes take an optional [Idempotency] key in their input and return a
-// [Result]: the value written, or the value stored under the key by an
-// earlier identical call, marked Replayed. A write, its activity entry and
-// its idempotency record commit together or not at all.
+// # Writes
+//
+// Writes take an optional [Idempotency] key in their input, for that one
+// call, and return a [Result]: the value written, or the value stored under
+// the key by an earlier identical call, marked Replayed. The key is bound to
+// the user and the request; reusing it for another request is invalid. A
+// write, its activity entry and its idempotency record commit together or
+// not at all.
+//
+// # Events
 //
 // The activity log goes out two ways: [Service.ListActivity], a feed read
 // from a cursor that never skips an entry that commits late, and webhooks
 // ([Service.CreateWebhook]), whose messages the store enqueues in the
-// write's own transaction and a [Dispatcher] delivers through a [Sender].
+// write's own transaction and a [Dispatcher] delivers through a [Sender],
+// signed per Standard Webhooks. Webhook secrets are sealed under a
+// [SecretKey] ([WithSecretKey]).
 //
 // What an operator does outside any token's reach (loading worlds, issuing
 // and revoking tokens, reading the whole activity log) is on [Operator],
 // which request handlers are never given.
 //
+// # Errors
+//
 // Errors are *[Error] values with the API's codes; errors.Is matches them
-// against the sentinels [ErrNotFound], [ErrValidation] and the others. Any
-// operation may also fail with [ErrUnavailable] when the storage cannot be
-// reached or does not answer before the context's deadline; nothing of it is
-// then committed. Text given to an operation must be valid UTF-8 without NUL
-// characters ([ValidText]): other text is refused as invalid, never
-// repaired, so what is stored is what the caller gave.
-// Storage is behind the [Store] interface, implemented by package
-// pipelinestore for PostgreSQL and SQLite. This package depends on neither.
+// against the sentinels [ErrNotFound], [ErrValidation] and the others, and
+// [Fields] gives a validation failure's messages by field. Any operation may
+// also fail with [ErrUnavailable] when the storage cannot be reached or does
+// not answer before the context's deadline; nothing of it is then
+// committed, and a write retried with its idempotency key is safe. Text
+// given to an operation must be valid UTF-8 without NUL characters
+// ([ValidText]): other text is refused as invalid, never repaired, so what
+// is stored is what the caller gave.
 package pipeline

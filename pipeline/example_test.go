@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -168,4 +169,131 @@ func ExampleService_RateCandidate() {
 	// Output:
 	// good_fit 2026-03-02T09:00:00Z
 	// validation_failed
+}
+
+// Example_embedding is what a program embedding the library does: open
+// and migrate a store, make a Service for request handlers, and act for
+// the caller a token names, with the same scope checks, visibility rule
+// and activity log as the HTTP API.
+func Example_embedding() {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "pipeline-embed-")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	db, err := pipelinestore.Open(ctx, filepath.Join(dir, "pipeline.db")) // or "postgres://…"
+	if err != nil {
+		panic(err)
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx); err != nil {
+		panic(err)
+	}
+	op := pipeline.NewOperator(db) // trusted setup code: seeding, tokens, the whole log
+	world, err := op.Seed(ctx, &pipeline.SeedWorld{
+		Teams: []pipeline.SeedTeam{{Key: "acme", Name: "Acme"}},
+		Users: []pipeline.SeedUser{{Key: "olivia", Name: "Olivia Owner", Email: "olivia@acme.test",
+			CurrentTeam: "acme", Memberships: []pipeline.SeedMembership{{Team: "acme", Role: pipeline.RoleOwner}}}},
+		Jobs:   []pipeline.SeedJob{{Key: "backend", Team: "acme", Owner: "olivia", Title: "Backend Engineer", Status: pipeline.JobOpen}},
+		Tokens: []pipeline.SeedToken{{Key: "bot", User: "olivia", Name: "bot", Scopes: []pipeline.Scope{pipeline.ScopeJobsRead}}},
+	})
+	if err != nil {
+		panic(err)
+	}
+
+	svc := pipeline.NewService(db) // for request handlers
+	caller, err := svc.Authenticate(ctx, world.Tokens["bot"])
+	if err != nil {
+		panic(err)
+	}
+	ctx = pipeline.NewContext(ctx, caller.WithIP("192.0.2.7"))
+	jobs, err := svc.ListJobs(ctx, pipeline.JobFilter{}) // open jobs, page 1
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(jobs.Total, jobs.Items[0].Title)
+
+	_, err = svc.CreateJob(ctx, pipeline.NewJob{Title: "Data Engineer"})
+	fmt.Println(errors.Is(err, pipeline.ErrInsufficientScope))
+	// Output:
+	// 1 Backend Engineer
+	// true
+}
+
+// Example_idempotency: a write with an idempotency key, repeated, replays
+// the stored result instead of acting again.
+func Example_idempotency() {
+	svc, res, done := exampleWorld()
+	defer done()
+	ctx := as(svc, res.Tokens["bot"])
+
+	note := pipeline.NewNote{Content: "Strong systems background.", Idempotency: &pipeline.Idempotency{Key: "note-42"}}
+	first, err := svc.AddNote(ctx, res.Jobs["backend"], res.Candidates["ada"], note)
+	if err != nil {
+		panic(err)
+	}
+	again, err := svc.AddNote(ctx, res.Jobs["backend"], res.Candidates["ada"], note)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(first.Replayed, again.Replayed, first.Value.ID == again.Value.ID)
+
+	note.Content = "Another note under the same key."
+	_, err = svc.AddNote(ctx, res.Jobs["backend"], res.Candidates["ada"], note)
+	fmt.Println(pipeline.ErrorCode(err))
+	// Output:
+	// false true true
+	// validation_failed
+}
+
+// ExampleOperator_ActAs: a program acting as one of its users, without a
+// token, reaches what that user reaches and no more.
+func ExampleOperator_ActAs() {
+	svc, op, res, done := exampleStore()
+	defer done()
+
+	caller, err := op.ActAs(context.Background(), res.Users["olivia"], []pipeline.Scope{pipeline.ScopeCandidatesRead})
+	if err != nil {
+		panic(err)
+	}
+	ctx := pipeline.NewContext(context.Background(), caller)
+	c, err := svc.Candidate(ctx, res.Jobs["backend"], res.Candidates["grace"])
+	fmt.Println(c.Name, err)
+
+	_, err = svc.Candidate(ctx, res.Jobs["backend"], 999)
+	fmt.Println(errors.Is(err, pipeline.ErrNotFound))
+	// Output:
+	// Grace Hopper <nil>
+	// true
+}
+
+// ExampleService_ListActivity: the feed from a cursor. Every page carries
+// the cursor of what follows, the last page too, so a reader that keeps
+// it later gets what was written since, once each.
+func ExampleService_ListActivity() {
+	svc, res, done := exampleWorld()
+	defer done()
+	ctx := as(svc, res.Tokens["bot"])
+	job := res.Jobs["backend"]
+
+	page, err := svc.ListActivity(ctx, pipeline.FeedFilter{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(len(page.Entries), "entries")
+
+	if _, err := svc.MoveCandidate(ctx, job, res.Candidates["ada"], pipeline.StageMove{StageID: res.Stages["backend"]["Offer"]}); err != nil {
+		panic(err)
+	}
+	page, err = svc.ListActivity(ctx, pipeline.FeedFilter{After: page.Next})
+	if err != nil {
+		panic(err)
+	}
+	for _, e := range page.Entries {
+		fmt.Println(e.Action, "by", e.Actor.Name)
+	}
+	// Output:
+	// 0 entries
+	// candidate.stage_changed by Olivia Owner
 }
