@@ -44,11 +44,10 @@ Run it as its own step of a deployment, with a role that may change the
 schema, and the servers with PIPELINE_AUTO_MIGRATE=false and a role that may
 only read and write rows: a server then refuses to start on a schema that is
 behind instead of serving errors. Migrations apply in order: the store's,
-then those of the webhook queue (River). On PostgreSQL it holds a session
-advisory lock while it works, so that servers and migrations starting
-together wait for each other: it needs a direct connection to PostgreSQL
-and refuses to run through a transaction pooler (PgBouncer in transaction
-mode), through which every other command works.`},
+then those of the webhook queue (River). On PostgreSQL an advisory lock held
+by a transaction serializes migrations, so that servers and migrations
+starting together wait for each other, directly or through a transaction
+pooler such as PgBouncer.`},
 		{name: "migrate status", synopsis: "", run: runMigrateStatus, doc: `
 Print {"dialect", "current", "applied": [{name, applied_at}], "pending":
 [{name}]}: where the database's schema stands. It only reads.
@@ -348,8 +347,9 @@ status 1 and name "pipelined migrate", whatever PIPELINE_AUTO_MIGRATE says
 reading alone, so a database role with nothing but USAGE on the schema and
 SELECT on its tables runs the commands that read. A schema ahead of the
 binary (a newer version migrated it) is accepted: migrations only add.
-Migrating takes a session lock on PostgreSQL and needs a direct connection;
-everything else works through a transaction pooler such as PgBouncer.
+On PostgreSQL every command, migrate included, works through a transaction
+pooler such as PgBouncer (pool_mode = transaction) as on a direct
+connection.
 
 Teams and users: a team's key is stored with it, unique and for good (teams
 from before keys existed got team-<id>); it is how seed files, --team and
