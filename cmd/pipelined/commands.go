@@ -24,49 +24,11 @@ type command struct {
 func commands() []command {
 	return []command{
 		{name: "serve", synopsis: "[-addr ADDR]", run: runServe, doc: serveDoc},
-		{name: "demo", synopsis: "[-addr ADDR]", run: runDemo, doc: `
-Serve a demo world on a fresh SQLite database in a temporary directory,
-after printing a token with every scope and curl lines to paste into a
-shell.
-
-PIPELINE_DB is ignored, and the directory is removed on exit. The world: team
-Acme (key acme) with an owner, an admin and a member, three jobs on the
-default pipeline (Backend Engineer, with more than a page of candidates,
-Product Designer and a draft), and a token of the owner, Olivia Owner,
-with every scope. It migrates its own fresh database whatever
-PIPELINE_AUTO_MIGRATE says and seals webhook secrets under a key of its
-own unless PIPELINE_SECRET_KEY is set.`},
-		{name: "migrate", synopsis: "", run: runMigrate, doc: `
-Apply the pending database migrations, whatever PIPELINE_AUTO_MIGRATE says,
-and print {"dialect", "applied": [{name, applied_at}]}.
-
-Run it as its own step of a deployment, with a role that may change the
-schema, and the servers with PIPELINE_AUTO_MIGRATE=false and a role that may
-only read and write rows: a server then refuses to start on a schema that is
-behind instead of serving errors. Migrations apply in order: the store's,
-then those of the webhook queue (River). On PostgreSQL an advisory lock held
-by a transaction serializes migrations, so that servers and migrations
-starting together wait for each other, directly or through a transaction
-pooler such as PgBouncer.`},
-		{name: "migrate status", synopsis: "", run: runMigrateStatus, doc: `
-Print {"dialect", "current", "applied": [{name, applied_at}], "pending":
-[{name}]}: where the database's schema stands. It only reads.
-
-It never creates or changes anything: a SQLite file that does not exist is
-refused (exit 1) rather than created, and a schema that is behind is
-reported, not migrated. Migrations the database has and this binary does not
-know (a newer version applied them) are left out.`},
+		{name: "demo", synopsis: "[-addr ADDR]", run: runDemo, doc: demoDoc},
+		{name: "migrate", synopsis: "", run: runMigrate, doc: migrateDoc},
+		{name: "migrate status", synopsis: "", run: runMigrateStatus, doc: migrateStatusDoc},
 		{name: "seed", synopsis: "FILE", run: runSeed, doc: seedDoc},
-		{name: "token create", synopsis: "--user EMAIL --name NAME --scopes a,b", run: runTokenCreate, doc: `
-Issue a token in the user's current team; prints it as JSON with its value,
-shown this once: {id, name, user_id, team_id, scopes, created_at,
-expires_at, token}.
-
-The three flags are required. --scopes "" issues a token without scopes,
-which reaches GET /api/v1/me only. A token expires six calendar months after
-its creation. Values look like plt_ followed by 32 base62 characters and a
-6-character checksum, so that secret scanners find leaked ones; only a hash
-is stored.`},
+		{name: "token create", synopsis: "--user EMAIL --name NAME --scopes a,b", run: runTokenCreate, doc: tokenCreateDoc},
 		{name: "token list", synopsis: "--team TEAM", run: runTokenList, doc: `
 The tokens created inside a team, as JSON lines, never their values: id,
 name, creator {id, name, email}, scopes, created_at, expires_at,
@@ -96,26 +58,76 @@ Take a user off a team, with their assignments to its jobs.
 
 If it was their current team, their lowest-id other team becomes current. A
 team keeps at least one owner and a user at least one team.`},
-		{name: "activity", synopsis: "[--team TEAM] [--since-id ID] [--limit N]", run: runActivity, doc: `
+		{name: "activity", synopsis: "[--team TEAM] [--since-id ID] [--limit N]", run: runActivity, doc: activityDoc},
+		{name: "version", synopsis: "[-json]", run: runVersion, noConfig: true, doc: versionDoc},
+		{name: "help", synopsis: "[COMMAND]", noConfig: true, doc: `
+This text (also -h or --help), or all of one command's usage (as COMMAND -h
+prints it, without the flags).`},
+	}
+}
+
+const demoDoc = `
+Serve a demo world on a fresh SQLite database in a temporary directory,
+after printing a token with every scope and curl lines to paste into a
+shell.
+
+PIPELINE_DB is ignored, and the directory is removed on exit. The world: team
+Acme (key acme) with an owner, an admin and a member, three jobs on the
+default pipeline (Backend Engineer, with more than a page of candidates,
+Product Designer and a draft), and a token of the owner, Olivia Owner,
+with every scope. It migrates its own fresh database whatever
+PIPELINE_AUTO_MIGRATE says and seals webhook secrets under a key of its
+own unless PIPELINE_SECRET_KEY is set.`
+
+const migrateDoc = `
+Apply the pending database migrations, whatever PIPELINE_AUTO_MIGRATE says,
+and print {"dialect", "applied": [{name, applied_at}]}.
+
+Run it as its own step of a deployment, with a role that may change the
+schema, and the servers with PIPELINE_AUTO_MIGRATE=false and a role that may
+only read and write rows: a server then refuses to start on a schema that is
+behind instead of serving errors. Migrations apply in order: the store's,
+then those of the webhook queue (River). On PostgreSQL an advisory lock held
+by a transaction serializes migrations, so that servers and migrations
+starting together wait for each other, directly or through a transaction
+pooler such as PgBouncer.`
+
+const migrateStatusDoc = `
+Print {"dialect", "current", "applied": [{name, applied_at}], "pending":
+[{name}]}: where the database's schema stands. It only reads.
+
+It never creates or changes anything: a SQLite file that does not exist is
+refused (exit 1) rather than created, and a schema that is behind is
+reported, not migrated. Migrations the database has and this binary does not
+know (a newer version applied them) are left out.`
+
+const tokenCreateDoc = `
+Issue a token in the user's current team; prints it as JSON with its value,
+shown this once: {id, name, user_id, team_id, scopes, created_at,
+expires_at, token}.
+
+The three flags are required. --scopes "" issues a token without scopes,
+which reaches GET /api/v1/me only. A token expires six calendar months after
+its creation. Values look like plt_ followed by 32 base62 characters and a
+6-character checksum, so that secret scanners find leaked ones; only a hash
+is stored.`
+
+const activityDoc = `
 The activity log as JSON lines, oldest first (by id), IP addresses included:
 of one team or all, after an entry id (to resume where a previous read
 stopped), at most N entries.
 
 Every committed entry shows at once. On PostgreSQL, ids are taken before
 commit, so while writes run a read resumed with --since-id can pass over an
-entry that commits late: the feed, GET /api/v1/activity, never does.`},
-		{name: "version", synopsis: "[-json]", run: runVersion, noConfig: true, doc: `
+entry that commits late: the feed, GET /api/v1/activity, never does.`
+
+const versionDoc = `
 The version of pipelined: the module version, the VCS revision and its
 commit time, the Go version and the platform.
 
 The module version is the tag with "go install ...@vX.Y.Z", a
 pseudo-version of the revision when built in a git checkout, else (devel).
-The revision and time are what go build records inside a git checkout.`},
-		{name: "help", synopsis: "[COMMAND]", noConfig: true, doc: `
-This text, or all of one command's usage (as COMMAND -h prints it, without
-the flags).`},
-	}
-}
+The revision and time are what go build records inside a git checkout.`
 
 const serveDoc = `
 Serve the API and the MCP tools (at /mcp) on PIPELINE_ADDR and deliver
@@ -429,7 +441,8 @@ whole number of seconds):
                        after SIGINT or SIGTERM, how long to keep serving with
                        /readyz answering 503 before no longer accepting
                        connections, so that a load balancer takes the replica
-                       out first (default 0)
+                       out first: once it stops accepting, a probe meets a
+                       refused connection, not the 503 (default 0)
   OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
                        when either is set, serve exports traces over OTLP
                        (OTEL_EXPORTER_OTLP_PROTOCOL http/protobuf, the

@@ -131,9 +131,11 @@ func runHelp(e env, args []string) error {
 		return nil
 	}
 	all := commands()
-	if c, ok := findCommand(all, strings.Join(args, " ")); ok {
-		fmt.Fprint(e.stdout, c.usage())
-		return nil
+	for _, c := range all {
+		if c.name == strings.Join(args, " ") {
+			fmt.Fprint(e.stdout, c.usage())
+			return nil
+		}
 	}
 	if g := groupUsage(all, args[0]); g != "" && len(args) == 1 {
 		fmt.Fprint(e.stdout, g)

@@ -91,6 +91,11 @@ func TestMigrate(t *testing.T) {
 		m.Seed("testdata/seed.json")
 		m.Serve()
 	})
+}
+
+// TestMigrate_Reads: decisions §8, the commands that only read never
+// change the schema nor create a SQLite file.
+func TestMigrate_Reads(t *testing.T) {
 	// Decisions §8: the commands that only read never change the schema;
 	// on a schema that is behind they refuse and name pipelined migrate,
 	// whatever PIPELINE_AUTO_MIGRATE says. The commands that write still

@@ -432,7 +432,9 @@ func TestReadme_MCPVersions(t *testing.T) {
 		resp, err := http.DefaultClient.Do(req)
 		require.NoError(t, err)
 		defer resp.Body.Close()
-		var answer struct{ Result struct{ ProtocolVersion string } }
+		var answer struct {
+			Result struct{ ProtocolVersion string }
+		}
 		require.NoError(t, json.NewDecoder(resp.Body).Decode(&answer))
 		return answer.Result.ProtocolVersion
 	}
