@@ -184,7 +184,7 @@ curl -s %s/api/v1/jobs %s
 curl -s %s/api/v1/jobs/%d/stages %s
 curl -s '%s/api/v1/jobs/%d/candidates?page=2' %s
 curl -s %s/api/v1/jobs/%d/candidates/%d/stage %s -H 'Content-Type: application/json' -d '{"stage": %d}'
-# The same operations as MCP tools for agents (the README has a client's configuration):
+# The same operations as MCP tools for agents (the README shows a whole session):
 curl -s %s/mcp %s -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' -d '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'
 # The activity log of this demo, from another shell while it runs:
 #   PIPELINE_DB=%s go run ./cmd/pipelined activity
