@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
@@ -97,4 +98,34 @@ func (k *SecretKey) open(sealed []byte) ([]byte, error) {
 		}
 	}
 	return nil, errors.New("pipeline: the secret cannot be decrypted with this server's secret key")
+}
+
+// KeyKeeper keeps a secret key beside the data, for servers whose
+// operator gives none: package pipelinestore keeps it in the database.
+type KeyKeeper interface {
+	// StoredSecretKey returns the raw key kept, or nil when there is none;
+	// with create, one is made first when there is none, and every
+	// replica then reads the same.
+	StoredSecretKey(ctx context.Context, create bool) ([]byte, error)
+}
+
+// ServerSecretKey returns the key a server seals webhook secrets with.
+// With a configured key, it is that key, which also opens the secrets
+// sealed before it was configured under the key keeper kept. Without one,
+// it is the key keeper keeps, made on first use; kept then reports that
+// the key lies with the secrets it guards, which a copy of the database
+// would hold together, so that the server can warn its operator.
+func ServerSecretKey(ctx context.Context, configured *SecretKey, keeper KeyKeeper) (key *SecretKey, kept bool, err error) {
+	raw, err := keeper.StoredSecretKey(ctx, configured == nil)
+	if err != nil || raw == nil {
+		return configured, false, err
+	}
+	stored, err := NewSecretKey(raw)
+	if err != nil {
+		return nil, false, err
+	}
+	if configured != nil {
+		return configured.WithPrevious(stored), false, nil
+	}
+	return stored, true, nil
 }

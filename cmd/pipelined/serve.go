@@ -81,11 +81,15 @@ func openServedStore(ctx context.Context, e env, o *observability) (*pipelinesto
 // serves metrics and the profiler there.
 func serve(ctx context.Context, e env, o *observability, db *pipelinestore.DB, ln net.Listener) error {
 	logger := o.log
-	var err error
-	if e.cfg.SecretKey, err = secretKey(ctx, e.cfg.SecretKey, db, logger); err != nil {
+	key, kept, err := pipeline.ServerSecretKey(ctx, e.cfg.SecretKey, db)
+	if err != nil {
 		ln.Close()
 		return err
 	}
+	if kept {
+		logger.Warn("PIPELINE_SECRET_KEY is not set: webhook secrets are sealed under a key kept in the database; set it to keep the key apart from them")
+	}
+	e.cfg.SecretKey = key
 	stopping := make(chan struct{})
 	cfg := apiConfig(e, o, db, stopping)
 	if e.cfg.MetricsAddr != "" {
@@ -184,25 +188,6 @@ func apiConfig(e env, o *observability, db *pipelinestore.DB, stopping <-chan st
 		RequestTimeout: e.cfg.RequestTimeout,
 		Stopping:       stopping,
 	}
-}
-
-// secretKey is the key that seals webhook secrets: PIPELINE_SECRET_KEY,
-// which also opens the secrets sealed before it was set under the key kept
-// in the database; or, without it, that key, made on first use.
-func secretKey(ctx context.Context, given *pipeline.SecretKey, db *pipelinestore.DB, logger *slog.Logger) (*pipeline.SecretKey, error) {
-	raw, err := db.StoredSecretKey(ctx, given == nil)
-	if err != nil || raw == nil {
-		return given, err
-	}
-	stored, err := pipeline.NewSecretKey(raw)
-	if err != nil {
-		return nil, err
-	}
-	if given != nil {
-		return given.WithPrevious(stored), nil
-	}
-	logger.Warn("PIPELINE_SECRET_KEY is not set: webhook secrets are sealed under a key kept in the database; set it to keep the key apart from them")
-	return stored, nil
 }
 
 // startDeliveries starts the delivery of webhook messages with
