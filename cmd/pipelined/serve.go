@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
@@ -15,14 +14,9 @@ import (
 	"github.com/pipeline-dev/pipeline/pipelinestore"
 )
 
-const (
-	// purgeInterval is how often expired idempotency records and old
-	// delivery attempts are deleted.
-	purgeInterval = time.Hour
-	// cutGrace is how long the requests cut at the end of the drain period
-	// have to answer before their connections are closed.
-	cutGrace = time.Second
-)
+// cutGrace is how long the requests cut at the end of the drain period
+// have to answer before their connections are closed.
+const cutGrace = time.Second
 
 // errStopping is why the requests still running at the end of the drain
 // period are cut: they answer 503 unavailable.
@@ -119,19 +113,11 @@ func serve(ctx context.Context, e env, o *observability, db *pipelinestore.DB, l
 	go func() { served <- srv.Serve(pipelinehttp.Listener(ln, logger)) }()
 	logger.Info("listening", "addr", ln.Addr().String())
 
-	purgeCtx, stopPurge := context.WithCancel(context.Background())
-	var purging sync.WaitGroup
-	purging.Go(func() { purge(purgeCtx, pipeline.NewOperator(db), logger) })
-	defer func() {
-		stopPurge()
-		purging.Wait()
-	}()
 	deliveries, err := startDeliveries(e, db, logger)
 	if err != nil {
 		return errors.Join(err, srv.Close())
 	}
-	// Deferred after the purge's: deliveries stop first, once requests
-	// have drained.
+	// Deliveries stop once requests have drained.
 	defer stopDeliveries(deliveries, logger)
 
 	select {
@@ -191,11 +177,10 @@ func apiConfig(e env, o *observability, db *pipelinestore.DB, stopping <-chan st
 }
 
 // startDeliveries starts the delivery of webhook messages with
-// PIPELINE_WEBHOOK_WORKERS workers; none with 0.
+// PIPELINE_WEBHOOK_WORKERS workers (none with 0), and with it the
+// periodic purge of expired idempotency records and old delivery
+// attempts, which runs either way.
 func startDeliveries(e env, db *pipelinestore.DB, logger *slog.Logger) (*pipelinestore.Deliveries, error) {
-	if e.cfg.WebhookWorkers == 0 {
-		return nil, nil
-	}
 	sender := pipelinehttp.NewWebhookSender(pipelinehttp.WebhookSenderConfig{
 		AllowPrivate: e.cfg.WebhookAllowPrivate,
 		UserAgent:    userAgent(),
@@ -208,7 +193,9 @@ func startDeliveries(e env, db *pipelinestore.DB, logger *slog.Logger) (*pipelin
 	if err != nil {
 		return nil, fmt.Errorf("deliveries: %w", err)
 	}
-	logger.Info("delivering webhooks", "workers", e.cfg.WebhookWorkers)
+	if e.cfg.WebhookWorkers > 0 {
+		logger.Info("delivering webhooks", "workers", e.cfg.WebhookWorkers)
+	}
 	return d, nil
 }
 
@@ -227,29 +214,3 @@ func stopDeliveries(d *pipelinestore.Deliveries, logger *slog.Logger) {
 
 // userAgent names pipelined and its version in webhook deliveries.
 func userAgent() string { return "pipelined/" + readVersion().Version }
-
-// purge deletes expired idempotency records and old delivery attempts now
-// and then every purgeInterval until ctx is cancelled.
-func purge(ctx context.Context, op *pipeline.Operator, logger *slog.Logger) {
-	tick := time.NewTicker(purgeInterval)
-	defer tick.Stop()
-	for {
-		for what, fn := range map[string]func(context.Context) (int64, error){
-			"idempotency records": op.PurgeIdempotency,
-			"delivery attempts":   op.PurgeDeliveries,
-		} {
-			n, err := fn(ctx)
-			switch {
-			case err != nil && ctx.Err() == nil:
-				logger.Error("purge "+what, "err", err)
-			case n > 0:
-				logger.Info("purged "+what, "count", n)
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
-}
