@@ -2,6 +2,9 @@ package pipelinestore_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -86,4 +89,44 @@ func testPeriodicPurge(t *testing.T, db *pipelinestore.DB, workers int) {
 
 	old("second")
 	purged("a period later")
+}
+
+// TestDeliveries_LaterRetry: a retry that comes due later than River's
+// scheduler runs (every 5 s) is made too: River's leader moves it back
+// onto the queue, which on PostgreSQL needs its election to work.
+func TestDeliveries_LaterRetry(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a retry")
+	}
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		f := webhookFixture(t, db)
+		var hits atomic.Int64
+		rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			if hits.Add(1) == 1 {
+				w.WriteHeader(http.StatusInternalServerError)
+			}
+		}))
+		defer rc.Close()
+		olivia := f.As(t, "olivia")
+		w, err := f.Svc.CreateWebhook(olivia, pipeline.NewWebhook{URL: rc.URL, Events: []string{pipeline.ActionJobCreated}})
+		require.NoError(t, err)
+		_, err = f.Svc.CreateJob(olivia, pipeline.NewJob{Title: "Data Engineer"})
+		require.NoError(t, err)
+
+		sender := pipelinehttp.NewWebhookSender(pipelinehttp.WebhookSenderConfig{AllowPrivate: true})
+		d := pipeline.NewDispatcher(db, sender, pipeline.WithSecretKey(secretKey), pipeline.WithRetrySchedule([]time.Duration{6 * time.Second}))
+		run, err := db.StartDeliveries(context.Background(), d, pipelinestore.DeliveryConfig{Workers: 1, PollInterval: 20 * time.Millisecond})
+		require.NoError(t, err)
+		defer func() { require.NoError(t, run.Stop(context.Background())) }()
+
+		var got pipeline.List[pipeline.Delivery]
+		for deadline := time.Now().Add(30 * time.Second); len(got.Items) < 2 && time.Now().Before(deadline); {
+			time.Sleep(50 * time.Millisecond)
+			got, err = f.Svc.WebhookDeliveries(olivia, w.Value.ID, 1)
+			require.NoError(t, err)
+		}
+		require.Len(t, got.Items, 2)
+		assert.Equal(t, 2, got.Items[0].Attempt)
+		assert.Empty(t, got.Items[0].Error, "the retry was delivered")
+	})
 }
