@@ -154,7 +154,7 @@ func (d *Dispatcher) Deliver(ctx context.Context, m Message, attempt int) error 
 	}
 	var reply Reply
 	if d.svc.secrets == nil {
-		reply.Err = errors.New("the server has no secret key to sign with")
+		reply.Err = ErrNoSecretKey
 	} else if secret, err := d.svc.secrets.open(t.Webhook.SealedSecret); err != nil {
 		reply.Err = err
 	} else {

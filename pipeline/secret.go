@@ -15,6 +15,18 @@ import (
 // SecretKeyLength is the length in bytes of a SecretKey: AES-256.
 const SecretKeyLength = 32
 
+// Errors of secret keys, for errors.Is.
+var (
+	// ErrSecretKeyFormat: what was given for a key is not one.
+	ErrSecretKeyFormat = errors.New("a secret key is 32 bytes, written as 64 hexadecimal digits or in base64 (openssl rand -base64 32)")
+	// ErrSecretUnreadable: a sealed secret was sealed under another key,
+	// or altered.
+	ErrSecretUnreadable = errors.New("pipeline: the secret cannot be decrypted with this server's secret key")
+	// ErrNoSecretKey: a delivery is to be signed by a server that has no
+	// key to open its webhook's secret with.
+	ErrNoSecretKey = errors.New("the server has no secret key to sign with")
+)
+
 // SecretKey encrypts the secrets the server must read back, webhook signing
 // secrets, before they are stored: AES-256-GCM with a random nonce per
 // secret. Kept in the operator's configuration, apart from the database, it
@@ -47,7 +59,7 @@ func ParseSecretKey(s string) (*SecretKey, error) {
 		}
 	}
 	if err != nil || len(raw) != SecretKeyLength {
-		return nil, errors.New("a secret key is 32 bytes, written as 64 hexadecimal digits or in base64 (openssl rand -base64 32)")
+		return nil, ErrSecretKeyFormat
 	}
 	return NewSecretKey(raw)
 }
@@ -55,7 +67,7 @@ func ParseSecretKey(s string) (*SecretKey, error) {
 // NewSecretKey returns the key of 32 raw bytes.
 func NewSecretKey(raw []byte) (*SecretKey, error) {
 	if len(raw) != SecretKeyLength {
-		return nil, errors.New("pipeline: a secret key is 32 bytes")
+		return nil, ErrSecretKeyFormat
 	}
 	block, err := aes.NewCipher(raw)
 	if err != nil {
@@ -86,7 +98,7 @@ func (k *SecretKey) seal(plain []byte) []byte {
 func (k *SecretKey) open(sealed []byte) ([]byte, error) {
 	n := k.aead.NonceSize()
 	if len(sealed) < n {
-		return nil, errors.New("pipeline: sealed secret too short")
+		return nil, ErrSecretUnreadable
 	}
 	plain, err := k.aead.Open(nil, sealed[:n], sealed[n:], secretAAD)
 	if err == nil {
@@ -97,7 +109,7 @@ func (k *SecretKey) open(sealed []byte) ([]byte, error) {
 			return plain, nil
 		}
 	}
-	return nil, errors.New("pipeline: the secret cannot be decrypted with this server's secret key")
+	return nil, ErrSecretUnreadable
 }
 
 // KeyKeeper keeps a secret key beside the data, for servers whose

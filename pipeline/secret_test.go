@@ -103,3 +103,12 @@ func TestServerSecretKey(t *testing.T) {
 		})
 	})
 }
+
+func TestSecretKey_Errors(t *testing.T) {
+	for _, s := range []string{"", "abc", "00112233"} {
+		_, err := pipeline.ParseSecretKey(s)
+		assert.ErrorIs(t, err, pipeline.ErrSecretKeyFormat, s)
+	}
+	_, err := pipeline.NewSecretKey(make([]byte, 16))
+	assert.ErrorIs(t, err, pipeline.ErrSecretKeyFormat)
+}
