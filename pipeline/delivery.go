@@ -91,6 +91,7 @@ var ErrDeliveryFailed = errors.New("pipeline: delivery failed")
 // each message.
 type Dispatcher struct {
 	svc      *Service
+	op       *Operator
 	sender   Sender
 	schedule []time.Duration
 }
@@ -99,8 +100,13 @@ type Dispatcher struct {
 // needs the SecretKey the Service sealed the secrets with (WithSecretKey).
 func NewDispatcher(store Store, sender Sender, opts ...Option) *Dispatcher {
 	o := newOptions(opts)
-	return &Dispatcher{svc: NewService(store, opts...), sender: sender, schedule: o.retries}
+	return &Dispatcher{svc: NewService(store, opts...), op: NewOperator(store, opts...), sender: sender, schedule: o.retries}
 }
+
+// Purge is Operator.Purge: the queue that runs deliveries runs it too,
+// every PurgeInterval, so that every program delivering webhooks keeps
+// its tables bounded.
+func (d *Dispatcher) Purge(ctx context.Context) (Purged, error) { return d.op.Purge(ctx) }
 
 // WithRetrySchedule sets the waits between the attempts of a delivery;
 // the default is RetrySchedule. Tests shorten it. A queue holds each
@@ -148,7 +154,7 @@ func (d *Dispatcher) Deliver(ctx context.Context, m Message, attempt int) error 
 	}
 	var reply Reply
 	if d.svc.secrets == nil {
-		reply.Err = errors.New("the server has no secret key to sign with")
+		reply.Err = ErrNoSecretKey
 	} else if secret, err := d.svc.secrets.open(t.Webhook.SealedSecret); err != nil {
 		reply.Err = err
 	} else {

@@ -26,16 +26,48 @@ type Error struct {
 	// Details is nil, FieldErrors for validation failures, or
 	// {"required_scope": scope} for insufficient_scope.
 	Details any
+
+	// kind is the sentinel of a particular failure (ErrLastOwner…) this
+	// error is an instance of, or nil.
+	kind *Error
+	// particular marks such a sentinel: it matches its instances only,
+	// not every error of its code.
+	particular bool
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("pipeline: %s: %s", e.Code, e.Message) }
 
-// Is reports whether target is an *Error of the same code, so that
-// errors.Is(err, ErrNotFound) holds for every not_found error however it
-// was wrapped.
+// Is reports whether err matches target, however it was wrapped: a
+// sentinel of a particular failure (ErrLastOwner…) matches its own
+// instances, and any other *Error matches every error of its code, so
+// that errors.Is(err, ErrNotFound) holds for every not_found error and
+// errors.Is(err, ErrValidation) for an ErrLastOwner.
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
-	return ok && t.Code == e.Code
+	switch {
+	case !ok:
+		return false
+	case t.particular:
+		return e == t || e.kind == t
+	default:
+		return t.Code == e.Code
+	}
+}
+
+// particular returns the sentinel of a particular failure of a code.
+func particular(code, message string) *Error {
+	return &Error{Code: code, Message: message, particular: true}
+}
+
+// instance returns an error of the sentinel kind with its own message,
+// recorded against field for a validation failure.
+// The receiver is the sentinel.
+func (e *Error) instance(field, message string) *Error {
+	out := &Error{Code: e.Code, Message: message, kind: e}
+	if e.Code == EValidation {
+		out.Message, out.Details = ErrValidation.Message, FieldErrors{field: {message}}
+	}
+	return out
 }
 
 // Sentinels of the error codes, for errors.Is. The Service returns errors

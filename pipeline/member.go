@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -102,7 +103,8 @@ func (o *Operator) Users(ctx context.Context, teamID *int64) ([]Member, error) {
 // AddUser adds a user to a team with a role, creating the user when the
 // email is new (the team becomes their current team). An existing user
 // keeps their name and current team; a name given for them must be theirs.
-// Errors: validation_failed, not_found (team), conflict (already a member).
+// Errors: validation_failed (ErrNameMismatch among them), not_found
+// (team), conflict (already a member).
 func (o *Operator) AddUser(ctx context.Context, m NewMember) (Member, error) {
 	f := FieldErrors{}
 	if checkText(f, "email", m.Email) && !strings.Contains(m.Email, "@") {
@@ -115,42 +117,154 @@ func (o *Operator) AddUser(ctx context.Context, m NewMember) (Member, error) {
 	if err := f.Err(); err != nil {
 		return Member{}, err
 	}
-	return o.store.AddMember(ctx, m)
+	var out Member
+	err := o.store.Write(ctx, func(tx Tx) error {
+		team, err := tx.TeamForMembers(ctx, m.TeamID)
+		if err != nil {
+			return err
+		}
+		u, err := tx.MemberForChange(ctx, m.Email)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			if strings.TrimSpace(m.Name) == "" {
+				return Invalid("name", "The name field is required for a new user.")
+			}
+			if u.User, err = tx.InsertUser(ctx, User{Name: m.Name, Email: m.Email}, team.ID); err != nil {
+				return err
+			}
+		case err != nil:
+			return err
+		case m.Name != "" && m.Name != u.User.Name:
+			return ErrNameMismatch.instance("name", fmt.Sprintf(
+				"The user %s exists and is called %s; leave the name out to add them.", u.User.Email, u.User.Name))
+		case u.Role(team.ID) != "":
+			return Errorf(EConflict, "Membership of %s in team %s already exists.", u.User.Email, team.Key)
+		}
+		if err := tx.InsertMembership(ctx, u.User.ID, team.ID, m.Role); err != nil {
+			return err
+		}
+		out, err = tx.MemberForChange(ctx, u.User.Email)
+		return err
+	})
+	return out, err
+}
+
+// Role returns the member's role on a team, "" when they are no member of
+// it.
+func (m Member) Role(teamID int64) Role {
+	for _, ms := range m.Memberships {
+		if ms.TeamID == teamID {
+			return ms.Role
+		}
+	}
+	return ""
+}
+
+// membershipForChange locks a team and a user for a change of the user's
+// membership there, and returns them with the user's role on the team.
+func membershipForChange(ctx context.Context, tx Tx, email string, teamID int64) (Team, Member, Role, error) {
+	team, err := tx.TeamForMembers(ctx, teamID)
+	if err != nil {
+		return Team{}, Member{}, "", err
+	}
+	u, err := tx.MemberForChange(ctx, email)
+	if err != nil {
+		return Team{}, Member{}, "", err
+	}
+	role := u.Role(team.ID)
+	if role == "" {
+		return Team{}, Member{}, "", Errorf(ENotFound, "Membership of %s in team %s not found.", u.User.Email, team.Key)
+	}
+	return team, u, role, nil
+}
+
+// keepsOwner refuses a change that takes the owner role from a member of a
+// team locked by TeamForMembers when nobody else owns it.
+func keepsOwner(ctx context.Context, tx Tx, team Team, oldRole, newRole Role) error {
+	if oldRole != RoleOwner || newRole == RoleOwner {
+		return nil
+	}
+	n, err := tx.CountOwners(ctx, team.ID)
+	if err != nil {
+		return err
+	}
+	if n <= 1 {
+		return ErrLastOwner.instance("role", fmt.Sprintf("Team %s would have no owner.", team.Key))
+	}
+	return nil
 }
 
 // SetRole changes a user's role on a team. A team keeps at least one owner.
-// Errors: validation_failed (role, or the last owner), not_found (user,
-// team or membership).
+// Errors: validation_failed (role, or ErrLastOwner), not_found (user, team
+// or membership).
 func (o *Operator) SetRole(ctx context.Context, email string, teamID int64, role Role) (Member, error) {
 	if !role.Valid() {
 		return Member{}, Invalid("role", "The role must be owner, admin or member.")
 	}
-	return o.store.SetRole(ctx, email, teamID, role)
+	var out Member
+	err := o.store.Write(ctx, func(tx Tx) error {
+		team, u, old, err := membershipForChange(ctx, tx, email, teamID)
+		if err != nil {
+			return err
+		}
+		if err := keepsOwner(ctx, tx, team, old, role); err != nil {
+			return err
+		}
+		if err := tx.UpdateRole(ctx, u.User.ID, team.ID, role); err != nil {
+			return err
+		}
+		out, err = tx.MemberForChange(ctx, u.User.Email)
+		return err
+	})
+	return out, err
 }
 
 // RemoveUser takes a user off a team: they no longer reach its jobs, their
 // assignments there end, and a user whose current team it was moves to
-// their first other team. A team keeps at least one owner, and a user at
-// least one team. Errors: validation_failed (the last owner, the user's
-// only team), not_found (user, team or membership).
+// their first other team (the lowest id). A team keeps at least one owner,
+// and a user at least one team. Errors: validation_failed (ErrLastOwner,
+// ErrOnlyTeam), not_found (user, team or membership).
 func (o *Operator) RemoveUser(ctx context.Context, email string, teamID int64) (Member, error) {
-	return o.store.RemoveMember(ctx, email, teamID)
+	var out Member
+	err := o.store.Write(ctx, func(tx Tx) error {
+		team, u, old, err := membershipForChange(ctx, tx, email, teamID)
+		if err != nil {
+			return err
+		}
+		if err := keepsOwner(ctx, tx, team, old, ""); err != nil {
+			return err
+		}
+		i := slices.IndexFunc(u.Memberships, func(m Membership) bool { return m.TeamID != team.ID })
+		if i < 0 {
+			return ErrOnlyTeam.instance("team", fmt.Sprintf("This is the only team of %s: a user needs one.", u.User.Email))
+		}
+		if err := tx.DeleteAssignments(ctx, u.User.ID, team.ID); err != nil {
+			return err
+		}
+		if err := tx.DeleteMembership(ctx, u.User.ID, team.ID); err != nil {
+			return err
+		}
+		if u.CurrentTeamID == team.ID {
+			if err := tx.SetCurrentTeam(ctx, u.User.ID, u.Memberships[i].TeamID); err != nil {
+				return err
+			}
+		}
+		out, err = tx.MemberForChange(ctx, u.User.Email)
+		return err
+	})
+	return out, err
 }
 
-// ErrLastOwner is the error of a change that would leave a team without an
-// owner; the store returns it from SetRole and RemoveMember.
-func ErrLastOwner(teamKey string) error {
-	return Invalid("role", fmt.Sprintf("Team %s would have no owner.", teamKey))
-}
-
-// ErrNameMismatch is the error of adding an existing user under another
-// name; the store returns it from AddMember.
-func ErrNameMismatch(email, name string) error {
-	return Invalid("name", fmt.Sprintf("The user %s exists and is called %s; leave the name out to add them.", email, name))
-}
-
-// ErrOnlyTeam is the error of removing a user from their only team; the
-// store returns it from RemoveMember.
-func ErrOnlyTeam(email string) error {
-	return Invalid("team", fmt.Sprintf("This is the only team of %s: a user needs one.", email))
-}
+// Sentinels of the failures of membership changes, for errors.Is; each
+// error returned is a validation_failed *Error with a message of its own
+// against a field.
+var (
+	// ErrLastOwner: the change would leave a team without an owner
+	// (field role).
+	ErrLastOwner = particular(EValidation, "A team keeps at least one owner.")
+	// ErrNameMismatch: an existing user was added under another name
+	// (field name).
+	ErrNameMismatch = particular(EValidation, "The user exists under another name.")
+	// ErrOnlyTeam: the user would be left without a team (field team).
+	ErrOnlyTeam = particular(EValidation, "A user keeps at least one team.")
+)

@@ -68,3 +68,23 @@ func (s *Service) AddNote(ctx context.Context, jobID, candidateID int64, in NewN
 		return n, s.log(ctx, tx, c, cand.TeamID, cand.JobID, ActionCandidateNoteAdded, SubjectCandidate, cand.ID, changes)
 	})
 }
+
+// ListNotes returns a page (from 1; 0 is the first) of the notes of a
+// candidate of a job, newest first (created_at, then id). Scope:
+// candidates:read. Errors: unauthenticated, insufficient_scope, not_found
+// (a candidate the caller cannot reach, or of another job),
+// validation_failed (page).
+func (s *Service) ListNotes(ctx context.Context, jobID, candidateID int64, page int) (List[Note], error) {
+	c, err := authorize(ctx, ScopeCandidatesRead)
+	if err != nil {
+		return List[Note]{}, err
+	}
+	if page < 0 {
+		// Not found comes before invalid.
+		if _, err := s.store.Candidate(ctx, c.user.ID, jobID, candidateID); err != nil {
+			return List[Note]{}, err
+		}
+		return List[Note]{}, Invalid("page", msgPage)
+	}
+	return s.store.ListNotes(ctx, c.user.ID, jobID, candidateID, max(page, 1))
+}

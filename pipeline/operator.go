@@ -126,14 +126,38 @@ func (o *Operator) ListActivity(ctx context.Context, f ActivityFilter) ([]Activi
 const DeliveryRetention = 30 * 24 * time.Hour
 
 // PurgeDeliveries deletes the delivery attempts older than
-// DeliveryRetention. Servers call it periodically so that the table stays
-// bounded.
+// DeliveryRetention, as Purge does.
 func (o *Operator) PurgeDeliveries(ctx context.Context) (int64, error) {
 	return o.store.PurgeDeliveries(ctx, o.now().Add(-DeliveryRetention))
 }
 
-// PurgeIdempotency deletes stored results older than the replay window.
-// Servers call it periodically so that the table stays bounded.
+// PurgeIdempotency deletes stored results older than the replay window,
+// as Purge does.
 func (o *Operator) PurgeIdempotency(ctx context.Context) (int64, error) {
 	return o.store.PurgeIdempotency(ctx, o.now().Add(-IdempotencyWindow))
+}
+
+// PurgeInterval is how often the deliveries a store runs (see Dispatcher)
+// purge what has expired.
+const PurgeInterval = time.Hour
+
+// Purged counts what Purge deleted.
+type Purged struct {
+	IdempotencyRecords int64 // older than IdempotencyWindow
+	DeliveryAttempts   int64 // older than DeliveryRetention
+}
+
+// Purge deletes what has expired: idempotency records past the replay
+// window and delivery attempts past DeliveryRetention, so that the tables
+// stay bounded. The deliveries a store runs call it every PurgeInterval
+// (Dispatcher.Purge); a program may call it besides. What it deleted is
+// counted even when it fails part way.
+func (o *Operator) Purge(ctx context.Context) (Purged, error) {
+	var p Purged
+	var err error
+	if p.IdempotencyRecords, err = o.PurgeIdempotency(ctx); err != nil {
+		return p, err
+	}
+	p.DeliveryAttempts, err = o.PurgeDeliveries(ctx)
+	return p, err
 }

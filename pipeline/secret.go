@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
@@ -13,6 +14,18 @@ import (
 
 // SecretKeyLength is the length in bytes of a SecretKey: AES-256.
 const SecretKeyLength = 32
+
+// Errors of secret keys, for errors.Is.
+var (
+	// ErrSecretKeyFormat: what was given for a key is not one.
+	ErrSecretKeyFormat = errors.New("a secret key is 32 bytes, written as 64 hexadecimal digits or in base64 (openssl rand -base64 32)")
+	// ErrSecretUnreadable: a sealed secret was sealed under another key,
+	// or altered.
+	ErrSecretUnreadable = errors.New("pipeline: the secret cannot be decrypted with this server's secret key")
+	// ErrNoSecretKey: a delivery is to be signed by a server that has no
+	// key to open its webhook's secret with.
+	ErrNoSecretKey = errors.New("the server has no secret key to sign with")
+)
 
 // SecretKey encrypts the secrets the server must read back, webhook signing
 // secrets, before they are stored: AES-256-GCM with a random nonce per
@@ -46,7 +59,7 @@ func ParseSecretKey(s string) (*SecretKey, error) {
 		}
 	}
 	if err != nil || len(raw) != SecretKeyLength {
-		return nil, errors.New("a secret key is 32 bytes, written as 64 hexadecimal digits or in base64 (openssl rand -base64 32)")
+		return nil, ErrSecretKeyFormat
 	}
 	return NewSecretKey(raw)
 }
@@ -54,7 +67,7 @@ func ParseSecretKey(s string) (*SecretKey, error) {
 // NewSecretKey returns the key of 32 raw bytes.
 func NewSecretKey(raw []byte) (*SecretKey, error) {
 	if len(raw) != SecretKeyLength {
-		return nil, errors.New("pipeline: a secret key is 32 bytes")
+		return nil, ErrSecretKeyFormat
 	}
 	block, err := aes.NewCipher(raw)
 	if err != nil {
@@ -85,7 +98,7 @@ func (k *SecretKey) seal(plain []byte) []byte {
 func (k *SecretKey) open(sealed []byte) ([]byte, error) {
 	n := k.aead.NonceSize()
 	if len(sealed) < n {
-		return nil, errors.New("pipeline: sealed secret too short")
+		return nil, ErrSecretUnreadable
 	}
 	plain, err := k.aead.Open(nil, sealed[:n], sealed[n:], secretAAD)
 	if err == nil {
@@ -96,5 +109,35 @@ func (k *SecretKey) open(sealed []byte) ([]byte, error) {
 			return plain, nil
 		}
 	}
-	return nil, errors.New("pipeline: the secret cannot be decrypted with this server's secret key")
+	return nil, ErrSecretUnreadable
+}
+
+// KeyKeeper keeps a secret key beside the data, for servers whose
+// operator gives none: package pipelinestore keeps it in the database.
+type KeyKeeper interface {
+	// StoredSecretKey returns the raw key kept, or nil when there is none;
+	// with create, one is made first when there is none, and every
+	// replica then reads the same.
+	StoredSecretKey(ctx context.Context, create bool) ([]byte, error)
+}
+
+// ServerSecretKey returns the key a server seals webhook secrets with.
+// With a configured key, it is that key, which also opens the secrets
+// sealed before it was configured under the key keeper kept. Without one,
+// it is the key keeper keeps, made on first use; kept then reports that
+// the key lies with the secrets it guards, which a copy of the database
+// would hold together, so that the server can warn its operator.
+func ServerSecretKey(ctx context.Context, configured *SecretKey, keeper KeyKeeper) (key *SecretKey, kept bool, err error) {
+	raw, err := keeper.StoredSecretKey(ctx, configured == nil)
+	if err != nil || raw == nil {
+		return configured, false, err
+	}
+	stored, err := NewSecretKey(raw)
+	if err != nil {
+		return nil, false, err
+	}
+	if configured != nil {
+		return configured.WithPrevious(stored), false, nil
+	}
+	return stored, true, nil
 }

@@ -66,16 +66,6 @@ type Store interface {
 	// Members returns users by id with their memberships (ordered by team
 	// id): all users, or those on one team.
 	Members(ctx context.Context, teamID *int64) ([]Member, error)
-	// AddMember adds a user to a team in one transaction, creating the user
-	// when the email is new (see Operator.AddUser).
-	AddMember(ctx context.Context, m NewMember) (Member, error)
-	// SetRole changes a membership's role in one transaction, keeping an
-	// owner on the team (ErrLastOwner).
-	SetRole(ctx context.Context, email string, teamID int64, role Role) (Member, error)
-	// RemoveMember ends a membership and the user's assignments to the
-	// team's jobs in one transaction, moving the user's current team when
-	// needed (ErrLastOwner, ErrOnlyTeam).
-	RemoveMember(ctx context.Context, email string, teamID int64) (Member, error)
 	// Seed stores, in one transaction, a world that Operator.Seed validated
 	// and completed: every default and time is set.
 	Seed(ctx context.Context, w *SeedWorld) (SeedResult, error)
@@ -106,6 +96,10 @@ type Store interface {
 	RecordDelivery(ctx context.Context, d Delivery) error
 	// PurgeDeliveries deletes delivery attempts made before a time.
 	PurgeDeliveries(ctx context.Context, before time.Time) (int64, error)
+
+	// ListNotes returns a page of the notes of a candidate of a job viewer
+	// can reach, newest first (created_at, then id, descending).
+	ListNotes(ctx context.Context, viewer, jobID, candidateID int64, page int) (List[Note], error)
 }
 
 // KeyClaim is the outcome of claiming an idempotency key (see
@@ -174,4 +168,31 @@ type Tx interface {
 	// DeleteWebhook deletes a webhook locked by WebhookForDelete, with its
 	// deliveries; its messages still queued find it gone.
 	DeleteWebhook(ctx context.Context, id int64) error
+
+	// Membership changes (Operator.AddUser, SetRole, RemoveUser): the
+	// Operator locks the team, then the user, and decides.
+
+	// TeamForMembers returns a team with its key, held against concurrent
+	// changes of its members (and job creation) until the transaction
+	// ends.
+	TeamForMembers(ctx context.Context, teamID int64) (Team, error)
+	// MemberForChange returns the user with that email, in any letter
+	// case, with their memberships, and holds the user against concurrent
+	// changes until the transaction ends. Errors: not_found.
+	MemberForChange(ctx context.Context, email string) (Member, error)
+	// InsertUser stores a user whose current team is teamID, and returns
+	// it with its id. Errors: conflict (the email is taken).
+	InsertUser(ctx context.Context, u User, teamID int64) (User, error)
+	// InsertMembership gives a user a role on a team.
+	InsertMembership(ctx context.Context, userID, teamID int64, role Role) error
+	// UpdateRole changes a user's role on a team.
+	UpdateRole(ctx context.Context, userID, teamID int64, role Role) error
+	// CountOwners counts the owners of a team.
+	CountOwners(ctx context.Context, teamID int64) (int, error)
+	// DeleteAssignments ends a user's assignments to the jobs of a team.
+	DeleteAssignments(ctx context.Context, userID, teamID int64) error
+	// DeleteMembership ends a user's membership of a team.
+	DeleteMembership(ctx context.Context, userID, teamID int64) error
+	// SetCurrentTeam sets a user's current team.
+	SetCurrentTeam(ctx context.Context, userID, teamID int64) error
 }

@@ -124,16 +124,24 @@ type Deliverer interface {
 	// MaxAttempts is the number of attempts of a message, the first
 	// included.
 	MaxAttempts() int
+	// Purge deletes what has expired (pipeline.Operator.Purge); the
+	// queue runs it periodically.
+	Purge(ctx context.Context) (pipeline.Purged, error)
 }
 
 // DeliveryConfig configures StartDeliveries.
 type DeliveryConfig struct {
-	// Workers is how many messages are delivered at once, at least 1.
+	// Workers is how many messages are delivered at once; 0: none are
+	// delivered by this program, which still takes its turn at purging.
 	Workers int
+	// PurgeInterval is how often what has expired is purged; 0 is
+	// pipeline.PurgeInterval.
+	PurgeInterval time.Duration
 	// PollInterval is how often the queue is read for messages that are
 	// due; 0 is one second.
 	PollInterval time.Duration
-	// Logger receives the queue's warnings and errors; nil logs nothing.
+	// Logger receives the queue's warnings and errors, and what each
+	// purge deleted; nil logs nothing.
 	Logger *slog.Logger
 }
 
@@ -147,15 +155,17 @@ type Deliveries struct {
 const deliveryJobTimeout = 30 * time.Second
 
 // StartDeliveries starts delivering the queued messages with d until ctx
-// is cancelled or Stop is called. d may make at most
-// pipeline.MaxDeliveryAttempts attempts of a message. Every replica may run it: each attempt
-// is made by one of them (River locks each message it works). On SQLite
-// the queue shares the one writer connection with the API's writes: its
-// statements are short and queue with theirs, and it polls instead of
-// listening.
+// is cancelled or Stop is called, and purging what has expired with d
+// every cfg.PurgeInterval, first at once. d may make at most
+// pipeline.MaxDeliveryAttempts attempts of a message. Every replica may
+// run it: each attempt is made by one of them (River locks each message
+// it works), and each purge is scheduled by the one River elects leader.
+// On SQLite the queue shares the one writer connection with the API's
+// writes: its statements are short and queue with theirs, and it polls
+// instead of listening.
 func (db *DB) StartDeliveries(ctx context.Context, d Deliverer, cfg DeliveryConfig) (*Deliveries, error) {
-	if cfg.Workers < 1 {
-		return nil, errors.New("pipelinestore: deliveries need at least one worker")
+	if cfg.Workers < 0 {
+		return nil, errors.New("pipelinestore: a negative number of delivery workers")
 	}
 	// A message is queued, in its write's transaction, for the contract's
 	// number of attempts: a longer schedule would promise attempts that
@@ -173,13 +183,19 @@ func (db *DB) StartDeliveries(ctx context.Context, d Deliverer, cfg DeliveryConf
 	}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &deliveryWorker{d: d})
+	river.AddWorker(workers, &purgeWorker{d: d, log: logger})
+	queues := map[string]river.QueueConfig{purgeQueue: {MaxWorkers: 1}}
+	if cfg.Workers > 0 {
+		queues[deliveryQueue] = river.QueueConfig{MaxWorkers: cfg.Workers}
+	}
 	client, err := river.NewClient(db.riverDriver(), &river.Config{
 		Logger:               logger,
 		PollOnly:             true,
 		FetchPollInterval:    poll,
 		FetchCooldown:        min(poll, 100*time.Millisecond),
-		Queues:               map[string]river.QueueConfig{deliveryQueue: {MaxWorkers: cfg.Workers}},
+		Queues:               queues,
 		Workers:              workers,
+		PeriodicJobs:         []*river.PeriodicJob{purgeJob(cfg.PurgeInterval)},
 		RetryPolicy:          retryPolicy{d: d},
 		JobTimeout:           deliveryJobTimeout,
 		RescueStuckJobsAfter: 10 * deliveryJobTimeout,
@@ -226,3 +242,52 @@ func (p retryPolicy) NextRetry(job *rivertype.JobRow) time.Time {
 	}
 	return time.Now().Add(wait)
 }
+
+// purgeQueue is the River queue of the periodic purge.
+const purgeQueue = "maintenance"
+
+// purgeJobTimeout bounds one purge, which may rightly take long on big
+// tables; its statements are not cut short by the statement timeout.
+const purgeJobTimeout = 10 * time.Minute
+
+// purgeArgs is the periodic purge as a River job's arguments.
+type purgeArgs struct{}
+
+// Kind names the job kind.
+func (purgeArgs) Kind() string { return "pipeline_purge" }
+
+// InsertOpts puts purges on their queue; a purge that fails is not
+// retried: the next one comes.
+func (purgeArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: purgeQueue, MaxAttempts: 1}
+}
+
+// purgeJob is the periodic purge, every interval (0: pipeline.PurgeInterval)
+// and once when a client becomes River's leader.
+func purgeJob(interval time.Duration) *river.PeriodicJob {
+	if interval <= 0 {
+		interval = pipeline.PurgeInterval
+	}
+	return river.NewPeriodicJob(river.PeriodicInterval(interval),
+		func() (river.JobArgs, *river.InsertOpts) { return purgeArgs{}, nil },
+		&river.PeriodicJobOpts{ID: "pipeline_purge", RunOnStart: true})
+}
+
+// purgeWorker works River's purge jobs.
+type purgeWorker struct {
+	river.WorkerDefaults[purgeArgs]
+	d   Deliverer
+	log *slog.Logger
+}
+
+func (w *purgeWorker) Work(ctx context.Context, _ *river.Job[purgeArgs]) error {
+	p, err := w.d.Purge(ctx)
+	for what, n := range map[string]int64{"idempotency records": p.IdempotencyRecords, "delivery attempts": p.DeliveryAttempts} {
+		if n > 0 {
+			w.log.Info("purged "+what, "count", n)
+		}
+	}
+	return err
+}
+
+func (w *purgeWorker) Timeout(*river.Job[purgeArgs]) time.Duration { return purgeJobTimeout }

@@ -2,10 +2,6 @@ package pipelinestore
 
 import (
 	"context"
-	"database/sql"
-	"errors"
-	"fmt"
-	"strings"
 
 	"github.com/uptrace/bun"
 
@@ -103,162 +99,129 @@ func members(ctx context.Context, idb bun.IDB, teamID, userID *int64) ([]pipelin
 	return out, nil
 }
 
-// member reads one user with their memberships inside tx.
-func member(ctx context.Context, tx bun.Tx, userID int64) (pipeline.Member, error) {
-	ms, err := members(ctx, tx, nil, &userID)
+// Membership primitives of pipeline.Tx: they read, write and lock; the
+// Operator decides. They run Bun's statements on the transaction, after
+// the statements waiting in its batch.
+
+// bunTx returns the transaction, the statements waiting in its batch sent.
+func (t *tx) bunTx(ctx context.Context) (bun.Tx, error) {
+	if err := t.run.flush(ctx); err != nil {
+		return bun.Tx{}, err
+	}
+	return *t.run.tx, nil
+}
+
+// forChange makes q lock the rows it reads, on PostgreSQL, as t.lock does;
+// SQLite's one writer serializes the transactions anyway.
+func (t *tx) forChange(q *bun.SelectQuery) *bun.SelectQuery {
+	if t.pg {
+		return q.For("NO KEY UPDATE")
+	}
+	return q
+}
+
+// TeamForMembers returns a team with its key, its row locked.
+func (t *tx) TeamForMembers(ctx context.Context, teamID int64) (pipeline.Team, error) {
+	btx, err := t.bunTx(ctx)
+	if err != nil {
+		return pipeline.Team{}, formatError(err, "Team")
+	}
+	var r teamRow
+	if err := t.forChange(btx.NewSelect().Model(&r).Where("id = ?", teamID)).Scan(ctx); err != nil {
+		return pipeline.Team{}, formatError(err, "Team")
+	}
+	return r.toTeam(), nil
+}
+
+// MemberForChange returns the user with that email, in any letter case,
+// with their memberships, the user's row locked.
+func (t *tx) MemberForChange(ctx context.Context, email string) (pipeline.Member, error) {
+	btx, err := t.bunTx(ctx)
+	if err != nil {
+		return pipeline.Member{}, formatError(err, "User")
+	}
+	var u userRow
+	if err := t.forChange(btx.NewSelect().Model(&u).Where("lower(email) = lower(?)", email)).Scan(ctx); err != nil {
+		return pipeline.Member{}, formatError(err, "User "+email)
+	}
+	ms, err := members(ctx, btx, nil, &u.ID)
 	if err != nil {
 		return pipeline.Member{}, err
 	}
-	if len(ms) == 0 {
-		return pipeline.Member{}, formatError(sql.ErrNoRows, "User")
+	if len(ms) == 0 { // a user always has a team; tolerated all the same
+		return pipeline.Member{User: u.toUser(), CurrentTeamID: u.CurrentTeamID}, nil
 	}
 	return ms[0], nil
 }
 
-// teamForChange reads and, on PostgreSQL, locks a team, so that changes of
-// its owners are serialized (SQLite's writer serializes them anyway).
-func (db *DB) teamForChange(ctx context.Context, tx bun.Tx, teamID int64) (teamRow, error) {
-	var t teamRow
-	q := tx.NewSelect().Model(&t).Where("id = ?", teamID)
-	if db.dialect == DialectPostgres {
-		q = q.For("NO KEY UPDATE")
-	}
-	if err := q.Scan(ctx); err != nil {
-		return teamRow{}, formatError(err, "Team")
-	}
-	return t, nil
-}
-
-// AddMember adds a user to a team, creating the user when the email is
-// new; see pipeline.Operator.AddUser.
-func (db *DB) AddMember(ctx context.Context, nm pipeline.NewMember) (pipeline.Member, error) {
-	var out pipeline.Member
-	err := db.w.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		team, err := db.teamForChange(ctx, tx, nm.TeamID)
-		if err != nil {
-			return err
-		}
-		var u userRow
-		err = tx.NewSelect().Model(&u).Where("lower(email) = lower(?)", nm.Email).Scan(ctx)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			if strings.TrimSpace(nm.Name) == "" {
-				return pipeline.Invalid("name", "The name field is required for a new user.")
-			}
-			u = userRow{Name: nm.Name, Email: nm.Email, CurrentTeamID: team.ID}
-			if _, err := tx.NewInsert().Model(&u).Returning("id").Exec(ctx); err != nil {
-				return formatError(err, "User "+nm.Email)
-			}
-		case err != nil:
-			return err
-		case nm.Name != "" && nm.Name != u.Name:
-			return pipeline.ErrNameMismatch(u.Email, u.Name)
-		}
-		m := membershipRow{UserID: u.ID, TeamID: team.ID, Role: string(nm.Role)}
-		if _, err := tx.NewInsert().Model(&m).Exec(ctx); err != nil {
-			return formatError(err, fmt.Sprintf("Membership of %s in team %s", u.Email, team.Key))
-		}
-		out, err = member(ctx, tx, u.ID)
-		return err
-	})
-	return out, err
-}
-
-// membershipForChange reads a user by email, locks their team and returns
-// the user with their role there.
-func (db *DB) membershipForChange(ctx context.Context, tx bun.Tx, email string, teamID int64) (userRow, teamRow, string, error) {
-	team, err := db.teamForChange(ctx, tx, teamID)
+// InsertUser stores a user whose current team is teamID.
+func (t *tx) InsertUser(ctx context.Context, u pipeline.User, teamID int64) (pipeline.User, error) {
+	btx, err := t.bunTx(ctx)
 	if err != nil {
-		return userRow{}, teamRow{}, "", err
+		return pipeline.User{}, formatError(err, "User")
 	}
-	var u userRow
-	if err := tx.NewSelect().Model(&u).Where("lower(email) = lower(?)", email).Scan(ctx); err != nil {
-		return userRow{}, teamRow{}, "", formatError(err, "User "+email)
+	r := userRow{Name: u.Name, Email: u.Email, CurrentTeamID: teamID}
+	if _, err := btx.NewInsert().Model(&r).Returning("id").Exec(ctx); err != nil {
+		return pipeline.User{}, formatError(err, "User "+u.Email)
 	}
-	var role string
-	err = tx.NewSelect().Table("memberships").Column("role").
-		Where("user_id = ? AND team_id = ?", u.ID, team.ID).Scan(ctx, &role)
+	return r.toUser(), nil
+}
+
+// InsertMembership gives a user a role on a team.
+func (t *tx) InsertMembership(ctx context.Context, userID, teamID int64, role pipeline.Role) error {
+	btx, err := t.bunTx(ctx)
+	if err == nil {
+		m := membershipRow{UserID: userID, TeamID: teamID, Role: string(role)}
+		_, err = btx.NewInsert().Model(&m).Exec(ctx)
+	}
+	return formatError(err, "Membership")
+}
+
+// UpdateRole changes a user's role on a team.
+func (t *tx) UpdateRole(ctx context.Context, userID, teamID int64, role pipeline.Role) error {
+	btx, err := t.bunTx(ctx)
+	if err == nil {
+		_, err = btx.NewUpdate().Table("memberships").Set("role = ?", string(role)).
+			Where("user_id = ? AND team_id = ?", userID, teamID).Exec(ctx)
+	}
+	return formatError(err, "Membership")
+}
+
+// CountOwners counts the owners of a team.
+func (t *tx) CountOwners(ctx context.Context, teamID int64) (int, error) {
+	btx, err := t.bunTx(ctx)
 	if err != nil {
-		return userRow{}, teamRow{}, "", formatError(err, fmt.Sprintf("Membership of %s in team %s", u.Email, team.Key))
+		return 0, formatError(err, "Membership")
 	}
-	return u, team, role, nil
+	n, err := btx.NewSelect().Table("memberships").
+		Where("team_id = ? AND role = ?", teamID, string(pipeline.RoleOwner)).Count(ctx)
+	return int(n), formatError(err, "Membership")
 }
 
-// keepsOwner refuses a change that takes the owner role from a user of a
-// team locked by teamForChange when nobody else owns it.
-func keepsOwner(ctx context.Context, tx bun.Tx, team teamRow, userID int64, oldRole string, newRole pipeline.Role) error {
-	if oldRole != string(pipeline.RoleOwner) || newRole == pipeline.RoleOwner {
-		return nil
+// DeleteAssignments ends a user's assignments to the jobs of a team.
+func (t *tx) DeleteAssignments(ctx context.Context, userID, teamID int64) error {
+	btx, err := t.bunTx(ctx)
+	if err == nil {
+		_, err = btx.NewDelete().Table("job_assignees").
+			Where("user_id = ? AND job_id IN (SELECT id FROM jobs WHERE team_id = ?)", userID, teamID).Exec(ctx)
 	}
-	n, err := tx.NewSelect().Table("memberships").
-		Where("team_id = ? AND role = 'owner' AND user_id <> ?", team.ID, userID).Count(ctx)
-	if err != nil {
-		return err
-	}
-	if n == 0 {
-		return pipeline.ErrLastOwner(team.Key)
-	}
-	return nil
+	return formatError(err, "Assignment")
 }
 
-// SetRole changes a user's role on a team, keeping an owner on it.
-func (db *DB) SetRole(ctx context.Context, email string, teamID int64, role pipeline.Role) (pipeline.Member, error) {
-	var out pipeline.Member
-	err := db.w.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		u, team, old, err := db.membershipForChange(ctx, tx, email, teamID)
-		if err != nil {
-			return err
-		}
-		if err := keepsOwner(ctx, tx, team, u.ID, old, role); err != nil {
-			return err
-		}
-		if _, err := tx.NewUpdate().Table("memberships").Set("role = ?", string(role)).
-			Where("user_id = ? AND team_id = ?", u.ID, team.ID).Exec(ctx); err != nil {
-			return err
-		}
-		out, err = member(ctx, tx, u.ID)
-		return err
-	})
-	return out, err
+// DeleteMembership ends a user's membership of a team.
+func (t *tx) DeleteMembership(ctx context.Context, userID, teamID int64) error {
+	btx, err := t.bunTx(ctx)
+	if err == nil {
+		_, err = btx.NewDelete().Table("memberships").Where("user_id = ? AND team_id = ?", userID, teamID).Exec(ctx)
+	}
+	return formatError(err, "Membership")
 }
 
-// RemoveMember takes a user off a team with their assignments to its jobs,
-// moving their current team to their first other team when it was this
-// one.
-func (db *DB) RemoveMember(ctx context.Context, email string, teamID int64) (pipeline.Member, error) {
-	var out pipeline.Member
-	err := db.w.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		u, team, old, err := db.membershipForChange(ctx, tx, email, teamID)
-		if err != nil {
-			return err
-		}
-		if err := keepsOwner(ctx, tx, team, u.ID, old, ""); err != nil {
-			return err
-		}
-		var other int64
-		err = tx.NewSelect().Table("memberships").ColumnExpr("min(team_id)").
-			Where("user_id = ? AND team_id <> ?", u.ID, team.ID).Scan(ctx, &other)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		if other == 0 {
-			return pipeline.ErrOnlyTeam(u.Email)
-		}
-		stmts := []struct {
-			q    string
-			args []any
-		}{
-			{"DELETE FROM job_assignees WHERE user_id = ? AND job_id IN (SELECT id FROM jobs WHERE team_id = ?)", args(u.ID, team.ID)},
-			{"DELETE FROM memberships WHERE user_id = ? AND team_id = ?", args(u.ID, team.ID)},
-			{"UPDATE users SET current_team_id = ? WHERE id = ? AND current_team_id = ?", args(other, u.ID, team.ID)},
-		}
-		for _, s := range stmts {
-			if _, err := tx.ExecContext(ctx, s.q, s.args...); err != nil {
-				return err
-			}
-		}
-		out, err = member(ctx, tx, u.ID)
-		return err
-	})
-	return out, err
+// SetCurrentTeam sets a user's current team.
+func (t *tx) SetCurrentTeam(ctx context.Context, userID, teamID int64) error {
+	btx, err := t.bunTx(ctx)
+	if err == nil {
+		_, err = btx.NewUpdate().Table("users").Set("current_team_id = ?", teamID).Where("id = ?", userID).Exec(ctx)
+	}
+	return formatError(err, "User")
 }

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
@@ -15,14 +14,9 @@ import (
 	"github.com/pipeline-dev/pipeline/pipelinestore"
 )
 
-const (
-	// purgeInterval is how often expired idempotency records and old
-	// delivery attempts are deleted.
-	purgeInterval = time.Hour
-	// cutGrace is how long the requests cut at the end of the drain period
-	// have to answer before their connections are closed.
-	cutGrace = time.Second
-)
+// cutGrace is how long the requests cut at the end of the drain period
+// have to answer before their connections are closed.
+const cutGrace = time.Second
 
 // errStopping is why the requests still running at the end of the drain
 // period are cut: they answer 503 unavailable.
@@ -84,11 +78,15 @@ func openServedStore(ctx context.Context, e env, o *observability) (*pipelinesto
 // serves metrics and the profiler there.
 func serve(ctx context.Context, e env, o *observability, db *pipelinestore.DB, ln net.Listener) error {
 	logger := o.log
-	var err error
-	if e.cfg.SecretKey, err = secretKey(ctx, e.cfg.SecretKey, db, logger); err != nil {
+	key, kept, err := pipeline.ServerSecretKey(ctx, e.cfg.SecretKey, db)
+	if err != nil {
 		ln.Close()
 		return err
 	}
+	if kept {
+		logger.Warn("PIPELINE_SECRET_KEY is not set: webhook secrets are sealed under a key kept in the database; set it to keep the key apart from them")
+	}
+	e.cfg.SecretKey = key
 	stopping := make(chan struct{})
 	cfg := apiConfig(e, o, db, stopping)
 	if e.cfg.MetricsAddr != "" {
@@ -118,19 +116,11 @@ func serve(ctx context.Context, e env, o *observability, db *pipelinestore.DB, l
 	go func() { served <- srv.Serve(pipelinehttp.Listener(ln, logger)) }()
 	logger.Info("listening", "addr", ln.Addr().String())
 
-	purgeCtx, stopPurge := context.WithCancel(context.Background())
-	var purging sync.WaitGroup
-	purging.Go(func() { purge(purgeCtx, pipeline.NewOperator(db), logger) })
-	defer func() {
-		stopPurge()
-		purging.Wait()
-	}()
 	deliveries, err := startDeliveries(e, db, logger)
 	if err != nil {
 		return errors.Join(err, srv.Close())
 	}
-	// Deferred after the purge's: deliveries stop first, once requests
-	// have drained.
+	// Deliveries stop once requests have drained.
 	defer stopDeliveries(deliveries, logger)
 
 	select {
@@ -189,31 +179,11 @@ func apiConfig(e env, o *observability, db *pipelinestore.DB, stopping <-chan st
 	}
 }
 
-// secretKey is the key that seals webhook secrets: PIPELINE_SECRET_KEY,
-// which also opens the secrets sealed before it was set under the key kept
-// in the database; or, without it, that key, made on first use.
-func secretKey(ctx context.Context, given *pipeline.SecretKey, db *pipelinestore.DB, logger *slog.Logger) (*pipeline.SecretKey, error) {
-	raw, err := db.StoredSecretKey(ctx, given == nil)
-	if err != nil || raw == nil {
-		return given, err
-	}
-	stored, err := pipeline.NewSecretKey(raw)
-	if err != nil {
-		return nil, err
-	}
-	if given != nil {
-		return given.WithPrevious(stored), nil
-	}
-	logger.Warn("PIPELINE_SECRET_KEY is not set: webhook secrets are sealed under a key kept in the database; set it to keep the key apart from them")
-	return stored, nil
-}
-
 // startDeliveries starts the delivery of webhook messages with
-// PIPELINE_WEBHOOK_WORKERS workers; none with 0.
+// PIPELINE_WEBHOOK_WORKERS workers (none with 0), and with it the
+// periodic purge of expired idempotency records and old delivery
+// attempts, which runs either way.
 func startDeliveries(e env, db *pipelinestore.DB, logger *slog.Logger) (*pipelinestore.Deliveries, error) {
-	if e.cfg.WebhookWorkers == 0 {
-		return nil, nil
-	}
 	sender := pipelinehttp.NewWebhookSender(pipelinehttp.WebhookSenderConfig{
 		AllowPrivate: e.cfg.WebhookAllowPrivate,
 		UserAgent:    userAgent(),
@@ -226,7 +196,9 @@ func startDeliveries(e env, db *pipelinestore.DB, logger *slog.Logger) (*pipelin
 	if err != nil {
 		return nil, fmt.Errorf("deliveries: %w", err)
 	}
-	logger.Info("delivering webhooks", "workers", e.cfg.WebhookWorkers)
+	if e.cfg.WebhookWorkers > 0 {
+		logger.Info("delivering webhooks", "workers", e.cfg.WebhookWorkers)
+	}
 	return d, nil
 }
 
@@ -245,29 +217,3 @@ func stopDeliveries(d *pipelinestore.Deliveries, logger *slog.Logger) {
 
 // userAgent names pipelined and its version in webhook deliveries.
 func userAgent() string { return "pipelined/" + readVersion().Version }
-
-// purge deletes expired idempotency records and old delivery attempts now
-// and then every purgeInterval until ctx is cancelled.
-func purge(ctx context.Context, op *pipeline.Operator, logger *slog.Logger) {
-	tick := time.NewTicker(purgeInterval)
-	defer tick.Stop()
-	for {
-		for what, fn := range map[string]func(context.Context) (int64, error){
-			"idempotency records": op.PurgeIdempotency,
-			"delivery attempts":   op.PurgeDeliveries,
-		} {
-			n, err := fn(ctx)
-			switch {
-			case err != nil && ctx.Err() == nil:
-				logger.Error("purge "+what, "err", err)
-			case n > 0:
-				logger.Info("purged "+what, "count", n)
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
-}
