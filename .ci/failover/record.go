@@ -1,0 +1,127 @@
+package main
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ack is one acknowledged note: its key, the id the API answered with and
+// when the answer arrived.
+type ack struct {
+	key    string
+	id     int64
+	at     time.Time
+	replay bool
+}
+
+// recorder collects, from every writer, the acknowledgments, the keys given
+// up and the responses seen, counted by kind.
+type recorder struct {
+	start     time.Time
+	mu        sync.Mutex
+	acks      []ack
+	abandoned []string
+	writes    map[string]int
+	reads     map[string]int
+}
+
+func newRecorder(start time.Time) *recorder {
+	return &recorder{start: start, writes: map[string]int{}, reads: map[string]int{}}
+}
+
+func (r *recorder) acked(a ack) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.acks = append(r.acks, a)
+}
+
+func (r *recorder) abandon(key string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.abandoned = append(r.abandoned, key)
+}
+
+// sawWrite and sawRead count one response (or failure to get one) of a
+// write and of a feed read.
+func (r *recorder) sawWrite(kind string) { r.count(r.writes, kind) }
+func (r *recorder) sawRead(kind string)  { r.count(r.reads, kind) }
+
+func (r *recorder) count(m map[string]int, kind string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m[kind]++
+}
+
+// ackedSince reports whether a write was acknowledged after t.
+func (r *recorder) ackedSince(t time.Time) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := len(r.acks) - 1; i >= 0; i-- {
+		if r.acks[i].at.After(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// ackedIDs are the note ids acknowledged so far.
+func (r *recorder) ackedIDs() map[int64]bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ids := make(map[int64]bool, len(r.acks))
+	for _, a := range r.acks {
+		ids[a.id] = true
+	}
+	return ids
+}
+
+// snapshot copies the acknowledgments, sorted by time.
+func (r *recorder) snapshot() []ack {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	acks := slices.Clone(r.acks)
+	slices.SortFunc(acks, func(a, b ack) int { return a.at.Compare(b.at) })
+	return acks
+}
+
+// pause is the longest time without an acknowledged write.
+type pause struct {
+	length   time.Duration
+	from, to time.Time
+}
+
+// longestPause finds the longest gap between consecutive acknowledgments.
+func longestPause(acks []ack) pause {
+	var p pause
+	for i := 1; i < len(acks); i++ {
+		if d := acks[i].at.Sub(acks[i-1].at); d > p.length {
+			p = pause{length: d, from: acks[i-1].at, to: acks[i].at}
+		}
+	}
+	return p
+}
+
+// tally renders counted kinds, most frequent first.
+func tally(r *recorder, m map[string]int) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	kinds := slices.Collect(maps.Keys(m))
+	slices.SortFunc(kinds, func(a, b string) int {
+		if m[a] != m[b] {
+			return m[b] - m[a]
+		}
+		return strings.Compare(a, b)
+	})
+	var parts []string
+	for _, k := range kinds {
+		parts = append(parts, fmt.Sprintf("%s ×%d", k, m[k]))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, "; ")
+}

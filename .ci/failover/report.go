@@ -1,0 +1,83 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// report prints the figures and the checks, and tells whether all passed.
+func report(o options, rec *recorder, feed *feedReader, sw switched, switchErr error, checks []result) bool {
+	acks := rec.snapshot()
+	since := func(t time.Time) string { return secs(t.Sub(sw.killed)) }
+	fmt.Println("failover: figures")
+	if !sw.killed.IsZero() {
+		fmt.Printf("  killed node%d (the leader) at %s into the load\n", sw.leader, secs(sw.killed.Sub(rec.start)))
+	}
+	if !sw.promoted.IsZero() {
+		fmt.Printf("  node%d promoted %s after the kill (its Patroni answering /primary)\n",
+			1-sw.leader, secs(sw.promoted.Sub(sw.killed)))
+	}
+	replays := 0
+	for _, a := range acks {
+		if a.replay {
+			replays++
+		}
+	}
+	fmt.Printf("  %d writers, %d notes acknowledged (%d of them replays of a key's earlier commit), %d keys abandoned\n",
+		o.writers, len(acks), replays, len(rec.abandoned))
+	if p := longestPause(acks); p.length > 0 {
+		fmt.Printf("  longest pause in acknowledged writes: %s (from %s to %s relative to the kill)\n",
+			secs(p.length), since(p.from), since(p.to))
+	}
+	fmt.Printf("  write responses: %s\n", tally(rec, rec.writes))
+	fmt.Printf("  feed responses: %s\n", tally(rec, rec.reads))
+
+	checks = append([]result{
+		verdict(switchErr == nil, "the standby was promoted and writes resumed", errs(switchErr)),
+		verdict(len(rec.abandoned) == 0, "every note begun was acknowledged", rec.abandoned),
+		verdict(len(unexpected(rec)) == 0,
+			"clients saw only acknowledgments, 503 unavailable with Retry-After and 409 conflict",
+			unexpected(rec)),
+	}, checks...)
+	fmt.Println("failover: checks")
+	ok := true
+	for _, c := range checks {
+		mark := "ok  "
+		if !c.ok {
+			mark, ok = "FAIL", false
+		}
+		fmt.Printf("  %s %s\n", mark, c.line)
+	}
+	return ok
+}
+
+// unexpected lists the kinds of write and feed responses that a failover
+// should not cause: anything but an acknowledgment (or a feed page), a 503
+// unavailable with Retry-After, or a 409 while a key's first request runs.
+func unexpected(rec *recorder) []string {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	var out []string
+	for _, m := range []map[string]int{rec.writes, rec.reads} {
+		for kind, n := range m {
+			switch {
+			case kind == "200", kind == "201", kind == "200 (replay)", kind == "201 (replay)",
+				strings.HasPrefix(kind, "503 unavailable (Retry-After: "), strings.HasPrefix(kind, "409 conflict"):
+			default:
+				out = append(out, fmt.Sprintf("%s ×%d", kind, n))
+			}
+		}
+	}
+	return out
+}
+
+func errs(err error) []string {
+	if err == nil {
+		return nil
+	}
+	return []string{err.Error()}
+}
+
+// secs renders a duration in seconds with one decimal.
+func secs(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
