@@ -50,11 +50,12 @@ type feedPage struct {
 func (f *feedReader) run(ctx context.Context) {
 	next := f.o.apis[0] + "/api/v1/activity?limit=100"
 	for turn := 1; ctx.Err() == nil; turn++ {
+		began := time.Now()
 		page, kind := f.get(ctx, onReplica(next, f.o.apis[turn%len(f.o.apis)]))
 		if ctx.Err() != nil {
 			return
 		}
-		f.rec.sawRead(kind)
+		f.rec.sawRead(kind, time.Since(began))
 		wait := f.o.retryDelay
 		if page != nil {
 			f.take(page)

@@ -25,12 +25,12 @@ type recorder struct {
 	mu        sync.Mutex
 	acks      []ack
 	abandoned []string
-	writes    map[string]int
-	reads     map[string]int
+	writes    map[string]*seen
+	reads     map[string]*seen
 }
 
 func newRecorder(start time.Time) *recorder {
-	return &recorder{start: start, writes: map[string]int{}, reads: map[string]int{}}
+	return &recorder{start: start, writes: map[string]*seen{}, reads: map[string]*seen{}}
 }
 
 func (r *recorder) acked(a ack) {
@@ -45,15 +45,27 @@ func (r *recorder) abandon(key string) {
 	r.abandoned = append(r.abandoned, key)
 }
 
-// sawWrite and sawRead count one response (or failure to get one) of a
-// write and of a feed read.
-func (r *recorder) sawWrite(kind string) { r.count(r.writes, kind) }
-func (r *recorder) sawRead(kind string)  { r.count(r.reads, kind) }
+// seen counts the responses of one kind and keeps the slowest.
+type seen struct {
+	n       int
+	slowest time.Duration
+}
 
-func (r *recorder) count(m map[string]int, kind string) {
+// sawWrite and sawRead count one response (or failure to get one) of a
+// write and of a feed read, and how long it took.
+func (r *recorder) sawWrite(kind string, took time.Duration) { r.count(r.writes, kind, took) }
+func (r *recorder) sawRead(kind string, took time.Duration)  { r.count(r.reads, kind, took) }
+
+func (r *recorder) count(m map[string]*seen, kind string, took time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	m[kind]++
+	s := m[kind]
+	if s == nil {
+		s = &seen{}
+		m[kind] = s
+	}
+	s.n++
+	s.slowest = max(s.slowest, took)
 }
 
 // ackedSince reports whether a write was acknowledged after t.
@@ -105,20 +117,21 @@ func longestPause(acks []ack) pause {
 	return p
 }
 
-// tally renders counted kinds, most frequent first.
-func tally(r *recorder, m map[string]int) string {
+// tally renders counted kinds, most frequent first, each with its slowest
+// response.
+func tally(r *recorder, m map[string]*seen) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	kinds := slices.Collect(maps.Keys(m))
 	slices.SortFunc(kinds, func(a, b string) int {
-		if m[a] != m[b] {
-			return m[b] - m[a]
+		if m[a].n != m[b].n {
+			return m[b].n - m[a].n
 		}
 		return strings.Compare(a, b)
 	})
 	var parts []string
 	for _, k := range kinds {
-		parts = append(parts, fmt.Sprintf("%s ×%d", k, m[k]))
+		parts = append(parts, fmt.Sprintf("%s ×%d (slowest %s)", k, m[k].n, m[k].slowest.Round(time.Millisecond)))
 	}
 	if len(parts) == 0 {
 		return "none"

@@ -9,7 +9,7 @@ import (
 // report prints the figures and the checks, and tells whether all passed.
 func report(o options, rec *recorder, feed *feedReader, sw switched, switchErr error, checks []result) bool {
 	acks := rec.snapshot()
-	since := func(t time.Time) string { return secs(t.Sub(sw.killed)) }
+	since := func(t time.Time) string { return fmt.Sprintf("%+.2f s", t.Sub(sw.killed).Seconds()) }
 	fmt.Println("failover: figures")
 	if !sw.killed.IsZero() {
 		fmt.Printf("  killed node%d (the leader) at %s into the load\n", sw.leader, secs(sw.killed.Sub(rec.start)))
@@ -59,13 +59,13 @@ func unexpected(rec *recorder) []string {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	var out []string
-	for _, m := range []map[string]int{rec.writes, rec.reads} {
-		for kind, n := range m {
+	for _, m := range []map[string]*seen{rec.writes, rec.reads} {
+		for kind, s := range m {
 			switch {
 			case kind == "200", kind == "201", kind == "200 (replay)", kind == "201 (replay)",
 				strings.HasPrefix(kind, "503 unavailable (Retry-After: "), strings.HasPrefix(kind, "409 conflict"):
 			default:
-				out = append(out, fmt.Sprintf("%s ×%d", kind, n))
+				out = append(out, fmt.Sprintf("%s ×%d", kind, s.n))
 			}
 		}
 	}

@@ -50,8 +50,9 @@ func (wr *writer) note(key string, candidate int64) {
 	for {
 		api := wr.o.apis[wr.sent%len(wr.o.apis)]
 		wr.sent++
+		began := time.Now()
 		r := wr.post(api+path, key, body)
-		wr.rec.sawWrite(r.kind)
+		wr.rec.sawWrite(r.kind, r.at.Sub(began))
 		if r.id != 0 {
 			wr.rec.acked(ack{key: key, id: r.id, at: r.at, replay: r.replay})
 			return
@@ -85,7 +86,7 @@ type response struct {
 func (wr *writer) post(url, key string, body []byte) response {
 	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return response{kind: err.Error()}
+		return response{kind: err.Error(), at: time.Now()}
 	}
 	req.Header.Set("Authorization", "Bearer "+wr.w.token)
 	req.Header.Set("Content-Type", "application/json")
