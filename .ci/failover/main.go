@@ -36,6 +36,7 @@ type options struct {
 	retryDelay time.Duration
 	warmup     time.Duration
 	after      time.Duration
+	resume     time.Duration
 	limit      time.Duration
 }
 
@@ -71,6 +72,7 @@ func parseOptions() options {
 	flag.DurationVar(&o.retryDelay, "retry-delay", 100*time.Millisecond, "wait before retrying a write or a feed read")
 	flag.DurationVar(&o.warmup, "warmup", 8*time.Second, "load before the kill")
 	flag.DurationVar(&o.after, "after", 8*time.Second, "load after writes resume")
+	flag.DurationVar(&o.resume, "resume", 5*time.Second, "bound on the first acknowledged write after the promotion")
 	flag.DurationVar(&o.limit, "limit", 150*time.Second, "bound on the whole run")
 	flag.Parse()
 	o.apis = strings.Split(apis, ",")

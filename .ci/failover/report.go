@@ -26,6 +26,10 @@ func report(o options, rec *recorder, feed *feedReader, sw switched, switchErr e
 	}
 	fmt.Printf("  %d writers, %d notes acknowledged (%d of them replays of a key's earlier commit), %d keys abandoned\n",
 		o.writers, len(acks), replays, len(rec.abandoned))
+	resumed, resumedOK := resumedAfter(acks, sw.promoted)
+	if resumedOK {
+		fmt.Printf("  first write acknowledged after the promotion: %s after it\n", secs(resumed))
+	}
 	if p := longestPause(acks); p.length > 0 {
 		fmt.Printf("  longest pause in acknowledged writes: %s (from %s to %s relative to the kill)\n",
 			secs(p.length), since(p.from), since(p.to))
@@ -35,6 +39,8 @@ func report(o options, rec *recorder, feed *feedReader, sw switched, switchErr e
 
 	checks = append([]result{
 		verdict(switchErr == nil, "the standby was promoted and writes resumed", errs(switchErr)),
+		verdict(resumedOK && resumed <= o.resume,
+			fmt.Sprintf("writes resumed within %s of the promotion", secs(o.resume)), nil),
 		verdict(len(rec.abandoned) == 0, "every note begun was acknowledged", rec.abandoned),
 		verdict(len(unexpected(rec)) == 0,
 			"clients saw only acknowledgments, 503 unavailable with Retry-After and 409 conflict",
@@ -81,3 +87,17 @@ func errs(err error) []string {
 
 // secs renders a duration in seconds with one decimal.
 func secs(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
+
+// resumedAfter is the time from the promotion to the first write
+// acknowledged after it: what the replicas add to the database's switch.
+func resumedAfter(acks []ack, promoted time.Time) (time.Duration, bool) {
+	if promoted.IsZero() {
+		return 0, false
+	}
+	for _, a := range acks {
+		if !a.at.Before(promoted) {
+			return a.at.Sub(promoted), true
+		}
+	}
+	return 0, false
+}
