@@ -153,5 +153,5 @@ func verdict(ok bool, what string, offenders []string) result {
 		return result{line: what}
 	}
 	shown := offenders[:min(len(offenders), 5)]
-	return result{line: fmt.Sprintf("%s: %d offenders, e.g. %s", what, len(offenders), strings.Join(shown, ", "))}
+	return result{line: fmt.Sprintf("%s: %d found, e.g. %s", what, len(offenders), strings.Join(shown, "; "))}
 }
