@@ -157,7 +157,7 @@ func run(o options) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return report(o, rec, feed, sw, failErr, db), nil
+	return report(o, rec, sw, failErr, db), nil
 }
 
 // waitResumed waits for the first write acknowledged after the promotion,

@@ -45,10 +45,12 @@ func (r *recorder) abandon(key string) {
 	r.abandoned = append(r.abandoned, key)
 }
 
-// seen counts the responses of one kind and keeps the slowest.
+// seen counts the responses of one kind, with the slowest and when the
+// first and the last arrived.
 type seen struct {
-	n       int
-	slowest time.Duration
+	n           int
+	slowest     time.Duration
+	first, last time.Time
 }
 
 // sawWrite and sawRead count one response (or failure to get one) of a
@@ -60,12 +62,14 @@ func (r *recorder) count(m map[string]*seen, kind string, took time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := m[kind]
+	now := time.Now()
 	if s == nil {
-		s = &seen{}
+		s = &seen{first: now}
 		m[kind] = s
 	}
 	s.n++
 	s.slowest = max(s.slowest, took)
+	s.last = now
 }
 
 // ackedSince reports whether a write was acknowledged after t.
@@ -118,8 +122,8 @@ func longestPause(acks []ack) pause {
 }
 
 // tally renders counted kinds, most frequent first, each with its slowest
-// response.
-func tally(r *recorder, m map[string]*seen) string {
+// response and when the first and the last arrived, relative to the kill.
+func tally(r *recorder, m map[string]*seen, kill time.Time) []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	kinds := slices.Collect(maps.Keys(m))
@@ -131,10 +135,12 @@ func tally(r *recorder, m map[string]*seen) string {
 	})
 	var parts []string
 	for _, k := range kinds {
-		parts = append(parts, fmt.Sprintf("%s ×%d (slowest %s)", k, m[k].n, m[k].slowest.Round(time.Millisecond)))
+		s := m[k]
+		parts = append(parts, fmt.Sprintf("%s ×%d (slowest %s, from %+.1f to %+.1f s)", k, s.n,
+			s.slowest.Round(time.Millisecond), s.first.Sub(kill).Seconds(), s.last.Sub(kill).Seconds()))
 	}
 	if len(parts) == 0 {
-		return "none"
+		return []string{"none"}
 	}
-	return strings.Join(parts, "; ")
+	return parts
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // report prints the figures and the checks, and tells whether all passed.
-func report(o options, rec *recorder, feed *feedReader, sw switched, switchErr error, checks []result) bool {
+func report(o options, rec *recorder, sw switched, switchErr error, checks []result) bool {
 	acks := rec.snapshot()
 	since := func(t time.Time) string { return fmt.Sprintf("%+.2f s", t.Sub(sw.killed).Seconds()) }
 	fmt.Println("failover: figures")
@@ -34,8 +34,18 @@ func report(o options, rec *recorder, feed *feedReader, sw switched, switchErr e
 		fmt.Printf("  longest pause in acknowledged writes: %s (from %s to %s relative to the kill)\n",
 			secs(p.length), since(p.from), since(p.to))
 	}
-	fmt.Printf("  write responses: %s\n", tally(rec, rec.writes))
-	fmt.Printf("  feed responses: %s\n", tally(rec, rec.reads))
+	ref := sw.killed
+	if ref.IsZero() {
+		ref = rec.start
+	}
+	fmt.Println("  write responses (times relative to the kill):")
+	for _, line := range tally(rec, rec.writes, ref) {
+		fmt.Println("    " + line)
+	}
+	fmt.Println("  feed responses:")
+	for _, line := range tally(rec, rec.reads, ref) {
+		fmt.Println("    " + line)
+	}
 
 	checks = append([]result{
 		verdict(switchErr == nil, "the standby was promoted and writes resumed", errs(switchErr)),
