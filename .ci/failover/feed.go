@@ -22,7 +22,6 @@ type feedReader struct {
 	mu      sync.Mutex
 	entries map[int64]int // entry id → times seen
 	notes   map[int64]int // note id (of candidate.note_added) → times seen
-	other   int           // entries of other actions
 	pages   int
 }
 
@@ -118,8 +117,6 @@ func (f *feedReader) take(p *feedPage) {
 		f.entries[e.ID]++
 		if e.Action == "candidate.note_added" {
 			f.notes[e.Changes.NoteID]++
-		} else {
-			f.other++
 		}
 	}
 }
