@@ -253,23 +253,9 @@ func (a *api) routes(v1 *gin.RouterGroup) {
 	// client's address like any anonymous request.
 	v1.GET("/openapi.json", a.guardAnonymous, serveOpenAPI)
 	g := v1.Group("", a.guard)
-	g.GET("/me", a.me)
-	g.GET("/jobs", a.listJobs)
-	g.POST("/jobs", a.createJob)
-	g.GET("/jobs/:job", a.job)
-	g.PATCH("/jobs/:job", a.updateJob)
-	g.GET("/jobs/:job/stages", a.stages)
-	g.GET("/jobs/:job/candidates", a.listCandidates)
-	g.GET("/jobs/:job/candidates/:candidate", a.candidate)
-	g.POST("/jobs/:job/candidates/:candidate/stage", a.moveCandidate)
-	g.POST("/jobs/:job/candidates/:candidate/notes", a.addNote)
-	g.POST("/jobs/:job/candidates/:candidate/rating", a.rateCandidate)
-	g.GET("/activity", a.listActivity)
-	g.POST("/webhooks", a.createWebhook)
-	g.GET("/webhooks", a.listWebhooks)
-	g.GET("/webhooks/:webhook", a.webhook)
-	g.DELETE("/webhooks/:webhook", a.deleteWebhook)
-	g.GET("/webhooks/:webhook/deliveries", a.webhookDeliveries)
+	for _, o := range operations {
+		g.Handle(o.method, ginPath(o.path), func(c *gin.Context) { o.http(a, c) })
+	}
 }
 
 // apiOnly runs h only for requests that are rate-limited (see limited).

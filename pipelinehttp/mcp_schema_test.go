@@ -31,7 +31,7 @@ var mcpOperations = map[pipeline.Op][2]string{
 }
 
 // argumentNames are the MCP names of the API's path and header parameters.
-var argumentNames = map[string]string{"job": argJob, "candidate": argCandidate, IdempotencyKeyHeader: argKey}
+var argumentNames = map[string]string{"job": "job_id", "candidate": "candidate_id", IdempotencyKeyHeader: argKey}
 
 // limits are the keywords of a schema that say what a value may be.
 type limits struct {
