@@ -7,6 +7,21 @@
 // context (see [pipeline.NewContext]), so the Service sees the same caller an
 // embedding Go program would supply.
 //
+// The operations are declared once, in the table operations
+// (operations.go): each entry names its method and path, its domain
+// operation (pipeline.Op, which carries the scope), its parameters (path
+// ids, query parameters and body fields, with their types and limits), the
+// Service call and how the result renders. The Gin routes and the MCP
+// tools are both registered from it, and one reader fills the operation's
+// input from an HTTP request or from a tool's arguments, recording what it
+// could not read for the domain to answer in its check order. The
+// hand-written openapi.yaml is the document; the table is the code's single
+// source, and a test holds the two alike both ways.
+//
+// Adding an operation takes a Service method with its test, a store
+// method with its SQL, one entry in the table, and the operation's part of
+// openapi.yaml.
+//
 // Each /api/ request passes, in order: tracing (when Config.TracerProvider
 // is set), response headers, request id, access log, metrics (when
 // Config.Metrics is set), panic recovery, error rendering, the request's

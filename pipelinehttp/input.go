@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/big"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,6 +41,24 @@ func (in *input[In]) problems() error {
 		return in.unreadErr
 	}
 	return in.unread.Err()
+}
+
+// domain is the input's value as the domain takes it: with the key and
+// what could not be read in its Idempotency and Unread fields, where it
+// has them.
+func (in *input[In]) domain() In {
+	v := in.value
+	rv := reflect.ValueOf(&v).Elem()
+	if rv.Kind() != reflect.Struct {
+		return v
+	}
+	if f := rv.FieldByName("Unread"); f.IsValid() && in.problems() != nil {
+		f.Set(reflect.ValueOf(in.problems()))
+	}
+	if f := rv.FieldByName("Idempotency"); f.IsValid() {
+		f.Set(reflect.ValueOf(in.key))
+	}
+	return v
 }
 
 // place is where a parameter travels in an HTTP request.

@@ -48,9 +48,7 @@ var operations = []operation{
 			textField("description", false, described(descriptionSchema, "HTML, up to 65,535 characters."), func(in *pipeline.NewJob) *string { return &in.Description }),
 		},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.NewJob]) (data[jobFull], bool, error) {
-			job := in.value
-			job.Idempotency, job.Unread = in.key, in.problems()
-			res, err := svc.CreateJob(ctx, job)
+			res, err := svc.CreateJob(ctx, in.domain())
 			return data[jobFull]{Data: newJobFull(res.Value)}, res.Replayed, err
 		},
 		created: func(out data[jobFull]) int64 { return out.Data.ID },
@@ -93,9 +91,7 @@ var operations = []operation{
 			integerField("stage", true, described(idSchema(), "Id of a stage of the same job, from list_stages."), func(in *pipeline.StageMove) *int64 { return &in.StageID }),
 		},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.StageMove]) (data[candidateFull], bool, error) {
-			move := in.value
-			move.Idempotency, move.Unread = in.key, in.problems()
-			res, err := svc.MoveCandidate(ctx, in.ref.Job, in.ref.Candidate, move)
+			res, err := svc.MoveCandidate(ctx, in.ref.Job, in.ref.Candidate, in.domain())
 			return data[candidateFull]{Data: newCandidateFull(res.Value)}, res.Replayed, err
 		},
 	}),
@@ -108,9 +104,7 @@ var operations = []operation{
 			textField("content", true, described(textSchema(1, pipeline.MaxNoteLength, `\S`), "The note: up to 5,000 characters, not blank."), func(in *pipeline.NewNote) *string { return &in.Content }),
 		},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.NewNote]) (data[noteItem], bool, error) {
-			note := in.value
-			note.Idempotency, note.Unread = in.key, in.problems()
-			res, err := svc.AddNote(ctx, in.ref.Job, in.ref.Candidate, note)
+			res, err := svc.AddNote(ctx, in.ref.Job, in.ref.Candidate, in.domain())
 			return data[noteItem]{Data: newNoteItem(res.Value)}, res.Replayed, err
 		},
 	}),
@@ -123,9 +117,7 @@ var operations = []operation{
 			textField("rating", true, described(ratingSchema, "The verdict."), func(in *pipeline.NewRating) *pipeline.RatingValue { return &in.Value }),
 		},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.NewRating]) (data[ratingItem], bool, error) {
-			rating := in.value
-			rating.Idempotency, rating.Unread = in.key, in.problems()
-			res, err := svc.RateCandidate(ctx, in.ref.Job, in.ref.Candidate, rating)
+			res, err := svc.RateCandidate(ctx, in.ref.Job, in.ref.Candidate, in.domain())
 			return data[ratingItem]{Data: newRatingItem(res.Value)}, res.Replayed, err
 		},
 	}),
@@ -151,9 +143,7 @@ var operations = []operation{
 		op: pipeline.OpDeleteWebhook, method: http.MethodDelete, path: webhookRoute, status: http.StatusNoContent,
 		params: []param[pipeline.WebhookDeletion]{webhookID[pipeline.WebhookDeletion]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.WebhookDeletion]) (struct{}, bool, error) {
-			deletion := in.value
-			deletion.Idempotency, deletion.Unread = in.key, in.problems()
-			res, err := svc.DeleteWebhook(ctx, in.ref.Webhook, deletion)
+			res, err := svc.DeleteWebhook(ctx, in.ref.Webhook, in.domain())
 			return struct{}{}, res.Replayed, err
 		},
 	}),
@@ -185,8 +175,7 @@ var listJobsOperation = newOperation(opSpec[pipeline.JobFilter, list[jobItem]]{
 		pageParam(pageSchema, func(in *pipeline.JobFilter) *int { return &in.Page }),
 	},
 	call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.JobFilter]) (list[jobItem], bool, error) {
-		f := in.value
-		f.Unread = in.problems()
+		f := in.domain()
 		l, err := svc.ListJobs(ctx, f)
 		filters := url.Values{}
 		setFilter(filters, "status", string(f.Status))
@@ -205,9 +194,7 @@ var updateJobOperation = newOperation(opSpec[pipeline.JobPatch, data[jobFull]]{
 		optionalField("status", described(statusSchema, "Any status may follow any; reopening a closed job counts against the plan's job limit."), func(in *pipeline.JobPatch) **pipeline.JobStatus { return &in.Status }),
 	},
 	call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.JobPatch]) (data[jobFull], bool, error) {
-		patch := in.value
-		patch.Idempotency, patch.Unread = in.key, in.problems()
-		res, err := svc.UpdateJob(ctx, in.ref.Job, patch)
+		res, err := svc.UpdateJob(ctx, in.ref.Job, in.domain())
 		return data[jobFull]{Data: newJobFull(res.Value)}, res.Replayed, err
 	},
 })
@@ -222,8 +209,7 @@ var listCandidatesOperation = newOperation(opSpec[pipeline.CandidateFilter, list
 		pageParam(pageSchema, func(in *pipeline.CandidateFilter) *int { return &in.Page }),
 	},
 	call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.CandidateFilter]) (list[candidateItem], bool, error) {
-		f := in.value
-		f.Unread = in.problems()
+		f := in.domain()
 		l, err := svc.ListCandidates(ctx, in.ref.Job, f)
 		filters := url.Values{}
 		setFilter(filters, "search", f.Search)
@@ -247,8 +233,7 @@ var listActivityOperation = newOperation(opSpec[pipeline.FeedFilter, feed]{
 	),
 	settle: ignoreSinceAfterCursor,
 	call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.FeedFilter]) (feed, bool, error) {
-		f := in.value
-		f.Unread = in.problems()
+		f := in.domain()
 		page, err := svc.ListActivity(ctx, f)
 		return newFeed(in.self, f, page), false, err
 	},
@@ -262,9 +247,7 @@ var createWebhookOperation = newOperation(opSpec[pipeline.NewWebhook, data[creat
 		textField("description", false, textSchema(0, pipeline.MaxWebhookDescriptionLength, ""), func(in *pipeline.NewWebhook) *string { return &in.Description }),
 	},
 	call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.NewWebhook]) (data[createdWebhook], bool, error) {
-		hook := in.value
-		hook.Idempotency, hook.Unread = in.key, in.problems()
-		res, err := svc.CreateWebhook(ctx, hook)
+		res, err := svc.CreateWebhook(ctx, in.domain())
 		return data[createdWebhook]{Data: createdWebhook{webhookItem: newWebhookItem(res.Value.Webhook), Secret: res.Value.Secret}}, res.Replayed, err
 	},
 	created: func(out data[createdWebhook]) int64 { return out.Data.ID },
