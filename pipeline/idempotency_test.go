@@ -57,6 +57,19 @@ func TestService_Idempotency(t *testing.T) {
 		assert.ErrorIs(t, err, pipeline.ErrValidation)
 		_, err = w.Svc.RateCandidate(ctx, job, ada, pipeline.NewRating{Value: pipeline.Maybe, Idempotency: &pipeline.Idempotency{Key: "n"}})
 		assert.ErrorIs(t, err, pipeline.ErrValidation, "another operation")
+		_, err = w.Svc.AddNote(ctx, w.Job("design"), ada, pipeline.NewNote{Content: "Hello.", Idempotency: &pipeline.Idempotency{Key: "n"}})
+		assert.ErrorIs(t, err, pipeline.ErrNotFound, "another record, out of reach")
+	})
+	each(t, "text is bound as sent", func(t *testing.T, w world) {
+		// Text that is not UTF-8 is not the replacement character that
+		// encoding it as JSON would make of it.
+		ctx := w.As(t, "olivia")
+		job, ada := w.Job("backend"), w.Res.Candidates["ada"]
+		_, err := w.Svc.AddNote(ctx, job, ada, pipeline.NewNote{Content: "\ufffd", Idempotency: key("t")})
+		require.NoError(t, err)
+		_, err = w.Svc.AddNote(ctx, job, ada, pipeline.NewNote{Content: "\xff", Idempotency: key("t")})
+		require.ErrorIs(t, err, pipeline.ErrValidation)
+		assert.Contains(t, pipeline.Fields(err), pipeline.IdempotencyField)
 	})
 	each(t, "the key is bound to the user", func(t *testing.T, w world) {
 		_, err := w.Svc.CreateJob(w.As(t, "olivia"), pipeline.NewJob{Title: "Once", Idempotency: key("k1")})
