@@ -49,9 +49,9 @@ type opSpec[In, Out any] struct {
 	params []param[In]
 	// settle applies a rule between parameters once all are read.
 	settle func(*input[In])
-	// call calls the Service with the input and renders its result; it
-	// reports whether the result replays an idempotency key's. A write
-	// hands the key and what could not be read on with its input.
+	// call calls the Service with the input (in.domain(), which carries
+	// the key and what could not be read) and renders its result; it
+	// reports whether the result replays an idempotency key's.
 	call func(ctx context.Context, svc *pipeline.Service, in *input[In]) (Out, bool, error)
 	// status is the HTTP status of success; 204 has no body.
 	status int
