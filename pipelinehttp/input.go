@@ -79,7 +79,6 @@ type param[In any] struct {
 	name     string // the API's name
 	place    place
 	required bool
-	many     bool // a query parameter that may be repeated
 	schema   *jsonschema.Schema
 	fromText func(in *input[In], values []string) string
 	fromJSON func(in *input[In], raw []byte) string
@@ -191,12 +190,14 @@ func integerField[In any](name string, required bool, s *jsonschema.Schema, at f
 		}}
 }
 
-// listField is a body field of an array of strings.
-func listField[In any](name string, s *jsonschema.Schema, at func(*In) *[]string) param[In] {
-	return param[In]{name: name, place: inBody, schema: s,
+// listField is a list of actions: a body field of an array, or a query
+// parameter that may be repeated.
+func listField[In any](name string, where place, s *jsonschema.Schema, at func(*In) *[]string) param[In] {
+	return param[In]{name: name, place: where, schema: s,
+		fromText: func(in *input[In], v []string) string { *at(&in.value) = v; return "" },
 		fromJSON: func(in *input[In], raw []byte) string {
 			if bytes.Equal(raw, []byte("null")) || json.Unmarshal(raw, at(&in.value)) != nil {
-				return wrongType(name, "an array of strings")
+				return wrongType(name, "an array of actions")
 			}
 			return ""
 		}}
@@ -283,14 +284,6 @@ func stageParam[In any](s *jsonschema.Schema, at func(*In) *int64) param[In] {
 // after a cursor, however it is sent.
 func feedParams(after, since, limit, action *jsonschema.Schema) []param[pipeline.FeedFilter] {
 	type in = input[pipeline.FeedFilter]
-	actions := param[pipeline.FeedFilter]{name: "action", place: inQuery, many: true, schema: action,
-		fromText: func(in *in, v []string) string { in.value.Actions = v; return "" },
-		fromJSON: func(in *in, raw []byte) string {
-			if bytes.Equal(raw, []byte("null")) || json.Unmarshal(raw, &in.value.Actions) != nil {
-				return wrongType("action", "an array of strings")
-			}
-			return ""
-		}}
 	return []param[pipeline.FeedFilter]{
 		queryParam("after", after, msgAfter, func(in *in, text string) bool {
 			in.value.After = text
@@ -306,7 +299,7 @@ func feedParams(after, since, limit, action *jsonschema.Schema) []param[pipeline
 			in.value.Limit = n
 			return err == nil && n >= 1 && n <= pipeline.MaxFeedLimit
 		}),
-		actions,
+		listField("action", inQuery, action, func(f *pipeline.FeedFilter) *[]string { return &f.Actions }),
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/pipeline-dev/pipeline/pipeline"
+
 	"github.com/stretchr/testify/assert"
 )
 
@@ -47,5 +49,12 @@ func TestAPI_InputMessages(t *testing.T) {
 			assert.Equal(t, http.StatusUnprocessableEntity, r.Code, body)
 			assert.Equal(t, []any{want}, r.Details(t)["body"], body)
 		}
+	})
+	each(t, "a delete's body is answered after its record", func(t *testing.T, e *env) {
+		hook := createWebhook(t, e, "olivia", map[string]any{"url": "https://hooks.example.test/kept"})
+		olivia := e.token("olivia")
+		requireError(t, e.do(t, "DELETE", "/api/v1/webhooks/999999", olivia, `{"a":1}`), http.StatusNotFound, pipeline.ENotFound)
+		requireValidation(t, e.do(t, "DELETE", "/api/v1/webhooks/"+itoa(hook.id), olivia, `{"a":1}`), "a")
+		assert.Equal(t, http.StatusOK, e.do(t, "GET", "/api/v1/webhooks/"+itoa(hook.id), olivia, nil).Code, "not deleted")
 	})
 }

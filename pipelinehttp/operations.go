@@ -243,7 +243,7 @@ var createWebhookOperation = newOperation(opSpec[pipeline.NewWebhook, data[creat
 	op: pipeline.OpCreateWebhook, method: http.MethodPost, path: "/webhooks", status: http.StatusCreated,
 	params: []param[pipeline.NewWebhook]{
 		textField("url", true, textSchema(1, 2048, ""), func(in *pipeline.NewWebhook) *string { return &in.URL }),
-		listField("events", &jsonschema.Schema{Type: "array", Items: enumSchema(pipeline.Actions...)}, func(in *pipeline.NewWebhook) *[]string { return &in.Events }),
+		listField("events", inBody, &jsonschema.Schema{Type: "array", Items: enumSchema(pipeline.Actions...)}, func(in *pipeline.NewWebhook) *[]string { return &in.Events }),
 		textField("description", false, textSchema(0, pipeline.MaxWebhookDescriptionLength, ""), func(in *pipeline.NewWebhook) *string { return &in.Description }),
 	},
 	call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.NewWebhook]) (data[createdWebhook], bool, error) {
