@@ -90,10 +90,7 @@ var operations = []operation{
 			jobID[pipeline.StageMove](), candidateID[pipeline.StageMove](),
 			integerField("stage", true, described(idSchema(), "Id of a stage of the same job, from list_stages."), func(in *pipeline.StageMove) *int64 { return &in.StageID }),
 		},
-		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.StageMove]) (data[candidateFull], bool, error) {
-			res, err := svc.MoveCandidate(ctx, in.ref.Job, in.ref.Candidate, in.domain())
-			return data[candidateFull]{Data: newCandidateFull(res.Value)}, res.Replayed, err
-		},
+		call: onCandidate((*pipeline.Service).MoveCandidate, newCandidateFull),
 	}),
 	newOperation(opSpec[pipeline.NewNote, data[noteItem]]{
 		op: pipeline.OpAddNote, method: http.MethodPost, path: candidateRoute + "/notes", status: http.StatusCreated,
@@ -103,10 +100,7 @@ var operations = []operation{
 			jobID[pipeline.NewNote](), candidateID[pipeline.NewNote](),
 			textField("content", true, described(textSchema(1, pipeline.MaxNoteLength, `\S`), "The note: up to 5,000 characters, not blank."), func(in *pipeline.NewNote) *string { return &in.Content }),
 		},
-		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.NewNote]) (data[noteItem], bool, error) {
-			res, err := svc.AddNote(ctx, in.ref.Job, in.ref.Candidate, in.domain())
-			return data[noteItem]{Data: newNoteItem(res.Value)}, res.Replayed, err
-		},
+		call: onCandidate((*pipeline.Service).AddNote, newNoteItem),
 	}),
 	newOperation(opSpec[pipeline.NewRating, data[ratingItem]]{
 		op: pipeline.OpRateCandidate, method: http.MethodPost, path: candidateRoute + "/rating", status: http.StatusOK,
@@ -116,10 +110,7 @@ var operations = []operation{
 			jobID[pipeline.NewRating](), candidateID[pipeline.NewRating](),
 			textField("rating", true, described(ratingSchema, "The verdict."), func(in *pipeline.NewRating) *pipeline.RatingValue { return &in.Value }),
 		},
-		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.NewRating]) (data[ratingItem], bool, error) {
-			res, err := svc.RateCandidate(ctx, in.ref.Job, in.ref.Candidate, in.domain())
-			return data[ratingItem]{Data: newRatingItem(res.Value)}, res.Replayed, err
-		},
+		call: onCandidate((*pipeline.Service).RateCandidate, newRatingItem),
 	}),
 	listActivityOperation,
 	createWebhookOperation,
@@ -155,6 +146,16 @@ var operations = []operation{
 			return listOf(in.self, nil, l, newDeliveryItem), false, err
 		},
 	}),
+}
+
+// onCandidate is the call of a write on a candidate: method, given the
+// path's ids and the input, its value rendered by render.
+func onCandidate[In, T, U any](method func(*pipeline.Service, context.Context, int64, int64, In) (pipeline.Result[T], error),
+	render func(T) U) func(context.Context, *pipeline.Service, *input[In]) (data[U], bool, error) {
+	return func(ctx context.Context, svc *pipeline.Service, in *input[In]) (data[U], bool, error) {
+		res, err := method(svc, ctx, in.ref.Job, in.ref.Candidate, in.domain())
+		return data[U]{Data: render(res.Value)}, res.Replayed, err
+	}
 }
 
 // The path ids.
