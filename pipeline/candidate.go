@@ -38,6 +38,8 @@ type CandidateFilter struct {
 	Search  string // case-insensitive substring of name or email; "": all
 	StageID int64  // a stage of the job; 0: any stage
 	Page    int    // from 1; 0: the first page
+	// Unread is what a face could not read of the input; nil: all of it.
+	Unread error
 }
 
 const msgStage = "The stage must be the id of a stage of this job."
@@ -45,7 +47,9 @@ const msgStage = "The stage must be the id of a stage of this job."
 // Validate reports what is wrong with the filter without consulting
 // storage; whether the stage belongs to the job is checked by
 // ListCandidates.
-func (f CandidateFilter) Validate() error {
+func (f CandidateFilter) Validate() error { return withUnread(f.Unread, f.check()) }
+
+func (f CandidateFilter) check() error {
 	bad := FieldErrors{}
 	checkText(bad, "search", f.Search)
 	if f.StageID < 0 {
@@ -95,12 +99,16 @@ func (s *Service) Candidate(ctx context.Context, jobID, id int64) (Candidate, er
 type StageMove struct {
 	StageID     int64 // required: a stage of the candidate's job
 	Idempotency *Idempotency
+	// Unread is what a face could not read of the input; nil: all of it.
+	Unread error
 }
 
 // Validate reports what is wrong with the input without consulting
 // storage; whether the stage belongs to the job is checked by
 // MoveCandidate.
-func (in StageMove) Validate() error {
+func (in StageMove) Validate() error { return withUnread(in.Unread, in.check()) }
+
+func (in StageMove) check() error {
 	switch {
 	case in.StageID == 0:
 		return Invalid("stage", "The stage field is required.")

@@ -49,12 +49,17 @@
 // [Caller] found on the context (see [NewContext]). Each operation checks
 // the caller's scope, then loads what it needs through the visibility rule
 // (a record the caller cannot reach is not found), then validates its input
-// and acts. Callers come only from [Service.Authenticate], given a token, or
-// from [Operator.ActAs], for a program acting as one of its users; any other
-// Caller is unauthenticated. An embedding program therefore gets exactly the
-// guarantees of the HTTP API served by package pipelinehttp. A token is read
-// from the store once a second per Service and token ([DefaultTokenTTL],
-// [WithTokenTTL]), so a revoked token is refused within a second.
+// and acts. A face that could not read all of an input (a malformed body,
+// a parameter of the wrong type) says so in the input's Unread field, and
+// the operation answers it where the input's validation comes, merged with
+// what is wrong with the rest; for an operation that takes only ids,
+// [Answer] does the same. Callers come only from [Service.Authenticate],
+// given a token, or from [Operator.ActAs], for a program acting as one of
+// its users; any other Caller is unauthenticated. An embedding program
+// therefore gets exactly the guarantees of the HTTP API served by package
+// pipelinehttp. A token is read from the store once a second per Service
+// and token ([DefaultTokenTTL], [WithTokenTTL]), so a revoked token is
+// refused within a second.
 //
 // # Writes
 //

@@ -30,10 +30,14 @@ type FeedFilter struct {
 	Limit int
 	// Actions keeps only entries of these actions; none keeps all.
 	Actions []string
+	// Unread is what a face could not read of the input; nil: all of it.
+	Unread error
 }
 
 // Validate reports what is wrong with the filter.
-func (f FeedFilter) Validate() error {
+func (f FeedFilter) Validate() error { return withUnread(f.Unread, f.check()) }
+
+func (f FeedFilter) check() error {
 	bad := FieldErrors{}
 	if f.After != "" {
 		if _, err := ParseFeedCursor(f.After); err != nil {

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
+	"reflect"
 	"sync"
 	"time"
 )
@@ -18,15 +20,13 @@ const IdempotencyWindow = 24 * time.Hour
 // with a key stores its result under the key, in the write's own
 // transaction; a later call of the same user with the same key and the same
 // request gets that result back, marked replayed, instead of acting again.
-// Keys are scoped to the team of the caller's user.
+// Keys are scoped to the team of the caller's user. The request a key is
+// bound to is the operation, its record ids and its input as a value, so
+// that a key is one key whichever face sends it, and inputs that read the
+// same (a body's key order, 3 or 3.0) are one request.
 type Idempotency struct {
 	// Key is 1–255 printable ASCII characters.
 	Key string
-	// Request identifies the request the key is bound to. The faces of the
-	// API compute it alike for the same request (HTTP method, path and body
-	// as a JSON value), so that a key is one key whichever face sends it.
-	// Empty: the operation, its record ids and its input.
-	Request string
 }
 
 // Result is what a write returns: its value, and whether that value is the
@@ -70,29 +70,65 @@ type keyed struct {
 }
 
 // keyOf takes the idempotency out of a write's input (input points to the
-// input, idem to its Idempotency field) and resolves the request the key is
-// bound to: the one the transport named, else a digest of the operation,
-// its records and the rest of the input.
+// input, idem to its Idempotency field) and binds its key to the request:
+// a digest of the operation, its records and the rest of the input.
 func keyOf(op Op, r Ref, input any, idem **Idempotency) (*keyed, error) {
 	i := *idem
 	*idem = nil
 	if i == nil {
 		return nil, nil
 	}
-	if i.Request != "" {
-		return &keyed{key: i.Key, request: i.Request}, nil
-	}
-	b, err := json.Marshal(input)
-	if err != nil {
-		return nil, err
-	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%d\n%d\n", op, r.Job, r.Candidate)
 	if r.Webhook != 0 {
 		fmt.Fprintf(h, "webhook %d\n", r.Webhook)
 	}
-	h.Write(b)
+	writeValue(h, reflect.ValueOf(input))
 	return &keyed{key: i.Key, request: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// writeValue writes v to w in one spelling per value: strings byte for
+// byte (text that is not UTF-8 stays apart from its replacement), no
+// pointer and an empty list as themselves, an error (an input's Unread)
+// by its code and details.
+func writeValue(w io.Writer, v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			io.WriteString(w, "nil;")
+			return
+		}
+		io.WriteString(w, "&")
+		writeValue(w, v.Elem())
+	case reflect.Interface:
+		if v.IsNil() {
+			io.WriteString(w, "nil;")
+			return
+		}
+		if err, ok := v.Interface().(error); ok {
+			details, _ := json.Marshal(Fields(err))
+			fmt.Fprintf(w, "error %q %s;", ErrorCode(err), details)
+			return
+		}
+		writeValue(w, v.Elem())
+	case reflect.Struct:
+		fmt.Fprintf(w, "{%d:", v.NumField())
+		for i := range v.NumField() {
+			fmt.Fprintf(w, "%s=", v.Type().Field(i).Name)
+			writeValue(w, v.Field(i))
+		}
+		io.WriteString(w, "}")
+	case reflect.Slice:
+		fmt.Fprintf(w, "[%d:", v.Len())
+		for i := range v.Len() {
+			writeValue(w, v.Index(i))
+		}
+		io.WriteString(w, "]")
+	case reflect.String:
+		fmt.Fprintf(w, "%q;", v.String())
+	default:
+		fmt.Fprintf(w, "%v;", v.Interface())
+	}
 }
 
 // write runs a write in one transaction, in the API's check order: load

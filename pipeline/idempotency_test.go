@@ -15,17 +15,17 @@ import (
 	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
 )
 
-// key is an idempotency key bound to a named request.
-func key(k, request string) *pipeline.Idempotency {
-	return &pipeline.Idempotency{Key: k, Request: request}
+// key is an idempotency key.
+func key(k string) *pipeline.Idempotency {
+	return &pipeline.Idempotency{Key: k}
 }
 
 func TestService_Idempotency(t *testing.T) {
 	each(t, "a repeated key replays the result", func(t *testing.T, w world) {
 		ctx := w.As(t, "olivia")
-		first, err := w.Svc.CreateJob(ctx, pipeline.NewJob{Title: "Once", Idempotency: key("k1", "create A")})
+		first, err := w.Svc.CreateJob(ctx, pipeline.NewJob{Title: "Once", Idempotency: key("k1")})
 		require.NoError(t, err)
-		again, err := w.Svc.CreateJob(ctx, pipeline.NewJob{Title: "Once", Idempotency: key("k1", "create A")})
+		again, err := w.Svc.CreateJob(ctx, pipeline.NewJob{Title: "Once", Idempotency: key("k1")})
 		require.NoError(t, err)
 		assert.True(t, again.Replayed)
 		assert.False(t, first.Replayed)
@@ -35,13 +35,13 @@ func TestService_Idempotency(t *testing.T) {
 	})
 	each(t, "the key is bound to the request", func(t *testing.T, w world) {
 		ctx := w.As(t, "olivia")
-		_, err := w.Svc.CreateJob(ctx, pipeline.NewJob{Title: "Once", Idempotency: key("k1", "create A")})
+		_, err := w.Svc.CreateJob(ctx, pipeline.NewJob{Title: "Once", Idempotency: key("k1")})
 		require.NoError(t, err)
-		_, err = w.Svc.CreateJob(ctx, pipeline.NewJob{Title: "Other", Idempotency: key("k1", "create B")})
+		_, err = w.Svc.CreateJob(ctx, pipeline.NewJob{Title: "Other", Idempotency: key("k1")})
 		require.ErrorIs(t, err, pipeline.ErrValidation)
 		assert.Contains(t, pipeline.Fields(err), pipeline.IdempotencyField)
 	})
-	each(t, "without a named request, to the operation and its input", func(t *testing.T, w world) {
+	each(t, "the key is bound to the operation and its input", func(t *testing.T, w world) {
 		ctx := w.As(t, "olivia")
 		job, ada := w.Job("backend"), w.Res.Candidates["ada"]
 		note := func(content string) (pipeline.Result[pipeline.Note], error) {
@@ -57,17 +57,30 @@ func TestService_Idempotency(t *testing.T) {
 		assert.ErrorIs(t, err, pipeline.ErrValidation)
 		_, err = w.Svc.RateCandidate(ctx, job, ada, pipeline.NewRating{Value: pipeline.Maybe, Idempotency: &pipeline.Idempotency{Key: "n"}})
 		assert.ErrorIs(t, err, pipeline.ErrValidation, "another operation")
+		_, err = w.Svc.AddNote(ctx, w.Job("design"), ada, pipeline.NewNote{Content: "Hello.", Idempotency: &pipeline.Idempotency{Key: "n"}})
+		assert.ErrorIs(t, err, pipeline.ErrNotFound, "another record, out of reach")
+	})
+	each(t, "text is bound as sent", func(t *testing.T, w world) {
+		// Text that is not UTF-8 is not the replacement character that
+		// encoding it as JSON would make of it.
+		ctx := w.As(t, "olivia")
+		job, ada := w.Job("backend"), w.Res.Candidates["ada"]
+		_, err := w.Svc.AddNote(ctx, job, ada, pipeline.NewNote{Content: "\ufffd", Idempotency: key("t")})
+		require.NoError(t, err)
+		_, err = w.Svc.AddNote(ctx, job, ada, pipeline.NewNote{Content: "\xff", Idempotency: key("t")})
+		require.ErrorIs(t, err, pipeline.ErrValidation)
+		assert.Contains(t, pipeline.Fields(err), pipeline.IdempotencyField)
 	})
 	each(t, "the key is bound to the user", func(t *testing.T, w world) {
-		_, err := w.Svc.CreateJob(w.As(t, "olivia"), pipeline.NewJob{Title: "Once", Idempotency: key("k1", "create A")})
+		_, err := w.Svc.CreateJob(w.As(t, "olivia"), pipeline.NewJob{Title: "Once", Idempotency: key("k1")})
 		require.NoError(t, err)
-		_, err = w.Svc.CreateJob(w.As(t, "adam"), pipeline.NewJob{Title: "Once", Idempotency: key("k1", "create A")})
+		_, err = w.Svc.CreateJob(w.As(t, "adam"), pipeline.NewJob{Title: "Once", Idempotency: key("k1")})
 		assert.ErrorIs(t, err, pipeline.ErrValidation)
 	})
 	each(t, "keys are scoped to the team", func(t *testing.T, w world) {
-		_, err := w.Svc.CreateJob(w.As(t, "olivia"), pipeline.NewJob{Title: "Once", Idempotency: key("k1", "create A")})
+		_, err := w.Svc.CreateJob(w.As(t, "olivia"), pipeline.NewJob{Title: "Once", Idempotency: key("k1")})
 		require.NoError(t, err)
-		res, err := w.Svc.CreateJob(w.As(t, "gary"), pipeline.NewJob{Title: "Once", Idempotency: key("k1", "create A")})
+		res, err := w.Svc.CreateJob(w.As(t, "gary"), pipeline.NewJob{Title: "Once", Idempotency: key("k1")})
 		require.NoError(t, err)
 		assert.False(t, res.Replayed)
 	})
@@ -78,15 +91,15 @@ func TestService_Idempotency(t *testing.T) {
 func TestService_IdempotencyKeys(t *testing.T) {
 	each(t, "a failed call is not stored", func(t *testing.T, w world) {
 		ctx := w.As(t, "olivia")
-		_, err := w.Svc.CreateJob(ctx, pipeline.NewJob{Title: "", Idempotency: key("k2", "create C")})
+		_, err := w.Svc.CreateJob(ctx, pipeline.NewJob{Title: "", Idempotency: key("k2")})
 		require.ErrorIs(t, err, pipeline.ErrValidation)
-		res, err := w.Svc.CreateJob(ctx, pipeline.NewJob{Title: "Fixed", Idempotency: key("k2", "create C")})
+		res, err := w.Svc.CreateJob(ctx, pipeline.NewJob{Title: "Fixed", Idempotency: key("k2")})
 		require.NoError(t, err, "its key can be retried")
 		assert.False(t, res.Replayed)
 	})
 	for name, k := range map[string]string{"an empty key": "", "a key with a tab": "a\tb", "a key of 256 characters": strings.Repeat("k", 256)} {
 		each(t, name, func(t *testing.T, w world) {
-			_, err := w.Svc.CreateJob(w.As(t, "olivia"), pipeline.NewJob{Title: "x", Idempotency: key(k, "x")})
+			_, err := w.Svc.CreateJob(w.As(t, "olivia"), pipeline.NewJob{Title: "x", Idempotency: key(k)})
 			require.ErrorIs(t, err, pipeline.ErrValidation)
 			assert.Contains(t, pipeline.Fields(err), pipeline.IdempotencyField)
 		})
@@ -96,7 +109,7 @@ func TestService_IdempotencyKeys(t *testing.T) {
 		// into anything but not found.
 		title := "Renamed"
 		for _, k := range []string{"", "k1", "fresh"} {
-			_, err := w.Svc.UpdateJob(w.As(t, "mia"), w.Job("design"), pipeline.JobPatch{Title: &title, Idempotency: key(k, "patch")})
+			_, err := w.Svc.UpdateJob(w.As(t, "mia"), w.Job("design"), pipeline.JobPatch{Title: &title, Idempotency: key(k)})
 			assert.ErrorIs(t, err, pipeline.ErrNotFound, "key %q", k)
 		}
 	})
@@ -107,7 +120,7 @@ func TestService_IdempotencyKeys(t *testing.T) {
 		errs := make([]error, len(results))
 		for i := range results {
 			wg.Go(func() {
-				results[i], errs[i] = w.Svc.CreateJob(ctx, pipeline.NewJob{Title: "Raced", Idempotency: key("race", "create R")})
+				results[i], errs[i] = w.Svc.CreateJob(ctx, pipeline.NewJob{Title: "Raced", Idempotency: key("race")})
 			})
 		}
 		wg.Wait()
@@ -136,7 +149,7 @@ func TestService_IdempotencyWindow(t *testing.T) {
 		ctx := w.As(t, "olivia")
 		create := func() bool {
 			t.Helper()
-			res, err := w.Svc.CreateJob(ctx, pipeline.NewJob{Title: "Daily", Idempotency: key("daily", "create D")})
+			res, err := w.Svc.CreateJob(ctx, pipeline.NewJob{Title: "Daily", Idempotency: key("daily")})
 			require.NoError(t, err)
 			return res.Replayed
 		}

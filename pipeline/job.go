@@ -57,15 +57,19 @@ type JobFilter struct {
 	Status JobStatus // "": open
 	Search string    // case-insensitive substring of the title; "": all
 	Page   int       // from 1; 0: the first page
+	// Unread is what a face could not read of the input; nil: all of it.
+	Unread error
 }
 
 const (
-	msgStatus = "The selected status is invalid."
+	msgStatus = "The status must be one of open, draft, closed."
 	msgPage   = "The page must be an integer greater than or equal to 1."
 )
 
 // Validate reports what is wrong with the filter.
-func (f JobFilter) Validate() error {
+func (f JobFilter) Validate() error { return withUnread(f.Unread, f.check()) }
+
+func (f JobFilter) check() error {
 	bad := FieldErrors{}
 	checkText(bad, "search", f.Search)
 	if f.Status != "" && !f.Status.Valid() {
@@ -92,10 +96,14 @@ type NewJob struct {
 	Title       string
 	Description string // HTML; optional
 	Idempotency *Idempotency
+	// Unread is what a face could not read of the input; nil: all of it.
+	Unread error
 }
 
 // Validate reports what is wrong with the input without consulting storage.
-func (in NewJob) Validate() error {
+func (in NewJob) Validate() error { return withUnread(in.Unread, in.check()) }
+
+func (in NewJob) check() error {
 	f := FieldErrors{}
 	validateTitle(f, "title", in.Title)
 	validateDescription(f, in.Description)
@@ -108,10 +116,14 @@ type JobPatch struct {
 	Description *string
 	Status      *JobStatus
 	Idempotency *Idempotency
+	// Unread is what a face could not read of the input; nil: all of it.
+	Unread error
 }
 
 // Validate reports what is wrong with the patch without consulting storage.
-func (p JobPatch) Validate() error {
+func (p JobPatch) Validate() error { return withUnread(p.Unread, p.check()) }
+
+func (p JobPatch) check() error {
 	f := FieldErrors{}
 	if p.Title == nil && p.Description == nil && p.Status == nil {
 		f.Add("body", "At least one of title, description, status is required.")

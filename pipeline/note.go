@@ -23,10 +23,14 @@ type Note struct {
 type NewNote struct {
 	Content     string
 	Idempotency *Idempotency
+	// Unread is what a face could not read of the input; nil: all of it.
+	Unread error
 }
 
 // Validate reports what is wrong with the input.
-func (in NewNote) Validate() error {
+func (in NewNote) Validate() error { return withUnread(in.Unread, in.check()) }
+
+func (in NewNote) check() error {
 	bad := FieldErrors{}
 	switch {
 	case !checkText(bad, "content", in.Content):

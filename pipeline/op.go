@@ -1,9 +1,6 @@
 package pipeline
 
-import (
-	"context"
-	"fmt"
-)
+import "maps"
 
 // Op names an operation of the Service. The names are those of the MCP
 // tools; the HTTP routes map one to one onto them.
@@ -39,119 +36,92 @@ type Ref struct {
 	Webhook   int64
 }
 
-// opSpec is what the checks before an operation reads its input need: the
-// scope, whether only team owners and admins may call it, whether it
-// writes, and how its record is found.
-type opSpec struct {
+// opTraits are what a face tells of an operation before calling it: the
+// scope it needs and whether it changes data.
+type opTraits struct {
 	scope  Scope
-	admin  bool
 	writes bool
-	find   func(ctx context.Context, s Store, c Caller, r Ref) error // reads
-	lock   func(ctx context.Context, tx Tx, c Caller, r Ref) error   // writes
 }
 
-func findJob(ctx context.Context, s Store, c Caller, r Ref) error {
-	_, err := s.Job(ctx, c.user.ID, r.Job)
-	return err
-}
-
-func findCandidate(ctx context.Context, s Store, c Caller, r Ref) error {
-	_, err := s.Candidate(ctx, c.user.ID, r.Job, r.Candidate)
-	return err
-}
-
-func findWebhook(ctx context.Context, s Store, c Caller, r Ref) error {
-	_, err := s.Webhook(ctx, c.team.ID, r.Webhook)
-	return err
-}
-
-func lockJob(ctx context.Context, tx Tx, c Caller, r Ref) error {
-	_, err := tx.JobForUpdate(ctx, c.user.ID, r.Job)
-	return err
-}
-
-func lockCandidate(ctx context.Context, tx Tx, c Caller, r Ref) error {
-	_, err := tx.CandidateForUpdate(ctx, c.user.ID, r.Job, r.Candidate)
-	return err
-}
-
-func lockWebhook(ctx context.Context, tx Tx, c Caller, r Ref) error {
-	_, err := tx.WebhookForDelete(ctx, c.team.ID, r.Webhook)
-	return err
-}
-
-var ops = map[Op]opSpec{
+var opTraitsOf = map[Op]opTraits{
 	OpGetMe:          {},
 	OpListJobs:       {scope: ScopeJobsRead},
-	OpGetJob:         {scope: ScopeJobsRead, find: findJob},
+	OpGetJob:         {scope: ScopeJobsRead},
 	OpCreateJob:      {scope: ScopeJobsWrite, writes: true},
-	OpUpdateJob:      {scope: ScopeJobsWrite, writes: true, lock: lockJob},
-	OpListStages:     {scope: ScopeJobsRead, find: findJob},
-	OpListCandidates: {scope: ScopeCandidatesRead, find: findJob},
-	OpGetCandidate:   {scope: ScopeCandidatesRead, find: findCandidate},
-	OpMoveCandidate:  {scope: ScopeCandidatesWrite, writes: true, lock: lockCandidate},
-	OpAddNote:        {scope: ScopeCandidatesWrite, writes: true, lock: lockCandidate},
-	OpRateCandidate:  {scope: ScopeCandidatesWrite, writes: true, lock: lockCandidate},
+	OpUpdateJob:      {scope: ScopeJobsWrite, writes: true},
+	OpListStages:     {scope: ScopeJobsRead},
+	OpListCandidates: {scope: ScopeCandidatesRead},
+	OpGetCandidate:   {scope: ScopeCandidatesRead},
+	OpMoveCandidate:  {scope: ScopeCandidatesWrite, writes: true},
+	OpAddNote:        {scope: ScopeCandidatesWrite, writes: true},
+	OpRateCandidate:  {scope: ScopeCandidatesWrite, writes: true},
 	OpListActivity:   {scope: ScopeActivityRead},
 
-	OpCreateWebhook:         {scope: ScopeWebhooksWrite, admin: true, writes: true},
-	OpListWebhooks:          {scope: ScopeWebhooksWrite, admin: true},
-	OpGetWebhook:            {scope: ScopeWebhooksWrite, admin: true, find: findWebhook},
-	OpDeleteWebhook:         {scope: ScopeWebhooksWrite, admin: true, writes: true, lock: lockWebhook},
-	OpListWebhookDeliveries: {scope: ScopeWebhooksWrite, admin: true, find: findWebhook},
+	OpCreateWebhook:         {scope: ScopeWebhooksWrite, writes: true},
+	OpListWebhooks:          {scope: ScopeWebhooksWrite},
+	OpGetWebhook:            {scope: ScopeWebhooksWrite},
+	OpDeleteWebhook:         {scope: ScopeWebhooksWrite, writes: true},
+	OpListWebhookDeliveries: {scope: ScopeWebhooksWrite},
 }
 
 // Scope is the scope a caller needs for op; "" when any caller may call it.
-func (o Op) Scope() Scope { return ops[o].scope }
+func (o Op) Scope() Scope { return opTraitsOf[o].scope }
 
 // Writes reports whether op changes data.
-func (o Op) Writes() bool { return ops[o].writes }
+func (o Op) Writes() bool { return opTraitsOf[o].writes }
 
-// Reject answers a call of op whose input a transport could not read (a
-// malformed body or query parameter), keeping the API's check order: it
-// runs the checks that come before the input (unauthenticated,
-// insufficient_scope, not_found for the record at r, then the idempotency
-// key of a write: validation_failed or conflict) and returns the first that
-// fails, or else cause, the input's own problem.
-func (s *Service) Reject(ctx context.Context, op Op, r Ref, idem *Idempotency, cause error) error {
-	spec, ok := ops[op]
-	if !ok {
-		return fmt.Errorf("pipeline: unknown operation %q", op)
+// An input's Unread field holds what a face could not read of it (a
+// malformed body, a parameter of the wrong type, a field the operation
+// does not take), nil when it read everything: a validation_failed error
+// whose details name the fields, or another error when the input could
+// not be read at all (a body over the size limit). The operation answers
+// it in its check order, where the input's own validation comes.
+
+// wholeInput are the detail names of an input that was not read at all:
+// an HTTP body, or a tool's arguments, that is not a JSON object.
+var wholeInput = []string{"body", "arguments"}
+
+// withUnread is the validation verdict on an input: what could not be read
+// of it (unread), plus what valid, the verdict on the fields that were
+// read, finds wrong with each of them. The verdict on the input as a whole
+// ("body") is left out: it judged an input with fields missing. An input
+// not read at all is only that.
+func withUnread(unread, valid error) error {
+	if unread == nil {
+		return valid
 	}
-	c, err := authorize(ctx, spec.scope)
-	if err == nil && spec.admin {
-		c, err = s.webhookAdmin(ctx)
+	bad := Fields(unread)
+	if bad == nil {
+		return unread
 	}
-	if err != nil {
-		return err
-	}
-	if !spec.writes {
-		if spec.find != nil {
-			if err := spec.find(ctx, s.store, c, r); err != nil {
-				return err
-			}
+	for _, name := range wholeInput {
+		if _, ok := bad[name]; ok {
+			return unread
 		}
-		return cause
 	}
-	var k *keyed
-	if idem != nil {
-		k = &keyed{key: idem.Key, request: idem.Request}
+	out := maps.Clone(bad)
+	for name, msgs := range Fields(valid) {
+		if _, ok := out[name]; !ok && name != "body" {
+			out[name] = msgs
+		}
 	}
-	busy, release := s.hold(c, k)
-	defer release()
-	return s.store.Write(ctx, func(tx Tx) error {
-		if spec.lock != nil {
-			if err := spec.lock(ctx, tx, c, r); err != nil {
-				return err
-			}
-		}
-		if k != nil {
-			// A stored result cannot match: a request that could not be
-			// read never succeeded.
-			if _, err := s.claim(ctx, tx, c, k.key, busy).verdict(ctx, c, k); err != nil {
-				return err
-			}
-		}
-		return cause
-	})
+	return out.Err()
+}
+
+// Answer is the outcome of an operation called with an input a face could
+// not wholly read (unread), v and err being what the call returned on what
+// was read. An input type with an Unread field answers it in the call's
+// check order itself; an operation that takes only ids (a read, whose call
+// changes nothing) answers it here, once the call's own checks have passed.
+// An id that could not be read (idUnread) names no record: the not_found of
+// the record it was to name yields to unread.
+func Answer[T any](unread error, idUnread bool, v T, err error) (T, error) {
+	var zero T
+	switch {
+	case unread == nil:
+		return v, err
+	case err == nil, idUnread && ErrorCode(err) == ENotFound:
+		return zero, unread
+	}
+	return zero, err
 }

@@ -30,10 +30,14 @@ type Rating struct {
 type NewRating struct {
 	Value       RatingValue
 	Idempotency *Idempotency
+	// Unread is what a face could not read of the input; nil: all of it.
+	Unread error
 }
 
 // Validate reports what is wrong with the input.
-func (in NewRating) Validate() error {
+func (in NewRating) Validate() error { return withUnread(in.Unread, in.check()) }
+
+func (in NewRating) check() error {
 	switch {
 	case in.Value == "":
 		return Invalid("rating", "The rating field is required.")

@@ -2,6 +2,8 @@ package pipeline_test
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -225,38 +227,36 @@ func TestService_Visibility(t *testing.T) {
 	})
 }
 
-// TestService_Reject: a call whose input could not be read answers what the
-// checks before the input say, else the input's problem.
-func TestService_Reject(t *testing.T) {
-	cause := pipeline.Invalid("body", "The body must be a JSON object.")
-	each(t, "the input's problem once the checks pass", func(t *testing.T, w world) {
-		ref := pipeline.Ref{Job: w.Job("backend"), Candidate: w.Res.Candidates["ada"]}
-		for op := range calls {
-			err := w.Svc.Reject(w.As(t, "olivia"), op, ref, nil, cause)
-			assert.Equal(t, cause, err, op)
-		}
+// TestService_UnreadInput: an input carrying what a face could not read
+// is answered in the check order, where its validation comes, merged with
+// what is wrong with the fields that were read.
+func TestService_UnreadInput(t *testing.T) {
+	unread := pipeline.Invalid("stage", "The stage field must be an integer.")
+	each(t, "after the record and the key, merged with the fields read", func(t *testing.T, w world) {
+		ctx, job, ada := w.As(t, "olivia"), w.Job("backend"), w.Res.Candidates["ada"]
+		_, err := w.Svc.MoveCandidate(ctx, missing, missing, pipeline.StageMove{Unread: unread, Idempotency: key("bad\tkey")})
+		assert.ErrorIs(t, err, pipeline.ErrNotFound)
+		_, err = w.Svc.MoveCandidate(ctx, job, ada, pipeline.StageMove{Unread: unread, Idempotency: key("bad\tkey")})
+		assert.Contains(t, pipeline.Fields(err), pipeline.IdempotencyField)
+		_, err = w.Svc.UpdateJob(ctx, job, pipeline.JobPatch{Unread: unread, Title: new(" ")})
+		assert.Equal(t, []string{"stage", "title"}, slices.Sorted(maps.Keys(pipeline.Fields(err))))
 		assert.Empty(t, w.Activity(t))
 	})
-	each(t, "scope first", func(t *testing.T, w world) {
-		err := w.Svc.Reject(w.As(t, "olivia_jobs_read"), pipeline.OpAddNote, pipeline.Ref{Job: missing, Candidate: missing}, nil, cause)
-		assert.ErrorIs(t, err, pipeline.ErrInsufficientScope)
+	each(t, "an input not read at all is only that", func(t *testing.T, w world) {
+		whole := pipeline.Invalid("body", "The body must be a JSON object.")
+		_, err := w.Svc.CreateJob(w.As(t, "olivia"), pipeline.NewJob{Unread: whole})
+		assert.Equal(t, whole, err)
 	})
-	each(t, "then the record", func(t *testing.T, w world) {
-		for _, ref := range []pipeline.Ref{{Job: w.Job("design"), Candidate: w.Res.Candidates["don"]}, {Job: missing, Candidate: missing}} {
-			err := w.Svc.Reject(w.As(t, "mia"), pipeline.OpMoveCandidate, ref, &pipeline.Idempotency{Key: ""}, cause)
-			assert.ErrorIs(t, err, pipeline.ErrNotFound)
-			err = w.Svc.Reject(w.As(t, "mia"), pipeline.OpListCandidates, pipeline.Ref{Job: ref.Job}, nil, cause)
-			assert.ErrorIs(t, err, pipeline.ErrNotFound)
-		}
-	})
-	each(t, "then the idempotency key", func(t *testing.T, w world) {
-		ref := pipeline.Ref{Job: w.Job("backend"), Candidate: w.Res.Candidates["ada"]}
-		err := w.Svc.Reject(w.As(t, "olivia"), pipeline.OpAddNote, ref, &pipeline.Idempotency{Key: "bad\tkey"}, cause)
-		require.ErrorIs(t, err, pipeline.ErrValidation)
-		assert.Contains(t, pipeline.Fields(err), pipeline.IdempotencyField)
-	})
-	each(t, "without a caller", func(t *testing.T, w world) {
-		err := w.Svc.Reject(context.Background(), pipeline.OpGetMe, pipeline.Ref{}, nil, cause)
-		assert.ErrorIs(t, err, pipeline.ErrUnauthenticated)
+	each(t, "a read of ids answers it once its own checks pass", func(t *testing.T, w world) {
+		ctx := w.As(t, "olivia")
+		j, err := w.Svc.Job(ctx, missing)
+		_, err = pipeline.Answer(unread, false, j, err)
+		assert.ErrorIs(t, err, pipeline.ErrNotFound)
+		j, err = w.Svc.Job(ctx, w.Job("backend"))
+		_, err = pipeline.Answer(unread, false, j, err)
+		assert.Equal(t, unread, err)
+		j, err = w.Svc.Job(ctx, 0)
+		_, err = pipeline.Answer(unread, true, j, err)
+		assert.Equal(t, unread, err, "an id that could not be read names no record")
 	})
 }

@@ -51,11 +51,15 @@ type NewWebhook struct {
 	Events      []string // actions; none: every action
 	Description string
 	Idempotency *Idempotency
+	// Unread is what a face could not read of the input; nil: all of it.
+	Unread error
 }
 
 // Validate reports what is wrong with the input without consulting the
 // network; the URL's host is checked by CreateWebhook.
-func (in NewWebhook) Validate() error {
+func (in NewWebhook) Validate() error { return withUnread(in.Unread, in.check()) }
+
+func (in NewWebhook) check() error {
 	f := FieldErrors{}
 	if checkText(f, "url", in.URL) && strings.TrimSpace(in.URL) == "" {
 		f.Add("url", "The url field is required.")
@@ -198,21 +202,33 @@ func (s *Service) Webhook(ctx context.Context, id int64) (Webhook, error) {
 	return s.store.Webhook(ctx, c.team.ID, id)
 }
 
+// WebhookDeletion is the input of DeleteWebhook, which takes nothing
+// but its key.
+type WebhookDeletion struct {
+	Idempotency *Idempotency
+	// Unread is what a face could not read of the input; nil: all of it.
+	Unread error
+}
+
 // DeleteWebhook deletes a webhook of the caller's current team: nothing
 // more is sent to it. Scope: webhooks:write; owners and admins only.
 // Errors: unauthenticated, insufficient_scope, forbidden, not_found,
-// conflict (idempotency key in flight).
-func (s *Service) DeleteWebhook(ctx context.Context, id int64, idem *Idempotency) (Result[struct{}], error) {
+// validation_failed (an input that could not be read), conflict
+// (idempotency key in flight).
+func (s *Service) DeleteWebhook(ctx context.Context, id int64, in WebhookDeletion) (Result[struct{}], error) {
 	c, err := s.webhookAdmin(ctx)
 	if err != nil {
 		return Result[struct{}]{}, err
 	}
-	k, err := keyOf(OpDeleteWebhook, Ref{Webhook: id}, &struct{}{}, &idem)
+	k, err := keyOf(OpDeleteWebhook, Ref{Webhook: id}, &in, &in.Idempotency)
 	if err != nil {
 		return Result[struct{}]{}, err
 	}
 	load := func(tx Tx) (Webhook, error) { return tx.WebhookForDelete(ctx, c.team.ID, id) }
 	return write(s, ctx, c, k, load, func(tx Tx, w Webhook) (struct{}, error) {
+		if in.Unread != nil {
+			return struct{}{}, in.Unread
+		}
 		return struct{}{}, s.deleteWebhook(ctx, tx, c, w, nil)
 	})
 }

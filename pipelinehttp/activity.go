@@ -2,12 +2,8 @@ package pipelinehttp
 
 import (
 	"encoding/json"
-	"net/http"
 	"net/url"
 	"strconv"
-	"time"
-
-	"github.com/gin-gonic/gin"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
@@ -70,60 +66,6 @@ type feedLinks struct {
 type feedMeta struct {
 	NextCursor string `json:"next_cursor"`
 	HasMore    bool   `json:"has_more"`
-}
-
-// Messages of feed parameters that cannot be read.
-const (
-	msgQuerySince = "The since parameter must be an RFC 3339 date and time, such as 2026-01-05T10:00:00Z."
-	msgQueryLimit = "The limit must be an integer from 1 to 100."
-	msgQueryAfter = "The after cursor must not be empty."
-)
-
-// feedFilter reads the feed's query parameters into a filter; what cannot
-// be read goes to q.bad.
-func (q *query) feedFilter() pipeline.FeedFilter {
-	f := pipeline.FeedFilter{Actions: q.values["action"]}
-	if raw, ok := q.get("after"); ok {
-		f.After = raw
-		if raw == "" {
-			q.bad.Add("after", msgQueryAfter)
-		}
-	}
-	if f.After == "" { // since is ignored after a cursor, however it is sent
-		if raw, ok := q.get("since"); ok {
-			t, err := time.Parse(time.RFC3339, raw)
-			if err != nil {
-				q.bad.Add("since", msgQuerySince)
-			} else {
-				f.Since = &t
-			}
-		}
-	}
-	if raw, ok := q.get("limit"); ok {
-		n, err := strconv.Atoi(raw)
-		if err != nil || n < 1 || n > pipeline.MaxFeedLimit {
-			q.bad.Add("limit", msgQueryLimit)
-		} else {
-			f.Limit = n
-		}
-	}
-	return f
-}
-
-// listActivity serves GET /activity?after=&since=&limit=&action=.
-func (a *api) listActivity(c *gin.Context) {
-	q := newQuery(c, "after", "since", "limit", "action")
-	f := q.feedFilter()
-	if len(q.bad) > 0 {
-		fail(c, a.svc.Reject(c.Request.Context(), pipeline.OpListActivity, pipeline.Ref{}, nil, merged(q.bad, f.Validate())))
-		return
-	}
-	page, err := a.svc.ListActivity(c.Request.Context(), f)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	respond(c, http.StatusOK, newFeed(a.origin(c.Request)+c.Request.URL.EscapedPath(), f, page))
 }
 
 // newFeed renders a page of the feed read with f at the URL base. Its next

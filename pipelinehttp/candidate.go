@@ -1,10 +1,6 @@
 package pipelinehttp
 
 import (
-	"net/http"
-
-	"github.com/gin-gonic/gin"
-
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
@@ -53,48 +49,4 @@ func newCandidateFull(k pipeline.Candidate) candidateFull {
 		ResumeURL:  k.ResumeURL,
 		NotesCount: k.NotesCount,
 	}
-}
-
-// listCandidates serves GET /jobs/{job}/candidates?search=&stage=&page=.
-func (a *api) listCandidates(c *gin.Context) {
-	q := newQuery(c, "search", "stage", "page")
-	ref := jobRef(c)
-	f := pipeline.CandidateFilter{Search: q.text("search"), StageID: q.stage(), Page: q.page()}
-	if len(q.bad) > 0 {
-		fail(c, a.svc.Reject(c.Request.Context(), pipeline.OpListCandidates, ref, nil, merged(q.bad, f.Validate())))
-		return
-	}
-	l, err := a.svc.ListCandidates(c.Request.Context(), ref.Job, f)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	respond(c, http.StatusOK, newList(a, c, l, newCandidateItem, q.filters("search", "stage")))
-}
-
-// candidate serves GET /jobs/{job}/candidates/{candidate}.
-func (a *api) candidate(c *gin.Context) {
-	ref := candidateRef(c)
-	k, err := a.svc.Candidate(c.Request.Context(), ref.Job, ref.Candidate)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	respond(c, http.StatusOK, data[candidateFull]{Data: newCandidateFull(k)})
-}
-
-// moveCandidate serves POST /jobs/{job}/candidates/{candidate}/stage.
-func (a *api) moveCandidate(c *gin.Context) {
-	ref := candidateRef(c)
-	var in pipeline.StageMove
-	idem, ok := a.bind(c, pipeline.OpMoveCandidate, ref, func() error { return in.Validate() },
-		integerField("stage", &in.StageID))
-	if !ok {
-		return
-	}
-	in.Idempotency = idem
-	res, err := a.svc.MoveCandidate(c.Request.Context(), ref.Job, ref.Candidate, in)
-	answer(c, res, err, func(k pipeline.Candidate) (int, any) {
-		return http.StatusOK, data[candidateFull]{Data: newCandidateFull(k)}
-	})
 }

@@ -7,6 +7,21 @@
 // context (see [pipeline.NewContext]), so the Service sees the same caller an
 // embedding Go program would supply.
 //
+// The operations are declared once, in the table operations
+// (operations.go): each entry names its method and path, its domain
+// operation (pipeline.Op, which carries the scope), its parameters (path
+// ids, query parameters and body fields, with their types and limits), the
+// Service call and how the result renders. The Gin routes and the MCP
+// tools are both registered from it, and one reader fills the operation's
+// input from an HTTP request or from a tool's arguments, recording what it
+// could not read for the domain to answer in its check order. The
+// hand-written openapi.yaml is the document; the table is the code's single
+// source, and a test holds the two alike both ways.
+//
+// Adding an operation takes a Service method with its test, a store
+// method with its SQL, one entry in the table, and the operation's part of
+// openapi.yaml.
+//
 // Each /api/ request passes, in order: tracing (when Config.TracerProvider
 // is set), response headers, request id, access log, metrics (when
 // Config.Metrics is set), panic recovery, error rendering, the request's
@@ -253,23 +268,9 @@ func (a *api) routes(v1 *gin.RouterGroup) {
 	// client's address like any anonymous request.
 	v1.GET("/openapi.json", a.guardAnonymous, serveOpenAPI)
 	g := v1.Group("", a.guard)
-	g.GET("/me", a.me)
-	g.GET("/jobs", a.listJobs)
-	g.POST("/jobs", a.createJob)
-	g.GET("/jobs/:job", a.job)
-	g.PATCH("/jobs/:job", a.updateJob)
-	g.GET("/jobs/:job/stages", a.stages)
-	g.GET("/jobs/:job/candidates", a.listCandidates)
-	g.GET("/jobs/:job/candidates/:candidate", a.candidate)
-	g.POST("/jobs/:job/candidates/:candidate/stage", a.moveCandidate)
-	g.POST("/jobs/:job/candidates/:candidate/notes", a.addNote)
-	g.POST("/jobs/:job/candidates/:candidate/rating", a.rateCandidate)
-	g.GET("/activity", a.listActivity)
-	g.POST("/webhooks", a.createWebhook)
-	g.GET("/webhooks", a.listWebhooks)
-	g.GET("/webhooks/:webhook", a.webhook)
-	g.DELETE("/webhooks/:webhook", a.deleteWebhook)
-	g.GET("/webhooks/:webhook/deliveries", a.webhookDeliveries)
+	for _, o := range operations {
+		g.Handle(o.method, ginPath(o.path), func(c *gin.Context) { o.http(a, c) })
+	}
 }
 
 // apiOnly runs h only for requests that are rate-limited (see limited).

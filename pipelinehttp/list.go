@@ -5,8 +5,6 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/gin-gonic/gin"
-
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
@@ -31,12 +29,6 @@ type meta struct {
 	LastPage    int `json:"last_page"`
 	PerPage     int `json:"per_page"`
 	Total       int `json:"total"`
-}
-
-// newList renders a page of items with conv. The links keep the list's
-// filters and replace page.
-func newList[T, U any](a *api, c *gin.Context, l pipeline.List[T], conv func(T) U, filters url.Values) list[U] {
-	return listOf(a.origin(c.Request)+c.Request.URL.EscapedPath(), filters, l, conv)
 }
 
 // listOf renders a page of items with conv, its links to the pages of base

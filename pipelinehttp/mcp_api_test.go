@@ -116,8 +116,6 @@ func mcpFailures(e *env) map[string]mcpFailure {
 	notes := candidatePath(backend, ada) + "/notes"
 	return map[string]mcpFailure{
 		"not_found": {"olivia", "get_job", map[string]any{"job_id": ops}, "GET", jobPath(ops), nil},
-		"id not an integer": {"olivia", "get_candidate", map[string]any{"job_id": backend, "candidate_id": "x"},
-			"GET", jobPath(backend) + "/candidates/x", nil},
 		"insufficient_scope": {"olivia_jobs_read", "list_candidates", map[string]any{"job_id": backend},
 			"GET", jobPath(backend) + "/candidates", nil},
 		"scope before lookup": {"olivia_jobs_read", "add_note", map[string]any{"job_id": ops, "candidate_id": 1, "content": 5},

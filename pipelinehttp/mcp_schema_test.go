@@ -31,7 +31,7 @@ var mcpOperations = map[pipeline.Op][2]string{
 }
 
 // argumentNames are the MCP names of the API's path and header parameters.
-var argumentNames = map[string]string{"job": argJob, "candidate": argCandidate, IdempotencyKeyHeader: argKey}
+var argumentNames = map[string]string{"job": "job_id", "candidate": "candidate_id", IdempotencyKeyHeader: argKey}
 
 // limits are the keywords of a schema that say what a value may be.
 type limits struct {
@@ -41,10 +41,11 @@ type limits struct {
 	MaxLength *uint64  `json:"maxLength,omitempty"`
 	Pattern   string   `json:"pattern,omitempty"`
 	Minimum   *float64 `json:"minimum,omitempty"`
+	Maximum   *float64 `json:"maximum,omitempty"`
 }
 
 func openapiLimits(s *openapi3.Schema) limits {
-	l := limits{Enum: s.Enum, MaxLength: s.MaxLength, Pattern: s.Pattern, Minimum: s.Min}
+	l := limits{Enum: s.Enum, MaxLength: s.MaxLength, Pattern: s.Pattern, Minimum: s.Min, Maximum: s.Max}
 	if s.Type != nil {
 		l.Type = slices.Sorted(slices.Values(*s.Type))
 	}
@@ -56,7 +57,7 @@ func openapiLimits(s *openapi3.Schema) limits {
 
 func mcpLimits(t *testing.T, s *jsonschema.Schema) limits {
 	t.Helper()
-	l := limits{Enum: s.Enum, Pattern: s.Pattern, Minimum: s.Minimum}
+	l := limits{Enum: s.Enum, Pattern: s.Pattern, Minimum: s.Minimum, Maximum: s.Maximum}
 	l.Type = s.Types
 	if s.Type != "" {
 		l.Type = []string{s.Type}
@@ -76,27 +77,18 @@ func mcpLimits(t *testing.T, s *jsonschema.Schema) limits {
 // apiArguments are the parameters and body fields of an API operation, as
 // MCP names them, and those that are required.
 func apiArguments(item *openapi3.PathItem, op *openapi3.Operation) (map[string]*openapi3.Schema, []string) {
+	params, required := documented(item, op)
 	args := map[string]*openapi3.Schema{}
-	var required []string
-	for _, p := range append(slices.Clone(item.Parameters), op.Parameters...) {
-		if p.Value.In == "header" && p.Value.Name != IdempotencyKeyHeader {
-			continue
-		}
-		name := p.Value.Name
+	for name, s := range params {
 		if n, ok := argumentNames[name]; ok {
 			name = n
 		}
-		args[name] = p.Value.Schema.Value
-		if p.Value.Required {
-			required = append(required, name)
-		}
+		args[name] = s
 	}
-	if op.RequestBody != nil {
-		body := op.RequestBody.Value.Content.Get("application/json").Schema.Value
-		for name, s := range body.Properties {
-			args[name] = s.Value
+	for i, name := range required {
+		if n, ok := argumentNames[name]; ok {
+			required[i] = n
 		}
-		required = append(required, body.Required...)
 	}
 	slices.Sort(required)
 	return args, required

@@ -1,10 +1,6 @@
 package pipelinehttp
 
 import (
-	"net/http"
-
-	"github.com/gin-gonic/gin"
-
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
@@ -25,14 +21,4 @@ func newIdentity(id pipeline.Identity) identity {
 		Team:   named{ID: id.Team.ID, Name: id.Team.Name},
 		Scopes: id.Scopes,
 	}
-}
-
-// me serves GET /me.
-func (a *api) me(c *gin.Context) {
-	id, err := a.svc.Me(c.Request.Context())
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	respond(c, http.StatusOK, data[identity]{Data: newIdentity(id)})
 }

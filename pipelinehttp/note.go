@@ -1,10 +1,6 @@
 package pipelinehttp
 
 import (
-	"net/http"
-
-	"github.com/gin-gonic/gin"
-
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
@@ -29,20 +25,4 @@ func newNoteItem(n pipeline.Note) noteItem {
 		Author:    named{ID: n.Author.ID, Name: n.Author.Name},
 		CreatedAt: timestamp(n.CreatedAt),
 	}
-}
-
-// addNote serves POST /jobs/{job}/candidates/{candidate}/notes.
-func (a *api) addNote(c *gin.Context) {
-	ref := candidateRef(c)
-	var in pipeline.NewNote
-	idem, ok := a.bind(c, pipeline.OpAddNote, ref, func() error { return in.Validate() },
-		stringField("content", &in.Content))
-	if !ok {
-		return
-	}
-	in.Idempotency = idem
-	res, err := a.svc.AddNote(c.Request.Context(), ref.Job, ref.Candidate, in)
-	answer(c, res, err, func(n pipeline.Note) (int, any) {
-		return http.StatusCreated, data[noteItem]{Data: newNoteItem(n)}
-	})
 }

@@ -1,10 +1,6 @@
 package pipelinehttp
 
 import (
-	"net/http"
-
-	"github.com/gin-gonic/gin"
-
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
@@ -20,14 +16,4 @@ func newStageItems(st []pipeline.Stage) []stageItem {
 		out = append(out, stageItem{ID: s.ID, Name: s.Name})
 	}
 	return out
-}
-
-// stages serves GET /jobs/{job}/stages, in pipeline order.
-func (a *api) stages(c *gin.Context) {
-	st, err := a.svc.Stages(c.Request.Context(), pathID(c, "job"))
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	respond(c, http.StatusOK, data[[]stageItem]{Data: newStageItems(st)})
 }

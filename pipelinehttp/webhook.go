@@ -1,11 +1,6 @@
 package pipelinehttp
 
 import (
-	"net/http"
-	"strconv"
-
-	"github.com/gin-gonic/gin"
-
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
@@ -62,90 +57,4 @@ func newDeliveryItem(d pipeline.Delivery) deliveryItem {
 		it.NextAttemptAt = &next
 	}
 	return it
-}
-
-// webhookRef is the webhook a route's path names.
-func webhookRef(c *gin.Context) pipeline.Ref { return pipeline.Ref{Webhook: pathID(c, "webhook")} }
-
-// createWebhook serves POST /webhooks.
-func (a *api) createWebhook(c *gin.Context) {
-	var in pipeline.NewWebhook
-	idem, ok := a.bind(c, pipeline.OpCreateWebhook, pipeline.Ref{}, func() error { return in.Validate() },
-		stringField("url", &in.URL),
-		valueField("events", "an array of actions", &in.Events),
-		stringField("description", &in.Description),
-	)
-	if !ok {
-		return
-	}
-	in.Idempotency = idem
-	res, err := a.svc.CreateWebhook(c.Request.Context(), in)
-	if err == nil {
-		c.Header("Location", a.basePath+c.FullPath()+"/"+strconv.FormatInt(res.Value.ID, 10))
-	}
-	answer(c, res, err, func(w pipeline.CreatedWebhook) (int, any) {
-		return http.StatusCreated, data[createdWebhook]{Data: createdWebhook{webhookItem: newWebhookItem(w.Webhook), Secret: w.Secret}}
-	})
-}
-
-// listWebhooks serves GET /webhooks?page=.
-func (a *api) listWebhooks(c *gin.Context) {
-	q := newQuery(c, "page")
-	page := q.page()
-	if len(q.bad) > 0 {
-		fail(c, a.svc.Reject(c.Request.Context(), pipeline.OpListWebhooks, pipeline.Ref{}, nil, q.bad.Err()))
-		return
-	}
-	l, err := a.svc.ListWebhooks(c.Request.Context(), page)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	respond(c, http.StatusOK, newList(a, c, l, newWebhookItem, nil))
-}
-
-// webhook serves GET /webhooks/{webhook}.
-func (a *api) webhook(c *gin.Context) {
-	w, err := a.svc.Webhook(c.Request.Context(), webhookRef(c).Webhook)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	respond(c, http.StatusOK, data[webhookItem]{Data: newWebhookItem(w)})
-}
-
-// deleteWebhook serves DELETE /webhooks/{webhook}: 204 without a body.
-func (a *api) deleteWebhook(c *gin.Context) {
-	ref := webhookRef(c)
-	idem, ok := a.bind(c, pipeline.OpDeleteWebhook, ref, func() error { return nil })
-	if !ok {
-		return
-	}
-	res, err := a.svc.DeleteWebhook(c.Request.Context(), ref.Webhook, idem)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	if res.Replayed {
-		c.Header(ReplayHeader, "true")
-	}
-	c.Status(http.StatusNoContent)
-	c.Writer.WriteHeaderNow()
-}
-
-// webhookDeliveries serves GET /webhooks/{webhook}/deliveries?page=.
-func (a *api) webhookDeliveries(c *gin.Context) {
-	ref := webhookRef(c)
-	q := newQuery(c, "page")
-	page := q.page()
-	if len(q.bad) > 0 {
-		fail(c, a.svc.Reject(c.Request.Context(), pipeline.OpListWebhookDeliveries, ref, nil, q.bad.Err()))
-		return
-	}
-	l, err := a.svc.WebhookDeliveries(c.Request.Context(), ref.Webhook, page)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	respond(c, http.StatusOK, newList(a, c, l, newDeliveryItem, nil))
 }
