@@ -73,22 +73,39 @@ func (s *Service) AddNote(ctx context.Context, jobID, candidateID int64, in NewN
 	})
 }
 
-// ListNotes returns a page (from 1; 0 is the first) of the notes of a
-// candidate of a job, newest first (created_at, then id). Scope:
+// NoteFilter selects a page of a candidate's notes. The zero value selects
+// the first page.
+type NoteFilter struct {
+	Page int // from 1; 0: the first page
+	// Unread is what a face could not read of the input; nil: all of it.
+	Unread error
+}
+
+// Validate reports what is wrong with the filter.
+func (f NoteFilter) Validate() error {
+	bad := FieldErrors{}
+	if f.Page < 0 {
+		bad.Add("page", msgPage)
+	}
+	return withUnread(f.Unread, bad.Err())
+}
+
+// ListNotes returns a page of the notes of a candidate of a job, newest
+// first (created_at, then id), each as AddNote returned it. Scope:
 // candidates:read. Errors: unauthenticated, insufficient_scope, not_found
 // (a candidate the caller cannot reach, or of another job),
 // validation_failed (page).
-func (s *Service) ListNotes(ctx context.Context, jobID, candidateID int64, page int) (List[Note], error) {
+func (s *Service) ListNotes(ctx context.Context, jobID, candidateID int64, f NoteFilter) (List[Note], error) {
 	c, err := authorize(ctx, ScopeCandidatesRead)
 	if err != nil {
 		return List[Note]{}, err
 	}
-	if page < 0 {
+	if bad := f.Validate(); bad != nil {
 		// Not found comes before invalid.
 		if _, err := s.store.Candidate(ctx, c.user.ID, jobID, candidateID); err != nil {
 			return List[Note]{}, err
 		}
-		return List[Note]{}, Invalid("page", msgPage)
+		return List[Note]{}, bad
 	}
-	return s.store.ListNotes(ctx, c.user.ID, jobID, candidateID, max(page, 1))
+	return s.store.ListNotes(ctx, c.user.ID, jobID, candidateID, max(f.Page, 1))
 }

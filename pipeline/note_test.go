@@ -48,7 +48,7 @@ func TestService_ListNotes(t *testing.T) {
 		ctx := w.As(t, "mia")
 		var got []pipeline.Note
 		for page, n := range []int{15, 2, 0} {
-			l, err := w.Svc.ListNotes(ctx, job, ada, page+1)
+			l, err := w.Svc.ListNotes(ctx, job, ada, pipeline.NoteFilter{Page: page + 1})
 			require.NoError(t, err)
 			assert.Len(t, l.Items, n, "page %d", page+1)
 			assert.Equal(t, 17, l.Total)
@@ -59,24 +59,24 @@ func TestService_ListNotes(t *testing.T) {
 		assert.Equal(t, added, got, "each note as it was created")
 		assert.Equal(t, pipeline.User{ID: w.User("olivia"), Name: "Olivia Owner"}, got[len(got)-1].Author)
 
-		first, err := w.Svc.ListNotes(ctx, job, ada, 0)
+		first, err := w.Svc.ListNotes(ctx, job, ada, pipeline.NoteFilter{Page: 0})
 		require.NoError(t, err)
 		assert.Equal(t, 1, first.Page, "page 0 is the first")
 		assert.Equal(t, added[:15], first.Items)
 	})
 	each(t, "a candidate without notes", func(t *testing.T, w world) {
-		l, err := w.Svc.ListNotes(w.As(t, "olivia"), w.Job("backend"), w.Res.Candidates["grace"], 1)
+		l, err := w.Svc.ListNotes(w.As(t, "olivia"), w.Job("backend"), w.Res.Candidates["grace"], pipeline.NoteFilter{Page: 1})
 		require.NoError(t, err)
 		assert.Empty(t, l.Items)
 		assert.Equal(t, 0, l.Total)
 	})
 	each(t, "a negative page", func(t *testing.T, w world) {
-		_, err := w.Svc.ListNotes(w.As(t, "olivia"), w.Job("backend"), w.Res.Candidates["ada"], -1)
+		_, err := w.Svc.ListNotes(w.As(t, "olivia"), w.Job("backend"), w.Res.Candidates["ada"], pipeline.NoteFilter{Page: -1})
 		require.ErrorIs(t, err, pipeline.ErrValidation)
 		assert.Contains(t, pipeline.Fields(err), "page")
 	})
 	each(t, "not found before invalid", func(t *testing.T, w world) {
-		_, err := w.Svc.ListNotes(w.As(t, "mia"), w.Job("design"), w.Res.Candidates["don"], -1)
+		_, err := w.Svc.ListNotes(w.As(t, "mia"), w.Job("design"), w.Res.Candidates["don"], pipeline.NoteFilter{Page: -1})
 		assert.ErrorIs(t, err, pipeline.ErrNotFound)
 	})
 	for token, want := range map[string]error{
@@ -85,7 +85,7 @@ func TestService_ListNotes(t *testing.T) {
 		"olivia_messages":        pipeline.ErrInsufficientScope,
 	} {
 		each(t, "scope of "+token, func(t *testing.T, w world) {
-			_, err := w.Svc.ListNotes(w.As(t, token), missing, missing, 1)
+			_, err := w.Svc.ListNotes(w.As(t, token), missing, missing, pipeline.NoteFilter{Page: 1})
 			if want == nil {
 				assert.ErrorIs(t, err, pipeline.ErrNotFound, "the scope passes, the candidate is missing")
 				return
@@ -117,7 +117,7 @@ func TestService_ListNotesVisibility(t *testing.T) {
 			_, err = w.Svc.AddNote(owner, w.Job("frontend"), w.Res.Candidates["ken"], pipeline.NewNote{Content: "Later."})
 			require.NoError(t, err)
 
-			l, err := w.Svc.ListNotes(w.As(t, tc.token), w.Job(tc.job), w.Res.Candidates[tc.candidate], 1)
+			l, err := w.Svc.ListNotes(w.As(t, tc.token), w.Job(tc.job), w.Res.Candidates[tc.candidate], pipeline.NoteFilter{Page: 1})
 			if !tc.visible {
 				require.ErrorIs(t, err, pipeline.ErrNotFound)
 				return
@@ -126,7 +126,7 @@ func TestService_ListNotesVisibility(t *testing.T) {
 			require.Len(t, l.Items, 1)
 			assert.Equal(t, "Strong.", l.Items[0].Content)
 			// An empty page of a reachable candidate still counts its notes.
-			l, err = w.Svc.ListNotes(w.As(t, tc.token), w.Job(tc.job), w.Res.Candidates[tc.candidate], 2)
+			l, err = w.Svc.ListNotes(w.As(t, tc.token), w.Job(tc.job), w.Res.Candidates[tc.candidate], pipeline.NoteFilter{Page: 2})
 			require.NoError(t, err)
 			assert.Empty(t, l.Items)
 			assert.Equal(t, 1, l.Total)

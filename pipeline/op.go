@@ -18,6 +18,7 @@ const (
 	OpGetCandidate   Op = "get_candidate"
 	OpMoveCandidate  Op = "move_candidate"
 	OpAddNote        Op = "add_note"
+	OpListNotes      Op = "list_notes"
 	OpRateCandidate  Op = "rate_candidate"
 	OpListActivity   Op = "list_activity"
 
@@ -54,6 +55,7 @@ var opTraitsOf = map[Op]opTraits{
 	OpGetCandidate:   {scope: ScopeCandidatesRead},
 	OpMoveCandidate:  {scope: ScopeCandidatesWrite, writes: true},
 	OpAddNote:        {scope: ScopeCandidatesWrite, writes: true},
+	OpListNotes:      {scope: ScopeCandidatesRead},
 	OpRateCandidate:  {scope: ScopeCandidatesWrite, writes: true},
 	OpListActivity:   {scope: ScopeActivityRead},
 

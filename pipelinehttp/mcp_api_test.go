@@ -37,6 +37,7 @@ func mcpReads(e *env) map[string]mcpRead {
 		"list_candidates filtered": {"list_candidates", map[string]any{"job_id": backend, "stage": applied, "search": "ada"},
 			jobPath(backend) + "/candidates?stage=" + itoa(applied) + "&search=ada"},
 		"get_candidate": {"get_candidate", map[string]any{"job_id": backend, "candidate_id": ada}, candidatePath(backend, ada)},
+		"list_notes":    {"list_notes", map[string]any{"job_id": backend, "candidate_id": ada, "page": 1}, candidatePath(backend, ada) + "/notes?page=1"},
 	}
 }
 

@@ -19,11 +19,11 @@ import (
 
 func TestMCP_ToolsList(t *testing.T) {
 	all := []string{"get_me", "list_jobs", "get_job", "create_job", "update_job", "list_stages",
-		"list_candidates", "get_candidate", "move_candidate", "add_note", "rate_candidate", "list_activity"}
+		"list_candidates", "get_candidate", "move_candidate", "add_note", "list_notes", "rate_candidate", "list_activity"}
 	cases := map[string][]string{
 		"olivia":                 all,
 		"olivia_jobs_read":       {"get_me", "list_jobs", "get_job", "list_stages"},
-		"olivia_candidates_read": {"get_me", "list_candidates", "get_candidate"},
+		"olivia_candidates_read": {"get_me", "list_candidates", "get_candidate", "list_notes"},
 		"olivia_messages":        {"get_me"},
 	}
 	eachEnv(t, func(t *testing.T, e *env) {

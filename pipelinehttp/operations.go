@@ -102,6 +102,18 @@ var operations = []operation{
 		},
 		call: onCandidate((*pipeline.Service).AddNote, newNoteItem),
 	}),
+	newOperation(opSpec[pipeline.NoteFilter, list[noteItem]]{
+		op: pipeline.OpListNotes, method: http.MethodGet, path: candidateRoute + "/notes", status: http.StatusOK,
+		tool: &toolInfo{title: "List a candidate's notes", description: "A page of 15 of a candidate's notes, newest first, each as add_note returned it, with links and meta (GET .../candidates/{candidate}/notes)."},
+		params: []param[pipeline.NoteFilter]{
+			jobID[pipeline.NoteFilter](), candidateID[pipeline.NoteFilter](),
+			pageParam(pageSchema, func(in *pipeline.NoteFilter) *int { return &in.Page }),
+		},
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.NoteFilter]) (list[noteItem], bool, error) {
+			l, err := svc.ListNotes(ctx, in.ref.Job, in.ref.Candidate, in.domain())
+			return listOf(in.self, url.Values{}, l, newNoteItem), false, err
+		},
+	}),
 	newOperation(opSpec[pipeline.NewRating, data[ratingItem]]{
 		op: pipeline.OpRateCandidate, method: http.MethodPost, path: candidateRoute + "/rating", status: http.StatusOK,
 		tool: &toolInfo{title: "Rate a candidate", idempotent: true,
