@@ -15,7 +15,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
 	"runtime"
 	"strconv"
 	"strings"
@@ -27,7 +26,6 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
-	"github.com/uptrace/bun/driver/pgdriver"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
 	"github.com/pipeline-dev/pipeline/pipeline"
@@ -52,13 +50,11 @@ type DB struct {
 	schema  string                 // PostgreSQL's current schema, which scopes advisory locks
 	owned   bool                   // Open opened the pools, so Close closes them
 	river   *river.Client[*sql.Tx] // inserts webhook messages (see queue.go)
-	// operatorDSN is set when the pool's connections carry a statement
+	// operatorDSN is set when the pool's transactions carry a statement
 	// timeout: the operator's work then connects without it (see
 	// onOperatorDB).
 	operatorDSN string
 	trips       *atomic.Int64 // round trips to PostgreSQL, when Open made the pool
-
-	jobSizes sizes // what searches learned of jobs' sizes, to plan the next
 
 	mu     sync.Mutex
 	closed bool
@@ -157,38 +153,33 @@ func IsPostgres(dsn string) bool {
 }
 
 func openPostgres(ctx context.Context, dsn string, o options) (*DB, error) {
-	sqldb, operatorDSN := o.sqlDB, ""
+	sqldb := o.sqlDB
 	var trips atomic.Int64
 	if sqldb == nil {
-		var err error
-		if operatorDSN, dsn, err = poolDSN(dsn, o.statementTimeout); err != nil {
-			return nil, err
-		}
-		connector, err := pgConnector(dsn)
+		connector, err := pgConnector(dsn, timeoutParams(o.statementTimeout), &trips)
 		if err != nil {
 			return nil, err
 		}
-		sqldb = sql.OpenDB(lazyConnector{Connector: connector, trips: &trips})
+		sqldb = sql.OpenDB(connector)
 		n := cmp.Or(o.maxConns, DefaultMaxConns())
 		sqldb.SetMaxOpenConns(n)
 		sqldb.SetMaxIdleConns(n)
 	}
 	b := bun.NewDB(sqldb, pgdialect.New())
 	p := newPool(b, true, o.hooks)
-	db := &DB{w: p, r: p, dialect: DialectPostgres, owned: o.sqlDB == nil, operatorDSN: operatorDSN, trips: &trips}
+	db := &DB{w: p, r: p, dialect: DialectPostgres, owned: o.sqlDB == nil, trips: &trips}
+	if o.sqlDB == nil && o.statementTimeout > 0 {
+		db.operatorDSN = dsn
+	}
 	// The probe is the operator's work: a statement timeout shorter than
 	// a new connection's first statement must not fail Open.
 	err := db.onOperatorDB(func(ob *bun.DB) error {
 		return ob.QueryRowContext(ctx, "SELECT COALESCE(current_schema(), '')").Scan(&db.schema)
 	})
-	if err == nil && operatorDSN != "" {
-		// The pool's own connections, with their run-time parameters, are
-		// checked too: a pooler that refuses one fails Open, not requests.
-		// Connecting runs no statement, so the timeout cannot cut it.
-		var conn *sql.Conn
-		if conn, err = sqldb.Conn(ctx); err == nil {
-			err = conn.Close()
-		}
+	if err == nil && db.operatorDSN != "" {
+		// The pool's own settings are checked too: a value the server
+		// refuses fails Open, not requests.
+		err = b.PingContext(ctx)
 	}
 	if err != nil {
 		if o.sqlDB == nil {
@@ -199,57 +190,9 @@ func openPostgres(ctx context.Context, dsn string, o options) (*DB, error) {
 	return db, nil
 }
 
-// poolDSN returns the DSN for the operator's work (dsn as given when there
-// is a statement timeout, else "": the pool serves it) and the DSN of the
-// pool: dsn with the run-time parameters below added, unless it sets them
-// itself. The driver sets the parameters it does not know on every
-// connection.
-func poolDSN(dsn string, timeout time.Duration) (operator, pool string, err error) {
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return "", "", fmt.Errorf("pipelinestore: invalid PostgreSQL DSN: %w", err)
-	}
-	q := u.Query()
-	// The prepared statements are built to walk an index whatever their
-	// arguments (TestStore_ListPlans checks their generic plans); left to
-	// choose, PostgreSQL may plan a list anew on every execution instead,
-	// which costs more than running it.
-	params := map[string]string{"plan_cache_mode": "force_generic_plan"}
-	if timeout > 0 {
-		operator = dsn
-		// A transaction idles only while Go runs between its statements;
-		// the idle timeout ends one whose client vanished (its process
-		// stuck, its network cut) and left locks held, with a floor that a
-		// pause of the process does not reach.
-		params["statement_timeout"] = milliseconds(timeout)
-		params["idle_in_transaction_session_timeout"] = milliseconds(max(timeout, time.Second))
-	}
-	for param, value := range params {
-		if !q.Has(param) {
-			q.Set(param, value)
-		}
-	}
-	u.RawQuery = q.Encode()
-	return operator, u.String(), nil
-}
-
 // milliseconds is d as a run-time parameter's value, at least 1.
 func milliseconds(d time.Duration) string {
 	return strconv.FormatInt(max(d.Milliseconds(), 1), 10)
-}
-
-// pgConnector builds the driver's connector, turning its panic on a
-// malformed DSN into an error.
-func pgConnector(dsn string) (c *pgdriver.Connector, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			c, err = nil, fmt.Errorf("pipelinestore: invalid PostgreSQL DSN: %v", p)
-		}
-	}()
-	// The driver's own tracing is off: no tracer is installed, and the
-	// spans cost time on every query. Query hooks see every statement.
-	return pgdriver.NewConnector(pgdriver.WithDSN(dsn), pgdriver.WithTracing(false),
-		withFaultConns, pgdriver.WithResetSessionFunc(resetSession)), nil
 }
 
 // SQLite settings. The writer begins every transaction with BEGIN IMMEDIATE
@@ -416,7 +359,7 @@ var _ pipeline.Tx = (*tx)(nil)
 // row elsewhere does not wait for it (we never change keys).
 func (t *tx) lock(q lockable) string {
 	if t.pg {
-		return q.locked
+		return q.locked()
 	}
 	return q.plain
 }

@@ -82,7 +82,7 @@ func (db *DB) ListJobs(ctx context.Context, viewer int64, f pipeline.JobFilter) 
 	run, page, count := db.read(), qJobsPage[btoi(pg)], qJobsCount[btoi(pg)]
 	if f.Search != "" {
 		filter = append(filter, likePattern(f.Search))
-		run, page, count = run.planned(), jobsPage(pg, true), jobsCount(pg, true)
+		page, count = jobsPage(pg, true), jobsCount(pg, true)
 	}
 	var rows []jobRow
 	offset := pipeline.Offset(f.Page)

@@ -188,7 +188,7 @@ func (db *DB) onOperatorDB(fn func(b *bun.DB) error) error {
 	if db.operatorDSN == "" {
 		return fn(db.w.bun)
 	}
-	connector, err := pgConnector(db.operatorDSN)
+	connector, err := pgConnector(db.operatorDSN, nil, db.trips)
 	if err != nil {
 		return err
 	}
