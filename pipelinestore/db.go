@@ -50,11 +50,11 @@ type DB struct {
 	schema  string                 // PostgreSQL's current schema, which scopes advisory locks
 	owned   bool                   // Open opened the pools, so Close closes them
 	river   *river.Client[*sql.Tx] // inserts webhook messages (see queue.go)
-	// operatorDSN is set when the pool's transactions carry a statement
-	// timeout: the operator's work then connects without it (see
+	// dsn is PostgreSQL's DSN when Open opened the pool: the operator's
+	// work connects with it, without the statement timeout (see
 	// onOperatorDB).
-	operatorDSN string
-	trips       *atomic.Int64 // round trips to PostgreSQL, when Open made the pool
+	dsn   string
+	trips *atomic.Int64 // round trips to PostgreSQL, when Open made the pool
 
 	mu     sync.Mutex
 	closed bool
@@ -87,9 +87,10 @@ func WithMaxConns(n int) Option { return func(o *options) { o.maxConns = n } }
 // DSN still names the dialect. The store leaves the pool's settings alone
 // and does not close it. On SQLite the one pool serves reads and writes, and
 // should hold a single connection (SetMaxOpenConns(1)) so that writers
-// queue rather than fail with "database is locked". On PostgreSQL, give
-// its connections plan_cache_mode=force_generic_plan (a DSN parameter), as
-// Open does, or PostgreSQL may plan the lists anew on every execution.
+// queue rather than fail with "database is locked". On PostgreSQL the
+// pool's transactions begin with a BEGIN of their own (a round trip more
+// than on the store's own pool), and run-time parameters are whatever the
+// pool's connections carry.
 func WithSQLDB(db *sql.DB) Option { return func(o *options) { o.sqlDB = db } }
 
 // WithStatementTimeout bounds how long the database itself works on, or
@@ -98,8 +99,9 @@ func WithSQLDB(db *sql.DB) Option { return func(o *options) { o.sqlDB = db } }
 // connections. It is a safety net under the deadline of the context, which
 // the store honours on both databases. On PostgreSQL it sets
 // statement_timeout (which also bounds waiting for a row lock) and
-// idle_in_transaction_session_timeout (at least a second) on every
-// connection of the pool; Open's first query, Migrate, Seed and
+// idle_in_transaction_session_timeout (at least a second) in every
+// transaction, and for every statement outside one, with SET LOCAL (never
+// on the connection: see pgConn); Open's first query, Migrate, Seed and
 // PurgeIdempotency, which may rightly take longer, run on connections of
 // their own without it. On SQLite it is the busy timeout: how long a
 // write waits for another process's lock on the file (default 10 s). A
@@ -168,15 +170,15 @@ func openPostgres(ctx context.Context, dsn string, o options) (*DB, error) {
 	b := bun.NewDB(sqldb, pgdialect.New())
 	p := newPool(b, true, o.hooks)
 	db := &DB{w: p, r: p, dialect: DialectPostgres, owned: o.sqlDB == nil, trips: &trips}
-	if o.sqlDB == nil && o.statementTimeout > 0 {
-		db.operatorDSN = dsn
+	if o.sqlDB == nil {
+		db.dsn = dsn
 	}
 	// The probe is the operator's work: a statement timeout shorter than
 	// a new connection's first statement must not fail Open.
 	err := db.onOperatorDB(func(ob *bun.DB) error {
 		return ob.QueryRowContext(ctx, "SELECT COALESCE(current_schema(), '')").Scan(&db.schema)
 	})
-	if err == nil && db.operatorDSN != "" {
+	if err == nil && o.statementTimeout > 0 {
 		// The pool's own settings are checked too: a value the server
 		// refuses fails Open, not requests.
 		err = b.PingContext(ctx)
