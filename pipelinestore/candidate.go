@@ -169,12 +169,12 @@ WHERE c.id = $1 AND c.job_id = $2 AND `+visible(3), ` FOR NO KEY UPDATE OF c`)
 // claimed before the row is locked, as when the two go one after the
 // other.
 var (
-	qClaimCandidate = preparedPG(`SELECT ` + claimColumns("k") + `, r.*
+	qClaimCandidate = `SELECT ` + claimColumns("k") + `, r.*
 FROM pipeline_claim_key($4, $5, $6, $7) AS k
-LEFT JOIN LATERAL (` + qCandidate.plain + ` AND k.locked IS NOT NULL` + qCandidate.lock + `) AS r ON true`)
-	qClaimCandidateForMove = preparedPG(`SELECT ` + claimColumns("k") + `, r.*
+LEFT JOIN LATERAL (` + qCandidate.plain + ` AND k.locked IS NOT NULL` + qCandidate.lock + `) AS r ON true`
+	qClaimCandidateForMove = `SELECT ` + claimColumns("k") + `, r.*
 FROM pipeline_claim_key($5, $6, $7, $8) AS k
-LEFT JOIN LATERAL (` + qCandidateForMove.plain + ` AND k.locked IS NOT NULL` + qCandidateForMove.lock + `) AS r ON true`)
+LEFT JOIN LATERAL (` + qCandidateForMove.plain + ` AND k.locked IS NOT NULL` + qCandidateForMove.lock + `) AS r ON true`
 )
 
 // Candidate returns a candidate of a job viewer can reach, with its stage

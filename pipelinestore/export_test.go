@@ -82,14 +82,14 @@ func ListPlans(ctx context.Context, db *DB, viewer, jobID, stageID int64, search
 // Exec runs a statement on db's writer, for tests that change what no
 // operation changes (a member's role).
 func Exec(db *DB, query string, args ...any) error {
-	_, err := db.w.bun.DB.ExecContext(context.Background(), db.w.dialectText(query), args...)
+	_, err := db.w.bun.DB.ExecContext(context.Background(), query, args...)
 	return err
 }
 
 // QueryBytes reads one value of one row as bytes.
 func QueryBytes(db *DB, query string, args ...any) ([]byte, error) {
 	var b []byte
-	err := db.r.bun.DB.QueryRowContext(context.Background(), db.r.dialectText(query), args...).Scan(&b)
+	err := db.r.bun.DB.QueryRowContext(context.Background(), query, args...).Scan(&b)
 	return b, err
 }
 

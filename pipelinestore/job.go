@@ -68,9 +68,9 @@ ORDER BY s.position`)
 WHERE id = $6`)
 
 	qJobsPage = [2]string{
-		preparedSQLite(jobsPage(false, false)), preparedPG(jobsPage(true, false))}
+		preparedSQLite(jobsPage(false, false)), jobsPage(true, false)}
 	qJobsCount = [2]string{
-		preparedSQLite(jobsCount(false, false)), preparedPG(jobsCount(true, false))}
+		preparedSQLite(jobsCount(false, false)), jobsCount(true, false)}
 )
 
 // ListJobs returns a page of the jobs viewer can reach on all of its teams,

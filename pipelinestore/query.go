@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -15,6 +14,11 @@ import (
 // request path are written in SQL and run by the runner, which Bun maps
 // the rows of; the rarer statements (migrations, seeding, operator
 // queries) go through Bun's query builder.
+//
+// Statements are written once, with numbered parameters $1, $2, …, which
+// both databases read: PostgreSQL natively, SQLite as its $NNN parameters,
+// which its driver binds to the arguments by number. Where the dialects'
+// SQL differs, each has its statement, named for it (qFeedStartPG).
 //
 // On PostgreSQL a statement is sent as text, its arguments written in by
 // the driver (see pgConn): nothing is prepared on a server connection. On
@@ -39,27 +43,17 @@ type pool struct {
 // (SQLite's writer has only one). So every statement a transaction runs
 // is written down here, and Write prepares them all on the pool before its
 // first transaction begins.
-var registry []struct {
-	query   string
-	dialect string // "": both
-}
+var registry []string
 
-func register(query, dialect string) string {
-	registry = append(registry, struct {
-		query   string
-		dialect string
-	}{query, dialect})
+// prepared registers a statement that SQLite runs, of both dialects or of
+// SQLite's alone, and returns it.
+func prepared(query string) string {
+	registry = append(registry, query)
 	return query
 }
 
-// prepared registers a statement of both dialects and returns it.
-func prepared(query string) string { return register(query, "") }
-
-// preparedPG registers a statement that only PostgreSQL runs.
-func preparedPG(query string) string { return register(query, DialectPostgres) }
-
 // preparedSQLite registers a statement that only SQLite runs.
-func preparedSQLite(query string) string { return register(query, DialectSQLite) }
+func preparedSQLite(query string) string { return prepared(query) }
 
 // lockable is a read that a transaction may also run to lock the rows it
 // reads, which only PostgreSQL needs: SQLite's write transactions are
@@ -70,11 +64,10 @@ type lockable struct{ plain, lock string }
 // locked is the locking form of the read.
 func (q lockable) locked() string { return q.plain + q.lock }
 
-// preparedLockable registers a read and its locking form.
+// preparedLockable registers a read; its locking form only PostgreSQL
+// runs.
 func preparedLockable(query, lock string) lockable {
-	q := lockable{plain: prepared(query), lock: lock}
-	preparedPG(q.locked())
-	return q
+	return lockable{plain: prepared(query), lock: lock}
 }
 
 // prepareAll prepares the registry's statements on a SQLite pool, once.
@@ -91,12 +84,9 @@ func (p *pool) prepareAll(ctx context.Context) error {
 	if p.prepared {
 		return nil
 	}
-	for _, r := range registry {
-		if r.dialect == DialectPostgres {
-			continue
-		}
-		if _, err := p.stmt(ctx, r.query); err != nil {
-			return fmt.Errorf("pipelinestore: prepare %q: %w", r.query, err)
+	for _, q := range registry {
+		if _, err := p.stmt(ctx, q); err != nil {
+			return fmt.Errorf("pipelinestore: prepare %q: %w", q, err)
 		}
 	}
 	p.prepared = true
@@ -122,7 +112,7 @@ func (p *pool) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	if s, ok := p.stmts.Load(query); ok {
 		return s.(*sql.Stmt), nil
 	}
-	s, err := p.bun.DB.PrepareContext(ctx, p.dialectText(query))
+	s, err := p.bun.DB.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}
@@ -131,15 +121,6 @@ func (p *pool) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 		return prev.(*sql.Stmt), nil
 	}
 	return s, nil
-}
-
-// dialectText is a query as the pool's database reads it: SQLite takes
-// PostgreSQL's numbered parameters $n as ?n.
-func (p *pool) dialectText(query string) string {
-	if p.pg {
-		return query
-	}
-	return strings.ReplaceAll(query, "$", "?")
 }
 
 // close closes the prepared statements.
@@ -196,7 +177,7 @@ func (r runner) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 	if !ok {
 		// Not in the registry: prepared for this transaction alone, on its
 		// own connection.
-		return r.tx.Tx.PrepareContext(ctx, r.p.dialectText(query))
+		return r.tx.Tx.PrepareContext(ctx, query)
 	}
 	return r.tx.Tx.StmtContext(ctx, s.(*sql.Stmt)), nil
 }
