@@ -115,11 +115,10 @@ func (kc *keyClaim) Outcome(ctx context.Context) (bool, *pipeline.IdempotencyRec
 // claim's. It returns nil when no claim waits.
 func (t *tx) waitingClaim() *keyClaim {
 	kc := t.claim
-	if kc == nil || kc.done || kc.err != nil || len(t.run.later.stmts) != 1 || t.run.later.stmts[0] != qClaimKey {
+	if kc == nil || kc.done || kc.err != nil || !t.run.takeAlone(qClaimKey) {
 		return nil
 	}
 	t.claim = nil
-	t.run.later.reset()
 	return kc
 }
 

@@ -14,7 +14,7 @@ import (
 // inside one transaction and keeps no state on the server connection, so
 // it works the same behind a transaction pooler.
 //
-// The store's code sees three methods of runner:
+// The store's code sees the batch through runner's methods of batcher:
 //
 //   - deferred(ctx, query, args...) runs a write that returns nothing.
 //     Inside a PostgreSQL transaction it waits in the transaction's batch;
@@ -26,6 +26,9 @@ import (
 //   - flush(ctx) sends the batch. get, all and exec call it first, so a
 //     write waiting always runs before any later statement of its
 //     transaction, and Write calls it before the commit.
+//   - takeAlone(query) takes the batch back when it is query alone, for
+//     the caller to send in a statement of its own making (a key's claim
+//     made by the locking read that follows it: see qClaimCandidate).
 //
 // A batch is sent as one simple query: its statements joined with ";",
 // their parameters numbered through ($1 of the second statement becomes
@@ -45,6 +48,17 @@ import (
 // statement in the same way (see pgConn), so a transaction whose first
 // statement is a read and whose writes all wait costs three round trips:
 // BEGIN with the read, the batch, COMMIT.
+
+// batcher is the batching of a write transaction, as the store's code
+// uses it (see above).
+type batcher interface {
+	deferred(ctx context.Context, query string, args ...any) error
+	deferredReturning(ctx context.Context, query string, scan func(context.Context, *sql.Rows) error, args ...any) error
+	flush(ctx context.Context) error
+	takeAlone(query string) bool
+}
+
+var _ batcher = runner{}
 
 // batch is a transaction's writes waiting to be sent together. At most one
 // of them returns rows, which scan reads.
@@ -143,4 +157,14 @@ func (r runner) flush(ctx context.Context) (err error) {
 		return err
 	}
 	return b.scan(ctx, rows)
+}
+
+// takeAlone empties the batch and reports true when it holds query alone;
+// else it leaves the batch as it is.
+func (r runner) takeAlone(query string) bool {
+	if r.later == nil || len(r.later.stmts) != 1 || r.later.stmts[0] != query {
+		return false
+	}
+	r.later.reset()
+	return true
 }
