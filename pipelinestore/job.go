@@ -74,8 +74,7 @@ WHERE id = $6`)
 )
 
 // ListJobs returns a page of the jobs viewer can reach on all of its teams,
-// newest first, with the total, in one query. A search is planned for its
-// pattern (see runner.planned).
+// newest first, with the total, in one query.
 func (db *DB) ListJobs(ctx context.Context, viewer int64, f pipeline.JobFilter) (pipeline.List[pipeline.Job], error) {
 	filter := args(viewer, string(f.Status))
 	pg := db.dialect == DialectPostgres
