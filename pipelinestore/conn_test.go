@@ -2,12 +2,16 @@ package pipelinestore_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"net/url"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun/driver/pgdriver"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 	"github.com/pipeline-dev/pipeline/pipelinestore"
@@ -129,4 +133,44 @@ func TestDB_Batch(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, res.Replayed, "the key's record was stored with the move")
 	assert.Equal(t, "Screening", res.Value.Stage)
+}
+
+// TestOpen_WithPreparedStatements: on a direct connection, the reads
+// outside a transaction run as statements prepared on the connection,
+// with generic plans and the settings set on the connection, and answer as
+// without.
+func TestOpen_WithPreparedStatements(t *testing.T) {
+	if behindPgBouncer(t, storetest.PostgresDSN(t)) {
+		t.Skip("the server is reached through PgBouncer, where prepared statements do not hold")
+	}
+	ctx := context.Background()
+	db := storetest.OpenPostgres(t, pipelinestore.WithPreparedStatements(), pipelinestore.WithStatementTimeout(1500*time.Millisecond))
+	f := storetest.Seeded(t, db)
+	olivia := f.As(t, "olivia")
+	job := f.Job("backend")
+	for range 2 {
+		list, err := f.Svc.ListCandidates(olivia, job, pipeline.CandidateFilter{})
+		require.NoError(t, err)
+		assert.NotEmpty(t, list.Items)
+		res, err := f.Svc.AddNote(olivia, job, list.Items[0].ID, pipeline.NewNote{Content: "note"})
+		require.NoError(t, err)
+		assert.Equal(t, "note", res.Value.Content)
+	}
+	var settings string
+	require.NoError(t, pipelinestore.Query(ctx, db,
+		`SELECT current_setting('plan_cache_mode') || ' ' || current_setting('statement_timeout') || ' ' || (SELECT count(*) FROM pg_prepared_statements WHERE NOT from_sql)`, &settings))
+	assert.Regexp(t, `^force_generic_plan 1500ms [1-9]`, settings)
+}
+
+// behindPgBouncer reports whether dsn reaches PgBouncer rather than
+// PostgreSQL: PgBouncer answers for its own database "pgbouncer", which
+// PostgreSQL does not have.
+func behindPgBouncer(t *testing.T, dsn string) bool {
+	u, err := url.Parse(dsn)
+	require.NoError(t, err)
+	u.Path = "/pgbouncer"
+	db := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(u.String())))
+	defer db.Close()
+	err = db.PingContext(context.Background())
+	return err == nil || !strings.Contains(err.Error(), "does not exist")
 }

@@ -71,6 +71,7 @@ type options struct {
 	sqlDB            *sql.DB
 	hooks            []bun.QueryHook
 	statementTimeout time.Duration
+	sessions         bool
 }
 
 // DefaultMaxConns is the PostgreSQL pool size when WithMaxConns is not
@@ -111,6 +112,20 @@ func WithSQLDB(db *sql.DB) Option { return func(o *options) { o.sqlDB = db } }
 func WithStatementTimeout(d time.Duration) Option {
 	return func(o *options) { o.statementTimeout = d }
 }
+
+// WithPreparedStatements lets the store keep state on PostgreSQL's server
+// connections, for speed on a direct connection (or a session pooler):
+// the reads outside a transaction (lists, records, tokens, the rate
+// limiter) run as statements prepared on each connection and planned
+// once there (plan_cache_mode=force_generic_plan), instead of parsed and
+// planned at every run; run-time parameters, the statement timeout's
+// included, are set on each connection when it opens. Never use it behind
+// a transaction pooler (PgBouncer's pool_mode = transaction), which lends
+// a connection's statements and settings to whichever client comes next:
+// without it the store keeps nothing on a server connection (see pgConn).
+// Transactions run the same either way. It does not apply to a pool given
+// with WithSQLDB.
+func WithPreparedStatements() Option { return func(o *options) { o.sessions = true } }
 
 // WithQueryHook adds a Bun query hook, told of every statement the store
 // sends (for tracing or logging).
@@ -158,7 +173,7 @@ func openPostgres(ctx context.Context, dsn string, o options) (*DB, error) {
 	sqldb := o.sqlDB
 	var trips atomic.Int64
 	if sqldb == nil {
-		connector, err := pgConnector(dsn, timeoutParams(o.statementTimeout), &trips)
+		connector, err := pgConnector(dsn, timeoutParams(o.statementTimeout), o.sessions, &trips)
 		if err != nil {
 			return nil, err
 		}
@@ -169,6 +184,7 @@ func openPostgres(ctx context.Context, dsn string, o options) (*DB, error) {
 	}
 	b := bun.NewDB(sqldb, pgdialect.New())
 	p := newPool(b, true, o.hooks)
+	p.sessions = o.sessions && o.sqlDB == nil
 	db := &DB{w: p, r: p, dialect: DialectPostgres, owned: o.sqlDB == nil, trips: &trips}
 	if o.sqlDB == nil {
 		db.dsn = dsn

@@ -35,7 +35,9 @@ import (
 //     lock, refuses to run through a transaction pooler (see
 //     ApplyMigrations).
 //
-// So no setting turns connection state on or off: there is none.
+// WithPreparedStatements turns such state on, for a direct connection:
+// then the reads outside a transaction are prepared on each connection
+// and the run-time parameters are set on it when it opens.
 
 // settingName is the form of a run-time parameter's name (a placeholder
 // for an extension's, such as pg_trgm.similarity_threshold, included).
@@ -78,9 +80,11 @@ func timeoutParams(timeout time.Duration) map[string]string {
 // pgConnector makes the store's connections to PostgreSQL: pgdriver's,
 // which set the DSN's run-time parameters and those of extra in every
 // transaction rather than when connecting (a parameter of the DSN wins),
-// and count their round trips in trips. It turns the driver's panic on a
-// malformed DSN into an error.
-func pgConnector(dsn string, extra map[string]string, trips *atomic.Int64) (c driver.Connector, err error) {
+// and count their round trips in trips. With sessions (see
+// WithPreparedStatements) the parameters are set on the connection when
+// it opens instead, plan_cache_mode=force_generic_plan with them. It
+// turns the driver's panic on a malformed DSN into an error.
+func pgConnector(dsn string, extra map[string]string, sessions bool, trips *atomic.Int64) (c driver.Connector, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			c, err = nil, fmt.Errorf("pipelinestore: invalid PostgreSQL DSN: %v", p)
@@ -90,11 +94,24 @@ func pgConnector(dsn string, extra map[string]string, trips *atomic.Int64) (c dr
 	for k, v := range extra {
 		params[k] = v
 	}
+	if sessions {
+		// The prepared reads are built to walk an index whatever their
+		// arguments (TestStore_ListPlans); left to choose, PostgreSQL may
+		// plan a list anew on every execution instead.
+		params["plan_cache_mode"] = "force_generic_plan"
+	}
 	takeParams := func(conf *pgdriver.Config) {
 		for k, v := range conf.ConnParams {
 			params[k] = fmt.Sprint(v)
 		}
 		conf.ConnParams = nil
+		if sessions {
+			conf.ConnParams = map[string]any{}
+			for k, v := range params {
+				conf.ConnParams[k] = v
+			}
+			clear(params)
+		}
 	}
 	// The driver's own tracing is off: no tracer is installed, and the
 	// spans cost time on every query. Query hooks see every statement.
@@ -211,16 +228,43 @@ func (c *pgConn) Prepare(query string) (driver.Stmt, error) {
 	return c.PrepareContext(context.Background(), query)
 }
 
-// PrepareContext prepares a statement on the connection. The store never
-// does (a statement prepared on one server connection is unknown on the
-// others a pooler lends); it is here for code given the pool, and sends a
-// waiting opening first so that the statement runs inside its transaction.
+// PrepareContext prepares a statement on the connection: only with
+// WithPreparedStatements (a statement prepared on one server connection is
+// unknown on the others a pooler lends), and for code given the pool. It
+// sends a waiting opening first, so that the statement runs inside its
+// transaction.
 func (c *pgConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
 	if err := c.sendOpening(ctx); err != nil {
 		return nil, err
 	}
 	c.trips.Add(1)
-	return c.Conn.PrepareContext(ctx, query)
+	s, err := c.Conn.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return pgStmt{Stmt: s, trips: c.trips}, nil
+}
+
+// pgStmt is a statement prepared on a pgConn, whose runs count as round
+// trips.
+type pgStmt struct {
+	driver.Stmt
+	trips *atomic.Int64
+}
+
+var (
+	_ driver.StmtExecContext  = pgStmt{}
+	_ driver.StmtQueryContext = pgStmt{}
+)
+
+func (s pgStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	s.trips.Add(1)
+	return s.Stmt.(driver.StmtExecContext).ExecContext(ctx, args)
+}
+
+func (s pgStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	s.trips.Add(1)
+	return s.Stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
 }
 
 // ResetSession runs before the connection is handed out again, when no

@@ -28,8 +28,11 @@ type pool struct {
 	bun   *bun.DB
 	pg    bool
 	hooks []bun.QueryHook // also registered on bun, for the statements Bun runs
+	// sessions: PostgreSQL runs the reads outside a transaction as
+	// statements prepared on each connection (see WithPreparedStatements).
+	sessions bool
 
-	stmts sync.Map // SQLite: query text as written → *sql.Stmt
+	stmts sync.Map // query text as written → *sql.Stmt
 
 	// preparing is held while the registry is prepared: a channel, so that
 	// a request waiting for it gives up at its deadline.
@@ -107,7 +110,7 @@ func (p *pool) addHook(h bun.QueryHook) {
 	p.bun.AddQueryHook(h)
 }
 
-// stmt returns the SQLite statement of query, preparing it on first use.
+// stmt returns the statement of query, preparing it on first use.
 func (p *pool) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	if s, ok := p.stmts.Load(query); ok {
 		return s.(*sql.Stmt), nil
@@ -154,10 +157,11 @@ func (r runner) on() querier {
 	return r.p.bun.DB
 }
 
-// query runs a statement that returns rows: on PostgreSQL as text, on
-// SQLite prepared, bound to the transaction if any.
+// query runs a statement that returns rows: on PostgreSQL as text (or
+// prepared outside a transaction, with WithPreparedStatements), on SQLite
+// prepared, bound to the transaction if any.
 func (r runner) query(ctx context.Context, query string, args []any) (*sql.Rows, error) {
-	if r.p.pg {
+	if r.p.pg && (r.tx != nil || !r.p.sessions) {
 		return r.on().QueryContext(ctx, query, args...)
 	}
 	s, err := r.prepared(ctx, query)
