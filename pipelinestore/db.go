@@ -4,6 +4,15 @@
 // domain are expressed in SQL so that every read is one round trip in the
 // common case.
 //
+// On PostgreSQL the store keeps nothing on a server connection between
+// transactions, so that it runs behind a transaction pooler (PgBouncer
+// with pool_mode = transaction) as it does on a direct connection:
+// statements travel as text with their arguments, run-time parameters are
+// set in each transaction, locks belong to transactions, and migrations
+// are serialized by a lock that an open transaction holds. No setting is
+// needed for a pooler; WithPreparedStatements trades that independence for
+// speed on a direct connection.
+//
 // Row structs with bun tags stay inside this package and are converted to
 // domain types at the edge; driver errors are converted in one place
 // (formatError).

@@ -31,9 +31,8 @@ import (
 //     them in front of itself, in the same simple query, which PostgreSQL
 //     runs as one implicit transaction.
 //   - Locks are taken for a transaction (pg_try_advisory_xact_lock, FOR NO
-//     KEY UPDATE), never for the session; migrating, which holds a session
-//     lock, refuses to run through a transaction pooler (see
-//     ApplyMigrations).
+//     KEY UPDATE), never for the session; migrations are serialized by a
+//     lock that an open transaction holds (see lockMigrations).
 //
 // WithPreparedStatements turns such state on, for a direct connection:
 // then the reads outside a transaction are prepared on each connection
