@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -173,4 +174,42 @@ func behindPgBouncer(t *testing.T, dsn string) bool {
 	defer db.Close()
 	err = db.PingContext(context.Background())
 	return err == nil || !strings.Contains(err.Error(), "does not exist")
+}
+
+// TestDB_ConcurrentMigrations: servers starting at once on one schema
+// migrate it one after the other, directly as through a transaction
+// pooler (run at once, the same migrations would fail on each other's
+// tables), and the lock is released for the next.
+func TestDB_ConcurrentMigrations(t *testing.T) {
+	ctx := context.Background()
+	dsn := storetest.PostgresSchemaDSN(t)
+	const servers = 3
+	errs := make([]error, servers)
+	var wg sync.WaitGroup
+	for i := range servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			db, err := pipelinestore.Open(ctx, dsn)
+			if err == nil {
+				errs[i] = errors.Join(db.Migrate(ctx), db.Close())
+			} else {
+				errs[i] = err
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		require.NoError(t, err)
+	}
+	db, err := pipelinestore.Open(ctx, dsn)
+	require.NoError(t, err)
+	defer db.Close()
+	applied, err := db.ApplyMigrations(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, applied, "migrated once")
+	st, err := db.MigrationStatus(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, st.Pending)
+	assert.NotEmpty(t, st.Applied)
 }
