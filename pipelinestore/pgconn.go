@@ -114,23 +114,23 @@ func pgConnector(dsn string, extra map[string]string, sessions bool, trips *atom
 	}
 	// The driver's own tracing is off: no tracer is installed, and the
 	// spans cost time on every query. Query hooks see every statement.
-	connector := pgdriver.NewConnector(pgdriver.WithDSN(dsn), takeParams, pgdriver.WithTracing(false),
+	pc := pgdriver.NewConnector(pgdriver.WithDSN(dsn), takeParams, pgdriver.WithTracing(false),
 		withFaultConns, pgdriver.WithResetSessionFunc(resetSession))
 	set, err := settings(params)
 	if err != nil {
 		return nil, err
 	}
-	return pgConnectorOf{Connector: connector, settings: set, trips: trips}, nil
+	return connector{Connector: pc, settings: set, trips: trips}, nil
 }
 
-// pgConnectorOf makes pgConns.
-type pgConnectorOf struct {
+// connector makes the store's pgConns.
+type connector struct {
 	*pgdriver.Connector
 	settings string
 	trips    *atomic.Int64
 }
 
-func (c pgConnectorOf) Connect(ctx context.Context) (driver.Conn, error) {
+func (c connector) Connect(ctx context.Context) (driver.Conn, error) {
 	cn, err := c.Connector.Connect(ctx)
 	if err != nil {
 		return nil, err
