@@ -133,7 +133,7 @@ func writeValue(w io.Writer, v reflect.Value) {
 
 // write runs a write in one transaction, in the API's check order: load
 // finds the record the write is about (not_found), then the idempotency key
-// is claimed (validation_failed, conflict) or replays its stored result,
+// is judged (validation_failed, conflict) or replays its stored result,
 // then act validates the input and acts. The value act returns is stored
 // under the key in the same transaction. A nil load finds nothing.
 func write[R, T any](s *Service, ctx context.Context, c Caller, k *keyed, load func(Tx) (R, error), act func(Tx, R) (T, error)) (Result[T], error) {
@@ -141,9 +141,9 @@ func write[R, T any](s *Service, ctx context.Context, c Caller, k *keyed, load f
 	busy, release := s.hold(c, k)
 	defer release()
 	err := s.store.Write(ctx, func(tx Tx) error {
-		// The key is claimed before the record is read (a store may
-		// send the claim with the read, even in one statement), and
-		// judged after it, in the check order.
+		// The key is claimed before load locks the record, so that a
+		// request whose key another holds answers conflict instead of
+		// waiting for the record; it is judged once the record is read.
 		var cl claimed
 		if k != nil {
 			cl = s.claim(ctx, tx, c, k.key, busy)

@@ -102,12 +102,12 @@ type Store interface {
 	ListNotes(ctx context.Context, viewer, jobID, candidateID int64, page int) (List[Note], error)
 }
 
-// KeyClaim is the outcome of claiming an idempotency key (see
-// Tx.ClaimIdempotencyKey).
+// KeyClaim is a team's idempotency key claimed by a write transaction
+// (see Tx.ClaimIdempotencyKey).
 type KeyClaim interface {
-	// Outcome reports whether the key's lock was free (false: another
-	// transaction holds it now) and the record found, or nil. It sends the
-	// claim first if no statement has carried it yet.
+	// Outcome reports whether the key was free (false: another
+	// transaction holds it) and the record stored under it, or nil. The
+	// claim's error, if any, is returned here.
 	Outcome(ctx context.Context) (free bool, rec *IdempotencyRecord, err error)
 }
 
@@ -115,12 +115,13 @@ type KeyClaim interface {
 // through it for change (jobs, candidates, ratings) stay locked until the
 // transaction ends.
 type Tx interface {
-	// ClaimIdempotencyKey takes the transaction-scoped lock of a team's key
-	// without waiting and, holding it, reads the record stored under the
-	// key and created at or after since. The claim comes before any
-	// statement the transaction sends after it, but a store may send it
-	// with the next one, in the same round trip: its outcome is read from
-	// the KeyClaim.
+	// ClaimIdempotencyKey claims a team's key for the rest of the
+	// transaction, without waiting for another transaction that holds it,
+	// and reads the record stored under the key and created at or after
+	// since. The key is claimed before any row the transaction locks
+	// after this call, so that a write whose key another transaction
+	// holds does not wait for that row; the outcome may be asked for
+	// later, once those rows are read.
 	ClaimIdempotencyKey(ctx context.Context, teamID int64, key string, since time.Time) KeyClaim
 	// SaveIdempotencyRecord stores a record, replacing an expired one under
 	// the same team and key.

@@ -35,25 +35,21 @@ func candidateListQuery(stage, search bool) candidateQuery {
 		q.search = true
 		q.cond += ` AND ` + matches(n, "c.name_fold", "c.email_fold")
 	}
-	total, size := q.total(), ""
+	total := q.total()
 	if search {
-		total, size = "p.total", `, `+jobSize+` AS job_size`
+		total = "p.total"
 	}
-	q.page = `SELECT ` + candidateColumns + `, ` + total + ` AS total` + size + `
+	q.page = `SELECT ` + candidateColumns + `, ` + total + ` AS total` + `
 FROM (SELECT c.id` + q.windowCount() + ` FROM candidates AS c WHERE ` + q.cond + `
 	ORDER BY c.applied DESC, c.id DESC LIMIT ` + strconv.Itoa(pipeline.PageSize) + ` OFFSET $` + strconv.Itoa(n+1) + `) AS p
 JOIN candidates AS c ON c.id = p.id
 JOIN jobs AS j ON j.id = c.job_id
 WHERE ` + visible(2) + `
 ORDER BY c.applied DESC, c.id DESC`
-	q.empty = `SELECT ` + q.total() + ` AS total, ` + q.stageOK() + ` AS stage_ok` + size + `
+	q.empty = `SELECT ` + q.total() + ` AS total, ` + q.stageOK() + ` AS stage_ok` + `
 FROM jobs AS j WHERE j.id = $1 AND ` + visible(2)
 	return q
 }
-
-// jobSize is the number of candidates of the job $1, from the stages'
-// counts.
-const jobSize = `(SELECT CAST(COALESCE(sum(st.candidate_count), 0) AS BIGINT) FROM stages AS st WHERE st.job_id = $1)`
 
 // candidateQuery is the SQL of a candidate list: cond is the condition on
 // the job's candidates c that pass the filter; page reads a page, and
@@ -74,20 +70,14 @@ func (q candidateQuery) windowCount() string {
 	return ""
 }
 
-// The list queries are prepared. A search of a job larger than
-// searchScanLimit is planned for its pattern instead (see runner.planned):
-// there the trigram indexes find the matches; in a smaller job, walking the
-// job's candidates costs less than planning.
+// The list queries are prepared on SQLite; PostgreSQL plans each run for
+// its arguments, so that a search's plan fits its pattern.
 var (
 	qCandidates      = prepareCandidateList(candidateListQuery(false, false))
 	qStageCandidates = prepareCandidateList(candidateListQuery(true, false))
 	qSearch          = [2]candidateQuery{
 		prepareCandidateList(candidateListQuery(false, true)), prepareCandidateList(candidateListQuery(true, true))}
 )
-
-// searchScanLimit is the size of a job up to which a search walks its
-// candidates.
-const searchScanLimit = 10000
 
 func prepareCandidateList(q candidateQuery) candidateQuery {
 	prepared(q.page)
@@ -109,9 +99,6 @@ func (db *DB) ListCandidates(ctx context.Context, viewer, jobID int64, f pipelin
 	}
 	if f.Search != "" {
 		q, filter = qSearch[btoi(f.StageID != 0)], append(filter, likePattern(f.Search))
-		if size, ok := db.jobSizes.get(jobID); !ok || size > searchScanLimit {
-			run = run.planned()
-		}
 	}
 	var rows []candidateRow
 	if err := run.all(ctx, q.page, append(filter, pipeline.Offset(f.Page)), &rows); err != nil {
@@ -123,21 +110,14 @@ func (db *DB) ListCandidates(ctx context.Context, viewer, jobID int64, f pipelin
 	}
 	if len(rows) > 0 {
 		list.Total = rows[0].Total
-		if q.search {
-			db.jobSizes.put(jobID, rows[0].JobSize)
-		}
 		return list, nil
 	}
 	var empty struct {
 		Total   int `bun:"total"`
 		StageOK int `bun:"stage_ok"`
-		JobSize int `bun:"job_size"`
 	}
 	if err := run.get(ctx, q.empty, filter, &empty); err != nil {
 		return pipeline.List[pipeline.Candidate]{}, formatError(err, "Job")
-	}
-	if q.search {
-		db.jobSizes.put(jobID, empty.JobSize)
 	}
 	if empty.StageOK == 0 {
 		return pipeline.List[pipeline.Candidate]{}, pipeline.ErrStageNotInJob
@@ -181,11 +161,20 @@ LEFT JOIN stages AS t ON t.id = $4 AND t.job_id = c.job_id
 WHERE c.id = $1 AND c.job_id = $2 AND `+visible(3), ` FOR NO KEY UPDATE OF c`)
 )
 
-// The locking reads of a candidate claiming a key first (see
-// tx.waitingClaim).
+// The locking reads of a candidate that claim a key first (see
+// tx.waitingClaim): qClaimKey's columns, then the read's, NULL when the
+// read finds no row. The read's parameters come first, then the claim's.
+// The read refers to the claim's row (an always true condition), so it
+// runs after the claim, as the inner side of a nested loop: the key is
+// claimed before the row is locked, as when the two go one after the
+// other.
 var (
-	qClaimCandidate        = preparedPG(claimWith(qCandidate, 3))
-	qClaimCandidateForMove = preparedPG(claimWith(qCandidateForMove, 4))
+	qClaimCandidate = `SELECT ` + claimColumns("k") + `, r.*
+FROM pipeline_claim_key($4, $5, $6, $7) AS k
+LEFT JOIN LATERAL (` + qCandidate.plain + ` AND k.locked IS NOT NULL` + qCandidate.lock + `) AS r ON true`
+	qClaimCandidateForMove = `SELECT ` + claimColumns("k") + `, r.*
+FROM pipeline_claim_key($5, $6, $7, $8) AS k
+LEFT JOIN LATERAL (` + qCandidateForMove.plain + ` AND k.locked IS NOT NULL` + qCandidateForMove.lock + `) AS r ON true`
 )
 
 // Candidate returns a candidate of a job viewer can reach, with its stage

@@ -2,12 +2,17 @@ package pipelinestore_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"net/url"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun/driver/pgdriver"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 	"github.com/pipeline-dev/pipeline/pipelinestore"
@@ -22,68 +27,47 @@ func TestDB_LazyBegin(t *testing.T) {
 	db := storetest.OpenPostgres(t)
 	ctx := context.Background()
 	const xid = "SELECT txid_current()"
-	// The first Write prepares the store's statements on the pool.
-	require.NoError(t, db.Write(ctx, func(pipeline.Tx) error { return nil }))
-	for name, simple := range map[string]bool{"plain SQL first": true, "prepared statement first": false} {
-		t.Run(name, func(t *testing.T) {
-			var first, second int64
-			before := pipelinestore.RoundTrips(db)
-			require.NoError(t, db.Write(ctx, func(tx pipeline.Tx) error {
-				if err := pipelinestore.TxGet(ctx, tx, simple, xid, nil, &first); err != nil {
-					return err
-				}
-				return pipelinestore.TxGet(ctx, tx, false, xid, nil, &second)
-			}))
-			assert.Equal(t, first, second, "one transaction")
-			// A statement outside the store's registry is prepared for
-			// its transaction: a round trip to prepare, one to run. Plain
-			// SQL carries BEGIN; a prepared statement first is prepared
-			// in SQL on the connection too (a round trip), then run as
-			// BEGIN with EXECUTE.
-			want := map[bool]int64{true: 1 + 2 + 1, false: 1 + 1 + 1 + 2 + 1}[simple]
-			assert.Equal(t, want, pipelinestore.RoundTrips(db)-before, "round trips")
-		})
-	}
+	var first, second int64
+	before := pipelinestore.RoundTrips(db)
+	require.NoError(t, db.Write(ctx, func(tx pipeline.Tx) error {
+		if err := pipelinestore.TxGet(ctx, tx, xid, nil, &first); err != nil {
+			return err
+		}
+		return pipelinestore.TxGet(ctx, tx, xid, nil, &second)
+	}))
+	assert.Equal(t, first, second, "one transaction")
+	assert.EqualValues(t, 1+1+1, pipelinestore.RoundTrips(db)-before, "BEGIN with the first, the second, COMMIT")
+
 	t.Run("nothing sent", func(t *testing.T) {
 		before := pipelinestore.RoundTrips(db)
 		require.NoError(t, db.Write(ctx, func(pipeline.Tx) error { return nil }))
 		failed := errors.New("failed")
 		require.ErrorIs(t, db.Write(ctx, func(pipeline.Tx) error { return failed }), failed)
 		assert.Zero(t, pipelinestore.RoundTrips(db)-before, "no BEGIN, COMMIT or ROLLBACK")
-		var x, y int64
-		require.NoError(t, db.Write(ctx, func(tx pipeline.Tx) error {
-			if err := pipelinestore.TxGet(ctx, tx, true, xid, nil, &x); err != nil {
-				return err
-			}
-			return pipelinestore.TxGet(ctx, tx, true, xid, nil, &y)
-		}), "the connections are as good as before")
-		assert.Equal(t, x, y)
 	})
 	t.Run("a failed first statement rolls back", func(t *testing.T) {
 		err := db.Write(ctx, func(tx pipeline.Tx) error {
 			var n int64
-			return pipelinestore.TxGet(ctx, tx, true, "SELECT 1/0", nil, &n)
+			return pipelinestore.TxGet(ctx, tx, "SELECT 1/0", nil, &n)
 		})
 		require.Error(t, err)
 		var x, y int64
 		require.NoError(t, db.Write(ctx, func(tx pipeline.Tx) error {
-			if err := pipelinestore.TxGet(ctx, tx, true, xid, nil, &x); err != nil {
+			if err := pipelinestore.TxGet(ctx, tx, xid, nil, &x); err != nil {
 				return err
 			}
-			return pipelinestore.TxGet(ctx, tx, false, xid, nil, &y)
-		}))
+			return pipelinestore.TxGet(ctx, tx, xid, nil, &y)
+		}), "the connections are as good as before")
 		assert.Equal(t, x, y)
 	})
 }
 
-// TestDB_LazyBegin_Execute: a transaction's first statement, when
-// prepared, goes with BEGIN as an EXECUTE of it; its arguments reach it as
-// the driver's binding would pass them: through EXECUTE for the types whose
-// text the driver writes as theirs, bound as before for bytes.
-func TestDB_LazyBegin_Execute(t *testing.T) {
+// TestDB_Arguments: the driver writes a statement's arguments into its
+// text; each reaches the server as the value it is, quotes, backslashes
+// and dollar signs included.
+func TestDB_Arguments(t *testing.T) {
 	db := storetest.OpenPostgres(t)
 	ctx := context.Background()
-	const xid = "SELECT txid_current()"
 	at := time.Date(2026, 11, 26, 8, 30, 1, 123456000, time.UTC)
 	const text = `O'Brien \ Zoë $1 '' --`
 	for name, c := range map[string]struct {
@@ -100,32 +84,39 @@ func TestDB_LazyBegin_Execute(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			var got string
-			var first, second int64
 			require.NoError(t, db.Write(ctx, func(tx pipeline.Tx) error {
-				if err := pipelinestore.TxGet(ctx, tx, false, `SELECT txid_current(), (`+c.query+`)`, c.args, &first, &got); err != nil {
-					return err
-				}
-				return pipelinestore.TxGet(ctx, tx, false, xid, nil, &second)
+				return pipelinestore.TxGet(ctx, tx, c.query, c.args, &got)
 			}))
 			assert.Equal(t, c.want, got)
-			assert.Equal(t, first, second, "one transaction")
 		})
 	}
 }
 
-// TestDB_PreparedBatch: the writes a transaction sends together go as
-// EXECUTEs of statements prepared in SQL on the connection, each planned
-// once there, and do what they did as plain SQL.
-func TestDB_PreparedBatch(t *testing.T) {
+// TestDB_TransactionSettings: the DSN's run-time parameters and the
+// statement timeout hold in every transaction and for every statement
+// outside one, set there rather than on the connection, so that they hold
+// on whichever server connection a pooler lends.
+func TestDB_TransactionSettings(t *testing.T) {
 	ctx := context.Background()
 	dsn := storetest.PostgresSchemaDSN(t)
-	migrating, err := pipelinestore.Open(ctx, dsn)
-	require.NoError(t, err)
-	require.NoError(t, errors.Join(migrating.Migrate(ctx), migrating.Close()))
-	// One connection, so that the statements' names are the ones read.
-	db, err := pipelinestore.Open(ctx, dsn, pipelinestore.WithMaxConns(1))
+	db, err := pipelinestore.Open(ctx, dsn+"&application_name=pipeline-settings", pipelinestore.WithStatementTimeout(1500*time.Millisecond))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
+	const read = `SELECT current_setting('statement_timeout') || ' ' || current_setting('application_name') || ' ' || current_schema()`
+	var inTx, outside string
+	require.NoError(t, db.Write(ctx, func(tx pipeline.Tx) error {
+		return pipelinestore.TxGet(ctx, tx, read, nil, &inTx)
+	}))
+	require.NoError(t, pipelinestore.Query(ctx, db, read, &outside))
+	assert.Regexp(t, `^1500ms pipeline-settings pipeline_test_`, inTx)
+	assert.Equal(t, inTx, outside)
+
+}
+
+// TestDB_Batch: the writes a transaction sends together do what each does
+// on its own.
+func TestDB_Batch(t *testing.T) {
+	db := storetest.OpenPostgres(t)
 	f := storetest.Seeded(t, db)
 	olivia := f.As(t, "olivia")
 	job, ada := f.Job("backend"), f.Res.Candidates["ada"]
@@ -138,13 +129,87 @@ func TestDB_PreparedBatch(t *testing.T) {
 	c, err := f.Svc.Candidate(olivia, job, ada)
 	require.NoError(t, err)
 	assert.Equal(t, "Interview", c.Stage)
+	res, err := f.Svc.MoveCandidate(olivia, job, ada, pipeline.StageMove{StageID: f.Res.Stages["backend"]["Screening"],
+		Idempotency: &pipeline.Idempotency{Key: "move-Screening"}})
+	require.NoError(t, err)
+	assert.True(t, res.Replayed, "the key's record was stored with the move")
+	assert.Equal(t, "Screening", res.Value.Stage)
+}
 
-	var prepared string
-	require.NoError(t, db.Write(ctx, func(tx pipeline.Tx) error {
-		return pipelinestore.TxGet(ctx, tx, true,
-			`SELECT string_agg(statement, ' | ') FROM pg_prepared_statements WHERE name LIKE 'pipeline\_%'`, nil, &prepared)
-	}))
-	for _, stmt := range []string{"UPDATE candidates SET stage_id", "INSERT INTO activity", "INSERT INTO idempotency_keys"} {
-		assert.Contains(t, prepared, stmt)
+// TestOpen_WithPreparedStatements: on a direct connection, the reads
+// outside a transaction run as statements prepared on the connection,
+// with generic plans and the settings set on the connection, and answer as
+// without.
+func TestOpen_WithPreparedStatements(t *testing.T) {
+	if behindPgBouncer(t, storetest.PostgresDSN(t)) {
+		t.Skip("the server is reached through PgBouncer, where prepared statements do not hold")
 	}
+	ctx := context.Background()
+	db := storetest.OpenPostgres(t, pipelinestore.WithPreparedStatements(), pipelinestore.WithStatementTimeout(1500*time.Millisecond))
+	f := storetest.Seeded(t, db)
+	olivia := f.As(t, "olivia")
+	job := f.Job("backend")
+	for range 2 {
+		list, err := f.Svc.ListCandidates(olivia, job, pipeline.CandidateFilter{})
+		require.NoError(t, err)
+		assert.NotEmpty(t, list.Items)
+		res, err := f.Svc.AddNote(olivia, job, list.Items[0].ID, pipeline.NewNote{Content: "note"})
+		require.NoError(t, err)
+		assert.Equal(t, "note", res.Value.Content)
+	}
+	var settings string
+	require.NoError(t, pipelinestore.Query(ctx, db,
+		`SELECT current_setting('plan_cache_mode') || ' ' || current_setting('statement_timeout') || ' ' || (SELECT count(*) FROM pg_prepared_statements WHERE NOT from_sql)`, &settings))
+	assert.Regexp(t, `^force_generic_plan 1500ms [1-9]`, settings)
+}
+
+// behindPgBouncer reports whether dsn reaches PgBouncer rather than
+// PostgreSQL: PgBouncer answers for its own database "pgbouncer", which
+// PostgreSQL does not have.
+func behindPgBouncer(t *testing.T, dsn string) bool {
+	u, err := url.Parse(dsn)
+	require.NoError(t, err)
+	u.Path = "/pgbouncer"
+	db := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(u.String())))
+	defer db.Close()
+	err = db.PingContext(context.Background())
+	return err == nil || !strings.Contains(err.Error(), "does not exist")
+}
+
+// TestDB_ConcurrentMigrations: servers starting at once on one schema
+// migrate it one after the other, directly as through a transaction
+// pooler (run at once, the same migrations would fail on each other's
+// tables), and the lock is released for the next.
+func TestDB_ConcurrentMigrations(t *testing.T) {
+	ctx := context.Background()
+	dsn := storetest.PostgresSchemaDSN(t)
+	const servers = 3
+	errs := make([]error, servers)
+	var wg sync.WaitGroup
+	for i := range servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			db, err := pipelinestore.Open(ctx, dsn)
+			if err == nil {
+				errs[i] = errors.Join(db.Migrate(ctx), db.Close())
+			} else {
+				errs[i] = err
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		require.NoError(t, err)
+	}
+	db, err := pipelinestore.Open(ctx, dsn)
+	require.NoError(t, err)
+	defer db.Close()
+	applied, err := db.ApplyMigrations(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, applied, "migrated once")
+	st, err := db.MigrationStatus(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, st.Pending)
+	assert.NotEmpty(t, st.Applied)
 }

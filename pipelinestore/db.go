@@ -4,6 +4,15 @@
 // domain are expressed in SQL so that every read is one round trip in the
 // common case.
 //
+// On PostgreSQL the store keeps nothing on a server connection between
+// transactions, so that it runs behind a transaction pooler (PgBouncer
+// with pool_mode = transaction) as it does on a direct connection:
+// statements travel as text with their arguments, run-time parameters are
+// set in each transaction, locks belong to transactions, and migrations
+// are serialized by a lock that an open transaction holds. No setting is
+// needed for a pooler; WithPreparedStatements trades that independence for
+// speed on a direct connection.
+//
 // Row structs with bun tags stay inside this package and are converted to
 // domain types at the edge; driver errors are converted in one place
 // (formatError).
@@ -15,7 +24,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
 	"runtime"
 	"strconv"
 	"strings"
@@ -27,7 +35,6 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
-	"github.com/uptrace/bun/driver/pgdriver"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
 	"github.com/pipeline-dev/pipeline/pipeline"
@@ -52,13 +59,11 @@ type DB struct {
 	schema  string                 // PostgreSQL's current schema, which scopes advisory locks
 	owned   bool                   // Open opened the pools, so Close closes them
 	river   *river.Client[*sql.Tx] // inserts webhook messages (see queue.go)
-	// operatorDSN is set when the pool's connections carry a statement
-	// timeout: the operator's work then connects without it (see
+	// dsn is PostgreSQL's DSN when Open opened the pool: the operator's
+	// work connects with it, without the statement timeout (see
 	// onOperatorDB).
-	operatorDSN string
-	trips       *atomic.Int64 // round trips to PostgreSQL, when Open made the pool
-
-	jobSizes sizes // what searches learned of jobs' sizes, to plan the next
+	dsn   string
+	trips *atomic.Int64 // round trips to PostgreSQL, when Open made the pool
 
 	mu     sync.Mutex
 	closed bool
@@ -75,6 +80,7 @@ type options struct {
 	sqlDB            *sql.DB
 	hooks            []bun.QueryHook
 	statementTimeout time.Duration
+	sessions         bool
 }
 
 // DefaultMaxConns is the PostgreSQL pool size when WithMaxConns is not
@@ -91,9 +97,10 @@ func WithMaxConns(n int) Option { return func(o *options) { o.maxConns = n } }
 // DSN still names the dialect. The store leaves the pool's settings alone
 // and does not close it. On SQLite the one pool serves reads and writes, and
 // should hold a single connection (SetMaxOpenConns(1)) so that writers
-// queue rather than fail with "database is locked". On PostgreSQL, give
-// its connections plan_cache_mode=force_generic_plan (a DSN parameter), as
-// Open does, or PostgreSQL may plan the lists anew on every execution.
+// queue rather than fail with "database is locked". On PostgreSQL the
+// pool's transactions begin with a BEGIN of their own (a round trip more
+// than on the store's own pool), and run-time parameters are whatever the
+// pool's connections carry.
 func WithSQLDB(db *sql.DB) Option { return func(o *options) { o.sqlDB = db } }
 
 // WithStatementTimeout bounds how long the database itself works on, or
@@ -102,8 +109,9 @@ func WithSQLDB(db *sql.DB) Option { return func(o *options) { o.sqlDB = db } }
 // connections. It is a safety net under the deadline of the context, which
 // the store honours on both databases. On PostgreSQL it sets
 // statement_timeout (which also bounds waiting for a row lock) and
-// idle_in_transaction_session_timeout (at least a second) on every
-// connection of the pool; Open's first query, Migrate, Seed and
+// idle_in_transaction_session_timeout (at least a second) in every
+// transaction, and for every statement outside one, with SET LOCAL (never
+// on the connection: see pgConn); Open's first query, Migrate, Seed and
 // PurgeIdempotency, which may rightly take longer, run on connections of
 // their own without it. On SQLite it is the busy timeout: how long a
 // write waits for another process's lock on the file (default 10 s). A
@@ -113,6 +121,20 @@ func WithSQLDB(db *sql.DB) Option { return func(o *options) { o.sqlDB = db } }
 func WithStatementTimeout(d time.Duration) Option {
 	return func(o *options) { o.statementTimeout = d }
 }
+
+// WithPreparedStatements lets the store keep state on PostgreSQL's server
+// connections, for speed on a direct connection (or a session pooler):
+// the reads outside a transaction (lists, records, tokens, the rate
+// limiter) run as statements prepared on each connection and planned
+// once there (plan_cache_mode=force_generic_plan), instead of parsed and
+// planned at every run; run-time parameters, the statement timeout's
+// included, are set on each connection when it opens. Never use it behind
+// a transaction pooler (PgBouncer's pool_mode = transaction), which lends
+// a connection's statements and settings to whichever client comes next:
+// without it the store keeps nothing on a server connection (see pgConn).
+// Transactions run the same either way. It does not apply to a pool given
+// with WithSQLDB.
+func WithPreparedStatements() Option { return func(o *options) { o.sessions = true } }
 
 // WithQueryHook adds a Bun query hook, told of every statement the store
 // sends (for tracing or logging).
@@ -157,38 +179,34 @@ func IsPostgres(dsn string) bool {
 }
 
 func openPostgres(ctx context.Context, dsn string, o options) (*DB, error) {
-	sqldb, operatorDSN := o.sqlDB, ""
+	sqldb := o.sqlDB
 	var trips atomic.Int64
 	if sqldb == nil {
-		var err error
-		if operatorDSN, dsn, err = poolDSN(dsn, o.statementTimeout); err != nil {
-			return nil, err
-		}
-		connector, err := pgConnector(dsn)
+		connector, err := pgConnector(dsn, timeoutParams(o.statementTimeout), o.sessions, &trips)
 		if err != nil {
 			return nil, err
 		}
-		sqldb = sql.OpenDB(lazyConnector{Connector: connector, trips: &trips})
+		sqldb = sql.OpenDB(connector)
 		n := cmp.Or(o.maxConns, DefaultMaxConns())
 		sqldb.SetMaxOpenConns(n)
 		sqldb.SetMaxIdleConns(n)
 	}
 	b := bun.NewDB(sqldb, pgdialect.New())
 	p := newPool(b, true, o.hooks)
-	db := &DB{w: p, r: p, dialect: DialectPostgres, owned: o.sqlDB == nil, operatorDSN: operatorDSN, trips: &trips}
+	p.sessions = o.sessions && o.sqlDB == nil
+	db := &DB{w: p, r: p, dialect: DialectPostgres, owned: o.sqlDB == nil, trips: &trips}
+	if o.sqlDB == nil {
+		db.dsn = dsn
+	}
 	// The probe is the operator's work: a statement timeout shorter than
 	// a new connection's first statement must not fail Open.
 	err := db.onOperatorDB(func(ob *bun.DB) error {
 		return ob.QueryRowContext(ctx, "SELECT COALESCE(current_schema(), '')").Scan(&db.schema)
 	})
-	if err == nil && operatorDSN != "" {
-		// The pool's own connections, with their run-time parameters, are
-		// checked too: a pooler that refuses one fails Open, not requests.
-		// Connecting runs no statement, so the timeout cannot cut it.
-		var conn *sql.Conn
-		if conn, err = sqldb.Conn(ctx); err == nil {
-			err = conn.Close()
-		}
+	if err == nil && o.statementTimeout > 0 {
+		// The pool's own settings are checked too: a value the server
+		// refuses fails Open, not requests.
+		err = b.PingContext(ctx)
 	}
 	if err != nil {
 		if o.sqlDB == nil {
@@ -199,57 +217,9 @@ func openPostgres(ctx context.Context, dsn string, o options) (*DB, error) {
 	return db, nil
 }
 
-// poolDSN returns the DSN for the operator's work (dsn as given when there
-// is a statement timeout, else "": the pool serves it) and the DSN of the
-// pool: dsn with the run-time parameters below added, unless it sets them
-// itself. The driver sets the parameters it does not know on every
-// connection.
-func poolDSN(dsn string, timeout time.Duration) (operator, pool string, err error) {
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return "", "", fmt.Errorf("pipelinestore: invalid PostgreSQL DSN: %w", err)
-	}
-	q := u.Query()
-	// The prepared statements are built to walk an index whatever their
-	// arguments (TestStore_ListPlans checks their generic plans); left to
-	// choose, PostgreSQL may plan a list anew on every execution instead,
-	// which costs more than running it.
-	params := map[string]string{"plan_cache_mode": "force_generic_plan"}
-	if timeout > 0 {
-		operator = dsn
-		// A transaction idles only while Go runs between its statements;
-		// the idle timeout ends one whose client vanished (its process
-		// stuck, its network cut) and left locks held, with a floor that a
-		// pause of the process does not reach.
-		params["statement_timeout"] = milliseconds(timeout)
-		params["idle_in_transaction_session_timeout"] = milliseconds(max(timeout, time.Second))
-	}
-	for param, value := range params {
-		if !q.Has(param) {
-			q.Set(param, value)
-		}
-	}
-	u.RawQuery = q.Encode()
-	return operator, u.String(), nil
-}
-
 // milliseconds is d as a run-time parameter's value, at least 1.
 func milliseconds(d time.Duration) string {
 	return strconv.FormatInt(max(d.Milliseconds(), 1), 10)
-}
-
-// pgConnector builds the driver's connector, turning its panic on a
-// malformed DSN into an error.
-func pgConnector(dsn string) (c *pgdriver.Connector, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			c, err = nil, fmt.Errorf("pipelinestore: invalid PostgreSQL DSN: %v", p)
-		}
-	}()
-	// The driver's own tracing is off: no tracer is installed, and the
-	// spans cost time on every query. Query hooks see every statement.
-	return pgdriver.NewConnector(pgdriver.WithDSN(dsn), pgdriver.WithTracing(false),
-		withFaultConns, pgdriver.WithResetSessionFunc(resetSession)), nil
 }
 
 // SQLite settings. The writer begins every transaction with BEGIN IMMEDIATE
@@ -416,7 +386,7 @@ var _ pipeline.Tx = (*tx)(nil)
 // row elsewhere does not wait for it (we never change keys).
 func (t *tx) lock(q lockable) string {
 	if t.pg {
-		return q.locked
+		return q.locked()
 	}
 	return q.plain
 }

@@ -39,26 +39,10 @@ func (h countingHook) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) contex
 
 func (h countingHook) AfterQuery(_ context.Context, _ *bun.QueryEvent) { h.n.Add(1) }
 
-// ListPlans returns, on PostgreSQL, the plan of each list query the store
-// prepares or plans, for a viewer, a job and a stage of it, as the
-// database runs it: prepared queries with their generic plan (which a
-// prepared statement settles on), a search planned for its pattern.
-// settings are SET on the connection first.
+// ListPlans returns, on PostgreSQL, the plan of each list query of the
+// store for a viewer, a job and a stage of it, as the database plans it
+// for those arguments; settings are SET LOCAL first.
 func ListPlans(ctx context.Context, db *DB, viewer, jobID, stageID int64, search string, settings ...string) (map[string]string, error) {
-	conn, err := db.r.bun.Conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "SET plan_cache_mode = force_generic_plan"); err != nil {
-		return nil, err
-	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), "RESET plan_cache_mode; RESET enable_seqscan; DEALLOCATE ALL") //nolint:errcheck // the connection goes back to the pool either way
-	for _, set := range settings {
-		if _, err := conn.ExecContext(ctx, "SET "+set); err != nil {
-			return nil, err
-		}
-	}
 	pattern := likePattern(search)
 	queries := []struct {
 		name, query string
@@ -73,36 +57,39 @@ func ListPlans(ctx context.Context, db *DB, viewer, jobID, stageID int64, search
 		{"candidates, searched", candidateListQuery(false, true).page, args(jobID, viewer, pattern, 0)},
 	}
 	plans := map[string]string{}
-	for i, q := range queries {
-		name := fmt.Sprintf("p%d", i)
-		if _, err := conn.ExecContext(ctx, "PREPARE "+name+" AS "+q.query); err != nil {
-			return nil, fmt.Errorf("%s: %w", q.name, err)
+	err := db.r.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		for _, set := range settings {
+			if _, err := tx.ExecContext(ctx, "SET LOCAL "+set); err != nil {
+				return err
+			}
 		}
-		// A search is planned for its pattern, not prepared: explain it so.
-		explain := "EXPLAIN EXECUTE " + name + "(" + strings.Repeat("?, ", len(q.args)-1) + "?)"
-		if strings.Contains(q.name, "searched") {
-			explain = "EXPLAIN " + runner{}.rawText(q.query)
+		for _, q := range queries {
+			rows, err := tx.Tx.QueryContext(ctx, "EXPLAIN "+q.query, q.args...)
+			if err != nil {
+				return fmt.Errorf("%s: %w", q.name, err)
+			}
+			var lines []string
+			if err := db.r.bun.ScanRows(ctx, rows, &lines); err != nil {
+				return fmt.Errorf("%s: %w", q.name, err)
+			}
+			plans[q.name] = strings.Join(lines, "\n")
 		}
-		var lines []string
-		if err := conn.NewRaw(explain, q.args...).Scan(ctx, &lines); err != nil {
-			return nil, fmt.Errorf("%s: %w", q.name, err)
-		}
-		plans[q.name] = strings.Join(lines, "\n")
-	}
-	return plans, nil
+		return nil
+	})
+	return plans, err
 }
 
 // Exec runs a statement on db's writer, for tests that change what no
 // operation changes (a member's role).
 func Exec(db *DB, query string, args ...any) error {
-	_, err := db.w.bun.DB.ExecContext(context.Background(), db.w.dialectText(query), args...)
+	_, err := db.w.bun.DB.ExecContext(context.Background(), query, args...)
 	return err
 }
 
 // QueryBytes reads one value of one row as bytes.
 func QueryBytes(db *DB, query string, args ...any) ([]byte, error) {
 	var b []byte
-	err := db.r.bun.DB.QueryRowContext(context.Background(), db.r.dialectText(query), args...).Scan(&b)
+	err := db.r.bun.DB.QueryRowContext(context.Background(), query, args...).Scan(&b)
 	return b, err
 }
 
@@ -117,12 +104,7 @@ func Query(ctx context.Context, db *DB, query string, dest ...any) error {
 func RoundTrips(db *DB) int64 { return db.trips.Load() }
 
 // TxGet runs query with args in the transaction of a Write and scans its
-// row into dest: as plain SQL (a simple query) when simple, else as a
-// prepared statement.
-func TxGet(ctx context.Context, t pipeline.Tx, simple bool, query string, args []any, dest ...any) error {
-	run := t.(*tx).run
-	if simple {
-		run = run.planned()
-	}
-	return run.get(ctx, query, args, dest...)
+// row into dest.
+func TxGet(ctx context.Context, t pipeline.Tx, query string, args []any, dest ...any) error {
+	return t.(*tx).run.get(ctx, query, args, dest...)
 }

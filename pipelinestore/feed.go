@@ -129,17 +129,17 @@ func (db *DB) pick(pg, sqlite string) string {
 }
 
 var (
-	qFeedHorizon = preparedPG(`SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint`)
+	qFeedHorizon = `SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint`
 	qFeedLastID  = preparedSQLite(`SELECT COALESCE(max(id), 0) FROM activity`)
 	// The first entry of the viewer's teams created at or after $2 and
 	// final by the bound $3.
-	qFeedStartPG = preparedPG(`SELECT xid AS seq, id FROM activity
+	qFeedStartPG = `SELECT xid AS seq, id FROM activity
 WHERE team_id IN (SELECT team_id FROM memberships WHERE user_id = $1) AND created_at >= $2 AND xid < $3
-ORDER BY xid, id LIMIT 1`)
+ORDER BY xid, id LIMIT 1`
 	qFeedStart = preparedSQLite(`SELECT 0 AS seq, id FROM activity
 WHERE team_id IN (SELECT team_id FROM memberships WHERE user_id = $1) AND created_at >= $2 AND id <= $3
 ORDER BY id LIMIT 1`)
-	qFeedEndPG = preparedPG(`SELECT xid AS seq, id FROM activity WHERE xid < $1 ORDER BY xid DESC, id DESC LIMIT 1`)
+	qFeedEndPG = `SELECT xid AS seq, id FROM activity WHERE xid < $1 ORDER BY xid DESC, id DESC LIMIT 1`
 )
 
 // feedEnd sets end to the position of the last entry of the log final by
@@ -174,8 +174,8 @@ func (db *DB) feedEntry(ctx context.Context, viewer, id int64) (*pipeline.FeedEn
 }
 
 var (
-	qFeedEntryPG = preparedPG(`SELECT ` + feedColumns(true) + ` FROM activity AS a JOIN users AS u ON u.id = a.user_id
-WHERE a.id = $2 AND ` + feedVisible(1))
+	qFeedEntryPG = `SELECT ` + feedColumns(true) + ` FROM activity AS a JOIN users AS u ON u.id = a.user_id
+WHERE a.id = $2 AND ` + feedVisible(1)
 	qFeedEntrySQLite = preparedSQLite(`SELECT ` + feedColumns(false) + ` FROM activity AS a JOIN users AS u ON u.id = a.user_id
 WHERE a.id = $2 AND ` + feedVisible(1))
 )

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"hash/fnv"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -35,7 +34,7 @@ ON CONFLICT (team_id, key) DO UPDATE SET user_id = EXCLUDED.user_id, request = E
 // still in flight is told at once; lock and read are one statement (the
 // function pipeline_claim_key), which waits to be sent with the
 // transaction's next one: in the same statement as a candidate's locking
-// read (see claimWith), else just before it in the same round trip as the
+// read (see qClaimCandidate), else just before it in the same round trip as the
 // transaction's BEGIN. On SQLite write transactions are already
 // serialized, so the lock is always free.
 func (t *tx) ClaimIdempotencyKey(ctx context.Context, teamID int64, key string, since time.Time) pipeline.KeyClaim {
@@ -73,7 +72,7 @@ type keyClaim struct {
 }
 
 // claimRow is what a claim finds, in claimColumns: prefixed, so that a read
-// made in the same statement (claimWith) keeps its own column names.
+// made in the same statement (qClaimCandidate) keeps its own column names.
 type claimRow struct {
 	Locked    bool       `bun:"claim_locked"`
 	UserID    *int64     `bun:"claim_user_id"`
@@ -112,30 +111,15 @@ func (kc *keyClaim) Outcome(ctx context.Context) (bool, *pipeline.IdempotencyRec
 // waitingClaim takes out of the transaction's batch a claim that waits to
 // be sent with the next statement and nothing else, for that statement to
 // make it: the caller then sends qClaimKey's arguments after its own, in a
-// query that claims first (see claimWith), and scans its row into the
+// query that claims first (see qClaimCandidate), and scans its row into the
 // claim's. It returns nil when no claim waits.
 func (t *tx) waitingClaim() *keyClaim {
 	kc := t.claim
-	if kc == nil || kc.done || kc.err != nil || len(t.run.later.stmts) != 1 || t.run.later.stmts[0] != qClaimKey {
+	if kc == nil || kc.done || kc.err != nil || !t.run.takeAlone(qClaimKey) {
 		return nil
 	}
 	t.claim = nil
-	t.run.later.reset()
 	return kc
-}
-
-// claimWith is a locking read that first claims a key: qClaimKey's
-// columns, then read's, NULL when read finds no row.
-// read's parameters come first, then qClaimKey's; its condition is the
-// last clause before its lock's. The read refers to the claim's row (an
-// always true condition), so it runs after the claim, as the inner side of
-// a nested loop: the key is claimed before the row is locked, as when the
-// two go one after the other.
-func claimWith(read lockable, params int) string {
-	n := strconv.Itoa
-	return `SELECT ` + claimColumns("k") + `, r.*
-FROM pipeline_claim_key($` + n(params+1) + `, $` + n(params+2) + `, $` + n(params+3) + `, $` + n(params+4) + `) AS k
-LEFT JOIN LATERAL (` + read.plain + ` AND k.locked IS NOT NULL` + strings.TrimPrefix(read.locked, read.plain) + `) AS r ON true`
 }
 
 // settle records what the statement that made the claim found.
@@ -143,7 +127,7 @@ func (kc *keyClaim) settle(r claimRow, err error) {
 	kc.row, kc.done, kc.err = r, err == nil, err
 }
 
-// claimingGet runs read, a claimWith query of a locking read that takes
+// claimingGet runs read, a locking read that claims a key first that takes
 // readArgs, in place of the claim kc waited to send: it scans the row into
 // dest, whose claim columns (claim) go to kc, and reports a read that found
 // nothing (id 0) as sql.ErrNoRows.

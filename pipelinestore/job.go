@@ -68,21 +68,20 @@ ORDER BY s.position`)
 WHERE id = $6`)
 
 	qJobsPage = [2]string{
-		preparedSQLite(jobsPage(false, false)), preparedPG(jobsPage(true, false))}
+		preparedSQLite(jobsPage(false, false)), jobsPage(true, false)}
 	qJobsCount = [2]string{
-		preparedSQLite(jobsCount(false, false)), preparedPG(jobsCount(true, false))}
+		preparedSQLite(jobsCount(false, false)), jobsCount(true, false)}
 )
 
 // ListJobs returns a page of the jobs viewer can reach on all of its teams,
-// newest first, with the total, in one query. A search is planned for its
-// pattern (see runner.planned).
+// newest first, with the total, in one query.
 func (db *DB) ListJobs(ctx context.Context, viewer int64, f pipeline.JobFilter) (pipeline.List[pipeline.Job], error) {
 	filter := args(viewer, string(f.Status))
 	pg := db.dialect == DialectPostgres
 	run, page, count := db.read(), qJobsPage[btoi(pg)], qJobsCount[btoi(pg)]
 	if f.Search != "" {
 		filter = append(filter, likePattern(f.Search))
-		run, page, count = run.planned(), jobsPage(pg, true), jobsCount(pg, true)
+		page, count = jobsPage(pg, true), jobsCount(pg, true)
 	}
 	var rows []jobRow
 	offset := pipeline.Offset(f.Page)

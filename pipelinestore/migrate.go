@@ -123,7 +123,9 @@ func (db *DB) Migrate(ctx context.Context) error {
 // ApplyMigrations applies the pending migrations and returns them. With
 // none pending it only reads the status, so a role without DDL rights may
 // call it. On PostgreSQL concurrent migrations of the same schema (several
-// servers starting at once) are serialized by an advisory lock, and run
+// servers starting at once) are serialized by an advisory lock held by a
+// transaction (see lockMigrations), so migrating works the same directly
+// and through a transaction pooler such as PgBouncer; migrations run
 // without the statement timeout of WithStatementTimeout, which waiting for
 // that lock or building an index may rightly exceed.
 func (db *DB) ApplyMigrations(ctx context.Context) ([]Migration, error) {
@@ -133,6 +135,25 @@ func (db *DB) ApplyMigrations(ctx context.Context) ([]Migration, error) {
 		return err
 	})
 	return applied, err
+}
+
+// lockMigrations takes the lock that serializes migrations of the schema
+// and returns what releases it. The lock belongs to a transaction that
+// stays open on a connection of its own until then, not to a session: a
+// transaction pooler lends that transaction one server connection for
+// its whole life, where a session lock would stay behind on whichever
+// server connection took it. b's pool needs a second connection for the
+// migrations themselves.
+func lockMigrations(ctx context.Context, b *bun.DB) (release func(), err error) {
+	lock, err := b.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := lock.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext('pipelinestore.migrate:' || current_schema()))"); err != nil {
+		_ = lock.Rollback()
+		return nil, err
+	}
+	return func() { _ = lock.Rollback() }, nil
 }
 
 // applyMigrations is ApplyMigrations on b.
@@ -146,16 +167,11 @@ func (db *DB) applyMigrations(ctx context.Context, b *bun.DB) ([]Migration, erro
 		return nil, err
 	}
 	if db.dialect == DialectPostgres {
-		conn, err := b.Conn(ctx)
+		release, err := lockMigrations(ctx, b)
 		if err != nil {
 			return nil, err
 		}
-		defer conn.Close()
-		const key = "hashtext('pipelinestore.migrate:' || current_schema())"
-		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock("+key+")"); err != nil {
-			return nil, err
-		}
-		defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock("+key+")") //nolint:errcheck // the session ends with the connection anyway
+		defer release()
 	}
 	if err := m.Init(ctx); err != nil {
 		return nil, fmt.Errorf("pipelinestore: migrate: %w", err)
@@ -181,14 +197,14 @@ func (db *DB) applyMigrations(ctx context.Context, b *bun.DB) ([]Migration, erro
 	return applied, nil
 }
 
-// onOperatorDB runs fn on the database the operator's work runs on: the
-// writer's pool or, when its connections carry a statement timeout, a pool
-// of its own without one, closed when fn returns.
+// onOperatorDB runs fn on the database the operator's work runs on: a pool
+// of its own without the statement timeout, closed when fn returns; the
+// pool given with WithSQLDB, or SQLite's writer.
 func (db *DB) onOperatorDB(fn func(b *bun.DB) error) error {
-	if db.operatorDSN == "" {
+	if db.dsn == "" {
 		return fn(db.w.bun)
 	}
-	connector, err := pgConnector(db.operatorDSN)
+	connector, err := pgConnector(db.dsn, nil, false, db.trips)
 	if err != nil {
 		return err
 	}

@@ -142,7 +142,6 @@ type candidateRow struct {
 	Stage      string `bun:"stage,scanonly"`
 	NotesCount int    `bun:"notes_count"`
 	Total      int    `bun:"total,scanonly"`
-	JobSize    int    `bun:"job_size,scanonly"`
 }
 
 func (r candidateRow) toCandidate() pipeline.Candidate {

@@ -4,24 +4,33 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
 )
 
-// pool is one database/sql pool with its Bun handle and the statements
-// prepared on it. The statements of the request path are prepared once per
-// connection and run with bound arguments, so that the database parses and
-// plans each of them once instead of on every request. Bun maps their rows;
-// the rarer statements (migrations, seeding, operator queries) go through
-// Bun's query builder.
+// pool is one database/sql pool with its Bun handle. The statements of the
+// request path are written in SQL and run by the runner, which Bun maps
+// the rows of; the rarer statements (migrations, seeding, operator
+// queries) go through Bun's query builder.
+//
+// Statements are written once, with numbered parameters $1, $2, …, which
+// both databases read: PostgreSQL natively, SQLite as its $NNN parameters,
+// which its driver binds to the arguments by number. Where the dialects'
+// SQL differs, each has its statement, named for it (qFeedStartPG).
+//
+// On PostgreSQL a statement is sent as text, its arguments written in by
+// the driver (see pgConn): nothing is prepared on a server connection. On
+// SQLite, which runs in the process, the statements are prepared once per
+// pool and then per connection.
 type pool struct {
 	bun   *bun.DB
 	pg    bool
 	hooks []bun.QueryHook // also registered on bun, for the statements Bun runs
+	// sessions: PostgreSQL runs the reads outside a transaction as
+	// statements prepared on each connection (see WithPreparedStatements).
+	sessions bool
 
 	stmts sync.Map // query text as written → *sql.Stmt
 
@@ -31,48 +40,44 @@ type pool struct {
 	prepared  bool // every statement of the registry is in stmts
 }
 
-// A statement is prepared on a pool, then on each connection the first time
-// it runs there. Preparing on the pool takes a free connection, which a
-// transaction must never wait for: it may hold the last one (SQLite's
-// writer has only one). So every statement a transaction runs is written
-// down here, and Write prepares them all on the pool before its first
-// transaction begins.
-var registry []struct {
-	query   string
-	dialect string // "": both
-}
+// A SQLite statement is prepared on a pool, then on each connection the
+// first time it runs there. Preparing on the pool takes a free connection,
+// which a transaction must never wait for: it may hold the last one
+// (SQLite's writer has only one). So every statement a transaction runs
+// is written down here, and Write prepares them all on the pool before its
+// first transaction begins.
+var registry []string
 
-func register(query, dialect string) string {
-	registry = append(registry, struct {
-		query   string
-		dialect string
-	}{query, dialect})
+// prepared registers a statement that SQLite runs, of both dialects or of
+// SQLite's alone, and returns it.
+func prepared(query string) string {
+	registry = append(registry, query)
 	return query
 }
 
-// prepared registers a statement of both dialects and returns it.
-func prepared(query string) string { return register(query, "") }
-
-// preparedPG registers a statement that only PostgreSQL runs.
-func preparedPG(query string) string { return register(query, DialectPostgres) }
-
 // preparedSQLite registers a statement that only SQLite runs.
-func preparedSQLite(query string) string { return register(query, DialectSQLite) }
+func preparedSQLite(query string) string { return prepared(query) }
 
 // lockable is a read that a transaction may also run to lock the rows it
 // reads, which only PostgreSQL needs: SQLite's write transactions are
 // serialized from their first statement (BEGIN IMMEDIATE on the one writer
-// connection).
-type lockable struct{ plain, locked string }
+// connection). The locking form is the read followed by lock.
+type lockable struct{ plain, lock string }
 
-// preparedLockable registers a read and its locking form, query followed
-// by clause.
-func preparedLockable(query, clause string) lockable {
-	return lockable{plain: prepared(query), locked: preparedPG(query + clause)}
+// locked is the locking form of the read.
+func (q lockable) locked() string { return q.plain + q.lock }
+
+// preparedLockable registers a read; its locking form only PostgreSQL
+// runs.
+func preparedLockable(query, lock string) lockable {
+	return lockable{plain: prepared(query), lock: lock}
 }
 
-// prepareAll prepares the registry's statements on the pool, once.
+// prepareAll prepares the registry's statements on a SQLite pool, once.
 func (p *pool) prepareAll(ctx context.Context) error {
+	if p.pg {
+		return nil
+	}
 	select {
 	case p.preparing <- struct{}{}:
 	case <-ctx.Done():
@@ -82,16 +87,9 @@ func (p *pool) prepareAll(ctx context.Context) error {
 	if p.prepared {
 		return nil
 	}
-	dialect := DialectSQLite
-	if p.pg {
-		dialect = DialectPostgres
-	}
-	for _, r := range registry {
-		if r.dialect != "" && r.dialect != dialect {
-			continue
-		}
-		if _, err := p.stmt(ctx, r.query); err != nil {
-			return fmt.Errorf("pipelinestore: prepare %q: %w", r.query, err)
+	for _, q := range registry {
+		if _, err := p.stmt(ctx, q); err != nil {
+			return fmt.Errorf("pipelinestore: prepare %q: %w", q, err)
 		}
 	}
 	p.prepared = true
@@ -112,14 +110,12 @@ func (p *pool) addHook(h bun.QueryHook) {
 	p.bun.AddQueryHook(h)
 }
 
-// stmt returns the prepared statement of query, preparing it on first use.
-// Queries are written with PostgreSQL's $1 placeholders; SQLite reads the
-// same numbered parameters as ?1.
+// stmt returns the statement of query, preparing it on first use.
 func (p *pool) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	if s, ok := p.stmts.Load(query); ok {
 		return s.(*sql.Stmt), nil
 	}
-	s, err := p.bun.DB.PrepareContext(ctx, p.dialectText(query))
+	s, err := p.bun.DB.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}
@@ -128,15 +124,6 @@ func (p *pool) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 		return prev.(*sql.Stmt), nil
 	}
 	return s, nil
-}
-
-// dialectText is a query as the pool's database reads it: SQLite takes
-// PostgreSQL's numbered parameters $n as ?n.
-func (p *pool) dialectText(query string) string {
-	if p.pg {
-		return query
-	}
-	return strings.ReplaceAll(query, "$", "?")
 }
 
 // close closes the prepared statements.
@@ -148,155 +135,44 @@ func (p *pool) close() {
 	})
 }
 
-// runner runs prepared statements on a pool, or inside one of its
+// runner runs the store's statements on a pool, or inside one of its
 // transactions when tx is set.
 type runner struct {
 	p     *pool
 	tx    *bun.Tx
-	raw   bool   // see planned
-	later *batch // see deferred; nil outside a PostgreSQL transaction
+	later *batch // see batch; nil outside a PostgreSQL transaction
 }
 
-// batch is a transaction's writes, waiting to be sent together in one
-// round trip. At most one of them returns rows, which scan reads.
-type batch struct {
-	stmts []string // as written, each numbering its parameters from $1
-	nargs []int    // each statement's number of arguments
-	args  []any    // every statement's, in order
-	scan  func(context.Context, *sql.Rows) error
+// querier is what runs a statement: the pool or a transaction of it.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-func (b *batch) reset() { b.stmts, b.nargs, b.args, b.scan = nil, nil, nil, nil }
-
-// text is the batch as one simple query: its statements, their parameters
-// numbered through.
-func (b *batch) text() string {
-	var sb strings.Builder
-	offset := 0
-	for i, q := range b.stmts {
-		if i > 0 {
-			sb.WriteString(";\n")
-		}
-		renumber(&sb, q, '$', offset)
-		offset += b.nargs[i]
-	}
-	return sb.String()
-}
-
-// renumber writes q to sb with each parameter $n written as mark and
-// n+shift.
-func renumber(sb *strings.Builder, q string, mark byte, shift int) {
-	sb.Grow(len(q) + 8)
-	for {
-		i := strings.IndexByte(q, '$')
-		if i < 0 {
-			sb.WriteString(q)
-			return
-		}
-		j := i + 1
-		for j < len(q) && '0' <= q[j] && q[j] <= '9' {
-			j++
-		}
-		sb.WriteString(q[:i])
-		if j == i+1 {
-			sb.WriteByte('$')
-		} else {
-			n, _ := strconv.Atoi(q[i+1 : j])
-			sb.WriteByte(mark)
-			sb.WriteString(strconv.Itoa(n + shift))
-		}
-		q = q[j:]
-	}
-}
-
-// batchKey is the context key under which flush hands the batch it sends
-// to the connection, which may send it as EXECUTEs of its statements
-// (lazyConn.batchText).
-type batchKey struct{}
-
-// deferred runs a write that returns nothing. Inside a PostgreSQL
-// transaction it is sent with the transaction's next statement, or before
-// the commit, together with the other writes waiting: one round trip for
-// the change, its activity entry and its idempotency record, and row locks
-// taken as late as the commit allows. A failure then fails that statement,
-// or the commit, and the transaction as a whole.
-func (r runner) deferred(ctx context.Context, query string, args ...any) error {
-	if r.later == nil {
-		_, err := r.exec(ctx, query, args...)
-		return err
-	}
-	r.later.stmts = append(r.later.stmts, query)
-	r.later.nargs = append(r.later.nargs, len(args))
-	r.later.args = append(r.later.args, args...)
-	return nil
-}
-
-// deferredReturning is deferred for a write that returns rows, which scan
-// reads when the batch is sent; only inside a PostgreSQL transaction.
-func (r runner) deferredReturning(ctx context.Context, query string, scan func(context.Context, *sql.Rows) error, args ...any) error {
-	if r.later.scan != nil {
-		if err := r.flush(ctx); err != nil {
-			return err
-		}
-	}
-	if err := r.deferred(ctx, query, args...); err != nil {
-		return err
-	}
-	r.later.scan = scan
-	return nil
-}
-
-// flush sends the waiting writes as one simple query, whose arguments the
-// driver writes into the text; the rows of the one that returns some go
-// to its scan.
-func (r runner) flush(ctx context.Context) (err error) {
-	if r.later == nil || len(r.later.stmts) == 0 {
-		return nil
-	}
-	b := *r.later
-	r.later.reset()
-	query := b.text()
-	ctx, done := r.trace(ctx, query, b.args)
-	defer func() { done(nil, err) }()
-	sending := context.WithValue(ctx, batchKey{}, &b)
-	if b.scan == nil {
-		_, err = r.tx.Tx.ExecContext(sending, query, b.args...)
-		return err
-	}
-	rows, err := r.tx.Tx.QueryContext(sending, query, b.args...)
-	if err != nil {
-		return err
-	}
-	return b.scan(ctx, rows)
-}
-
-// planned returns a runner whose statements PostgreSQL plans for their
-// arguments on every run instead of once: the plan of a substring search
-// depends on the pattern (a rare name uses the trigram index, a common
-// one may not), which a prepared statement's generic plan cannot know.
-func (r runner) planned() runner {
-	r.raw = r.p.pg
-	return r
-}
-
-// rawText is query for Bun to format with its arguments: $n becomes Bun's
-// zero-based ?n-1.
-func (runner) rawText(query string) string {
-	var sb strings.Builder
-	renumber(&sb, query, '?', -1)
-	return sb.String()
-}
-
-// rawQuery is query run through Bun, which formats its arguments into it.
-func (r runner) rawQuery(query string, args []any) *bun.RawQuery {
-	text := r.rawText(query)
+// on is where r's PostgreSQL statements run.
+func (r runner) on() querier {
 	if r.tx != nil {
-		return r.tx.NewRaw(text, args...)
+		return r.tx.Tx
 	}
-	return r.p.bun.NewRaw(text, args...)
+	return r.p.bun.DB
 }
 
-// prepared returns query's statement, bound to the transaction if any.
+// query runs a statement that returns rows: on PostgreSQL as text (or
+// prepared outside a transaction, with WithPreparedStatements), on SQLite
+// prepared, bound to the transaction if any.
+func (r runner) query(ctx context.Context, query string, args []any) (*sql.Rows, error) {
+	if r.p.pg && (r.tx != nil || !r.p.sessions) {
+		return r.on().QueryContext(ctx, query, args...)
+	}
+	s, err := r.prepared(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return s.QueryContext(ctx, args...)
+}
+
+// prepared returns query's SQLite statement, bound to the transaction if
+// any.
 func (r runner) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 	if r.tx == nil {
 		return r.p.stmt(ctx, query)
@@ -305,7 +181,7 @@ func (r runner) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 	if !ok {
 		// Not in the registry: prepared for this transaction alone, on its
 		// own connection.
-		return r.tx.Tx.PrepareContext(ctx, r.p.dialectText(query))
+		return r.tx.Tx.PrepareContext(ctx, query)
 	}
 	return r.tx.Tx.StmtContext(ctx, s.(*sql.Stmt)), nil
 }
@@ -316,16 +192,9 @@ func (r runner) get(ctx context.Context, query string, args []any, dest ...any) 
 	if err := r.flush(ctx); err != nil {
 		return err
 	}
-	if r.raw {
-		return r.rawQuery(query, args).Scan(ctx, dest...)
-	}
 	ctx, done := r.trace(ctx, query, args)
 	defer func() { done(nil, err) }()
-	s, err := r.prepared(ctx, query)
-	if err != nil {
-		return err
-	}
-	rows, err := s.QueryContext(ctx, args...)
+	rows, err := r.query(ctx, query, args)
 	if err != nil {
 		return err
 	}
@@ -353,16 +222,9 @@ func (r runner) all(ctx context.Context, query string, args []any, dest any) (er
 	if err := r.flush(ctx); err != nil {
 		return err
 	}
-	if r.raw {
-		return r.rawQuery(query, args).Scan(ctx, dest)
-	}
 	ctx, done := r.trace(ctx, query, args)
 	defer func() { done(nil, err) }()
-	s, err := r.prepared(ctx, query)
-	if err != nil {
-		return err
-	}
-	rows, err := s.QueryContext(ctx, args...)
+	rows, err := r.query(ctx, query, args)
 	if err != nil {
 		return err
 	}
@@ -376,6 +238,9 @@ func (r runner) exec(ctx context.Context, query string, args ...any) (res sql.Re
 	}
 	ctx, done := r.trace(ctx, query, args)
 	defer func() { done(res, err) }()
+	if r.p.pg {
+		return r.on().ExecContext(ctx, query, args...)
+	}
 	s, err := r.prepared(ctx, query)
 	if err != nil {
 		return nil, err

@@ -39,11 +39,11 @@ func (l *pgLimiter) Limit() int { return l.limit }
 // qTake opens a new window when the stored one is at least a window old
 // and otherwise increments its count; both CASEs read the row as it was
 // before this update.
-var qTake = preparedPG(`INSERT INTO rate_limits AS r (bucket, window_start, count) VALUES ($1, $2, 1)
+var qTake = `INSERT INTO rate_limits AS r (bucket, window_start, count) VALUES ($1, $2, 1)
 ON CONFLICT (bucket) DO UPDATE SET
 	window_start = CASE WHEN r.window_start <= $3 THEN EXCLUDED.window_start ELSE r.window_start END,
 	count = CASE WHEN r.window_start <= $3 THEN 1 ELSE r.count + 1 END
-RETURNING count, window_start`)
+RETURNING count, window_start`
 
 // Take counts one request against bucket in one statement: an upsert that
 // opens a new window when the stored one is at least a window old (a window

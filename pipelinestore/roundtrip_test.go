@@ -135,7 +135,7 @@ func TestStore_RoundTrips_PostgreSQL(t *testing.T) {
 	}
 	want := map[string]int64{"MoveCandidate keyed": 3, "MoveCandidate": 3, "AddNote": 4, "Candidate": 1}
 	for name, op := range ops {
-		require.NoError(t, op(), name) // prepares its statements on the connection
+		require.NoError(t, op(), name) // a warm-up run
 		before := pipelinestore.RoundTrips(db)
 		require.NoError(t, op(), name)
 		assert.Equal(t, want[name], pipelinestore.RoundTrips(db)-before, name)

@@ -1,0 +1,170 @@
+package pipelinestore
+
+import (
+	"context"
+	"database/sql"
+	"strconv"
+	"strings"
+)
+
+// Batching on PostgreSQL
+//
+// A write transaction's round trips are most of its time on PostgreSQL,
+// so the transaction sends its writes together. Everything here stays
+// inside one transaction and keeps no state on the server connection, so
+// it works the same behind a transaction pooler.
+//
+// The store's code sees the batch through runner's methods of batcher:
+//
+//   - deferred(ctx, query, args...) runs a write that returns nothing.
+//     Inside a PostgreSQL transaction it waits in the transaction's batch;
+//     elsewhere (SQLite, outside a transaction) it runs at once.
+//   - deferredReturning(ctx, query, scan, args...) is deferred for a write
+//     that returns rows, which scan reads when the batch is sent; only
+//     inside a PostgreSQL transaction. A batch holds at most one such
+//     write: a second sends the first batch.
+//   - flush(ctx) sends the batch. get, all and exec call it first, so a
+//     write waiting always runs before any later statement of its
+//     transaction, and Write calls it before the commit.
+//   - takeAlone(query) takes the batch back when it is query alone, for
+//     the caller to send in a statement of its own making (a key's claim
+//     made by the locking read that follows it: see qClaimCandidate).
+//
+// A batch is sent as one simple query: its statements joined with ";",
+// their parameters numbered through ($1 of the second statement becomes
+// $n+1 when the first takes n), the arguments written in by the driver.
+// PostgreSQL runs the statements in order and stops at the first error,
+// which fails the batch and, with it, the transaction. So a change, its
+// activity entry and its idempotency record cost one round trip, and the
+// rows they lock stay locked for as short a time as the commit allows.
+//
+// What a write waits for is not seen until the batch is sent: a unique
+// violation or a missing row in a waiting write is reported by the next
+// statement, or by the commit, and fails the transaction as a whole. A
+// write whose result the caller needs at once (an insert returning its
+// id) uses exec or get instead.
+//
+// The transaction's BEGIN, with its settings, travels with its first
+// statement in the same way (see pgConn), so a transaction whose first
+// statement is a read and whose writes all wait costs three round trips:
+// BEGIN with the read, the batch, COMMIT.
+
+// batcher is the batching of a write transaction, as the store's code
+// uses it (see above).
+type batcher interface {
+	deferred(ctx context.Context, query string, args ...any) error
+	deferredReturning(ctx context.Context, query string, scan func(context.Context, *sql.Rows) error, args ...any) error
+	flush(ctx context.Context) error
+	takeAlone(query string) bool
+}
+
+var _ batcher = runner{}
+
+// batch is a transaction's writes waiting to be sent together. At most one
+// of them returns rows, which scan reads.
+type batch struct {
+	stmts []string // as written, each numbering its parameters from $1
+	nargs []int    // each statement's number of arguments
+	args  []any    // every statement's, in order
+	scan  func(context.Context, *sql.Rows) error
+}
+
+func (b *batch) reset() { b.stmts, b.nargs, b.args, b.scan = nil, nil, nil, nil }
+
+// text is the batch as one simple query: its statements, their parameters
+// numbered through.
+func (b *batch) text() string {
+	var sb strings.Builder
+	offset := 0
+	for i, q := range b.stmts {
+		if i > 0 {
+			sb.WriteString(";\n")
+		}
+		renumber(&sb, q, offset)
+		offset += b.nargs[i]
+	}
+	return sb.String()
+}
+
+// renumber writes q to sb with each parameter $n written as $n+shift.
+func renumber(sb *strings.Builder, q string, shift int) {
+	sb.Grow(len(q) + 8)
+	for {
+		i := strings.IndexByte(q, '$')
+		if i < 0 {
+			sb.WriteString(q)
+			return
+		}
+		j := i + 1
+		for j < len(q) && '0' <= q[j] && q[j] <= '9' {
+			j++
+		}
+		sb.WriteString(q[:i])
+		sb.WriteByte('$')
+		if j > i+1 {
+			n, _ := strconv.Atoi(q[i+1 : j])
+			sb.WriteString(strconv.Itoa(n + shift))
+		}
+		q = q[j:]
+	}
+}
+
+// deferred runs a write that returns nothing, in a PostgreSQL transaction
+// with the transaction's next statement (see batch).
+func (r runner) deferred(ctx context.Context, query string, args ...any) error {
+	if r.later == nil {
+		_, err := r.exec(ctx, query, args...)
+		return err
+	}
+	r.later.stmts = append(r.later.stmts, query)
+	r.later.nargs = append(r.later.nargs, len(args))
+	r.later.args = append(r.later.args, args...)
+	return nil
+}
+
+// deferredReturning is deferred for a write that returns rows, which scan
+// reads when the batch is sent; only inside a PostgreSQL transaction.
+func (r runner) deferredReturning(ctx context.Context, query string, scan func(context.Context, *sql.Rows) error, args ...any) error {
+	if r.later.scan != nil {
+		if err := r.flush(ctx); err != nil {
+			return err
+		}
+	}
+	if err := r.deferred(ctx, query, args...); err != nil {
+		return err
+	}
+	r.later.scan = scan
+	return nil
+}
+
+// flush sends the waiting writes as one simple query; the rows of the one
+// that returns some go to its scan.
+func (r runner) flush(ctx context.Context) (err error) {
+	if r.later == nil || len(r.later.stmts) == 0 {
+		return nil
+	}
+	b := *r.later
+	r.later.reset()
+	query := b.text()
+	ctx, done := r.trace(ctx, query, b.args)
+	defer func() { done(nil, err) }()
+	if b.scan == nil {
+		_, err = r.tx.Tx.ExecContext(ctx, query, b.args...)
+		return err
+	}
+	rows, err := r.tx.Tx.QueryContext(ctx, query, b.args...)
+	if err != nil {
+		return err
+	}
+	return b.scan(ctx, rows)
+}
+
+// takeAlone empties the batch and reports true when it holds query alone;
+// else it leaves the batch as it is.
+func (r runner) takeAlone(query string) bool {
+	if r.later == nil || len(r.later.stmts) != 1 || r.later.stmts[0] != query {
+		return false
+	}
+	r.later.reset()
+	return true
+}

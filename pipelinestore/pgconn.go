@@ -1,0 +1,347 @@
+package pipelinestore
+
+import (
+	"context"
+	"database/sql/driver"
+	"fmt"
+	"net"
+	"regexp"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/uptrace/bun/driver/pgdriver"
+)
+
+// PostgreSQL connections keep no state of the store between transactions,
+// so that the store runs the same behind a transaction pooler (PgBouncer's
+// pool_mode = transaction), which lends each transaction whichever server
+// connection is free, as on a direct connection:
+//
+//   - Nothing is prepared: pgdriver writes a statement's arguments into its
+//     text and sends it as a simple query, which the server parses and
+//     plans at each run.
+//   - Run-time parameters (the DSN's own, such as search_path or
+//     application_name, and the statement timeout of WithStatementTimeout)
+//     are not set on the session after connecting, as the driver would, on
+//     the one server connection a pooler happened to lend (and then to
+//     other clients): each transaction sets them with SET LOCAL, in the
+//     same round trip as its BEGIN; a statement outside a transaction sets
+//     them in front of itself, in the same simple query, which PostgreSQL
+//     runs as one implicit transaction.
+//   - Locks are taken for a transaction (pg_try_advisory_xact_lock, FOR NO
+//     KEY UPDATE), never for the session; migrations are serialized by a
+//     lock that an open transaction holds (see lockMigrations).
+//
+// WithPreparedStatements turns such state on, for a direct connection:
+// then the reads outside a transaction are prepared on each connection
+// and the run-time parameters are set on it when it opens.
+
+// settingName is the form of a run-time parameter's name (a placeholder
+// for an extension's, such as pg_trgm.similarity_threshold, included).
+var settingName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$`)
+
+// settings is the SET LOCAL statements of the run-time parameters params,
+// in name order, each value one literal (as the driver would SET it on
+// connecting), followed by a newline each.
+func settings(params map[string]string) (string, error) {
+	names := make([]string, 0, len(params))
+	for name := range params {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var sb strings.Builder
+	for _, name := range names {
+		if !settingName.MatchString(name) {
+			return "", fmt.Errorf("pipelinestore: invalid run-time parameter %q in the PostgreSQL DSN", name)
+		}
+		sb.WriteString("SET LOCAL " + name + " TO '" + strings.ReplaceAll(params[name], "'", "''") + "';\n")
+	}
+	return sb.String(), nil
+}
+
+// timeoutParams are the run-time parameters of WithStatementTimeout.
+func timeoutParams(timeout time.Duration) map[string]string {
+	if timeout <= 0 {
+		return nil
+	}
+	// A transaction idles only while Go runs between its statements; the
+	// idle timeout ends one whose client vanished (its process stuck, its
+	// network cut) and left locks held, with a floor that a pause of the
+	// process does not reach.
+	return map[string]string{
+		"statement_timeout":                   milliseconds(timeout),
+		"idle_in_transaction_session_timeout": milliseconds(max(timeout, time.Second)),
+	}
+}
+
+// pgConnector makes the store's connections to PostgreSQL: pgdriver's,
+// which set the DSN's run-time parameters and those of extra in every
+// transaction rather than when connecting (a parameter of the DSN wins),
+// and count their round trips in trips. With sessions (see
+// WithPreparedStatements) the parameters are set on the connection when
+// it opens instead, plan_cache_mode=force_generic_plan with them. It
+// turns the driver's panic on a malformed DSN into an error.
+func pgConnector(dsn string, extra map[string]string, sessions bool, trips *atomic.Int64) (c driver.Connector, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c, err = nil, fmt.Errorf("pipelinestore: invalid PostgreSQL DSN: %v", p)
+		}
+	}()
+	params := map[string]string{}
+	for k, v := range extra {
+		params[k] = v
+	}
+	if sessions {
+		// The prepared reads are built to walk an index whatever their
+		// arguments (TestStore_ListPlans); left to choose, PostgreSQL may
+		// plan a list anew on every execution instead.
+		params["plan_cache_mode"] = "force_generic_plan"
+	}
+	takeParams := func(conf *pgdriver.Config) {
+		for k, v := range conf.ConnParams {
+			params[k] = fmt.Sprint(v)
+		}
+		conf.ConnParams = nil
+		if sessions {
+			conf.ConnParams = map[string]any{}
+			for k, v := range params {
+				conf.ConnParams[k] = v
+			}
+			clear(params)
+		}
+	}
+	// The driver's own tracing is off: no tracer is installed, and the
+	// spans cost time on every query. Query hooks see every statement.
+	pc := pgdriver.NewConnector(pgdriver.WithDSN(dsn), takeParams, pgdriver.WithTracing(false),
+		withFaultConns, pgdriver.WithResetSessionFunc(resetSession))
+	set, err := settings(params)
+	if err != nil {
+		return nil, err
+	}
+	return connector{Connector: pc, settings: set, trips: trips}, nil
+}
+
+// connector makes the store's pgConns.
+type connector struct {
+	*pgdriver.Connector
+	settings string
+	trips    *atomic.Int64
+}
+
+func (c connector) Connect(ctx context.Context) (driver.Conn, error) {
+	cn, err := c.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &pgConn{Conn: cn.(*pgdriver.Conn), settings: c.settings, trips: c.trips}, nil
+}
+
+// pgConn is a driver connection that sets the store's run-time parameters
+// in each transaction, and outside one in front of each statement (see
+// above). A transaction of the default isolation begins lazily: its BEGIN
+// and settings go with its first statement, in one simple query, and a
+// transaction that sent nothing ends without a word. database/sql uses a
+// connection from one goroutine at a time.
+type pgConn struct {
+	*pgdriver.Conn
+	settings string        // SET LOCAL statements, or ""
+	trips    *atomic.Int64 // round trips to the server, each a message and its answer
+	inTx     bool          // a transaction is open, or waits to be
+	opening  string        // the waiting transaction's BEGIN and settings, or ""
+}
+
+var (
+	_ driver.ConnBeginTx        = (*pgConn)(nil)
+	_ driver.ExecerContext      = (*pgConn)(nil)
+	_ driver.QueryerContext     = (*pgConn)(nil)
+	_ driver.ConnPrepareContext = (*pgConn)(nil)
+	_ driver.SessionResetter    = (*pgConn)(nil)
+	_ driver.Validator          = (*pgConn)(nil)
+	_ driver.Pinger             = (*pgConn)(nil)
+)
+
+func (c *pgConn) Begin() (driver.Tx, error) {
+	return c.BeginTx(context.Background(), driver.TxOptions{})
+}
+
+// BeginTx begins a transaction of the default isolation lazily; others at
+// once, with their settings.
+func (c *pgConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	if !c.IsValid() {
+		return nil, driver.ErrBadConn // database/sql takes another
+	}
+	if opts.Isolation != driver.IsolationLevel(0) || opts.ReadOnly {
+		t, err := c.Conn.BeginTx(ctx, opts)
+		if err == nil && c.settings != "" {
+			c.trips.Add(1)
+			if _, err = c.Conn.ExecContext(ctx, c.settings, nil); err != nil {
+				_ = t.Rollback()
+			}
+		}
+		// (the driver's t ends with a COMMIT or ROLLBACK, as pgTx does)
+		if err != nil {
+			return nil, err
+		}
+		c.trips.Add(1)
+		c.inTx = true
+		return pgTx{c}, nil
+	}
+	c.inTx, c.opening = true, "BEGIN;\n"+c.settings
+	return pgTx{c}, nil
+}
+
+// prefix is what goes in front of the next statement: the waiting
+// transaction's opening, or outside a transaction the settings.
+func (c *pgConn) prefix() string {
+	if !c.inTx {
+		return c.settings
+	}
+	p := c.opening
+	c.opening = ""
+	return p
+}
+
+// sendOpening sends a waiting transaction's opening on its own.
+func (c *pgConn) sendOpening(ctx context.Context) error {
+	if c.opening == "" {
+		return nil
+	}
+	c.trips.Add(1)
+	_, err := c.Conn.ExecContext(ctx, c.prefix(), nil)
+	return err
+}
+
+func (c *pgConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	c.trips.Add(1)
+	return c.Conn.ExecContext(ctx, c.prefix()+query, args)
+}
+
+func (c *pgConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	c.trips.Add(1)
+	return c.Conn.QueryContext(ctx, c.prefix()+query, args)
+}
+
+func (c *pgConn) Prepare(query string) (driver.Stmt, error) {
+	return c.PrepareContext(context.Background(), query)
+}
+
+// PrepareContext prepares a statement on the connection: only with
+// WithPreparedStatements (a statement prepared on one server connection is
+// unknown on the others a pooler lends), and for code given the pool. It
+// sends a waiting opening first, so that the statement runs inside its
+// transaction.
+func (c *pgConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	if err := c.sendOpening(ctx); err != nil {
+		return nil, err
+	}
+	c.trips.Add(1)
+	s, err := c.Conn.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return pgStmt{Stmt: s, trips: c.trips}, nil
+}
+
+// pgStmt is a statement prepared on a pgConn, whose runs count as round
+// trips.
+type pgStmt struct {
+	driver.Stmt
+	trips *atomic.Int64
+}
+
+var (
+	_ driver.StmtExecContext  = pgStmt{}
+	_ driver.StmtQueryContext = pgStmt{}
+)
+
+func (s pgStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	s.trips.Add(1)
+	return s.Stmt.(driver.StmtExecContext).ExecContext(ctx, args)
+}
+
+func (s pgStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	s.trips.Add(1)
+	return s.Stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
+}
+
+// ResetSession runs before the connection is handed out again, when no
+// transaction of it can be open.
+func (c *pgConn) ResetSession(ctx context.Context) error {
+	c.inTx, c.opening = false, ""
+	return c.Conn.ResetSession(ctx)
+}
+
+// pgTx ends a transaction of a pgConn: one that sent nothing has nothing
+// to end.
+type pgTx struct{ c *pgConn }
+
+func (t pgTx) Commit() error   { return t.end("COMMIT") }
+func (t pgTx) Rollback() error { return t.end("ROLLBACK") }
+
+func (t pgTx) end(command string) error {
+	c := t.c
+	c.inTx = false
+	if c.opening != "" {
+		c.opening = ""
+		return nil
+	}
+	c.trips.Add(1)
+	_, err := c.Conn.ExecContext(context.Background(), command, nil)
+	return err
+}
+
+// faultConn is a network connection to PostgreSQL that remembers a failed
+// read or write. After one, the driver may have left a reply unread (a
+// statement that timed out is still answered when the server comes back),
+// and the next statement on the connection would read that reply as its
+// own; the driver does not close such a connection itself on every path.
+// See resetSession.
+type faultConn struct {
+	net.Conn
+	failed atomic.Bool
+}
+
+func (c *faultConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if err != nil {
+		c.failed.Store(true)
+	}
+	return n, err
+}
+
+func (c *faultConn) Write(p []byte) (int, error) {
+	n, err := c.Conn.Write(p)
+	if err != nil {
+		c.failed.Store(true)
+	}
+	return n, err
+}
+
+// withFaultConns makes the driver dial faultConns.
+func withFaultConns(conf *pgdriver.Config) {
+	dial := conf.Dialer
+	conf.Dialer = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &faultConn{Conn: c}, nil
+	}
+}
+
+// resetSession runs before database/sql hands out a connection it has
+// handed out before: one whose network connection failed is discarded
+// (driver.ErrBadConn), and database/sql takes or opens another.
+func resetSession(_ context.Context, cn *pgdriver.Conn) error {
+	c := cn.Conn()
+	if t, ok := c.(interface{ NetConn() net.Conn }); ok { // under TLS
+		c = t.NetConn()
+	}
+	if f, ok := c.(*faultConn); ok && f.failed.Load() {
+		_ = cn.Close()
+		return driver.ErrBadConn
+	}
+	return nil
+}
