@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -229,4 +230,19 @@ func fillToLimit(t *testing.T, w world, active int) {
 		_, err := w.Svc.CreateJob(w.As(t, "olivia"), pipeline.NewJob{Title: "Filling " + strconv.Itoa(i)})
 		require.NoError(t, err)
 	}
+}
+
+// eachClockedWorld is eachWorld on a world whose Service reads the time
+// from the clock fn is given, which starts at the present and moves only
+// when the test sets it.
+func eachClockedWorld(t *testing.T, name string, fn func(t *testing.T, w world, clock *time.Time)) {
+	t.Helper()
+	t.Run(name, func(t *testing.T) {
+		t.Parallel()
+		storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+			clock := time.Now().UTC().Truncate(time.Second)
+			opt := pipeline.WithClock(pipeline.ClockFunc(func() time.Time { return clock }))
+			fn(t, storetest.Seeded(t, db, hookOptions(opt)...), &clock)
+		})
+	})
 }
