@@ -18,7 +18,9 @@ type keyedWrite struct {
 	call func(ctx context.Context, w world, idem *pipeline.Idempotency, variant int) (value any, replayed bool, err error)
 }
 
-func result[T any](r pipeline.Result[T], err error) (any, bool, error) { return r.Value, r.Replayed, err }
+func result[T any](r pipeline.Result[T], err error) (any, bool, error) {
+	return r.Value, r.Replayed, err
+}
 
 // keyedWritesOf are the writes of the Service that take an input, on
 // records olivia reaches.
