@@ -18,6 +18,7 @@ type keyedWrite struct {
 	call func(ctx context.Context, w world, idem *pipeline.Idempotency, variant int) (value any, replayed bool, err error)
 }
 
+// result spreads a write's result for keyedWrite.
 func result[T any](r pipeline.Result[T], err error) (any, bool, error) {
 	return r.Value, r.Replayed, err
 }

@@ -272,3 +272,37 @@ func TestService_ListJobsFilters(t *testing.T) {
 		assert.Equal(t, "Globex 16", titles[0], "the newest first")
 	})
 }
+
+// TestService_StagesOrder: a job's stages in pipeline order.
+func TestService_StagesOrder(t *testing.T) {
+	eachWorld(t, "a seeded job's and a created job's", func(t *testing.T, w world) {
+		ctx := w.As(t, "nina")
+		created, err := w.Svc.CreateJob(ctx, pipeline.NewJob{Title: "New pipeline"})
+		require.NoError(t, err)
+		for _, job := range []int64{w.Job("frontend"), created.Value.ID} {
+			stages, err := w.Svc.Stages(ctx, job)
+			require.NoError(t, err)
+			require.Len(t, stages, len(pipeline.DefaultStages))
+			for i, st := range stages {
+				assert.Equal(t, pipeline.DefaultStages[i], st.Name)
+				assert.Equal(t, job, st.JobID)
+				if i > 0 {
+					assert.Greater(t, st.Position, stages[i-1].Position, "in pipeline order")
+				}
+			}
+			if job == w.Job("frontend") {
+				assert.Equal(t, w.Res.Stages["frontend"]["Applied"], stages[0].ID)
+			}
+		}
+	})
+	eachWorld(t, "jobs are created on the caller's current team", func(t *testing.T, w world) {
+		for token, team := range map[string]string{"gary": "globex", "mia": "acme", "adam": "acme"} {
+			res, err := w.Svc.CreateJob(w.As(t, token), pipeline.NewJob{Title: "Made by " + token})
+			require.NoError(t, err)
+			assert.Equal(t, w.Res.Teams[team], res.Value.TeamID, token)
+			assert.Equal(t, w.User(token), res.Value.OwnerID, token)
+			log := w.Activity(t)
+			assert.Equal(t, w.Res.Teams[team], log[len(log)-1].TeamID, "the entry is the job's team's")
+		}
+	})
+}

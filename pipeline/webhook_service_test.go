@@ -252,6 +252,30 @@ func TestService_WebhookDeliveries(t *testing.T) {
 		_, err = w.Svc.WebhookDeliveries(ctx, h.ID, -1)
 		assert.ErrorIs(t, err, pipeline.ErrValidation)
 	})
+	eachWorld(t, "pages of fifteen attempts", func(t *testing.T, w world) {
+		ctx := w.As(t, "olivia")
+		h := newHook(t, w, "olivia", "https://hooks.example.test/a")
+		log := w.Activity(t)
+		m := pipeline.Message{WebhookID: h.ID, ActivityID: log[0].ID}
+		d := pipeline.NewDispatcher(w.DB, reply(503), hookOptions(pipeline.WithRetrySchedule(make([]time.Duration, 20)))...)
+		for attempt := 1; attempt <= pipeline.PageSize+2; attempt++ {
+			require.ErrorIs(t, d.Deliver(context.Background(), m, attempt), pipeline.ErrDeliveryFailed)
+		}
+		first, err := w.Svc.WebhookDeliveries(ctx, h.ID, 0)
+		require.NoError(t, err)
+		assert.Equal(t, 1, first.Page)
+		assert.Equal(t, pipeline.PageSize+2, first.Total)
+		require.Len(t, first.Items, pipeline.PageSize)
+		assert.Equal(t, pipeline.PageSize+2, first.Items[0].Attempt, "the latest first")
+		second, err := w.Svc.WebhookDeliveries(ctx, h.ID, 2)
+		require.NoError(t, err)
+		require.Len(t, second.Items, 2)
+		assert.Equal(t, 1, second.Items[1].Attempt)
+		past, err := w.Svc.WebhookDeliveries(ctx, h.ID, 3)
+		require.NoError(t, err)
+		assert.Empty(t, past.Items)
+		assert.Equal(t, pipeline.PageSize+2, past.Total, "past the last page, the total still counts")
+	})
 	eachWorld(t, "a receiver that answers 410 Gone deletes the webhook", func(t *testing.T, w world) {
 		ctx := w.As(t, "olivia")
 		h := newHook(t, w, "adam", "https://hooks.example.test/gone")
