@@ -56,33 +56,35 @@ func keyedWritesOf() []keyedWrite {
 // its key, refuses the key for another request or another user, and acts
 // once.
 func TestService_ReplayEveryWrite(t *testing.T) {
-	for _, kw := range keyedWritesOf() {
-		eachWorld(t, kw.name, func(t *testing.T, w world) {
-			ctx := w.As(t, "olivia")
-			idem := func() *pipeline.Idempotency { return &pipeline.Idempotency{Key: "once-" + kw.name} }
-			first, replayed, err := kw.call(ctx, w, idem(), 0)
-			require.NoError(t, err)
-			assert.False(t, replayed)
-			logged := len(w.Activity(t))
-			require.Equal(t, 1, logged)
-			for range 2 {
-				again, replayed, err := kw.call(ctx, w, idem(), 0)
+	eachWorld(t, "each write", func(t *testing.T, w world) {
+		for _, kw := range keyedWritesOf() {
+			t.Run(kw.name, func(t *testing.T) {
+				ctx := w.As(t, "olivia")
+				idem := func() *pipeline.Idempotency { return &pipeline.Idempotency{Key: "once-" + kw.name} }
+				before := len(w.Activity(t))
+				first, replayed, err := kw.call(ctx, w, idem(), 0)
 				require.NoError(t, err)
-				assert.True(t, replayed)
-				assert.Equal(t, first, again, "the stored result")
-			}
-			_, _, err = kw.call(ctx, w, idem(), 1)
-			require.ErrorIs(t, err, pipeline.ErrValidation, "another request")
-			assert.Equal(t, []string{pipeline.IdempotencyField}, fieldNames(err))
-			_, _, err = kw.call(w.As(t, "adam"), w, idem(), 0)
-			require.ErrorIs(t, err, pipeline.ErrValidation, "another user of the team")
-			assert.Equal(t, []string{pipeline.IdempotencyField}, fieldNames(err))
-			assert.Len(t, w.Activity(t), logged, "the write acted once")
-			_, replayed, err = kw.call(ctx, w, &pipeline.Idempotency{Key: "fresh-" + kw.name}, 1)
-			require.NoError(t, err, "another key acts")
-			assert.False(t, replayed)
-		})
-	}
+				assert.False(t, replayed)
+				require.Len(t, w.Activity(t), before+1)
+				for range 2 {
+					again, replayed, err := kw.call(ctx, w, idem(), 0)
+					require.NoError(t, err)
+					assert.True(t, replayed)
+					assert.Equal(t, first, again, "the stored result")
+				}
+				_, _, err = kw.call(ctx, w, idem(), 1)
+				require.ErrorIs(t, err, pipeline.ErrValidation, "another request")
+				assert.Equal(t, []string{pipeline.IdempotencyField}, fieldNames(err))
+				_, _, err = kw.call(w.As(t, "adam"), w, idem(), 0)
+				require.ErrorIs(t, err, pipeline.ErrValidation, "another user of the team")
+				assert.Equal(t, []string{pipeline.IdempotencyField}, fieldNames(err))
+				assert.Len(t, w.Activity(t), before+1, "the write acted once")
+				_, replayed, err = kw.call(ctx, w, &pipeline.Idempotency{Key: "fresh-" + kw.name}, 1)
+				require.NoError(t, err, "another key acts")
+				assert.False(t, replayed)
+			})
+		}
+	})
 }
 
 // TestService_ReplayRules: what a replay does and does not do.

@@ -84,38 +84,43 @@ func candidateNames(cs []pipeline.Candidate) []string {
 // TestService_NoteRules: a note is 1 to 5,000 characters that are not all
 // blank; each adds to the candidate's notes count and to the log.
 func TestService_NoteRules(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		content string
-		ok      bool
-	}{
-		{"5,000 ASCII characters", strings.Repeat("a", 5000), true},
-		{"5,000 characters of four bytes", strings.Repeat("😀", 5000), true},
-		{"one character", "x", true},
-		{"5,001 characters", strings.Repeat("a", 5001), false},
-		{"empty", "", false},
-		{"blanks only", "\t \r\n ", false},
-	} {
-		eachWorld(t, tc.name, func(t *testing.T, w world) {
-			ctx := w.As(t, "mia")
-			job, ada := w.Job("backend"), w.Res.Candidates["ada"]
-			res, err := w.Svc.AddNote(ctx, job, ada, pipeline.NewNote{Content: tc.content})
-			c, cerr := w.Svc.Candidate(ctx, job, ada)
-			require.NoError(t, cerr)
-			if !tc.ok {
-				require.ErrorIs(t, err, pipeline.ErrValidation)
-				assert.Equal(t, []string{"content"}, fieldNames(err))
-				assert.Zero(t, c.NotesCount)
-				assert.Empty(t, w.Activity(t))
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tc.content, res.Value.Content)
-			assert.Equal(t, ada, res.Value.CandidateID)
-			assert.Equal(t, 1, c.NotesCount)
-			assert.Len(t, w.Activity(t), 1)
-		})
-	}
+	eachWorld(t, "lengths and blanks", func(t *testing.T, w world) {
+		for _, tc := range []struct {
+			name    string
+			content string
+			ok      bool
+		}{
+			{"5,000 ASCII characters", strings.Repeat("a", 5000), true},
+			{"5,000 characters of four bytes", strings.Repeat("😀", 5000), true},
+			{"one character", "x", true},
+			{"5,001 characters", strings.Repeat("a", 5001), false},
+			{"empty", "", false},
+			{"blanks only", "\t \r\n ", false},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				ctx := w.As(t, "mia")
+				job, ada := w.Job("backend"), w.Res.Candidates["ada"]
+				before, err := w.Svc.Candidate(ctx, job, ada)
+				require.NoError(t, err)
+				logged := len(w.Activity(t))
+				res, err := w.Svc.AddNote(ctx, job, ada, pipeline.NewNote{Content: tc.content})
+				after, cerr := w.Svc.Candidate(ctx, job, ada)
+				require.NoError(t, cerr)
+				if !tc.ok {
+					require.ErrorIs(t, err, pipeline.ErrValidation)
+					assert.Equal(t, []string{"content"}, fieldNames(err))
+					assert.Equal(t, before.NotesCount, after.NotesCount)
+					assert.Len(t, w.Activity(t), logged)
+					return
+				}
+				require.NoError(t, err)
+				assert.Equal(t, tc.content, res.Value.Content)
+				assert.Equal(t, ada, res.Value.CandidateID)
+				assert.Equal(t, before.NotesCount+1, after.NotesCount)
+				assert.Len(t, w.Activity(t), logged+1)
+			})
+		}
+	})
 	eachWorld(t, "notes of several authors on several candidates", func(t *testing.T, w world) {
 		job := w.Job("backend")
 		ada, grace := w.Res.Candidates["ada"], w.Res.Candidates["grace"]

@@ -33,20 +33,20 @@ func listedJobs(t *testing.T, w world, token string) []string {
 // job of another team.
 func TestService_JobVisibility(t *testing.T) {
 	acme := []string{"Backend Engineer", "Frontend Ingénieur", "Old Role", "Product Designer"}
-	for _, tc := range []struct {
-		token string
-		jobs  []string
-	}{
-		{"olivia", acme},
-		{"adam", acme},
-		{"mia", []string{"Backend Engineer"}},
-		{"nina", []string{"Frontend Ingénieur"}},
-		{"gary", []string{"Ops Lead"}},
-	} {
-		eachWorld(t, tc.token+" lists", func(t *testing.T, w world) {
-			assert.Equal(t, tc.jobs, listedJobs(t, w, tc.token))
-		})
-	}
+	eachWorld(t, "who lists which jobs", func(t *testing.T, w world) {
+		for _, tc := range []struct {
+			token string
+			jobs  []string
+		}{
+			{"olivia", acme},
+			{"adam", acme},
+			{"mia", []string{"Backend Engineer"}},
+			{"nina", []string{"Frontend Ingénieur"}},
+			{"gary", []string{"Ops Lead"}},
+		} {
+			assert.Equal(t, tc.jobs, listedJobs(t, w, tc.token), tc.token)
+		}
+	})
 	eachWorld(t, "every job read answers not_found for an unreachable job", func(t *testing.T, w world) {
 		for _, tc := range []struct{ token, job string }{
 			{"mia", "frontend"}, {"mia", "design"}, {"mia", "archive"}, {"nina", "backend"},
