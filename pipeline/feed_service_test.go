@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -49,6 +50,14 @@ func settleFeed(t *testing.T, w world, ctx context.Context, n int) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// mustJSONField is the JSON of one field of a JSON object.
+func mustJSONField(t *testing.T, raw json.RawMessage, field string) string {
+	t.Helper()
+	var m map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(raw, &m))
+	return string(m[field])
 }
 
 // notes adds n notes to ada on backend as olivia.
@@ -205,6 +214,26 @@ func TestService_FeedFilters(t *testing.T) {
 		page, err := w.Svc.ListActivity(ctx, pipeline.FeedFilter{After: all.Next, Since: &late})
 		require.NoError(t, err)
 		assert.Len(t, page.Entries, 2, "since is ignored with a cursor")
+	})
+	eachClockedWorld(t, "since after every entry hands out a cursor for what comes next", func(t *testing.T, w world, clock *time.Time) {
+		ctx := w.As(t, "olivia")
+		_, err := w.Svc.CreateJob(ctx, pipeline.NewJob{Title: "Before"})
+		require.NoError(t, err)
+		settleFeed(t, w, ctx, 1)
+		later := clock.Add(time.Hour)
+		page, err := w.Svc.ListActivity(ctx, pipeline.FeedFilter{Since: &later, Actions: []string{pipeline.ActionJobCreated}})
+		require.NoError(t, err)
+		assert.Empty(t, page.Entries)
+		require.NotEmpty(t, page.Next)
+		*clock = later.Add(time.Minute)
+		notes(t, w, 1)
+		_, err = w.Svc.CreateJob(ctx, pipeline.NewJob{Title: "After"})
+		require.NoError(t, err)
+		settleFeed(t, w, ctx, 3)
+		next, err := w.Svc.ListActivity(ctx, pipeline.FeedFilter{After: page.Next, Actions: []string{pipeline.ActionJobCreated}})
+		require.NoError(t, err)
+		require.Len(t, next.Entries, 1, "only what came after, of the actions asked for")
+		assert.JSONEq(t, `{"before":null,"after":"After"}`, mustJSONField(t, next.Entries[0].Changes, "title"))
 	})
 	eachWorld(t, "bad filters name their field", func(t *testing.T, w world) {
 		ctx := w.As(t, "olivia")

@@ -306,3 +306,23 @@ func TestService_StagesOrder(t *testing.T) {
 		}
 	})
 }
+
+// TestService_SearchIsLiteral: a search is a plain substring: the wildcard
+// characters of SQL patterns match only themselves.
+func TestService_SearchIsLiteral(t *testing.T) {
+	eachWorld(t, "jobs and candidates", func(t *testing.T, w world) {
+		ctx := w.As(t, "olivia")
+		_, err := w.Svc.CreateJob(ctx, pipeline.NewJob{Title: "100% remote_role"})
+		require.NoError(t, err)
+		for search, want := range map[string]int{"%": 1, "_": 1, "0%": 1, "%remote": 0, "o_e": 0, `\`: 0, "remote_role": 1} {
+			l, err := w.Svc.ListJobs(ctx, pipeline.JobFilter{Search: search})
+			require.NoError(t, err)
+			assert.Equal(t, want, l.Total, "jobs matching %q", search)
+		}
+		for _, search := range []string{"%", "_", "a%e", `\%`} {
+			l, err := w.Svc.ListCandidates(ctx, w.Job("backend"), pipeline.CandidateFilter{Search: search})
+			require.NoError(t, err)
+			assert.Zero(t, l.Total, "candidates matching %q", search)
+		}
+	})
+}
