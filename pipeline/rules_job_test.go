@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -204,6 +205,30 @@ func TestService_JobWrites(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, before.UpdatedAt, after.UpdatedAt)
 		assert.Empty(t, w.Activity(t))
+	})
+	eachWorld(t, "each invalid field of a patch is named", func(t *testing.T, w world) {
+		archived := pipeline.JobStatus("archived")
+		for _, tc := range []struct {
+			name  string
+			patch pipeline.JobPatch
+			field string
+		}{
+			{"nothing to change", pipeline.JobPatch{}, "body"},
+			{"a title of 256 characters", pipeline.JobPatch{Title: new(strings.Repeat("ü", 256))}, "title"},
+			{"an empty title", pipeline.JobPatch{Title: new("")}, "title"},
+			{"a description of 65,536 characters", pipeline.JobPatch{Description: new(strings.Repeat("ü", 65536))}, "description"},
+			{"an unknown status", pipeline.JobPatch{Status: &archived}, "status"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				_, err := w.Svc.UpdateJob(w.As(t, "olivia"), w.Job("frontend"), tc.patch)
+				require.ErrorIs(t, err, pipeline.ErrValidation)
+				assert.Equal(t, []string{tc.field}, fieldNames(err))
+			})
+		}
+		_, err := w.Svc.UpdateJob(w.As(t, "olivia"), w.Job("frontend"), pipeline.JobPatch{
+			Title: new(strings.Repeat("ü", 255)), Description: new(strings.Repeat("ü", 65535))})
+		require.NoError(t, err, "at the limits")
+		assert.Len(t, w.Activity(t), 1, "only the valid patch is logged")
 	})
 	eachWorld(t, "the fields of an invalid patch are all reported, and nothing is written", func(t *testing.T, w world) {
 		bad := pipeline.JobStatus("Closed")
