@@ -1,0 +1,248 @@
+package pipeline_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipelinestore"
+	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
+)
+
+// hookSecretKey keeps the secrets of the webhooks these tests create.
+var hookSecretKey = func() *pipeline.SecretKey {
+	k, err := pipeline.NewSecretKey(bytes.Repeat([]byte{9}, pipeline.SecretKeyLength))
+	if err != nil {
+		panic(err)
+	}
+	return k
+}()
+
+// hookOptions make a Service that may create webhooks: it has a secret key
+// and takes any URL, without resolving its host against public addresses.
+func hookOptions(extra ...pipeline.Option) []pipeline.Option {
+	return append([]pipeline.Option{
+		pipeline.WithSecretKey(hookSecretKey),
+		pipeline.WithWebhookPolicy(pipeline.WebhookPolicy{AllowHTTP: true, AllowPrivate: true}),
+	}, extra...)
+}
+
+// eachWorld runs fn as subtest name, in parallel with the other parallel
+// tests, once per database, each time on a freshly seeded world whose
+// Service may create webhooks.
+func eachWorld(t *testing.T, name string, fn func(t *testing.T, w world)) {
+	t.Helper()
+	t.Run(name, func(t *testing.T) {
+		t.Parallel()
+		storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+			fn(t, storetest.Seeded(t, db, hookOptions()...))
+		})
+	})
+}
+
+// actAs returns a context carrying a caller for the fixture user key with
+// exactly scopes, made by the Operator.
+func actAs(t *testing.T, w world, user string, scopes ...pipeline.Scope) context.Context {
+	t.Helper()
+	c, err := w.Op.ActAs(context.Background(), w.User(user), scopes)
+	require.NoError(t, err)
+	return pipeline.NewContext(context.Background(), c.WithIP(storetest.IP))
+}
+
+// allScopesBut is every scope except s.
+func allScopesBut(s pipeline.Scope) []pipeline.Scope {
+	return slices.DeleteFunc(slices.Clone(pipeline.AllScopes), func(o pipeline.Scope) bool { return o == s })
+}
+
+// changesOf decodes the changes of an activity entry.
+func changesOf(t *testing.T, a pipeline.Activity) map[string]any {
+	t.Helper()
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(a.Changes, &m))
+	return m
+}
+
+// actionsOf lists the actions of entries, in order.
+func actionsOf(entries []pipeline.Activity) []string {
+	out := make([]string, 0, len(entries))
+	for _, a := range entries {
+		out = append(out, a.Action)
+	}
+	return out
+}
+
+// feedActions lists the actions of feed entries, in order.
+func feedActions(entries []pipeline.FeedEntry) []string {
+	out := make([]string, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, e.Action)
+	}
+	return out
+}
+
+// newHook creates a webhook of the current team of the fixture user as that
+// user, with every scope.
+func newHook(t *testing.T, w world, user, url string, events ...string) pipeline.CreatedWebhook {
+	t.Helper()
+	res, err := w.Svc.CreateWebhook(w.As(t, user), pipeline.NewWebhook{URL: url, Events: events})
+	require.NoError(t, err)
+	return res.Value
+}
+
+// probe is what the tables of operations call an operation with: the
+// records it is about, a stage for a move, its idempotency key (writes
+// only), and whether its input is valid.
+type probe struct {
+	ref   pipeline.Ref
+	stage int64
+	idem  *pipeline.Idempotency
+	valid bool
+}
+
+// operation calls one operation of the Service as the caller on ctx.
+type operation struct {
+	op   pipeline.Op
+	call func(ctx context.Context, svc *pipeline.Service, p probe) error
+}
+
+// pick returns valid when the probe's input is to be valid, else invalid.
+func pick[T any](p probe, valid, invalid T) T {
+	if p.valid {
+		return valid
+	}
+	return invalid
+}
+
+// operations are every operation of the Service, each called with the
+// probe's records and an input valid or not.
+var operations = []operation{
+	{pipeline.OpGetMe, func(ctx context.Context, svc *pipeline.Service, _ probe) error {
+		_, err := svc.Me(ctx)
+		return err
+	}},
+	{pipeline.OpListJobs, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.ListJobs(ctx, pick(p, pipeline.JobFilter{}, pipeline.JobFilter{Status: "OPEN"}))
+		return err
+	}},
+	{pipeline.OpGetJob, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.Job(ctx, p.ref.Job)
+		return err
+	}},
+	{pipeline.OpCreateJob, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.CreateJob(ctx, pipeline.NewJob{Title: pick(p, "Probe", " "), Idempotency: p.idem})
+		return err
+	}},
+	{pipeline.OpUpdateJob, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.UpdateJob(ctx, p.ref.Job, pipeline.JobPatch{Title: new(pick(p, "Probe", "")), Idempotency: p.idem})
+		return err
+	}},
+	{pipeline.OpListStages, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.Stages(ctx, p.ref.Job)
+		return err
+	}},
+	{pipeline.OpListCandidates, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.ListCandidates(ctx, p.ref.Job, pipeline.CandidateFilter{Page: pick(p, 1, -1)})
+		return err
+	}},
+	{pipeline.OpGetCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.Candidate(ctx, p.ref.Job, p.ref.Candidate)
+		return err
+	}},
+	{pipeline.OpMoveCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.MoveCandidate(ctx, p.ref.Job, p.ref.Candidate, pipeline.StageMove{StageID: pick(p, p.stage, 0), Idempotency: p.idem})
+		return err
+	}},
+	{pipeline.OpAddNote, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.AddNote(ctx, p.ref.Job, p.ref.Candidate, pipeline.NewNote{Content: pick(p, "Probe note.", " "), Idempotency: p.idem})
+		return err
+	}},
+	{pipeline.OpRateCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.RateCandidate(ctx, p.ref.Job, p.ref.Candidate, pipeline.NewRating{Value: pick(p, pipeline.GoodFit, "GOOD_FIT"), Idempotency: p.idem})
+		return err
+	}},
+	{pipeline.OpListActivity, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.ListActivity(ctx, pipeline.FeedFilter{Limit: pick(p, 0, pipeline.MaxFeedLimit+1)})
+		return err
+	}},
+	{pipeline.OpCreateWebhook, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.CreateWebhook(ctx, pipeline.NewWebhook{URL: pick(p, "https://hooks.example.test/probe", ""), Idempotency: p.idem})
+		return err
+	}},
+	{pipeline.OpListWebhooks, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.ListWebhooks(ctx, pick(p, 1, -1))
+		return err
+	}},
+	{pipeline.OpGetWebhook, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.Webhook(ctx, p.ref.Webhook)
+		return err
+	}},
+	{pipeline.OpDeleteWebhook, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.DeleteWebhook(ctx, p.ref.Webhook, p.idem)
+		return err
+	}},
+	{pipeline.OpListWebhookDeliveries, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.WebhookDeliveries(ctx, p.ref.Webhook, pick(p, 1, -1))
+		return err
+	}},
+}
+
+// reachable is a probe at records olivia reaches: the backend job, its
+// candidate ada, a stage of that job for a move, and the webhook hook.
+func reachable(w world, hook int64) probe {
+	return probe{
+		ref:   pipeline.Ref{Job: w.Job("backend"), Candidate: w.Res.Candidates["ada"], Webhook: hook},
+		stage: w.Res.Stages["backend"]["Interview"],
+		valid: true,
+	}
+}
+
+// nowhere is a probe at records nobody reaches, with an invalid input.
+func nowhere() probe {
+	return probe{ref: pipeline.Ref{Job: missing, Candidate: missing, Webhook: missing}, stage: missing}
+}
+
+// fieldNames are the fields a validation error names, sorted.
+func fieldNames(err error) []string {
+	names := []string{}
+	for f := range pipeline.Fields(err) {
+		names = append(names, f)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// acmeJobLimit is the plan job limit of the fixture team acme, which has
+// three jobs that are not closed (backend, frontend, design).
+const acmeJobLimit, acmeActiveJobs = 20, 3
+
+// fillToLimit creates open jobs on acme until its plan limit is reached,
+// active being how many of its jobs are not closed now.
+func fillToLimit(t *testing.T, w world, active int) {
+	t.Helper()
+	for i := range acmeJobLimit - active {
+		_, err := w.Svc.CreateJob(w.As(t, "olivia"), pipeline.NewJob{Title: "Filling " + strconv.Itoa(i)})
+		require.NoError(t, err)
+	}
+}
+
+// eachClockedWorld is eachWorld on a world whose Service reads the time
+// from the clock fn is given, which starts at the present and moves only
+// when the test sets it.
+func eachClockedWorld(t *testing.T, name string, fn func(t *testing.T, w world, clock *time.Time)) {
+	t.Helper()
+	t.Run(name, func(t *testing.T) {
+		t.Parallel()
+		storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+			clock := time.Now().UTC().Truncate(time.Second)
+			opt := pipeline.WithClock(pipeline.ClockFunc(func() time.Time { return clock }))
+			fn(t, storetest.Seeded(t, db, hookOptions(opt)...), &clock)
+		})
+	})
+}
