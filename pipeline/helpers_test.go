@@ -163,6 +163,10 @@ var operations = []operation{
 		_, err := svc.AddNote(ctx, p.ref.Job, p.ref.Candidate, pipeline.NewNote{Content: pick(p, "Probe note.", " "), Idempotency: p.idem})
 		return err
 	}},
+	{pipeline.OpListNotes, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.ListNotes(ctx, p.ref.Job, p.ref.Candidate, pipeline.NoteFilter{Page: pick(p, 1, -1)})
+		return err
+	}},
 	{pipeline.OpRateCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
 		_, err := svc.RateCandidate(ctx, p.ref.Job, p.ref.Candidate, pipeline.NewRating{Value: pick(p, pipeline.GoodFit, "GOOD_FIT"), Idempotency: p.idem})
 		return err
@@ -184,7 +188,7 @@ var operations = []operation{
 		return err
 	}},
 	{pipeline.OpDeleteWebhook, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.DeleteWebhook(ctx, p.ref.Webhook, p.idem)
+		_, err := svc.DeleteWebhook(ctx, p.ref.Webhook, pipeline.WebhookDeletion{Idempotency: p.idem})
 		return err
 	}},
 	{pipeline.OpListWebhookDeliveries, func(ctx context.Context, svc *pipeline.Service, p probe) error {
