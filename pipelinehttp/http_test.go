@@ -94,7 +94,7 @@ func TestAPI_Routing(t *testing.T) {
 			for _, tc := range []struct{ method, path, allow string }{
 				{"DELETE", jobPath(e.Res.Jobs["backend"]), "GET, PATCH"},
 				{"PUT", "/api/v1/jobs", "GET, POST"},
-				{"GET", candidatePath(1, 2) + "/notes", "POST"},
+				{"PUT", candidatePath(1, 2) + "/notes", "GET, POST"},
 				{"POST", "/api/v1/me", "GET"},
 			} {
 				r := e.do(t, tc.method, tc.path, olivia, nil)

@@ -26,6 +26,7 @@ var mcpOperations = map[pipeline.Op][2]string{
 	pipeline.OpGetCandidate:   {"GET", "/api/v1/jobs/{job}/candidates/{candidate}"},
 	pipeline.OpMoveCandidate:  {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/stage"},
 	pipeline.OpAddNote:        {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/notes"},
+	pipeline.OpListNotes:      {"GET", "/api/v1/jobs/{job}/candidates/{candidate}/notes"},
 	pipeline.OpRateCandidate:  {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/rating"},
 	pipeline.OpListActivity:   {"GET", "/api/v1/activity"},
 }
