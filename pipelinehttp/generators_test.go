@@ -17,9 +17,14 @@ import (
 	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
 )
 
-// generators are the Go client generators pinned in go.mod (tool
-// directive), each with the arguments that write a package named client
-// into the directory out from the document doc.
+// toolsModFile is the go.mod of the module that pins the client generators
+// (tool directive), kept apart so that they stay out of this module's
+// go.mod; `go tool -modfile` runs them from it.
+var toolsModFile = filepath.Join("..", ".ci", "tools", "go.mod")
+
+// generators are the Go client generators pinned in toolsModFile, each
+// with the arguments that write a package named client into the directory
+// out from the document doc.
 var generators = []struct {
 	name string
 	args func(doc, out string) []string
@@ -51,16 +56,15 @@ func TestOpenAPI_Generators(t *testing.T) {
 	for _, g := range generators {
 		t.Run(g.name, func(t *testing.T) {
 			pkg := filepath.Join(module, g.name)
-			// Run from this package, so that go tool finds the versions
-			// pinned in go.mod.
-			goCommand(t, ".", nil, append([]string{"tool"}, g.args(doc, filepath.Join(pkg, "client"))...)...)
+			tool := []string{"tool", "-modfile=" + toolsModFile}
+			goCommand(t, ".", nil, append(tool, g.args(doc, filepath.Join(pkg, "client"))...)...)
 			check, err := os.ReadFile(filepath.Join("testdata", "clientcheck", g.name, "main.go"))
 			require.NoError(t, err)
 			require.NoError(t, os.WriteFile(filepath.Join(pkg, "main.go"), check, 0o644))
 
 			// -mod=mod lets the throwaway module add the checksums of the
 			// generated code's run-time modules that the project's go.sum
-			// does not need.
+			// files do not hold.
 			env := []string{"GOFLAGS=" + strings.TrimSpace(os.Getenv("GOFLAGS")+" -mod=mod"), "GOWORK=off"}
 			goCommand(t, module, env, "vet", "./"+g.name+"/...")
 			out := goCommand(t, module, env, "run", "./"+g.name, answers)
@@ -110,9 +114,11 @@ func recordJobWriteErrors(t *testing.T) []byte {
 	return b
 }
 
-// throwawayModule makes a module named gencheck in dir with this module's
-// requirements and checksums, so that generated code builds against the
-// versions the project pins.
+// throwawayModule makes a module named gencheck in dir with the
+// requirements and checksums of this module and of the generators' module,
+// so that generated code builds against the versions the project pins: the
+// oapi-codegen client's run-time module is pinned here, ogen's in the
+// generators' module.
 func throwawayModule(t *testing.T, dir string) string {
 	t.Helper()
 	require.NoError(t, os.MkdirAll(dir, 0o755))
@@ -120,10 +126,37 @@ func throwawayModule(t *testing.T, dir string) string {
 	require.NoError(t, err)
 	mod = regexp.MustCompile(`(?m)^module .*$`).ReplaceAll(mod, []byte("module gencheck"))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), mod, 0o644))
-	sum, err := os.ReadFile(filepath.Join("..", "go.sum"))
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644))
+	var sums []byte
+	for _, f := range []string{filepath.Join("..", "go.sum"), strings.TrimSuffix(toolsModFile, ".mod") + ".sum"} {
+		sum, err := os.ReadFile(f)
+		require.NoError(t, err)
+		sums = append(sums, sum...)
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.sum"), sums, 0o644))
+
+	pinned := map[string]bool{}
+	for _, r := range requirements(t, filepath.Join("..", "go.mod")) {
+		pinned[r.Path] = true
+	}
+	edit := []string{"mod", "edit"}
+	for _, r := range requirements(t, toolsModFile) {
+		if !pinned[r.Path] {
+			edit = append(edit, "-require="+r.Path+"@"+r.Version)
+		}
+	}
+	goCommand(t, dir, []string{"GOWORK=off"}, edit...)
 	return dir
+}
+
+// requirement is a module a go.mod file requires.
+type requirement struct{ Path, Version string }
+
+// requirements lists what the go.mod file at path requires.
+func requirements(t *testing.T, path string) []requirement {
+	t.Helper()
+	var mod struct{ Require []requirement }
+	require.NoError(t, json.Unmarshal([]byte(goCommand(t, ".", nil, "mod", "edit", "-json", path)), &mod))
+	return mod.Require
 }
 
 // goCommand runs the go command in dir with env added and returns its

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"runtime"
 	"testing"
 	"time"
 
@@ -17,19 +15,5 @@ func TestStatCPU(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, 3750*time.Millisecond, d)
 	_, ok = statCPU("4242 (short) S 1 2")
-	assert.False(t, ok)
-
-	if runtime.GOOS != "linux" {
-		t.Skip("/proc is Linux's")
-	}
-	before, ok := processCPU(os.Getpid())
-	require.True(t, ok)
-	for start := time.Now(); time.Since(start) < 100*time.Millisecond; {
-		runtime.Gosched() // burn CPU time
-	}
-	after, ok := processCPU(os.Getpid())
-	require.True(t, ok)
-	assert.Greater(t, after, before, "the process's own CPU time grows as it works")
-	_, ok = processCPU(-1)
 	assert.False(t, ok)
 }

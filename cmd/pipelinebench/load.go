@@ -101,7 +101,12 @@ type runResult struct {
 // scenario's next request as soon as its previous one is answered. The
 // first warmup is not measured; requests sent during the following
 // duration are. Every measured latency is kept, timeouts and errors
-// included (a timeout as the client's limit).
+// included (a timeout as the client's limit). A worker whose request sent
+// during the warm-up was still running when the window closed sends one
+// more, measured: on a machine so busy that a request outlasts the whole
+// window, the window would otherwise hold no request, and its result would
+// say nothing of them (requests per second then count over the window
+// stretched to that request's answer).
 func drive(ctx context.Context, e *endpoint, s *scenario, conns int, warmup, duration time.Duration) runResult {
 	start := time.Now()
 	from, until := start.Add(warmup), start.Add(warmup+duration)
@@ -112,6 +117,7 @@ func drive(ctx context.Context, e *endpoint, s *scenario, conns int, warmup, dur
 		all     = make([]time.Duration, 0, perWorker*conns)
 		res     runResult
 		sampled bool
+		end     = until // of the measurement
 	)
 	var before, after cpuSample
 	cpuDone := make(chan struct{})
@@ -129,9 +135,10 @@ func drive(ctx context.Context, e *endpoint, s *scenario, conns int, warmup, dur
 			lat := make([]time.Duration, 0, perWorker)
 			var errs, timeouts int
 			var sample string
+			late := until
 			for ctx.Err() == nil {
 				sent := time.Now()
-				if !sent.Before(until) {
+				if !sent.Before(until) && len(lat) > 0 {
 					break
 				}
 				resp, err := e.do(ctx, s.next(s.count.Add(1)-1))
@@ -140,6 +147,9 @@ func drive(ctx context.Context, e *endpoint, s *scenario, conns int, warmup, dur
 					continue
 				}
 				lat = append(lat, took)
+				if !sent.Before(until) {
+					late = sent.Add(took)
+				}
 				switch {
 				case isTimeout(err):
 					timeouts++
@@ -154,6 +164,9 @@ func drive(ctx context.Context, e *endpoint, s *scenario, conns int, warmup, dur
 			mu.Lock()
 			defer mu.Unlock()
 			all = append(all, lat...)
+			if late.After(end) {
+				end = late
+			}
 			res.Errors += errs
 			res.Timeouts += timeouts
 			if sample != "" && !sampled {
@@ -166,7 +179,7 @@ func drive(ctx context.Context, e *endpoint, s *scenario, conns int, warmup, dur
 	res.ServerCPU = perRequest(before.server, after.server, before.serverOK, after.serverOK, len(all))
 	res.DBCPU = perRequest(before.db, after.db, before.dbOK, after.dbOK, len(all))
 	res.Requests = len(all)
-	res.RPS = float64(len(all)) / duration.Seconds()
+	res.RPS = float64(len(all)) / end.Sub(from).Seconds()
 	res.P50, res.P99 = percentiles(all)
 	return res
 }

@@ -1,8 +1,10 @@
 // Command pipelinebench is the project's load benchmark. It measures our
 // server, run as an operator runs it, against a bare Gin + pgx baseline
-// that does the same work, in the same run and on the same dataset:
+// that does the same work, in the same run and on the same dataset. It is a
+// module of its own, so that what only the benchmark needs stays out of the
+// library's go.mod; from the repository's root:
 //
-//	go run ./cmd/pipelinebench -db 'postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable'
+//	go run -C cmd/pipelinebench . -db 'postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable'
 //
 // -db defaults to $PIPELINE_BENCH_DB. Tables go to stdout as Markdown,
 // progress to stderr. -scale adds the scale part; -scenarios and -cases

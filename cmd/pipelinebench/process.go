@@ -27,21 +27,22 @@ const (
 	stopTimeout = 30 * time.Second
 )
 
-// buildServer builds this module's ./cmd/pipelined into dir. The module
-// root is found with `go env GOMOD`, so the command works from anywhere
-// inside the module.
+// buildServer builds the pipeline module's ./cmd/pipelined into dir. The
+// benchmark is a module of its own that requires pipeline (replaced by the
+// checkout around it), so `go list -m` finds the directory to build in from
+// anywhere inside the benchmark's module.
 func buildServer(ctx context.Context, dir string) (string, error) {
-	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
+	out, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", "github.com/pipeline-dev/pipeline").Output()
 	if err != nil {
-		return "", fmt.Errorf("go env GOMOD: %w", err)
+		return "", fmt.Errorf("go list -m github.com/pipeline-dev/pipeline: %w (run from cmd/pipelinebench, or pass -server PATH)", err)
 	}
-	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		return "", errors.New("not inside the pipeline module: run from it, or pass -server PATH")
+	root := strings.TrimSpace(string(out))
+	if root == "" {
+		return "", errors.New("the pipeline module has no directory here: run from cmd/pipelinebench, or pass -server PATH")
 	}
 	bin := filepath.Join(dir, "pipelined")
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/pipelined")
-	cmd.Dir = filepath.Dir(gomod)
+	cmd.Dir = root
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
