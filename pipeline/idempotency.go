@@ -70,21 +70,30 @@ type keyed struct {
 }
 
 // keyOf takes the idempotency out of a write's input (input points to the
-// input, idem to its Idempotency field) and binds its key to the request:
-// a digest of the operation, its records and the rest of the input.
+// input, idem to its Idempotency field) and binds its key to the request
+// (see RequestDigest).
 func keyOf(op Op, r Ref, input any, idem **Idempotency) (*keyed, error) {
 	i := *idem
 	*idem = nil
 	if i == nil {
 		return nil, nil
 	}
+	return &keyed{key: i.Key, request: RequestDigest(op, r, input)}, nil
+}
+
+// RequestDigest is the request an idempotency key is bound to: a digest
+// of the operation, the records it is about and its input (a pointer to
+// the input, its Idempotency nil). Inputs that are the same value have the
+// same digest, whichever face read them and however their text was
+// spelled.
+func RequestDigest(op Op, r Ref, input any) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%d\n%d\n", op, r.Job, r.Candidate)
 	if r.Webhook != 0 {
 		fmt.Fprintf(h, "webhook %d\n", r.Webhook)
 	}
 	writeValue(h, reflect.ValueOf(input))
-	return &keyed{key: i.Key, request: hex.EncodeToString(h.Sum(nil))}, nil
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // writeValue writes v to w in one spelling per value: strings byte for

@@ -150,7 +150,7 @@ func (q candidateQuery) stageOK() string {
 var (
 	qCandidate = preparedLockable(`SELECT `+candidateColumns+`
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-WHERE c.id = $1 AND c.job_id = $2 AND `+visible(3), ` FOR NO KEY UPDATE OF c`)
+WHERE c.id = $1 AND c.job_id = $2 AND `+visible(3), recordLock("candidate", ` FOR NO KEY UPDATE OF c`))
 	qSetCandidateStage = prepared(`UPDATE candidates SET stage_id = $1, updated_at = $2 WHERE id = $3`)
 	// qCandidateForMove is the candidate, locked, and the stage $4 of its
 	// job, in one statement.
@@ -158,7 +158,7 @@ WHERE c.id = $1 AND c.job_id = $2 AND `+visible(3), ` FOR NO KEY UPDATE OF c`)
 	t.position AS target_position
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
 LEFT JOIN stages AS t ON t.id = $4 AND t.job_id = c.job_id
-WHERE c.id = $1 AND c.job_id = $2 AND `+visible(3), ` FOR NO KEY UPDATE OF c`)
+WHERE c.id = $1 AND c.job_id = $2 AND `+visible(3), recordLock("candidate", ` FOR NO KEY UPDATE OF c`))
 )
 
 // The locking reads of a candidate that claim a key first (see

@@ -76,7 +76,8 @@ func violatedTable(err error) string {
 // then rolls the transaction back, so later statements find it done), the
 // connection failed, or the database cancelled the statement itself
 // (statement, lock or idle-transaction timeout, shutdown, too many
-// connections, SQLite's busy timeout or an interrupt).
+// connections, SQLite's busy timeout or an interrupt), or it is a standby
+// that refuses writes (a failover's new leader before its promotion ends).
 func unavailable(err error) bool {
 	for _, target := range []error{
 		context.DeadlineExceeded, context.Canceled, os.ErrDeadlineExceeded,
@@ -98,6 +99,8 @@ func unavailable(err error) bool {
 		case code == "57014", code == "55P03", code == "25P03": // statement, lock, idle-in-transaction timeout
 			return true
 		case code == "57P01", code == "57P02", code == "57P03", code == "53300": // shutting down, starting, full
+			return true
+		case code == "25006": // read-only: a standby not yet promoted, reached during a failover
 			return true
 		}
 		return false

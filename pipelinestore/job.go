@@ -57,7 +57,7 @@ ORDER BY j.created_at DESC, j.id DESC LIMIT ` + strconv.Itoa(pipeline.PageSize) 
 func jobsCount(pg, search bool) string { return `SELECT count(*) FROM ` + jobsOf(pg, search, "") }
 
 var (
-	qJob    = preparedLockable(`SELECT `+jobColumns+` FROM jobs AS j WHERE j.id = $1 AND `+visible(2), ` FOR NO KEY UPDATE OF j`)
+	qJob    = preparedLockable(`SELECT `+jobColumns+` FROM jobs AS j WHERE j.id = $1 AND `+visible(2), recordLock("job", ` FOR NO KEY UPDATE OF j`))
 	qStages = prepared(`SELECT s.id, s.name, s.position FROM jobs AS j
 LEFT JOIN stages AS s ON s.job_id = j.id
 WHERE j.id = $1 AND ` + visible(2) + `

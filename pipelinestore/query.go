@@ -67,6 +67,18 @@ type lockable struct{ plain, lock string }
 // locked is the locking form of the read.
 func (q lockable) locked() string { return q.plain + q.lock }
 
+// recordLock is the locking clause, on PostgreSQL, of a write's read of
+// one record of kind, whose id is the read's $1: the record's
+// transaction-scoped advisory lock (pipeline_lock_record), then rowLock.
+// Writers of one record queue on the advisory lock, which takes no
+// transaction id; a writer that queued on the row lock alone may have
+// taken its id before the writer it waited for committed. So the ids of a
+// record's writes follow the order in which they took effect, and the
+// feed, ordered by transaction id, lists them in that order.
+func recordLock(kind, rowLock string) string {
+	return ` AND pipeline_lock_record('` + kind + `', $1)` + rowLock
+}
+
 // preparedLockable registers a read; its locking form only PostgreSQL
 // runs.
 func preparedLockable(query, lock string) lockable {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,6 +8,7 @@ import (
 	"hash/fnv"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -89,7 +89,7 @@ func newWrite(c *gin.Context, status int) (*write, bool) {
 		if len(keys) > 0 {
 			w.key = keys[0]
 		}
-		w.print = fingerprint(c.Request.Method, c.Request.URL.Path, raw)
+		w.print = fingerprint(c.Request.URL.Path, w.jobID, w.candID, raw)
 	}
 	return w, true
 }
@@ -201,26 +201,25 @@ func lockID(schema string, teamID int64, key string) int64 {
 	return int64(h.Sum64())
 }
 
-// fingerprint identifies a write for its key as ours does: the method, the
-// path and the body as a JSON value (re-encoded with sorted keys), or the
-// body's bytes when it is not JSON.
-func fingerprint(method, path string, raw []byte) string {
-	body := raw
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err == nil && !dec.More() {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if enc.Encode(v) == nil {
-			body = buf.Bytes()
+// fingerprint identifies a write for its key as ours does: the digest of
+// the operation, its records and its input as the domain reads it.
+func fingerprint(path string, jobID, candID int64, raw []byte) string {
+	ref := pipeline.Ref{Job: jobID, Candidate: candID}
+	switch {
+	case strings.HasSuffix(path, "/stage"):
+		var body struct{ Stage int64 }
+		if json.Unmarshal(raw, &body) == nil {
+			return pipeline.RequestDigest(pipeline.OpMoveCandidate, ref, &pipeline.StageMove{StageID: body.Stage})
+		}
+	case strings.HasSuffix(path, "/notes"):
+		var body struct{ Content string }
+		if json.Unmarshal(raw, &body) == nil {
+			return pipeline.RequestDigest(pipeline.OpAddNote, ref, &pipeline.NewNote{Content: body.Content})
 		}
 	}
-	h := sha256.New()
-	h.Write([]byte(method + "\n" + path + "\n"))
-	h.Write(body)
-	return hex.EncodeToString(h.Sum(nil))
+	// A body that does not decode never succeeds, so no record holds it.
+	h := sha256.Sum256(raw)
+	return hex.EncodeToString(h[:])
 }
 
 // change is the before and after of a changed field in an activity entry.
