@@ -390,6 +390,13 @@ whole number of seconds):
                        (PostgreSQL: the pool; SQLite: the readers beside the
                        one writer) (default: PostgreSQL max(32, 4 x CPUs),
                        SQLite max(4, CPUs))
+  PIPELINE_DB_POOLER   transaction when PostgreSQL is reached through a
+                       transaction pooler (PgBouncer's pool_mode =
+                       transaction): the server then keeps nothing on a
+                       server connection and parses and plans every
+                       statement; none (the default) prepares the reads on
+                       each connection, for a direct connection or a
+                       session pooler (default none)
   PIPELINE_AUTO_MIGRATE
                        true or false: whether the commands that write apply
                        pending migrations first (default true)

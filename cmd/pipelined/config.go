@@ -33,6 +33,10 @@ type config struct {
 	BaseURL   string // PIPELINE_BASE_URL: scheme and host of pagination links
 	RateLimit int    // PIPELINE_RATE_LIMIT: requests per minute per user
 	MaxConns  int    // PIPELINE_DB_MAX_CONNS: database pool size; 0: the store's default
+	// Pooled is PIPELINE_DB_POOLER=transaction: a transaction pooler stands
+	// between the server and PostgreSQL, so nothing may be kept on a server
+	// connection.
+	Pooled bool
 	// PIPELINE_AUTO_MIGRATE: whether commands apply pending migrations
 	// first.
 	AutoMigrate bool
@@ -94,6 +98,13 @@ func loadConfig(getenv func(string) string) (config, error) {
 			return config{}, fmt.Errorf("PIPELINE_DB_MAX_CONNS: %w", err)
 		}
 		cfg.MaxConns = n
+	}
+	switch raw := getenv("PIPELINE_DB_POOLER"); raw {
+	case "", "none":
+	case "transaction":
+		cfg.Pooled = true
+	default:
+		return config{}, fmt.Errorf("PIPELINE_DB_POOLER: %q is neither transaction nor none", raw)
 	}
 	if raw := getenv("PIPELINE_AUTO_MIGRATE"); raw != "" {
 		b, err := strconv.ParseBool(raw)

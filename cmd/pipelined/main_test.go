@@ -556,6 +556,16 @@ func TestConfig(t *testing.T) {
 		}
 	})
 
+	t.Run("pooler", func(t *testing.T) {
+		for v, pooled := range map[string]bool{"": false, "none": false, "transaction": true} {
+			cfg, err := loadConfig(func(k string) string { return map[string]string{"PIPELINE_DB_POOLER": v}[k] })
+			require.NoError(t, err)
+			assert.Equal(t, pooled, cfg.Pooled, v)
+		}
+		_, err := loadConfig(func(k string) string { return map[string]string{"PIPELINE_DB_POOLER": "session"}[k] })
+		assert.ErrorContains(t, err, "PIPELINE_DB_POOLER")
+	})
+
 	t.Run("webhooks", func(t *testing.T) {
 		env := map[string]string{
 			"PIPELINE_WEBHOOK_WORKERS": "0", "PIPELINE_WEBHOOK_ALLOW_HTTP": "true", "PIPELINE_WEBHOOK_ALLOW_PRIVATE": "1",

@@ -38,7 +38,13 @@ func openStore(ctx context.Context, cfg config, acc access, opts ...pipelinestor
 			return nil, nil, err
 		}
 	}
-	db, err := pipelinestore.Open(ctx, cfg.DB, append(opts, pipelinestore.WithMaxConns(cfg.MaxConns))...)
+	opts = append(opts, pipelinestore.WithMaxConns(cfg.MaxConns))
+	if !cfg.Pooled {
+		// A direct connection (or a session pooler) keeps prepared
+		// statements; behind a transaction pooler nothing may stay on one.
+		opts = append(opts, pipelinestore.WithPreparedStatements())
+	}
+	db, err := pipelinestore.Open(ctx, cfg.DB, opts...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open database: %w", err)
 	}
