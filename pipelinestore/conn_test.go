@@ -24,6 +24,7 @@ import (
 // transaction runs inside it, and a transaction that sent nothing ends
 // cleanly.
 func TestDB_LazyBegin(t *testing.T) {
+	statementsAsText(t)
 	db := storetest.OpenPostgres(t)
 	ctx := context.Background()
 	const xid = "SELECT txid_current()"

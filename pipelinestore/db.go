@@ -124,16 +124,17 @@ func WithStatementTimeout(d time.Duration) Option {
 
 // WithPreparedStatements lets the store keep state on PostgreSQL's server
 // connections, for speed on a direct connection (or a session pooler):
-// the reads outside a transaction (lists, records, tokens, the rate
-// limiter) run as statements prepared on each connection and planned
-// once there (plan_cache_mode=force_generic_plan), instead of parsed and
-// planned at every run; run-time parameters, the statement timeout's
-// included, are set on each connection when it opens. Never use it behind
-// a transaction pooler (PgBouncer's pool_mode = transaction), which lends
-// a connection's statements and settings to whichever client comes next:
-// without it the store keeps nothing on a server connection (see pgConn).
-// Transactions run the same either way. It does not apply to a pool given
-// with WithSQLDB.
+// every statement of the request path, reads and a write transaction's
+// statements alike, runs as a statement prepared on each connection and
+// planned once there (plan_cache_mode=force_generic_plan), instead of
+// parsed and planned at every run; run-time parameters, the statement
+// timeout's included, are set on each connection when it opens. A write
+// transaction's writes then go one statement a round trip rather than in
+// one batch (see batch), which costs less than planning them. Never use
+// it behind a transaction pooler (PgBouncer's pool_mode = transaction),
+// which lends a connection's statements and settings to whichever client
+// comes next: without it the store keeps nothing on a server connection
+// (see pgConn). It does not apply to a pool given with WithSQLDB.
 func WithPreparedStatements() Option { return func(o *options) { o.sessions = true } }
 
 // WithQueryHook adds a Bun query hook, told of every statement the store

@@ -44,6 +44,11 @@ import (
 // write whose result the caller needs at once (an insert returning its
 // id) uses exec or get instead.
 //
+// With WithPreparedStatements a statement is prepared on the connection
+// instead, which a simple query of several cannot be: the batch's
+// statements then go one after the other (flushPrepared), a round trip
+// each, none of them parsed or planned again.
+//
 // The transaction's BEGIN, with its settings, travels with its first
 // statement in the same way (see pgConn), so a transaction whose first
 // statement is a read and whose writes all wait costs three round trips:
@@ -63,10 +68,11 @@ var _ batcher = runner{}
 // batch is a transaction's writes waiting to be sent together. At most one
 // of them returns rows, which scan reads.
 type batch struct {
-	stmts []string // as written, each numbering its parameters from $1
-	nargs []int    // each statement's number of arguments
-	args  []any    // every statement's, in order
-	scan  func(context.Context, *sql.Rows) error
+	stmts  []string // as written, each numbering its parameters from $1
+	nargs  []int    // each statement's number of arguments
+	args   []any    // every statement's, in order
+	scan   func(context.Context, *sql.Rows) error
+	scanAt int // the index of the statement whose rows scan reads
 }
 
 func (b *batch) reset() { b.stmts, b.nargs, b.args, b.scan = nil, nil, nil, nil }
@@ -133,7 +139,7 @@ func (r runner) deferredReturning(ctx context.Context, query string, scan func(c
 	if err := r.deferred(ctx, query, args...); err != nil {
 		return err
 	}
-	r.later.scan = scan
+	r.later.scan, r.later.scanAt = scan, len(r.later.stmts)-1
 	return nil
 }
 
@@ -145,6 +151,9 @@ func (r runner) flush(ctx context.Context) (err error) {
 	}
 	b := *r.later
 	r.later.reset()
+	if !r.text() {
+		return r.flushPrepared(ctx, b)
+	}
 	query := b.text()
 	ctx, done := r.trace(ctx, query, b.args)
 	defer func() { done(nil, err) }()
@@ -157,6 +166,39 @@ func (r runner) flush(ctx context.Context) (err error) {
 		return err
 	}
 	return b.scan(ctx, rows)
+}
+
+// flushPrepared sends the waiting writes of b one after the other, each a
+// statement prepared on the connection (WithPreparedStatements): a round
+// trip each instead of one for all, but none of them parsed and planned
+// again.
+func (r runner) flushPrepared(ctx context.Context, b batch) error {
+	at := 0
+	for i, q := range b.stmts {
+		a := b.args[at : at+b.nargs[i]]
+		at += b.nargs[i]
+		if b.scan == nil || i != b.scanAt {
+			if _, err := r.exec(ctx, q, a...); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := r.scanQuery(ctx, q, a, b.scan); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scanQuery runs query and hands its rows to scan.
+func (r runner) scanQuery(ctx context.Context, query string, args []any, scan func(context.Context, *sql.Rows) error) (err error) {
+	ctx, done := r.trace(ctx, query, args)
+	defer func() { done(nil, err) }()
+	rows, err := r.query(ctx, query, args)
+	if err != nil {
+		return err
+	}
+	return scan(ctx, rows)
 }
 
 // takeAlone empties the batch and reports true when it holds query alone;

@@ -35,8 +35,9 @@ import (
 //     lock that an open transaction holds (see lockMigrations).
 //
 // WithPreparedStatements turns such state on, for a direct connection:
-// then the reads outside a transaction are prepared on each connection
-// and the run-time parameters are set on it when it opens.
+// then the statements are prepared on each connection (a transaction
+// still begins lazily: its BEGIN goes before its first statement, see
+// pgStmt) and the run-time parameters are set on it when it opens.
 
 // settingName is the form of a run-time parameter's name (a placeholder
 // for an extension's, such as pg_trgm.similarity_threshold, included).
@@ -241,14 +242,16 @@ func (c *pgConn) PrepareContext(ctx context.Context, query string) (driver.Stmt,
 	if err != nil {
 		return nil, err
 	}
-	return pgStmt{Stmt: s, trips: c.trips}, nil
+	return pgStmt{Stmt: s, c: c}, nil
 }
 
 // pgStmt is a statement prepared on a pgConn, whose runs count as round
-// trips.
+// trips. A run inside a transaction that waits to begin sends its opening
+// first: the statement may have been prepared on the connection by an
+// earlier transaction.
 type pgStmt struct {
 	driver.Stmt
-	trips *atomic.Int64
+	c *pgConn
 }
 
 var (
@@ -257,12 +260,18 @@ var (
 )
 
 func (s pgStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
-	s.trips.Add(1)
+	if err := s.c.sendOpening(ctx); err != nil {
+		return nil, err
+	}
+	s.c.trips.Add(1)
 	return s.Stmt.(driver.StmtExecContext).ExecContext(ctx, args)
 }
 
 func (s pgStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
-	s.trips.Add(1)
+	if err := s.c.sendOpening(ctx); err != nil {
+		return nil, err
+	}
+	s.c.trips.Add(1)
 	return s.Stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
 }
 

@@ -21,9 +21,10 @@ import (
 // SQL differs, each has its statement, named for it (qFeedStartPG).
 //
 // On PostgreSQL a statement is sent as text, its arguments written in by
-// the driver (see pgConn): nothing is prepared on a server connection. On
-// SQLite, which runs in the process, the statements are prepared once per
-// pool and then per connection.
+// the driver (see pgConn): nothing is prepared on a server connection,
+// unless WithPreparedStatements asks for it. On SQLite, which runs in the
+// process, the statements are prepared once per pool and then per
+// connection.
 type pool struct {
 	bun   *bun.DB
 	pg    bool
@@ -169,11 +170,14 @@ func (r runner) on() querier {
 	return r.p.bun.DB
 }
 
-// query runs a statement that returns rows: on PostgreSQL as text (or
-// prepared outside a transaction, with WithPreparedStatements), on SQLite
-// prepared, bound to the transaction if any.
+// text reports whether r sends its statements as text: on PostgreSQL
+// without WithPreparedStatements. Otherwise they run prepared, bound to
+// the transaction if any.
+func (r runner) text() bool { return r.p.pg && !r.p.sessions }
+
+// query runs a statement that returns rows (see text).
 func (r runner) query(ctx context.Context, query string, args []any) (*sql.Rows, error) {
-	if r.p.pg && (r.tx != nil || !r.p.sessions) {
+	if r.text() {
 		return r.on().QueryContext(ctx, query, args...)
 	}
 	s, err := r.prepared(ctx, query)
@@ -191,8 +195,11 @@ func (r runner) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 	}
 	s, ok := r.p.stmts.Load(query)
 	if !ok {
-		// Not in the registry: prepared for this transaction alone, on its
-		// own connection.
+		// Not prepared on the pool yet: prepared for this transaction
+		// alone, on its own connection, and on the pool for the next ones
+		// meanwhile, which takes a free connection: one the transaction,
+		// holding its own, must not wait for.
+		go func() { _, _ = r.p.stmt(context.Background(), query) }()
 		return r.tx.Tx.PrepareContext(ctx, query)
 	}
 	return r.tx.Tx.StmtContext(ctx, s.(*sql.Stmt)), nil
@@ -250,7 +257,7 @@ func (r runner) exec(ctx context.Context, query string, args ...any) (res sql.Re
 	}
 	ctx, done := r.trace(ctx, query, args)
 	defer func() { done(res, err) }()
-	if r.p.pg {
+	if r.text() {
 		return r.on().ExecContext(ctx, query, args...)
 	}
 	s, err := r.prepared(ctx, query)

@@ -90,6 +90,7 @@ func TestOpen(t *testing.T) {
 		require.Error(t, err)
 	})
 	t.Run("postgres", func(t *testing.T) {
+		statementsAsText(t)
 		db := storetest.OpenPostgres(t)
 		assert.Equal(t, "postgres", db.Dialect())
 		// Nothing is prepared on a server connection, which a pooler

@@ -51,10 +51,21 @@ func OpenSQLite(tb testing.TB, opts ...pipelinestore.Option) *pipelinestore.DB {
 // named by PIPELINE_TEST_POSTGRES; the schema is dropped at cleanup.
 func OpenPostgres(tb testing.TB, opts ...pipelinestore.Option) *pipelinestore.DB {
 	tb.Helper()
+	if Prepared() {
+		opts = append(opts, pipelinestore.WithPreparedStatements())
+	}
 	// open registers the close after the schema's cleanup, so it runs
 	// before the drop.
 	return open(tb, PostgresSchemaDSN(tb), opts...)
 }
+
+// PreparedEnv names the environment variable that, set to true, makes
+// OpenPostgres open its databases WithPreparedStatements, as pipelined
+// serve does on a direct connection.
+const PreparedEnv = "PIPELINE_TEST_PREPARED"
+
+// Prepared reports whether PostgreSQL tests run WithPreparedStatements.
+func Prepared() bool { return os.Getenv(PreparedEnv) == "true" }
 
 // PostgresDSN returns the DSN of the test server, skipping the test when
 // PIPELINE_TEST_POSTGRES is not set (failing it under CI=true).
