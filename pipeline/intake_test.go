@@ -401,6 +401,7 @@ func TestService_CandidateFeedAndWebhooks(t *testing.T) {
 		require.NoError(t, err)
 		_, err = w.Svc.UpdateCandidate(ctx, w.Job("backend"), res.Value.ID, pipeline.CandidatePatch{Status: new("withdrawn")})
 		require.NoError(t, err)
+		settleFeed(t, w, ctx, 3) // the webhook's entry, the intake's, the update's
 		page, err := w.Svc.ListActivity(ctx, pipeline.FeedFilter{Actions: []string{pipeline.ActionCandidateCreated, pipeline.ActionCandidateUpdated}})
 		require.NoError(t, err)
 		assert.Equal(t, []string{"candidate.created", "candidate.updated"}, feedActions(page.Entries))
