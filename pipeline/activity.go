@@ -10,6 +10,8 @@ import (
 const (
 	ActionJobCreated            = "job.created"
 	ActionJobUpdated            = "job.updated"
+	ActionCandidateCreated      = "candidate.created"
+	ActionCandidateUpdated      = "candidate.updated"
 	ActionCandidateStageChanged = "candidate.stage_changed"
 	ActionCandidateNoteAdded    = "candidate.note_added"
 	ActionCandidateRated        = "candidate.rated"
@@ -19,8 +21,9 @@ const (
 
 // Actions lists every activity action, in the order of the API document.
 var Actions = []string{
-	ActionJobCreated, ActionJobUpdated, ActionCandidateStageChanged, ActionCandidateNoteAdded,
-	ActionCandidateRated, ActionWebhookCreated, ActionWebhookDeleted,
+	ActionJobCreated, ActionJobUpdated, ActionCandidateCreated, ActionCandidateUpdated,
+	ActionCandidateStageChanged, ActionCandidateNoteAdded, ActionCandidateRated,
+	ActionWebhookCreated, ActionWebhookDeleted,
 }
 
 // Activity subject types.

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 )
 
@@ -37,6 +38,7 @@ type Candidate struct {
 type CandidateFilter struct {
 	Search  string // case-insensitive substring of name or email; "": all
 	StageID int64  // a stage of the job; 0: any stage
+	Status  string // one of CandidateStatuses; "": any status
 	Page    int    // from 1; 0: the first page
 	// Unread is what a face could not read of the input; nil: all of it.
 	Unread error
@@ -55,6 +57,9 @@ func (f CandidateFilter) check() error {
 	if f.StageID < 0 {
 		bad.Add("stage", msgStage)
 	}
+	if f.Status != "" && !slices.Contains(CandidateStatuses, f.Status) {
+		bad.Add("status", msgCandidateStatus)
+	}
 	if f.Page < 0 {
 		bad.Add("page", msgPage)
 	}
@@ -63,7 +68,8 @@ func (f CandidateFilter) check() error {
 
 // ListCandidates returns a page of a job's candidates, newest applicant
 // first. Scope: candidates:read. Errors: unauthenticated,
-// insufficient_scope, not_found, validation_failed (search, stage, page).
+// insufficient_scope, not_found, validation_failed (search, stage, status,
+// page).
 func (s *Service) ListCandidates(ctx context.Context, jobID int64, f CandidateFilter) (List[Candidate], error) {
 	c, err := authorize(ctx, ScopeCandidatesRead)
 	if err != nil {

@@ -34,7 +34,7 @@ func TestService_CheckOrder(t *testing.T) {
 					continue // these name no record
 				}
 				if u.p.ref.Job == w.Job("backend") && (o.op == pipeline.OpGetJob || o.op == pipeline.OpUpdateJob ||
-					o.op == pipeline.OpListStages || o.op == pipeline.OpListCandidates) {
+					o.op == pipeline.OpListStages || o.op == pipeline.OpListCandidates || o.op == pipeline.OpAddCandidate) {
 					continue // the job is reachable: only its candidate is not
 				}
 				p := u.p

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -155,6 +156,16 @@ var operations = []operation{
 		_, err := svc.Candidate(ctx, p.ref.Job, p.ref.Candidate)
 		return err
 	}},
+	{pipeline.OpAddCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		// Each valid intake has an email of its own, so that it can succeed again.
+		email := pick(p, "probe"+strconv.FormatInt(probeEmails.Add(1), 10)+"@example.test", "no-at-sign")
+		_, err := svc.AddCandidate(ctx, p.ref.Job, pipeline.NewCandidate{Name: "Probe", Email: email, Idempotency: p.idem})
+		return err
+	}},
+	{pipeline.OpUpdateCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.UpdateCandidate(ctx, p.ref.Job, p.ref.Candidate, pipeline.CandidatePatch{Name: new(pick(p, "Probe", " ")), Idempotency: p.idem})
+		return err
+	}},
 	{pipeline.OpMoveCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
 		_, err := svc.MoveCandidate(ctx, p.ref.Job, p.ref.Candidate, pipeline.StageMove{StageID: pick(p, p.stage, 0), Idempotency: p.idem})
 		return err
@@ -196,6 +207,9 @@ var operations = []operation{
 		return err
 	}},
 }
+
+// probeEmails numbers the emails of the probes' intakes.
+var probeEmails atomic.Int64
 
 // reachable is a probe at records olivia reaches: the backend job, its
 // candidate ada, a stage of that job for a move, and the webhook hook.

@@ -8,19 +8,21 @@ type Op string
 
 // The operations.
 const (
-	OpGetMe          Op = "get_me"
-	OpListJobs       Op = "list_jobs"
-	OpGetJob         Op = "get_job"
-	OpCreateJob      Op = "create_job"
-	OpUpdateJob      Op = "update_job"
-	OpListStages     Op = "list_stages"
-	OpListCandidates Op = "list_candidates"
-	OpGetCandidate   Op = "get_candidate"
-	OpMoveCandidate  Op = "move_candidate"
-	OpAddNote        Op = "add_note"
-	OpListNotes      Op = "list_notes"
-	OpRateCandidate  Op = "rate_candidate"
-	OpListActivity   Op = "list_activity"
+	OpGetMe           Op = "get_me"
+	OpListJobs        Op = "list_jobs"
+	OpGetJob          Op = "get_job"
+	OpCreateJob       Op = "create_job"
+	OpUpdateJob       Op = "update_job"
+	OpListStages      Op = "list_stages"
+	OpListCandidates  Op = "list_candidates"
+	OpGetCandidate    Op = "get_candidate"
+	OpAddCandidate    Op = "add_candidate"
+	OpUpdateCandidate Op = "update_candidate"
+	OpMoveCandidate   Op = "move_candidate"
+	OpAddNote         Op = "add_note"
+	OpListNotes       Op = "list_notes"
+	OpRateCandidate   Op = "rate_candidate"
+	OpListActivity    Op = "list_activity"
 
 	OpCreateWebhook         Op = "create_webhook"
 	OpListWebhooks          Op = "list_webhooks"
@@ -45,19 +47,21 @@ type opTraits struct {
 }
 
 var opTraitsOf = map[Op]opTraits{
-	OpGetMe:          {},
-	OpListJobs:       {scope: ScopeJobsRead},
-	OpGetJob:         {scope: ScopeJobsRead},
-	OpCreateJob:      {scope: ScopeJobsWrite, writes: true},
-	OpUpdateJob:      {scope: ScopeJobsWrite, writes: true},
-	OpListStages:     {scope: ScopeJobsRead},
-	OpListCandidates: {scope: ScopeCandidatesRead},
-	OpGetCandidate:   {scope: ScopeCandidatesRead},
-	OpMoveCandidate:  {scope: ScopeCandidatesWrite, writes: true},
-	OpAddNote:        {scope: ScopeCandidatesWrite, writes: true},
-	OpListNotes:      {scope: ScopeCandidatesRead},
-	OpRateCandidate:  {scope: ScopeCandidatesWrite, writes: true},
-	OpListActivity:   {scope: ScopeActivityRead},
+	OpGetMe:           {},
+	OpListJobs:        {scope: ScopeJobsRead},
+	OpGetJob:          {scope: ScopeJobsRead},
+	OpCreateJob:       {scope: ScopeJobsWrite, writes: true},
+	OpUpdateJob:       {scope: ScopeJobsWrite, writes: true},
+	OpListStages:      {scope: ScopeJobsRead},
+	OpListCandidates:  {scope: ScopeCandidatesRead},
+	OpGetCandidate:    {scope: ScopeCandidatesRead},
+	OpAddCandidate:    {scope: ScopeCandidatesWrite, writes: true},
+	OpUpdateCandidate: {scope: ScopeCandidatesWrite, writes: true},
+	OpMoveCandidate:   {scope: ScopeCandidatesWrite, writes: true},
+	OpAddNote:         {scope: ScopeCandidatesWrite, writes: true},
+	OpListNotes:       {scope: ScopeCandidatesRead},
+	OpRateCandidate:   {scope: ScopeCandidatesWrite, writes: true},
+	OpListActivity:    {scope: ScopeActivityRead},
 
 	OpCreateWebhook:         {scope: ScopeWebhooksWrite, writes: true},
 	OpListWebhooks:          {scope: ScopeWebhooksWrite},

@@ -147,6 +147,19 @@ type Tx interface {
 	// CandidateForMove is CandidateForUpdate that also returns the stage
 	// of the job with id stageID, or nil when the job has none such.
 	CandidateForMove(ctx context.Context, viewer, jobID, id, stageID int64) (Candidate, *Stage, error)
+	// JobForIntake returns a job viewer can reach, held against a change
+	// of its status until the transaction ends, with the stage of the job
+	// with id stageID (0: its first stage), or nil when it has none such,
+	// and whether a candidate of the job has email, in any letter case.
+	JobForIntake(ctx context.Context, viewer, jobID, stageID int64, email string) (Intake, error)
+	// InsertCandidate stores a candidate and returns it with its id.
+	// Errors: ErrEmailTaken (a candidate of the job has its email, in any
+	// letter case).
+	InsertCandidate(ctx context.Context, k Candidate, at time.Time) (Candidate, error)
+	// UpdateCandidate stores the name, email, resume URL and status of a
+	// candidate locked by CandidateForUpdate. Errors: ErrEmailTaken, here
+	// or when the transaction ends.
+	UpdateCandidate(ctx context.Context, k Candidate, at time.Time) error
 	// SetCandidateStage moves a candidate locked by CandidateForUpdate to a
 	// stage.
 	SetCandidateStage(ctx context.Context, candidateID, stageID int64, at time.Time) error

@@ -13,7 +13,7 @@ import (
 )
 
 // writeNames name the API's writes, in the order of keyedWrites.
-var writeNames = []string{"create job", "update job", "move candidate", "add note", "rate candidate"}
+var writeNames = []string{"create job", "update job", "add candidate", "update candidate", "move candidate", "add note", "rate candidate"}
 
 // keyedWrite is a write of the API with a body that succeeds for olivia.
 type keyedWrite struct {
@@ -25,11 +25,14 @@ type keyedWrite struct {
 func keyedWrites(e *env) map[string]keyedWrite {
 	backend, ada := e.Res.Jobs["backend"], e.Res.Candidates["ada"]
 	return map[string]keyedWrite{
-		"create job":     {"POST", "/api/v1/jobs", map[string]any{"title": "Replayed", "description": "<p>once</p>"}},
-		"update job":     {"PATCH", jobPath(backend), map[string]any{"title": "Backend Lead"}},
-		"move candidate": {"POST", candidatePath(backend, ada) + "/stage", map[string]any{"stage": e.Res.Stages["backend"]["Interview"]}},
-		"add note":       {"POST", candidatePath(backend, ada) + "/notes", map[string]any{"content": "Only once."}},
-		"rate candidate": {"POST", candidatePath(backend, ada) + "/rating", map[string]any{"rating": "good_fit"}},
+		"create job": {"POST", "/api/v1/jobs", map[string]any{"title": "Replayed", "description": "<p>once</p>"}},
+		"update job": {"PATCH", jobPath(backend), map[string]any{"title": "Backend Lead"}},
+		"add candidate": {"POST", jobPath(backend) + "/candidates", map[string]any{"name": "Barbara Liskov", "email": "barbara@example.test",
+			"stage": e.Res.Stages["backend"]["Screening"], "resume_url": "https://files.example.test/barbara.pdf"}},
+		"update candidate": {"PATCH", candidatePath(backend, ada), map[string]any{"status": "hired", "resume_url": nil}},
+		"move candidate":   {"POST", candidatePath(backend, ada) + "/stage", map[string]any{"stage": e.Res.Stages["backend"]["Interview"]}},
+		"add note":         {"POST", candidatePath(backend, ada) + "/notes", map[string]any{"content": "Only once."}},
+		"rate candidate":   {"POST", candidatePath(backend, ada) + "/rating", map[string]any{"rating": "good_fit"}},
 	}
 }
 

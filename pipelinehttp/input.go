@@ -177,6 +177,23 @@ func optionalField[In any, S ~string](name string, s *jsonschema.Schema, at func
 	return p
 }
 
+// nullableField is optionalField for a field that null clears: null sets
+// it to "", which the domain takes as none.
+func nullableField[In any](name string, s *jsonschema.Schema, at func(*In) **string) param[In] {
+	c := *s
+	c.Types, c.Type = []string{c.Type, "null"}, ""
+	p := optionalField(name, &c, at)
+	read := p.fromJSON
+	p.fromJSON = func(in *input[In], raw []byte) string {
+		if bytes.Equal(raw, []byte("null")) {
+			*at(&in.value) = new(string)
+			return ""
+		}
+		return read(in, raw)
+	}
+	return p
+}
+
 // integerField is a body field of an integer.
 func integerField[In any](name string, required bool, s *jsonschema.Schema, at func(*In) *int64) param[In] {
 	return param[In]{name: name, place: inBody, required: required, schema: s,
@@ -262,11 +279,11 @@ const (
 	msgAfter = "The after cursor must not be empty."
 )
 
-// statusParam is a job status; its value is the domain's to judge, but
-// the empty one cannot be sent.
-func statusParam[In any](s *jsonschema.Schema, at func(*In) *pipeline.JobStatus) param[In] {
+// statusParam is a status of a job or a candidate; its value is the
+// domain's to judge, but the empty one cannot be sent.
+func statusParam[In any, S ~string](s *jsonschema.Schema, at func(*In) *S) param[In] {
 	return queryParam("status", s, "The status must be "+oneOf(s)+".", func(in *input[In], text string) bool {
-		*at(&in.value) = pipeline.JobStatus(text)
+		*at(&in.value) = S(text)
 		return text != ""
 	})
 }

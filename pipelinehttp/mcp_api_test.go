@@ -36,6 +36,8 @@ func mcpReads(e *env) map[string]mcpRead {
 		"list_candidates":         {"list_candidates", map[string]any{"job_id": backend}, jobPath(backend) + "/candidates"},
 		"list_candidates filtered": {"list_candidates", map[string]any{"job_id": backend, "stage": applied, "search": "ada"},
 			jobPath(backend) + "/candidates?stage=" + itoa(applied) + "&search=ada"},
+		"list_candidates by status": {"list_candidates", map[string]any{"job_id": backend, "status": "rejected"},
+			jobPath(backend) + "/candidates?status=rejected"},
 		"get_candidate": {"get_candidate", map[string]any{"job_id": backend, "candidate_id": ada}, candidatePath(backend, ada)},
 		"list_notes":    {"list_notes", map[string]any{"job_id": backend, "candidate_id": ada, "page": 1}, candidatePath(backend, ada) + "/notes?page=1"},
 	}
@@ -65,11 +67,12 @@ func mcpWrite(e *env, name string) (string, map[string]any) {
 	}
 	backend, ada := e.Job("backend"), e.Res.Candidates["ada"]
 	tools := map[string]string{"create job": "create_job", "update job": "update_job",
+		"add candidate": "add_candidate", "update candidate": "update_candidate",
 		"move candidate": "move_candidate", "add note": "add_note", "rate candidate": "rate_candidate"}
 	if name != "create job" {
 		args["job_id"] = backend
 	}
-	if name != "create job" && name != "update job" {
+	if name != "create job" && name != "update job" && name != "add candidate" {
 		args["candidate_id"] = ada
 	}
 	return tools[name], args
@@ -83,6 +86,10 @@ func TestMCP_WritesAreTheAPI(t *testing.T) {
 		"create job":     func(_ *env, id int64) string { return jobPath(id) },
 		"update job":     func(e *env, _ int64) string { return jobPath(e.Job("backend")) },
 		"move candidate": func(e *env, _ int64) string { return candidatePath(e.Job("backend"), e.Res.Candidates["ada"]) },
+		"add candidate":  func(e *env, id int64) string { return candidatePath(e.Job("backend"), id) },
+		"update candidate": func(e *env, _ int64) string {
+			return candidatePath(e.Job("backend"), e.Res.Candidates["ada"])
+		},
 	}
 	for _, name := range writeNames {
 		each(t, name, func(t *testing.T, e *env) {
@@ -136,6 +143,16 @@ func mcpFailures(e *env) map[string]mcpFailure {
 		"bad rating": {"olivia", "rate_candidate", map[string]any{"job_id": backend, "candidate_id": ada, "rating": "great"},
 			"POST", candidatePath(backend, ada) + "/rating", map[string]any{"rating": "great"}},
 		"empty patch": {"olivia", "update_job", map[string]any{"job_id": backend}, "PATCH", jobPath(backend), map[string]any{}},
+		"taken email": {"olivia", "add_candidate", map[string]any{"job_id": backend, "name": "Ada", "email": "ADA@example.test"},
+			"POST", jobPath(backend) + "/candidates", map[string]any{"name": "Ada", "email": "ADA@example.test"}},
+		"closed job": {"olivia", "add_candidate", map[string]any{"job_id": e.Job("archive"), "name": "Ada", "email": "ada@example.test"},
+			"POST", jobPath(e.Job("archive")) + "/candidates", map[string]any{"name": "Ada", "email": "ada@example.test"}},
+		"bad candidate status": {"olivia", "update_candidate", map[string]any{"job_id": backend, "candidate_id": ada, "status": "gone"},
+			"PATCH", candidatePath(backend, ada), map[string]any{"status": "gone"}},
+		"empty candidate patch": {"olivia", "update_candidate", map[string]any{"job_id": backend, "candidate_id": ada},
+			"PATCH", candidatePath(backend, ada), map[string]any{}},
+		"bad status filter": {"olivia", "list_candidates", map[string]any{"job_id": backend, "status": "ACTIVE"},
+			"GET", jobPath(backend) + "/candidates?status=ACTIVE", nil},
 	}
 }
 

@@ -16,19 +16,21 @@ import (
 // mcpOperations are the API operations of the tools, as the OpenAPI
 // document names them.
 var mcpOperations = map[pipeline.Op][2]string{
-	pipeline.OpGetMe:          {"GET", "/api/v1/me"},
-	pipeline.OpListJobs:       {"GET", "/api/v1/jobs"},
-	pipeline.OpGetJob:         {"GET", "/api/v1/jobs/{job}"},
-	pipeline.OpCreateJob:      {"POST", "/api/v1/jobs"},
-	pipeline.OpUpdateJob:      {"PATCH", "/api/v1/jobs/{job}"},
-	pipeline.OpListStages:     {"GET", "/api/v1/jobs/{job}/stages"},
-	pipeline.OpListCandidates: {"GET", "/api/v1/jobs/{job}/candidates"},
-	pipeline.OpGetCandidate:   {"GET", "/api/v1/jobs/{job}/candidates/{candidate}"},
-	pipeline.OpMoveCandidate:  {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/stage"},
-	pipeline.OpAddNote:        {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/notes"},
-	pipeline.OpListNotes:      {"GET", "/api/v1/jobs/{job}/candidates/{candidate}/notes"},
-	pipeline.OpRateCandidate:  {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/rating"},
-	pipeline.OpListActivity:   {"GET", "/api/v1/activity"},
+	pipeline.OpGetMe:           {"GET", "/api/v1/me"},
+	pipeline.OpListJobs:        {"GET", "/api/v1/jobs"},
+	pipeline.OpGetJob:          {"GET", "/api/v1/jobs/{job}"},
+	pipeline.OpCreateJob:       {"POST", "/api/v1/jobs"},
+	pipeline.OpUpdateJob:       {"PATCH", "/api/v1/jobs/{job}"},
+	pipeline.OpListStages:      {"GET", "/api/v1/jobs/{job}/stages"},
+	pipeline.OpListCandidates:  {"GET", "/api/v1/jobs/{job}/candidates"},
+	pipeline.OpGetCandidate:    {"GET", "/api/v1/jobs/{job}/candidates/{candidate}"},
+	pipeline.OpAddCandidate:    {"POST", "/api/v1/jobs/{job}/candidates"},
+	pipeline.OpUpdateCandidate: {"PATCH", "/api/v1/jobs/{job}/candidates/{candidate}"},
+	pipeline.OpMoveCandidate:   {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/stage"},
+	pipeline.OpAddNote:         {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/notes"},
+	pipeline.OpListNotes:       {"GET", "/api/v1/jobs/{job}/candidates/{candidate}/notes"},
+	pipeline.OpRateCandidate:   {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/rating"},
+	pipeline.OpListActivity:    {"GET", "/api/v1/activity"},
 }
 
 // argumentNames are the MCP names of the API's path and header parameters.

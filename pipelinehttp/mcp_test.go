@@ -19,7 +19,8 @@ import (
 
 func TestMCP_ToolsList(t *testing.T) {
 	all := []string{"get_me", "list_jobs", "get_job", "create_job", "update_job", "list_stages",
-		"list_candidates", "get_candidate", "move_candidate", "add_note", "list_notes", "rate_candidate", "list_activity"}
+		"list_candidates", "add_candidate", "get_candidate", "update_candidate", "move_candidate", "add_note", "list_notes",
+		"rate_candidate", "list_activity"}
 	cases := map[string][]string{
 		"olivia":                 all,
 		"olivia_jobs_read":       {"get_me", "list_jobs", "get_job", "list_stages"},
@@ -49,7 +50,7 @@ func TestMCP_ToolAnnotations(t *testing.T) {
 				require.NotNil(t, a.DestructiveHint, tool.Name)
 				assert.False(t, *a.DestructiveHint, "%s destructiveHint", tool.Name)
 			}
-			wantIdempotent := op == pipeline.OpMoveCandidate || op == pipeline.OpRateCandidate
+			wantIdempotent := op == pipeline.OpMoveCandidate || op == pipeline.OpRateCandidate || op == pipeline.OpUpdateCandidate
 			assert.Equal(t, wantIdempotent, a.IdempotentHint, "%s idempotentHint", tool.Name)
 			assert.NotEmpty(t, tool.Description, tool.Name)
 			assert.NotNil(t, tool.InputSchema, tool.Name)

@@ -102,8 +102,9 @@ func (spec opSpec[In, Out]) serveHTTP(a *api, c *gin.Context) {
 	}
 	if spec.created != nil {
 		// FullPath is this route's pattern below wherever the API is
-		// mounted.
-		c.Header("Location", a.basePath+c.FullPath()+"/"+strconv.FormatInt(spec.created(out), 10))
+		// mounted, with the ids of its path filled in.
+		route := strings.NewReplacer(":job", strconv.FormatInt(in.ref.Job, 10)).Replace(c.FullPath())
+		c.Header("Location", a.basePath+route+"/"+strconv.FormatInt(spec.created(out), 10))
 	}
 	if spec.status == http.StatusNoContent {
 		c.Status(http.StatusNoContent)

@@ -18,6 +18,10 @@ var (
 	descriptionSchema = textSchema(0, pipeline.MaxDescriptionLength, "")
 	statusSchema      = enumSchema(string(pipeline.JobOpen), string(pipeline.JobDraft), string(pipeline.JobClosed))
 	ratingSchema      = enumSchema(string(pipeline.GoodFit), string(pipeline.Maybe), string(pipeline.NotAFit))
+	candidateStatus   = enumSchema(pipeline.CandidateStatuses...)
+	nameSchema        = textSchema(1, pipeline.MaxCandidateNameLength, `\S`)
+	emailSchema       = textSchema(3, pipeline.MaxEmailLength, `^[^@\s]+@[^@\s]+$`)
+	resumeURLSchema   = textSchema(0, pipeline.MaxResumeURLLength, "")
 	pageSchema        = described(idSchema(), "Page number, from 1; 1 when absent.")
 )
 
@@ -73,6 +77,7 @@ var operations = []operation{
 		},
 	}),
 	listCandidatesOperation,
+	addCandidateOperation,
 	newOperation(opSpec[struct{}, data[candidateFull]]{
 		op: pipeline.OpGetCandidate, method: http.MethodGet, path: candidateRoute, status: http.StatusOK,
 		tool:   &toolInfo{title: "Get a candidate", description: "One candidate of a job with resume_url and notes_count; empty fields are left out (GET /api/v1/jobs/{job}/candidates/{candidate})."},
@@ -81,6 +86,19 @@ var operations = []operation{
 			k, err := svc.Candidate(ctx, in.ref.Job, in.ref.Candidate)
 			return data[candidateFull]{Data: newCandidateFull(k)}, false, err
 		},
+	}),
+	newOperation(opSpec[pipeline.CandidatePatch, data[candidateFull]]{
+		op: pipeline.OpUpdateCandidate, method: http.MethodPatch, path: candidateRoute, status: http.StatusOK,
+		tool: &toolInfo{title: "Update a candidate", idempotent: true,
+			description: "Changes any of name, email, resume_url (null clears it) and status of a candidate and returns it (PATCH /api/v1/jobs/{job}/candidates/{candidate}); send at least one. Any status may follow any. An email another candidate of the job has, in any letter case, is validation_failed on email."},
+		params: []param[pipeline.CandidatePatch]{
+			jobID[pipeline.CandidatePatch](), candidateID[pipeline.CandidatePatch](),
+			optionalField("name", described(nameSchema, "Up to 255 characters once trimmed, not blank; stored trimmed."), func(in *pipeline.CandidatePatch) **string { return &in.Name }),
+			optionalField("email", described(emailSchema, "Up to 254 characters, one @ with something on each side, no white space; stored as sent."), func(in *pipeline.CandidatePatch) **string { return &in.Email }),
+			nullableField("resume_url", described(resumeURLSchema, "An absolute http or https URL, up to 2,048 characters; null clears it."), func(in *pipeline.CandidatePatch) **string { return &in.ResumeURL }),
+			optionalField("status", described(candidateStatus, "Any status may follow any."), func(in *pipeline.CandidatePatch) **string { return &in.Status }),
+		},
+		call: onCandidate((*pipeline.Service).UpdateCandidate, newCandidateFull),
 	}),
 	newOperation(opSpec[pipeline.StageMove, data[candidateFull]]{
 		op: pipeline.OpMoveCandidate, method: http.MethodPost, path: candidateRoute + "/stage", status: http.StatusOK,
@@ -219,6 +237,7 @@ var listCandidatesOperation = newOperation(opSpec[pipeline.CandidateFilter, list
 		jobID[pipeline.CandidateFilter](),
 		searchParam(described(&jsonschema.Schema{Type: "string"}, "Case-insensitive substring of name or email; empty does not filter."), func(in *pipeline.CandidateFilter) *string { return &in.Search }),
 		stageParam(described(idSchema(), "Only candidates in this stage: an id from list_stages."), func(in *pipeline.CandidateFilter) *int64 { return &in.StageID }),
+		statusParam(described(candidateStatus, "Only candidates of this status; any status when absent."), func(in *pipeline.CandidateFilter) *string { return &in.Status }),
 		pageParam(pageSchema, func(in *pipeline.CandidateFilter) *int { return &in.Page }),
 	},
 	call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.CandidateFilter]) (list[candidateItem], bool, error) {
@@ -229,8 +248,29 @@ var listCandidatesOperation = newOperation(opSpec[pipeline.CandidateFilter, list
 		if f.StageID > 0 {
 			filters.Set("stage", strconv.FormatInt(f.StageID, 10))
 		}
+		setFilter(filters, "status", f.Status)
 		return listOf(in.self, filters, l, newCandidateItem), false, err
 	},
+})
+
+var addCandidateOperation = newOperation(opSpec[pipeline.NewCandidate, data[candidateFull]]{
+	op: pipeline.OpAddCandidate, method: http.MethodPost, path: jobRoute + "/candidates", status: http.StatusCreated,
+	tool: &toolInfo{title: "Add a candidate",
+		description: "Adds an active candidate to a job, in the stage given or the job's first, and returns it (POST /api/v1/jobs/{job}/candidates). " +
+			"An email another candidate of the job has, in any letter case, is validation_failed on email; a closed job is forbidden. Each call adds one: send an idempotency_key to retry safely."},
+	params: []param[pipeline.NewCandidate]{
+		jobID[pipeline.NewCandidate](),
+		textField("name", true, described(nameSchema, "Up to 255 characters once trimmed, not blank; stored trimmed."), func(in *pipeline.NewCandidate) *string { return &in.Name }),
+		textField("email", true, described(emailSchema, "Up to 254 characters, one @ with something on each side, no white space; stored as sent."), func(in *pipeline.NewCandidate) *string { return &in.Email }),
+		textField("applied", false, described(&jsonschema.Schema{Type: "string", Format: "date"}, "The date of application, YYYY-MM-DD, not after today; today (UTC) when absent."), func(in *pipeline.NewCandidate) *string { return &in.Applied }),
+		integerField("stage", false, described(idSchema(), "Id of a stage of the job, from list_stages; its first stage when absent."), func(in *pipeline.NewCandidate) *int64 { return &in.StageID }),
+		textField("resume_url", false, described(resumeURLSchema, "An absolute http or https URL, up to 2,048 characters."), func(in *pipeline.NewCandidate) *string { return &in.ResumeURL }),
+	},
+	call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.NewCandidate]) (data[candidateFull], bool, error) {
+		res, err := svc.AddCandidate(ctx, in.ref.Job, in.domain())
+		return data[candidateFull]{Data: newCandidateFull(res.Value)}, res.Replayed, err
+	},
+	created: func(out data[candidateFull]) int64 { return out.Data.ID },
 })
 
 var listActivityOperation = newOperation(opSpec[pipeline.FeedFilter, feed]{

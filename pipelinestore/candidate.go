@@ -14,29 +14,32 @@ const candidateColumns = `c.id, c.job_id, c.stage_id, c.name, c.email, c.applied
 	j.team_id, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage`
 
 // candidateListQuery is the SQL of a candidate list. Its parameters: the
-// job, the viewer, then the stage and the search pattern when the filter has
-// them, then the offset.
+// job, the viewer, then the stage, the status and the search pattern when
+// the filter has them, then the offset.
 //
 // The page is found first, on the candidates alone: the ids of the page's
 // rows, walking the index of the list's order past the offset. Only those
 // rows are then read whole, with their stage names, and only when the
 // viewer reaches the job; a page deep in a long list costs an index walk,
 // not a row read per row skipped.
-func candidateListQuery(stage, search bool) candidateQuery {
-	q := candidateQuery{cond: `c.job_id = $1`}
+func candidateListQuery(stage, status, search bool) candidateQuery {
+	q := candidateQuery{cond: `c.job_id = $1`, counted: status || search}
 	n := 2
 	if stage {
 		n++
 		q.stage = "$" + strconv.Itoa(n)
 		q.cond += ` AND c.stage_id = ` + q.stage
 	}
+	if status {
+		n++
+		q.cond += ` AND c.status = $` + strconv.Itoa(n)
+	}
 	if search {
 		n++
-		q.search = true
 		q.cond += ` AND ` + matches(n, "c.name_fold", "c.email_fold")
 	}
 	total := q.total()
-	if search {
+	if q.counted {
 		total = "p.total"
 	}
 	q.page = `SELECT ` + candidateColumns + `, ` + total + ` AS total` + `
@@ -57,27 +60,32 @@ FROM jobs AS j WHERE j.id = $1 AND ` + visible(2)
 type candidateQuery struct {
 	cond        string
 	stage       string // the stage's placeholder, "" when not filtered
-	search      bool
+	counted     bool   // the total is counted (a status or a search), not read from the stages
 	page, empty string
 }
 
-// windowCount counts a search's matches beside the page's ids, in the scan
-// that finds them.
+// windowCount counts the matches of a counted filter beside the page's
+// ids, in the scan that finds them.
 func (q candidateQuery) windowCount() string {
-	if q.search {
+	if q.counted {
 		return ", count(*) OVER () AS total"
 	}
 	return ""
 }
 
-// The list queries are prepared on SQLite; PostgreSQL plans each run for
-// its arguments, so that a search's plan fits its pattern.
-var (
-	qCandidates      = prepareCandidateList(candidateListQuery(false, false))
-	qStageCandidates = prepareCandidateList(candidateListQuery(true, false))
-	qSearch          = [2]candidateQuery{
-		prepareCandidateList(candidateListQuery(false, true)), prepareCandidateList(candidateListQuery(true, true))}
-)
+// The list queries, by [stage][status][search], are prepared on SQLite;
+// PostgreSQL plans each run for its arguments, so that a search's plan
+// fits its pattern.
+var qCandidateLists = func() (qs [2][2][2]candidateQuery) {
+	for _, stage := range []int{0, 1} {
+		for _, status := range []int{0, 1} {
+			for _, search := range []int{0, 1} {
+				qs[stage][status][search] = prepareCandidateList(candidateListQuery(stage == 1, status == 1, search == 1))
+			}
+		}
+	}
+	return qs
+}()
 
 func prepareCandidateList(q candidateQuery) candidateQuery {
 	prepared(q.page)
@@ -87,19 +95,23 @@ func prepareCandidateList(q candidateQuery) candidateQuery {
 
 // ListCandidates returns a page of a job's candidates, newest applicant
 // first, each with its stage name, in one query. The total is read from
-// the stages' counts, or, for a search, counted with a window over the
-// matching rows. Only when the page is empty does a second query tell why:
+// the stages' counts, or, for a status or a search, counted with a window
+// over the matching rows. Only when the page is empty does a second query tell why:
 // the job is not reachable (not_found), the stage filter names no stage of
 // the job (pipeline.ErrStageNotInJob), or the page is past the last (the
 // total).
 func (db *DB) ListCandidates(ctx context.Context, viewer, jobID int64, f pipeline.CandidateFilter) (pipeline.List[pipeline.Candidate], error) {
-	q, run, filter := qCandidates, db.read(), args(jobID, viewer)
+	run, filter := db.read(), args(jobID, viewer)
 	if f.StageID != 0 {
-		q, filter = qStageCandidates, append(filter, f.StageID)
+		filter = append(filter, f.StageID)
+	}
+	if f.Status != "" {
+		filter = append(filter, f.Status)
 	}
 	if f.Search != "" {
-		q, filter = qSearch[btoi(f.StageID != 0)], append(filter, likePattern(f.Search))
+		filter = append(filter, likePattern(f.Search))
 	}
+	q := qCandidateLists[btoi(f.StageID != 0)][btoi(f.Status != "")][btoi(f.Search != "")]
 	var rows []candidateRow
 	if err := run.all(ctx, q.page, append(filter, pipeline.Offset(f.Page)), &rows); err != nil {
 		return pipeline.List[pipeline.Candidate]{}, formatError(err, "Candidate")
@@ -131,7 +143,7 @@ func (db *DB) ListCandidates(ctx context.Context, viewer, jobID int64, f pipelin
 // so the database computes it once per statement.
 func (q candidateQuery) total() string {
 	switch {
-	case q.search:
+	case q.counted:
 		return `(SELECT count(*) FROM candidates AS c WHERE ` + q.cond + `)`
 	case q.stage != "":
 		return `COALESCE((SELECT st.candidate_count FROM stages AS st WHERE st.id = ` + q.stage + ` AND st.job_id = $1), 0)`
@@ -242,4 +254,67 @@ func (t *tx) CandidateForMove(ctx context.Context, viewer, jobID, id, stageID in
 func (t *tx) SetCandidateStage(ctx context.Context, candidateID, stageID int64, at time.Time) error {
 	// The caller holds the candidate's row lock, so the row is there.
 	return formatError(t.run.deferred(ctx, qSetCandidateStage, stageID, ts(at), candidateID), "Candidate")
+}
+
+var (
+	// qJobForIntake is the job, held in share mode against a change of its
+	// status (which takes its row lock), the stage $3 of it (0: its first),
+	// and whether a candidate of it has the folded email $4. Intakes of one
+	// job share the lock and run together: each writes a record of its
+	// own, so none waits on the job's advisory lock (recordLock).
+	qJobForIntake = preparedLockable(`SELECT `+jobColumns+`, s.id AS stage_id, s.name AS stage_name, s.position AS stage_position,
+	CASE WHEN EXISTS (SELECT 1 FROM candidates AS c WHERE c.job_id = j.id AND c.email_fold = $4) THEN 1 ELSE 0 END AS email_taken
+FROM jobs AS j
+LEFT JOIN stages AS s ON s.job_id = j.id AND s.id = COALESCE(NULLIF($3, 0),
+	(SELECT f.id FROM stages AS f WHERE f.job_id = j.id ORDER BY f.position LIMIT 1))
+WHERE j.id = $1 AND `+visible(2), ` FOR SHARE OF j`)
+	qInsertCandidate = prepared(`INSERT INTO candidates (job_id, stage_id, name, email, name_fold, email_fold, applied, status,
+	resume_url, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) RETURNING id`)
+	qUpdateCandidate = prepared(`UPDATE candidates SET name = $1, name_fold = $2, email = $3, email_fold = $4, resume_url = $5,
+	status = $6, updated_at = $7
+WHERE id = $8`)
+)
+
+// JobForIntake returns a job viewer can reach, with the stage a new
+// candidate is to enter and whether its email is taken, in one statement;
+// on PostgreSQL the job's row is held in share mode until the transaction
+// ends.
+func (t *tx) JobForIntake(ctx context.Context, viewer, jobID, stageID int64, email string) (pipeline.Intake, error) {
+	var r struct {
+		jobRow
+		StageID       *int64  `bun:"stage_id"`
+		StageName     *string `bun:"stage_name"`
+		StagePosition *int    `bun:"stage_position"`
+		EmailTaken    int     `bun:"email_taken"`
+	}
+	if err := t.run.get(ctx, t.lock(qJobForIntake), args(jobID, viewer, stageID, pipeline.Fold(email)), &r); err != nil {
+		return pipeline.Intake{}, formatError(err, "Job")
+	}
+	in := pipeline.Intake{Job: r.jobRow.toJob(), EmailTaken: r.EmailTaken == 1}
+	if r.StageID != nil {
+		in.Stage = &pipeline.Stage{ID: *r.StageID, JobID: jobID, Name: *r.StageName, Position: *r.StagePosition}
+	}
+	return in, nil
+}
+
+// InsertCandidate stores a candidate and returns it with its id; a taken
+// email is pipeline.ErrEmailTaken (see formatError).
+func (t *tx) InsertCandidate(ctx context.Context, k pipeline.Candidate, at time.Time) (pipeline.Candidate, error) {
+	err := t.run.get(ctx, qInsertCandidate, args(k.JobID, k.StageID, k.Name, k.Email, pipeline.Fold(k.Name), pipeline.Fold(k.Email),
+		date(k.Applied), k.Status, k.ResumeURL, ts(at)), &k.ID)
+	if err != nil {
+		return pipeline.Candidate{}, formatError(err, "Candidate")
+	}
+	return k, nil
+}
+
+// UpdateCandidate stores the name, email, resume URL and status of a
+// candidate. On PostgreSQL the statement waits in the transaction's batch,
+// so a taken email is reported by the next statement or the commit.
+func (t *tx) UpdateCandidate(ctx context.Context, k pipeline.Candidate, at time.Time) error {
+	// The caller holds the candidate's row lock, so the row is there.
+	err := t.run.deferred(ctx, qUpdateCandidate, k.Name, pipeline.Fold(k.Name), k.Email, pipeline.Fold(k.Email), k.ResumeURL,
+		k.Status, ts(at), k.ID)
+	return formatError(err, "Candidate")
 }

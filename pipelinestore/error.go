@@ -19,9 +19,10 @@ import (
 
 // formatError is the one place where driver errors become domain errors:
 // a database that cannot be reached or does not answer in time is
-// unavailable, no rows is not_found, a unique violation is conflict,
-// anything else is returned as is (an internal fault). what names the
-// record for the not_found message.
+// unavailable, no rows is not_found, a unique violation is conflict (but
+// a taken email of a job's candidate is pipeline.ErrEmailTaken, for the
+// domain to answer), anything else is returned as is (an internal fault).
+// what names the record for the not_found message.
 func formatError(err error, what string) error {
 	if err == nil {
 		return nil
@@ -37,12 +38,26 @@ func formatError(err error, what string) error {
 		return pipeline.Errorf(pipeline.ENotFound, "%s not found.", what)
 	}
 	if uniqueViolation(err) {
+		if candidateEmailViolation(err) {
+			return pipeline.ErrEmailTaken
+		}
 		if what == "Record" {
 			what = "A record of " + violatedTable(err)
 		}
 		return pipeline.Errorf(pipeline.EConflict, "%s already exists.", what)
 	}
 	return err
+}
+
+// candidateEmailViolation reports whether a unique violation is of a
+// job's candidates' folded emails (candidates_job_email_key).
+func candidateEmailViolation(err error) bool {
+	var pgErr pgdriver.Error
+	if errors.As(err, &pgErr) {
+		return pgErr.Field('n') == "candidates_job_email_key"
+	}
+	// "UNIQUE constraint failed: candidates.job_id, candidates.email_fold"
+	return strings.Contains(err.Error(), "constraint failed: candidates.job_id, candidates.email_fold")
 }
 
 // violatedTable names the table of a unique violation and, on SQLite, its

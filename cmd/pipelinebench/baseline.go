@@ -106,6 +106,7 @@ func (b *baseline) routes() http.Handler {
 	v1.GET("/me", b.me)
 	v1.GET("/jobs/:job", b.job)
 	v1.GET("/jobs/:job/candidates", b.candidates)
+	v1.POST("/jobs/:job/candidates", b.intake)
 	v1.POST("/jobs/:job/candidates/:candidate/stage", b.move)
 	v1.POST("/jobs/:job/candidates/:candidate/notes", b.note)
 	return e

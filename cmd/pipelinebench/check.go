@@ -96,7 +96,10 @@ func (k *checker) check(cases map[string][]*scenario) error {
 	if err := k.checkMoves(); err != nil {
 		return err
 	}
-	return k.checkNotes()
+	if err := k.checkNotes(); err != nil {
+		return err
+	}
+	return k.checkIntakes()
 }
 
 // readProbes are the reads beside the scenarios: each error the scenarios'

@@ -45,7 +45,8 @@
 // plan_cache_mode=force_generic_plan. Both access logs go to files
 // in a temporary directory. The baseline serves what the scenarios use:
 // GET /api/v1/me, GET /api/v1/jobs/:job, GET /api/v1/jobs/:job/candidates,
-// the stage move and the note, and GET /readyz. It does the work ours does,
+// the stage move, the note, the intake (POST /api/v1/jobs/:job/candidates)
+// and GET /readyz. It does the work ours does,
 // written the way a competent author with pgx would, and sends per request:
 //
 //   - every /api/ request: one statement that looks the token up by its
@@ -70,6 +71,15 @@
 //     the note id from its sequence (a note); then one round trip with the
 //     change, the activity row (the same changes JSON) and the idempotency
 //     record (the same fingerprint and body); then COMMIT.
+//   - an intake: one round trip with BEGIN, the job read in share mode
+//     through the visibility rule with the stage (the one sent, or its
+//     first) and whether the folded email is taken, the key's lock and
+//     record lookup as above, and the candidate's id from its sequence;
+//     the body judged by the domain's own NewCandidate.Validate; then one
+//     round trip with the candidate, its activity row and the idempotency
+//     record (fingerprint pipeline.RequestDigest, as ours); then COMMIT. A
+//     unique violation of the job's emails at the insert answers 422 on
+//     email, as ours.
 //
 // Ours sends, for comparison, the limiter's upsert per request and the
 // token's read once a second per token; then nothing more for /me, one
@@ -88,8 +98,9 @@
 // absolute links agree. Writes are compared on reserved candidates: the
 // same move by each server from the same stage (ours moves it back in
 // between) must answer the same bytes; notes the same but for the note's id
-// and time; then the replays, the refusals, the activity rows and the
-// stored responses. A difference aborts the run with both answers.
+// and time; an intake with the same body (ours' candidate is deleted in
+// between) the same but for the id; then the replays, the refusals, the
+// activity rows and the stored responses. A difference aborts the run with both answers.
 //
 // # Load
 //

@@ -11,7 +11,7 @@ import (
 
 // Scenario names, in run order.
 var scenarioNames = []string{
-	"me", "job", "candidates-p1", "candidates-mid", "candidates-stage", "candidates-search", "move", "note",
+	"me", "job", "candidates-p1", "candidates-mid", "candidates-stage", "candidates-search", "move", "note", "intake",
 }
 
 // Case names, in run order: spread is the main table (every user, many
@@ -51,6 +51,7 @@ type cast struct {
 	users   []*benchUser
 	jobs    [][]*benchJob // by position in users
 	targets [][]target    // by position in users
+	hot     bool          // every write goes to one candidate, and every intake to its job
 }
 
 // pick returns the user of request i and the round r of that user.
@@ -82,6 +83,7 @@ func castFor(w *world, name string) *cast {
 			}
 			c.jobs = append(c.jobs, js)
 			if name == "hot-candidate" {
+				c.hot = true
 				c.targets = append(c.targets, hot) // the hot job is every user's
 			} else {
 				c.targets = append(c.targets, all[u])
@@ -89,6 +91,16 @@ func castFor(w *world, name string) *cast {
 		}
 	}
 	return c
+}
+
+// intakeJob is the job of user u's r-th intake: its own jobs in turn, or,
+// on the hot candidate, that candidate's job.
+func (c *cast) intakeJob(u int, r uint64) *benchJob {
+	if c.hot {
+		return c.targets[u][0].job
+	}
+	js := c.jobs[u]
+	return js[r%uint64(len(js))]
 }
 
 // writeTargets gives every user its own candidates to write to, disjoint
@@ -151,6 +163,12 @@ func scenarios(w *world, caseName string, only []string, keys *keySource) []*sce
 			u, r := c.pick(i)
 			t := c.targets[u][r%uint64(len(c.targets[u]))]
 			return noteRequest(c.users[u].Token, t, fmt.Sprintf("Benchmark note %d", i), "")
+		}},
+		{name: "intake", write: true, status: http.StatusCreated, next: func(i uint64) request {
+			u, r := c.pick(i)
+			key := keys.next()
+			body := fmt.Sprintf(`{"name":"Benchmark Intake %d","email":"intake-%s@bench.example"}`, i, key)
+			return intakeRequest(c.users[u].Token, c.intakeJob(u, r), body, key)
 		}},
 	}
 	var out []*scenario

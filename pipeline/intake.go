@@ -1,0 +1,298 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Limits of a candidate's fields.
+const (
+	// MaxCandidateNameLength is the longest name, in characters, once trimmed.
+	MaxCandidateNameLength = 255
+	// MaxEmailLength is the longest email address, in characters.
+	MaxEmailLength = 254
+	// MaxResumeURLLength is the longest resume URL, in characters.
+	MaxResumeURLLength = 2048
+)
+
+// ErrEmailTaken is what the store returns for a candidate whose email, in
+// any letter case, another candidate of the same job has.
+var ErrEmailTaken = errors.New("pipeline: the email is taken on the job")
+
+const (
+	msgEmailTaken      = "The email has already been taken."
+	msgEmail           = "The email must be a valid email address."
+	msgResumeURL       = "The resume url must be an absolute http or https URL."
+	msgCandidateStatus = "The status must be one of active, hired, rejected, withdrawn."
+	msgJobClosed       = "The job is closed."
+)
+
+// NewCandidate is the input of AddCandidate.
+type NewCandidate struct {
+	Name      string // required; stored trimmed
+	Email     string // required; stored as sent
+	Applied   string // YYYY-MM-DD, not after today; "": today (UTC)
+	StageID   int64  // a stage of the job; 0: its first stage
+	ResumeURL string // absolute http or https URL; "": none
+	// Idempotency is the key of the call; nil: none.
+	Idempotency *Idempotency
+	// Unread is what a face could not read of the input; nil: all of it.
+	Unread error
+}
+
+// Validate reports what is wrong with the input without consulting
+// storage; whether the stage belongs to the job and whether the email is
+// taken are checked by AddCandidate.
+func (in NewCandidate) Validate() error { return withUnread(in.Unread, in.check(time.Now())) }
+
+func (in NewCandidate) check(now time.Time) error {
+	f := FieldErrors{}
+	validateCandidateName(f, in.Name)
+	validateEmail(f, in.Email)
+	if checkText(f, "applied", in.Applied) && in.Applied != "" {
+		d, err := time.Parse(time.DateOnly, in.Applied)
+		switch {
+		case err != nil:
+			f.Add("applied", "The applied date must be a date in the form YYYY-MM-DD.")
+		case d.After(Date(now)):
+			f.Add("applied", "The applied date may not be after today.")
+		}
+	}
+	if in.StageID < 0 {
+		f.Add("stage", msgStage)
+	}
+	validateResumeURL(f, in.ResumeURL)
+	return f.Err()
+}
+
+// CandidatePatch is the input of UpdateCandidate; nil fields are left as
+// they are.
+type CandidatePatch struct {
+	Name      *string
+	Email     *string
+	ResumeURL *string // "": clears it
+	Status    *string // one of CandidateStatuses
+	// Idempotency is the key of the call; nil: none.
+	Idempotency *Idempotency
+	// Unread is what a face could not read of the input; nil: all of it.
+	Unread error
+}
+
+// Validate reports what is wrong with the patch without consulting
+// storage; whether the email is taken is checked by UpdateCandidate.
+func (p CandidatePatch) Validate() error { return withUnread(p.Unread, p.check()) }
+
+func (p CandidatePatch) check() error {
+	f := FieldErrors{}
+	if p.Name == nil && p.Email == nil && p.ResumeURL == nil && p.Status == nil {
+		f.Add("body", "At least one of name, email, resume_url, status is required.")
+	}
+	if p.Name != nil {
+		validateCandidateName(f, *p.Name)
+	}
+	if p.Email != nil {
+		validateEmail(f, *p.Email)
+	}
+	if p.ResumeURL != nil {
+		validateResumeURL(f, *p.ResumeURL)
+	}
+	if p.Status != nil && !slices.Contains(CandidateStatuses, *p.Status) {
+		f.Add("status", msgCandidateStatus)
+	}
+	return f.Err()
+}
+
+func validateCandidateName(f FieldErrors, name string) {
+	switch n := utf8.RuneCountInString(strings.TrimSpace(name)); {
+	case !checkText(f, "name", name):
+	case n == 0:
+		f.Add("name", "The name field is required.")
+	case n > MaxCandidateNameLength:
+		f.Add("name", "The name may not be greater than 255 characters.")
+	}
+}
+
+func validateEmail(f FieldErrors, email string) {
+	switch {
+	case !checkText(f, "email", email):
+	case email == "":
+		f.Add("email", "The email field is required.")
+	case utf8.RuneCountInString(email) > MaxEmailLength:
+		f.Add("email", "The email may not be greater than 254 characters.")
+	case !validEmail(email):
+		f.Add("email", msgEmail)
+	}
+}
+
+// validEmail reports whether s has one @ with something on each side, and
+// no white space.
+func validEmail(s string) bool {
+	local, domain, ok := strings.Cut(s, "@")
+	return ok && local != "" && domain != "" && !strings.Contains(domain, "@") &&
+		strings.IndexFunc(s, unicode.IsSpace) < 0
+}
+
+// validateResumeURL checks a resume URL; "" is none.
+func validateResumeURL(f FieldErrors, s string) {
+	if !checkText(f, "resume_url", s) || s == "" {
+		return
+	}
+	if utf8.RuneCountInString(s) > MaxResumeURLLength {
+		f.Add("resume_url", "The resume url may not be greater than 2048 characters.")
+		return
+	}
+	u, err := url.Parse(s)
+	if err != nil || (!strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https")) || u.Host == "" ||
+		strings.IndexFunc(s, unicode.IsSpace) >= 0 {
+		f.Add("resume_url", msgResumeURL)
+	}
+}
+
+// Intake is what adding a candidate to a job reads first, in one go: the
+// job, the stage the candidate is to enter, and whether the email is taken.
+type Intake struct {
+	Job Job
+	// Stage is the stage asked for, or the job's first when none was;
+	// nil when the job has no such stage.
+	Stage *Stage
+	// EmailTaken: a candidate of the job has the email, in any letter case.
+	EmailTaken bool
+}
+
+// AddCandidate adds a candidate to a job, active, in the stage asked for
+// or the job's first, and returns it. Scope: candidates:write. Errors:
+// unauthenticated, insufficient_scope, not_found, validation_failed (the
+// fields; a stage of another job; an email another candidate of the job
+// has, in any letter case), forbidden (the job is closed), conflict
+// (idempotency key in flight).
+func (s *Service) AddCandidate(ctx context.Context, jobID int64, in NewCandidate) (Result[Candidate], error) {
+	c, err := authorize(ctx, ScopeCandidatesWrite)
+	if err != nil {
+		return Result[Candidate]{}, err
+	}
+	k, err := keyOf(OpAddCandidate, Ref{Job: jobID}, &in, &in.Idempotency)
+	if err != nil {
+		return Result[Candidate]{}, err
+	}
+	email := in.Email
+	if !ValidText(email) {
+		email = "" // no candidate has it; the check says what is wrong
+	}
+	load := func(tx Tx) (Intake, error) { return tx.JobForIntake(ctx, c.user.ID, jobID, max(in.StageID, 0), email) }
+	res, err := write(s, ctx, c, k, load, func(tx Tx, it Intake) (Candidate, error) {
+		now := s.now()
+		if err := withUnread(in.Unread, in.check(now)); err != nil {
+			return Candidate{}, err
+		}
+		switch {
+		case it.Stage == nil:
+			return Candidate{}, Invalid("stage", msgStage)
+		case it.EmailTaken:
+			return Candidate{}, ErrEmailTaken
+		case it.Job.Status == JobClosed:
+			return Candidate{}, Errorf(EForbidden, msgJobClosed)
+		}
+		return s.insertCandidate(ctx, tx, c, it, in, now)
+	})
+	return res, emailTaken(err)
+}
+
+// insertCandidate stores the candidate of an intake that passed its
+// checks, and logs it.
+func (s *Service) insertCandidate(ctx context.Context, tx Tx, c Caller, it Intake, in NewCandidate, now time.Time) (Candidate, error) {
+	applied := Date(now)
+	if in.Applied != "" {
+		applied, _ = time.Parse(time.DateOnly, in.Applied) // checked
+	}
+	cand, err := tx.InsertCandidate(ctx, Candidate{
+		JobID: it.Job.ID, TeamID: it.Job.TeamID, Name: strings.TrimSpace(in.Name), Email: in.Email,
+		Applied: applied, StageID: it.Stage.ID, Stage: it.Stage.Name, Status: CandidateActive, ResumeURL: in.ResumeURL,
+	}, now)
+	if err != nil {
+		return Candidate{}, err
+	}
+	changes := map[string]Change{
+		"name":    {After: cand.Name},
+		"email":   {After: cand.Email},
+		"applied": {After: cand.Applied.Format(time.DateOnly)},
+		"stage":   {After: cand.Stage},
+		"status":  {After: cand.Status},
+	}
+	if cand.ResumeURL != "" {
+		changes["resume_url"] = Change{After: cand.ResumeURL}
+	}
+	return cand, s.log(ctx, tx, c, cand.TeamID, cand.JobID, ActionCandidateCreated, SubjectCandidate, cand.ID, changes)
+}
+
+// UpdateCandidate changes the name, email, resume URL or status of a
+// candidate; any status may follow any. A patch that changes nothing
+// writes nothing. Scope: candidates:write. Errors: unauthenticated,
+// insufficient_scope, not_found, validation_failed (the fields; an email
+// another candidate of the job has, in any letter case), conflict
+// (idempotency key in flight).
+func (s *Service) UpdateCandidate(ctx context.Context, jobID, id int64, p CandidatePatch) (Result[Candidate], error) {
+	c, err := authorize(ctx, ScopeCandidatesWrite)
+	if err != nil {
+		return Result[Candidate]{}, err
+	}
+	k, err := keyOf(OpUpdateCandidate, Ref{Job: jobID, Candidate: id}, &p, &p.Idempotency)
+	if err != nil {
+		return Result[Candidate]{}, err
+	}
+	res, err := write(s, ctx, c, k, s.loadCandidate(ctx, c, jobID, id), func(tx Tx, cand Candidate) (Candidate, error) {
+		if err := p.Validate(); err != nil {
+			return Candidate{}, err
+		}
+		changes := p.apply(&cand)
+		if len(changes) == 0 {
+			return cand, nil
+		}
+		if err := tx.UpdateCandidate(ctx, cand, s.now()); err != nil {
+			return Candidate{}, err
+		}
+		return cand, s.log(ctx, tx, c, cand.TeamID, cand.JobID, ActionCandidateUpdated, SubjectCandidate, cand.ID, changes)
+	})
+	return res, emailTaken(err)
+}
+
+// apply changes k as p says and returns what changed; an empty resume URL
+// is logged as null.
+func (p CandidatePatch) apply(k *Candidate) map[string]Change {
+	changes := map[string]Change{}
+	set := func(name string, field *string, v *string, shown func(string) any) {
+		if v != nil && *v != *field {
+			changes[name] = Change{Before: shown(*field), After: shown(*v)}
+			*field = *v
+		}
+	}
+	asIs := func(s string) any { return s }
+	orNull := func(s string) any {
+		if s == "" {
+			return nil
+		}
+		return s
+	}
+	if p.Name != nil {
+		name := strings.TrimSpace(*p.Name)
+		set("name", &k.Name, &name, asIs)
+	}
+	set("email", &k.Email, p.Email, asIs)
+	set("resume_url", &k.ResumeURL, p.ResumeURL, orNull)
+	set("status", &k.Status, p.Status, asIs)
+	return changes
+}
+
+// emailTaken is err with the store's ErrEmailTaken, which a unique index
+// may report only once the write is sent, answered on the email.
+func emailTaken(err error) error {
+	if errors.Is(err, ErrEmailTaken) {
+		return Invalid("email", msgEmailTaken)
+	}
+	return err
+}

@@ -1,0 +1,1 @@
+DROP INDEX candidates_job_email_key;
