@@ -31,15 +31,10 @@ func (b *baseline) move(c *gin.Context) {
 			})
 		}
 	})
+	if !w.opened(c, b, err, bad) {
+		return
+	}
 	switch {
-	case err != nil:
-		serverError(c, b, err)
-		return
-	case !w.checks(c):
-		return
-	case bad != nil:
-		invalid(c, bad)
-		return
 	case stageID == 0:
 		invalid(c, map[string][]string{"stage": {"The stage field is required."}})
 		return
@@ -91,14 +86,7 @@ func (b *baseline) note(c *gin.Context) {
 			})
 		}
 	})
-	switch {
-	case err != nil:
-		serverError(c, b, err)
-		return
-	case !w.checks(c):
-		return
-	case bad != nil:
-		invalid(c, bad)
+	if !w.opened(c, b, err, bad) {
 		return
 	}
 	var batch pgx.Batch

@@ -166,6 +166,22 @@ func (w *write) checks(c *gin.Context) bool {
 	return false
 }
 
+// opened reports whether a write goes on after its first round trip; it
+// has answered already when the trip failed, a check refused the write or
+// the body was invalid.
+func (w *write) opened(c *gin.Context, b *baseline, err error, bad map[string][]string) bool {
+	switch {
+	case err != nil:
+		serverError(c, b, err)
+	case !w.checks(c):
+	case bad != nil:
+		invalid(c, bad)
+	default:
+		return true
+	}
+	return false
+}
+
 // commit sends the write's statements and its idempotency record in one
 // round trip, commits, and answers with the response it stored.
 func (b *baseline) commit(c *gin.Context, w *write, batch *pgx.Batch, status int, body []byte) {
