@@ -222,6 +222,18 @@ func requireFlags(e env, fs *flag.FlagSet, names ...string) error {
 	return usageErrorf(e, fs, "%s needs %s", e.cmd.name, strings.Join(missing, ", "))
 }
 
+// parseFlagsOnly parses the flags of a command that takes no arguments,
+// and returns a usage error when a flag named in required is not set.
+func parseFlagsOnly(e env, fs *flag.FlagSet, args []string, required ...string) error {
+	if err := parseFlags(e, fs, args); err != nil {
+		return err
+	}
+	if err := requireFlags(e, fs, required...); err != nil {
+		return err
+	}
+	return noArgs(e, fs)
+}
+
 // noArgs returns a usage error when fs has arguments besides its flags.
 func noArgs(e env, fs *flag.FlagSet) error {
 	if fs.NArg() == 0 {

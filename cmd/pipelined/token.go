@@ -28,13 +28,7 @@ func runTokenCreate(ctx context.Context, e env, args []string) error {
 	user := fs.String("user", "", "email of the user the token acts for")
 	name := fs.String("name", "", "name of the token")
 	scopes := fs.String("scopes", "", `comma-separated scopes; "" for none`)
-	if err := parseFlags(e, fs, args); err != nil {
-		return err
-	}
-	if err := requireFlags(e, fs, "user", "name", "scopes"); err != nil {
-		return err
-	}
-	if err := noArgs(e, fs); err != nil {
+	if err := parseFlagsOnly(e, fs, args, "user", "name", "scopes"); err != nil {
 		return err
 	}
 	return withOperator(ctx, e.cfg, writes, func(op *pipeline.Operator) error {
@@ -83,13 +77,7 @@ func runTokenList(ctx context.Context, e env, args []string) error {
 	fs := newFlagSet(e)
 	withDB(&e, fs)
 	team := fs.String("team", "", "id or key of the team")
-	if err := parseFlags(e, fs, args); err != nil {
-		return err
-	}
-	if err := requireFlags(e, fs, "team"); err != nil {
-		return err
-	}
-	if err := noArgs(e, fs); err != nil {
+	if err := parseFlagsOnly(e, fs, args, "team"); err != nil {
 		return err
 	}
 	return withOperator(ctx, e.cfg, reads, func(op *pipeline.Operator) error {
