@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
@@ -36,13 +35,9 @@ func runActivity(ctx context.Context, e env, args []string) error {
 		if err != nil {
 			return err
 		}
-		enc := json.NewEncoder(e.stdout)
-		for _, a := range entries {
+		return printJSONLines(e.stdout, entries, func(a pipeline.Activity) pipeline.Activity {
 			a.CreatedAt = timestamp(a.CreatedAt)
-			if err := enc.Encode(a); err != nil {
-				return err
-			}
-		}
-		return nil
+			return a
+		})
 	})
 }

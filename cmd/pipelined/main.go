@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -240,6 +241,18 @@ func noArgs(e env, fs *flag.FlagSet) error {
 		return nil
 	}
 	return usageErrorf(e, fs, "%s takes no arguments (got %q)", e.cmd.name, fs.Arg(0))
+}
+
+// printJSONLines prints each of items on w as a JSON line, as show renders
+// it.
+func printJSONLines[T, J any](w io.Writer, items []T, show func(T) J) error {
+	enc := json.NewEncoder(w)
+	for _, it := range items {
+		if err := enc.Encode(show(it)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // lineError is a value of the command line that the domain refused

@@ -31,13 +31,7 @@ func runTeamList(ctx context.Context, e env, args []string) error {
 		if err != nil {
 			return err
 		}
-		enc := json.NewEncoder(e.stdout)
-		for _, t := range teams {
-			if err := enc.Encode(toTeamJSON(t)); err != nil {
-				return err
-			}
-		}
-		return nil
+		return printJSONLines(e.stdout, teams, toTeamJSON)
 	})
 }
 

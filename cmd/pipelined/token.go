@@ -73,6 +73,16 @@ type tokenCreator struct {
 	Email string `json:"email"`
 }
 
+func toListedToken(t pipeline.Token) listedToken {
+	return listedToken{
+		ID: t.ID, Name: t.Name,
+		Creator:   tokenCreator{ID: t.Creator.ID, Name: t.Creator.Name, Email: t.Creator.Email},
+		Scopes:    scopeList(t.Scopes),
+		CreatedAt: timestamp(t.CreatedAt), ExpiresAt: timestamp(t.ExpiresAt),
+		LastUsedAt: optionalTimestamp(t.LastUsedAt), RevokedAt: optionalTimestamp(t.RevokedAt),
+	}
+}
+
 func runTokenList(ctx context.Context, e env, args []string) error {
 	fs := newFlagSet(e)
 	withDB(&e, fs)
@@ -89,20 +99,7 @@ func runTokenList(ctx context.Context, e env, args []string) error {
 		if err != nil {
 			return err
 		}
-		enc := json.NewEncoder(e.stdout)
-		for _, t := range tokens {
-			err := enc.Encode(listedToken{
-				ID: t.ID, Name: t.Name,
-				Creator:   tokenCreator{ID: t.Creator.ID, Name: t.Creator.Name, Email: t.Creator.Email},
-				Scopes:    scopeList(t.Scopes),
-				CreatedAt: timestamp(t.CreatedAt), ExpiresAt: timestamp(t.ExpiresAt),
-				LastUsedAt: optionalTimestamp(t.LastUsedAt), RevokedAt: optionalTimestamp(t.RevokedAt),
-			})
-			if err != nil {
-				return err
-			}
-		}
-		return nil
+		return printJSONLines(e.stdout, tokens, toListedToken)
 	})
 }
 

@@ -51,13 +51,7 @@ func runUserList(ctx context.Context, e env, args []string) error {
 		if err != nil {
 			return err
 		}
-		enc := json.NewEncoder(e.stdout)
-		for _, u := range users {
-			if err := enc.Encode(toUserJSON(u)); err != nil {
-				return err
-			}
-		}
-		return nil
+		return printJSONLines(e.stdout, users, toUserJSON)
 	})
 }
 
