@@ -13,13 +13,12 @@ import (
 
 // move serves POST /api/v1/jobs/:job/candidates/:candidate/stage.
 func (b *baseline) move(c *gin.Context) {
-	w, ok := newWrite(c, http.StatusOK)
+	var stageID int64
+	w, bad, ok := newWrite(c, http.StatusOK, bodyField{name: "stage", kind: "an integer", into: &stageID})
 	if !ok {
 		return
 	}
 	defer w.rollback()
-	var stageID int64
-	bad := decodeFields(w.raw, bodyField{name: "stage", kind: "an integer", into: &stageID})
 	var stage string
 	var stageFound bool
 	err := b.open(c.Request.Context(), w, func(batch *pgx.Batch) {
@@ -56,13 +55,12 @@ func (b *baseline) move(c *gin.Context) {
 // the note, its activity entry (which names it) and the stored response
 // (which shows it) go in the second.
 func (b *baseline) note(c *gin.Context) {
-	w, ok := newWrite(c, http.StatusCreated)
+	var content string
+	w, bad, ok := newWrite(c, http.StatusCreated, bodyField{name: "content", kind: "a string", into: &content})
 	if !ok {
 		return
 	}
 	defer w.rollback()
-	var content string
-	bad := decodeFields(w.raw, bodyField{name: "content", kind: "a string", into: &content})
 	if bad["content"] == nil && bad["body"] == nil {
 		msg := ""
 		switch {
