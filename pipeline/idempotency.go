@@ -190,6 +190,28 @@ func write[R, T any](s *Service, ctx context.Context, c Caller, k *keyed, load f
 	return out, nil
 }
 
+// writeCandidate is a keyed write, with candidates:write, on a candidate of
+// a job the caller reaches: act runs once in, a pointer to the input whose
+// Idempotency idem is, is valid.
+func writeCandidate[T any](s *Service, ctx context.Context, op Op, jobID, candidateID int64,
+	in interface{ Validate() error }, idem **Idempotency, act func(Tx, Caller, Candidate) (T, error)) (Result[T], error) {
+	c, err := authorize(ctx, ScopeCandidatesWrite)
+	if err != nil {
+		return Result[T]{}, err
+	}
+	k, err := keyOf(op, Ref{Job: jobID, Candidate: candidateID}, in, idem)
+	if err != nil {
+		return Result[T]{}, err
+	}
+	return write(s, ctx, c, k, s.loadCandidate(ctx, c, jobID, candidateID), func(tx Tx, cand Candidate) (T, error) {
+		if err := in.Validate(); err != nil {
+			var zero T
+			return zero, err
+		}
+		return act(tx, c, cand)
+	})
+}
+
 // hold counts the request as holding k's key in this Service until
 // release (see inflightKeys); busy reports that another request held it
 // first. A missing or invalid key is not held.

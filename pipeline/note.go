@@ -47,18 +47,7 @@ func (in NewNote) check() error {
 // Errors: unauthenticated, insufficient_scope, not_found,
 // validation_failed, conflict (idempotency key in flight).
 func (s *Service) AddNote(ctx context.Context, jobID, candidateID int64, in NewNote) (Result[Note], error) {
-	c, err := authorize(ctx, ScopeCandidatesWrite)
-	if err != nil {
-		return Result[Note]{}, err
-	}
-	k, err := keyOf(OpAddNote, Ref{Job: jobID, Candidate: candidateID}, &in, &in.Idempotency)
-	if err != nil {
-		return Result[Note]{}, err
-	}
-	return write(s, ctx, c, k, s.loadCandidate(ctx, c, jobID, candidateID), func(tx Tx, cand Candidate) (Note, error) {
-		if err := in.Validate(); err != nil {
-			return Note{}, err
-		}
+	return writeCandidate(s, ctx, OpAddNote, jobID, candidateID, &in, &in.Idempotency, func(tx Tx, c Caller, cand Candidate) (Note, error) {
 		n, err := tx.InsertNote(ctx, Note{
 			CandidateID: cand.ID,
 			Content:     in.Content,

@@ -52,18 +52,7 @@ func (in NewRating) check() error {
 // Errors: unauthenticated, insufficient_scope, not_found,
 // validation_failed, conflict (idempotency key in flight).
 func (s *Service) RateCandidate(ctx context.Context, jobID, candidateID int64, in NewRating) (Result[Rating], error) {
-	c, err := authorize(ctx, ScopeCandidatesWrite)
-	if err != nil {
-		return Result[Rating]{}, err
-	}
-	k, err := keyOf(OpRateCandidate, Ref{Job: jobID, Candidate: candidateID}, &in, &in.Idempotency)
-	if err != nil {
-		return Result[Rating]{}, err
-	}
-	return write(s, ctx, c, k, s.loadCandidate(ctx, c, jobID, candidateID), func(tx Tx, cand Candidate) (Rating, error) {
-		if err := in.Validate(); err != nil {
-			return Rating{}, err
-		}
+	return writeCandidate(s, ctx, OpRateCandidate, jobID, candidateID, &in, &in.Idempotency, func(tx Tx, c Caller, cand Candidate) (Rating, error) {
 		old, err := tx.Rating(ctx, cand.ID, c.user.ID)
 		if err != nil {
 			return Rating{}, err

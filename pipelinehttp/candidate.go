@@ -17,14 +17,19 @@ type candidateItem struct {
 // candidateFull is a single candidate: fields that are empty are left out,
 // except id and notes_count.
 type candidateFull struct {
-	ID         int64  `json:"id"`
-	Name       string `json:"name,omitempty"`
-	Email      string `json:"email,omitempty"`
-	Applied    string `json:"applied,omitempty"`
-	Stage      string `json:"stage,omitempty"`
-	Status     string `json:"status,omitempty"`
+	candidateSparse
 	ResumeURL  string `json:"resume_url,omitempty"`
 	NotesCount int    `json:"notes_count"`
+}
+
+// candidateSparse is candidateItem with its empty fields but id left out.
+type candidateSparse struct {
+	ID      int64  `json:"id"`
+	Name    string `json:"name,omitempty"`
+	Email   string `json:"email,omitempty"`
+	Applied string `json:"applied,omitempty"`
+	Stage   string `json:"stage,omitempty"`
+	Status  string `json:"status,omitempty"`
 }
 
 func newCandidateItem(k pipeline.Candidate) candidateItem {
@@ -40,13 +45,8 @@ func newCandidateItem(k pipeline.Candidate) candidateItem {
 
 func newCandidateFull(k pipeline.Candidate) candidateFull {
 	return candidateFull{
-		ID:         k.ID,
-		Name:       k.Name,
-		Email:      k.Email,
-		Applied:    date(k.Applied),
-		Stage:      k.Stage,
-		Status:     k.Status,
-		ResumeURL:  k.ResumeURL,
-		NotesCount: k.NotesCount,
+		candidateSparse: candidateSparse(newCandidateItem(k)),
+		ResumeURL:       k.ResumeURL,
+		NotesCount:      k.NotesCount,
 	}
 }

@@ -30,6 +30,8 @@ type deliveryRow struct {
 	Total int `bun:"total,scanonly"`
 }
 
+func (r deliveryRow) windowTotal() int { return r.Total }
+
 func (r deliveryRow) toDelivery() pipeline.Delivery {
 	return pipeline.Delivery{
 		ID: r.ID, WebhookID: r.WebhookID, ActivityID: r.ActivityID, Action: r.Action, Attempt: r.Attempt,
@@ -64,14 +66,8 @@ func (db *DB) Deliveries(ctx context.Context, teamID, webhookID int64, page int)
 	if err := db.read().all(ctx, qDeliveriesPage, args(webhookID, pipeline.Offset(page)), &rows); err != nil {
 		return pipeline.List[pipeline.Delivery]{}, formatError(err, "Delivery")
 	}
-	list := pipeline.List[pipeline.Delivery]{Page: page, PerPage: pipeline.PageSize, Items: make([]pipeline.Delivery, len(rows))}
-	for i, r := range rows {
-		list.Items[i] = r.toDelivery()
-	}
-	switch {
-	case len(rows) > 0:
-		list.Total = rows[0].Total
-	case page > 1:
+	list := pageOf(page, rows, deliveryRow.toDelivery)
+	if len(rows) == 0 && page > 1 {
 		if err := db.read().get(ctx, qDeliveriesCount, args(webhookID), &list.Total); err != nil {
 			return pipeline.List[pipeline.Delivery]{}, formatError(err, "Delivery")
 		}

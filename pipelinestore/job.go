@@ -92,15 +92,8 @@ func (db *DB) ListJobs(ctx context.Context, viewer int64, f pipeline.JobFilter) 
 	if err := run.all(ctx, page, pageArgs, &rows); err != nil {
 		return pipeline.List[pipeline.Job]{}, formatError(err, "Job")
 	}
-	list := pipeline.List[pipeline.Job]{Page: f.Page, PerPage: pipeline.PageSize, Items: make([]pipeline.Job, len(rows))}
-	for i, r := range rows {
-		list.Items[i] = r.toJob()
-	}
-	if len(rows) > 0 {
-		list.Total = rows[0].Total
-		return list, nil
-	}
-	if f.Page > 1 {
+	list := pageOf(f.Page, rows, jobRow.toJob)
+	if len(rows) == 0 && f.Page > 1 {
 		// Past the last page: the total alone.
 		if err := run.get(ctx, count, filter, &list.Total); err != nil {
 			return pipeline.List[pipeline.Job]{}, formatError(err, "Job")

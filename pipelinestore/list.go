@@ -38,3 +38,21 @@ func matches(n int, foldedColumns ...string) string {
 	}
 	return "(" + strings.Join(conds, " OR ") + ")"
 }
+
+// windowed is a row of a list query, which carries the window count of
+// all the rows the query matches.
+type windowed interface{ windowTotal() int }
+
+// pageOf is a list query's page of rows as a page of records, its total
+// the count the rows carry. A page past the last carries none: the caller
+// counts then.
+func pageOf[R windowed, T any](page int, rows []R, record func(R) T) pipeline.List[T] {
+	list := pipeline.List[T]{Page: page, PerPage: pipeline.PageSize, Items: make([]T, len(rows))}
+	for i, r := range rows {
+		list.Items[i] = record(r)
+	}
+	if len(rows) > 0 {
+		list.Total = rows[0].windowTotal()
+	}
+	return list
+}

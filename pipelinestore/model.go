@@ -86,6 +86,8 @@ func newJobRow(j pipeline.Job) jobRow {
 	}
 }
 
+func (r jobRow) windowTotal() int { return r.Total }
+
 func (r jobRow) toJob() pipeline.Job {
 	return pipeline.Job{
 		ID:                  r.ID,

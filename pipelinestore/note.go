@@ -33,6 +33,15 @@ type noteListRow struct {
 	Total       int       `bun:"total"`
 }
 
+func (r noteListRow) windowTotal() int { return r.Total }
+
+func (r noteListRow) toNote() pipeline.Note {
+	return pipeline.Note{
+		ID: r.ID, CandidateID: r.CandidateID, Content: r.Content,
+		Author: pipeline.User{ID: r.AuthorID, Name: r.AuthorName}, CreatedAt: r.CreatedAt.UTC(),
+	}
+}
+
 // visibleArg is the visibility rule of list.go with the viewer as Bun's
 // first positional argument (?0), for statements run through Bun.
 var visibleArg = strings.ReplaceAll(visible(1), "$1", "?0")
@@ -54,15 +63,8 @@ LIMIT ?3 OFFSET ?4`, viewer, candidateID, jobID, pipeline.PageSize, pipeline.Off
 	if err != nil {
 		return pipeline.List[pipeline.Note]{}, formatError(err, "Note")
 	}
-	list := pipeline.List[pipeline.Note]{Page: page, PerPage: pipeline.PageSize, Items: make([]pipeline.Note, len(rows))}
-	for i, r := range rows {
-		list.Items[i] = pipeline.Note{
-			ID: r.ID, CandidateID: r.CandidateID, Content: r.Content,
-			Author: pipeline.User{ID: r.AuthorID, Name: r.AuthorName}, CreatedAt: r.CreatedAt.UTC(),
-		}
-	}
+	list := pageOf(page, rows, noteListRow.toNote)
 	if len(rows) > 0 {
-		list.Total = rows[0].Total
 		return list, nil
 	}
 	err = db.r.bun.NewRaw(`SELECT c.notes_count FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id

@@ -26,6 +26,8 @@ type webhookRow struct {
 	Total int `bun:"total,scanonly"`
 }
 
+func (r webhookRow) windowTotal() int { return r.Total }
+
 func (r webhookRow) toWebhook() pipeline.Webhook {
 	w := pipeline.Webhook{
 		ID: r.ID, TeamID: r.TeamID, URL: r.URL, Events: []string{}, Description: r.Description,
@@ -92,14 +94,8 @@ func (db *DB) Webhooks(ctx context.Context, teamID int64, page int) (pipeline.Li
 	if err := db.read().all(ctx, qWebhooksPage, args(teamID, pipeline.Offset(page)), &rows); err != nil {
 		return pipeline.List[pipeline.Webhook]{}, formatError(err, "Webhook")
 	}
-	list := pipeline.List[pipeline.Webhook]{Page: page, PerPage: pipeline.PageSize, Items: make([]pipeline.Webhook, len(rows))}
-	for i, r := range rows {
-		list.Items[i] = r.toWebhook()
-	}
-	switch {
-	case len(rows) > 0:
-		list.Total = rows[0].Total
-	case page > 1:
+	list := pageOf(page, rows, webhookRow.toWebhook)
+	if len(rows) == 0 && page > 1 {
 		if err := db.read().get(ctx, qWebhooksCount, args(teamID), &list.Total); err != nil {
 			return pipeline.List[pipeline.Webhook]{}, formatError(err, "Webhook")
 		}

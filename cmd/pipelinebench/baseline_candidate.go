@@ -13,13 +13,12 @@ import (
 
 // move serves POST /api/v1/jobs/:job/candidates/:candidate/stage.
 func (b *baseline) move(c *gin.Context) {
-	w, ok := newWrite(c, http.StatusOK)
+	var stageID int64
+	w, bad, ok := newWrite(c, http.StatusOK, bodyField{name: "stage", kind: "an integer", into: &stageID})
 	if !ok {
 		return
 	}
 	defer w.rollback()
-	var stageID int64
-	bad := decodeFields(w.raw, bodyField{name: "stage", kind: "an integer", into: &stageID})
 	var stage string
 	var stageFound bool
 	err := b.open(c.Request.Context(), w, func(batch *pgx.Batch) {
@@ -31,15 +30,10 @@ func (b *baseline) move(c *gin.Context) {
 			})
 		}
 	})
+	if !w.opened(c, b, err, bad) {
+		return
+	}
 	switch {
-	case err != nil:
-		serverError(c, b, err)
-		return
-	case !w.checks(c):
-		return
-	case bad != nil:
-		invalid(c, bad)
-		return
 	case stageID == 0:
 		invalid(c, map[string][]string{"stage": {"The stage field is required."}})
 		return
@@ -61,13 +55,12 @@ func (b *baseline) move(c *gin.Context) {
 // the note, its activity entry (which names it) and the stored response
 // (which shows it) go in the second.
 func (b *baseline) note(c *gin.Context) {
-	w, ok := newWrite(c, http.StatusCreated)
+	var content string
+	w, bad, ok := newWrite(c, http.StatusCreated, bodyField{name: "content", kind: "a string", into: &content})
 	if !ok {
 		return
 	}
 	defer w.rollback()
-	var content string
-	bad := decodeFields(w.raw, bodyField{name: "content", kind: "a string", into: &content})
 	if bad["content"] == nil && bad["body"] == nil {
 		msg := ""
 		switch {
@@ -91,14 +84,7 @@ func (b *baseline) note(c *gin.Context) {
 			})
 		}
 	})
-	switch {
-	case err != nil:
-		serverError(c, b, err)
-		return
-	case !w.checks(c):
-		return
-	case bad != nil:
-		invalid(c, bad)
+	if !w.opened(c, b, err, bad) {
 		return
 	}
 	var batch pgx.Batch

@@ -45,7 +45,6 @@ VALUES ($1, $2, $3, $4, $5, 'candidate', $6, $7, $8)`
 type write struct {
 	cl            *caller
 	jobID, candID int64
-	raw           []byte
 	now           time.Time // to the microsecond, as stored
 	keyed         bool      // an Idempotency-Key header was sent, even an empty one
 	key, print    string    // the key and the request's fingerprint
@@ -69,19 +68,20 @@ type storedResponse struct {
 	body   []byte
 }
 
-// newWrite reads the body (413 before the scope check, as ours) and checks
-// the scope.
-func newWrite(c *gin.Context, status int) (*write, bool) {
+// newWrite reads the body (413 before the scope check, as ours), checks
+// the scope and decodes the body's fields, returning what is wrong with
+// them (nil: nothing).
+func newWrite(c *gin.Context, status int, fields ...bodyField) (*write, map[string][]string, bool) {
 	raw, ok := readBody(c)
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
 	cl, ok := scoped(c, pipeline.ScopeCandidatesWrite)
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
 	w := &write{
-		cl: cl, jobID: pathID(c, "job"), candID: pathID(c, "candidate"), raw: raw, status: status,
+		cl: cl, jobID: pathID(c, "job"), candID: pathID(c, "candidate"), status: status,
 		now: time.Now().UTC().Truncate(time.Microsecond),
 	}
 	if keys, keyed := c.Request.Header["Idempotency-Key"]; keyed {
@@ -91,7 +91,7 @@ func newWrite(c *gin.Context, status int) (*write, bool) {
 		}
 		w.print = fingerprint(c.Request.URL.Path, w.jobID, w.candID, raw)
 	}
-	return w, true
+	return w, decodeFields(raw, fields...), true
 }
 
 // open sends, in one round trip, BEGIN, the candidate's lock and read, the
@@ -162,6 +162,22 @@ func (w *write) checks(c *gin.Context) bool {
 		c.Header("Idempotent-Replay", "true")
 		c.Data(w.status, jsonType, w.stored.body)
 		c.Abort()
+	}
+	return false
+}
+
+// opened reports whether a write goes on after its first round trip; it
+// has answered already when the trip failed, a check refused the write or
+// the body was invalid.
+func (w *write) opened(c *gin.Context, b *baseline, err error, bad map[string][]string) bool {
+	switch {
+	case err != nil:
+		serverError(c, b, err)
+	case !w.checks(c):
+	case bad != nil:
+		invalid(c, bad)
+	default:
+		return true
 	}
 	return false
 }

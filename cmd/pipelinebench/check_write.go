@@ -77,17 +77,25 @@ func (k *checker) checkMoves() error {
 	return k.compareRecords(j0.Cands[checkMoveCandidate], k1, k3, 3, [2]int{0, 2})
 }
 
-// sameWith is same with a request of its own for the baseline.
-func (k *checker) sameWith(p probe, baseReq request) error {
-	ours, err := k.ours.do(k.ctx, p.req)
-	if err != nil {
-		return err
+// pair sends a request to ours and its counterpart to the baseline, and
+// counts the comparison.
+func (k *checker) pair(oursReq, baseReq request) (ours, base response, err error) {
+	if ours, err = k.ours.do(k.ctx, oursReq); err != nil {
+		return ours, base, err
 	}
-	base, err := k.base.do(k.ctx, baseReq)
-	if err != nil {
-		return err
+	if base, err = k.base.do(k.ctx, baseReq); err != nil {
+		return ours, base, err
 	}
 	k.compared++
+	return ours, base, nil
+}
+
+// sameWith is same with a request of its own for the baseline.
+func (k *checker) sameWith(p probe, baseReq request) error {
+	ours, base, err := k.pair(p.req, baseReq)
+	if err != nil {
+		return err
+	}
 	if ours.status != p.status || base.status != p.status || !bytes.Equal(ours.body, base.body) {
 		return mismatch(p.name, p.req, fmt.Sprintf("want the same %d", p.status), ours, base)
 	}
@@ -97,15 +105,10 @@ func (k *checker) sameWith(p probe, baseReq request) error {
 // replays sends each server's keyed request again and requires the first
 // answer back, marked as a replay.
 func (k *checker) replays(name string, oursReq, baseReq request, oursBody, baseBody []byte) error {
-	ours, err := k.ours.do(k.ctx, oursReq)
+	ours, base, err := k.pair(oursReq, baseReq)
 	if err != nil {
 		return err
 	}
-	base, err := k.base.do(k.ctx, baseReq)
-	if err != nil {
-		return err
-	}
-	k.compared++
 	ok := bytes.Equal(ours.body, oursBody) && bytes.Equal(base.body, baseBody) && ours.status == base.status &&
 		ours.header.Get("Idempotent-Replay") == "true" && base.header.Get("Idempotent-Replay") == "true"
 	if !ok {
@@ -126,15 +129,10 @@ func (k *checker) checkNotes() error {
 		{plain, plain},
 		{noteRequest(tok, t, "Checked keyed note", k4), noteRequest(tok, t, "Checked keyed note", k5)},
 	} {
-		ours, err := k.ours.do(k.ctx, r.ours)
+		ours, base, err := k.pair(r.ours, r.base)
 		if err != nil {
 			return err
 		}
-		base, err := k.base.do(k.ctx, r.base)
-		if err != nil {
-			return err
-		}
-		k.compared++
 		if ours.status != http.StatusCreated || base.status != http.StatusCreated || !sameNote(ours.body, base.body) {
 			return mismatch("note", r.ours, "want the same 201 but for the note's id and time", ours, base)
 		}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
@@ -15,12 +14,10 @@ func runActivity(ctx context.Context, e env, args []string) error {
 	var f pipeline.ActivityFilter
 	fs.Int64Var(&f.AfterID, "since-id", 0, "only the entries after this entry id")
 	fs.IntVar(&f.Limit, "limit", 0, "at most this many entries; 0: all")
-	if err := parseFlags(e, fs, args); err != nil {
+	if err := parseFlagsOnly(e, fs, args); err != nil {
 		return err
 	}
 	switch {
-	case fs.NArg() > 0:
-		return noArgs(e, fs)
 	case f.AfterID < 0:
 		return usageErrorf(e, fs, "--since-id %d is not an entry id", f.AfterID)
 	case f.Limit < 0:
@@ -38,13 +35,9 @@ func runActivity(ctx context.Context, e env, args []string) error {
 		if err != nil {
 			return err
 		}
-		enc := json.NewEncoder(e.stdout)
-		for _, a := range entries {
+		return printJSONLines(e.stdout, entries, func(a pipeline.Activity) pipeline.Activity {
 			a.CreatedAt = timestamp(a.CreatedAt)
-			if err := enc.Encode(a); err != nil {
-				return err
-			}
-		}
-		return nil
+			return a
+		})
 	})
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipelinestore"
 )
 
 // runDemo serves a demo world on a fresh SQLite database in a temporary
@@ -43,28 +43,14 @@ func runDemo(ctx context.Context, e env, args []string) (err error) {
 		}
 	}
 
-	o, err := newObservability(ctx, e)
-	if err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, o.close()) }()
-	db, err := openServedStore(ctx, e, o)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	world := demoWorld(time.Now().UTC())
-	res, err := pipeline.NewOperator(db).Seed(ctx, world)
-	if err != nil {
-		return fmt.Errorf("seed the demo world: %w", err)
-	}
-
-	ln, err := net.Listen("tcp", e.cfg.Addr)
-	if err != nil {
-		return err
-	}
-	printDemo(e.stdout, "http://"+dialAddr(ln.Addr()), e.cfg.DB, res)
-	return serve(ctx, e, o, db, ln)
+	return serveStore(ctx, e, func(db *pipelinestore.DB, addr net.Addr) error {
+		res, err := pipeline.NewOperator(db).Seed(ctx, demoWorld(time.Now().UTC()))
+		if err != nil {
+			return fmt.Errorf("seed the demo world: %w", err)
+		}
+		printDemo(e.stdout, "http://"+dialAddr(addr), e.cfg.DB, res)
+		return nil
+	})
 }
 
 // Keys of the demo world that the printed curl lines use.

@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -222,12 +223,36 @@ func requireFlags(e env, fs *flag.FlagSet, names ...string) error {
 	return usageErrorf(e, fs, "%s needs %s", e.cmd.name, strings.Join(missing, ", "))
 }
 
+// parseFlagsOnly parses the flags of a command that takes no arguments,
+// and returns a usage error when a flag named in required is not set.
+func parseFlagsOnly(e env, fs *flag.FlagSet, args []string, required ...string) error {
+	if err := parseFlags(e, fs, args); err != nil {
+		return err
+	}
+	if err := requireFlags(e, fs, required...); err != nil {
+		return err
+	}
+	return noArgs(e, fs)
+}
+
 // noArgs returns a usage error when fs has arguments besides its flags.
 func noArgs(e env, fs *flag.FlagSet) error {
 	if fs.NArg() == 0 {
 		return nil
 	}
 	return usageErrorf(e, fs, "%s takes no arguments (got %q)", e.cmd.name, fs.Arg(0))
+}
+
+// printJSONLines prints each of items on w as a JSON line, as show renders
+// it.
+func printJSONLines[T, J any](w io.Writer, items []T, show func(T) J) error {
+	enc := json.NewEncoder(w)
+	for _, it := range items {
+		if err := enc.Encode(show(it)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // lineError is a value of the command line that the domain refused

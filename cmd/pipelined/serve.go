@@ -24,7 +24,7 @@ var errStopping = pipeline.Unavailable(errors.New("the server is stopping"))
 
 // runServe serves the API on the configured address until ctx is
 // cancelled.
-func runServe(ctx context.Context, e env, args []string) (err error) {
+func runServe(ctx context.Context, e env, args []string) error {
 	fs := newFlagSet(e)
 	fs.StringVar(&e.cfg.Addr, "addr", e.cfg.Addr, "listen address (PIPELINE_ADDR)")
 	withDB(&e, fs)
@@ -37,6 +37,13 @@ func runServe(ctx context.Context, e env, args []string) (err error) {
 		}
 		return usageErrorf(e, fs, "serve takes no arguments")
 	}
+	return serveStore(ctx, e, nil)
+}
+
+// serveStore opens the store of a serving command and serves it on the
+// configured address until ctx is cancelled; ready, when not nil, runs
+// first with the store and the address the server listens on.
+func serveStore(ctx context.Context, e env, ready func(db *pipelinestore.DB, addr net.Addr) error) (err error) {
 	o, err := newObservability(ctx, e)
 	if err != nil {
 		return err
@@ -50,6 +57,12 @@ func runServe(ctx context.Context, e env, args []string) (err error) {
 	ln, err := net.Listen("tcp", e.cfg.Addr)
 	if err != nil {
 		return err
+	}
+	if ready != nil {
+		if err := ready(db, ln.Addr()); err != nil {
+			ln.Close()
+			return err
+		}
 	}
 	return serve(ctx, e, o, db, ln)
 }

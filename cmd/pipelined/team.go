@@ -23,10 +23,7 @@ func toTeamJSON(t pipeline.Team) teamJSON {
 func runTeamList(ctx context.Context, e env, args []string) error {
 	fs := newFlagSet(e)
 	withDB(&e, fs)
-	if err := parseFlags(e, fs, args); err != nil {
-		return err
-	}
-	if err := noArgs(e, fs); err != nil {
+	if err := parseFlagsOnly(e, fs, args); err != nil {
 		return err
 	}
 	return withOperator(ctx, e.cfg, reads, func(op *pipeline.Operator) error {
@@ -34,13 +31,7 @@ func runTeamList(ctx context.Context, e env, args []string) error {
 		if err != nil {
 			return err
 		}
-		enc := json.NewEncoder(e.stdout)
-		for _, t := range teams {
-			if err := enc.Encode(toTeamJSON(t)); err != nil {
-				return err
-			}
-		}
-		return nil
+		return printJSONLines(e.stdout, teams, toTeamJSON)
 	})
 }
 
@@ -50,13 +41,7 @@ func runTeamCreate(ctx context.Context, e env, args []string) error {
 	key := fs.String("key", "", "the team's key: unique, no spaces, not a number")
 	name := fs.String("name", "", "the team's name")
 	limit := fs.String("job-limit", "", "the plan's limit on jobs that are not closed; empty: none")
-	if err := parseFlags(e, fs, args); err != nil {
-		return err
-	}
-	if err := requireFlags(e, fs, "key", "name"); err != nil {
-		return err
-	}
-	if err := noArgs(e, fs); err != nil {
+	if err := parseFlagsOnly(e, fs, args, "key", "name"); err != nil {
 		return err
 	}
 	t := pipeline.NewTeam{Key: *key, Name: *name}

@@ -28,13 +28,7 @@ func runTokenCreate(ctx context.Context, e env, args []string) error {
 	user := fs.String("user", "", "email of the user the token acts for")
 	name := fs.String("name", "", "name of the token")
 	scopes := fs.String("scopes", "", `comma-separated scopes; "" for none`)
-	if err := parseFlags(e, fs, args); err != nil {
-		return err
-	}
-	if err := requireFlags(e, fs, "user", "name", "scopes"); err != nil {
-		return err
-	}
-	if err := noArgs(e, fs); err != nil {
+	if err := parseFlagsOnly(e, fs, args, "user", "name", "scopes"); err != nil {
 		return err
 	}
 	return withOperator(ctx, e.cfg, writes, func(op *pipeline.Operator) error {
@@ -79,17 +73,21 @@ type tokenCreator struct {
 	Email string `json:"email"`
 }
 
+func toListedToken(t pipeline.Token) listedToken {
+	return listedToken{
+		ID: t.ID, Name: t.Name,
+		Creator:   tokenCreator{ID: t.Creator.ID, Name: t.Creator.Name, Email: t.Creator.Email},
+		Scopes:    scopeList(t.Scopes),
+		CreatedAt: timestamp(t.CreatedAt), ExpiresAt: timestamp(t.ExpiresAt),
+		LastUsedAt: optionalTimestamp(t.LastUsedAt), RevokedAt: optionalTimestamp(t.RevokedAt),
+	}
+}
+
 func runTokenList(ctx context.Context, e env, args []string) error {
 	fs := newFlagSet(e)
 	withDB(&e, fs)
 	team := fs.String("team", "", "id or key of the team")
-	if err := parseFlags(e, fs, args); err != nil {
-		return err
-	}
-	if err := requireFlags(e, fs, "team"); err != nil {
-		return err
-	}
-	if err := noArgs(e, fs); err != nil {
+	if err := parseFlagsOnly(e, fs, args, "team"); err != nil {
 		return err
 	}
 	return withOperator(ctx, e.cfg, reads, func(op *pipeline.Operator) error {
@@ -101,20 +99,7 @@ func runTokenList(ctx context.Context, e env, args []string) error {
 		if err != nil {
 			return err
 		}
-		enc := json.NewEncoder(e.stdout)
-		for _, t := range tokens {
-			err := enc.Encode(listedToken{
-				ID: t.ID, Name: t.Name,
-				Creator:   tokenCreator{ID: t.Creator.ID, Name: t.Creator.Name, Email: t.Creator.Email},
-				Scopes:    scopeList(t.Scopes),
-				CreatedAt: timestamp(t.CreatedAt), ExpiresAt: timestamp(t.ExpiresAt),
-				LastUsedAt: optionalTimestamp(t.LastUsedAt), RevokedAt: optionalTimestamp(t.RevokedAt),
-			})
-			if err != nil {
-				return err
-			}
-		}
-		return nil
+		return printJSONLines(e.stdout, tokens, toListedToken)
 	})
 }
 

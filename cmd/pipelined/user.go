@@ -35,10 +35,7 @@ func runUserList(ctx context.Context, e env, args []string) error {
 	fs := newFlagSet(e)
 	withDB(&e, fs)
 	team := fs.String("team", "", "only the members of this team (id or key)")
-	if err := parseFlags(e, fs, args); err != nil {
-		return err
-	}
-	if err := noArgs(e, fs); err != nil {
+	if err := parseFlagsOnly(e, fs, args); err != nil {
 		return err
 	}
 	return withOperator(ctx, e.cfg, reads, func(op *pipeline.Operator) error {
@@ -54,13 +51,7 @@ func runUserList(ctx context.Context, e env, args []string) error {
 		if err != nil {
 			return err
 		}
-		enc := json.NewEncoder(e.stdout)
-		for _, u := range users {
-			if err := enc.Encode(toUserJSON(u)); err != nil {
-				return err
-			}
-		}
-		return nil
+		return printJSONLines(e.stdout, users, toUserJSON)
 	})
 }
 
@@ -83,17 +74,11 @@ func addMemberFlags(fs *flag.FlagSet, role bool) memberFlags {
 // resolved; it prints the user act returns.
 func runMember(ctx context.Context, e env, fs *flag.FlagSet, mf memberFlags, args []string,
 	act func(op *pipeline.Operator, team pipeline.Team) (pipeline.Member, error)) error {
-	if err := parseFlags(e, fs, args); err != nil {
-		return err
-	}
 	required := []string{"email", "team"}
 	if mf.role != nil {
 		required = append(required, "role")
 	}
-	if err := requireFlags(e, fs, required...); err != nil {
-		return err
-	}
-	if err := noArgs(e, fs); err != nil {
+	if err := parseFlagsOnly(e, fs, args, required...); err != nil {
 		return err
 	}
 	return withOperator(ctx, e.cfg, writes, func(op *pipeline.Operator) error {

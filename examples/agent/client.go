@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pipeline-dev/pipeline/examples/agent/pipelineapi"
+	"github.com/pipeline-dev/pipeline/examples/internal/demo"
 )
 
 // maxAttempts bounds the sending of one request.
@@ -26,7 +27,7 @@ func newClient(cfg config) (*pipelineapi.ClientWithResponses, error) {
 	}
 	r := &retrying{next: next, sleep: cfg.Sleep, out: cfg.Out}
 	if r.sleep == nil {
-		r.sleep = sleepCtx
+		r.sleep = demo.Sleep
 	}
 	auth := func(_ context.Context, req *http.Request) error {
 		req.Header.Set("Authorization", "Bearer "+cfg.Token)
@@ -42,17 +43,6 @@ func newClient(cfg config) (*pipelineapi.ClientWithResponses, error) {
 func newKey() *pipelineapi.IdempotencyKey {
 	k := uuid.NewString()
 	return &k
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // retrying sends a request again, unchanged, when its answer says it may:

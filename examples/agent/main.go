@@ -18,33 +18,20 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/signal"
-	"strconv"
 	"time"
 
 	"github.com/pipeline-dev/pipeline/examples/agent/pipelineapi"
+	"github.com/pipeline-dev/pipeline/examples/internal/demo"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	cfg := config{
 		BaseURL: cmp.Or(os.Getenv("PIPELINE_URL"), "http://127.0.0.1:8080"),
 		Token:   os.Getenv("PIPELINE_TOKEN"),
+		JobID:   demo.JobFromEnv("agent"),
 		Out:     os.Stdout,
 	}
-	if v := os.Getenv("PIPELINE_JOB"); v != "" {
-		id, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "agent: PIPELINE_JOB must be a job id")
-			os.Exit(2)
-		}
-		cfg.JobID = id
-	}
-	if err := run(ctx, cfg); err != nil {
-		fmt.Fprintln(os.Stderr, "agent:", err)
-		os.Exit(1)
-	}
+	demo.Run("agent", func(ctx context.Context) error { return run(ctx, cfg) })
 }
 
 // config says where the API is and what to work on.

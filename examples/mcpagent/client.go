@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pipeline-dev/pipeline/examples/internal/demo"
 )
 
 // agent is a connected MCP session and how to wait.
@@ -60,20 +62,9 @@ func connect(ctx context.Context, cfg config) (*agent, error) {
 	}
 	a := &agent{session: session, sleep: cfg.Sleep}
 	if a.sleep == nil {
-		a.sleep = sleepCtx
+		a.sleep = demo.Sleep
 	}
 	return a, nil
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // toolError is a tool's refusal: the API's error envelope.
