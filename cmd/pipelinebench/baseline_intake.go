@@ -68,7 +68,7 @@ type intakeRead struct {
 // same checks as ours, the candidate (its id drawn from its sequence in the
 // first round trip), its activity entry and the idempotency record.
 func (b *baseline) intake(c *gin.Context) {
-	w, ok := newWrite(c, http.StatusCreated)
+	w, _, ok := newWrite(c, http.StatusCreated)
 	if !ok {
 		return
 	}

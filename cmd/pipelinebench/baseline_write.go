@@ -45,6 +45,7 @@ VALUES ($1, $2, $3, $4, $5, 'candidate', $6, $7, $8)`
 type write struct {
 	cl            *caller
 	jobID, candID int64
+	raw           []byte    // the body as sent
 	now           time.Time // to the microsecond, as stored
 	keyed         bool      // an Idempotency-Key header was sent, even an empty one
 	key, print    string    // the key and the request's fingerprint
@@ -81,7 +82,7 @@ func newWrite(c *gin.Context, status int, fields ...bodyField) (*write, map[stri
 		return nil, nil, false
 	}
 	w := &write{
-		cl: cl, jobID: pathID(c, "job"), candID: pathID(c, "candidate"), status: status,
+		cl: cl, jobID: pathID(c, "job"), candID: pathID(c, "candidate"), raw: raw, status: status,
 		now: time.Now().UTC().Truncate(time.Microsecond),
 	}
 	if keys, keyed := c.Request.Header["Idempotency-Key"]; keyed {
