@@ -107,7 +107,13 @@ func TestStore_RoundTrips(t *testing.T) {
 // after its insert, whose id its activity entry names); COMMIT on its own.
 func TestStore_RoundTrips_PostgreSQL(t *testing.T) {
 	statementsAsText(t)
-	db := storetest.OpenPostgres(t)
+	roundTrips(t, storetest.OpenPostgres(t),
+		map[string]int64{"MoveCandidate keyed": 3, "MoveCandidate": 3, "AddNote": 4, "Candidate": 1, "Job": 1})
+}
+
+// roundTrips checks the round trips of a few calls on db, each after a
+// warm-up run.
+func roundTrips(t *testing.T, db *pipelinestore.DB, want map[string]int64) {
 	f := seeded(t, db)
 	ctx := context.Background()
 	c, err := f.Svc.Authenticate(ctx, f.Res.Tokens["olivia"])
@@ -136,8 +142,11 @@ func TestStore_RoundTrips_PostgreSQL(t *testing.T) {
 			_, err := f.Svc.Candidate(olivia, job, ada)
 			return err
 		},
+		"Job": func() error {
+			_, err := f.Svc.Job(olivia, job)
+			return err
+		},
 	}
-	want := map[string]int64{"MoveCandidate keyed": 3, "MoveCandidate": 3, "AddNote": 4, "Candidate": 1}
 	for name, op := range ops {
 		require.NoError(t, op(), name) // a warm-up run
 		before := pipelinestore.RoundTrips(db)
