@@ -34,6 +34,10 @@ type pool struct {
 	sessions bool
 
 	stmts sync.Map // query text as written → *sql.Stmt
+	// preparers are the statements being prepared on the pool for a
+	// transaction that met them unprepared (see runner.prepared); close
+	// waits for them.
+	preparers sync.WaitGroup
 
 	// preparing is held while the registry is prepared: a channel, so that
 	// a request waiting for it gives up at its deadline.
@@ -139,8 +143,9 @@ func (p *pool) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	return s, nil
 }
 
-// close closes the prepared statements.
+// close closes the prepared statements, once those being prepared are.
 func (p *pool) close() {
+	p.preparers.Wait()
 	p.stmts.Range(func(q, s any) bool {
 		_ = s.(*sql.Stmt).Close()
 		p.stmts.Delete(q)
@@ -199,7 +204,7 @@ func (r runner) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 		// alone, on its own connection, and on the pool for the next ones
 		// meanwhile, which takes a free connection: one the transaction,
 		// holding its own, must not wait for.
-		go func() { _, _ = r.p.stmt(context.Background(), query) }()
+		r.p.preparers.Go(func() { _, _ = r.p.stmt(context.Background(), query) })
 		return r.tx.Tx.PrepareContext(ctx, query)
 	}
 	return r.tx.Tx.StmtContext(ctx, s.(*sql.Stmt)), nil
