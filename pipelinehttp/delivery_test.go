@@ -266,7 +266,16 @@ func TestDeliveries_Failures(t *testing.T) {
 		h := createWebhook(t, e, "olivia", map[string]any{"url": strings.Replace(rc.URL, "127.0.0.1", "localhost", 1), "events": []string{"candidate.stage_changed"}})
 		e.deliver(t, false)
 		moveAda(t, e, "olivia", "Screening")
-		d := waitDeliveries(t, e, h.id, 1)[0]
+		// Its retry, a second later, may be made before the list is read.
+		deadline := time.Now().Add(20 * time.Second)
+		got := deliveries(t, e, h.id)
+		for len(got) == 0 && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+			got = deliveries(t, e, h.id)
+		}
+		require.NotEmpty(t, got)
+		d := got[len(got)-1] // newest first: the first attempt
+		assert.EqualValues(t, 1, d["attempt"])
 		assert.Nil(t, d["status_code"])
 		assert.Contains(t, d["error"], "refused to connect")
 		assert.Zero(t, rc.count(), "nothing reached the receiver")
