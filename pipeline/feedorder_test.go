@@ -1,7 +1,6 @@
 package pipeline_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"sync"
@@ -11,8 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
-	"github.com/pipeline-dev/pipeline/pipelinestore"
-	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
 )
 
 // TestFeed_SameRecordChains moves one candidate from six writers at once,
@@ -21,26 +18,11 @@ import (
 // stage changes chain, each entry's before being the previous entry's
 // after, as a consumer that applies the feed to a copy needs.
 func TestFeed_SameRecordChains(t *testing.T) {
-	opens := map[string]func(t *testing.T) string{
-		"sqlite":   func(t *testing.T) string { return "sqlite:" + t.TempDir() + "/pipeline.db" },
-		"postgres": func(t *testing.T) string { return storetest.PostgresSchemaDSN(t) },
-	}
-	for name, dsn := range opens {
-		t.Run(name, func(t *testing.T) { sameRecordChains(t, dsn(t)) })
-	}
+	eachReplicated(t, "concurrent keyed moves of one candidate", sameRecordChains)
 }
 
-func sameRecordChains(t *testing.T, dsn string) {
-	ctx := context.Background()
-	open := func() *pipelinestore.DB {
-		db, err := pipelinestore.Open(ctx, dsn)
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = db.Close() })
-		require.NoError(t, db.Migrate(ctx))
-		return db
-	}
-	first := storetest.Seeded(t, open())
-	replicas := []*pipeline.Service{first.Svc, pipeline.NewService(open())}
+func sameRecordChains(t *testing.T, first world, other *pipeline.Service) {
+	replicas := []*pipeline.Service{first.Svc, other}
 	as := first.As(t, "olivia")
 	job := first.Job("backend")
 	cand := first.Res.Candidates["ada"]
