@@ -21,17 +21,17 @@ var MaxDeliveryAttempts = len(RetrySchedule) + 1
 // DeliveryTimeout is how long a receiver has to answer.
 const DeliveryTimeout = 10 * time.Second
 
-// Message is one activity entry to send to one webhook. The store makes
+// WebhookMessage is one activity entry to send to one webhook. The store makes
 // one, in the transaction of the write that logs the entry, for each
 // webhook of the entry's team that selects its action.
-type Message struct {
+type WebhookMessage struct {
 	WebhookID  int64 `json:"webhook_id"`
 	ActivityID int64 `json:"activity_id"`
 }
 
 // ID is the message's webhook-id: the same on every attempt, unique per
 // message.
-func (m Message) ID() string { return fmt.Sprintf("msg_%d_%d", m.ActivityID, m.WebhookID) }
+func (m WebhookMessage) ID() string { return fmt.Sprintf("msg_%d_%d", m.ActivityID, m.WebhookID) }
 
 // Delivery is one attempt to deliver a message.
 type Delivery struct {
@@ -135,7 +135,7 @@ func (d *Dispatcher) MaxAttempts() int { return len(d.schedule) + 1 }
 // error wrapping ErrDeliveryFailed when the attempt failed and is to be
 // retried. Any other error is a fault of the
 // storage; the queue retries it too.
-func (d *Dispatcher) Deliver(ctx context.Context, m Message, attempt int) error {
+func (d *Dispatcher) Deliver(ctx context.Context, m WebhookMessage, attempt int) error {
 	t, err := d.svc.store.DeliveryTarget(ctx, m)
 	if errors.Is(err, ErrNotFound) {
 		return nil // the webhook was deleted: nothing more is sent to it

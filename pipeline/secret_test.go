@@ -24,7 +24,7 @@ func (r *recorder) Send(_ context.Context, o pipeline.Outgoing) pipeline.Reply {
 // sealedUnder creates a webhook as the fixture's olivia through a Service
 // sealing with key, and returns it with its secret and the message of its
 // creation.
-func sealedUnder(t *testing.T, db *pipelinestore.DB, key *pipeline.SecretKey) (pipeline.CreatedWebhook, pipeline.Message) {
+func sealedUnder(t *testing.T, db *pipelinestore.DB, key *pipeline.SecretKey) (pipeline.CreatedWebhook, pipeline.WebhookMessage) {
 	t.Helper()
 	svc := pipeline.NewService(db, pipeline.WithSecretKey(key),
 		pipeline.WithWebhookPolicy(pipeline.WebhookPolicy{AllowHTTP: true, AllowPrivate: true}))
@@ -36,11 +36,11 @@ func sealedUnder(t *testing.T, db *pipelinestore.DB, key *pipeline.SecretKey) (p
 	require.NoError(t, err)
 	log, err := pipeline.NewOperator(db).ActivityLog(context.Background(), nil)
 	require.NoError(t, err)
-	return res.Value, pipeline.Message{WebhookID: res.Value.ID, ActivityID: log[len(log)-1].ID}
+	return res.Value, pipeline.WebhookMessage{WebhookID: res.Value.ID, ActivityID: log[len(log)-1].ID}
 }
 
 // sends reports the secret a Dispatcher sealing with key sends m with.
-func sends(t *testing.T, db *pipelinestore.DB, key *pipeline.SecretKey, m pipeline.Message) string {
+func sends(t *testing.T, db *pipelinestore.DB, key *pipeline.SecretKey, m pipeline.WebhookMessage) string {
 	t.Helper()
 	r := &recorder{}
 	require.NoError(t, pipeline.NewDispatcher(db, r, pipeline.WithSecretKey(key)).Deliver(context.Background(), m, 1))

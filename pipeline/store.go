@@ -90,7 +90,7 @@ type Store interface {
 	Deliveries(ctx context.Context, teamID, webhookID int64, page int) (List[Delivery], error)
 	// DeliveryTarget returns what delivering m needs; not_found when its
 	// webhook is gone.
-	DeliveryTarget(ctx context.Context, m Message) (DeliveryTarget, error)
+	DeliveryTarget(ctx context.Context, m WebhookMessage) (DeliveryTarget, error)
 	// RecordDelivery stores a delivery attempt, with the action of its
 	// entry; an attempt of a webhook that is gone is dropped.
 	RecordDelivery(ctx context.Context, d Delivery) error
@@ -171,7 +171,7 @@ type Tx interface {
 	SaveRating(ctx context.Context, r Rating) error
 
 	// InsertActivity appends an activity entry (a TokenID or JobID of 0 is
-	// stored as none) and enqueues, in the same transaction, a Message to
+	// stored as none) and enqueues, in the same transaction, a WebhookMessage to
 	// each webhook of the entry's team that selects its action.
 	InsertActivity(ctx context.Context, a Activity) error
 

@@ -227,7 +227,7 @@ func TestService_WebhookDeliveries(t *testing.T) {
 		_, err = w.Svc.CreateJob(ctx, pipeline.NewJob{Title: "Announced"})
 		require.NoError(t, err)
 		log := w.Activity(t)
-		m := pipeline.Message{WebhookID: h.ID, ActivityID: log[len(log)-1].ID}
+		m := pipeline.WebhookMessage{WebhookID: h.ID, ActivityID: log[len(log)-1].ID}
 		failing := pipeline.NewDispatcher(w.DB, reply(500), hookOptions()...)
 		require.ErrorIs(t, failing.Deliver(context.Background(), m, 1), pipeline.ErrDeliveryFailed)
 		require.NoError(t, pipeline.NewDispatcher(w.DB, reply(204), hookOptions()...).Deliver(context.Background(), m, 2))
@@ -258,7 +258,7 @@ func TestService_WebhookDeliveries(t *testing.T) {
 		ctx := w.As(t, "olivia")
 		h := newHook(t, w, "olivia", "https://hooks.example.test/a")
 		log := w.Activity(t)
-		m := pipeline.Message{WebhookID: h.ID, ActivityID: log[0].ID}
+		m := pipeline.WebhookMessage{WebhookID: h.ID, ActivityID: log[0].ID}
 		d := pipeline.NewDispatcher(w.DB, reply(503), hookOptions(pipeline.WithRetrySchedule(make([]time.Duration, 20)))...)
 		for attempt := 1; attempt <= pipeline.PageSize+2; attempt++ {
 			require.ErrorIs(t, d.Deliver(context.Background(), m, attempt), pipeline.ErrDeliveryFailed)
@@ -284,7 +284,7 @@ func TestService_WebhookDeliveries(t *testing.T) {
 		_, err := w.Svc.CreateJob(ctx, pipeline.NewJob{Title: "Announced"})
 		require.NoError(t, err)
 		log := w.Activity(t)
-		m := pipeline.Message{WebhookID: h.ID, ActivityID: log[len(log)-1].ID}
+		m := pipeline.WebhookMessage{WebhookID: h.ID, ActivityID: log[len(log)-1].ID}
 		require.NoError(t, pipeline.NewDispatcher(w.DB, reply(410), hookOptions()...).Deliver(context.Background(), m, 1))
 		_, err = w.Svc.Webhook(ctx, h.ID)
 		assert.ErrorIs(t, err, pipeline.ErrNotFound)

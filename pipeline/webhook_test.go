@@ -64,5 +64,5 @@ func TestRetrySchedule(t *testing.T) {
 	assert.Equal(t, []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour,
 		5 * time.Hour, 10 * time.Hour, 10 * time.Hour}, waits)
 	require.Equal(t, 8, d.MaxAttempts())
-	assert.Equal(t, "msg_42_7", pipeline.Message{WebhookID: 7, ActivityID: 42}.ID())
+	assert.Equal(t, "msg_42_7", pipeline.WebhookMessage{WebhookID: 7, ActivityID: 42}.ID())
 }

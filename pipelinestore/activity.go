@@ -53,7 +53,7 @@ func (t *tx) InsertActivity(ctx context.Context, a pipeline.Activity) error {
 		return formatError(err, "Activity")
 	}
 	for _, w := range webhooks {
-		t.pending = append(t.pending, pipeline.Message{WebhookID: w, ActivityID: id})
+		t.pending = append(t.pending, pipeline.WebhookMessage{WebhookID: w, ActivityID: id})
 	}
 	return formatError(t.enqueuePending(ctx), "Activity")
 }
@@ -70,7 +70,7 @@ func (t *tx) scanMessages(ctx context.Context, rows *sql.Rows) error {
 	}
 	for _, r := range out {
 		if r.WebhookID != nil {
-			t.pending = append(t.pending, pipeline.Message{WebhookID: *r.WebhookID, ActivityID: r.ID})
+			t.pending = append(t.pending, pipeline.WebhookMessage{WebhookID: *r.WebhookID, ActivityID: r.ID})
 		}
 	}
 	return nil

@@ -373,7 +373,7 @@ type tx struct {
 	river  *river.Client[*sql.Tx]
 	// pending are the messages of the entries logged, to enqueue before
 	// the commit.
-	pending []pipeline.Message
+	pending []pipeline.WebhookMessage
 	// claim is a key's claim waiting in the batch to be sent (PostgreSQL).
 	claim *keyClaim
 }

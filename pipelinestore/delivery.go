@@ -77,7 +77,7 @@ func (db *DB) Deliveries(ctx context.Context, teamID, webhookID int64, page int)
 
 // DeliveryTarget returns the webhook of m with its creator's role, and m's
 // entry as the creator may read it now.
-func (db *DB) DeliveryTarget(ctx context.Context, m pipeline.Message) (pipeline.DeliveryTarget, error) {
+func (db *DB) DeliveryTarget(ctx context.Context, m pipeline.WebhookMessage) (pipeline.DeliveryTarget, error) {
 	var r struct {
 		webhookRow
 		CreatorRole *string `bun:"creator_role"`
@@ -114,7 +114,7 @@ func (db *DB) PurgeDeliveries(ctx context.Context, before time.Time) (int64, err
 type Deliverer interface {
 	// Deliver makes attempt number attempt (from 1) of m; an error asks
 	// for another attempt.
-	Deliver(ctx context.Context, m pipeline.Message, attempt int) error
+	Deliver(ctx context.Context, m pipeline.WebhookMessage, attempt int) error
 	// RetryAfter is how long to wait after failed attempt number attempt.
 	RetryAfter(attempt int) (time.Duration, bool)
 	// MaxAttempts is the number of attempts of a message, the first
@@ -225,7 +225,7 @@ type deliveryWorker struct {
 }
 
 func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[deliveryArgs]) error {
-	return w.d.Deliver(ctx, job.Args.Message, job.Attempt)
+	return w.d.Deliver(ctx, job.Args.WebhookMessage, job.Attempt)
 }
 
 // retryPolicy is River's retry hook set to the Deliverer's schedule.

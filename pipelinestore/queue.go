@@ -30,7 +30,7 @@ const deliveryQueue = "webhooks"
 
 // deliveryArgs is a message as a River job's arguments.
 type deliveryArgs struct {
-	pipeline.Message
+	pipeline.WebhookMessage
 }
 
 // Kind names the job kind.
