@@ -134,7 +134,7 @@ func (s *Service) MoveCandidate(ctx context.Context, jobID, id int64, in StageMo
 	if err != nil {
 		return Result[Candidate]{}, err
 	}
-	k, err := keyOf(OpMoveCandidate, Ref{Job: jobID, Candidate: id}, &in, &in.Idempotency)
+	k, err := takeKey(OpMoveCandidate, Ref{Job: jobID, Candidate: id}, &in, &in.Idempotency)
 	if err != nil {
 		return Result[Candidate]{}, err
 	}

@@ -64,21 +64,21 @@ func ValidIdempotencyKey(key string) bool {
 // IdempotencyField names the idempotency key in validation details.
 const IdempotencyField = "idempotency_key"
 
-// keyed is the idempotency of one write call, its request resolved.
-type keyed struct {
+// boundKey is the idempotency of one write call, its request resolved.
+type boundKey struct {
 	key, request string
 }
 
-// keyOf takes the idempotency out of a write's input (input points to the
+// takeKey takes the idempotency out of a write's input (input points to the
 // input, idem to its Idempotency field) and binds its key to the request
 // (see RequestDigest).
-func keyOf(op Op, r Ref, input any, idem **Idempotency) (*keyed, error) {
+func takeKey(op Op, r Ref, input any, idem **Idempotency) (*boundKey, error) {
 	i := *idem
 	*idem = nil
 	if i == nil {
 		return nil, nil
 	}
-	return &keyed{key: i.Key, request: RequestDigest(op, r, input)}, nil
+	return &boundKey{key: i.Key, request: RequestDigest(op, r, input)}, nil
 }
 
 // RequestDigest is the request an idempotency key is bound to: a digest
@@ -145,15 +145,15 @@ func writeValue(w io.Writer, v reflect.Value) {
 // is judged (validation_failed, conflict) or replays its stored result,
 // then act validates the input and acts. The value act returns is stored
 // under the key in the same transaction. A nil load finds nothing.
-func write[R, T any](s *Service, ctx context.Context, c Caller, k *keyed, load func(Tx) (R, error), act func(Tx, R) (T, error)) (Result[T], error) {
+func write[R, T any](s *Service, ctx context.Context, c Caller, k *boundKey, load func(Tx) (R, error), act func(Tx, R) (T, error)) (Result[T], error) {
 	var out Result[T]
-	busy, release := s.hold(c, k)
+	busy, release := s.reserveKey(c, k)
 	defer release()
 	err := s.store.Write(ctx, func(tx Tx) error {
 		// The key is claimed before load locks the record, so that a
 		// request whose key another holds answers conflict instead of
 		// waiting for the record; it is judged once the record is read.
-		var cl claimed
+		var cl claimedKey
 		if k != nil {
 			cl = s.claim(ctx, tx, c, k.key, busy)
 		}
@@ -165,7 +165,7 @@ func write[R, T any](s *Service, ctx context.Context, c Caller, k *keyed, load f
 			}
 		}
 		if k != nil {
-			stored, err := cl.verdict(ctx, c, k)
+			stored, err := cl.replay(ctx, c, k)
 			if err != nil {
 				return err
 			}
@@ -199,7 +199,7 @@ func writeCandidate[T any](s *Service, ctx context.Context, op Op, jobID, candid
 	if err != nil {
 		return Result[T]{}, err
 	}
-	k, err := keyOf(op, Ref{Job: jobID, Candidate: candidateID}, in, idem)
+	k, err := takeKey(op, Ref{Job: jobID, Candidate: candidateID}, in, idem)
 	if err != nil {
 		return Result[T]{}, err
 	}
@@ -212,10 +212,10 @@ func writeCandidate[T any](s *Service, ctx context.Context, op Op, jobID, candid
 	})
 }
 
-// hold counts the request as holding k's key in this Service until
+// reserveKey counts the request as holding k's key in this Service until
 // release (see inflightKeys); busy reports that another request held it
 // first. A missing or invalid key is not held.
-func (s *Service) hold(c Caller, k *keyed) (busy bool, release func()) {
+func (s *Service) reserveKey(c Caller, k *boundKey) (busy bool, release func()) {
 	if k == nil || !ValidIdempotencyKey(k.key) {
 		return false, func() {}
 	}
@@ -223,28 +223,28 @@ func (s *Service) hold(c Caller, k *keyed) (busy bool, release func()) {
 	return s.inflight.enter(held), func() { s.inflight.leave(held) }
 }
 
-// claimed is a key's claim, judged by verdict once the record is read.
-type claimed struct {
+// claimedKey is a key's claim, judged by replay once the record is read.
+type claimedKey struct {
 	kc   KeyClaim // nil for a key that is not valid, or busy
-	busy bool     // held by another request of this Service (see hold)
+	busy bool     // held by another request of this Service (see reserveKey)
 }
 
 // claim takes a valid key for this transaction and reads its record; a
-// key that is not valid is left for verdict to refuse. A key busy here is
+// key that is not valid is left for replay to refuse. A key busy here is
 // not claimed: claiming it would only take its lock from the request that
 // holds it, which another replica's request must meet.
-func (s *Service) claim(ctx context.Context, tx Tx, c Caller, key string, busy bool) claimed {
+func (s *Service) claim(ctx context.Context, tx Tx, c Caller, key string, busy bool) claimedKey {
 	if busy || !ValidIdempotencyKey(key) {
-		return claimed{busy: busy}
+		return claimedKey{busy: busy}
 	}
-	return claimed{kc: tx.ClaimIdempotencyKey(ctx, c.team.ID, key, s.now().Add(-IdempotencyWindow))}
+	return claimedKey{kc: tx.ClaimIdempotencyKey(ctx, c.team.ID, key, s.now().Add(-IdempotencyWindow))}
 }
 
-// verdict judges a key by its claim: a key that is not valid is invalid; one
+// replay judges a key by its claim: a key that is not valid is invalid; one
 // held by a request still in flight is a conflict; one that holds a result
 // of this user's same request returns that result; one of another request
 // is invalid.
-func (cl claimed) verdict(ctx context.Context, c Caller, k *keyed) ([]byte, error) {
+func (cl claimedKey) replay(ctx context.Context, c Caller, k *boundKey) ([]byte, error) {
 	if !ValidIdempotencyKey(k.key) {
 		return nil, Invalid(IdempotencyField, "The idempotency key must be 1 to 255 printable ASCII characters.")
 	}
@@ -273,7 +273,7 @@ func errKeyInFlight() error {
 }
 
 // remember stores the result of a successful write under its key.
-func (s *Service) remember(ctx context.Context, tx Tx, c Caller, k *keyed, v any) error {
+func (s *Service) remember(ctx context.Context, tx Tx, c Caller, k *boundKey, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err

@@ -176,7 +176,7 @@ func (s *Service) AddCandidate(ctx context.Context, jobID int64, in NewCandidate
 	if err != nil {
 		return Result[Candidate]{}, err
 	}
-	k, err := keyOf(OpAddCandidate, Ref{Job: jobID}, &in, &in.Idempotency)
+	k, err := takeKey(OpAddCandidate, Ref{Job: jobID}, &in, &in.Idempotency)
 	if err != nil {
 		return Result[Candidate]{}, err
 	}
@@ -241,7 +241,7 @@ func (s *Service) UpdateCandidate(ctx context.Context, jobID, id int64, p Candid
 	if err != nil {
 		return Result[Candidate]{}, err
 	}
-	k, err := keyOf(OpUpdateCandidate, Ref{Job: jobID, Candidate: id}, &p, &p.Idempotency)
+	k, err := takeKey(OpUpdateCandidate, Ref{Job: jobID, Candidate: id}, &p, &p.Idempotency)
 	if err != nil {
 		return Result[Candidate]{}, err
 	}

@@ -190,7 +190,7 @@ func (s *Service) CreateJob(ctx context.Context, in NewJob) (Result[Job], error)
 	if err != nil {
 		return Result[Job]{}, err
 	}
-	k, err := keyOf(OpCreateJob, Ref{}, &in, &in.Idempotency)
+	k, err := takeKey(OpCreateJob, Ref{}, &in, &in.Idempotency)
 	if err != nil {
 		return Result[Job]{}, err
 	}
@@ -248,7 +248,7 @@ func (s *Service) UpdateJob(ctx context.Context, id int64, p JobPatch) (Result[J
 	if err != nil {
 		return Result[Job]{}, err
 	}
-	k, err := keyOf(OpUpdateJob, Ref{Job: id}, &p, &p.Idempotency)
+	k, err := takeKey(OpUpdateJob, Ref{Job: id}, &p, &p.Idempotency)
 	if err != nil {
 		return Result[Job]{}, err
 	}

@@ -116,12 +116,12 @@ func (s *Service) CreateWebhook(ctx context.Context, in NewWebhook) (Result[Crea
 	if err != nil {
 		return Result[CreatedWebhook]{}, err
 	}
-	k, err := keyOf(OpCreateWebhook, Ref{}, &in, &in.Idempotency)
+	k, err := takeKey(OpCreateWebhook, Ref{}, &in, &in.Idempotency)
 	if err != nil {
 		return Result[CreatedWebhook]{}, err
 	}
 	// The URL's host is resolved before the transaction opens, not while
-	// it holds the key's lock (and, on SQLite, the one writer); its verdict
+	// it holds the key's lock (and, on SQLite, the one writer); its replay
 	// still comes in the check order, after the key's.
 	invalid := in.Validate()
 	if invalid == nil {
@@ -220,7 +220,7 @@ func (s *Service) DeleteWebhook(ctx context.Context, id int64, in WebhookDeletio
 	if err != nil {
 		return Result[struct{}]{}, err
 	}
-	k, err := keyOf(OpDeleteWebhook, Ref{Webhook: id}, &in, &in.Idempotency)
+	k, err := takeKey(OpDeleteWebhook, Ref{Webhook: id}, &in, &in.Idempotency)
 	if err != nil {
 		return Result[struct{}]{}, err
 	}

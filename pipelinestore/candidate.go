@@ -160,13 +160,13 @@ func (q candidateQuery) stageOK() string {
 }
 
 var (
-	qCandidate = preparedLockable(`SELECT `+candidateColumns+`
+	qCandidate = preparedLockingRead(`SELECT `+candidateColumns+`
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
 WHERE c.id = $1 AND c.job_id = $2 AND `+visible(3), recordLock("candidate", ` FOR NO KEY UPDATE OF c`))
 	qSetCandidateStage = prepared(`UPDATE candidates SET stage_id = $1, updated_at = $2 WHERE id = $3`)
 	// qCandidateForMove is the candidate, locked, and the stage $4 of its
 	// job, in one statement.
-	qCandidateForMove = preparedLockable(`SELECT `+candidateColumns+`, t.id AS target_id, t.name AS target_name,
+	qCandidateForMove = preparedLockingRead(`SELECT `+candidateColumns+`, t.id AS target_id, t.name AS target_name,
 	t.position AS target_position
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
 LEFT JOIN stages AS t ON t.id = $4 AND t.job_id = c.job_id
@@ -262,7 +262,7 @@ var (
 	// and whether a candidate of it has the folded email $4. Intakes of one
 	// job share the lock and run together: each writes a record of its
 	// own, so none waits on the job's advisory lock (recordLock).
-	qJobForIntake = preparedLockable(`SELECT `+jobColumns+`, s.id AS stage_id, s.name AS stage_name, s.position AS stage_position,
+	qJobForIntake = preparedLockingRead(`SELECT `+jobColumns+`, s.id AS stage_id, s.name AS stage_name, s.position AS stage_position,
 	CASE WHEN EXISTS (SELECT 1 FROM candidates AS c WHERE c.job_id = j.id AND c.email_fold = $4) THEN 1 ELSE 0 END AS email_taken
 FROM jobs AS j
 LEFT JOIN stages AS s ON s.job_id = j.id AND s.id = COALESCE(NULLIF($3, 0),

@@ -62,8 +62,8 @@ type DB struct {
 	// dsn is PostgreSQL's DSN when Open opened the pool: the operator's
 	// work connects with it, without the statement timeout (see
 	// onOperatorDB).
-	dsn   string
-	trips *atomic.Int64 // round trips to PostgreSQL, when Open made the pool
+	dsn        string
+	roundTrips *atomic.Int64 // round trips to PostgreSQL, when Open made the pool
 
 	mu     sync.Mutex
 	closed bool
@@ -181,9 +181,9 @@ func IsPostgres(dsn string) bool {
 
 func openPostgres(ctx context.Context, dsn string, o options) (*DB, error) {
 	sqldb := o.sqlDB
-	var trips atomic.Int64
+	var roundTrips atomic.Int64
 	if sqldb == nil {
-		connector, err := pgConnector(dsn, timeoutParams(o.statementTimeout), o.sessions, &trips)
+		connector, err := pgConnector(dsn, timeoutParams(o.statementTimeout), o.sessions, &roundTrips)
 		if err != nil {
 			return nil, err
 		}
@@ -195,7 +195,7 @@ func openPostgres(ctx context.Context, dsn string, o options) (*DB, error) {
 	b := bun.NewDB(sqldb, pgdialect.New())
 	p := newPool(b, true, o.hooks)
 	p.sessions = o.sessions && o.sqlDB == nil
-	db := &DB{w: p, r: p, dialect: DialectPostgres, owned: o.sqlDB == nil, trips: &trips}
+	db := &DB{w: p, r: p, dialect: DialectPostgres, owned: o.sqlDB == nil, roundTrips: &roundTrips}
 	if o.sqlDB == nil {
 		db.dsn = dsn
 	}
@@ -355,7 +355,7 @@ func (db *DB) Write(ctx context.Context, fn func(pipeline.Tx) error) error {
 	err := db.w.bun.RunInTx(ctx, nil, func(ctx context.Context, btx bun.Tx) error {
 		t := &tx{run: runner{p: db.w, tx: &btx}, pg: pg, schema: db.schema, river: db.river}
 		if pg {
-			t.run.later = &batch{}
+			t.run.waiting = &batch{}
 		}
 		if err := fn(t); err != nil {
 			return err
@@ -385,7 +385,7 @@ var _ pipeline.Tx = (*tx)(nil)
 // row exactly like FOR UPDATE, but not the key-share locks that foreign-key
 // checks take, so inserting an activity entry or a note that references the
 // row elsewhere does not wait for it (we never change keys).
-func (t *tx) lock(q lockable) string {
+func (t *tx) lock(q lockingRead) string {
 	if t.pg {
 		return q.locked()
 	}

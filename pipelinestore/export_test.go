@@ -101,7 +101,7 @@ func Query(ctx context.Context, db *DB, query string, dest ...any) error {
 
 // RoundTrips is how many round trips db's pool made to PostgreSQL so far,
 // when Open made the pool.
-func RoundTrips(db *DB) int64 { return db.trips.Load() }
+func RoundTrips(db *DB) int64 { return db.roundTrips.Load() }
 
 // TxGet runs query with args in the transaction of a Write and scans its
 // row into dest.

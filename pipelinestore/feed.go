@@ -65,7 +65,7 @@ func (db *DB) Feed(ctx context.Context, viewer int64, q pipeline.FeedQuery) (pip
 	// Read first: every entry up to it is final, whatever commits while
 	// the page is read, and any entry still to come lies beyond it.
 	var bound int64
-	if err := db.read().get(ctx, db.pick(qFeedHorizon, qFeedLastID), nil, &bound); err != nil {
+	if err := db.read().get(ctx, db.byDialect(qFeedHorizon, qFeedLastID), nil, &bound); err != nil {
 		return pipeline.FeedResult{}, formatError(err, "Activity")
 	}
 	after := q.After
@@ -74,7 +74,7 @@ func (db *DB) Feed(ctx context.Context, viewer int64, q pipeline.FeedQuery) (pip
 		// after it; the entries after that one follow in feed order, as
 		// they would from a cursor, whatever their own times.
 		var start pipeline.FeedPosition
-		err := db.read().get(ctx, db.pick(qFeedStartPG, qFeedStart), args(viewer, ts(*q.Since), bound), &start)
+		err := db.read().get(ctx, db.byDialect(qFeedStartPG, qFeedStart), args(viewer, ts(*q.Since), bound), &start)
 		if errors.Is(err, sql.ErrNoRows) {
 			var res pipeline.FeedResult
 			return res, db.feedEnd(ctx, bound, &res.End)
@@ -120,8 +120,8 @@ ORDER BY ` + order + ` LIMIT ` + p.add(q.Limit)
 	return res, nil
 }
 
-// pick is the statement of the database's dialect.
-func (db *DB) pick(pg, sqlite string) string {
+// byDialect is the statement of the database's dialect.
+func (db *DB) byDialect(pg, sqlite string) string {
 	if db.dialect == DialectPostgres {
 		return pg
 	}
@@ -163,7 +163,7 @@ func (db *DB) feedEnd(ctx context.Context, bound int64, end *pipeline.FeedPositi
 // feedEntry returns the entry id as viewer may read it in the feed, or nil.
 func (db *DB) feedEntry(ctx context.Context, viewer, id int64) (*pipeline.FeedEntry, error) {
 	var rows []activityRow
-	if err := db.read().all(ctx, db.pick(qFeedEntryPG, qFeedEntrySQLite), args(viewer, id), &rows); err != nil {
+	if err := db.read().all(ctx, db.byDialect(qFeedEntryPG, qFeedEntrySQLite), args(viewer, id), &rows); err != nil {
 		return nil, formatError(err, "Activity")
 	}
 	if len(rows) == 0 {

@@ -57,12 +57,12 @@ ORDER BY j.created_at DESC, j.id DESC LIMIT ` + strconv.Itoa(pipeline.PageSize) 
 func jobsCount(pg, search bool) string { return `SELECT count(*) FROM ` + jobsOf(pg, search, "") }
 
 var (
-	qJob    = preparedLockable(`SELECT `+jobColumns+` FROM jobs AS j WHERE j.id = $1 AND `+visible(2), recordLock("job", ` FOR NO KEY UPDATE OF j`))
+	qJob    = preparedLockingRead(`SELECT `+jobColumns+` FROM jobs AS j WHERE j.id = $1 AND `+visible(2), recordLock("job", ` FOR NO KEY UPDATE OF j`))
 	qStages = prepared(`SELECT s.id, s.name, s.position FROM jobs AS j
 LEFT JOIN stages AS s ON s.job_id = j.id
 WHERE j.id = $1 AND ` + visible(2) + `
 ORDER BY s.position`)
-	qLockTeam        = preparedLockable(`SELECT id, name, job_limit FROM teams WHERE id = $1`, ` FOR NO KEY UPDATE`)
+	qLockTeam        = preparedLockingRead(`SELECT id, name, job_limit FROM teams WHERE id = $1`, ` FOR NO KEY UPDATE`)
 	qCountActiveJobs = prepared(`SELECT count(*) FROM jobs WHERE team_id = $1 AND status IN ($2, $3)`)
 	qUpdateJob       = prepared(`UPDATE jobs SET title = $1, title_fold = $2, description = $3, status = $4, updated_at = $5
 WHERE id = $6`)

@@ -204,7 +204,7 @@ func (db *DB) onOperatorDB(fn func(b *bun.DB) error) error {
 	if db.dsn == "" {
 		return fn(db.w.bun)
 	}
-	connector, err := pgConnector(db.dsn, nil, false, db.trips)
+	connector, err := pgConnector(db.dsn, nil, false, db.roundTrips)
 	if err != nil {
 		return err
 	}

@@ -118,20 +118,20 @@ func renumber(sb *strings.Builder, q string, shift int) {
 // deferred runs a write that returns nothing, in a PostgreSQL transaction
 // with the transaction's next statement (see batch).
 func (r runner) deferred(ctx context.Context, query string, args ...any) error {
-	if r.later == nil {
+	if r.waiting == nil {
 		_, err := r.exec(ctx, query, args...)
 		return err
 	}
-	r.later.stmts = append(r.later.stmts, query)
-	r.later.nargs = append(r.later.nargs, len(args))
-	r.later.args = append(r.later.args, args...)
+	r.waiting.stmts = append(r.waiting.stmts, query)
+	r.waiting.nargs = append(r.waiting.nargs, len(args))
+	r.waiting.args = append(r.waiting.args, args...)
 	return nil
 }
 
 // deferredReturning is deferred for a write that returns rows, which scan
 // reads when the batch is sent; only inside a PostgreSQL transaction.
 func (r runner) deferredReturning(ctx context.Context, query string, scan func(context.Context, *sql.Rows) error, args ...any) error {
-	if r.later.scan != nil {
+	if r.waiting.scan != nil {
 		if err := r.flush(ctx); err != nil {
 			return err
 		}
@@ -139,18 +139,18 @@ func (r runner) deferredReturning(ctx context.Context, query string, scan func(c
 	if err := r.deferred(ctx, query, args...); err != nil {
 		return err
 	}
-	r.later.scan, r.later.scanAt = scan, len(r.later.stmts)-1
+	r.waiting.scan, r.waiting.scanAt = scan, len(r.waiting.stmts)-1
 	return nil
 }
 
 // flush sends the waiting writes as one simple query; the rows of the one
 // that returns some go to its scan.
 func (r runner) flush(ctx context.Context) (err error) {
-	if r.later == nil || len(r.later.stmts) == 0 {
+	if r.waiting == nil || len(r.waiting.stmts) == 0 {
 		return nil
 	}
-	b := *r.later
-	r.later.reset()
+	b := *r.waiting
+	r.waiting.reset()
 	if !r.text() {
 		return r.flushPrepared(ctx, b)
 	}
@@ -204,9 +204,9 @@ func (r runner) scanQuery(ctx context.Context, query string, args []any, scan fu
 // takeAlone empties the batch and reports true when it holds query alone;
 // else it leaves the batch as it is.
 func (r runner) takeAlone(query string) bool {
-	if r.later == nil || len(r.later.stmts) != 1 || r.later.stmts[0] != query {
+	if r.waiting == nil || len(r.waiting.stmts) != 1 || r.waiting.stmts[0] != query {
 		return false
 	}
-	r.later.reset()
+	r.waiting.reset()
 	return true
 }

@@ -80,11 +80,11 @@ func timeoutParams(timeout time.Duration) map[string]string {
 // pgConnector makes the store's connections to PostgreSQL: pgdriver's,
 // which set the DSN's run-time parameters and those of extra in every
 // transaction rather than when connecting (a parameter of the DSN wins),
-// and count their round trips in trips. With sessions (see
+// and count their round trips in roundTrips. With sessions (see
 // WithPreparedStatements) the parameters are set on the connection when
 // it opens instead, plan_cache_mode=force_generic_plan with them. It
 // turns the driver's panic on a malformed DSN into an error.
-func pgConnector(dsn string, extra map[string]string, sessions bool, trips *atomic.Int64) (c driver.Connector, err error) {
+func pgConnector(dsn string, extra map[string]string, sessions bool, roundTrips *atomic.Int64) (c driver.Connector, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			c, err = nil, fmt.Errorf("pipelinestore: invalid PostgreSQL DSN: %v", p)
@@ -121,14 +121,14 @@ func pgConnector(dsn string, extra map[string]string, sessions bool, trips *atom
 	if err != nil {
 		return nil, err
 	}
-	return connector{Connector: pc, settings: set, trips: trips}, nil
+	return connector{Connector: pc, settings: set, roundTrips: roundTrips}, nil
 }
 
 // connector makes the store's pgConns.
 type connector struct {
 	*pgdriver.Connector
-	settings string
-	trips    *atomic.Int64
+	settings   string
+	roundTrips *atomic.Int64
 }
 
 func (c connector) Connect(ctx context.Context) (driver.Conn, error) {
@@ -136,7 +136,7 @@ func (c connector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pgConn{Conn: cn.(*pgdriver.Conn), settings: c.settings, trips: c.trips}, nil
+	return &pgConn{Conn: cn.(*pgdriver.Conn), settings: c.settings, roundTrips: c.roundTrips}, nil
 }
 
 // pgConn is a driver connection that sets the store's run-time parameters
@@ -147,10 +147,10 @@ func (c connector) Connect(ctx context.Context) (driver.Conn, error) {
 // connection from one goroutine at a time.
 type pgConn struct {
 	*pgdriver.Conn
-	settings string        // SET LOCAL statements, or ""
-	trips    *atomic.Int64 // round trips to the server, each a message and its answer
-	inTx     bool          // a transaction is open, or waits to be
-	opening  string        // the waiting transaction's BEGIN and settings, or ""
+	settings   string        // SET LOCAL statements, or ""
+	roundTrips *atomic.Int64 // round trips to the server, each a message and its answer
+	inTx       bool          // a transaction is open, or waits to be
+	opening    string        // the waiting transaction's BEGIN and settings, or ""
 }
 
 var (
@@ -176,7 +176,7 @@ func (c *pgConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx,
 	if opts.Isolation != driver.IsolationLevel(0) || opts.ReadOnly {
 		t, err := c.Conn.BeginTx(ctx, opts)
 		if err == nil && c.settings != "" {
-			c.trips.Add(1)
+			c.roundTrips.Add(1)
 			if _, err = c.Conn.ExecContext(ctx, c.settings, nil); err != nil {
 				_ = t.Rollback()
 			}
@@ -185,7 +185,7 @@ func (c *pgConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx,
 		if err != nil {
 			return nil, err
 		}
-		c.trips.Add(1)
+		c.roundTrips.Add(1)
 		c.inTx = true
 		return pgTx{c}, nil
 	}
@@ -209,18 +209,18 @@ func (c *pgConn) sendOpening(ctx context.Context) error {
 	if c.opening == "" {
 		return nil
 	}
-	c.trips.Add(1)
+	c.roundTrips.Add(1)
 	_, err := c.Conn.ExecContext(ctx, c.prefix(), nil)
 	return err
 }
 
 func (c *pgConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	c.trips.Add(1)
+	c.roundTrips.Add(1)
 	return c.Conn.ExecContext(ctx, c.prefix()+query, args)
 }
 
 func (c *pgConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	c.trips.Add(1)
+	c.roundTrips.Add(1)
 	return c.Conn.QueryContext(ctx, c.prefix()+query, args)
 }
 
@@ -237,7 +237,7 @@ func (c *pgConn) PrepareContext(ctx context.Context, query string) (driver.Stmt,
 	if err := c.sendOpening(ctx); err != nil {
 		return nil, err
 	}
-	c.trips.Add(1)
+	c.roundTrips.Add(1)
 	s, err := c.Conn.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, err
@@ -263,7 +263,7 @@ func (s pgStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driv
 	if err := s.c.sendOpening(ctx); err != nil {
 		return nil, err
 	}
-	s.c.trips.Add(1)
+	s.c.roundTrips.Add(1)
 	return s.Stmt.(driver.StmtExecContext).ExecContext(ctx, args)
 }
 
@@ -271,7 +271,7 @@ func (s pgStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (dri
 	if err := s.c.sendOpening(ctx); err != nil {
 		return nil, err
 	}
-	s.c.trips.Add(1)
+	s.c.roundTrips.Add(1)
 	return s.Stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
 }
 
@@ -296,7 +296,7 @@ func (t pgTx) end(command string) error {
 		c.opening = ""
 		return nil
 	}
-	c.trips.Add(1)
+	c.roundTrips.Add(1)
 	_, err := c.Conn.ExecContext(context.Background(), command, nil)
 	return err
 }

@@ -63,14 +63,14 @@ func prepared(query string) string {
 // preparedSQLite registers a statement that only SQLite runs.
 func preparedSQLite(query string) string { return prepared(query) }
 
-// lockable is a read that a transaction may also run to lock the rows it
+// lockingRead is a read that a transaction may also run to lock the rows it
 // reads, which only PostgreSQL needs: SQLite's write transactions are
 // serialized from their first statement (BEGIN IMMEDIATE on the one writer
 // connection). The locking form is the read followed by lock.
-type lockable struct{ plain, lock string }
+type lockingRead struct{ plain, lock string }
 
 // locked is the locking form of the read.
-func (q lockable) locked() string { return q.plain + q.lock }
+func (q lockingRead) locked() string { return q.plain + q.lock }
 
 // recordLock is the locking clause, on PostgreSQL, of a write's read of
 // one record of kind, whose id is the read's $1: the record's
@@ -84,10 +84,10 @@ func recordLock(kind, rowLock string) string {
 	return ` AND pipeline_lock_record('` + kind + `', $1)` + rowLock
 }
 
-// preparedLockable registers a read; its locking form only PostgreSQL
+// preparedLockingRead registers a read; its locking form only PostgreSQL
 // runs.
-func preparedLockable(query, lock string) lockable {
-	return lockable{plain: prepared(query), lock: lock}
+func preparedLockingRead(query, lock string) lockingRead {
+	return lockingRead{plain: prepared(query), lock: lock}
 }
 
 // prepareAll prepares the registry's statements on a SQLite pool, once.
@@ -156,9 +156,9 @@ func (p *pool) close() {
 // runner runs the store's statements on a pool, or inside one of its
 // transactions when tx is set.
 type runner struct {
-	p     *pool
-	tx    *bun.Tx
-	later *batch // see batch; nil outside a PostgreSQL transaction
+	p       *pool
+	tx      *bun.Tx
+	waiting *batch // see batch; nil outside a PostgreSQL transaction
 }
 
 // querier is what runs a statement: the pool or a transaction of it.

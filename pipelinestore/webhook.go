@@ -46,7 +46,7 @@ const webhookColumns = `w.id, w.team_id, w.url, w.events, w.description, w.secre
 var (
 	qInsertWebhook = prepared(`INSERT INTO webhooks (team_id, url, events, description, secret, created_by, created_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`)
-	qWebhook = preparedLockable(`SELECT `+webhookColumns+` FROM webhooks AS w JOIN users AS u ON u.id = w.created_by
+	qWebhook = preparedLockingRead(`SELECT `+webhookColumns+` FROM webhooks AS w JOIN users AS u ON u.id = w.created_by
 WHERE w.id = $1 AND w.team_id = $2`, recordLock("webhook", ` FOR UPDATE OF w`))
 	qDeleteWebhook = prepared(`DELETE FROM webhooks WHERE id = $1`)
 	qWebhooksPage  = `SELECT ` + webhookColumns + `, count(*) OVER () AS total
