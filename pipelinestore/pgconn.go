@@ -121,7 +121,7 @@ func pgConnector(dsn string, extra map[string]string, sessions bool, roundTrips 
 	if err != nil {
 		return nil, err
 	}
-	return connector{Connector: pc, settings: set, roundTrips: roundTrips}, nil
+	return connector{Connector: pc, settings: set, roundTrips: roundTrips, prepare: sessions}, nil
 }
 
 // connector makes the store's pgConns.
@@ -129,6 +129,7 @@ type connector struct {
 	*pgdriver.Connector
 	settings   string
 	roundTrips *atomic.Int64
+	prepare    bool // see pgConn.stmts
 }
 
 func (c connector) Connect(ctx context.Context) (driver.Conn, error) {
@@ -136,8 +137,16 @@ func (c connector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pgConn{Conn: cn.(*pgdriver.Conn), settings: c.settings, roundTrips: c.roundTrips}, nil
+	pc := &pgConn{Conn: cn.(*pgdriver.Conn), settings: c.settings, roundTrips: c.roundTrips}
+	if c.prepare {
+		pc.stmts = map[string]driver.Stmt{}
+	}
+	return pc, nil
 }
+
+// maxConnStmts bounds the statements a connection keeps prepared. The
+// store's statements are far fewer; past it a statement runs as text.
+const maxConnStmts = 1000
 
 // pgConn is a driver connection that sets the store's run-time parameters
 // in each transaction, and outside one in front of each statement (see
@@ -151,6 +160,11 @@ type pgConn struct {
 	roundTrips *atomic.Int64 // round trips to the server, each a message and its answer
 	inTx       bool          // a transaction is open, or waits to be
 	opening    string        // the waiting transaction's BEGIN and settings, or ""
+	// stmts are the statements prepared on the connection by their text,
+	// with WithPreparedStatements (else nil): a statement with arguments
+	// is prepared the first time it runs on the connection, then bound
+	// and executed, as a client's statement cache does.
+	stmts map[string]driver.Stmt
 }
 
 var (
@@ -215,13 +229,51 @@ func (c *pgConn) sendOpening(ctx context.Context) error {
 }
 
 func (c *pgConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	s, err := c.stmt(ctx, query, args)
+	if err != nil {
+		return nil, err
+	}
+	if s.Stmt != nil {
+		return s.ExecContext(ctx, args)
+	}
 	c.roundTrips.Add(1)
 	return c.Conn.ExecContext(ctx, c.prefix()+query, args)
 }
 
 func (c *pgConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	s, err := c.stmt(ctx, query, args)
+	if err != nil {
+		return nil, err
+	}
+	if s.Stmt != nil {
+		return s.QueryContext(ctx, args)
+	}
 	c.roundTrips.Add(1)
 	return c.Conn.QueryContext(ctx, c.prefix()+query, args)
+}
+
+// stmt returns query's statement prepared on the connection, preparing it
+// on its first run there; nil when it runs as text: without
+// WithPreparedStatements, for a statement with no arguments (the
+// connection's own commands, and the statements Bun writes its arguments
+// into), and past maxConnStmts.
+func (c *pgConn) stmt(ctx context.Context, query string, args []driver.NamedValue) (pgStmt, error) {
+	if c.stmts == nil || len(args) == 0 {
+		return pgStmt{}, nil
+	}
+	if s, ok := c.stmts[query]; ok {
+		return pgStmt{Stmt: s, c: c}, nil
+	}
+	if len(c.stmts) >= maxConnStmts {
+		return pgStmt{}, nil
+	}
+	s, err := c.PrepareContext(ctx, query)
+	if err != nil {
+		return pgStmt{}, err
+	}
+	ps := s.(pgStmt)
+	c.stmts[query] = ps.Stmt
+	return ps, nil
 }
 
 func (c *pgConn) Prepare(query string) (driver.Stmt, error) {

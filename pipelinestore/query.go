@@ -29,15 +29,11 @@ type pool struct {
 	bun   *bun.DB
 	pg    bool
 	hooks []bun.QueryHook // also registered on bun, for the statements Bun runs
-	// sessions: PostgreSQL runs the reads outside a transaction as
-	// statements prepared on each connection (see WithPreparedStatements).
+	// sessions: PostgreSQL's connections keep the statements prepared on
+	// them (see WithPreparedStatements and pgConn.stmts).
 	sessions bool
 
-	stmts sync.Map // query text as written → *sql.Stmt
-	// preparers are the statements being prepared on the pool for a
-	// transaction that met them unprepared (see runner.prepared); close
-	// waits for them.
-	preparers sync.WaitGroup
+	stmts sync.Map // SQLite: query text as written → *sql.Stmt
 
 	// preparing is held while the registry is prepared: a channel, so that
 	// a request waiting for it gives up at its deadline.
@@ -143,9 +139,8 @@ func (p *pool) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	return s, nil
 }
 
-// close closes the prepared statements, once those being prepared are.
+// close closes the prepared statements.
 func (p *pool) close() {
-	p.preparers.Wait()
 	p.stmts.Range(func(q, s any) bool {
 		_ = s.(*sql.Stmt).Close()
 		p.stmts.Delete(q)
@@ -176,13 +171,15 @@ func (r runner) on() querier {
 }
 
 // text reports whether r sends its statements as text: on PostgreSQL
-// without WithPreparedStatements. Otherwise they run prepared, bound to
-// the transaction if any.
+// without WithPreparedStatements. Otherwise they run prepared, on the
+// connection (PostgreSQL) or the pool (SQLite).
 func (r runner) text() bool { return r.p.pg && !r.p.sessions }
 
-// query runs a statement that returns rows (see text).
+// query runs a statement that returns rows: on PostgreSQL through the
+// connection, which prepares it there with WithPreparedStatements (see
+// pgConn.stmts); on SQLite as a statement prepared on the pool.
 func (r runner) query(ctx context.Context, query string, args []any) (*sql.Rows, error) {
-	if r.text() {
+	if r.p.pg {
 		return r.on().QueryContext(ctx, query, args...)
 	}
 	s, err := r.prepared(ctx, query)
@@ -193,18 +190,15 @@ func (r runner) query(ctx context.Context, query string, args []any) (*sql.Rows,
 }
 
 // prepared returns query's SQLite statement, bound to the transaction if
-// any.
+// any. A transaction's statements are all in the registry, prepared on the
+// pool before the first transaction (see registry); one that is not is
+// prepared for the transaction alone.
 func (r runner) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 	if r.tx == nil {
 		return r.p.stmt(ctx, query)
 	}
 	s, ok := r.p.stmts.Load(query)
 	if !ok {
-		// Not prepared on the pool yet: prepared for this transaction
-		// alone, on its own connection, and on the pool for the next ones
-		// meanwhile, which takes a free connection: one the transaction,
-		// holding its own, must not wait for.
-		r.p.preparers.Go(func() { _, _ = r.p.stmt(context.Background(), query) })
 		return r.tx.Tx.PrepareContext(ctx, query)
 	}
 	return r.tx.Tx.StmtContext(ctx, s.(*sql.Stmt)), nil
@@ -262,7 +256,7 @@ func (r runner) exec(ctx context.Context, query string, args ...any) (res sql.Re
 	}
 	ctx, done := r.trace(ctx, query, args)
 	defer func() { done(res, err) }()
-	if r.text() {
+	if r.p.pg {
 		return r.on().ExecContext(ctx, query, args...)
 	}
 	s, err := r.prepared(ctx, query)
