@@ -79,3 +79,16 @@ WHERE s.candidate_count <> (SELECT count(*) FROM candidates AS c WHERE c.stage_i
 		assertTotalsCounted(t, f, "after the fold")
 	})
 }
+
+// TestStore_StageOfJob: a candidate's stage is a stage of its own job,
+// whoever writes the row.
+func TestStore_StageOfJob(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		f := seeded(t, db)
+		other := f.Res.Stages["frontend"]["Screening"]
+		err := pipelinestore.Exec(db, fmt.Sprintf(`UPDATE candidates SET stage_id = %d WHERE id = %d`, other, f.Res.Candidates["ada"]))
+		require.Error(t, err, "a stage of another job")
+		require.NoError(t, pipelinestore.Exec(db, fmt.Sprintf(`UPDATE candidates SET stage_id = %d WHERE id = %d`,
+			f.Res.Stages["backend"]["Offer"], f.Res.Candidates["ada"])), "a stage of its job")
+	})
+}
