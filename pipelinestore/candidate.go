@@ -139,16 +139,19 @@ func (db *DB) ListCandidates(ctx context.Context, viewer, jobID int64, f pipelin
 }
 
 // total is the number of the job's candidates that pass the filter: kept
-// by the stages, or counted for a search. It depends on parameters only,
-// so the database computes it once per statement.
+// by the stages (their counts and the deltas not yet folded into them,
+// see stageCountsFolder), or counted for a search. It depends on
+// parameters only, so the database computes it once per statement.
 func (q candidateQuery) total() string {
 	switch {
 	case q.counted:
 		return `(SELECT count(*) FROM candidates AS c WHERE ` + q.cond + `)`
 	case q.stage != "":
-		return `COALESCE((SELECT st.candidate_count FROM stages AS st WHERE st.id = ` + q.stage + ` AND st.job_id = $1), 0)`
+		return `(COALESCE((SELECT st.candidate_count FROM stages AS st WHERE st.id = ` + q.stage + ` AND st.job_id = $1), 0)
+	+ COALESCE((SELECT sum(d.delta) FROM stage_count_deltas AS d WHERE d.job_id = $1 AND d.stage_id = ` + q.stage + `), 0))`
 	}
-	return `(SELECT CAST(COALESCE(sum(st.candidate_count), 0) AS BIGINT) FROM stages AS st WHERE st.job_id = $1)`
+	return `(SELECT CAST(COALESCE(sum(st.candidate_count), 0) AS BIGINT) FROM stages AS st WHERE st.job_id = $1)
+	+ (SELECT CAST(COALESCE(sum(d.delta), 0) AS BIGINT) FROM stage_count_deltas AS d WHERE d.job_id = $1)`
 }
 
 // stageOK is 1 when the stage filter, if any, names a stage of the job.
@@ -253,6 +256,7 @@ func (t *tx) CandidateForMove(ctx context.Context, viewer, jobID, id, stageID in
 // SetCandidateStage moves a candidate to a stage.
 func (t *tx) SetCandidateStage(ctx context.Context, candidateID, stageID int64, at time.Time) error {
 	// The caller holds the candidate's row lock, so the row is there.
+	t.countsChanged = t.pg
 	return formatError(t.run.deferred(ctx, qSetCandidateStage, stageID, ts(at), candidateID), "Candidate")
 }
 
@@ -306,6 +310,7 @@ func (t *tx) InsertCandidate(ctx context.Context, k pipeline.Candidate, at time.
 	if err != nil {
 		return pipeline.Candidate{}, formatError(err, "Candidate")
 	}
+	t.countsChanged = t.pg
 	return k, nil
 }
 

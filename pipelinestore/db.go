@@ -67,7 +67,9 @@ type DB struct {
 
 	mu     sync.Mutex
 	closed bool
-	bg     sync.WaitGroup // background sweeps of the rate limiter
+	bg     sync.WaitGroup // background sweeps of the rate limiter, folds of the counts
+
+	folder stageCountsFolder // PostgreSQL's stage counts (counts.go)
 }
 
 var _ pipeline.Store = (*DB)(nil)
@@ -352,8 +354,9 @@ func (db *DB) Write(ctx context.Context, fn func(pipeline.Tx) error) error {
 		return formatError(err, "Record")
 	}
 	pg := db.dialect == DialectPostgres
+	var t *tx
 	err := db.w.bun.RunInTx(ctx, nil, func(ctx context.Context, btx bun.Tx) error {
-		t := &tx{run: runner{p: db.w, tx: &btx}, pg: pg, schema: db.schema, river: db.river}
+		t = &tx{run: runner{p: db.w, tx: &btx}, pg: pg, schema: db.schema, river: db.river}
 		if pg {
 			t.run.waiting = &batch{}
 		}
@@ -362,6 +365,9 @@ func (db *DB) Write(ctx context.Context, fn func(pipeline.Tx) error) error {
 		}
 		return formatError(t.enqueuePending(ctx), "Record")
 	})
+	if err == nil && t.countsChanged {
+		db.appended()
+	}
 	return formatError(err, "Record")
 }
 
@@ -376,6 +382,9 @@ type tx struct {
 	pending []pipeline.WebhookMessage
 	// claim is a key's claim waiting in the batch to be sent (PostgreSQL).
 	claim *keyClaim
+	// countsChanged: the transaction appended deltas of the stages' counts
+	// (PostgreSQL), to fold once it commits.
+	countsChanged bool
 }
 
 var _ pipeline.Tx = (*tx)(nil)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -108,3 +109,15 @@ func RoundTrips(db *DB) int64 { return db.roundTrips.Load() }
 func TxGet(ctx context.Context, t pipeline.Tx, query string, args []any, dest ...any) error {
 	return t.(*tx).run.get(ctx, query, args, dest...)
 }
+
+// PauseFolds stops db from folding the stages' count deltas from now on,
+// once a fold under way has ended: the deltas of later writes stay for a
+// test to read, and no fold's statement mixes with the ones it counts.
+func PauseFolds(db *DB) {
+	for !db.folder.running.CompareAndSwap(false, true) {
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// FoldStageCounts folds the stages' count deltas of db now.
+func FoldStageCounts(ctx context.Context, db *DB) (int64, error) { return db.foldStageCounts(ctx) }

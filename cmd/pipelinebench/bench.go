@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
@@ -184,7 +183,7 @@ func measure(ctx context.Context, cfg config, w *world, db *pgx.Conn, ours, base
 	for _, name := range cfg.Cases {
 		var run []*scenario
 		for _, s := range cases[name] {
-			if slices.Contains(cfg.Scenarios, s.name) {
+			if selected(cfg.Scenarios, s.name) {
 				run = append(run, s)
 			}
 		}
@@ -194,6 +193,10 @@ func measure(ctx context.Context, cfg config, w *world, db *pgx.Conn, ours, base
 		}
 		o.Cases[name] = rows
 		writeCaseTable(out, name, len(castFor(w, name).users), rows)
+		if name == "hot-job" {
+			writeHotJobSummary(out, rows)
+		}
+		writeRoundsTable(out, name, rows)
 	}
 	if cfg.Scale {
 		slow := newEndpoint("ours", ours.addr, 1, scaleTimeout)
@@ -232,7 +235,8 @@ func loadCase(ctx context.Context, cfg config, name string, run []*scenario, our
 	}
 	rows := make([]caseRow, len(run))
 	for i, s := range run {
-		rows[i] = caseRow{Scenario: s.name, Ours: summarize(results[i][0]), Base: summarize(results[i][1])}
+		rows[i] = caseRow{Scenario: s.name, Ours: summarize(results[i][0]), Base: summarize(results[i][1]),
+			OursRounds: results[i][0], BaseRounds: results[i][1]}
 	}
 	return rows, nil
 }

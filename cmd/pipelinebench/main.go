@@ -122,11 +122,20 @@
 // measured too). Cases: spread (every user, each writing to candidates no
 // other user writes to), hot-user (every request with one owner's token,
 // over all targets), hot-candidate (the two writes only, all on one
-// candidate, every user's token).
+// candidate, every user's token), hot-job (the writes only, every user on
+// its own candidates of the first job, so that they meet on nothing but
+// the job: move and note, and move-64-jobs, which runs with move: as many
+// moves of as many candidates with as many connections, each user's
+// candidates in a job of its own, 64 jobs in all, the hot job's yardstick).
+// The stages' counts are kept by the schema's triggers, which the baseline
+// shares, so its moves and intakes keep them as ours do.
 //
 // Each round runs every scenario on both servers back to back, the first
 // server alternating between rounds; the tables show medians over rounds
-// of req/s, p50 and p99, and ours ÷ baseline in req/s. On Linux each
+// of req/s, p50 and p99, and ours ÷ baseline in req/s, then every round on
+// its own (req/s of each server, their ratio and p99s), so that a round far
+// from the others shows. The hot-job case adds the ratio of its moves to
+// move-64-jobs, on each server, with the p99s. On Linux each
 // measurement also reads from /proc the CPU time that the server's process
 // and PostgreSQL (every postgres process on the machine, none when the
 // database is elsewhere) used during it, per request: where a server's time

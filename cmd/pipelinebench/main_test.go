@@ -55,8 +55,11 @@ func TestBench(t *testing.T) {
 	for _, name := range caseNames {
 		rows := o.Cases[name]
 		want := len(scenarioNames)
-		if name == "hot-candidate" {
+		switch name {
+		case "hot-candidate":
 			want = 3 // writes only
+		case "hot-job":
+			want = 3 // the moves, the moves spread over jobs, the notes
 		}
 		require.Len(t, rows, want, name)
 		for _, r := range rows {
@@ -70,6 +73,8 @@ func TestBench(t *testing.T) {
 		assert.Contains(t, out.String(), "## "+name+":")
 	}
 	assert.Contains(t, out.String(), "| CPU per request: ours + its PostgreSQL |")
+	assert.Contains(t, out.String(), "hot-job, round by round:")
+	assert.Contains(t, out.String(), "| ours | ", "the hot job's moves against the same moves spread")
 	require.Len(t, o.Scale, 4)
 	for _, r := range o.Scale {
 		assert.Positive(t, r.Ours[1], r.Query)

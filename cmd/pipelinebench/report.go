@@ -12,6 +12,9 @@ import (
 type caseRow struct {
 	Scenario   string
 	Ours, Base summary
+	// OursRounds and BaseRounds are the measurements the medians are of,
+	// round by round.
+	OursRounds, BaseRounds []runResult
 }
 
 // caseTitles say what each case's requests share.
@@ -19,6 +22,7 @@ var caseTitles = map[string]string{
 	"spread":        "every user's token in turn, each to its own jobs and candidates",
 	"hot-user":      "every request with one owner's token",
 	"hot-candidate": "every write to one candidate, every user's token in turn",
+	"hot-job":       "every user's writes to its own candidates of one job, every user's token in turn",
 }
 
 // writePreamble states what was measured, and how.

@@ -16,8 +16,9 @@ var scenarioNames = []string{
 
 // Case names, in run order: spread is the main table (every user, many
 // targets); hot-user sends every request with one owner's token; and
-// hot-candidate sends every write to one candidate.
-var caseNames = []string{"spread", "hot-user", "hot-candidate"}
+// hot-candidate sends every write to one candidate; hot-job sends every
+// user's writes to its own candidates of one job (hotjob.go).
+var caseNames = []string{"spread", "hot-user", "hot-candidate", "hot-job"}
 
 // request is one API request of a scenario.
 type request struct {
@@ -130,6 +131,9 @@ func writeTargets(w *world) [][]target {
 // scenarios builds the scenarios of a case, in scenarioNames order, keeping
 // those named in only. hot-candidate has writes only.
 func scenarios(w *world, caseName string, only []string, keys *keySource) []*scenario {
+	if caseName == "hot-job" {
+		return hotJobScenarios(w, only, keys)
+	}
 	c := castFor(w, caseName)
 	mid := (lastPage(w.Jobs[0].Size) + 1) / 2
 	read := func(name string, path func(j *benchJob, r uint64) string) *scenario {
