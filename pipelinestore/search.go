@@ -1,0 +1,90 @@
+package pipelinestore
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// candidateSearchQueryPG is the SQL of a searched candidate list on
+// PostgreSQL, with the parameters of candidateListQuery. A search costs
+// its count and its page, and which plan serves each depends on the term
+// and the job, so the statement chooses, each branch running only when
+// chosen (a search stays one round trip):
+//
+//   - The count. The trigram indexes find the term's matches in every
+//     job; a job that holds a large part of the table (an eighth or more
+//     of its rows, by the table's statistics) counts through them alone,
+//     which reads about as many rows as the job has matches. A smaller
+//     job leaves the plan to PostgreSQL, which joins the trigram indexes'
+//     matches to the job's index entries, or walks the job.
+//   - The page. A term that matches many of the job's candidates walks
+//     the list's order index, the match a filter, until the page is full:
+//     about (offset + PageSize) × size / matches rows. A term that
+//     matches few finds its matches as the count does and sorts them,
+//     rather than walk past a whole job that has none. The walk is chosen
+//     when it reads fewer rows than there are matches to sort: matches² ≥
+//     (offset + PageSize) × size, the size being what the stage counts
+//     say of the candidates the walk goes through.
+//
+// Where a branch must take one path whatever the parameters, the
+// conditions that could lead elsewhere are not indexable (IS TRUE): the
+// walk's match, and the job's conditions of a count through the trigram
+// indexes alone.
+func candidateSearchQueryPG(stage, status bool) searchQueryPG {
+	q := candidateListQuery(stage, status, true)
+	search := 3 + btoi(stage) + btoi(status)
+	match := matches(search, "c.name_fold", "c.email_fold")
+	filters := strings.TrimSuffix(q.cond, ` AND `+match)
+	offset := "$" + strconv.Itoa(search+1)
+	size := `(SELECT sum(st.candidate_count) FROM stages AS st WHERE st.job_id = $1)`
+	walked := size
+	if stage {
+		walked = `(SELECT sum(st.candidate_count) FROM stages AS st WHERE st.id = ` + q.stage + ` AND st.job_id = $1)`
+	}
+	trigrams := match + ` AND (` + filters + `) IS TRUE`
+	page := func(cond, how string) string {
+		return `(SELECT c.id FROM candidates AS c WHERE ` + cond + ` AND (SELECT w.how FROM w) = '` + how + `'
+	ORDER BY c.applied DESC, c.id DESC LIMIT ` + strconv.Itoa(pipeline.PageSize) + ` OFFSET ` + offset + `)`
+	}
+	counted := `WITH n AS MATERIALIZED (SELECT COALESCE(` + walked + `, 0) AS walked,
+	COALESCE(` + size + `, 0) * 8 >= (SELECT r.reltuples FROM pg_class AS r WHERE r.oid = 'candidates'::regclass) AS wide),
+t AS MATERIALIZED (SELECT CASE WHEN n.wide THEN (SELECT count(*) FROM candidates AS c WHERE ` + trigrams + `)
+	ELSE (SELECT count(*) FROM candidates AS c WHERE ` + q.cond + `) END AS total FROM n)`
+	choice := counted + `,
+w AS MATERIALIZED (SELECT CASE WHEN t.total * t.total >= (` + offset + ` + ` + strconv.Itoa(pipeline.PageSize) + `) * n.walked THEN 'walk'
+	WHEN n.wide THEN 'trigrams' ELSE 'planned' END AS how FROM t, n)`
+	q.page = choice + `
+SELECT ` + candidateColumns + `, t.total
+FROM (` + page(filters+` AND `+match+` IS TRUE`, "walk") + `
+	UNION ALL ` + page(trigrams, "trigrams") + `
+	UNION ALL ` + page(q.cond, "planned") + `) AS p
+JOIN candidates AS c ON c.id = p.id
+JOIN jobs AS j ON j.id = c.job_id
+CROSS JOIN t
+WHERE ` + visible(2) + `
+ORDER BY c.applied DESC, c.id DESC`
+	q.empty = counted + `
+SELECT (SELECT t.total FROM t) AS total, ` + q.stageOK() + ` AS stage_ok
+FROM jobs AS j WHERE j.id = $1 AND ` + visible(2)
+	return searchQueryPG{candidateQuery: q, choice: choice}
+}
+
+// searchQueryPG is a searched candidate list of PostgreSQL; choice is its
+// WITH clause, which ends with w, the page's plan: walk, trigrams or
+// planned.
+type searchQueryPG struct {
+	candidateQuery
+	choice string
+}
+
+// The searched candidate lists of PostgreSQL, by [stage][status].
+var qCandidateSearchesPG = func() (qs [2][2]searchQueryPG) {
+	for _, stage := range []int{0, 1} {
+		for _, status := range []int{0, 1} {
+			qs[stage][status] = candidateSearchQueryPG(stage == 1, status == 1)
+		}
+	}
+	return qs
+}()
