@@ -18,6 +18,7 @@ type outcome struct {
 	Compared int                  // requests the correctness check compared
 	Cases    map[string][]caseRow // by case name
 	Scale    []scaleRow
+	DataOnly []dataOnlyRow
 }
 
 // scaleKeys are the seed keys of the scale part's jobs, smallest first.
@@ -73,7 +74,11 @@ func bench(ctx context.Context, cfg config, out, log io.Writer) (_ *outcome, err
 			err = serr
 		}
 	}()
-	return measure(ctx, cfg, w, db, ours, base, out, progress, schema.Name)
+	o, err := measure(ctx, cfg, w, db, ours, base, out, progress, schema.Name)
+	if err == nil {
+		o.DataOnly, err = runDataOnly(ctx, cfg, w, ours, base, schema.DSN, dir, out, progress)
+	}
+	return o, err
 }
 
 // prepare builds the dataset: the skeleton through `pipelined seed`, then
