@@ -114,7 +114,7 @@ func (db *DB) ListCandidates(ctx context.Context, viewer, jobID int64, f pipelin
 	}
 	q := qCandidateLists[btoi(f.StageID != 0)][btoi(f.Status != "")][btoi(f.Search != "")]
 	if f.Search != "" && db.dialect == DialectPostgres {
-		q = qCandidateSearchesPG[btoi(f.StageID != 0)][btoi(f.Status != "")].candidateQuery
+		q = qCandidateSearchesPG[btoi(f.StageID != 0)][btoi(f.Status != "")][btoi(indexedTerm(f.Search))].candidateQuery
 	}
 	var rows []candidateRow
 	if err := run.all(ctx, q.page, append(filter, pipeline.Offset(f.Page)), &rows); err != nil {

@@ -18,7 +18,10 @@ func SearchPlan(ctx context.Context, db *DB, viewer, jobID int64, f pipeline.Can
 		filter = append(filter, f.Status)
 	}
 	filter = append(filter, likePattern(f.Search), pipeline.Offset(f.Page))
-	q := qCandidateSearchesPG[btoi(f.StageID != 0)][btoi(f.Status != "")]
+	if !indexedTerm(f.Search) {
+		return "walk", nil // the only page of its statement
+	}
+	q := qCandidateSearchesPG[btoi(f.StageID != 0)][btoi(f.Status != "")][1]
 	var how string
 	err := db.read().get(ctx, q.choice+"\nSELECT w.how FROM w WHERE CAST($2 AS bigint) IS NOT NULL", filter, &how)
 	return how, err

@@ -3,6 +3,7 @@ package pipelinestore
 import (
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
@@ -31,8 +32,9 @@ import (
 // Where a branch must take one path whatever the parameters, the
 // conditions that could lead elsewhere are not indexable (IS TRUE): the
 // walk's match, and the job's conditions of a count through the trigram
-// indexes alone.
-func candidateSearchQueryPG(stage, status bool) searchQueryPG {
+// indexes alone. A term the trigram indexes cannot serve (indexed false,
+// see indexedTerm) is counted and paged by walking the job.
+func candidateSearchQueryPG(stage, status, indexed bool) searchQueryPG {
 	q := candidateListQuery(stage, status, true)
 	search := 3 + btoi(stage) + btoi(status)
 	match := matches(search, "c.name_fold", "c.email_fold")
@@ -44,22 +46,29 @@ func candidateSearchQueryPG(stage, status bool) searchQueryPG {
 		walked = `(SELECT sum(st.candidate_count) FROM stages AS st WHERE st.id = ` + q.stage + ` AND st.job_id = $1)`
 	}
 	trigrams := match + ` AND (` + filters + `) IS TRUE`
+	walk := filters + ` AND ` + match + ` IS TRUE`
 	page := func(cond, how string) string {
 		return `(SELECT c.id FROM candidates AS c WHERE ` + cond + ` AND (SELECT w.how FROM w) = '` + how + `'
 	ORDER BY c.applied DESC, c.id DESC LIMIT ` + strconv.Itoa(pipeline.PageSize) + ` OFFSET ` + offset + `)`
 	}
+	count := `CASE WHEN n.wide THEN (SELECT count(*) FROM candidates AS c WHERE ` + trigrams + `)
+	ELSE (SELECT count(*) FROM candidates AS c WHERE ` + q.cond + `) END`
+	how := `CASE WHEN t.total * t.total >= (` + offset + ` + ` + strconv.Itoa(pipeline.PageSize) + `) * n.walked THEN 'walk'
+	WHEN n.wide THEN 'trigrams' ELSE 'planned' END`
+	pages := page(walk, "walk") + `
+	UNION ALL ` + page(trigrams, "trigrams") + `
+	UNION ALL ` + page(q.cond, "planned")
+	if !indexed {
+		count, how, pages = `(SELECT count(*) FROM candidates AS c WHERE `+walk+`)`, `'walk'`, page(walk, "walk")
+	}
 	counted := `WITH n AS MATERIALIZED (SELECT COALESCE(` + walked + `, 0) AS walked,
 	COALESCE(` + size + `, 0) * 8 >= (SELECT r.reltuples FROM pg_class AS r WHERE r.oid = 'candidates'::regclass) AS wide),
-t AS MATERIALIZED (SELECT CASE WHEN n.wide THEN (SELECT count(*) FROM candidates AS c WHERE ` + trigrams + `)
-	ELSE (SELECT count(*) FROM candidates AS c WHERE ` + q.cond + `) END AS total FROM n)`
+t AS MATERIALIZED (SELECT ` + count + ` AS total FROM n)`
 	choice := counted + `,
-w AS MATERIALIZED (SELECT CASE WHEN t.total * t.total >= (` + offset + ` + ` + strconv.Itoa(pipeline.PageSize) + `) * n.walked THEN 'walk'
-	WHEN n.wide THEN 'trigrams' ELSE 'planned' END AS how FROM t, n)`
+w AS MATERIALIZED (SELECT ` + how + ` AS how FROM t, n)`
 	q.page = choice + `
 SELECT ` + candidateColumns + `, t.total
-FROM (` + page(filters+` AND `+match+` IS TRUE`, "walk") + `
-	UNION ALL ` + page(trigrams, "trigrams") + `
-	UNION ALL ` + page(q.cond, "planned") + `) AS p
+FROM (` + pages + `) AS p
 JOIN candidates AS c ON c.id = p.id
 JOIN jobs AS j ON j.id = c.job_id
 CROSS JOIN t
@@ -79,12 +88,33 @@ type searchQueryPG struct {
 	choice string
 }
 
-// The searched candidate lists of PostgreSQL, by [stage][status].
-var qCandidateSearchesPG = func() (qs [2][2]searchQueryPG) {
+// The searched candidate lists of PostgreSQL, by [stage][status][indexed].
+var qCandidateSearchesPG = func() (qs [2][2][2]searchQueryPG) {
 	for _, stage := range []int{0, 1} {
 		for _, status := range []int{0, 1} {
-			qs[stage][status] = candidateSearchQueryPG(stage == 1, status == 1)
+			for _, indexed := range []int{0, 1} {
+				qs[stage][status][indexed] = candidateSearchQueryPG(stage == 1, status == 1, indexed == 1)
+			}
 		}
 	}
 	return qs
 }()
+
+// indexedTerm reports whether the trigram indexes can serve a search for
+// term: whether it holds three letters or digits in a row, from which
+// pg_trgm takes a trigram to look up. For a term without one (a letter or
+// two, punctuation) the indexes would yield every row; such a search walks
+// the job's candidates instead.
+func indexedTerm(term string) bool {
+	run := 0
+	for _, r := range pipeline.Fold(term) {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			run = 0
+			continue
+		}
+		if run++; run == 3 {
+			return true
+		}
+	}
+	return false
+}

@@ -55,8 +55,9 @@ VALUES `+strings.Join(rows, ", "), vals...))
 // same pages and totals whichever plan serves it: on PostgreSQL a common
 // term's page walks the list's order, a rare term's comes from the
 // trigram indexes, through them alone in a job that holds most of the
-// table, and a deep page of a common term is sorted too. Every page of
-// each search must be the job's list filtered by the term, in order.
+// table, a deep page of a common term is sorted too, and a term too
+// short for a trigram walks. Every page of each search must be the job's
+// list filtered by the term, in order, with the exact total.
 func TestStore_ListCandidates_SearchPlans(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
 		f := seeded(t, db)
@@ -94,7 +95,7 @@ func TestStore_ListCandidates_SearchPlans(t *testing.T) {
 		for _, job := range []string{"backend", "frontend"} {
 			stages := f.Res.Stages[job]
 			for _, filter := range []pipeline.CandidateFilter{
-				{Search: "JOHNSON"}, {Search: "zedson-q"}, {Search: "ohns"}, {Search: "nobody"},
+				{Search: "JOHNSON"}, {Search: "zedson-q"}, {Search: "ohns"}, {Search: "nobody"}, {Search: "on"}, {Search: "-"},
 				{Search: "johnson", StageID: stages["Screening"]}, {Search: "johnson", Status: pipeline.CandidateRejected},
 				{Search: "zed", StageID: stages["Interview"], Status: pipeline.CandidateActive},
 			} {
