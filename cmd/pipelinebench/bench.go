@@ -176,7 +176,8 @@ func measure(ctx context.Context, cfg config, w *world, db *pgx.Conn, ours, base
 		cases[name] = scenarios(w, name, scenarioNames, keys)
 	}
 	progress("checking that both servers answer alike")
-	k := &checker{ctx: ctx, ours: ours, base: base, db: db, w: w, keys: keys}
+	k := &checker{ctx: ctx, ours: newEndpoint(ours.name, ours.addr, 1, checkTimeout),
+		base: newEndpoint(base.name, base.addr, 1, checkTimeout), db: db, w: w, keys: keys}
 	if err := k.check(cases); err != nil {
 		return nil, err
 	}
