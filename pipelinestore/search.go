@@ -14,26 +14,27 @@ import (
 // and the job, so the statement chooses, each branch running only when
 // chosen (a search stays one round trip):
 //
-//   - The count. The trigram indexes find the term's matches in every
-//     job; a job that holds a large part of the table (an eighth or more
-//     of its rows, by the table's statistics) counts through them alone,
-//     which reads about as many rows as the job has matches. A smaller
-//     job leaves the plan to PostgreSQL, which joins the trigram indexes'
-//     matches to the job's index entries, or walks the job.
+//   - The matches (m), found once and counted. The trigram indexes find
+//     the term's matches in every job; a job that holds a large part of
+//     the table (an eighth or more of its rows, by the table's
+//     statistics) takes them from the trigram indexes alone, which reads
+//     about as many rows as the job has matches, where joining them to
+//     the job's index entries would read all of those. A smaller job
+//     leaves the plan to PostgreSQL, which joins the two, or walks the
+//     job.
 //   - The page. A term that matches many of the job's candidates walks
 //     the list's order index, the match a filter, until the page is full:
 //     about (offset + PageSize) × size / matches rows. A term that
-//     matches few finds its matches as the count does and sorts them,
-//     rather than walk past a whole job that has none. The walk is chosen
+//     matches few sorts the matches already found. The walk is chosen
 //     when it reads fewer rows than there are matches to sort: matches² ≥
 //     (offset + PageSize) × size, the size being what the stage counts
 //     say of the candidates the walk goes through.
 //
 // Where a branch must take one path whatever the parameters, the
 // conditions that could lead elsewhere are not indexable (IS TRUE): the
-// walk's match, and the job's conditions of a count through the trigram
-// indexes alone. A term the trigram indexes cannot serve (indexed false,
-// see indexedTerm) is counted and paged by walking the job.
+// walk's match, and the job's conditions of the matches taken from the
+// trigram indexes alone. A term the trigram indexes cannot serve (indexed
+// false, see indexedTerm) is counted and paged by walking the job.
 func candidateSearchQueryPG(stage, status, indexed bool) searchQueryPG {
 	q := candidateListQuery(stage, status, true)
 	search := 3 + btoi(stage) + btoi(status)
@@ -47,28 +48,24 @@ func candidateSearchQueryPG(stage, status, indexed bool) searchQueryPG {
 	}
 	trigrams := match + ` AND (` + filters + `) IS TRUE`
 	walk := filters + ` AND ` + match + ` IS TRUE`
-	page := func(cond, how string) string {
-		return `(SELECT c.id FROM candidates AS c WHERE ` + cond + ` AND (SELECT w.how FROM w) = '` + how + `'
-	ORDER BY c.applied DESC, c.id DESC LIMIT ` + strconv.Itoa(pipeline.PageSize) + ` OFFSET ` + offset + `)`
-	}
-	count := `CASE WHEN n.wide THEN (SELECT count(*) FROM candidates AS c WHERE ` + trigrams + `)
-	ELSE (SELECT count(*) FROM candidates AS c WHERE ` + q.cond + `) END`
-	how := `CASE WHEN t.total * t.total >= (` + offset + ` + ` + strconv.Itoa(pipeline.PageSize) + `) * n.walked THEN 'walk'
-	WHEN n.wide THEN 'trigrams' ELSE 'planned' END`
-	pages := page(walk, "walk") + `
-	UNION ALL ` + page(trigrams, "trigrams") + `
-	UNION ALL ` + page(q.cond, "planned")
+	limit := ` LIMIT ` + strconv.Itoa(pipeline.PageSize) + ` OFFSET ` + offset
+	found := `SELECT c.id, c.applied FROM candidates AS c WHERE ` + trigrams + ` AND (SELECT n.wide FROM n)
+	UNION ALL SELECT c.id, c.applied FROM candidates AS c WHERE ` + q.cond + ` AND NOT (SELECT n.wide FROM n)`
+	how := `CASE WHEN t.total * t.total >= (` + offset + ` + ` + strconv.Itoa(pipeline.PageSize) + `) * n.walked THEN 'walk' ELSE 'sort' END`
 	if !indexed {
-		count, how, pages = `(SELECT count(*) FROM candidates AS c WHERE `+walk+`)`, `'walk'`, page(walk, "walk")
+		found, how = `SELECT c.id, c.applied FROM candidates AS c WHERE `+walk, `'walk'`
 	}
 	counted := `WITH n AS MATERIALIZED (SELECT COALESCE(` + walked + `, 0) AS walked,
 	COALESCE(` + size + `, 0) * 8 >= (SELECT r.reltuples FROM pg_class AS r WHERE r.oid = 'candidates'::regclass) AS wide),
-t AS MATERIALIZED (SELECT ` + count + ` AS total FROM n)`
+m AS MATERIALIZED (` + found + `),
+t AS MATERIALIZED (SELECT count(*) AS total FROM m)`
 	choice := counted + `,
 w AS MATERIALIZED (SELECT ` + how + ` AS how FROM t, n)`
 	q.page = choice + `
 SELECT ` + candidateColumns + `, t.total
-FROM (` + pages + `) AS p
+FROM ((SELECT c.id FROM candidates AS c WHERE ` + walk + ` AND (SELECT w.how FROM w) = 'walk'
+	ORDER BY c.applied DESC, c.id DESC` + limit + `)
+	UNION ALL (SELECT m.id FROM m WHERE (SELECT w.how FROM w) = 'sort' ORDER BY m.applied DESC, m.id DESC` + limit + `)) AS p
 JOIN candidates AS c ON c.id = p.id
 JOIN jobs AS j ON j.id = c.job_id
 CROSS JOIN t
@@ -81,8 +78,8 @@ FROM jobs AS j WHERE j.id = $1 AND ` + visible(2)
 }
 
 // searchQueryPG is a searched candidate list of PostgreSQL; choice is its
-// WITH clause, which ends with w, the page's plan: walk, trigrams or
-// planned.
+// WITH clause: n.wide tells where the matches come from, and w is the
+// page's plan, walk or sort.
 type searchQueryPG struct {
 	candidateQuery
 	choice string
