@@ -36,6 +36,11 @@ type baseline struct {
 	takes    atomic.Uint64
 	sweeping atomic.Bool
 	bg       sync.WaitGroup
+
+	// callers, when set, are the callers by token hash of the data-only
+	// mode (see dataGuard), which neither looks tokens up nor counts
+	// requests.
+	callers map[string]*caller
 }
 
 // runBaseline is the hidden subcommand `pipelinebench baseline -db DSN
@@ -47,6 +52,7 @@ func runBaseline(ctx context.Context, args []string, stderr io.Writer) error {
 	dsn := fs.String("db", "", "PostgreSQL DSN, search_path included")
 	addr := fs.String("addr", "127.0.0.1:8081", "listen address")
 	limit := fs.Int("rate-limit", 60, "requests per minute per user")
+	dataOnly := fs.Bool("data-only", false, "read the tokens once at start and count nothing: only the data statements reach the database")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -68,6 +74,11 @@ func runBaseline(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("baseline: %w", err)
 	}
 	b := &baseline{pool: pool, limit: *limit, log: slog.New(slog.NewJSONHandler(stderr, nil)), schema: schema}
+	if *dataOnly {
+		if b.callers, err = loadCallers(ctx, pool); err != nil {
+			return fmt.Errorf("baseline: %w", err)
+		}
+	}
 	defer b.bg.Wait()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -102,7 +113,11 @@ func (b *baseline) routes() http.Handler {
 	}))
 	e.GET("/readyz", b.readyz)
 	e.NoRoute(func(c *gin.Context) { fail(c, http.StatusNotFound, "not_found", "Not found.", nil) })
-	v1 := e.Group("/api/v1", b.guard)
+	guard := b.guard
+	if b.callers != nil {
+		guard = b.dataGuard
+	}
+	v1 := e.Group("/api/v1", guard)
 	v1.GET("/me", b.me)
 	v1.GET("/jobs/:job", b.job)
 	v1.GET("/jobs/:job/candidates", b.candidates)

@@ -17,6 +17,7 @@ type outcome struct {
 	Compared int                  // requests the correctness check compared
 	Cases    map[string][]caseRow // by case name
 	Scale    []scaleRow
+	DataOnly []dataOnlyRow
 }
 
 // scaleKeys are the seed keys of the scale part's jobs, smallest first.
@@ -72,7 +73,11 @@ func bench(ctx context.Context, cfg config, out, log io.Writer) (_ *outcome, err
 			err = serr
 		}
 	}()
-	return measure(ctx, cfg, w, db, ours, base, out, progress, schema.Name)
+	o, err := measure(ctx, cfg, w, db, ours, base, out, progress, schema.Name)
+	if err == nil {
+		o.DataOnly, err = runDataOnly(ctx, cfg, w, ours, base, schema.DSN, dir, out, progress)
+	}
+	return o, err
 }
 
 // prepare builds the dataset: the skeleton through `pipelined seed`, then
@@ -170,7 +175,8 @@ func measure(ctx context.Context, cfg config, w *world, db *pgx.Conn, ours, base
 		cases[name] = scenarios(w, name, scenarioNames, keys)
 	}
 	progress("checking that both servers answer alike")
-	k := &checker{ctx: ctx, ours: ours, base: base, db: db, w: w, keys: keys}
+	k := &checker{ctx: ctx, ours: newEndpoint(ours.name, ours.addr, 1, checkTimeout),
+		base: newEndpoint(base.name, base.addr, 1, checkTimeout), db: db, w: w, keys: keys}
 	if err := k.check(cases); err != nil {
 		return nil, err
 	}

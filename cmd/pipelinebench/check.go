@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -24,6 +25,11 @@ type checker struct {
 	keys       *keySource
 	compared   int
 }
+
+// checkTimeout bounds one request of the correctness check, which
+// compares answers, not their speed: on a busy machine, a search over the
+// scale part's million candidates may take longer than the load allows.
+const checkTimeout = time.Minute
 
 // probe is a request and the status both servers must answer it with.
 type probe struct {

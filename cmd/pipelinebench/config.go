@@ -29,6 +29,7 @@ type config struct {
 	ScaleSamples int
 	Server       string // prebuilt pipelined; "" builds one
 	Keep         bool
+	DataOnly     bool     // also load the job read and the stage filter against the data-only baseline
 	Scenarios    []string // in run order
 	Cases        []string // in run order
 }
@@ -54,6 +55,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.IntVar(&cfg.ScaleSize, "scale-size", 1_000_000, "candidates of the large job of the scale part")
 	fs.IntVar(&cfg.ScaleSamples, "scale-samples", 50, "sequential requests measured per query of the scale part")
 	fs.StringVar(&cfg.Server, "server", "", "prebuilt pipelined binary (default: go build ./cmd/pipelined of this module)")
+	fs.BoolVar(&cfg.DataOnly, "data-only", true, "also load the job read and the stage filter (spread) on the baseline without authentication and limiter")
 	fs.BoolVar(&cfg.Keep, "keep", false, "keep the schema (and print its DSN) instead of dropping it")
 	fs.StringVar(&scenarios, "scenarios", strings.Join(scenarioNames, ","), "scenarios to load, comma-separated")
 	fs.StringVar(&cases, "cases", strings.Join(caseNames, ","), "cases to load, comma-separated")

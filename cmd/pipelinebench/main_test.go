@@ -75,13 +75,27 @@ func TestBench(t *testing.T) {
 	assert.Contains(t, out.String(), "| CPU per request: ours + its PostgreSQL |")
 	assert.Contains(t, out.String(), "hot-job, round by round:")
 	assert.Contains(t, out.String(), "| ours | ", "the hot job's moves against the same moves spread")
-	require.Len(t, o.Scale, 4)
+	require.Len(t, o.Scale, 5)
 	for _, r := range o.Scale {
 		assert.Positive(t, r.Ours[1], r.Query)
 		assert.Positive(t, r.Base[1], r.Query)
 	}
 	assert.Equal(t, [2]int{scaleBase, 1000}, o.Scale[0].Totals, "page 1 counts every candidate")
 	assert.Contains(t, out.String(), "## scale:")
+	common := o.Scale[4]
+	assert.Equal(t, "search \"son\"", common.Query)
+	assert.InDelta(t, 0.03, float64(common.Totals[0])/scaleBase, 0.015, "the common term matches about 3%% of the job")
+
+	require.Len(t, o.DataOnly, len(dataOnlyScenarios))
+	for _, r := range o.DataOnly {
+		for server, s := range map[string]summary{"ours": r.Ours, "baseline": r.Base, "data-only": r.DataOnly} {
+			at := "data-only/" + r.Scenario + " on " + server
+			assert.Positive(t, s.Requests, at)
+			assert.Zero(t, s.Errors, at)
+			assert.Zero(t, s.Timeouts, at)
+		}
+	}
+	assert.Contains(t, out.String(), "## data-only:")
 }
 
 func TestParseConfig(t *testing.T) {

@@ -92,6 +92,7 @@ func writeScaleTable(out io.Writer, w *world, samples int, rows []scaleRow) {
 			thousands(r.Totals[0]), thousands(r.Totals[1]), ms(r.Base[0]), ms(r.Base[1]), ratio(r.Base))
 	}
 	fmt.Fprintln(out)
+	writeScaleSearchTable(out, w, rows)
 }
 
 // ms is a duration in milliseconds.

@@ -57,15 +57,21 @@ func scaleQueries() []scaleQuery {
 			return n, err
 		}},
 		{name: "page " + strconv.Itoa(scalePage), query: func(*benchJob) string { return "?page=" + strconv.Itoa(scalePage) }, count: all},
-		{name: "search " + strconv.Quote(fragment), search: true, query: func(*benchJob) string {
-			return "?search=" + url.QueryEscape(fragment)
-		}, count: func(ctx context.Context, db *pgx.Conn, j *benchJob) (n int, err error) {
-			pattern := "%" + likeEscaper.Replace(pipeline.Fold(fragment)) + "%"
-			err = db.QueryRow(ctx, `SELECT count(*) FROM candidates WHERE job_id = $1
-AND (name_fold LIKE $2 ESCAPE '\' OR email_fold LIKE $2 ESCAPE '\')`, j.ID, pattern).Scan(&n)
-			return n, err
-		}},
+		searchQuery(fragment),
+		searchQuery(commonFragment),
 	}
+}
+
+// searchQuery is the scale query of a search for fragment.
+func searchQuery(fragment string) scaleQuery {
+	return scaleQuery{name: "search " + strconv.Quote(fragment), search: true, query: func(*benchJob) string {
+		return "?search=" + url.QueryEscape(fragment)
+	}, count: func(ctx context.Context, db *pgx.Conn, j *benchJob) (n int, err error) {
+		pattern := "%" + likeEscaper.Replace(pipeline.Fold(fragment)) + "%"
+		err = db.QueryRow(ctx, `SELECT count(*) FROM candidates WHERE job_id = $1
+AND (name_fold LIKE $2 ESCAPE '\' OR email_fold LIKE $2 ESCAPE '\')`, j.ID, pattern).Scan(&n)
+		return n, err
+	}}
 }
 
 // scaleRow is one query of the scale table.
@@ -73,7 +79,9 @@ type scaleRow struct {
 	Query      string
 	Search     bool
 	Ours, Base [2]time.Duration // p50 on the reference job and on the large one
-	Totals     [2]int           // the exact counts
+	// OursP99 and BaseP99 are the p99s, likewise.
+	OursP99, BaseP99 [2]time.Duration
+	Totals           [2]int // the exact counts
 }
 
 // ratio is the large job's p50 over the reference job's.
@@ -110,10 +118,10 @@ func runScale(ctx context.Context, w *world, db *pgx.Conn, ours, base *endpoint,
 			if err := checkScaleAnswer(ctx, ours, base, r, n); err != nil {
 				return nil, fmt.Errorf("scale %s with %d candidates: %w", q.name, j.Size, err)
 			}
-			if row.Ours[i], err = sequentialP50(ctx, ours, r, samples); err != nil {
+			if row.Ours[i], row.OursP99[i], err = sequentialLatency(ctx, ours, r, samples); err != nil {
 				return nil, err
 			}
-			if row.Base[i], err = sequentialP50(ctx, base, r, samples); err != nil {
+			if row.Base[i], row.BaseP99[i], err = sequentialLatency(ctx, base, r, samples); err != nil {
 				return nil, err
 			}
 			progress("scale: %s with %d candidates: ours p50 %s, baseline p50 %s", q.name, j.Size, ms(row.Ours[i]), ms(row.Base[i]))
@@ -148,24 +156,24 @@ func checkScaleAnswer(ctx context.Context, ours, base *endpoint, r request, tota
 	return nil
 }
 
-// sequentialP50 sends r scaleWarmups times, then samples times, one after
-// the other, and returns the p50 of the measured ones.
-func sequentialP50(ctx context.Context, e *endpoint, r request, samples int) (time.Duration, error) {
+// sequentialLatency sends r scaleWarmups times, then samples times, one
+// after the other, and returns the p50 and p99 of the measured ones.
+func sequentialLatency(ctx context.Context, e *endpoint, r request, samples int) (p50, p99 time.Duration, err error) {
 	lat := make([]time.Duration, 0, samples)
 	for i := range scaleWarmups + samples {
 		start := time.Now()
 		resp, err := e.do(ctx, r)
 		took := time.Since(start)
 		if err != nil {
-			return 0, fmt.Errorf("%s %s: %w", e.name, r.path, err)
+			return 0, 0, fmt.Errorf("%s %s: %w", e.name, r.path, err)
 		}
 		if resp.status != http.StatusOK {
-			return 0, fmt.Errorf("%s %s: %d %s", e.name, r.path, resp.status, clip(resp.body, 200))
+			return 0, 0, fmt.Errorf("%s %s: %d %s", e.name, r.path, resp.status, clip(resp.body, 200))
 		}
 		if i >= scaleWarmups {
 			lat = append(lat, took)
 		}
 	}
-	p50, _ := percentiles(lat)
-	return p50, nil
+	p50, p99 = percentiles(lat)
+	return p50, p99, nil
 }

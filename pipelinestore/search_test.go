@@ -1,0 +1,129 @@
+package pipelinestore_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipelinestore"
+	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
+)
+
+// insertCandidates adds n candidates to a job in a few statements: every
+// third is a Johnson, every hundredth a Zed, the rest Persons; applied
+// dates repeat, so that the order's tie on the date is broken by id.
+func insertCandidates(t *testing.T, db *pipelinestore.DB, jobID int64, stages []int64, n int) {
+	t.Helper()
+	const perStatement = 400
+	now := time.Now().UTC()
+	for from := 0; from < n; from += perStatement {
+		var rows []string
+		var vals []any
+		for i := from; i < min(n, from+perStatement); i++ {
+			name := fmt.Sprintf("Person %d", i)
+			switch {
+			case i%100 == 7:
+				name = fmt.Sprintf("Zed Zedson-Quay %d", i)
+			case i%3 == 0:
+				name = fmt.Sprintf("Pat Johnson %d", i)
+			}
+			email := fmt.Sprintf("c%d.%d@example.test", jobID, i)
+			status := pipeline.CandidateActive
+			if i%5 == 0 {
+				status = pipeline.CandidateRejected
+			}
+			k := len(vals)
+			rows = append(rows, fmt.Sprintf("($%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, '', $%d, $%d)",
+				k+1, k+2, k+3, k+4, k+5, k+6, k+7, k+8, k+9, k+9))
+			vals = append(vals, jobID, stages[i%len(stages)], name, email, pipeline.Fold(name), pipeline.Fold(email),
+				time.Date(2026, 1, 1+i%40, 0, 0, 0, 0, time.UTC).Format(time.DateOnly), string(status), now)
+		}
+		require.NoError(t, pipelinestore.Exec(db, `INSERT INTO candidates
+(job_id, stage_id, name, email, name_fold, email_fold, applied, status, resume_url, created_at, updated_at)
+VALUES `+strings.Join(rows, ", "), vals...))
+	}
+}
+
+// TestStore_ListCandidates_SearchPlans checks that a search answers the
+// same pages and totals whichever plan serves it: on PostgreSQL a common
+// term's page walks the list's order, a rare term's sorts its matches
+// from the trigram indexes (from them alone in a job that holds most of
+// the table), a deep page of a common term is sorted too, and a term too
+// short for a trigram walks. Every page of each search must be the job's
+// list filtered by the term, in order, with the exact total.
+func TestStore_ListCandidates_SearchPlans(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		f := seeded(t, db)
+		ctx := context.Background()
+		olivia := f.User("olivia")
+		ids := func(stages map[string]int64) []int64 {
+			return []int64{stages["Applied"], stages["Screening"], stages["Interview"]}
+		}
+		// backend holds less than an eighth of the table, frontend more.
+		insertCandidates(t, db, f.Job("backend"), ids(f.Res.Stages["backend"]), 200)
+		insertCandidates(t, db, f.Job("frontend"), ids(f.Res.Stages["frontend"]), 1500)
+		require.NoError(t, pipelinestore.Exec(db, "ANALYZE candidates"))
+
+		// all is the job's list with the stage and status filters, page by
+		// page; want filters it by the search as the API defines it.
+		lists := map[string][]pipeline.Candidate{}
+		all := func(job int64, filter pipeline.CandidateFilter) []pipeline.Candidate {
+			filter.Search, filter.Page = "", 1
+			key := fmt.Sprintf("%d %+v", job, filter)
+			if out, ok := lists[key]; ok {
+				return slices.Clone(out)
+			}
+			out := []pipeline.Candidate{}
+			for ; ; filter.Page++ {
+				l, err := db.ListCandidates(ctx, olivia, job, filter)
+				require.NoError(t, err)
+				if len(l.Items) == 0 {
+					lists[key] = out
+					return slices.Clone(out)
+				}
+				out = append(out, l.Items...)
+			}
+		}
+		plans := map[string]bool{}
+		for _, job := range []string{"backend", "frontend"} {
+			stages := f.Res.Stages[job]
+			for _, filter := range []pipeline.CandidateFilter{
+				{Search: "JOHNSON"}, {Search: "zedson-q"}, {Search: "ohns"}, {Search: "nobody"}, {Search: "on"}, {Search: "-"},
+				{Search: "johnson", StageID: stages["Screening"]}, {Search: "johnson", Status: pipeline.CandidateRejected},
+				{Search: "zed", StageID: stages["Interview"], Status: pipeline.CandidateActive},
+			} {
+				name := fmt.Sprintf("%s %+v", job, filter)
+				term := pipeline.Fold(filter.Search)
+				want := slices.DeleteFunc(all(f.Job(job), filter), func(c pipeline.Candidate) bool {
+					return !strings.Contains(pipeline.Fold(c.Name), term) && !strings.Contains(pipeline.Fold(c.Email), term)
+				})
+				got := []pipeline.Candidate{}
+				last := (len(want) + pipeline.PageSize - 1) / pipeline.PageSize
+				for filter.Page = 1; filter.Page <= last+1; filter.Page++ {
+					l, err := db.ListCandidates(ctx, olivia, f.Job(job), filter)
+					require.NoError(t, err, name)
+					assert.Equal(t, len(want), l.Total, "%s: the total of page %d", name, filter.Page)
+					assert.Equal(t, max(last, 1), l.LastPage(), name)
+					got = append(got, l.Items...)
+					if db.Dialect() == pipelinestore.DialectPostgres {
+						plan, err := pipelinestore.SearchPlan(ctx, db, olivia, f.Job(job), filter)
+						require.NoError(t, err)
+						plans[plan] = true
+					}
+				}
+				assert.Equal(t, want, got, name)
+			}
+		}
+		if db.Dialect() == pipelinestore.DialectPostgres {
+			assert.Equal(t, map[string]bool{"walk": true, "sort": true, "walk wide": true, "sort wide": true}, plans,
+				"every plan served a page")
+		}
+	})
+}
