@@ -13,7 +13,7 @@ type Service struct {
 	clock    Clock
 	tokenTTL time.Duration
 	webhooks WebhookPolicy
-	secrets  *SecretKey // nil: webhooks cannot be created or signed
+	secrets  *SecretKey  // nil: webhooks cannot be created or signed
 	mail     *MailConfig // nil: messages cannot be sent
 
 	tokens   tokenCache
