@@ -56,7 +56,7 @@ func TestBench(t *testing.T) {
 		rows := o.Cases[name]
 		want := len(scenarioNames)
 		if name == "hot-candidate" {
-			want = 3 // writes only
+			want = 4 // writes only
 		}
 		require.Len(t, rows, want, name)
 		for _, r := range rows {
