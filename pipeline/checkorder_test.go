@@ -131,7 +131,7 @@ func TestService_CheckOrder(t *testing.T) {
 func keyedWrites() []operation {
 	var out []operation
 	for _, o := range operations {
-		if o.op.Writes() && o.op != pipeline.OpDeleteWebhook {
+		if o.op.Writes() && o.op != pipeline.OpDeleteWebhook && o.op != pipeline.OpCancelMessage {
 			out = append(out, o)
 		}
 	}

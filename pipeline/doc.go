@@ -12,7 +12,10 @@
 //     SQLite, with embedded migrations (Migrate, ApplyMigrations, and
 //     MigrationStatus, which only reads), the rate limiter (in the database
 //     on PostgreSQL, so replicas share one budget) and the queue of webhook
-//     messages (StartDeliveries works it with a [Dispatcher]);
+//     messages (StartDeliveries works it with a [Dispatcher]) and of
+//     messages to candidates (with a [Postman]);
+//   - package pipeline/mail is the [Mailer] of those messages: SMTP with
+//     go-mail (STARTTLS required on smtp://), or the log;
 //   - package pipelinehttp serves a Service as JSON over HTTP on Gin (New
 //     for a whole engine, Mount below a route group of an existing
 //     application) and as Model Context Protocol tools at /mcp, and signs
@@ -78,6 +81,16 @@
 // write's own transaction and a [Dispatcher] delivers through a [Sender],
 // signed per Standard Webhooks. Webhook secrets are sealed under a
 // [SecretKey] ([WithSecretKey]).
+//
+// # Mail
+//
+// [Service.SendMessage] writes an email to a candidate; the store queues
+// it in the same transaction, due at its send_at, and a [Postman] sends it
+// through a [Mailer] ([WithMail]) and records each attempt: sent once the
+// server took its data, retried on [MailRetrySchedule] after a connection
+// error, a time-out or a 4xx reply, failed at once on a 5xx. Each attempt
+// carries the same Message-ID, so a crash between the server's reply and
+// its record may send a message twice, never one whose write rolled back.
 //
 // What an operator does outside any token's reach (loading worlds, issuing
 // and revoking tokens, reading the whole activity log) is on [Operator],

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
+	netmail "net/mail"
 	"slices"
 	"strconv"
 	"sync/atomic"
@@ -13,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipeline/mail"
 	"github.com/pipeline-dev/pipeline/pipelinestore"
 	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
 )
@@ -32,8 +35,22 @@ func hookOptions(extra ...pipeline.Option) []pipeline.Option {
 	return append([]pipeline.Option{
 		pipeline.WithSecretKey(hookSecretKey),
 		pipeline.WithWebhookPolicy(pipeline.WebhookPolicy{AllowHTTP: true, AllowPrivate: true}),
+		pipeline.WithMail(testFrom, logMailer),
 	}, extra...)
 }
+
+// testFrom is the From address of the mail these tests send.
+var testFrom = &netmail.Address{Name: "Acme Hiring", Address: "jobs@acme.example"}
+
+// logMailer takes every mail and writes it to no log: the Services of
+// these tests have mail configured, and only the delivery tests send it.
+var logMailer = func() pipeline.Mailer {
+	m, err := mail.New("log:", mail.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		panic(err)
+	}
+	return m
+}()
 
 // eachWorld runs fn as subtest name, in parallel with the other parallel
 // tests, once per database, each time on a freshly seeded world whose
@@ -206,16 +223,34 @@ var operations = []operation{
 		_, err := svc.WebhookDeliveries(ctx, p.ref.Webhook, pick(p, 1, -1))
 		return err
 	}},
+	{pipeline.OpSendMessage, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.SendMessage(ctx, p.ref.Job, p.ref.Candidate, pipeline.NewMessage{Subject: pick(p, "Probe", "Two\nlines"), Body: "Hello.", Idempotency: p.idem})
+		return err
+	}},
+	{pipeline.OpListMessages, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.ListMessages(ctx, p.ref.Job, p.ref.Candidate, pipeline.MessageFilter{Page: pick(p, 1, -1)})
+		return err
+	}},
+	{pipeline.OpGetMessage, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.Message(ctx, p.ref.Job, p.ref.Candidate, p.ref.Message)
+		return err
+	}},
+	{pipeline.OpCancelMessage, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.CancelMessage(ctx, p.ref.Job, p.ref.Candidate, p.ref.Message, pipeline.MessageCancel{Idempotency: p.idem})
+		return err
+	}},
 }
 
 // probeEmails numbers the emails of the probes' intakes.
 var probeEmails atomic.Int64
 
 // reachable is a probe at records olivia reaches: the backend job, its
-// candidate ada, a stage of that job for a move, and the webhook hook.
+// candidate ada, a stage of that job for a move, the webhook hook, and a
+// queued message to ada made for the probe.
 func reachable(w world, hook int64) probe {
 	return probe{
-		ref:   pipeline.Ref{Job: w.Job("backend"), Candidate: w.Res.Candidates["ada"], Webhook: hook},
+		ref: pipeline.Ref{Job: w.Job("backend"), Candidate: w.Res.Candidates["ada"], Webhook: hook,
+			Message: probeMessage(w)},
 		stage: w.Res.Stages["backend"]["Interview"],
 		valid: true,
 	}
@@ -223,7 +258,23 @@ func reachable(w world, hook int64) probe {
 
 // nowhere is a probe at records nobody reaches, with an invalid input.
 func nowhere() probe {
-	return probe{ref: pipeline.Ref{Job: missing, Candidate: missing, Webhook: missing}, stage: missing}
+	return probe{ref: pipeline.Ref{Job: missing, Candidate: missing, Webhook: missing, Message: missing}, stage: missing}
+}
+
+// probeMessage queues a message from olivia to ada on backend, and returns
+// its id.
+func probeMessage(w world) int64 {
+	ctx := context.Background()
+	c, err := w.Op.ActAs(ctx, w.User("olivia"), []pipeline.Scope{pipeline.ScopeMessagesSend})
+	if err != nil {
+		panic(err)
+	}
+	res, err := w.Svc.SendMessage(pipeline.NewContext(ctx, c), w.Job("backend"), w.Res.Candidates["ada"],
+		pipeline.NewMessage{Subject: "Probe", Body: "Hello."})
+	if err != nil {
+		panic(err)
+	}
+	return res.Value.ID
 }
 
 // fieldNames are the fields a validation error names, sorted.

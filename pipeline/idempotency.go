@@ -92,6 +92,9 @@ func RequestDigest(op Op, r Ref, input any) string {
 	if r.Webhook != 0 {
 		fmt.Fprintf(h, "webhook %d\n", r.Webhook)
 	}
+	if r.Message != 0 {
+		fmt.Fprintf(h, "message %d\n", r.Message)
+	}
 	writeValue(h, reflect.ValueOf(input))
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -29,14 +29,20 @@ const (
 	OpGetWebhook            Op = "get_webhook"
 	OpDeleteWebhook         Op = "delete_webhook"
 	OpListWebhookDeliveries Op = "list_webhook_deliveries"
+
+	OpSendMessage   Op = "send_message"
+	OpListMessages  Op = "list_messages"
+	OpGetMessage    Op = "get_message"
+	OpCancelMessage Op = "cancel_message"
 )
 
 // Ref names the records an operation is about: its job and candidate ids,
-// or its webhook's, zero where the operation takes none.
+// or its webhook's, and its message's, zero where the operation takes none.
 type Ref struct {
 	Job       int64
 	Candidate int64
 	Webhook   int64
+	Message   int64
 }
 
 // opTraits are what a face tells of an operation before calling it: the
@@ -68,6 +74,11 @@ var opTraitsOf = map[Op]opTraits{
 	OpGetWebhook:            {scope: ScopeWebhooksWrite},
 	OpDeleteWebhook:         {scope: ScopeWebhooksWrite, writes: true},
 	OpListWebhookDeliveries: {scope: ScopeWebhooksWrite},
+
+	OpSendMessage:   {scope: ScopeMessagesSend, writes: true},
+	OpListMessages:  {scope: ScopeCandidatesRead},
+	OpGetMessage:    {scope: ScopeCandidatesRead},
+	OpCancelMessage: {scope: ScopeMessagesSend, writes: true},
 }
 
 // Scope is the scope a caller needs for op; "" when any caller may call it.

@@ -13,7 +13,8 @@ type Service struct {
 	clock    Clock
 	tokenTTL time.Duration
 	webhooks WebhookPolicy
-	secrets  *SecretKey // nil: webhooks cannot be created or signed
+	secrets  *SecretKey  // nil: webhooks cannot be created or signed
+	mail     *MailConfig // nil: messages cannot be sent
 
 	tokens   tokenCache
 	touched  sync.Map // token id → time.Time of the last recorded use
@@ -29,6 +30,9 @@ type options struct {
 	webhooks WebhookPolicy
 	secrets  *SecretKey
 	retries  []time.Duration
+
+	mail        *MailConfig
+	mailRetries []time.Duration
 }
 
 // WithClock sets the clock; the default is SystemClock.
@@ -53,7 +57,7 @@ func WithWebhookPolicy(p WebhookPolicy) Option { return func(o *options) { o.web
 func WithSecretKey(k *SecretKey) Option { return func(o *options) { o.secrets = k } }
 
 func newOptions(opts []Option) options {
-	o := options{clock: SystemClock{}, tokenTTL: DefaultTokenTTL, retries: RetrySchedule}
+	o := options{clock: SystemClock{}, tokenTTL: DefaultTokenTTL, retries: RetrySchedule, mailRetries: MailRetrySchedule}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -63,7 +67,7 @@ func newOptions(opts []Option) options {
 // NewService returns a Service on store.
 func NewService(store Store, opts ...Option) *Service {
 	o := newOptions(opts)
-	return &Service{store: store, clock: o.clock, tokenTTL: o.tokenTTL, webhooks: o.webhooks, secrets: o.secrets}
+	return &Service{store: store, clock: o.clock, tokenTTL: o.tokenTTL, webhooks: o.webhooks, secrets: o.secrets, mail: o.mail}
 }
 
 // Ping reports whether the storage answers, for readiness checks.

@@ -161,6 +161,10 @@ var calls = map[pipeline.Op]func(svc *pipeline.Service, ctx context.Context, r p
 		_, err := svc.RateCandidate(ctx, r.Job, r.Candidate, pipeline.NewRating{})
 		return err
 	},
+	pipeline.OpListMessages: func(svc *pipeline.Service, ctx context.Context, r pipeline.Ref) error {
+		_, err := svc.ListMessages(ctx, r.Job, r.Candidate, pipeline.MessageFilter{})
+		return err
+	},
 }
 
 // TestService_Scopes checks that each operation refuses a token without its

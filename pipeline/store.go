@@ -100,6 +100,20 @@ type Store interface {
 	// ListNotes returns a page of the notes of a candidate of a job viewer
 	// can reach, newest first (created_at, then id, descending).
 	ListNotes(ctx context.Context, viewer, jobID, candidateID int64, page int) (List[Note], error)
+
+	// ListMessages returns a page of the messages of a candidate of a job
+	// viewer can reach, newest first (created_at, then id, descending).
+	ListMessages(ctx context.Context, viewer, jobID, candidateID int64, page int) (List[Message], error)
+	// Message returns a message of a candidate of a job viewer can reach.
+	Message(ctx context.Context, viewer, jobID, candidateID, id int64) (Message, error)
+	// MessageToSend returns a message by id, for its queue; not_found
+	// when it is gone.
+	MessageToSend(ctx context.Context, id int64) (Message, error)
+	// RecordMessageAttempt stores the outcome of an attempt: its count,
+	// error and status, and the time a sent message was sent. Only a
+	// sent outcome changes a message no longer queued (a cancel that came
+	// while it was being sent): the mail is out.
+	RecordMessageAttempt(ctx context.Context, a MessageAttempt) error
 }
 
 // KeyClaim is a team's idempotency key claimed by a write transaction
@@ -209,4 +223,13 @@ type Tx interface {
 	DeleteMembership(ctx context.Context, userID, teamID int64) error
 	// SetCurrentTeam sets a user's current team.
 	SetCurrentTeam(ctx context.Context, userID, teamID int64) error
+
+	// InsertMessage stores a queued message and returns it with its id,
+	// and enqueues, in the same transaction, its sending, due at its
+	// SendAt.
+	InsertMessage(ctx context.Context, m Message) (Message, error)
+	// MessageForUpdate returns a message of a candidate, locked.
+	MessageForUpdate(ctx context.Context, candidateID, id int64) (Message, error)
+	// CancelMessage marks a message locked by MessageForUpdate cancelled.
+	CancelMessage(ctx context.Context, id int64) error
 }

@@ -31,10 +31,15 @@ var mcpOperations = map[pipeline.Op][2]string{
 	pipeline.OpListNotes:       {"GET", "/api/v1/jobs/{job}/candidates/{candidate}/notes"},
 	pipeline.OpRateCandidate:   {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/rating"},
 	pipeline.OpListActivity:    {"GET", "/api/v1/activity"},
+
+	pipeline.OpSendMessage:   {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/messages"},
+	pipeline.OpListMessages:  {"GET", "/api/v1/jobs/{job}/candidates/{candidate}/messages"},
+	pipeline.OpGetMessage:    {"GET", "/api/v1/jobs/{job}/candidates/{candidate}/messages/{message}"},
+	pipeline.OpCancelMessage: {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/cancel"},
 }
 
 // argumentNames are the MCP names of the API's path and header parameters.
-var argumentNames = map[string]string{"job": "job_id", "candidate": "candidate_id", IdempotencyKeyHeader: argKey}
+var argumentNames = map[string]string{"job": "job_id", "candidate": "candidate_id", "message": "message_id", IdempotencyKeyHeader: argKey}
 
 // limits are the keywords of a schema that say what a value may be.
 type limits struct {
@@ -144,7 +149,7 @@ func TestMCP_OutputSchemas(t *testing.T) {
 			where := mcpOperations[pipeline.Op(tool.tool.Name)]
 			op := ct.doc.Paths.Find(where[1]).GetOperation(where[0])
 			var body *openapi3.Schema
-			for _, status := range []int{200, 201} {
+			for _, status := range []int{200, 201, 202} {
 				if r := op.Responses.Status(status); r != nil {
 					body = r.Value.Content.Get("application/json").Schema.Value
 				}

@@ -103,7 +103,8 @@ func (spec opSpec[In, Out]) serveHTTP(a *api, c *gin.Context) {
 	if spec.created != nil {
 		// FullPath is this route's pattern below wherever the API is
 		// mounted, with the ids of its path filled in.
-		route := strings.NewReplacer(":job", strconv.FormatInt(in.ref.Job, 10)).Replace(c.FullPath())
+		route := strings.NewReplacer(":job", strconv.FormatInt(in.ref.Job, 10),
+			":candidate", strconv.FormatInt(in.ref.Candidate, 10)).Replace(c.FullPath())
 		c.Header("Location", a.basePath+route+"/"+strconv.FormatInt(spec.created(out), 10))
 	}
 	if spec.status == http.StatusNoContent {
@@ -222,6 +223,7 @@ func fillPath(path string, r pipeline.Ref) string {
 		"{job}", strconv.FormatInt(r.Job, 10),
 		"{candidate}", strconv.FormatInt(r.Candidate, 10),
 		"{webhook}", strconv.FormatInt(r.Webhook, 10),
+		"{message}", strconv.FormatInt(r.Message, 10),
 	).Replace(path)
 }
 

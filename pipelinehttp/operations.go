@@ -34,7 +34,7 @@ const (
 
 // operations is the API: every operation, in the order of the document's
 // endpoint table. Both faces are registered from it (routes, mcpTools).
-var operations = []operation{
+var operations = append([]operation{
 	newOperation(opSpec[struct{}, data[identity]]{
 		op: pipeline.OpGetMe, method: http.MethodGet, path: "/me", status: http.StatusOK,
 		tool: &toolInfo{title: "Who am I", description: "The token's user, current team and scopes: the cheapest check that the token is alive (GET /api/v1/me)."},
@@ -176,7 +176,7 @@ var operations = []operation{
 			return listOf(in.self, nil, l, newDeliveryItem), false, err
 		},
 	}),
-}
+}, messageOperations...)
 
 // onCandidate is the call of a write on a candidate: method, given the
 // path's ids and the input, its value rendered by render.

@@ -139,6 +139,9 @@ type DeliveryConfig struct {
 	// Logger receives the queue's warnings and errors, and what each
 	// purge deleted; nil logs nothing.
 	Logger *slog.Logger
+	// Postman sends the queued messages to candidates, Workers at once;
+	// nil: none are sent by this program.
+	Postman Postman
 }
 
 // Deliveries is the running delivery of webhook messages.
@@ -183,6 +186,9 @@ func (db *DB) StartDeliveries(ctx context.Context, d Deliverer, cfg DeliveryConf
 	queues := map[string]river.QueueConfig{purgeQueue: {MaxWorkers: 1}}
 	if cfg.Workers > 0 {
 		queues[deliveryQueue] = river.QueueConfig{MaxWorkers: cfg.Workers}
+	}
+	if err := addPostman(workers, queues, cfg); err != nil {
+		return nil, err
 	}
 	client, err := river.NewClient(db.riverDriver(), &river.Config{
 		Logger:               logger,

@@ -73,11 +73,16 @@ type storedResponse struct {
 // the scope and decodes the body's fields, returning what is wrong with
 // them (nil: nothing).
 func newWrite(c *gin.Context, status int, fields ...bodyField) (*write, map[string][]string, bool) {
+	return newScopedWrite(c, status, pipeline.ScopeCandidatesWrite, fields...)
+}
+
+// newScopedWrite is newWrite for a write that needs scope.
+func newScopedWrite(c *gin.Context, status int, scope pipeline.Scope, fields ...bodyField) (*write, map[string][]string, bool) {
 	raw, ok := readBody(c)
 	if !ok {
 		return nil, nil, false
 	}
-	cl, ok := scoped(c, pipeline.ScopeCandidatesWrite)
+	cl, ok := scoped(c, scope)
 	if !ok {
 		return nil, nil, false
 	}
@@ -227,6 +232,12 @@ func fingerprint(path string, jobID, candID int64, raw []byte) string {
 		var body struct{ Stage int64 }
 		if json.Unmarshal(raw, &body) == nil {
 			return pipeline.RequestDigest(pipeline.OpMoveCandidate, ref, &pipeline.StageMove{StageID: body.Stage})
+		}
+	case strings.HasSuffix(path, "/messages"):
+		var body struct{ Subject, Body, SendAt string }
+		if json.Unmarshal(raw, &body) == nil {
+			return pipeline.RequestDigest(pipeline.OpSendMessage, ref,
+				&pipeline.NewMessage{Subject: body.Subject, Body: body.Body, SendAt: body.SendAt})
 		}
 	case strings.HasSuffix(path, "/notes"):
 		var body struct{ Content string }

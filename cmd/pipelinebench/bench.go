@@ -140,7 +140,9 @@ func startServers(ctx context.Context, cfg config, bin, dsn, dir string, progres
 	}
 	progress("starting pipelined serve on %s", oursAddr)
 	op, err := startProcess(ctx, "pipelined", oursAddr, filepath.Join(dir, "pipelined.log"), bin, []string{"serve"},
-		serverEnv("PIPELINE_DB="+dsn, "PIPELINE_ADDR="+oursAddr, "PIPELINE_RATE_LIMIT="+strconv.Itoa(benchRateLimit)))
+		serverEnv("PIPELINE_DB="+dsn, "PIPELINE_ADDR="+oursAddr, "PIPELINE_RATE_LIMIT="+strconv.Itoa(benchRateLimit),
+			// Messages are queued, not sent: the benchmark measures their write.
+			"PIPELINE_SMTP_URL=log:", "PIPELINE_MAIL_FROM=Benchmark <bench@bench.example>", "PIPELINE_WEBHOOK_WORKERS=0"))
 	if err != nil {
 		return nil, nil, nil, err
 	}

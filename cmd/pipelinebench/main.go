@@ -37,7 +37,8 @@
 //
 // Ours is `pipelined serve` with PIPELINE_DB, PIPELINE_ADDR on a free
 // loopback port and PIPELINE_RATE_LIMIT=1000000000, so that load is counted
-// but never throttled; it is ready when GET /readyz answers 200 and is
+// but never throttled, and mail configured (PIPELINE_SMTP_URL=log:) with
+// PIPELINE_WEBHOOK_WORKERS=0, so that messages are queued and not sent; it is ready when GET /readyz answers 200 and is
 // stopped with SIGTERM. The baseline is this binary re-executed as the
 // hidden subcommand `pipelinebench baseline -db DSN -addr ADDR -rate-limit
 // N`: Gin in release mode and a pgxpool of 32 connections, all opened at
@@ -45,8 +46,8 @@
 // plan_cache_mode=force_generic_plan. Both access logs go to files
 // in a temporary directory. The baseline serves what the scenarios use:
 // GET /api/v1/me, GET /api/v1/jobs/:job, GET /api/v1/jobs/:job/candidates,
-// the stage move, the note, the intake (POST /api/v1/jobs/:job/candidates)
-// and GET /readyz. It does the work ours does,
+// the stage move, the note, the intake (POST /api/v1/jobs/:job/candidates),
+// the message (POST .../candidates/:candidate/messages) and GET /readyz. It does the work ours does,
 // written the way a competent author with pgx would, and sends per request:
 //
 //   - every /api/ request: one statement that looks the token up by its
@@ -80,6 +81,12 @@
 //     record (fingerprint pipeline.RequestDigest, as ours); then COMMIT. A
 //     unique violation of the job's emails at the insert answers 422 on
 //     email, as ours.
+//   - a message (keyed, due now): the write's first round trip as above
+//     with the message id from its sequence, the body judged by the
+//     domain's own NewMessage.Validate; then one round trip with the
+//     message row, its River job row (River's table, the messages queue),
+//     its activity row and the idempotency record; then COMMIT. Only the
+//     write is measured: neither server sends the mail.
 //
 // Ours sends, for comparison, the limiter's upsert per request and the
 // token's read once a second per token; then nothing more for /me, one
@@ -99,7 +106,8 @@
 // same move by each server from the same stage (ours moves it back in
 // between) must answer the same bytes; notes the same but for the note's id
 // and time; an intake with the same body (ours' candidate is deleted in
-// between) the same but for the id; then the replays, the refusals, the
+// between) the same but for the id; a message the same but for its id and
+// times; then the replays, the refusals, the
 // activity rows and the stored responses. A difference aborts the run with both answers.
 //
 // # Load

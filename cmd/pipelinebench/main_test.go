@@ -57,7 +57,7 @@ func TestBench(t *testing.T) {
 		want := len(scenarioNames)
 		switch name {
 		case "hot-candidate":
-			want = 3 // writes only
+			want = 4 // writes only
 		case "hot-job":
 			want = 3 // the moves, the moves spread over jobs, the notes
 		}

@@ -12,6 +12,7 @@ import (
 // Scenario names, in run order.
 var scenarioNames = []string{
 	"me", "job", "candidates-p1", "candidates-mid", "candidates-stage", "candidates-search", "move", "note", "intake",
+	"message",
 }
 
 // Case names, in run order: spread is the main table (every user, many
@@ -173,6 +174,11 @@ func scenarios(w *world, caseName string, only []string, keys *keySource) []*sce
 			key := keys.next()
 			body := fmt.Sprintf(`{"name":"Benchmark Intake %d","email":"intake-%s@bench.example"}`, i, key)
 			return intakeRequest(c.users[u].Token, c.intakeJob(u, r), body, key)
+		}},
+		{name: "message", write: true, status: http.StatusAccepted, next: func(i uint64) request {
+			u, r := c.pick(i)
+			t := c.targets[u][r%uint64(len(c.targets[u]))]
+			return messageRequest(c.users[u].Token, t, fmt.Sprintf("Benchmark message %d", i), keys.next())
 		}},
 	}
 	var out []*scenario

@@ -417,8 +417,21 @@ whole number of seconds):
                        the webhooks made before working (default: a key kept
                        in the database)
   PIPELINE_WEBHOOK_WORKERS
-                       webhook deliveries serve makes at once; 0: this
-                       replica delivers none (default 4)
+                       webhook deliveries serve makes at once, and as many
+                       messages to candidates; 0: this replica delivers
+                       none (default 4)
+  PIPELINE_SMTP_URL    where email to candidates goes: smtp://[user:password@]
+                       host[:port] (STARTTLS required, port 587), smtps://…
+                       (TLS from the start, port 465), smtp+insecure://…
+                       (no TLS: a relay on the same host, port 25), or log:
+                       (each message written to the log as JSON and marked
+                       sent; demo uses it). Messages are sent by the
+                       PIPELINE_WEBHOOK_WORKERS workers (default: mail is
+                       not configured, and sending a message is forbidden)
+  PIPELINE_MAIL_FROM   the From address of email, such as
+                       Acme Hiring <jobs@acme.example>; required with
+                       PIPELINE_SMTP_URL. Message-IDs are
+                       <message-{id}@{its domain}>
   PIPELINE_WEBHOOK_ALLOW_HTTP
                        true: webhook URLs may be http:// as well as https://
                        (default false)

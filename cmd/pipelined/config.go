@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	netmail "net/mail"
 	"net/netip"
 	"net/url"
 	"strconv"
@@ -50,6 +51,12 @@ type config struct {
 	WebhookAllowHTTP    bool                // PIPELINE_WEBHOOK_ALLOW_HTTP: http:// webhook URLs too
 	WebhookAllowPrivate bool                // PIPELINE_WEBHOOK_ALLOW_PRIVATE: private addresses too
 	SecretKey           *pipeline.SecretKey // PIPELINE_SECRET_KEY: seals webhook secrets; nil: none
+
+	SMTPURL  string           // PIPELINE_SMTP_URL: where mail goes; "": mail is not configured
+	MailFrom *netmail.Address // PIPELINE_MAIL_FROM: the From address, required with PIPELINE_SMTP_URL
+	// Mailer sends mail to SMTPURL, made where the server's log is known
+	// (withMailer); nil: none.
+	Mailer pipeline.Mailer
 
 	ReadTimeout     time.Duration // PIPELINE_READ_TIMEOUT: to receive a whole request
 	RequestTimeout  time.Duration // PIPELINE_REQUEST_TIMEOUT: each request's deadline
@@ -124,6 +131,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 		return config{}, err
 	}
 	if err := loadTimeouts(getenv, &cfg); err != nil {
+		return config{}, err
+	}
+	if err := loadMailConfig(getenv, &cfg); err != nil {
 		return config{}, err
 	}
 	return cfg, nil
@@ -217,6 +227,7 @@ func (cfg config) domainOptions() []pipeline.Option {
 	return []pipeline.Option{
 		pipeline.WithWebhookPolicy(pipeline.WebhookPolicy{AllowHTTP: cfg.WebhookAllowHTTP, AllowPrivate: cfg.WebhookAllowPrivate}),
 		pipeline.WithSecretKey(cfg.SecretKey),
+		pipeline.WithMail(cfg.MailFrom, cfg.Mailer),
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	netmail "net/mail"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -41,6 +42,11 @@ func runDemo(ctx context.Context, e env, args []string) (err error) {
 		if e.cfg.SecretKey, err = pipeline.NewSecretKey(raw); err != nil {
 			return err
 		}
+	}
+
+	if e.cfg.SMTPURL == "" {
+		// The demo's messages are written to its log, never sent.
+		e.cfg.SMTPURL, e.cfg.MailFrom = "log:", &netmail.Address{Name: "Acme Hiring", Address: "jobs@acme.example"}
 	}
 
 	return serveStore(ctx, e, func(db *pipelinestore.DB, addr net.Addr) error {

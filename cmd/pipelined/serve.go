@@ -100,6 +100,10 @@ func serve(ctx context.Context, e env, o *observability, db *pipelinestore.DB, l
 		logger.Warn("PIPELINE_SECRET_KEY is not set: webhook secrets are sealed under a key kept in the database; set it to keep the key apart from them")
 	}
 	e.cfg.SecretKey = key
+	if e.cfg, err = e.cfg.withMailer(logger); err != nil {
+		ln.Close()
+		return err
+	}
 	stopping := make(chan struct{})
 	cfg := apiConfig(e, o, db, stopping)
 	if e.cfg.MetricsAddr != "" {
@@ -202,10 +206,16 @@ func startDeliveries(e env, db *pipelinestore.DB, logger *slog.Logger) (*pipelin
 		UserAgent:    userAgent(),
 	})
 	dispatcher := pipeline.NewDispatcher(db, sender, e.cfg.domainOptions()...)
-	d, err := db.StartDeliveries(context.Background(), dispatcher, pipelinestore.DeliveryConfig{
-		Workers: e.cfg.WebhookWorkers,
-		Logger:  logger,
-	})
+	postman, err := startPostman(e.cfg, db)
+	if err != nil {
+		return nil, err
+	}
+	dc := pipelinestore.DeliveryConfig{Workers: e.cfg.WebhookWorkers, Logger: logger}
+	if postman != nil {
+		dc.Postman = postman
+		logger.Info("sending email", "from", e.cfg.MailFrom.String())
+	}
+	d, err := db.StartDeliveries(context.Background(), dispatcher, dc)
 	if err != nil {
 		return nil, fmt.Errorf("deliveries: %w", err)
 	}

@@ -1,0 +1,217 @@
+// Package mail sends the domain's mails (pipeline.Mail) over SMTP with
+// go-mail, or writes them to a log: the pipeline.Mailer a program wires
+// from PIPELINE_SMTP_URL.
+package mail
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/textproto"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	gomail "github.com/wneessen/go-mail"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// Default ports of the schemes.
+const (
+	PortSTARTTLS = 587
+	PortTLS      = 465
+	PortPlain    = 25
+)
+
+// Option configures a Mailer.
+type Option func(*config)
+
+type config struct {
+	log     *slog.Logger
+	tls     *tls.Config
+	timeout time.Duration
+}
+
+// WithLogger sets the log a log: URL writes mails to; the default is
+// slog.Default().
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.log = l } }
+
+// WithTLSConfig sets the TLS configuration of smtp:// and smtps://
+// connections (a test trusts its own certificate); the default verifies
+// the server's name against the system's roots.
+func WithTLSConfig(t *tls.Config) Option { return func(c *config) { c.tls = t } }
+
+// WithTimeout bounds each attempt, from connecting to the reply to the
+// data; the default is pipeline.MailTimeout. A context's earlier deadline
+// wins.
+func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
+
+// New returns the Mailer of an SMTP URL:
+//
+//   - smtp://[user:password@]host[:port]: STARTTLS required, port 587;
+//   - smtps://…: TLS from the start, port 465;
+//   - smtp+insecure://…: no TLS, port 25 (a relay on the same host);
+//   - log: each mail written to the log as JSON and reported sent.
+//
+// An error says what is wrong with the URL, its password left out.
+func New(rawURL string, opts ...Option) (pipeline.Mailer, error) {
+	c := config{log: slog.Default(), timeout: pipeline.MailTimeout}
+	for _, o := range opts {
+		o(&c)
+	}
+	if rawURL == "log:" {
+		return logMailer{log: c.log}, nil
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, errors.New("the SMTP URL is not a URL (smtp://, smtps://, smtp+insecure:// or log:)")
+	}
+	s := &smtpMailer{cfg: c, host: u.Hostname()}
+	switch u.Scheme {
+	case "smtp":
+		s.policy, s.port = gomail.TLSMandatory, PortSTARTTLS
+	case "smtps":
+		s.ssl, s.port = true, PortTLS
+	case "smtp+insecure":
+		s.policy, s.port = gomail.NoTLS, PortPlain
+	default:
+		return nil, fmt.Errorf("the SMTP URL %s has scheme %q: use smtp://, smtps://, smtp+insecure:// or log:", u.Redacted(), u.Scheme)
+	}
+	if s.host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+		return nil, fmt.Errorf("the SMTP URL %s must be scheme://[user:password@]host[:port]", u.Redacted())
+	}
+	if p := u.Port(); p != "" {
+		if s.port, err = strconv.Atoi(p); err != nil || s.port < 1 || s.port > 65535 {
+			return nil, fmt.Errorf("the SMTP URL %s has an invalid port", u.Redacted())
+		}
+	}
+	if u.User != nil {
+		s.user = u.User.Username()
+		s.password, _ = u.User.Password()
+	}
+	return s, nil
+}
+
+// smtpMailer sends each mail on a connection of its own.
+type smtpMailer struct {
+	cfg            config
+	host           string
+	port           int
+	ssl            bool
+	policy         gomail.TLSPolicy
+	user, password string
+}
+
+// Send sends m, within the attempt's time-out.
+func (s *smtpMailer) Send(ctx context.Context, m pipeline.Mail) pipeline.MailReply {
+	msg, err := Message(m)
+	if err != nil {
+		return pipeline.MailReply{Err: err}
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.timeout)
+	defer cancel()
+	timeout := s.cfg.timeout
+	if d, ok := ctx.Deadline(); ok {
+		timeout = max(time.Until(d), time.Millisecond)
+	}
+	opts := []gomail.Option{gomail.WithPort(s.port), gomail.WithTimeout(timeout)}
+	if s.ssl {
+		opts = append(opts, gomail.WithSSL())
+	} else {
+		opts = append(opts, gomail.WithTLSPolicy(s.policy))
+	}
+	if s.cfg.tls != nil {
+		opts = append(opts, gomail.WithTLSConfig(s.cfg.tls))
+	}
+	if s.user != "" {
+		opts = append(opts, gomail.WithSMTPAuth(gomail.SMTPAuthAutoDiscover),
+			gomail.WithUsername(s.user), gomail.WithPassword(s.password))
+	}
+	client, err := gomail.NewClient(s.host, opts...)
+	if err == nil {
+		err = client.DialAndSendWithContext(ctx, msg)
+	}
+	return s.reply(ctx, err)
+}
+
+// reply is what the domain is told of an attempt: the server's reply
+// code and text, or the connection's error, without a credential.
+func (s *smtpMailer) reply(ctx context.Context, err error) pipeline.MailReply {
+	if err == nil {
+		return pipeline.MailReply{Code: 250}
+	}
+	r := pipeline.MailReply{Code: replyCode(err)}
+	text := err.Error()
+	if ctx.Err() != nil && r.Code == 0 {
+		text = "The mail server did not answer within " + s.cfg.timeout.String() + ": " + text
+	}
+	for _, secret := range []string{s.password, url.QueryEscape(s.password), s.user} {
+		if len(secret) >= 3 {
+			text = strings.ReplaceAll(text, secret, "[redacted]")
+		}
+	}
+	r.Err = errors.New(text)
+	return r
+}
+
+// replyCode is the SMTP reply code an error carries, 0 when none.
+func replyCode(err error) int {
+	var se *gomail.SendError
+	if errors.As(err, &se) && se.ErrorCode() != 0 {
+		return se.ErrorCode()
+	}
+	var te *textproto.Error
+	if errors.As(err, &te) {
+		return te.Code
+	}
+	return 0
+}
+
+// Message is m as go-mail writes it: quoted-printable UTF-8 text, names
+// and subject in RFC 2047 encoded words where they leave ASCII, and the
+// domain's Message-ID and Date.
+func Message(m pipeline.Mail) (*gomail.Msg, error) {
+	if m.From == nil || m.To == nil {
+		return nil, errors.New("a mail needs a From and a To address")
+	}
+	msg := gomail.NewMsg(gomail.WithEncoding(gomail.EncodingQP), gomail.WithCharset(gomail.CharsetUTF8),
+		gomail.WithNoDefaultUserAgent())
+	msg.FromMailAddress(m.From)
+	msg.ToMailAddress(m.To)
+	if m.ReplyTo != nil {
+		msg.ReplyToMailAddress(m.ReplyTo)
+	}
+	msg.Subject(m.Subject)
+	msg.SetMessageIDWithValue(strings.TrimSuffix(strings.TrimPrefix(m.MessageID, "<"), ">"))
+	msg.SetDateWithValue(m.Date)
+	msg.SetBodyString(gomail.TypeTextPlain, m.Body)
+	for _, p := range m.Parts {
+		if p.Filename == "" {
+			msg.AddAlternativeString(gomail.ContentType(p.ContentType), string(p.Content))
+			continue
+		}
+		if err := msg.AttachReader(p.Filename, bytes.NewReader(p.Content),
+			gomail.WithFileContentType(gomail.ContentType(p.ContentType))); err != nil {
+			return nil, err
+		}
+	}
+	return msg, nil
+}
+
+// logMailer writes each mail to the log as JSON and reports it sent.
+type logMailer struct{ log *slog.Logger }
+
+func (l logMailer) Send(ctx context.Context, m pipeline.Mail) pipeline.MailReply {
+	attrs := []any{"message_id", m.MessageID, "from", m.From.String(), "to", m.To.String(),
+		"subject", m.Subject, "date", m.Date.Format(time.RFC1123Z), "body", m.Body}
+	if m.ReplyTo != nil {
+		attrs = append(attrs, "reply_to", m.ReplyTo.String())
+	}
+	l.log.InfoContext(ctx, "mail", attrs...)
+	return pipeline.MailReply{Code: 250}
+}

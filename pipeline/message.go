@@ -1,0 +1,249 @@
+package pipeline
+
+import (
+	"context"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Limits of a message's fields.
+const (
+	// MaxSubjectLength is the longest subject, in characters, once trimmed.
+	MaxSubjectLength = 200
+	// MaxMessageBodyLength is the longest body, in characters.
+	MaxMessageBodyLength = 20000
+	// MaxSendAhead is how far ahead a message may be scheduled.
+	MaxSendAhead = 30 * 24 * time.Hour
+)
+
+// sendAtGrace is how far before now a send_at may be and still mean now:
+// a client's clock and the server's are never quite together.
+const sendAtGrace = time.Minute
+
+// Message statuses: queued, then sent or failed, or cancelled.
+const (
+	MessageQueued    = "queued"
+	MessageSent      = "sent"
+	MessageFailed    = "failed"
+	MessageCancelled = "cancelled"
+)
+
+// MessageStatuses lists the statuses of a message.
+var MessageStatuses = []string{MessageQueued, MessageSent, MessageFailed, MessageCancelled}
+
+const (
+	msgMailOff     = "Sending email is not configured."
+	msgAlreadySent = "The message has already been sent."
+)
+
+// Message is an email to a candidate, as the API shows it.
+type Message struct {
+	ID          int64
+	JobID       int64
+	CandidateID int64
+	To          string // the candidate's email when the message was written
+	ReplyTo     string // the author's email when the message was written
+	Subject     string
+	Body        string
+	Status      string // one of MessageStatuses
+	SendAt      time.Time
+	SentAt      *time.Time
+	Attempts    int
+	LastError   string // the last failed attempt's reply or error; "": none
+	Author      User   // ID and Name
+	CreatedAt   time.Time
+}
+
+// NewMessage is the input of SendMessage.
+type NewMessage struct {
+	Subject string // 1–200 characters once trimmed, no line break
+	Body    string // plain text, 1–20,000 characters
+	SendAt  string // RFC 3339 with an offset, not before now, at most 30 days ahead; "": now
+	// Idempotency is the key of the call; nil: none.
+	Idempotency *Idempotency
+	// Unread is what a face could not read of the input; nil: all of it.
+	Unread error
+}
+
+// Validate reports what is wrong with the input at the present time.
+func (in NewMessage) Validate() error { return withUnread(in.Unread, in.check(time.Now())) }
+
+func (in NewMessage) check(now time.Time) error {
+	f := FieldErrors{}
+	switch n := utf8.RuneCountInString(strings.TrimSpace(in.Subject)); {
+	case !checkText(f, "subject", in.Subject):
+	case n == 0:
+		f.Add("subject", "The subject field is required.")
+	case n > MaxSubjectLength:
+		f.Add("subject", "The subject may not be greater than 200 characters.")
+	case strings.ContainsAny(in.Subject, "\r\n\u0085\u2028\u2029"):
+		f.Add("subject", "The subject may not contain a line break.")
+	}
+	switch n := utf8.RuneCountInString(in.Body); {
+	case !checkText(f, "body", in.Body):
+	case strings.TrimSpace(in.Body) == "":
+		f.Add("body", "The body field is required.")
+	case n > MaxMessageBodyLength:
+		f.Add("body", "The body may not be greater than 20000 characters.")
+	}
+	if checkText(f, "send_at", in.SendAt) && in.SendAt != "" {
+		at, err := time.Parse(time.RFC3339, in.SendAt)
+		switch {
+		case err != nil:
+			f.Add("send_at", "The send at must be an RFC 3339 date and time with an offset, such as 2026-01-05T10:00:00Z.")
+		case at.Before(now.Add(-sendAtGrace)):
+			f.Add("send_at", "The send at may not be in the past.")
+		case at.After(now.Add(MaxSendAhead)):
+			f.Add("send_at", "The send at may not be more than 30 days ahead.")
+		}
+	}
+	return f.Err()
+}
+
+// sendAt is when the message is due: now, or the time asked for.
+func (in NewMessage) sendAt(now time.Time) time.Time {
+	if in.SendAt == "" {
+		return now
+	}
+	at, _ := time.Parse(time.RFC3339, in.SendAt) // checked
+	if at.Before(now) {
+		return now // within the grace
+	}
+	return at.UTC().Truncate(time.Microsecond)
+}
+
+// SendMessage writes an email to a candidate and queues it, due at its
+// send_at; a queue sends it (see Postman). Scope: messages:send. Errors:
+// unauthenticated, insufficient_scope, not_found, validation_failed,
+// forbidden (mail is not configured), conflict (idempotency key in flight).
+func (s *Service) SendMessage(ctx context.Context, jobID, candidateID int64, in NewMessage) (Result[Message], error) {
+	c, err := authorize(ctx, ScopeMessagesSend)
+	if err != nil {
+		return Result[Message]{}, err
+	}
+	k, err := takeKey(OpSendMessage, Ref{Job: jobID, Candidate: candidateID}, &in, &in.Idempotency)
+	if err != nil {
+		return Result[Message]{}, err
+	}
+	return write(s, ctx, c, k, s.loadCandidate(ctx, c, jobID, candidateID), func(tx Tx, cand Candidate) (Message, error) {
+		now := s.now()
+		if err := withUnread(in.Unread, in.check(now)); err != nil {
+			return Message{}, err
+		}
+		if s.mail == nil {
+			return Message{}, Errorf(EForbidden, msgMailOff)
+		}
+		m, err := tx.InsertMessage(ctx, Message{
+			JobID: cand.JobID, CandidateID: cand.ID, To: cand.Email, ReplyTo: c.user.Email,
+			Subject: strings.TrimSpace(in.Subject), Body: in.Body, Status: MessageQueued,
+			SendAt: in.sendAt(now), Author: User{ID: c.user.ID, Name: c.user.Name}, CreatedAt: now,
+		})
+		if err != nil {
+			return Message{}, err
+		}
+		changes := map[string]any{"message_id": m.ID}
+		return m, s.log(ctx, tx, c, cand.TeamID, cand.JobID, ActionCandidateMessaged, SubjectCandidate, cand.ID, changes)
+	})
+}
+
+// MessageCancel is the input of CancelMessage: its key alone.
+type MessageCancel struct {
+	// Idempotency is the key of the call; nil: none.
+	Idempotency *Idempotency
+	// Unread is what a face could not read of the input; nil: all of it.
+	Unread error
+}
+
+// Validate reports what could not be read of the input.
+func (in MessageCancel) Validate() error { return in.Unread }
+
+// CancelMessage cancels a queued message, which is then never sent; a
+// cancelled one is returned unchanged. Scope: messages:send. Errors:
+// unauthenticated, insufficient_scope, not_found, validation_failed (the
+// key), forbidden (the message was sent, or failed), conflict (idempotency
+// key in flight).
+func (s *Service) CancelMessage(ctx context.Context, jobID, candidateID, id int64, in MessageCancel) (Result[Message], error) {
+	c, err := authorize(ctx, ScopeMessagesSend)
+	if err != nil {
+		return Result[Message]{}, err
+	}
+	k, err := takeKey(OpCancelMessage, Ref{Job: jobID, Candidate: candidateID, Message: id}, &in, &in.Idempotency)
+	if err != nil {
+		return Result[Message]{}, err
+	}
+	type target struct {
+		cand Candidate
+		msg  Message
+	}
+	load := func(tx Tx) (target, error) {
+		cand, err := tx.CandidateForUpdate(ctx, c.user.ID, jobID, candidateID)
+		if err != nil {
+			return target{}, err
+		}
+		m, err := tx.MessageForUpdate(ctx, cand.ID, id)
+		return target{cand, m}, err
+	}
+	return write(s, ctx, c, k, load, func(tx Tx, t target) (Message, error) {
+		if err := in.Validate(); err != nil {
+			return Message{}, err
+		}
+		switch t.msg.Status {
+		case MessageCancelled:
+			return t.msg, nil
+		case MessageSent, MessageFailed:
+			return Message{}, Errorf(EForbidden, msgAlreadySent)
+		}
+		t.msg.Status = MessageCancelled
+		if err := tx.CancelMessage(ctx, t.msg.ID); err != nil {
+			return Message{}, err
+		}
+		changes := map[string]any{"message_id": t.msg.ID}
+		return t.msg, s.log(ctx, tx, c, t.cand.TeamID, t.cand.JobID, ActionCandidateMessageCancelled, SubjectCandidate, t.cand.ID, changes)
+	})
+}
+
+// MessageFilter selects a page of a candidate's messages. The zero value
+// selects the first page.
+type MessageFilter struct {
+	Page int // from 1; 0: the first page
+	// Unread is what a face could not read of the input; nil: all of it.
+	Unread error
+}
+
+// Validate reports what is wrong with the filter.
+func (f MessageFilter) Validate() error {
+	bad := FieldErrors{}
+	if f.Page < 0 {
+		bad.Add("page", msgPage)
+	}
+	return withUnread(f.Unread, bad.Err())
+}
+
+// ListMessages returns a page of the messages of a candidate of a job,
+// newest first (created_at, then id). Scope: candidates:read. Errors:
+// unauthenticated, insufficient_scope, not_found, validation_failed (page).
+func (s *Service) ListMessages(ctx context.Context, jobID, candidateID int64, f MessageFilter) (List[Message], error) {
+	c, err := authorize(ctx, ScopeCandidatesRead)
+	if err != nil {
+		return List[Message]{}, err
+	}
+	if bad := f.Validate(); bad != nil {
+		// Not found comes before invalid.
+		if _, err := s.store.Candidate(ctx, c.user.ID, jobID, candidateID); err != nil {
+			return List[Message]{}, err
+		}
+		return List[Message]{}, bad
+	}
+	return s.store.ListMessages(ctx, c.user.ID, jobID, candidateID, max(f.Page, 1))
+}
+
+// Message returns a message of a candidate of a job. Scope:
+// candidates:read. Errors: unauthenticated, insufficient_scope, not_found.
+func (s *Service) Message(ctx context.Context, jobID, candidateID, id int64) (Message, error) {
+	c, err := authorize(ctx, ScopeCandidatesRead)
+	if err != nil {
+		return Message{}, err
+	}
+	return s.store.Message(ctx, c.user.ID, jobID, candidateID, id)
+}

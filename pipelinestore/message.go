@@ -1,0 +1,248 @@
+package pipelinestore
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// messageRow is a message with its job and author, as the queries read it.
+type messageRow struct {
+	ID          int64      `bun:"id"`
+	JobID       int64      `bun:"job_id"`
+	CandidateID int64      `bun:"candidate_id"`
+	Recipient   string     `bun:"recipient"`
+	ReplyTo     string     `bun:"reply_to"`
+	Subject     string     `bun:"subject"`
+	Body        string     `bun:"body"`
+	Status      string     `bun:"status"`
+	SendAt      time.Time  `bun:"send_at"`
+	SentAt      *time.Time `bun:"sent_at"`
+	Attempts    int        `bun:"attempts"`
+	LastError   *string    `bun:"last_error"`
+	CreatedAt   time.Time  `bun:"created_at"`
+	AuthorID    int64      `bun:"author_id"`
+	AuthorName  string     `bun:"author_name"`
+
+	Total int `bun:"total,scanonly"`
+}
+
+func (r messageRow) windowTotal() int { return r.Total }
+
+func (r messageRow) toMessage() pipeline.Message {
+	m := pipeline.Message{
+		ID: r.ID, JobID: r.JobID, CandidateID: r.CandidateID, To: r.Recipient, ReplyTo: r.ReplyTo,
+		Subject: r.Subject, Body: r.Body, Status: r.Status, SendAt: r.SendAt.UTC(), SentAt: utcPtr(r.SentAt),
+		Attempts: r.Attempts, Author: pipeline.User{ID: r.AuthorID, Name: r.AuthorName}, CreatedAt: r.CreatedAt.UTC(),
+	}
+	if r.LastError != nil {
+		m.LastError = *r.LastError
+	}
+	return m
+}
+
+// messageColumns are a message's columns for the domain, on messages m,
+// candidates c and users u.
+const messageColumns = `m.id, c.job_id, m.candidate_id, m.recipient, m.reply_to, m.subject, m.body, m.status,
+	m.send_at, m.sent_at, m.attempts, m.last_error, m.created_at, u.id AS author_id, u.name AS author_name`
+
+const messageFrom = `FROM messages AS m
+JOIN candidates AS c ON c.id = m.candidate_id
+JOIN jobs AS j ON j.id = c.job_id
+JOIN users AS u ON u.id = m.user_id`
+
+var (
+	qInsertMessage = prepared(`INSERT INTO messages
+(candidate_id, user_id, recipient, reply_to, subject, body, status, send_at, attempts, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9) RETURNING id`)
+	qMessagesPage = prepared(`SELECT ` + messageColumns + `, count(*) OVER () AS total
+` + messageFrom + `
+WHERE m.candidate_id = $1 AND c.job_id = $2 AND ` + visible(3) + `
+ORDER BY m.created_at DESC, m.id DESC
+LIMIT ` + strconv.Itoa(pipeline.PageSize) + ` OFFSET $4`)
+	qMessagesCount = prepared(`SELECT (SELECT count(*) FROM messages AS m WHERE m.candidate_id = c.id) AS total
+FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
+WHERE c.id = $1 AND c.job_id = $2 AND ` + visible(3))
+	qMessage = prepared(`SELECT ` + messageColumns + `
+` + messageFrom + `
+WHERE m.id = $1 AND m.candidate_id = $2 AND c.job_id = $3 AND ` + visible(4))
+	qMessageByID = prepared(`SELECT ` + messageColumns + `
+` + messageFrom + `
+WHERE m.id = $1`)
+	qMessageForUpdate = preparedLockingRead(`SELECT `+messageColumns+`
+`+messageFrom+`
+WHERE m.id = $1 AND m.candidate_id = $2`, ` FOR NO KEY UPDATE OF m`)
+	qCancelMessage = prepared(`UPDATE messages SET status = 'cancelled' WHERE id = $1 AND status = 'queued'`)
+	// A retry or a failure is recorded only on a message still queued
+	// (a cancel wins); a sent one whatever it has become meanwhile.
+	qRecordMessageAttempt = prepared(`UPDATE messages SET status = $2, attempts = $3, last_error = COALESCE($4, last_error),
+	sent_at = $5 WHERE id = $1 AND (status = 'queued' OR $2 = 'sent')`)
+)
+
+// InsertMessage stores a message and enqueues its sending, due at its
+// SendAt, in the transaction.
+func (t *tx) InsertMessage(ctx context.Context, m pipeline.Message) (pipeline.Message, error) {
+	m.SendAt, m.CreatedAt = ts(m.SendAt), ts(m.CreatedAt)
+	err := t.run.get(ctx, qInsertMessage, args(m.CandidateID, m.Author.ID, m.To, m.ReplyTo, m.Subject, m.Body,
+		m.Status, m.SendAt, m.CreatedAt), &m.ID)
+	if err != nil {
+		return pipeline.Message{}, formatError(err, "Message")
+	}
+	if err := t.enqueueMessage(ctx, m); err != nil {
+		return pipeline.Message{}, formatError(err, "Message")
+	}
+	return m, nil
+}
+
+// MessageForUpdate returns a message of a candidate, locked.
+func (t *tx) MessageForUpdate(ctx context.Context, candidateID, id int64) (pipeline.Message, error) {
+	var r messageRow
+	if err := t.run.get(ctx, t.lock(qMessageForUpdate), args(id, candidateID), &r); err != nil {
+		return pipeline.Message{}, formatError(err, "Message")
+	}
+	return r.toMessage(), nil
+}
+
+// CancelMessage marks a queued message cancelled.
+func (t *tx) CancelMessage(ctx context.Context, id int64) error {
+	_, err := t.run.exec(ctx, qCancelMessage, id)
+	return formatError(err, "Message")
+}
+
+// ListMessages returns a page of a candidate's messages, newest first,
+// with the count of them all in the same statement; an empty page asks the
+// candidate for the count (or not found).
+func (db *DB) ListMessages(ctx context.Context, viewer, jobID, candidateID int64, page int) (pipeline.List[pipeline.Message], error) {
+	var rows []messageRow
+	err := db.read().all(ctx, qMessagesPage, args(candidateID, jobID, viewer, pipeline.Offset(page)), &rows)
+	if err != nil {
+		return pipeline.List[pipeline.Message]{}, formatError(err, "Message")
+	}
+	list := pageOf(page, rows, messageRow.toMessage)
+	if len(rows) > 0 {
+		return list, nil
+	}
+	if err := db.read().get(ctx, qMessagesCount, args(candidateID, jobID, viewer), &list.Total); err != nil {
+		return pipeline.List[pipeline.Message]{}, formatError(err, "Candidate")
+	}
+	return list, nil
+}
+
+// Message returns a message of a candidate of a job viewer can reach.
+func (db *DB) Message(ctx context.Context, viewer, jobID, candidateID, id int64) (pipeline.Message, error) {
+	var r messageRow
+	if err := db.read().get(ctx, qMessage, args(id, candidateID, jobID, viewer), &r); err != nil {
+		return pipeline.Message{}, formatError(err, "Message")
+	}
+	return r.toMessage(), nil
+}
+
+// MessageToSend returns a message by id, read on the writer so that a
+// cancel just committed is seen.
+func (db *DB) MessageToSend(ctx context.Context, id int64) (pipeline.Message, error) {
+	var r messageRow
+	if err := db.write().get(ctx, qMessageByID, args(id), &r); err != nil {
+		return pipeline.Message{}, formatError(err, "Message")
+	}
+	return r.toMessage(), nil
+}
+
+// RecordMessageAttempt stores the outcome of an attempt.
+func (db *DB) RecordMessageAttempt(ctx context.Context, a pipeline.MessageAttempt) error {
+	var lastError *string
+	if a.Error != "" {
+		lastError = &a.Error
+	}
+	var sentAt *time.Time
+	if a.Status == pipeline.MessageSent {
+		at := ts(a.At)
+		sentAt = &at
+	}
+	_, err := db.write().exec(ctx, qRecordMessageAttempt, a.MessageID, a.Status, a.Attempt, lastError, sentAt)
+	return formatError(err, "Message")
+}
+
+// messageQueue is the River queue of messages to candidates.
+const messageQueue = "messages"
+
+// messageArgs is a message to send as a River job's arguments.
+type messageArgs struct {
+	MessageID int64 `json:"message_id"`
+}
+
+// Kind names the job kind.
+func (messageArgs) Kind() string { return "pipeline_message" }
+
+// InsertOpts puts messages on their queue with the contract's number of
+// attempts.
+func (messageArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: messageQueue, MaxAttempts: pipeline.MaxMailAttempts}
+}
+
+// enqueueMessage inserts the job that sends m, due at its SendAt, after
+// the writes waiting in the batch, which River's statements must follow.
+func (t *tx) enqueueMessage(ctx context.Context, m pipeline.Message) error {
+	if err := t.run.flush(ctx); err != nil {
+		return err
+	}
+	_, err := t.river.InsertTx(ctx, t.run.tx.Tx, messageArgs{MessageID: m.ID}, &river.InsertOpts{ScheduledAt: m.SendAt})
+	return err
+}
+
+// Postman sends messages: pipeline.Postman.
+type Postman interface {
+	// Deliver makes attempt number attempt (from 1) of message id; an
+	// error asks for another attempt.
+	Deliver(ctx context.Context, id int64, attempt int) error
+	// RetryAfter is how long to wait after failed attempt number attempt.
+	RetryAfter(attempt int) (time.Duration, bool)
+	// MaxAttempts is the number of attempts of a message, the first
+	// included.
+	MaxAttempts() int
+}
+
+// messageWorker works River's jobs of messages, on the Postman's schedule.
+type messageWorker struct {
+	river.WorkerDefaults[messageArgs]
+	p Postman
+}
+
+func (w *messageWorker) Work(ctx context.Context, job *river.Job[messageArgs]) error {
+	return w.p.Deliver(ctx, job.Args.MessageID, job.Attempt)
+}
+
+// NextRetry is the Postman's wait after the attempt that failed.
+func (w *messageWorker) NextRetry(job *river.Job[messageArgs]) time.Time {
+	wait, ok := w.p.RetryAfter(job.Attempt)
+	if !ok {
+		wait = pipeline.MailRetrySchedule[len(pipeline.MailRetrySchedule)-1]
+	}
+	return time.Now().Add(wait)
+}
+
+// messageJobTimeout bounds one attempt: the mail's time-out, and the
+// reads and writes around it.
+const messageJobTimeout = pipeline.MailTimeout + 30*time.Second
+
+func (w *messageWorker) Timeout(*river.Job[messageArgs]) time.Duration { return messageJobTimeout }
+
+// addPostman adds the worker and queue of messages to a queue's
+// configuration when cfg has a Postman and workers.
+func addPostman(workers *river.Workers, queues map[string]river.QueueConfig, cfg DeliveryConfig) error {
+	if cfg.Postman == nil || cfg.Workers == 0 {
+		return nil
+	}
+	// A message is queued for the contract's number of attempts: a
+	// longer schedule would promise attempts that never come.
+	if n := cfg.Postman.MaxAttempts(); n > pipeline.MaxMailAttempts {
+		return fmt.Errorf("pipelinestore: a mail schedule of %d attempts exceeds the %d a message is queued for", n, pipeline.MaxMailAttempts)
+	}
+	river.AddWorker(workers, &messageWorker{p: cfg.Postman})
+	queues[messageQueue] = river.QueueConfig{MaxWorkers: cfg.Workers}
+	return nil
+}
