@@ -17,6 +17,9 @@ const (
 	ActionCandidateRated        = "candidate.rated"
 	ActionWebhookCreated        = "webhook.created"
 	ActionWebhookDeleted        = "webhook.deleted"
+	ActionInterviewScheduled    = "interview.scheduled"
+	ActionInterviewRescheduled  = "interview.rescheduled"
+	ActionInterviewCancelled    = "interview.cancelled"
 )
 
 // Actions lists every activity action, in the order of the API document.
@@ -24,6 +27,7 @@ var Actions = []string{
 	ActionJobCreated, ActionJobUpdated, ActionCandidateCreated, ActionCandidateUpdated,
 	ActionCandidateStageChanged, ActionCandidateNoteAdded, ActionCandidateRated,
 	ActionWebhookCreated, ActionWebhookDeleted,
+	ActionInterviewScheduled, ActionInterviewRescheduled, ActionInterviewCancelled,
 }
 
 // Activity subject types.

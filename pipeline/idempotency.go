@@ -92,6 +92,9 @@ func RequestDigest(op Op, r Ref, input any) string {
 	if r.Webhook != 0 {
 		fmt.Fprintf(h, "webhook %d\n", r.Webhook)
 	}
+	if r.Interview != 0 {
+		fmt.Fprintf(h, "interview %d\n", r.Interview)
+	}
 	writeValue(h, reflect.ValueOf(input))
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -29,14 +29,23 @@ const (
 	OpGetWebhook            Op = "get_webhook"
 	OpDeleteWebhook         Op = "delete_webhook"
 	OpListWebhookDeliveries Op = "list_webhook_deliveries"
+
+	OpScheduleInterview   Op = "schedule_interview"
+	OpRescheduleInterview Op = "reschedule_interview"
+	OpCancelInterview     Op = "cancel_interview"
+	OpListInterviews      Op = "list_interviews"
+	OpGetInterview        Op = "get_interview"
+	OpGetInterviewInvite  Op = "get_interview_invite"
+	OpGetAvailability     Op = "get_availability"
 )
 
 // Ref names the records an operation is about: its job and candidate ids,
-// or its webhook's, zero where the operation takes none.
+// its interview's, or its webhook's, zero where the operation takes none.
 type Ref struct {
 	Job       int64
 	Candidate int64
 	Webhook   int64
+	Interview int64
 }
 
 // opTraits are what a face tells of an operation before calling it: the
@@ -68,6 +77,14 @@ var opTraitsOf = map[Op]opTraits{
 	OpGetWebhook:            {scope: ScopeWebhooksWrite},
 	OpDeleteWebhook:         {scope: ScopeWebhooksWrite, writes: true},
 	OpListWebhookDeliveries: {scope: ScopeWebhooksWrite},
+
+	OpScheduleInterview:   {scope: ScopeSchedulingWrite, writes: true},
+	OpRescheduleInterview: {scope: ScopeSchedulingWrite, writes: true},
+	OpCancelInterview:     {scope: ScopeSchedulingWrite, writes: true},
+	OpListInterviews:      {scope: ScopeCandidatesRead},
+	OpGetInterview:        {scope: ScopeCandidatesRead},
+	OpGetInterviewInvite:  {scope: ScopeCandidatesRead},
+	OpGetAvailability:     {scope: ScopeSchedulingWrite},
 }
 
 // Scope is the scope a caller needs for op; "" when any caller may call it.

@@ -14,6 +14,7 @@ type Service struct {
 	tokenTTL time.Duration
 	webhooks WebhookPolicy
 	secrets  *SecretKey // nil: webhooks cannot be created or signed
+	calendar Calendar
 
 	tokens   tokenCache
 	touched  sync.Map // token id → time.Time of the last recorded use
@@ -29,6 +30,7 @@ type options struct {
 	webhooks WebhookPolicy
 	secrets  *SecretKey
 	retries  []time.Duration
+	calendar *Calendar
 }
 
 // WithClock sets the clock; the default is SystemClock.
@@ -63,7 +65,11 @@ func newOptions(opts []Option) options {
 // NewService returns a Service on store.
 func NewService(store Store, opts ...Option) *Service {
 	o := newOptions(opts)
-	return &Service{store: store, clock: o.clock, tokenTTL: o.tokenTTL, webhooks: o.webhooks, secrets: o.secrets}
+	cal := DefaultCalendar()
+	if o.calendar != nil {
+		cal = *o.calendar
+	}
+	return &Service{store: store, clock: o.clock, tokenTTL: o.tokenTTL, webhooks: o.webhooks, secrets: o.secrets, calendar: cal}
 }
 
 // Ping reports whether the storage answers, for readiness checks.
