@@ -466,4 +466,3 @@ func TestService_InterviewInvite(t *testing.T) {
 		assert.ErrorIs(t, err, pipeline.ErrNotFound)
 	})
 }
-
