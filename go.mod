@@ -3,6 +3,7 @@ module github.com/pipeline-dev/pipeline
 go 1.26.8
 
 require (
+	github.com/arran4/golang-ical v0.3.4
 	github.com/getkin/kin-openapi v0.153.0
 	github.com/gin-gonic/gin v1.12.0
 	github.com/google/jsonschema-go v0.4.3
