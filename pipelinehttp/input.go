@@ -126,6 +126,8 @@ func pathID[In any](name string, doc string) param[In] {
 			in.ref.Candidate = id
 		case "webhook":
 			in.ref.Webhook = id
+		case "interview":
+			in.ref.Interview = id
 		}
 	}
 	p := param[In]{name: name, place: inPath, required: true, schema: described(idSchema(), doc)}

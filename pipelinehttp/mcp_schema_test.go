@@ -31,10 +31,17 @@ var mcpOperations = map[pipeline.Op][2]string{
 	pipeline.OpListNotes:       {"GET", "/api/v1/jobs/{job}/candidates/{candidate}/notes"},
 	pipeline.OpRateCandidate:   {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/rating"},
 	pipeline.OpListActivity:    {"GET", "/api/v1/activity"},
+
+	pipeline.OpScheduleInterview:   {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/interviews"},
+	pipeline.OpListInterviews:      {"GET", "/api/v1/jobs/{job}/candidates/{candidate}/interviews"},
+	pipeline.OpGetInterview:        {"GET", "/api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview}"},
+	pipeline.OpRescheduleInterview: {"PATCH", "/api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview}"},
+	pipeline.OpCancelInterview:     {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview}/cancel"},
+	pipeline.OpGetAvailability:     {"GET", "/api/v1/availability"},
 }
 
 // argumentNames are the MCP names of the API's path and header parameters.
-var argumentNames = map[string]string{"job": "job_id", "candidate": "candidate_id", IdempotencyKeyHeader: argKey}
+var argumentNames = map[string]string{"job": "job_id", "candidate": "candidate_id", "interview": "interview_id", IdempotencyKeyHeader: argKey}
 
 // limits are the keywords of a schema that say what a value may be.
 type limits struct {

@@ -103,7 +103,8 @@ func (spec opSpec[In, Out]) serveHTTP(a *api, c *gin.Context) {
 	if spec.created != nil {
 		// FullPath is this route's pattern below wherever the API is
 		// mounted, with the ids of its path filled in.
-		route := strings.NewReplacer(":job", strconv.FormatInt(in.ref.Job, 10)).Replace(c.FullPath())
+		route := strings.NewReplacer(":job", strconv.FormatInt(in.ref.Job, 10),
+			":candidate", strconv.FormatInt(in.ref.Candidate, 10)).Replace(c.FullPath())
 		c.Header("Location", a.basePath+route+"/"+strconv.FormatInt(spec.created(out), 10))
 	}
 	if spec.status == http.StatusNoContent {
@@ -111,7 +112,18 @@ func (spec opSpec[In, Out]) serveHTTP(a *api, c *gin.Context) {
 		c.Writer.WriteHeaderNow()
 		return
 	}
+	if raw, ok := any(out).(rawBody); ok {
+		contentType, body := raw.media()
+		c.Data(spec.status, contentType, body)
+		return
+	}
 	respond(c, spec.status, out)
+}
+
+// rawBody is a success body that HTTP sends as it is, not as JSON: its
+// media type and its bytes (an invitation's iCalendar text).
+type rawBody interface {
+	media() (contentType string, body []byte)
 }
 
 // readRequest reads the operation's input from an HTTP request: the path's
@@ -222,6 +234,7 @@ func fillPath(path string, r pipeline.Ref) string {
 		"{job}", strconv.FormatInt(r.Job, 10),
 		"{candidate}", strconv.FormatInt(r.Candidate, 10),
 		"{webhook}", strconv.FormatInt(r.Webhook, 10),
+		"{interview}", strconv.FormatInt(r.Interview, 10),
 	).Replace(path)
 }
 
