@@ -109,6 +109,7 @@ func (b *baseline) routes() http.Handler {
 	v1.POST("/jobs/:job/candidates", b.intake)
 	v1.POST("/jobs/:job/candidates/:candidate/stage", b.move)
 	v1.POST("/jobs/:job/candidates/:candidate/notes", b.note)
+	v1.POST("/jobs/:job/candidates/:candidate/interviews", b.schedule)
 	return e
 }
 

@@ -73,11 +73,16 @@ type storedResponse struct {
 // the scope and decodes the body's fields, returning what is wrong with
 // them (nil: nothing).
 func newWrite(c *gin.Context, status int, fields ...bodyField) (*write, map[string][]string, bool) {
+	return newWriteAs(c, status, pipeline.ScopeCandidatesWrite, fields...)
+}
+
+// newWriteAs is newWrite of a write that needs scope.
+func newWriteAs(c *gin.Context, status int, scope pipeline.Scope, fields ...bodyField) (*write, map[string][]string, bool) {
 	raw, ok := readBody(c)
 	if !ok {
 		return nil, nil, false
 	}
-	cl, ok := scoped(c, pipeline.ScopeCandidatesWrite)
+	cl, ok := scoped(c, scope)
 	if !ok {
 		return nil, nil, false
 	}

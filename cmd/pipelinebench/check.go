@@ -99,7 +99,10 @@ func (k *checker) check(cases map[string][]*scenario) error {
 	if err := k.checkNotes(); err != nil {
 		return err
 	}
-	return k.checkIntakes()
+	if err := k.checkIntakes(); err != nil {
+		return err
+	}
+	return k.checkSchedules()
 }
 
 // readProbes are the reads beside the scenarios: each error the scenarios'

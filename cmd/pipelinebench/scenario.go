@@ -12,6 +12,7 @@ import (
 // Scenario names, in run order.
 var scenarioNames = []string{
 	"me", "job", "candidates-p1", "candidates-mid", "candidates-stage", "candidates-search", "move", "note", "intake",
+	"schedule", "schedule-conflict",
 }
 
 // Case names, in run order: spread is the main table (every user, many
@@ -170,6 +171,9 @@ func scenarios(w *world, caseName string, only []string, keys *keySource) []*sce
 			body := fmt.Sprintf(`{"name":"Benchmark Intake %d","email":"intake-%s@bench.example"}`, i, key)
 			return intakeRequest(c.users[u].Token, c.intakeJob(u, r), body, key)
 		}},
+	}
+	if caseName != "hot-candidate" { // one candidate cannot be booked at once for every user
+		all = append(all, interviewScenarios(c, caseName, keys)...)
 	}
 	var out []*scenario
 	for _, s := range all {
