@@ -45,8 +45,8 @@
 // plan_cache_mode=force_generic_plan. Both access logs go to files
 // in a temporary directory. The baseline serves what the scenarios use:
 // GET /api/v1/me, GET /api/v1/jobs/:job, GET /api/v1/jobs/:job/candidates,
-// the stage move, the note, the intake (POST /api/v1/jobs/:job/candidates)
-// and GET /readyz. It does the work ours does,
+// the stage move, the note, the intake (POST /api/v1/jobs/:job/candidates),
+// the schedule (POST …/candidates/:candidate/interviews) and GET /readyz. It does the work ours does,
 // written the way a competent author with pgx would, and sends per request:
 //
 //   - every /api/ request: one statement that looks the token up by its
@@ -80,6 +80,18 @@
 //     record (fingerprint pipeline.RequestDigest, as ours); then COMMIT. A
 //     unique violation of the job's emails at the insert answers 422 on
 //     email, as ours.
+//   - a schedule: the write's first round trip as above, with the
+//     interviewers who are members of the job's team and the interview's
+//     id from its sequence; the body judged by the domain's own
+//     NewInterview.Validate, the clock and the candidate's status checked
+//     as ours; then one round trip with the interview, its interviewers
+//     (the exclusion constraints of the schema refuse a clash), its
+//     activity row and the idempotency record; then COMMIT. A clash
+//     (SQLSTATE 23P01) rolls back and reads the busy times in one more
+//     query, answering 409 as ours. The schedule scenario takes each
+//     user's next 15-minute slot (201); schedule-conflict asks for the
+//     user's first slot of the case, which schedule took (409), so it runs
+//     after schedule.
 //
 // Ours sends, for comparison, the limiter's upsert per request and the
 // token's read once a second per token; then nothing more for /me, one
@@ -100,7 +112,9 @@
 // between) must answer the same bytes; notes the same but for the note's id
 // and time; an intake with the same body (ours' candidate is deleted in
 // between) the same but for the id; then the replays, the refusals, the
-// activity rows and the stored responses. A difference aborts the run with both answers.
+// activity rows and the stored responses; a schedule by each server the
+// same but for the id and the times, then a clash with both (the same 409
+// and busy times) and the refusals. A difference aborts the run with both answers.
 //
 // # Load
 //
