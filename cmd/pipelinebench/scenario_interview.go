@@ -46,20 +46,38 @@ func scheduleRequest(token string, t target, interviewer int64, start time.Time,
 // interviewScenarios are schedule, a schedule of the user's next slot
 // (201), and schedule-conflict, a schedule of the user's first slot of the
 // case, which schedule took (409, with the busy times): run schedule first.
+// Only active candidates take interviews, and only a user's own targets,
+// which no other user's requests reach: users without any are left out.
 func interviewScenarios(c *cast, caseName string, keys *keySource) []*scenario {
+	var users []*benchUser
+	var targets [][]target
+	for u, ts := range c.targets {
+		var own []target
+		for _, t := range ts {
+			shared := t.job.Index == 0 && t.cand == reservedCandidates && len(ts) == 1 // the fallback of users without targets
+			if t.job.Active[t.cand] && !shared {
+				own = append(own, t)
+			}
+		}
+		if len(own) > 0 {
+			users, targets = append(users, c.users[u]), append(targets, own)
+		}
+	}
+	if len(users) == 0 {
+		return nil
+	}
+	pick := func(i uint64) (int, uint64) { return int(i % uint64(len(users))), i / uint64(len(users)) }
 	return []*scenario{
 		{name: "schedule", write: true, status: http.StatusCreated, next: func(i uint64) request {
-			u, _ := c.pick(i)
-			user := c.users[u]
-			n := lane(caseName, user.ID).Add(1) - 1
-			t := c.targets[u][uint64(n)%uint64(len(c.targets[u]))]
-			return scheduleRequest(user.Token, t, user.ID, slotAt(caseName, n), keys.next())
+			u, _ := pick(i)
+			n := lane(caseName, users[u].ID).Add(1) - 1
+			t := targets[u][uint64(n)%uint64(len(targets[u]))]
+			return scheduleRequest(users[u].Token, t, users[u].ID, slotAt(caseName, n), keys.next())
 		}},
 		{name: "schedule-conflict", write: true, status: http.StatusConflict, next: func(i uint64) request {
-			u, r := c.pick(i)
-			user := c.users[u]
-			t := c.targets[u][(r+1)%uint64(len(c.targets[u]))]
-			return scheduleRequest(user.Token, t, user.ID, slotAt(caseName, 0), keys.next())
+			u, r := pick(i)
+			t := targets[u][(r+1)%uint64(len(targets[u]))]
+			return scheduleRequest(users[u].Token, t, users[u].ID, slotAt(caseName, 0), keys.next())
 		}},
 	}
 }
