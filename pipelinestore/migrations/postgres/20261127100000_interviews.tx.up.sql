@@ -22,7 +22,11 @@ CREATE INDEX interviews_candidate_start_idx ON interviews (candidate_id, starts_
 --bun:split
 -- Each interviewer of an interview, in the order given, with the
 -- interview's times and whether it is scheduled (active) copied, so that
--- one exclusion constraint per table holds the no-double-booking rule.
+-- one exclusion constraint per table holds the no-double-booking rule: the
+-- candidate's on interviews itself, the interviewers' here. The list of
+-- interviewers is needed anyway; a separate bookings table would repeat
+-- it, and the copy of the times is rewritten with the interviewers on
+-- every change.
 CREATE TABLE interview_interviewers (
     interview_id bigint NOT NULL REFERENCES interviews (id) ON DELETE CASCADE,
     user_id bigint NOT NULL REFERENCES users (id) ON DELETE CASCADE,
