@@ -3,6 +3,7 @@ module github.com/pipeline-dev/pipeline
 go 1.26.8
 
 require (
+	github.com/arran4/golang-ical v0.3.4
 	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6
 	github.com/emersion/go-smtp v0.25.1
 	github.com/getkin/kin-openapi v0.153.0

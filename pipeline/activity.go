@@ -20,6 +20,9 @@ const (
 
 	ActionCandidateMessaged         = "candidate.messaged"
 	ActionCandidateMessageCancelled = "candidate.message_cancelled"
+	ActionInterviewScheduled        = "interview.scheduled"
+	ActionInterviewRescheduled      = "interview.rescheduled"
+	ActionInterviewCancelled        = "interview.cancelled"
 )
 
 // Actions lists every activity action, in the order of the API document.
@@ -28,6 +31,7 @@ var Actions = []string{
 	ActionCandidateStageChanged, ActionCandidateNoteAdded, ActionCandidateRated,
 	ActionWebhookCreated, ActionWebhookDeleted,
 	ActionCandidateMessaged, ActionCandidateMessageCancelled,
+	ActionInterviewScheduled, ActionInterviewRescheduled, ActionInterviewCancelled,
 }
 
 // Activity subject types.

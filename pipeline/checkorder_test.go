@@ -30,7 +30,8 @@ func TestService_CheckOrder(t *testing.T) {
 		for _, u := range unreachable {
 			for _, o := range operations {
 				if o.op == pipeline.OpGetMe || o.op == pipeline.OpListJobs || o.op == pipeline.OpCreateJob ||
-					o.op == pipeline.OpListActivity || o.op == pipeline.OpCreateWebhook || o.op == pipeline.OpListWebhooks {
+					o.op == pipeline.OpListActivity || o.op == pipeline.OpCreateWebhook || o.op == pipeline.OpListWebhooks ||
+					o.op == pipeline.OpGetAvailability {
 					continue // these name no record
 				}
 				if u.p.ref.Job == w.Job("backend") && (o.op == pipeline.OpGetJob || o.op == pipeline.OpUpdateJob ||
@@ -58,7 +59,7 @@ func TestService_CheckOrder(t *testing.T) {
 	})
 	eachWorld(t, "an invalid key before the input", func(t *testing.T, w world) {
 		for _, o := range keyedWrites() {
-			p := reachable(w, newHook(t, w, "olivia", "https://hooks.example.test/"+string(o.op)).ID)
+			p := reachable(t, w, newHook(t, w, "olivia", "https://hooks.example.test/"+string(o.op)).ID)
 			p.valid = false
 			p.idem = &pipeline.Idempotency{Key: ""}
 			err := o.call(w.As(t, "olivia"), w.Svc, p)
@@ -68,7 +69,7 @@ func TestService_CheckOrder(t *testing.T) {
 	})
 	eachWorld(t, "a key used for another request before the input", func(t *testing.T, w world) {
 		for i, o := range keyedWrites() {
-			p := reachable(w, newHook(t, w, "olivia", fmt.Sprintf("https://hooks.example.test/%d", i)).ID)
+			p := reachable(t, w, newHook(t, w, "olivia", fmt.Sprintf("https://hooks.example.test/%d", i)).ID)
 			p.idem = &pipeline.Idempotency{Key: "used-" + string(o.op)}
 			require.NoError(t, o.call(w.As(t, "olivia"), w.Svc, p), o.op)
 			p.valid = false
@@ -131,7 +132,7 @@ func TestService_CheckOrder(t *testing.T) {
 func keyedWrites() []operation {
 	var out []operation
 	for _, o := range operations {
-		if o.op.Writes() && o.op != pipeline.OpDeleteWebhook && o.op != pipeline.OpCancelMessage {
+		if o.op.Writes() && o.op != pipeline.OpDeleteWebhook && o.op != pipeline.OpCancelMessage && o.op != pipeline.OpCancelInterview {
 			out = append(out, o)
 		}
 	}

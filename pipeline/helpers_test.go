@@ -120,6 +120,7 @@ func newHook(t *testing.T, w world, user, url string, events ...string) pipeline
 type probe struct {
 	ref   pipeline.Ref
 	stage int64
+	user  int64 // a member of the caller's team, for availability
 	idem  *pipeline.Idempotency
 	valid bool
 }
@@ -239,26 +240,81 @@ var operations = []operation{
 		_, err := svc.CancelMessage(ctx, p.ref.Job, p.ref.Candidate, p.ref.Message, pipeline.MessageCancel{Idempotency: p.idem})
 		return err
 	}},
+	{pipeline.OpScheduleInterview, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		in := probeInterview(p.user)
+		in.Timezone = pick(p, "UTC", "Nowhere")
+		in.Idempotency = p.idem
+		_, err := svc.ScheduleInterview(ctx, p.ref.Job, p.ref.Candidate, in)
+		return err
+	}},
+	{pipeline.OpRescheduleInterview, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		patch := pipeline.InterviewPatch{Location: new("Room " + strconv.FormatInt(probeSlots.Add(1), 10)), Idempotency: p.idem}
+		if !p.valid {
+			patch.Timezone = new("Nowhere")
+		}
+		_, err := svc.RescheduleInterview(ctx, p.ref.Job, p.ref.Candidate, p.ref.Interview, patch)
+		return err
+	}},
+	{pipeline.OpCancelInterview, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.CancelInterview(ctx, p.ref.Job, p.ref.Candidate, p.ref.Interview, pipeline.InterviewCancellation{Idempotency: p.idem})
+		return err
+	}},
+	{pipeline.OpListInterviews, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.ListInterviews(ctx, p.ref.Job, p.ref.Candidate, pipeline.InterviewFilter{Page: pick(p, 1, -1)})
+		return err
+	}},
+	{pipeline.OpGetInterview, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.Interview(ctx, p.ref.Job, p.ref.Candidate, p.ref.Interview)
+		return err
+	}},
+	{pipeline.OpGetInterviewInvite, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.InterviewInvite(ctx, p.ref.Job, p.ref.Candidate, p.ref.Interview)
+		return err
+	}},
+	{pipeline.OpGetAvailability, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		from := time.Now().UTC().Truncate(time.Second)
+		_, err := svc.Availability(ctx, pipeline.AvailabilityQuery{UserIDs: []int64{p.user},
+			From: from.Format(time.RFC3339), To: from.Add(pick(p, time.Hour, 32*24*time.Hour)).Format(time.RFC3339)})
+		return err
+	}},
+}
+
+// probeSlots numbers the probes' interviews, each an hour of its own, and
+// their changes.
+var probeSlots atomic.Int64
+
+// probeInterview is an hour's interview with the interviewer user, at a
+// time no other probe's takes.
+func probeInterview(user int64) pipeline.NewInterview {
+	start := time.Now().UTC().Truncate(time.Hour).Add(time.Duration(24+probeSlots.Add(1)) * time.Hour)
+	return pipeline.NewInterview{Start: start.Format(time.RFC3339), End: start.Add(time.Hour).Format(time.RFC3339),
+		InterviewerIDs: []int64{user}}
 }
 
 // probeEmails numbers the emails of the probes' intakes.
 var probeEmails atomic.Int64
 
 // reachable is a probe at records olivia reaches: the backend job, its
-// candidate ada, a stage of that job for a move, the webhook hook, and a
-// queued message to ada made for the probe.
-func reachable(w world, hook int64) probe {
+// candidate ada, a stage of that job for a move, the webhook hook, a
+// queued message to ada made for the probe, and an interview of ada that
+// olivia schedules for it.
+func reachable(t *testing.T, w world, hook int64) probe {
+	t.Helper()
+	job, ada := w.Job("backend"), w.Res.Candidates["ada"]
+	iv, err := w.Svc.ScheduleInterview(w.As(t, "olivia"), job, ada, probeInterview(w.User("olivia")))
+	require.NoError(t, err)
 	return probe{
-		ref: pipeline.Ref{Job: w.Job("backend"), Candidate: w.Res.Candidates["ada"], Webhook: hook,
-			Message: probeMessage(w)},
+		ref:   pipeline.Ref{Job: job, Candidate: ada, Webhook: hook, Message: probeMessage(w), Interview: iv.Value.ID},
 		stage: w.Res.Stages["backend"]["Interview"],
+		user:  w.User("olivia"),
 		valid: true,
 	}
 }
 
 // nowhere is a probe at records nobody reaches, with an invalid input.
 func nowhere() probe {
-	return probe{ref: pipeline.Ref{Job: missing, Candidate: missing, Webhook: missing, Message: missing}, stage: missing}
+	return probe{ref: pipeline.Ref{Job: missing, Candidate: missing, Webhook: missing, Message: missing, Interview: missing},
+		stage: missing, user: missing}
 }
 
 // probeMessage queues a message from olivia to ada on backend, and returns

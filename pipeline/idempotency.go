@@ -95,6 +95,9 @@ func RequestDigest(op Op, r Ref, input any) string {
 	if r.Message != 0 {
 		fmt.Fprintf(h, "message %d\n", r.Message)
 	}
+	if r.Interview != 0 {
+		fmt.Fprintf(h, "interview %d\n", r.Interview)
+	}
 	writeValue(h, reflect.ValueOf(input))
 	return hex.EncodeToString(h.Sum(nil))
 }

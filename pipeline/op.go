@@ -34,15 +34,25 @@ const (
 	OpListMessages  Op = "list_messages"
 	OpGetMessage    Op = "get_message"
 	OpCancelMessage Op = "cancel_message"
+
+	OpScheduleInterview   Op = "schedule_interview"
+	OpRescheduleInterview Op = "reschedule_interview"
+	OpCancelInterview     Op = "cancel_interview"
+	OpListInterviews      Op = "list_interviews"
+	OpGetInterview        Op = "get_interview"
+	OpGetInterviewInvite  Op = "get_interview_invite"
+	OpGetAvailability     Op = "get_availability"
 )
 
 // Ref names the records an operation is about: its job and candidate ids,
-// or its webhook's, and its message's, zero where the operation takes none.
+// its interview's or its message's, or its webhook's, zero where the
+// operation takes none.
 type Ref struct {
 	Job       int64
 	Candidate int64
 	Webhook   int64
 	Message   int64
+	Interview int64
 }
 
 // opTraits are what a face tells of an operation before calling it: the
@@ -75,10 +85,17 @@ var opTraitsOf = map[Op]opTraits{
 	OpDeleteWebhook:         {scope: ScopeWebhooksWrite, writes: true},
 	OpListWebhookDeliveries: {scope: ScopeWebhooksWrite},
 
-	OpSendMessage:   {scope: ScopeMessagesSend, writes: true},
-	OpListMessages:  {scope: ScopeCandidatesRead},
-	OpGetMessage:    {scope: ScopeCandidatesRead},
-	OpCancelMessage: {scope: ScopeMessagesSend, writes: true},
+	OpSendMessage:         {scope: ScopeMessagesSend, writes: true},
+	OpListMessages:        {scope: ScopeCandidatesRead},
+	OpGetMessage:          {scope: ScopeCandidatesRead},
+	OpCancelMessage:       {scope: ScopeMessagesSend, writes: true},
+	OpScheduleInterview:   {scope: ScopeSchedulingWrite, writes: true},
+	OpRescheduleInterview: {scope: ScopeSchedulingWrite, writes: true},
+	OpCancelInterview:     {scope: ScopeSchedulingWrite, writes: true},
+	OpListInterviews:      {scope: ScopeCandidatesRead},
+	OpGetInterview:        {scope: ScopeCandidatesRead},
+	OpGetInterviewInvite:  {scope: ScopeCandidatesRead},
+	OpGetAvailability:     {scope: ScopeSchedulingWrite},
 }
 
 // Scope is the scope a caller needs for op; "" when any caller may call it.

@@ -34,7 +34,7 @@ func TestService_ScopeCheck(t *testing.T) {
 	eachWorld(t, "its scope alone is enough", func(t *testing.T, w world) {
 		for _, o := range operations {
 			// A webhook of its own for each operation, since one deletes it.
-			p := reachable(w, newHook(t, w, "olivia", "https://hooks.example.test/"+string(o.op)).ID)
+			p := reachable(t, w, newHook(t, w, "olivia", "https://hooks.example.test/"+string(o.op)).ID)
 			var scopes []pipeline.Scope
 			if s := o.op.Scope(); s != "" {
 				scopes = append(scopes, s)

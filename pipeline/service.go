@@ -15,6 +15,7 @@ type Service struct {
 	webhooks WebhookPolicy
 	secrets  *SecretKey  // nil: webhooks cannot be created or signed
 	mail     *MailConfig // nil: messages cannot be sent
+	calendar Calendar
 
 	tokens   tokenCache
 	touched  sync.Map // token id → time.Time of the last recorded use
@@ -33,6 +34,7 @@ type options struct {
 
 	mail        *MailConfig
 	mailRetries []time.Duration
+	calendar    *Calendar
 }
 
 // WithClock sets the clock; the default is SystemClock.
@@ -67,7 +69,11 @@ func newOptions(opts []Option) options {
 // NewService returns a Service on store.
 func NewService(store Store, opts ...Option) *Service {
 	o := newOptions(opts)
-	return &Service{store: store, clock: o.clock, tokenTTL: o.tokenTTL, webhooks: o.webhooks, secrets: o.secrets, mail: o.mail}
+	cal := DefaultCalendar()
+	if o.calendar != nil {
+		cal = *o.calendar
+	}
+	return &Service{store: store, clock: o.clock, tokenTTL: o.tokenTTL, webhooks: o.webhooks, secrets: o.secrets, mail: o.mail, calendar: cal}
 }
 
 // Ping reports whether the storage answers, for readiness checks.

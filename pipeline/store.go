@@ -114,6 +114,18 @@ type Store interface {
 	// sent outcome changes a message no longer queued (a cancel that came
 	// while it was being sent): the mail is out.
 	RecordMessageAttempt(ctx context.Context, a MessageAttempt) error
+	// Interview returns an interview of a candidate of a job viewer can
+	// reach, with its interviewers.
+	Interview(ctx context.Context, viewer, jobID, candidateID, id int64) (Interview, error)
+	// ListInterviews returns a page of the interviews of a candidate of a
+	// job viewer can reach, by start, then id.
+	ListInterviews(ctx context.Context, viewer, jobID, candidateID int64, page int) (List[Interview], error)
+	// BusyTimes returns the times of the scheduled interviews q selects,
+	// by start.
+	BusyTimes(ctx context.Context, q BusyQuery) ([]Busy, error)
+	// TeamUsers returns the users among ids who are members of a team, in
+	// the order of ids.
+	TeamUsers(ctx context.Context, teamID int64, ids []int64) ([]User, error)
 }
 
 // KeyClaim is a team's idempotency key claimed by a write transaction
@@ -232,4 +244,19 @@ type Tx interface {
 	MessageForUpdate(ctx context.Context, candidateID, id int64) (Message, error)
 	// CancelMessage marks a message locked by MessageForUpdate cancelled.
 	CancelMessage(ctx context.Context, id int64) error
+	// TeamUsers is Store.TeamUsers inside the transaction.
+	TeamUsers(ctx context.Context, teamID int64, ids []int64) ([]User, error)
+	// InterviewForUpdate returns an interview of a candidate of a job
+	// viewer can reach, with its interviewers and its candidate's name,
+	// email and status, locked.
+	InterviewForUpdate(ctx context.Context, viewer, jobID, candidateID, id int64) (Interview, error)
+	// InsertInterview stores an interview with its interviewers and
+	// returns it with its id. Errors: ErrBooked (a scheduled interview of
+	// an interviewer or of the candidate overlaps it), here or when the
+	// transaction ends.
+	InsertInterview(ctx context.Context, iv Interview) (Interview, error)
+	// UpdateInterview stores the times, time zone, location, video URL,
+	// interviewers, status, sequence and updated_at of an interview locked
+	// by InterviewForUpdate. Errors: ErrBooked, as InsertInterview.
+	UpdateInterview(ctx context.Context, iv Interview) error
 }

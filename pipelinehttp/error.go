@@ -64,10 +64,12 @@ var fixedMessages = map[string]string{
 }
 
 // withDetails are the codes whose envelope carries details; every other
-// code has details null.
+// code has details null. A conflict has details only for a double-booked
+// interview (its busy times); other conflicts have none.
 var withDetails = map[string]bool{
 	pipeline.EValidation:        true,
 	pipeline.EInsufficientScope: true,
+	pipeline.EConflict:          true,
 }
 
 var (

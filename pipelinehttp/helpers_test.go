@@ -208,7 +208,8 @@ func unmounted(req *http.Request) *http.Request {
 }
 
 // checkErrorEnvelope checks {error:{code,message,details}} with details null
-// except for validation_failed and insufficient_scope.
+// except for validation_failed and insufficient_scope, and a conflict of a
+// double-booked interview (its busy times alone).
 func checkErrorEnvelope(t *testing.T, r *Response) {
 	t.Helper()
 	obj := r.Object(t)
@@ -222,6 +223,10 @@ func checkErrorEnvelope(t *testing.T, r *Response) {
 	switch e["code"] {
 	case pipeline.EValidation, pipeline.EInsufficientScope:
 		assert.IsType(t, map[string]any{}, e["details"], "details of %s", e["code"])
+	case pipeline.EConflict:
+		if e["details"] != nil {
+			assert.Equal(t, []string{"busy"}, keys(e["details"].(map[string]any)), "details of a conflict")
+		}
 	default:
 		assert.Nil(t, e["details"], "details of %s", e["code"])
 	}

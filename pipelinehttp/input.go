@@ -128,6 +128,8 @@ func pathID[In any](name string, doc string) param[In] {
 			in.ref.Webhook = id
 		case "message":
 			in.ref.Message = id
+		case "interview":
+			in.ref.Interview = id
 		}
 	}
 	p := param[In]{name: name, place: inPath, required: true, schema: described(idSchema(), doc)}

@@ -32,14 +32,20 @@ var mcpOperations = map[pipeline.Op][2]string{
 	pipeline.OpRateCandidate:   {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/rating"},
 	pipeline.OpListActivity:    {"GET", "/api/v1/activity"},
 
-	pipeline.OpSendMessage:   {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/messages"},
-	pipeline.OpListMessages:  {"GET", "/api/v1/jobs/{job}/candidates/{candidate}/messages"},
-	pipeline.OpGetMessage:    {"GET", "/api/v1/jobs/{job}/candidates/{candidate}/messages/{message}"},
-	pipeline.OpCancelMessage: {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/cancel"},
+	pipeline.OpSendMessage:         {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/messages"},
+	pipeline.OpListMessages:        {"GET", "/api/v1/jobs/{job}/candidates/{candidate}/messages"},
+	pipeline.OpGetMessage:          {"GET", "/api/v1/jobs/{job}/candidates/{candidate}/messages/{message}"},
+	pipeline.OpCancelMessage:       {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/cancel"},
+	pipeline.OpScheduleInterview:   {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/interviews"},
+	pipeline.OpListInterviews:      {"GET", "/api/v1/jobs/{job}/candidates/{candidate}/interviews"},
+	pipeline.OpGetInterview:        {"GET", "/api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview}"},
+	pipeline.OpRescheduleInterview: {"PATCH", "/api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview}"},
+	pipeline.OpCancelInterview:     {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview}/cancel"},
+	pipeline.OpGetAvailability:     {"GET", "/api/v1/availability"},
 }
 
 // argumentNames are the MCP names of the API's path and header parameters.
-var argumentNames = map[string]string{"job": "job_id", "candidate": "candidate_id", "message": "message_id", IdempotencyKeyHeader: argKey}
+var argumentNames = map[string]string{"job": "job_id", "candidate": "candidate_id", "message": "message_id", "interview": "interview_id", IdempotencyKeyHeader: argKey}
 
 // limits are the keywords of a schema that say what a value may be.
 type limits struct {

@@ -20,11 +20,12 @@ import (
 func TestMCP_ToolsList(t *testing.T) {
 	all := []string{"get_me", "list_jobs", "get_job", "create_job", "update_job", "list_stages",
 		"list_candidates", "add_candidate", "get_candidate", "update_candidate", "move_candidate", "add_note", "list_notes",
-		"rate_candidate", "list_activity", "send_message", "list_messages", "get_message", "cancel_message"}
+		"rate_candidate", "list_activity", "send_message", "list_messages", "get_message", "cancel_message",
+		"schedule_interview", "list_interviews", "get_interview", "reschedule_interview", "cancel_interview", "get_availability"}
 	cases := map[string][]string{
 		"olivia":                 all,
 		"olivia_jobs_read":       {"get_me", "list_jobs", "get_job", "list_stages"},
-		"olivia_candidates_read": {"get_me", "list_candidates", "get_candidate", "list_notes", "list_messages", "get_message"},
+		"olivia_candidates_read": {"get_me", "list_candidates", "get_candidate", "list_notes", "list_messages", "get_message", "list_interviews", "get_interview"},
 		"olivia_messages":        {"get_me", "send_message", "cancel_message"},
 	}
 	eachEnv(t, func(t *testing.T, e *env) {
@@ -51,7 +52,7 @@ func TestMCP_ToolAnnotations(t *testing.T) {
 				assert.False(t, *a.DestructiveHint, "%s destructiveHint", tool.Name)
 			}
 			wantIdempotent := op == pipeline.OpMoveCandidate || op == pipeline.OpRateCandidate || op == pipeline.OpUpdateCandidate ||
-				op == pipeline.OpCancelMessage
+				op == pipeline.OpCancelMessage || op == pipeline.OpRescheduleInterview || op == pipeline.OpCancelInterview
 			assert.Equal(t, wantIdempotent, a.IdempotentHint, "%s idempotentHint", tool.Name)
 			assert.NotEmpty(t, tool.Description, tool.Name)
 			assert.NotNil(t, tool.InputSchema, tool.Name)

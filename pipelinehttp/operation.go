@@ -112,7 +112,18 @@ func (spec opSpec[In, Out]) serveHTTP(a *api, c *gin.Context) {
 		c.Writer.WriteHeaderNow()
 		return
 	}
+	if raw, ok := any(out).(rawBody); ok {
+		contentType, body := raw.media()
+		c.Data(spec.status, contentType, body)
+		return
+	}
 	respond(c, spec.status, out)
+}
+
+// rawBody is a success body that HTTP sends as it is, not as JSON: its
+// media type and its bytes (an invitation's iCalendar text).
+type rawBody interface {
+	media() (contentType string, body []byte)
 }
 
 // readRequest reads the operation's input from an HTTP request: the path's
@@ -224,6 +235,7 @@ func fillPath(path string, r pipeline.Ref) string {
 		"{candidate}", strconv.FormatInt(r.Candidate, 10),
 		"{webhook}", strconv.FormatInt(r.Webhook, 10),
 		"{message}", strconv.FormatInt(r.Message, 10),
+		"{interview}", strconv.FormatInt(r.Interview, 10),
 	).Replace(path)
 }
 

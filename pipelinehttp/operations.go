@@ -176,6 +176,13 @@ var operations = append([]operation{
 			return listOf(in.self, nil, l, newDeliveryItem), false, err
 		},
 	}),
+	scheduleInterviewOperation,
+	listInterviewsOperation,
+	getInterviewOperation,
+	rescheduleInterviewOperation,
+	cancelInterviewOperation,
+	getInterviewInviteOperation,
+	getAvailabilityOperation,
 }, messageOperations...)
 
 // onCandidate is the call of a write on a candidate: method, given the

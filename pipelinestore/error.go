@@ -21,7 +21,9 @@ import (
 // a database that cannot be reached or does not answer in time is
 // unavailable, no rows is not_found, a unique violation is conflict (but
 // a taken email of a job's candidate is pipeline.ErrEmailTaken, for the
-// domain to answer), anything else is returned as is (an internal fault).
+// domain to answer), an exclusion violation (the interviews' no double
+// booking) is pipeline.ErrBooked, anything else is returned as is (an
+// internal fault).
 // what names the record for the not_found message.
 func formatError(err error, what string) error {
 	if err == nil {
@@ -36,6 +38,9 @@ func formatError(err error, what string) error {
 	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return pipeline.Errorf(pipeline.ENotFound, "%s not found.", what)
+	}
+	if exclusionViolation(err) {
+		return pipeline.ErrBooked
 	}
 	if uniqueViolation(err) {
 		if candidateEmailViolation(err) {
@@ -128,6 +133,13 @@ func unavailable(err error) bool {
 		}
 	}
 	return false
+}
+
+// exclusionViolation reports whether err is PostgreSQL's refusal of a row
+// that an exclusion constraint excludes (SQLSTATE 23P01).
+func exclusionViolation(err error) bool {
+	var pgErr pgdriver.Error
+	return errors.As(err, &pgErr) && pgErr.Field('C') == "23P01"
 }
 
 func uniqueViolation(err error) bool {

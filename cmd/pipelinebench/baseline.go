@@ -125,6 +125,7 @@ func (b *baseline) routes() http.Handler {
 	v1.POST("/jobs/:job/candidates/:candidate/stage", b.move)
 	v1.POST("/jobs/:job/candidates/:candidate/notes", b.note)
 	v1.POST("/jobs/:job/candidates/:candidate/messages", b.message)
+	v1.POST("/jobs/:job/candidates/:candidate/interviews", b.schedule)
 	return e
 }
 

@@ -82,7 +82,7 @@ func loadCandidates(ctx context.Context, conn *pgx.Conn, jobs []*benchJob) error
 	for i, j := range jobs {
 		byID[j.ID], ids[i] = j, j.ID
 	}
-	rows, err := conn.Query(ctx, `SELECT c.job_id, c.id, s.position FROM candidates AS c
+	rows, err := conn.Query(ctx, `SELECT c.job_id, c.id, s.position, c.status = 'active' FROM candidates AS c
 JOIN stages AS s ON s.id = c.stage_id WHERE c.job_id = ANY($1) ORDER BY c.job_id, c.id`, ids)
 	if err != nil {
 		return err
@@ -91,10 +91,12 @@ JOIN stages AS s ON s.id = c.stage_id WHERE c.job_id = ANY($1) ORDER BY c.job_id
 	for rows.Next() {
 		var job, id int64
 		var pos int32
-		if err := rows.Scan(&job, &id, &pos); err != nil {
+		var active bool
+		if err := rows.Scan(&job, &id, &pos, &active); err != nil {
 			return err
 		}
 		byID[job].Cands = append(byID[job].Cands, id)
+		byID[job].Active = append(byID[job].Active, active)
 		positions[job] = append(positions[job], pos)
 	}
 	if err := rows.Err(); err != nil {

@@ -108,7 +108,10 @@ func (k *checker) check(cases map[string][]*scenario) error {
 	if err := k.checkIntakes(); err != nil {
 		return err
 	}
-	return k.checkMessages()
+	if err := k.checkMessages(); err != nil {
+		return err
+	}
+	return k.checkSchedules()
 }
 
 // readProbes are the reads beside the scenarios: each error the scenarios'

@@ -47,7 +47,8 @@
 // in a temporary directory. The baseline serves what the scenarios use:
 // GET /api/v1/me, GET /api/v1/jobs/:job, GET /api/v1/jobs/:job/candidates,
 // the stage move, the note, the intake (POST /api/v1/jobs/:job/candidates),
-// the message (POST .../candidates/:candidate/messages) and GET /readyz. It does the work ours does,
+// the message (POST .../candidates/:candidate/messages), the schedule
+// (POST …/candidates/:candidate/interviews) and GET /readyz. It does the work ours does,
 // written the way a competent author with pgx would, and sends per request:
 //
 //   - every /api/ request: one statement that looks the token up by its
@@ -87,6 +88,18 @@
 //     message row, its River job row (River's table, the messages queue),
 //     its activity row and the idempotency record; then COMMIT. Only the
 //     write is measured: neither server sends the mail.
+//   - a schedule: the write's first round trip as above, with the
+//     interviewers who are members of the job's team and the interview's
+//     id from its sequence; the body judged by the domain's own
+//     NewInterview.Validate, the clock and the candidate's status checked
+//     as ours; then one round trip with the interview, its interviewers
+//     (the exclusion constraints of the schema refuse a clash), its
+//     activity row and the idempotency record; then COMMIT. A clash
+//     (SQLSTATE 23P01) rolls back and reads the busy times in one more
+//     query, answering 409 as ours. The schedule scenario takes each
+//     user's next 15-minute slot (201); schedule-conflict asks for the
+//     user's first slot of the case, which schedule took (409), so it runs
+//     after schedule.
 //
 // Ours sends, for comparison, the limiter's upsert per request and the
 // token's read once a second per token; then nothing more for /me, one
@@ -107,8 +120,10 @@
 // between) must answer the same bytes; notes the same but for the note's id
 // and time; an intake with the same body (ours' candidate is deleted in
 // between) the same but for the id; a message the same but for its id and
-// times; then the replays, the refusals, the
-// activity rows and the stored responses. A difference aborts the run with both answers.
+// times; then the replays, the refusals, the activity rows and the stored
+// responses; a schedule by each server the same but for the id and the
+// times, then a clash with both (the same 409 and busy times) and the
+// refusals. A difference aborts the run with both answers.
 //
 // # Load
 //

@@ -13,6 +13,7 @@ import (
 var scenarioNames = []string{
 	"me", "job", "candidates-p1", "candidates-mid", "candidates-stage", "candidates-search", "move", "note", "intake",
 	"message",
+	"schedule", "schedule-conflict",
 }
 
 // Case names, in run order: spread is the main table (every user, many
@@ -180,6 +181,9 @@ func scenarios(w *world, caseName string, only []string, keys *keySource) []*sce
 			t := c.targets[u][r%uint64(len(c.targets[u]))]
 			return messageRequest(c.users[u].Token, t, fmt.Sprintf("Benchmark message %d", i), keys.next())
 		}},
+	}
+	if caseName != "hot-candidate" { // one candidate cannot be booked at once for every user
+		all = append(all, interviewScenarios(c, caseName, keys)...)
 	}
 	var out []*scenario
 	for _, s := range all {

@@ -58,6 +58,7 @@ type benchJob struct {
 	Stages []int64 // stage ids in pipeline order
 	Size   int     // number of candidates
 	Cands  []int64 // candidate ids, oldest first (only for the jobs of the load)
+	Active []bool  // whether each candidate is active, whom interviews may be scheduled for
 	// Pos is each candidate's current stage position as the load generator
 	// last set it, so that a move goes somewhere else.
 	Pos []atomic.Int32

@@ -146,8 +146,10 @@ func installExtensions(ctx context.Context, admin *sql.DB) error {
 	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext('pipelinestore.storetest.extensions'))"); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, "CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public"); err != nil {
-		return err
+	for _, ext := range []string{"pg_trgm", "btree_gist"} {
+		if _, err := tx.ExecContext(ctx, "CREATE EXTENSION IF NOT EXISTS "+ext+" SCHEMA public"); err != nil {
+			return err
+		}
 	}
 	return tx.Commit()
 }

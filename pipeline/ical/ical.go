@@ -1,0 +1,120 @@
+// Package ical writes an interview's invitation as an iCalendar object
+// (RFC 5545) with its iTIP method (RFC 5546): what GET …/invite.ics
+// answers, and what invitation emails carry. It is the edge where the
+// domain meets the iCalendar library, so package pipeline imports none.
+package ical
+
+import (
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	ics "github.com/arran4/golang-ical"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// ContentType is the media type of what Render writes.
+const ContentType = "text/calendar; charset=utf-8"
+
+// productID names the software that wrote the object.
+const productID = "-//pipeline-dev//pipeline interviews//EN"
+
+// Render writes the invitation as an iCalendar object: METHOD:REQUEST for a
+// scheduled interview, METHOD:CANCEL with STATUS:CANCELLED for a cancelled
+// one; the event's UID is the invitation's, its SEQUENCE the interview's;
+// DTSTART and DTEND are in UTC, the interview's time zone named for
+// display (X-WR-TIMEZONE and the description); the organizer and each
+// interviewer and the candidate are named. The same invitation always
+// gives the same bytes: DTSTAMP is the interview's last change.
+func Render(inv pipeline.Invitation) []byte {
+	iv := inv.Interview
+	cal := ics.NewCalendarFor("pipeline")
+	cal.SetProductId(productID)
+	cal.SetCalscale("GREGORIAN")
+	cal.SetXWRTimezone(iv.Timezone)
+	cal.SetMethod(ics.MethodRequest)
+	status := ics.ObjectStatusConfirmed
+	if inv.Method == pipeline.MethodCancel {
+		cal.SetMethod(ics.MethodCancel)
+		status = ics.ObjectStatusCancelled
+	}
+	ev := cal.AddEvent(inv.UID)
+	ev.SetDtStampTime(iv.UpdatedAt)
+	ev.SetCreatedTime(iv.CreatedAt)
+	ev.SetModifiedAt(iv.UpdatedAt)
+	ev.SetSequence(iv.Sequence)
+	ev.SetStartAt(iv.Start)
+	ev.SetEndAt(iv.End)
+	ev.SetStatus(status)
+	ev.SetSummary(text("Interview with " + iv.CandidateName))
+	ev.SetDescription(text(description(iv)))
+	if iv.Location != "" {
+		ev.SetLocation(text(iv.Location))
+	}
+	if iv.VideoURL != "" {
+		ev.SetURL(iv.VideoURL)
+	}
+	ev.SetOrganizer(inv.Organizer.Email, ics.WithCN(name(inv.Organizer.Name)))
+	for _, u := range iv.Interviewers {
+		ev.AddAttendee(u.Email, attendee(u.Name, ics.ParticipationRoleReqParticipant)...)
+	}
+	ev.AddAttendee(iv.CandidateEmail, attendee(iv.CandidateName, ics.ParticipationRoleReqParticipant)...)
+	return []byte(cal.Serialize(ics.WithNewLineWindows))
+}
+
+// attendee are the parameters of an attendee who is asked to answer.
+func attendee(cn string, role ics.ParticipationRole) []ics.PropertyParameter {
+	return []ics.PropertyParameter{
+		ics.WithCN(name(cn)), role, ics.ParticipationStatusNeedsAction, ics.CalendarUserTypeIndividual, ics.WithRSVP(true),
+	}
+}
+
+// description tells the time in the interview's time zone, for people
+// whose calendar shows another, and the video link.
+func description(iv pipeline.Interview) string {
+	var b strings.Builder
+	loc, err := time.LoadLocation(iv.Timezone)
+	if err != nil {
+		loc = time.UTC
+	}
+	start, end := iv.Start.In(loc), iv.End.In(loc)
+	b.WriteString("Interview with " + iv.CandidateName + ", " + start.Format("Monday 2 January 2006, 15:04") + "–" +
+		end.Format("15:04") + " (" + iv.Timezone + ").")
+	if iv.VideoURL != "" {
+		b.WriteString("\nVideo: " + iv.VideoURL)
+	}
+	if iv.Location != "" {
+		b.WriteString("\nLocation: " + iv.Location)
+	}
+	b.WriteString("\nInterviewers: ")
+	for i, u := range iv.Interviewers {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(u.Name)
+	}
+	b.WriteString("\nSequence " + strconv.Itoa(iv.Sequence) + ".")
+	return b.String()
+}
+
+// text is s with its line breaks as the line feeds that TEXT values
+// escape, and no other control character, which could end a line.
+func text(s string) string {
+	s = strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(s)
+	return strings.Map(func(r rune) rune {
+		if r != '\n' && unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// name is a display name as a parameter value may hold it: parameter
+// values cannot escape quotes, commas, semicolons or colons, so those
+// become spaces or typographic quotes, and control characters go.
+func name(s string) string {
+	s = strings.NewReplacer(`"`, "”", `'`, "’", ",", " ", ";", " ", ":", " ", `\`, " ").Replace(s)
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+}

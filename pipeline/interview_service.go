@@ -1,0 +1,329 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+)
+
+// SubjectInterview is the subject type of the interview.* activity entries.
+const SubjectInterview = "interview"
+
+// ScheduleInterview schedules an interview of a candidate of a job and
+// returns it, scheduled, at sequence 0. Scope: scheduling:write. Errors:
+// unauthenticated, insufficient_scope, not_found, validation_failed (the
+// fields; an interviewer who is not a member of the job's team), forbidden
+// (the candidate is not active), conflict (an interviewer or the candidate
+// is booked at that time, with the busy times as details; idempotency key
+// in flight).
+func (s *Service) ScheduleInterview(ctx context.Context, jobID, candidateID int64, in NewInterview) (Result[Interview], error) {
+	c, err := authorize(ctx, ScopeSchedulingWrite)
+	if err != nil {
+		return Result[Interview]{}, err
+	}
+	k, err := takeKey(OpScheduleInterview, Ref{Job: jobID, Candidate: candidateID}, &in, &in.Idempotency)
+	if err != nil {
+		return Result[Interview]{}, err
+	}
+	var booking BusyQuery
+	res, err := write(s, ctx, c, k, s.loadCandidate(ctx, c, jobID, candidateID), func(tx Tx, cand Candidate) (Interview, error) {
+		now := s.now()
+		iv := Interview{JobID: cand.JobID, CandidateID: cand.ID, TeamID: cand.TeamID, CandidateStatus: cand.Status,
+			CandidateName: cand.Name, CandidateEmail: cand.Email, Status: InterviewScheduled,
+			CreatedBy: c.user, CreatedAt: now, UpdatedAt: now}
+		if err := s.checkSlot(ctx, tx, &iv, in.slot(), in.Unread, now); err != nil {
+			return Interview{}, err
+		}
+		booking = iv.booking()
+		iv, err := tx.InsertInterview(ctx, iv)
+		if err != nil {
+			return Interview{}, err
+		}
+		return iv, s.logInterview(ctx, tx, c, iv, ActionInterviewScheduled, scheduledChanges(iv))
+	})
+	return res, s.booked(ctx, err, booking)
+}
+
+// checkSlot checks the fields sc of iv as they are to be, and sets them on
+// iv: the fields themselves, then whether the interviewers are members of
+// the team (validation_failed), then whether the candidate is active
+// (forbidden).
+func (s *Service) checkSlot(ctx context.Context, tx Tx, iv *Interview, sc slotCheck, unread error, now time.Time) error {
+	f := FieldErrors{}
+	start, end := sc.check(f, now)
+	if err := withUnread(unread, f.Err()); err != nil {
+		return err
+	}
+	users, err := tx.TeamUsers(ctx, iv.TeamID, sc.interviewerIDs)
+	if err != nil {
+		return err
+	}
+	if len(users) != len(sc.interviewerIDs) {
+		return Invalid("interviewer_ids", msgNotTeamMember)
+	}
+	if iv.CandidateStatus != CandidateActive {
+		return Errorf(EForbidden, msgNotActive)
+	}
+	iv.Start, iv.End, iv.Timezone = start, end, sc.timezone
+	if iv.Timezone == "" {
+		iv.Timezone = "UTC"
+	}
+	iv.Location, iv.VideoURL, iv.Interviewers = sc.location, sc.videoURL, users
+	return nil
+}
+
+// booking is the query of the busy times iv would clash with.
+func (iv Interview) booking() BusyQuery {
+	return BusyQuery{UserIDs: iv.interviewerIDs(), CandidateID: iv.CandidateID, From: iv.Start, To: iv.End, Except: iv.ID}
+}
+
+// booked is err with the store's ErrBooked, which the database may report
+// once the transaction rolled back, answered as a conflict whose details
+// are the busy times that clash, read again.
+func (s *Service) booked(ctx context.Context, err error, q BusyQuery) error {
+	if !errors.Is(err, ErrBooked) {
+		return err
+	}
+	busy, err := s.store.BusyTimes(ctx, q)
+	if err != nil {
+		return err
+	}
+	return &Error{Code: EConflict, Message: msgBooked, Details: BusyDetails{Busy: busy}}
+}
+
+// scheduledChanges are the fields of a new interview, each from null.
+func scheduledChanges(iv Interview) map[string]Change {
+	changes := map[string]Change{
+		"start":           {After: iv.Start.Format(time.RFC3339)},
+		"end":             {After: iv.End.Format(time.RFC3339)},
+		"timezone":        {After: iv.Timezone},
+		"interviewer_ids": {After: iv.interviewerIDs()},
+		"status":          {After: iv.Status},
+	}
+	if iv.Location != "" {
+		changes["location"] = Change{After: iv.Location}
+	}
+	if iv.VideoURL != "" {
+		changes["video_url"] = Change{After: iv.VideoURL}
+	}
+	return changes
+}
+
+// logInterview logs a change of an interview, and sends its invitations.
+func (s *Service) logInterview(ctx context.Context, tx Tx, c Caller, iv Interview, action string, changes map[string]Change) error {
+	if err := s.log(ctx, tx, c, iv.TeamID, iv.JobID, action, SubjectInterview, iv.ID, changes); err != nil {
+		return err
+	}
+	return s.invite(ctx, tx, iv)
+}
+
+// invite enqueues, in the write's transaction, the invitations of an
+// interview as it now is, to its interviewers and its candidate. Without
+// mail configured none is sent, and this Service has no mail
+// configuration.
+func (s *Service) invite(context.Context, Tx, Interview) error { return nil }
+
+// RescheduleInterview changes any of the start, end, time zone,
+// interviewers, location and video URL of a scheduled interview; a change
+// adds 1 to its sequence. A patch that changes nothing writes nothing.
+// Scope: scheduling:write. Errors: unauthenticated, insufficient_scope,
+// not_found, validation_failed, forbidden (the interview is cancelled; the
+// candidate is not active), conflict (as ScheduleInterview).
+func (s *Service) RescheduleInterview(ctx context.Context, jobID, candidateID, id int64, p InterviewPatch) (Result[Interview], error) {
+	c, err := authorize(ctx, ScopeSchedulingWrite)
+	if err != nil {
+		return Result[Interview]{}, err
+	}
+	k, err := takeKey(OpRescheduleInterview, Ref{Job: jobID, Candidate: candidateID, Interview: id}, &p, &p.Idempotency)
+	if err != nil {
+		return Result[Interview]{}, err
+	}
+	var booking BusyQuery
+	res, err := write(s, ctx, c, k, s.loadInterview(ctx, c, jobID, candidateID, id), func(tx Tx, iv Interview) (Interview, error) {
+		f := FieldErrors{}
+		p.checkSent(f)
+		if err := withUnread(p.Unread, f.Err()); err != nil {
+			return Interview{}, err
+		}
+		before := iv
+		if err := s.checkSlot(ctx, tx, &iv, p.slot(before), nil, s.now()); err != nil {
+			return Interview{}, err
+		}
+		if before.Status == InterviewCancelled {
+			return Interview{}, Errorf(EForbidden, msgCancelled)
+		}
+		changes := rescheduled(before, iv)
+		if len(changes) == 0 {
+			return before, nil
+		}
+		iv.Sequence++
+		iv.UpdatedAt = s.now()
+		booking = iv.booking()
+		if err := tx.UpdateInterview(ctx, iv); err != nil {
+			return Interview{}, err
+		}
+		return iv, s.logInterview(ctx, tx, c, iv, ActionInterviewRescheduled, changes)
+	})
+	return res, s.booked(ctx, err, booking)
+}
+
+// rescheduled is what changed from before to after, each field as
+// {before, after}; the interviewers change when the set of them does.
+func rescheduled(before, after Interview) map[string]Change {
+	changes := map[string]Change{}
+	orNull := func(s string) any {
+		if s == "" {
+			return nil
+		}
+		return s
+	}
+	if !before.Start.Equal(after.Start) {
+		changes["start"] = Change{Before: before.Start.Format(time.RFC3339), After: after.Start.Format(time.RFC3339)}
+	}
+	if !before.End.Equal(after.End) {
+		changes["end"] = Change{Before: before.End.Format(time.RFC3339), After: after.End.Format(time.RFC3339)}
+	}
+	if before.Timezone != after.Timezone {
+		changes["timezone"] = Change{Before: before.Timezone, After: after.Timezone}
+	}
+	if !slices.Equal(distinct(before.interviewerIDs()), distinct(after.interviewerIDs())) {
+		changes["interviewer_ids"] = Change{Before: before.interviewerIDs(), After: after.interviewerIDs()}
+	}
+	if before.Location != after.Location {
+		changes["location"] = Change{Before: orNull(before.Location), After: orNull(after.Location)}
+	}
+	if before.VideoURL != after.VideoURL {
+		changes["video_url"] = Change{Before: orNull(before.VideoURL), After: orNull(after.VideoURL)}
+	}
+	return changes
+}
+
+// loadInterview finds, for a write, an interview of a candidate of a job
+// the caller can reach, and locks it.
+func (s *Service) loadInterview(ctx context.Context, c Caller, jobID, candidateID, id int64) func(Tx) (Interview, error) {
+	return func(tx Tx) (Interview, error) { return tx.InterviewForUpdate(ctx, c.user.ID, jobID, candidateID, id) }
+}
+
+// InterviewCancellation is the input of CancelInterview.
+type InterviewCancellation struct {
+	Idempotency *Idempotency
+	// Unread is what a face could not read of the input; nil: all of it.
+	Unread error
+}
+
+// CancelInterview cancels a scheduled interview, adding 1 to its
+// sequence, and returns it; a cancelled one is returned unchanged. Scope:
+// scheduling:write. Errors: unauthenticated, insufficient_scope,
+// not_found, validation_failed (what could not be read), conflict
+// (idempotency key in flight).
+func (s *Service) CancelInterview(ctx context.Context, jobID, candidateID, id int64, in InterviewCancellation) (Result[Interview], error) {
+	c, err := authorize(ctx, ScopeSchedulingWrite)
+	if err != nil {
+		return Result[Interview]{}, err
+	}
+	k, err := takeKey(OpCancelInterview, Ref{Job: jobID, Candidate: candidateID, Interview: id}, &in, &in.Idempotency)
+	if err != nil {
+		return Result[Interview]{}, err
+	}
+	return write(s, ctx, c, k, s.loadInterview(ctx, c, jobID, candidateID, id), func(tx Tx, iv Interview) (Interview, error) {
+		if in.Unread != nil {
+			return Interview{}, in.Unread
+		}
+		if iv.Status == InterviewCancelled {
+			return iv, nil
+		}
+		iv.Status, iv.Sequence, iv.UpdatedAt = InterviewCancelled, iv.Sequence+1, s.now()
+		if err := tx.UpdateInterview(ctx, iv); err != nil {
+			return Interview{}, err
+		}
+		changes := map[string]Change{"status": {Before: InterviewScheduled, After: InterviewCancelled}}
+		return iv, s.logInterview(ctx, tx, c, iv, ActionInterviewCancelled, changes)
+	})
+}
+
+// InterviewFilter selects a page of a candidate's interviews. The zero
+// value selects the first page.
+type InterviewFilter struct {
+	Page int // from 1; 0: the first page
+	// Unread is what a face could not read of the input; nil: all of it.
+	Unread error
+}
+
+// ListInterviews returns a page of the interviews of a candidate of a
+// job, by start (then id). Scope: candidates:read. Errors:
+// unauthenticated, insufficient_scope, not_found, validation_failed
+// (page).
+func (s *Service) ListInterviews(ctx context.Context, jobID, candidateID int64, f InterviewFilter) (List[Interview], error) {
+	c, err := authorize(ctx, ScopeCandidatesRead)
+	if err != nil {
+		return List[Interview]{}, err
+	}
+	bad := FieldErrors{}
+	if f.Page < 0 {
+		bad.Add("page", msgPage)
+	}
+	if err := withUnread(f.Unread, bad.Err()); err != nil {
+		// Not found comes before invalid.
+		if _, err := s.store.Candidate(ctx, c.user.ID, jobID, candidateID); err != nil {
+			return List[Interview]{}, err
+		}
+		return List[Interview]{}, err
+	}
+	return s.store.ListInterviews(ctx, c.user.ID, jobID, candidateID, max(f.Page, 1))
+}
+
+// Interview returns an interview of a candidate of a job. Scope:
+// candidates:read. Errors: unauthenticated, insufficient_scope, not_found
+// (also for an interview of another candidate).
+func (s *Service) Interview(ctx context.Context, jobID, candidateID, id int64) (Interview, error) {
+	c, err := authorize(ctx, ScopeCandidatesRead)
+	if err != nil {
+		return Interview{}, err
+	}
+	return s.store.Interview(ctx, c.user.ID, jobID, candidateID, id)
+}
+
+// Availability returns the busy times, from scheduled interviews, of
+// members of the caller's current team in a window of at most 31 days:
+// one entry per user, in the order asked, each by start. Scope:
+// scheduling:write. Errors: unauthenticated, insufficient_scope,
+// validation_failed (user_ids, a user who is no member of the team
+// included; from; to).
+func (s *Service) Availability(ctx context.Context, q AvailabilityQuery) ([]UserBusy, error) {
+	c, err := authorize(ctx, ScopeSchedulingWrite)
+	if err != nil {
+		return nil, err
+	}
+	from, to, err := q.check()
+	if err != nil {
+		return nil, err
+	}
+	var ids []int64 // as asked, each once
+	for _, id := range q.UserIDs {
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	users, err := s.store.TeamUsers(ctx, c.team.ID, ids)
+	if err != nil {
+		return nil, err
+	}
+	if len(users) != len(ids) {
+		return nil, Invalid("user_ids", "Each user must be a member of the token's current team.")
+	}
+	busy, err := s.store.BusyTimes(ctx, BusyQuery{UserIDs: ids, From: from, To: to})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]UserBusy, len(ids))
+	for i, id := range ids {
+		out[i] = UserBusy{UserID: id, Busy: []Busy{}}
+		for _, b := range busy {
+			if b.UserID == id {
+				out[i].Busy = append(out[i].Busy, Busy{Start: b.Start, End: b.End})
+			}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,3 @@
+DROP TABLE interview_interviewers;
+--bun:split
+DROP TABLE interviews;
