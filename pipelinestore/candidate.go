@@ -73,9 +73,9 @@ func (q candidateQuery) windowCount() string {
 	return ""
 }
 
-// The list queries, by [stage][status][search], are prepared on SQLite.
-// PostgreSQL runs a search as candidateSearchQueryPG, which chooses its
-// plan by the term's matches.
+// The list queries, by [stage][status][search], are prepared on SQLite;
+// PostgreSQL plans each run for its arguments, so that a search's plan
+// fits its pattern.
 var qCandidateLists = func() (qs [2][2][2]candidateQuery) {
 	for _, stage := range []int{0, 1} {
 		for _, status := range []int{0, 1} {
@@ -96,8 +96,7 @@ func prepareCandidateList(q candidateQuery) candidateQuery {
 // ListCandidates returns a page of a job's candidates, newest applicant
 // first, each with its stage name, in one query. The total is read from
 // the stages' counts, or, for a status or a search, counted with a window
-// over the matching rows (a search on PostgreSQL: see
-// candidateSearchQueryPG). Only when the page is empty does a second query tell why:
+// over the matching rows. Only when the page is empty does a second query tell why:
 // the job is not reachable (not_found), the stage filter names no stage of
 // the job (pipeline.ErrStageNotInJob), or the page is past the last (the
 // total).
@@ -113,9 +112,6 @@ func (db *DB) ListCandidates(ctx context.Context, viewer, jobID int64, f pipelin
 		filter = append(filter, likePattern(f.Search))
 	}
 	q := qCandidateLists[btoi(f.StageID != 0)][btoi(f.Status != "")][btoi(f.Search != "")]
-	if f.Search != "" && db.dialect == DialectPostgres {
-		q = qCandidateSearchesPG[btoi(f.StageID != 0)][btoi(f.Status != "")][btoi(indexedTerm(f.Search))].candidateQuery
-	}
 	var rows []candidateRow
 	if err := run.all(ctx, q.page, append(filter, pipeline.Offset(f.Page)), &rows); err != nil {
 		return pipeline.List[pipeline.Candidate]{}, formatError(err, "Candidate")

@@ -55,7 +55,7 @@ func ListPlans(ctx context.Context, db *DB, viewer, jobID, stageID int64, search
 		{"candidates of a stage", qCandidateLists[1][0][0].page, args(jobID, viewer, stageID, 0)},
 		{"candidates, an empty page", qCandidateLists[0][0][0].empty, args(jobID, viewer)},
 		{"jobs, searched", jobsPage(true, true), args(viewer, "open", pattern, 0, 15)},
-		{"candidates, searched", qCandidateSearchesPG[0][0][1].page, args(jobID, viewer, pattern, 0)},
+		{"candidates, searched", candidateListQuery(false, false, true).page, args(jobID, viewer, pattern, 0)},
 	}
 	plans := map[string]string{}
 	err := db.r.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
