@@ -208,7 +208,7 @@ func (p *Postman) Deliver(ctx context.Context, id int64, attempt int) error {
 // show as an invitation, and attached as invite.ics; the same on every
 // attempt.
 func (p *Postman) InvitationMail(m InvitationMail) Mail {
-	method := "text/calendar; charset=utf-8; method=" + m.Method
+	method := "text/calendar; method=" + m.Method // the mailer adds the charset, UTF-8
 	return Mail{
 		MessageID: InvitationMailID(m, p.mail.From),
 		From:      p.mail.From,
