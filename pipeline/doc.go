@@ -92,6 +92,13 @@
 // carries the same Message-ID, so a crash between the server's reply and
 // its record may send a message twice, never one whose write rolled back.
 //
+// With [WithInvitations] too, each schedule, change and cancellation of
+// an interview queues, in its transaction, an [InvitationMail] to each
+// interviewer and the candidate: the invitation as text/calendar (a
+// REQUEST, or a CANCEL, with the interview's SEQUENCE), from the From
+// address, which is then the calendar's organizer and domain. The same
+// Postman sends them on the same schedule.
+//
 // What an operator does outside any token's reach (loading worlds, issuing
 // and revoking tokens, reading the whole activity log) is on [Operator],
 // which request handlers are never given.

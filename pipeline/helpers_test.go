@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipeline/ical"
 	"github.com/pipeline-dev/pipeline/pipeline/mail"
 	"github.com/pipeline-dev/pipeline/pipelinestore"
 	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
@@ -31,11 +32,13 @@ var hookSecretKey = func() *pipeline.SecretKey {
 
 // hookOptions make a Service that may create webhooks: it has a secret key
 // and takes any URL, without resolving its host against public addresses.
+// It has mail configured, and emails invitations to interviews.
 func hookOptions(extra ...pipeline.Option) []pipeline.Option {
 	return append([]pipeline.Option{
 		pipeline.WithSecretKey(hookSecretKey),
 		pipeline.WithWebhookPolicy(pipeline.WebhookPolicy{AllowHTTP: true, AllowPrivate: true}),
 		pipeline.WithMail(testFrom, logMailer),
+		pipeline.WithInvitations(ical.Render),
 	}, extra...)
 }
 

@@ -56,6 +56,8 @@ type Interview struct {
 	// invitations; CandidateStatus is the candidate's status, for the
 	// rules of a change.
 	CandidateName, CandidateEmail, CandidateStatus string
+	// JobTitle is the job's title, for invitations.
+	JobTitle string
 }
 
 // interviewerIDs are the ids of the interview's interviewers, in order.

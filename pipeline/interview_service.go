@@ -118,12 +118,6 @@ func (s *Service) logInterview(ctx context.Context, tx Tx, c Caller, iv Intervie
 	return s.invite(ctx, tx, iv)
 }
 
-// invite enqueues, in the write's transaction, the invitations of an
-// interview as it now is, to its interviewers and its candidate. Without
-// mail configured none is sent, and this Service has no mail
-// configuration.
-func (s *Service) invite(context.Context, Tx, Interview) error { return nil }
-
 // RescheduleInterview changes any of the start, end, time zone,
 // interviewers, location and video URL of a scheduled interview; a change
 // adds 1 to its sequence. A patch that changes nothing writes nothing.

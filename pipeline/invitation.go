@@ -3,8 +3,11 @@ package pipeline
 import (
 	"context"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
+	"unicode"
 )
 
 // Calendar is who invitations to interviews come from.
@@ -29,8 +32,32 @@ func DefaultCalendar() Calendar {
 }
 
 // WithCalendar sets who invitations to interviews come from; the default
-// is DefaultCalendar.
+// is DefaultCalendar. With mail configured (WithMail) the From address
+// takes its place.
 func WithCalendar(c Calendar) Option { return func(o *options) { o.calendar = &c } }
+
+// calendarOf is the Calendar of the options. With mail, invitations come
+// from the From address: its domain completes the UIDs and it is the
+// organizer, so that invite.ics and the emails agree.
+func (o options) calendarOf() Calendar {
+	switch {
+	case o.mail != nil:
+		return Calendar{Domain: mailDomain(o.mail.From), Organizer: User{Name: o.mail.From.Name, Email: o.mail.From.Address}}
+	case o.calendar != nil:
+		return *o.calendar
+	}
+	return DefaultCalendar()
+}
+
+// InvitationRenderer writes an invitation as the iCalendar object its
+// emails carry; package pipeline/ical's Render is one.
+type InvitationRenderer func(Invitation) []byte
+
+// WithInvitations has a Service with mail configured (WithMail) email
+// each change of an interview to its interviewers and its candidate, the
+// invitation written by render. Without it, or without mail, interviews
+// work and no invitation is sent.
+func WithInvitations(render InvitationRenderer) Option { return func(o *options) { o.render = render } }
 
 // Invitation methods (RFC 5546).
 const (
@@ -70,4 +97,105 @@ func (s *Service) InterviewInvite(ctx context.Context, jobID, candidateID, id in
 		return Invitation{}, err
 	}
 	return s.calendar.invitation(iv), nil
+}
+
+// InvitationMail is one email of an interview's invitation to one person,
+// queued in the transaction of the change it tells of, with its content
+// as it was then: the invitation of sequence N says what N was, however
+// the interview changed since.
+type InvitationMail struct {
+	ID          int64
+	InterviewID int64
+	Sequence    int
+	Method      string // MethodRequest or MethodCancel
+	To          User   // Name and Email
+	Subject     string
+	Body        string // text/plain
+	Calendar    []byte // the invitation as an iCalendar object
+	Status      string // queued, sent or failed (as a message's)
+	Attempts    int
+	LastError   string // the last failed attempt's reply or error; "": none
+	CreatedAt   time.Time
+}
+
+// invite enqueues, in the write's transaction, the invitation of an
+// interview as it now is to each of its interviewers and its candidate.
+// Without mail configured, or without a renderer, none is sent.
+func (s *Service) invite(ctx context.Context, tx Tx, iv Interview) error {
+	if s.mail == nil || s.render == nil {
+		return nil
+	}
+	inv := s.calendar.invitation(iv)
+	ics := s.render(inv)
+	subject, body := invitationText(iv, inv.Method)
+	to := append(slices.Clone(iv.Interviewers), User{Name: iv.CandidateName, Email: iv.CandidateEmail})
+	mails := make([]InvitationMail, len(to))
+	for i, u := range to {
+		mails[i] = InvitationMail{InterviewID: iv.ID, Sequence: iv.Sequence, Method: inv.Method, To: u,
+			Subject: subject, Body: body, Calendar: ics, Status: MessageQueued, CreatedAt: s.now()}
+	}
+	return tx.InsertInvitationMails(ctx, mails)
+}
+
+// invitationText is the subject and the plain text of the invitation of
+// iv by method: the time in UTC and in the interview's time zone, the
+// place and the interviewers.
+func invitationText(iv Interview, method string) (subject, body string) {
+	what := "Interview with " + oneLine(iv.CandidateName)
+	if iv.JobTitle != "" {
+		what += " for " + oneLine(iv.JobTitle)
+	}
+	var b strings.Builder
+	switch {
+	case method == MethodCancel:
+		subject = "Cancelled: " + what
+		b.WriteString("This interview is cancelled.\n\n")
+	case iv.Sequence > 0:
+		subject = "Updated invitation: " + what
+		b.WriteString("This interview has changed.\n\n")
+	default:
+		subject = "Invitation: " + what
+	}
+	b.WriteString(what + ".\n\n")
+	loc, err := time.LoadLocation(iv.Timezone)
+	if err != nil {
+		loc = time.UTC
+	}
+	b.WriteString("When:  " + span(iv.Start.In(loc), iv.End.In(loc)) + " (" + iv.Timezone + ")\n")
+	if loc.String() != "UTC" {
+		b.WriteString("       " + span(iv.Start.UTC(), iv.End.UTC()) + " (UTC)\n")
+	}
+	if iv.Location != "" {
+		b.WriteString("Where: " + iv.Location + "\n")
+	}
+	if iv.VideoURL != "" {
+		b.WriteString("Video: " + iv.VideoURL + "\n")
+	}
+	names := make([]string, len(iv.Interviewers))
+	for i, u := range iv.Interviewers {
+		names[i] = u.Name
+	}
+	b.WriteString("Interviewers: " + strings.Join(names, ", ") + "\n")
+	return subject, b.String()
+}
+
+// span is a time from start to end, each in its own location, the date
+// written once when they share it.
+func span(start, end time.Time) string {
+	const day, clock = "Monday 2 January 2006, ", "15:04"
+	if start.Format(day) == end.Format(day) {
+		return start.Format(day+clock) + "–" + end.Format(clock)
+	}
+	return start.Format(day+clock) + " – " + end.Format(day+clock)
+}
+
+// oneLine is s with each control character, a line break included, a
+// space: a subject is one line.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return ' '
+		}
+		return r
+	}, s)
 }

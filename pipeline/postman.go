@@ -107,18 +107,29 @@ func ParseFrom(s string) (*mail.Address, error) {
 // MessageMailID is the Message-ID of message id sent from the address
 // from: <message-{id}@{from's domain}>.
 func MessageMailID(id int64, from *mail.Address) string {
-	_, domain, _ := strings.Cut(from.Address, "@")
-	return fmt.Sprintf("<message-%d@%s>", id, domain)
+	return fmt.Sprintf("<message-%d@%s>", id, mailDomain(from))
+}
+
+// InvitationMailID is the Message-ID of invitation mail m sent from the
+// address from: <invitation-{interview}-{sequence}-{id}@{from's domain}>.
+func InvitationMailID(m InvitationMail, from *mail.Address) string {
+	return fmt.Sprintf("<invitation-%d-%d-%d@%s>", m.InterviewID, m.Sequence, m.ID, mailDomain(from))
+}
+
+// mailDomain is the domain of the address a.
+func mailDomain(a *mail.Address) string {
+	_, domain, _ := strings.Cut(a.Address, "@")
+	return domain
 }
 
 // ErrMailFailed is what Postman.Deliver returns, wrapped, when an attempt
 // failed and the message is to be retried.
 var ErrMailFailed = errors.New("pipeline: mail failed")
 
-// MessageAttempt is the outcome of one attempt to send a message, as the
-// store records it.
+// MessageAttempt is the outcome of one attempt to send a message, or an
+// invitation mail, as the store records it.
 type MessageAttempt struct {
-	MessageID int64
+	MessageID int64  // the message's id, or the invitation mail's
 	Attempt   int    // from 1
 	Status    string // queued (to be retried), sent or failed
 	Error     string // "" when sent
@@ -189,21 +200,65 @@ func (p *Postman) Deliver(ctx context.Context, id int64, attempt int) error {
 	if m.Status != MessageQueued {
 		return nil // cancelled, or recorded already
 	}
+	return p.attempt(ctx, p.Mail(m), id, attempt, p.store.RecordMessageAttempt)
+}
+
+// InvitationMail is the mail of invitation mail m: its text, and its
+// calendar object both as the text's alternative, which calendar clients
+// show as an invitation, and attached as invite.ics; the same on every
+// attempt.
+func (p *Postman) InvitationMail(m InvitationMail) Mail {
+	method := "text/calendar; method=" + m.Method // the mailer adds the charset, UTF-8
+	return Mail{
+		MessageID: InvitationMailID(m, p.mail.From),
+		From:      p.mail.From,
+		To:        &mail.Address{Name: m.To.Name, Address: m.To.Email},
+		Subject:   m.Subject,
+		Date:      now(p.clock),
+		Body:      m.Body,
+		Parts: []MailPart{
+			{ContentType: method, Content: m.Calendar},
+			{ContentType: "application/ics", Filename: "invite.ics", Content: m.Calendar},
+		},
+	}
+}
+
+// DeliverInvitation makes attempt number attempt (from 1) of invitation
+// mail id, as Deliver does a message's: on the same schedule, with the
+// same reading of the server's replies.
+func (p *Postman) DeliverInvitation(ctx context.Context, id int64, attempt int) error {
+	m, err := p.store.InvitationMailToSend(ctx, id)
+	if errors.Is(err, ErrNotFound) {
+		return nil // its interview was deleted
+	}
+	if err != nil {
+		return err
+	}
+	if m.Status != MessageQueued {
+		return nil // recorded already
+	}
+	return p.attempt(ctx, p.InvitationMail(m), id, attempt, p.store.RecordInvitationAttempt)
+}
+
+// attempt sends out, the mail of id, and has record store the outcome: an
+// error wrapping ErrMailFailed when the attempt is to be retried.
+func (p *Postman) attempt(ctx context.Context, out Mail, id int64, attempt int,
+	record func(context.Context, MessageAttempt) error) error {
 	actx, cancel := context.WithTimeout(ctx, MailTimeout)
-	reply := p.mail.Mailer.Send(actx, p.Mail(m))
+	reply := p.mail.Mailer.Send(actx, out)
 	cancel()
 	rec := MessageAttempt{MessageID: id, Attempt: attempt, Status: MessageSent, At: now(p.clock)}
 	if reply.Sent() {
-		return p.store.RecordMessageAttempt(ctx, rec)
+		return record(ctx, rec)
 	}
 	rec.Error = mailError(reply)
 	_, retry := p.RetryAfter(attempt)
 	if reply.Permanent() || !retry {
 		rec.Status = MessageFailed
-		return p.store.RecordMessageAttempt(ctx, rec)
+		return record(ctx, rec)
 	}
 	rec.Status = MessageQueued
-	if err := p.store.RecordMessageAttempt(ctx, rec); err != nil {
+	if err := record(ctx, rec); err != nil {
 		return err
 	}
 	return fmt.Errorf("%w: %s", ErrMailFailed, rec.Error)

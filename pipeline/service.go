@@ -16,6 +16,7 @@ type Service struct {
 	secrets  *SecretKey  // nil: webhooks cannot be created or signed
 	mail     *MailConfig // nil: messages cannot be sent
 	calendar Calendar
+	render   InvitationRenderer // nil: no invitation is emailed
 
 	tokens   tokenCache
 	touched  sync.Map // token id → time.Time of the last recorded use
@@ -35,6 +36,7 @@ type options struct {
 	mail        *MailConfig
 	mailRetries []time.Duration
 	calendar    *Calendar
+	render      InvitationRenderer
 }
 
 // WithClock sets the clock; the default is SystemClock.
@@ -69,11 +71,8 @@ func newOptions(opts []Option) options {
 // NewService returns a Service on store.
 func NewService(store Store, opts ...Option) *Service {
 	o := newOptions(opts)
-	cal := DefaultCalendar()
-	if o.calendar != nil {
-		cal = *o.calendar
-	}
-	return &Service{store: store, clock: o.clock, tokenTTL: o.tokenTTL, webhooks: o.webhooks, secrets: o.secrets, mail: o.mail, calendar: cal}
+	return &Service{store: store, clock: o.clock, tokenTTL: o.tokenTTL, webhooks: o.webhooks, secrets: o.secrets, mail: o.mail,
+		calendar: o.calendarOf(), render: o.render}
 }
 
 // Ping reports whether the storage answers, for readiness checks.

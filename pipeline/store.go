@@ -114,6 +114,13 @@ type Store interface {
 	// sent outcome changes a message no longer queued (a cancel that came
 	// while it was being sent): the mail is out.
 	RecordMessageAttempt(ctx context.Context, a MessageAttempt) error
+	// InvitationMailToSend returns an invitation mail by id, for its
+	// queue; not_found when it is gone.
+	InvitationMailToSend(ctx context.Context, id int64) (InvitationMail, error)
+	// RecordInvitationAttempt stores the outcome of an attempt of an
+	// invitation mail (a.MessageID is its id): its count, error and
+	// status, and the time a sent one was sent.
+	RecordInvitationAttempt(ctx context.Context, a MessageAttempt) error
 	// Interview returns an interview of a candidate of a job viewer can
 	// reach, with its interviewers.
 	Interview(ctx context.Context, viewer, jobID, candidateID, id int64) (Interview, error)
@@ -251,7 +258,7 @@ type Tx interface {
 	// email and status, locked.
 	InterviewForUpdate(ctx context.Context, viewer, jobID, candidateID, id int64) (Interview, error)
 	// InsertInterview stores an interview with its interviewers and
-	// returns it with its id. Errors: ErrBooked (a scheduled interview of
+	// returns it with its id and its job's title. Errors: ErrBooked (a scheduled interview of
 	// an interviewer or of the candidate overlaps it), here or when the
 	// transaction ends.
 	InsertInterview(ctx context.Context, iv Interview) (Interview, error)
@@ -259,4 +266,7 @@ type Tx interface {
 	// interviewers, status, sequence and updated_at of an interview locked
 	// by InterviewForUpdate. Errors: ErrBooked, as InsertInterview.
 	UpdateInterview(ctx context.Context, iv Interview) error
+	// InsertInvitationMails stores queued invitation mails and enqueues,
+	// in the same transaction, the sending of each.
+	InsertInvitationMails(ctx context.Context, ms []InvitationMail) error
 }

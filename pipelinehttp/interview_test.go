@@ -1,8 +1,13 @@
 package pipelinehttp
 
 import (
+	"errors"
+	"io"
+	"mime"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipeline/mail/mailtest"
 )
 
 // hourFrom is the RFC 3339 text, in UTC, of h hours after the start of the
@@ -266,4 +272,67 @@ func TestMCP_InterviewTools(t *testing.T) {
 		cancelled := success(t, callTool(t, cs, "cancel_interview", ref)).(map[string]any)
 		assert.Equal(t, e.do(t, "GET", path, e.token("olivia"), nil).JSON, cancelled)
 	}, withBaseURL)
+}
+
+// calendarPart is the text/calendar part of a received mail and the
+// method its type names.
+func calendarPart(t *testing.T, r mailtest.Received) (string, []byte) {
+	t.Helper()
+	msg := r.Message(t)
+	var walk func(contentType string, body io.Reader) (string, []byte)
+	walk = func(contentType string, body io.Reader) (string, []byte) {
+		mt, params, err := mime.ParseMediaType(contentType)
+		require.NoError(t, err)
+		if mt == "text/calendar" {
+			b, err := io.ReadAll(body) // quoted-printable, decoded by the multipart reader
+			require.NoError(t, err)
+			return params["method"], b
+		}
+		if !strings.HasPrefix(mt, "multipart/") {
+			return "", nil
+		}
+		mr := multipart.NewReader(body, params["boundary"])
+		for {
+			p, err := mr.NextPart()
+			if errors.Is(err, io.EOF) {
+				return "", nil
+			}
+			require.NoError(t, err)
+			if m, b := walk(p.Header.Get("Content-Type"), p); b != nil {
+				return m, b
+			}
+		}
+	}
+	return walk(msg.Header.Get("Content-Type"), msg.Body)
+}
+
+func TestAPI_InterviewInvitations(t *testing.T) {
+	each(t, "with mail, each person is emailed what invite.ics answers", func(t *testing.T, e *env) {
+		s := mailtest.Start(t, mailtest.Options{})
+		e.withMail(t, s)
+		iv := e.scheduleAt(t, 1, "olivia", "nina")
+		path := interviewsPath(e.Res.Jobs["backend"], e.Res.Candidates["ada"]) + "/" + itoa(num(t, iv["id"]))
+		got := s.WaitReceived(t, 3, 30*time.Second)
+		req := httptest.NewRequest("GET", path+"/invite.ics", nil)
+		req.Header.Set("Authorization", "Bearer "+e.token("mia"))
+		rec := httptest.NewRecorder()
+		e.h.ServeHTTP(rec, req)
+		require.Equal(t, http.StatusOK, rec.Code, "%s", rec.Body)
+		var to []string
+		for _, r := range got {
+			to = append(to, r.To...)
+			m, b := calendarPart(t, r)
+			assert.Equal(t, "REQUEST", m)
+			assert.Equal(t, rec.Body.String(), string(b))
+		}
+		slices.Sort(to)
+		assert.Equal(t, []string{"ada@example.test", "nina@acme.test", "olivia@acme.test"}, to)
+		_, ev := e.invite(t, path)
+		assert.Equal(t, "interview-"+itoa(num(t, iv["id"]))+"@acme.example", ev.Id(), "the From address's domain")
+		assert.Equal(t, "mailto:jobs@acme.example", strings.ToLower(ev.GetProperty(ics.ComponentPropertyOrganizer).Value))
+
+		messages := e.do(t, "GET", messagesPath(e), e.token("olivia"), nil)
+		require.Equal(t, http.StatusOK, messages.Code, "%s", messages.Body)
+		assert.Empty(t, messages.Items(t), "invitations are not messages")
+	})
 }

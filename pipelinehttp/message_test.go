@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipeline/ical"
 	"github.com/pipeline-dev/pipeline/pipeline/mail"
 	"github.com/pipeline-dev/pipeline/pipeline/mail/mailtest"
 	"github.com/pipeline-dev/pipeline/pipelinestore"
@@ -19,13 +20,14 @@ import (
 
 var testMailFrom = &netmail.Address{Name: "Acme Hiring", Address: "jobs@acme.example"}
 
-// withMail serves e with a Service that sends email through the SMTP
-// server s, and runs the queue that sends it until the test ends.
+// withMail serves e with a Service that sends email, invitations to
+// interviews included, through the SMTP server s, and runs the queue that
+// sends it until the test ends.
 func (e *env) withMail(t *testing.T, s *mailtest.Server) {
 	t.Helper()
 	m, err := mail.New(s.URL(), mail.WithTLSConfig(s.ClientTLS()), mail.WithLogger(slog.New(slog.DiscardHandler)))
 	require.NoError(t, err)
-	mailOpts := []pipeline.Option{pipeline.WithMail(testMailFrom, m),
+	mailOpts := []pipeline.Option{pipeline.WithMail(testMailFrom, m), pipeline.WithInvitations(ical.Render),
 		pipeline.WithMailRetrySchedule([]time.Duration{20 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond})}
 	svc := pipeline.NewService(e.DB, append([]pipeline.Option{pipeline.WithClock(e.clock), pipeline.WithSecretKey(testSecretKey)}, mailOpts...)...)
 	e.h = New(svc, Config{Limiter: pipeline.NewMemoryLimiter(100000), Clock: e.clock, BaseURL: testBaseURL,

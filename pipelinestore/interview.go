@@ -15,7 +15,8 @@ import (
 // candidates c and users cb.
 const interviewColumns = `i.id, i.job_id, i.candidate_id, j.team_id, i.starts_at, i.ends_at, i.timezone, i.location,
 	i.video_url, i.status, i.sequence, i.created_by, cb.name AS created_by_name, cb.email AS created_by_email,
-	i.created_at, i.updated_at, c.name AS candidate_name, c.email AS candidate_email, c.status AS candidate_status`
+	i.created_at, i.updated_at, c.name AS candidate_name, c.email AS candidate_email, c.status AS candidate_status,
+	j.title AS job_title`
 
 // interviewFrom joins an interview i to its job j, its candidate c and
 // its creator cb.
@@ -45,6 +46,7 @@ type interviewRow struct {
 	CandidateName   string    `bun:"candidate_name"`
 	CandidateEmail  string    `bun:"candidate_email"`
 	CandidateStatus string    `bun:"candidate_status"`
+	JobTitle        string    `bun:"job_title"`
 	Total           int       `bun:"total,scanonly"`
 }
 
@@ -58,6 +60,7 @@ func (r interviewRow) toInterview() pipeline.Interview {
 		CreatedBy: pipeline.User{ID: r.CreatedBy, Name: r.CreatedByName, Email: r.CreatedByEmail},
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
 		CandidateName: r.CandidateName, CandidateEmail: r.CandidateEmail, CandidateStatus: r.CandidateStatus,
+		JobTitle: r.JobTitle,
 	}
 }
 
@@ -124,7 +127,8 @@ ORDER BY 3, 1, 2`)
 
 	qInsertInterview = prepared(`INSERT INTO interviews (job_id, candidate_id, starts_at, ends_at, timezone, location, video_url,
 	status, sequence, created_by, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING id`)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)
+RETURNING id, (SELECT j.title FROM jobs AS j WHERE j.id = interviews.job_id) AS job_title`)
 	qUpdateInterview = prepared(`UPDATE interviews SET starts_at = $1, ends_at = $2, timezone = $3, location = $4, video_url = $5,
 	status = $6, sequence = $7, updated_at = $8
 WHERE id = $9`)
@@ -281,7 +285,8 @@ func (t *tx) InterviewForUpdate(ctx context.Context, viewer, jobID, candidateID,
 	return selectInterview(ctx, t.run, t.lock(qInterview), viewer, jobID, candidateID, id)
 }
 
-// InsertInterview stores an interview and its interviewers. A clash with a
+// InsertInterview stores an interview and its interviewers, and returns it
+// with its id and its job's title. A clash with a
 // scheduled interview is pipeline.ErrBooked: found by the one writer's
 // check on SQLite, refused by an exclusion constraint on PostgreSQL (see
 // formatError).
@@ -291,7 +296,7 @@ func (t *tx) InsertInterview(ctx context.Context, iv pipeline.Interview) (pipeli
 	}
 	iv.CreatedAt, iv.UpdatedAt = ts(iv.CreatedAt), ts(iv.UpdatedAt)
 	err := t.run.get(ctx, qInsertInterview, args(iv.JobID, iv.CandidateID, ts(iv.Start), ts(iv.End), iv.Timezone, iv.Location,
-		iv.VideoURL, iv.Status, iv.Sequence, iv.CreatedBy.ID, iv.CreatedAt), &iv.ID)
+		iv.VideoURL, iv.Status, iv.Sequence, iv.CreatedBy.ID, iv.CreatedAt), &iv.ID, &iv.JobTitle)
 	if err != nil {
 		return pipeline.Interview{}, formatError(err, "Interview")
 	}

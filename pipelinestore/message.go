@@ -199,6 +199,9 @@ type Postman interface {
 	// Deliver makes attempt number attempt (from 1) of message id; an
 	// error asks for another attempt.
 	Deliver(ctx context.Context, id int64, attempt int) error
+	// DeliverInvitation makes attempt number attempt (from 1) of
+	// invitation mail id; an error asks for another attempt.
+	DeliverInvitation(ctx context.Context, id int64, attempt int) error
 	// RetryAfter is how long to wait after failed attempt number attempt.
 	RetryAfter(attempt int) (time.Duration, bool)
 	// MaxAttempts is the number of attempts of a message, the first
@@ -231,7 +234,7 @@ const messageJobTimeout = pipeline.MailTimeout + 30*time.Second
 
 func (w *messageWorker) Timeout(*river.Job[messageArgs]) time.Duration { return messageJobTimeout }
 
-// addPostman adds the worker and queue of messages to a queue's
+// addPostman adds the workers and queue of messages and invitation mails to a queue's
 // configuration when cfg has a Postman and workers.
 func addPostman(workers *river.Workers, queues map[string]river.QueueConfig, cfg DeliveryConfig) error {
 	if cfg.Postman == nil || cfg.Workers == 0 {
@@ -243,6 +246,7 @@ func addPostman(workers *river.Workers, queues map[string]river.QueueConfig, cfg
 		return fmt.Errorf("pipelinestore: a mail schedule of %d attempts exceeds the %d a message is queued for", n, pipeline.MaxMailAttempts)
 	}
 	river.AddWorker(workers, &messageWorker{p: cfg.Postman})
+	river.AddWorker(workers, &invitationWorker{p: cfg.Postman})
 	queues[messageQueue] = river.QueueConfig{MaxWorkers: cfg.Workers}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipeline/ical"
 )
 
 // Defaults of the operator contract (decisions §8).
@@ -228,6 +229,7 @@ func (cfg config) domainOptions() []pipeline.Option {
 		pipeline.WithWebhookPolicy(pipeline.WebhookPolicy{AllowHTTP: cfg.WebhookAllowHTTP, AllowPrivate: cfg.WebhookAllowPrivate}),
 		pipeline.WithSecretKey(cfg.SecretKey),
 		pipeline.WithMail(cfg.MailFrom, cfg.Mailer),
+		pipeline.WithInvitations(ical.Render),
 	}
 }
 

@@ -1,0 +1,140 @@
+package pipelinestore
+
+import (
+	"context"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// invitationMailRow is an invitation mail as the queries read it.
+type invitationMailRow struct {
+	ID            int64     `bun:"id"`
+	InterviewID   int64     `bun:"interview_id"`
+	Sequence      int       `bun:"sequence"`
+	Method        string    `bun:"method"`
+	Recipient     string    `bun:"recipient"`
+	RecipientName string    `bun:"recipient_name"`
+	Subject       string    `bun:"subject"`
+	Body          string    `bun:"body"`
+	Calendar      string    `bun:"calendar"`
+	Status        string    `bun:"status"`
+	Attempts      int       `bun:"attempts"`
+	LastError     *string   `bun:"last_error"`
+	CreatedAt     time.Time `bun:"created_at"`
+}
+
+func (r invitationMailRow) toInvitationMail() pipeline.InvitationMail {
+	m := pipeline.InvitationMail{
+		ID: r.ID, InterviewID: r.InterviewID, Sequence: r.Sequence, Method: r.Method,
+		To: pipeline.User{Name: r.RecipientName, Email: r.Recipient}, Subject: r.Subject, Body: r.Body,
+		Calendar: []byte(r.Calendar), Status: r.Status, Attempts: r.Attempts, CreatedAt: r.CreatedAt.UTC(),
+	}
+	if r.LastError != nil {
+		m.LastError = *r.LastError
+	}
+	return m
+}
+
+var (
+	qInsertInvitationMail = prepared(`INSERT INTO invitation_mails
+(interview_id, sequence, method, recipient, recipient_name, subject, body, calendar, status, attempts, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, $10) RETURNING id`)
+	qInvitationMailByID = prepared(`SELECT id, interview_id, sequence, method, recipient, recipient_name, subject, body,
+	calendar, status, attempts, last_error, created_at
+FROM invitation_mails WHERE id = $1`)
+	qRecordInvitationAttempt = prepared(`UPDATE invitation_mails SET status = $2, attempts = $3,
+	last_error = COALESCE($4, last_error), sent_at = $5 WHERE id = $1 AND (status = 'queued' OR $2 = 'sent')`)
+)
+
+// InsertInvitationMails stores invitation mails and enqueues the sending
+// of each, due now, in the transaction.
+func (t *tx) InsertInvitationMails(ctx context.Context, ms []pipeline.InvitationMail) error {
+	jobs := make([]river.InsertManyParams, len(ms))
+	for i, m := range ms {
+		var id int64
+		err := t.run.get(ctx, qInsertInvitationMail, args(m.InterviewID, m.Sequence, m.Method, m.To.Email, m.To.Name,
+			m.Subject, m.Body, string(m.Calendar), m.Status, ts(m.CreatedAt)), &id)
+		if err != nil {
+			return formatError(err, "Invitation")
+		}
+		jobs[i] = river.InsertManyParams{Args: invitationArgs{InvitationMailID: id}}
+	}
+	if len(jobs) == 0 {
+		return nil
+	}
+	// River's statements follow the writes waiting in the batch.
+	if err := t.run.flush(ctx); err != nil {
+		return formatError(err, "Invitation")
+	}
+	_, err := t.river.InsertManyTx(ctx, t.run.tx.Tx, jobs)
+	return formatError(err, "Invitation")
+}
+
+// InvitationMailToSend returns an invitation mail by id, read on the
+// writer.
+func (db *DB) InvitationMailToSend(ctx context.Context, id int64) (pipeline.InvitationMail, error) {
+	var r invitationMailRow
+	if err := db.write().get(ctx, qInvitationMailByID, args(id), &r); err != nil {
+		return pipeline.InvitationMail{}, formatError(err, "Invitation")
+	}
+	return r.toInvitationMail(), nil
+}
+
+// RecordInvitationAttempt stores the outcome of an attempt of an
+// invitation mail.
+func (db *DB) RecordInvitationAttempt(ctx context.Context, a pipeline.MessageAttempt) error {
+	var lastError *string
+	if a.Error != "" {
+		lastError = &a.Error
+	}
+	var sentAt *time.Time
+	if a.Status == pipeline.MessageSent {
+		at := ts(a.At)
+		sentAt = &at
+	}
+	_, err := db.write().exec(ctx, qRecordInvitationAttempt, a.MessageID, a.Status, a.Attempt, lastError, sentAt)
+	return formatError(err, "Invitation")
+}
+
+// invitationArgs is an invitation mail to send as a River job's
+// arguments; it goes on the queue of messages, worked by the same
+// Postman.
+type invitationArgs struct {
+	InvitationMailID int64 `json:"invitation_mail_id"`
+}
+
+// Kind names the job kind.
+func (invitationArgs) Kind() string { return "pipeline_invitation" }
+
+// InsertOpts puts invitation mails on the queue of messages with the
+// contract's number of attempts.
+func (invitationArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: messageQueue, MaxAttempts: pipeline.MaxMailAttempts}
+}
+
+// invitationWorker works River's jobs of invitation mails, on the
+// Postman's schedule.
+type invitationWorker struct {
+	river.WorkerDefaults[invitationArgs]
+	p Postman
+}
+
+func (w *invitationWorker) Work(ctx context.Context, job *river.Job[invitationArgs]) error {
+	return w.p.DeliverInvitation(ctx, job.Args.InvitationMailID, job.Attempt)
+}
+
+// NextRetry is the Postman's wait after the attempt that failed.
+func (w *invitationWorker) NextRetry(job *river.Job[invitationArgs]) time.Time {
+	wait, ok := w.p.RetryAfter(job.Attempt)
+	if !ok {
+		wait = pipeline.MailRetrySchedule[len(pipeline.MailRetrySchedule)-1]
+	}
+	return time.Now().Add(wait)
+}
+
+func (w *invitationWorker) Timeout(*river.Job[invitationArgs]) time.Duration {
+	return messageJobTimeout
+}
