@@ -86,17 +86,7 @@ func (db *DB) InvitationMailToSend(ctx context.Context, id int64) (pipeline.Invi
 // RecordInvitationAttempt stores the outcome of an attempt of an
 // invitation mail.
 func (db *DB) RecordInvitationAttempt(ctx context.Context, a pipeline.MessageAttempt) error {
-	var lastError *string
-	if a.Error != "" {
-		lastError = &a.Error
-	}
-	var sentAt *time.Time
-	if a.Status == pipeline.MessageSent {
-		at := ts(a.At)
-		sentAt = &at
-	}
-	_, err := db.write().exec(ctx, qRecordInvitationAttempt, a.MessageID, a.Status, a.Attempt, lastError, sentAt)
-	return formatError(err, "Invitation")
+	return db.recordAttempt(ctx, qRecordInvitationAttempt, a, "Invitation")
 }
 
 // invitationArgs is an invitation mail to send as a River job's

@@ -154,6 +154,13 @@ func (db *DB) MessageToSend(ctx context.Context, id int64) (pipeline.Message, er
 
 // RecordMessageAttempt stores the outcome of an attempt.
 func (db *DB) RecordMessageAttempt(ctx context.Context, a pipeline.MessageAttempt) error {
+	return db.recordAttempt(ctx, qRecordMessageAttempt, a, "Message")
+}
+
+// recordAttempt runs query, a message's or an invitation mail's record of
+// an attempt, with a's outcome: its status, count, error (none: NULL) and,
+// once sent, when.
+func (db *DB) recordAttempt(ctx context.Context, query string, a pipeline.MessageAttempt, what string) error {
 	var lastError *string
 	if a.Error != "" {
 		lastError = &a.Error
@@ -163,8 +170,8 @@ func (db *DB) RecordMessageAttempt(ctx context.Context, a pipeline.MessageAttemp
 		at := ts(a.At)
 		sentAt = &at
 	}
-	_, err := db.write().exec(ctx, qRecordMessageAttempt, a.MessageID, a.Status, a.Attempt, lastError, sentAt)
-	return formatError(err, "Message")
+	_, err := db.write().exec(ctx, query, a.MessageID, a.Status, a.Attempt, lastError, sentAt)
+	return formatError(err, what)
 }
 
 // messageQueue is the River queue of messages to candidates.
