@@ -118,11 +118,7 @@ func (w *invitationWorker) Work(ctx context.Context, job *river.Job[invitationAr
 
 // NextRetry is the Postman's wait after the attempt that failed.
 func (w *invitationWorker) NextRetry(job *river.Job[invitationArgs]) time.Time {
-	wait, ok := w.p.RetryAfter(job.Attempt)
-	if !ok {
-		wait = pipeline.MailRetrySchedule[len(pipeline.MailRetrySchedule)-1]
-	}
-	return time.Now().Add(wait)
+	return nextMailAttempt(w.p, job.Attempt)
 }
 
 func (w *invitationWorker) Timeout(*river.Job[invitationArgs]) time.Duration {

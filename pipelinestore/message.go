@@ -228,11 +228,7 @@ func (w *messageWorker) Work(ctx context.Context, job *river.Job[messageArgs]) e
 
 // NextRetry is the Postman's wait after the attempt that failed.
 func (w *messageWorker) NextRetry(job *river.Job[messageArgs]) time.Time {
-	wait, ok := w.p.RetryAfter(job.Attempt)
-	if !ok {
-		wait = pipeline.MailRetrySchedule[len(pipeline.MailRetrySchedule)-1]
-	}
-	return time.Now().Add(wait)
+	return nextMailAttempt(w.p, job.Attempt)
 }
 
 // messageJobTimeout bounds one attempt: the mail's time-out, and the
@@ -256,4 +252,14 @@ func addPostman(workers *river.Workers, queues map[string]river.QueueConfig, cfg
 	river.AddWorker(workers, &invitationWorker{p: cfg.Postman})
 	queues[messageQueue] = river.QueueConfig{MaxWorkers: cfg.Workers}
 	return nil
+}
+
+// nextMailAttempt is when a mail's next attempt is due after attempt
+// failed: the Postman's wait, or the schedule's last past its end.
+func nextMailAttempt(p Postman, attempt int) time.Time {
+	wait, ok := p.RetryAfter(attempt)
+	if !ok {
+		wait = pipeline.MailRetrySchedule[len(pipeline.MailRetrySchedule)-1]
+	}
+	return time.Now().Add(wait)
 }
