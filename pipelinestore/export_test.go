@@ -20,6 +20,15 @@ func SetSweepEvery(l pipeline.Limiter, n uint64) {
 	}
 }
 
+// QueuedTakes is the number of takes a PostgreSQL limiter holds for its
+// next statement.
+func QueuedTakes(l pipeline.Limiter) int {
+	pl := l.(*pgLimiter)
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	return len(pl.queued)
+}
+
 // WaitBackground waits for the background work of db, such as a sweep.
 func WaitBackground(db *DB) { db.bg.Wait() }
 

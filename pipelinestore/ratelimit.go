@@ -2,6 +2,9 @@ package pipelinestore
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -12,11 +15,20 @@ import (
 // windows.
 const defaultSweepEvery = 1000
 
+// maxTakesSent bounds the takes one statement counts.
+const maxTakesSent = 500
+
 // Limiter returns a rate limiter allowing limit requests per bucket in each
 // fixed window of pipeline.RateWindow. On PostgreSQL the counts live in the
 // database, so every process and every limiter on it share one budget per
 // bucket; on SQLite, which one process serves, they live in memory, in the
 // returned limiter alone, so a server makes one and keeps it.
+//
+// On PostgreSQL, the requests a limiter counts while its statement is on
+// the way are counted together by its next one, so that under load the
+// count costs a request a share of a round trip rather than one of its
+// own. A request waits for the statement that counts it, as it would for
+// its own: every quota is exact, and the database holds every count.
 func (db *DB) Limiter(limit int) pipeline.Limiter {
 	if db.dialect != DialectPostgres {
 		return pipeline.NewMemoryLimiter(limit)
@@ -31,39 +43,160 @@ type pgLimiter struct {
 	sweepEvery uint64
 	takes      atomic.Uint64
 	sweeping   atomic.Bool
+
+	mu      sync.Mutex
+	queued  []*take // waiting for the next statement
+	sending bool    // a statement is on the way
+}
+
+// take is one request to count, and its outcome.
+type take struct {
+	bucket string
+	now    time.Time
+	quota  pipeline.Quota
+	err    error
+	// woken receives false when the take is counted, or true when it
+	// is to send the next statement.
+	woken chan bool
 }
 
 // Limit is the number of requests allowed per bucket in one window.
 func (l *pgLimiter) Limit() int { return l.limit }
 
-// qTake opens a new window when the stored one is at least a window old
-// and otherwise increments its count; both CASEs read the row as it was
-// before this update.
-var qTake = `INSERT INTO rate_limits AS r (bucket, window_start, count) VALUES ($1, $2, 1)
-ON CONFLICT (bucket) DO UPDATE SET
-	window_start = CASE WHEN r.window_start <= $3 THEN EXCLUDED.window_start ELSE r.window_start END,
-	count = CASE WHEN r.window_start <= $3 THEN 1 ELSE r.count + 1 END
-RETURNING count, window_start`
-
-// Take counts one request against bucket in one statement: an upsert that
-// opens a new window when the stored one is at least a window old (a window
-// starts with its bucket's first request, fixed, not sliding) and otherwise
-// increments its count.
+// Take counts one request against bucket. When no statement of the
+// limiter is on the way, the request sends its own; else it waits to be
+// counted by the next, which the first of the waiting requests sends once
+// the statement on the way has returned.
 func (l *pgLimiter) Take(ctx context.Context, bucket string, now time.Time) (pipeline.Quota, error) {
-	now = ts(now)
-	ended := now.Add(-pipeline.RateWindow)
-	var row struct {
-		Count       int       `bun:"count"`
-		WindowStart time.Time `bun:"window_start"`
+	t := &take{bucket: bucket, now: ts(now), woken: make(chan bool, 1)}
+	l.mu.Lock()
+	l.queued = append(l.queued, t)
+	send := !l.sending
+	l.sending = true
+	l.mu.Unlock()
+	if !send {
+		send = <-t.woken
 	}
-	err := l.db.write().get(ctx, qTake, args(bucket, now, ended), &row)
-	if err != nil {
-		return pipeline.Quota{}, formatError(err, "Rate limit")
+	if send {
+		// Other requests' counts ride on this statement: a client that
+		// goes away must not cancel them.
+		l.sendQueued(context.WithoutCancel(ctx), t)
 	}
 	if l.takes.Add(1)%l.sweepEvery == 0 {
-		l.sweep(ended)
+		l.sweep(t.now.Add(-pipeline.RateWindow))
 	}
-	return pipeline.QuotaOf(l.limit, row.Count, row.WindowStart.UTC()), nil
+	return t.quota, t.err
+}
+
+// sendQueued counts the queued takes, self's among them, in one
+// statement, wakes them, and hands the sending to the first take queued
+// meanwhile.
+func (l *pgLimiter) sendQueued(ctx context.Context, self *take) {
+	l.mu.Lock()
+	n := min(len(l.queued), maxTakesSent)
+	sent := l.queued[:n:n]
+	l.queued = l.queued[n:]
+	l.mu.Unlock()
+
+	l.count(ctx, sent)
+
+	l.mu.Lock()
+	var next *take
+	if len(l.queued) > 0 {
+		next = l.queued[0]
+	} else {
+		l.sending = false
+	}
+	l.mu.Unlock()
+	for _, t := range sent {
+		if t != self {
+			t.woken <- false
+		}
+	}
+	if next != nil {
+		next.woken <- true
+	}
+}
+
+// qTake counts each bucket's requests: it opens a new window when the
+// stored one is at least a window old at the bucket's latest request
+// (both CASEs read the row as it was before this statement), and
+// otherwise adds to its count. Buckets are locked in order, so that two
+// processes counting the same buckets do not deadlock.
+var qTake = `INSERT INTO rate_limits AS r (bucket, window_start, count)
+SELECT t.bucket, t.at, t.n FROM jsonb_to_recordset($1::jsonb) AS t(bucket text, at timestamptz, n integer)
+ORDER BY t.bucket
+ON CONFLICT (bucket) DO UPDATE SET
+	window_start = CASE WHEN r.window_start <= EXCLUDED.window_start - $2::bigint * interval '1 microsecond'
+		THEN EXCLUDED.window_start ELSE r.window_start END,
+	count = CASE WHEN r.window_start <= EXCLUDED.window_start - $2::bigint * interval '1 microsecond'
+		THEN EXCLUDED.count ELSE r.count + EXCLUDED.count END
+RETURNING bucket, count, window_start`
+
+// bucketTakes is one bucket's requests in a statement of qTake.
+type bucketTakes struct {
+	Bucket string    `json:"bucket"`
+	At     time.Time `json:"at"` // the latest request's time
+	N      int       `json:"n"`
+	// After the statement: the count before the first of these requests,
+	// and the window's start.
+	before int
+	start  time.Time
+}
+
+// count counts takes in one statement and sets each take's quota, or
+// the statement's error.
+func (l *pgLimiter) count(ctx context.Context, takes []*take) {
+	var buckets []bucketTakes
+	index := map[string]int{}
+	for _, t := range takes {
+		i, ok := index[t.bucket]
+		if !ok {
+			i = len(buckets)
+			index[t.bucket] = i
+			buckets = append(buckets, bucketTakes{Bucket: t.bucket})
+		}
+		b := &buckets[i]
+		b.N++
+		if t.now.After(b.At) {
+			b.At = t.now
+		}
+	}
+	err := func() error {
+		body, err := json.Marshal(buckets)
+		if err != nil {
+			return err
+		}
+		var rows []struct {
+			Bucket      string    `bun:"bucket"`
+			Count       int       `bun:"count"`
+			WindowStart time.Time `bun:"window_start"`
+		}
+		if err := l.db.write().all(ctx, qTake, args(string(body), pipeline.RateWindow.Microseconds()), &rows); err != nil {
+			return err
+		}
+		if len(rows) != len(buckets) {
+			return fmt.Errorf("pipelinestore: %d buckets counted, %d returned", len(buckets), len(rows))
+		}
+		for _, r := range rows {
+			b := &buckets[index[r.Bucket]]
+			b.before, b.start = r.Count-b.N, r.WindowStart.UTC()
+		}
+		return nil
+	}()
+	if err != nil {
+		err = formatError(err, "Rate limit")
+	}
+	for _, t := range takes {
+		if err != nil {
+			t.err = err
+			continue
+		}
+		// A bucket's requests take its counts in the order they came.
+		b := &buckets[index[t.bucket]]
+		b.before++
+		t.quota = pipeline.QuotaOf(l.limit, b.before, b.start)
+	}
 }
 
 // sweep deletes ended windows in the background, so that the table holds

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -53,8 +54,8 @@ func TestLimiter(t *testing.T) {
 func TestLimiter_Postgres(t *testing.T) {
 	dsn := storetest.PostgresSchemaDSN(t)
 	ctx := context.Background()
-	open := func() *pipelinestore.DB {
-		db, err := pipelinestore.Open(ctx, dsn)
+	open := func(params ...string) *pipelinestore.DB {
+		db, err := pipelinestore.Open(ctx, dsn+strings.Join(params, ""))
 		require.NoError(t, err)
 		t.Cleanup(func() { db.Close() })
 		require.NoError(t, db.Migrate(ctx))
@@ -92,6 +93,63 @@ func TestLimiter_Postgres(t *testing.T) {
 		q, err := lb.Take(ctx, "user:shared", now.Add(time.Second))
 		require.NoError(t, err)
 		assert.Equal(t, pipeline.Quota{Limit: 10, Remaining: 0, Reset: now.Add(time.Minute), Allowed: false}, q)
+	})
+
+	t.Run("takes that wait share a statement", func(t *testing.T) {
+		// Its own name, to find its statement among the server's.
+		db := open("&application_name=pipeline-limiter-test")
+		l := db.Limiter(10)
+		_, err := l.Take(ctx, "user:held", now)
+		require.NoError(t, err)
+		statements := pipelinestore.CountQueries(db)
+		// Another transaction holds the bucket's row, so the next take's
+		// statement stays on the way until it ends.
+		raw := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn)))
+		defer raw.Close()
+		tx, err := raw.BeginTx(ctx, nil)
+		require.NoError(t, err)
+		_, err = tx.ExecContext(ctx, "SELECT 1 FROM rate_limits WHERE bucket = 'user:held' FOR UPDATE")
+		require.NoError(t, err)
+
+		type outcome struct {
+			bucket string
+			q      pipeline.Quota
+		}
+		out := make(chan outcome, 8)
+		go func() {
+			q, err := l.Take(ctx, "user:held", now)
+			assert.NoError(t, err)
+			out <- outcome{"user:held", q}
+		}()
+		require.Eventually(t, func() bool {
+			var waiting int
+			require.NoError(t, raw.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
+				WHERE wait_event_type = 'Lock' AND application_name = 'pipeline-limiter-test'`).Scan(&waiting))
+			return waiting == 1
+		}, 10*time.Second, time.Millisecond, "the first take waits for the row")
+		buckets := []string{"user:w1", "user:w2", "user:w1", "user:w1", "user:held", "user:w2", "user:w3"}
+		for _, b := range buckets {
+			go func() {
+				q, err := l.Take(ctx, b, now)
+				assert.NoError(t, err)
+				out <- outcome{b, q}
+			}()
+		}
+		require.Eventually(t, func() bool { return pipelinestore.QueuedTakes(l) == len(buckets) },
+			10*time.Second, time.Millisecond, "the other takes wait")
+		require.NoError(t, tx.Rollback())
+
+		remaining := map[string][]int{}
+		for range len(buckets) + 1 {
+			o := <-out
+			assert.True(t, o.q.Allowed)
+			assert.Equal(t, now.Add(time.Minute), o.q.Reset)
+			remaining[o.bucket] = append(remaining[o.bucket], o.q.Remaining)
+		}
+		assert.EqualValues(t, 2, statements.Load(), "the takes that waited went in one statement")
+		for b, want := range map[string][]int{"user:held": {7, 8}, "user:w1": {7, 8, 9}, "user:w2": {8, 9}, "user:w3": {9}} {
+			assert.ElementsMatch(t, want, remaining[b], b)
+		}
 	})
 
 	t.Run("sweep", func(t *testing.T) {
