@@ -49,38 +49,47 @@ type pgLimiter struct {
 	sending bool    // a statement is on the way
 }
 
-// take is one request to count, and its outcome.
+// take is one request to count, and its outcome, set before done closes.
 type take struct {
 	bucket string
 	now    time.Time
 	quota  pipeline.Quota
 	err    error
-	// woken receives false when the take is counted, or true when it
-	// is to send the next statement.
-	woken chan bool
+	done   chan struct{}
 }
 
 // Limit is the number of requests allowed per bucket in one window.
 func (l *pgLimiter) Limit() int { return l.limit }
 
+// takesTimeout bounds a statement that counts queued requests in the
+// background; each request waits only until its own context ends.
+const takesTimeout = 10 * time.Second
+
 // Take counts one request against bucket. When no statement of the
-// limiter is on the way, the request sends its own; else it waits to be
-// counted by the next, which the first of the waiting requests sends once
-// the statement on the way has returned.
+// limiter is on the way, the request sends its own, which counts the
+// requests queued before it; else it waits for the next statement, sent
+// in the background once the one on the way has returned.
 func (l *pgLimiter) Take(ctx context.Context, bucket string, now time.Time) (pipeline.Quota, error) {
-	t := &take{bucket: bucket, now: ts(now), woken: make(chan bool, 1)}
+	t := &take{bucket: bucket, now: ts(now), done: make(chan struct{})}
 	l.mu.Lock()
 	l.queued = append(l.queued, t)
 	send := !l.sending
 	l.sending = true
 	l.mu.Unlock()
-	if !send {
-		send = <-t.woken
-	}
 	if send {
 		// Other requests' counts ride on this statement: a client that
-		// goes away must not cancel them.
-		l.sendQueued(context.WithoutCancel(ctx), t)
+		// goes away does not cancel them, its deadline still bounds them.
+		sendCtx, cancel := context.WithoutCancel(ctx), context.CancelFunc(func() {})
+		if deadline, ok := ctx.Deadline(); ok {
+			sendCtx, cancel = context.WithDeadline(sendCtx, deadline)
+		}
+		l.sendQueued(sendCtx)
+		cancel()
+	}
+	select {
+	case <-t.done:
+	case <-ctx.Done():
+		return pipeline.Quota{}, ctx.Err()
 	}
 	if l.takes.Add(1)%l.sweepEvery == 0 {
 		l.sweep(t.now.Add(-pipeline.RateWindow))
@@ -88,10 +97,9 @@ func (l *pgLimiter) Take(ctx context.Context, bucket string, now time.Time) (pip
 	return t.quota, t.err
 }
 
-// sendQueued counts the queued takes, self's among them, in one
-// statement, wakes them, and hands the sending to the first take queued
-// meanwhile.
-func (l *pgLimiter) sendQueued(ctx context.Context, self *take) {
+// sendQueued counts the queued takes in one statement, then, if more
+// were queued meanwhile, sends the next statement in the background.
+func (l *pgLimiter) sendQueued(ctx context.Context) {
 	l.mu.Lock()
 	n := min(len(l.queued), maxTakesSent)
 	sent := l.queued[:n:n]
@@ -99,22 +107,20 @@ func (l *pgLimiter) sendQueued(ctx context.Context, self *take) {
 	l.mu.Unlock()
 
 	l.count(ctx, sent)
+	for _, t := range sent {
+		close(t.done)
+	}
 
 	l.mu.Lock()
-	var next *take
-	if len(l.queued) > 0 {
-		next = l.queued[0]
-	} else {
-		l.sending = false
-	}
+	more := len(l.queued) > 0
+	l.sending = more
 	l.mu.Unlock()
-	for _, t := range sent {
-		if t != self {
-			t.woken <- false
-		}
-	}
-	if next != nil {
-		next.woken <- true
+	if more {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), takesTimeout)
+			defer cancel()
+			l.sendQueued(ctx)
+		}()
 	}
 }
 

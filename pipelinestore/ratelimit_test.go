@@ -137,6 +137,11 @@ func TestLimiter_Postgres(t *testing.T) {
 		}
 		require.Eventually(t, func() bool { return pipelinestore.QueuedTakes(l) == len(buckets) },
 			10*time.Second, time.Millisecond, "the other takes wait")
+		// A request that waits no longer than its context does.
+		short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+		defer cancel()
+		_, err = l.Take(short, "user:impatient", now)
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
 		require.NoError(t, tx.Rollback())
 
 		remaining := map[string][]int{}
