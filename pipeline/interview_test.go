@@ -13,10 +13,12 @@ import (
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
-// slotAt is the RFC 3339 text of a time h hours (and m minutes) after the
-// start of the hour two days from now, in UTC.
+// slotAt is the RFC 3339 text of a time h hours (and m minutes) after
+// 06:00 UTC two days from now: in the future, and for the hours the tests
+// use on one day in UTC and in Paris, whatever the time of the run (an
+// invitation writes an interview that crosses midnight with its dates).
 func slotAt(h, m int) string {
-	base := time.Now().UTC().Truncate(time.Hour).Add(48 * time.Hour)
+	base := time.Now().UTC().Truncate(24 * time.Hour).Add(48*time.Hour + 6*time.Hour)
 	return base.Add(time.Duration(h)*time.Hour + time.Duration(m)*time.Minute).Format(time.RFC3339)
 }
 
