@@ -3,7 +3,6 @@ package pipelinestore
 import (
 	"context"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
@@ -23,51 +22,32 @@ const candidateColumns = `c.id, c.job_id, c.stage_id, c.name, c.email, c.applied
 // rows are then read whole, with their stage names, and only when the
 // viewer reaches the job; a page deep in a long list costs an index walk,
 // not a row read per row skipped.
-//
-// On PostgreSQL (pg) a search finds the job's matches through the
-// job-keyed trigram indexes alone: the job's id is in its pattern (see
-// jobKeyed), and a condition on the job's column besides would have the
-// database intersect them with the job's whole entry in the job's index.
-func candidateListQuery(stage, status, search, pg bool) candidateQuery {
-	q := candidateQuery{counted: status || search}
-	var conds []string
-	if !search || !pg {
-		conds = append(conds, `c.job_id = $1`)
-	}
+func candidateListQuery(stage, status, search bool) candidateQuery {
+	q := candidateQuery{cond: `c.job_id = $1`, counted: status || search}
 	n := 2
 	if stage {
 		n++
 		q.stage = "$" + strconv.Itoa(n)
-		conds = append(conds, `c.stage_id = `+q.stage)
+		q.cond += ` AND c.stage_id = ` + q.stage
 	}
 	if status {
 		n++
-		conds = append(conds, `c.status = $`+strconv.Itoa(n))
+		q.cond += ` AND c.status = $` + strconv.Itoa(n)
 	}
 	if search {
 		n++
-		conds = append(conds, matches(n, jobKeyed("c.name_fold"), jobKeyed("c.email_fold")))
+		q.cond += ` AND ` + matches(n, "c.name_fold", "c.email_fold")
 	}
-	q.cond = strings.Join(conds, " AND ")
-	limit := ` LIMIT ` + strconv.Itoa(pipeline.PageSize) + ` OFFSET $` + strconv.Itoa(n+1)
-	page := `SELECT ` + candidateColumns + `, ` + q.total() + ` AS total
-FROM (SELECT c.id FROM candidates AS c WHERE ` + q.cond + `
-	ORDER BY c.applied DESC, c.id DESC` + limit + `) AS p`
+	total := q.total()
 	if q.counted {
-		// Every match is read to count it, so the matches are found
-		// first, apart: PostgreSQL then plans for all of them (through
-		// the trigram indexes for a search), not for the first page in
-		// the list's order, which a count over the page would make it
-		// think is all it reads.
-		page = `WITH m AS MATERIALIZED (SELECT c.id, c.applied FROM candidates AS c WHERE ` + q.cond + `)
-SELECT ` + candidateColumns + `, p.total AS total
-FROM (SELECT m.id, (SELECT count(*) FROM m) AS total FROM m
-	ORDER BY m.applied DESC, m.id DESC` + limit + `) AS p`
+		total = "p.total"
 	}
-	q.page = page + `
+	q.page = `SELECT ` + candidateColumns + `, ` + total + ` AS total` + `
+FROM (SELECT c.id` + q.windowCount() + ` FROM candidates AS c WHERE ` + q.cond + `
+	ORDER BY c.applied DESC, c.id DESC LIMIT ` + strconv.Itoa(pipeline.PageSize) + ` OFFSET $` + strconv.Itoa(n+1) + `) AS p
 JOIN candidates AS c ON c.id = p.id
 JOIN jobs AS j ON j.id = c.job_id
-WHERE c.job_id = $1 AND ` + visible(2) + `
+WHERE ` + visible(2) + `
 ORDER BY c.applied DESC, c.id DESC`
 	q.empty = `SELECT ` + q.total() + ` AS total, ` + q.stageOK() + ` AS stage_ok` + `
 FROM jobs AS j WHERE j.id = $1 AND ` + visible(2)
@@ -84,21 +64,23 @@ type candidateQuery struct {
 	page, empty string
 }
 
-// The list queries, by [SQLite, PostgreSQL][stage][status][search]. Prepared (on SQLite, and
-// on PostgreSQL WithPreparedStatements) each has one plan for any
-// arguments; a search's goes through the trigram indexes keyed by the job,
-// which find the job's matches of any term.
-var qCandidateLists = func() (qs [2][2][2][2]candidateQuery) {
-	for _, pg := range []int{0, 1} {
-		for _, stage := range []int{0, 1} {
-			for _, status := range []int{0, 1} {
-				for _, search := range []int{0, 1} {
-					q := candidateListQuery(stage == 1, status == 1, search == 1, pg == 1)
-					if pg == 0 {
-						q = prepareCandidateList(q)
-					}
-					qs[pg][stage][status][search] = q
-				}
+// windowCount counts the matches of a counted filter beside the page's
+// ids, in the scan that finds them.
+func (q candidateQuery) windowCount() string {
+	if q.counted {
+		return ", count(*) OVER () AS total"
+	}
+	return ""
+}
+
+// The list queries, by [stage][status][search], are prepared on SQLite;
+// PostgreSQL plans each run for its arguments, so that a search's plan
+// fits its pattern.
+var qCandidateLists = func() (qs [2][2][2]candidateQuery) {
+	for _, stage := range []int{0, 1} {
+		for _, status := range []int{0, 1} {
+			for _, search := range []int{0, 1} {
+				qs[stage][status][search] = prepareCandidateList(candidateListQuery(stage == 1, status == 1, search == 1))
 			}
 		}
 	}
@@ -113,8 +95,8 @@ func prepareCandidateList(q candidateQuery) candidateQuery {
 
 // ListCandidates returns a page of a job's candidates, newest applicant
 // first, each with its stage name, in one query. The total is read from
-// the stages' counts, or, for a status or a search, counted over the
-// matching rows. Only when the page is empty does a second query tell why:
+// the stages' counts, or, for a status or a search, counted with a window
+// over the matching rows. Only when the page is empty does a second query tell why:
 // the job is not reachable (not_found), the stage filter names no stage of
 // the job (pipeline.ErrStageNotInJob), or the page is past the last (the
 // total).
@@ -127,9 +109,9 @@ func (db *DB) ListCandidates(ctx context.Context, viewer, jobID int64, f pipelin
 		filter = append(filter, f.Status)
 	}
 	if f.Search != "" {
-		filter = append(filter, jobKeyedPattern(jobID, f.Search))
+		filter = append(filter, likePattern(f.Search))
 	}
-	q := qCandidateLists[btoi(db.dialect == DialectPostgres)][btoi(f.StageID != 0)][btoi(f.Status != "")][btoi(f.Search != "")]
+	q := qCandidateLists[btoi(f.StageID != 0)][btoi(f.Status != "")][btoi(f.Search != "")]
 	var rows []candidateRow
 	if err := run.all(ctx, q.page, append(filter, pipeline.Offset(f.Page)), &rows); err != nil {
 		return pipeline.List[pipeline.Candidate]{}, formatError(err, "Candidate")

@@ -29,23 +29,6 @@ func likePattern(search string) string {
 	return "%" + likeEscaper.Replace(pipeline.Fold(search)) + "%"
 }
 
-// jobKeyed is a candidate's folded column as the job's search reads it:
-// prefixed with the candidate's job id and a space, as PostgreSQL's
-// trigram indexes on candidates key it, so that the index of a column
-// finds one job's matches of a term, however many the term has in other
-// jobs and however large the job. (An index of the job id beside the
-// column serves as well, but PostgreSQL prices it by the job's size and
-// reads the job's whole list instead.)
-func jobKeyed(foldedColumn string) string {
-	return `(CAST(c.job_id AS TEXT) || ' ' || ` + foldedColumn + `)`
-}
-
-// jobKeyedPattern is the LIKE pattern of a search of a job's candidates
-// on their jobKeyed columns.
-func jobKeyedPattern(jobID int64, search string) string {
-	return strconv.FormatInt(jobID, 10) + " " + likePattern(search)
-}
-
 // matches is the search condition on the folded columns for the pattern
 // bound to parameter $n, joined by OR.
 func matches(n int, foldedColumns ...string) string {

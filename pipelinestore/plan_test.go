@@ -63,5 +63,5 @@ FROM generate_series(1, 5000) AS g`, f.Res.Teams["globex"], f.User("gary")))
 		assert.NotContains(t, plan, "Seq Scan on candidates", name)
 		assert.NotContains(t, plan, "Seq Scan on jobs", name)
 	}
-	assert.Contains(t, served["candidates, searched"], "candidates_job_name_trgm_idx", "the search is served by the trigram index keyed by the job")
+	assert.Contains(t, served["candidates, searched"], "trgm_idx", "the search is served by a trigram index")
 }
