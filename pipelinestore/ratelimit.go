@@ -89,7 +89,8 @@ func (l *pgLimiter) Take(ctx context.Context, bucket string, now time.Time) (pip
 	select {
 	case <-t.done:
 	case <-ctx.Done():
-		return pipeline.Quota{}, ctx.Err()
+		// As a statement cut off by its context is.
+		return pipeline.Quota{}, formatError(context.Cause(ctx), "Rate limit")
 	}
 	if l.takes.Add(1)%l.sweepEvery == 0 {
 		l.sweep(t.now.Add(-pipeline.RateWindow))
