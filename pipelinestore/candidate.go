@@ -88,23 +88,27 @@ func (q candidateQuery) windowCount() string {
 	return ""
 }
 
-// The list queries, by [stage][status][search], are prepared on SQLite;
-// PostgreSQL plans each run for its arguments, so that a search's plan
-// fits its pattern.
+// The list queries, by [stage][status][search], are prepared on SQLite.
+// PostgreSQL plans a search's at each run, for its job and its term (see
+// plannedPerRun).
 var qCandidateLists = func() (qs [2][2][2]candidateQuery) {
 	for _, stage := range []int{0, 1} {
 		for _, status := range []int{0, 1} {
 			for _, search := range []int{0, 1} {
-				qs[stage][status][search] = prepareCandidateList(candidateListQuery(stage == 1, status == 1, search == 1))
+				qs[stage][status][search] = prepareCandidateList(candidateListQuery(stage == 1, status == 1, search == 1), search == 1)
 			}
 		}
 	}
 	return qs
 }()
 
-func prepareCandidateList(q candidateQuery) candidateQuery {
+func prepareCandidateList(q candidateQuery, search bool) candidateQuery {
 	prepared(q.page)
 	prepared(q.empty)
+	if search {
+		plannedPerRun(q.page)
+		plannedPerRun(q.empty)
+	}
 	return q
 }
 

@@ -140,7 +140,8 @@ func TestDB_Batch(t *testing.T) {
 // TestOpen_WithPreparedStatements: on a direct connection, the reads
 // outside a transaction run as statements prepared on the connection,
 // with generic plans and the settings set on the connection, and answer as
-// without.
+// without; a search is not prepared, so that each is planned for its job
+// and term.
 func TestOpen_WithPreparedStatements(t *testing.T) {
 	if behindPgBouncer(t, storetest.PostgresDSN(t)) {
 		t.Skip("the server is reached through PgBouncer, where prepared statements do not hold")
@@ -157,11 +158,15 @@ func TestOpen_WithPreparedStatements(t *testing.T) {
 		res, err := f.Svc.AddNote(olivia, job, list.Items[0].ID, pipeline.NewNote{Content: "note"})
 		require.NoError(t, err)
 		assert.Equal(t, "note", res.Value.Content)
+		found, err := f.Svc.ListCandidates(olivia, job, pipeline.CandidateFilter{Search: list.Items[0].Name})
+		require.NoError(t, err)
+		assert.Equal(t, list.Items[0].ID, found.Items[0].ID)
 	}
 	var settings string
 	require.NoError(t, pipelinestore.Query(ctx, db,
-		`SELECT current_setting('plan_cache_mode') || ' ' || current_setting('statement_timeout') || ' ' || (SELECT count(*) FROM pg_prepared_statements WHERE NOT from_sql)`, &settings))
-	assert.Regexp(t, `^force_generic_plan 1500ms [1-9]`, settings)
+		`SELECT current_setting('plan_cache_mode') || ' ' || current_setting('statement_timeout') || ' ' || (SELECT count(*) FROM pg_prepared_statements WHERE NOT from_sql)
+	|| ' ' || (SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE '%LIKE%')`, &settings))
+	assert.Regexp(t, `^force_generic_plan 1500ms [1-9]\d* 0$`, settings)
 }
 
 // behindPgBouncer reports whether dsn reaches PgBouncer rather than

@@ -39,6 +39,24 @@ import (
 // still begins lazily: its BEGIN goes before its first statement, see
 // pgStmt) and the run-time parameters are set on it when it opens.
 
+// perRun holds the statements that PostgreSQL plans at each run; see
+// plannedPerRun.
+var perRun = map[string]bool{}
+
+// plannedPerRun registers a statement whose best plan depends on its
+// arguments, and returns it. It runs as text with its arguments written
+// in, so that PostgreSQL plans each run for them, even with
+// WithPreparedStatements: a prepared statement's plan cache settles on one
+// generic plan after five runs, and for a search no plan fits every job
+// and term. A common term on a large job is counted through the trigram
+// indexes, a term on a small job through the job's index; a generic plan
+// does both at once and reads a large job's whole index entry. The cost
+// is planning at each run, a fraction of a millisecond.
+func plannedPerRun(query string) string {
+	perRun[query] = true
+	return query
+}
+
 // settingName is the form of a run-time parameter's name (a placeholder
 // for an extension's, such as pg_trgm.similarity_threshold, included).
 var settingName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$`)
@@ -256,9 +274,9 @@ func (c *pgConn) QueryContext(ctx context.Context, query string, args []driver.N
 // on its first run there; nil when it runs as text: without
 // WithPreparedStatements, for a statement with no arguments (the
 // connection's own commands, and the statements Bun writes its arguments
-// into), and past maxConnStmts.
+// into), for one planned per run, and past maxConnStmts.
 func (c *pgConn) stmt(ctx context.Context, query string, args []driver.NamedValue) (pgStmt, error) {
-	if c.stmts == nil || len(args) == 0 {
+	if c.stmts == nil || len(args) == 0 || perRun[query] {
 		return pgStmt{}, nil
 	}
 	if s, ok := c.stmts[query]; ok {
