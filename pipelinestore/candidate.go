@@ -51,18 +51,20 @@ func candidateListQuery(stage, status, search bool) candidateQuery {
 		total = "p.total"
 	}
 	page := `ORDER BY c.applied DESC, c.id DESC LIMIT ` + strconv.Itoa(pipeline.PageSize) + ` OFFSET $` + strconv.Itoa(n+1)
-	with, ids := "", `(SELECT c.id`+q.windowCount()+` FROM candidates AS c WHERE `+q.cond+`
-	`+page+`) AS p`
+	with, ids, job := "", `(SELECT c.id`+q.windowCount()+` FROM candidates AS c WHERE `+q.cond+`
+	`+page+`) AS p`, ""
 	if search {
+		// The job is named again: the matches' ids no longer carry it.
 		with = `WITH m AS MATERIALIZED (SELECT c.id, c.applied FROM candidates AS c WHERE ` + q.cond + `)
 `
 		ids = `(SELECT c.id, (SELECT count(*) FROM m) AS total FROM m AS c ` + page + `) AS p`
+		job = `j.id = $1 AND `
 	}
 	q.page = with + `SELECT ` + candidateColumns + `, ` + total + ` AS total` + `
 FROM ` + ids + `
 JOIN candidates AS c ON c.id = p.id
 JOIN jobs AS j ON j.id = c.job_id
-WHERE j.id = $1 AND ` + visible(2) + `
+WHERE ` + job + visible(2) + `
 ORDER BY c.applied DESC, c.id DESC`
 	q.empty = `SELECT ` + q.total() + ` AS total, ` + q.stageOK() + ` AS stage_ok` + `
 FROM jobs AS j WHERE j.id = $1 AND ` + visible(2)
