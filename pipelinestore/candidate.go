@@ -1,8 +1,10 @@
 package pipelinestore
 
 import (
+	"cmp"
 	"context"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
@@ -23,14 +25,15 @@ const candidateColumns = `c.id, c.job_id, c.stage_id, c.name, c.email, c.applied
 // viewer reaches the job; a page deep in a long list costs an index walk,
 // not a row read per row skipped.
 //
-// A search's matches are the exception: they are found once (m), by
-// whichever index the planner expects to be cheaper for the term, the
+// A search's page also reads the job's size (see largeJobs). A large
+// job's search is the exception (large): its matches are found once (m),
+// by whichever index the planner expects to be cheaper for the term, the
 // trigram indexes or the job's, then counted and sorted. The exact total
 // visits every match anyway, and walking the list's order under a window
-// count instead is a plan PostgreSQL 15 costs as if the LIMIT ended the
-// walk early: a common term on a job of a million candidates read the
-// whole job.
-func candidateListQuery(stage, status, search bool) candidateQuery {
+// count is a plan PostgreSQL 15 costs as if the LIMIT ended the walk
+// early: a common term on a job of a million candidates read the whole
+// job.
+func candidateListQuery(stage, status, search, large bool) candidateQuery {
 	q := candidateQuery{cond: `c.job_id = $1`, counted: status || search}
 	n := 2
 	if stage {
@@ -51,16 +54,19 @@ func candidateListQuery(stage, status, search bool) candidateQuery {
 		total = "p.total"
 	}
 	page := `ORDER BY c.applied DESC, c.id DESC LIMIT ` + strconv.Itoa(pipeline.PageSize) + ` OFFSET $` + strconv.Itoa(n+1)
-	with, ids, job := "", `(SELECT c.id`+q.windowCount()+` FROM candidates AS c WHERE `+q.cond+`
-	`+page+`) AS p`, ""
+	with, ids, job, size := "", `(SELECT c.id`+q.windowCount()+` FROM candidates AS c WHERE `+q.cond+`
+	`+page+`) AS p`, "", ""
 	if search {
+		size = `, ` + (candidateQuery{}).total() + ` AS job_size`
+	}
+	if search && large {
 		// The job is named again: the matches' ids no longer carry it.
 		with = `WITH m AS MATERIALIZED (SELECT c.id, c.applied FROM candidates AS c WHERE ` + q.cond + `)
 `
 		ids = `(SELECT c.id, (SELECT count(*) FROM m) AS total FROM m AS c ` + page + `) AS p`
 		job = `j.id = $1 AND `
 	}
-	q.page = with + `SELECT ` + candidateColumns + `, ` + total + ` AS total` + `
+	q.page = with + `SELECT ` + candidateColumns + `, ` + total + ` AS total` + size + `
 FROM ` + ids + `
 JOIN candidates AS c ON c.id = p.id
 JOIN jobs AS j ON j.id = c.job_id
@@ -90,27 +96,37 @@ func (q candidateQuery) windowCount() string {
 	return ""
 }
 
-// The list queries, by [stage][status][search], are prepared on SQLite.
-// PostgreSQL plans a search's at each run, for its job and its term (see
-// plannedPerRun).
+// The list queries, by [stage][status][search], are prepared on SQLite,
+// and on PostgreSQL with WithPreparedStatements.
 var qCandidateLists = func() (qs [2][2][2]candidateQuery) {
 	for _, stage := range []int{0, 1} {
 		for _, status := range []int{0, 1} {
 			for _, search := range []int{0, 1} {
-				qs[stage][status][search] = prepareCandidateList(candidateListQuery(stage == 1, status == 1, search == 1), search == 1)
+				qs[stage][status][search] = prepareCandidateList(candidateListQuery(stage == 1, status == 1, search == 1, false))
 			}
 		}
 	}
 	return qs
 }()
 
-func prepareCandidateList(q candidateQuery, search bool) candidateQuery {
+// qLargeJobSearches are the searches of a large job, by [stage][status],
+// planned by PostgreSQL at each run for the job and the term (see
+// plannedPerRun and largeJobs).
+var qLargeJobSearches = func() (qs [2][2]candidateQuery) {
+	for stage := range qs {
+		for status := range qs[stage] {
+			q := candidateListQuery(stage == 1, status == 1, true, true)
+			q.page = plannedPerRun(q.page + "\n-- planned at each run")
+			q.empty = plannedPerRun(q.empty + "\n-- planned at each run")
+			qs[stage][status] = q
+		}
+	}
+	return qs
+}()
+
+func prepareCandidateList(q candidateQuery) candidateQuery {
 	prepared(q.page)
 	prepared(q.empty)
-	if search {
-		plannedPerRun(q.page)
-		plannedPerRun(q.empty)
-	}
 	return q
 }
 
@@ -133,9 +149,15 @@ func (db *DB) ListCandidates(ctx context.Context, viewer, jobID int64, f pipelin
 		filter = append(filter, likePattern(f.Search))
 	}
 	q := qCandidateLists[btoi(f.StageID != 0)][btoi(f.Status != "")][btoi(f.Search != "")]
+	if f.Search != "" && db.largeJobs.has(jobID) {
+		q = qLargeJobSearches[btoi(f.StageID != 0)][btoi(f.Status != "")]
+	}
 	var rows []candidateRow
 	if err := run.all(ctx, q.page, append(filter, pipeline.Offset(f.Page)), &rows); err != nil {
 		return pipeline.List[pipeline.Candidate]{}, formatError(err, "Candidate")
+	}
+	if f.Search != "" && len(rows) > 0 && run.p.pg {
+		db.largeJobs.note(jobID, rows[0].JobSize)
 	}
 	list := pipeline.List[pipeline.Candidate]{Page: f.Page, PerPage: pipeline.PageSize, Items: make([]pipeline.Candidate, len(rows))}
 	for i, r := range rows {
@@ -343,4 +365,39 @@ func (t *tx) UpdateCandidate(ctx context.Context, k pipeline.Candidate, at time.
 	err := t.run.deferred(ctx, qUpdateCandidate, k.Name, pipeline.Fold(k.Name), k.Email, pipeline.Fold(k.Email), k.ResumeURL,
 		k.Status, ts(at), k.ID)
 	return formatError(err, "Candidate")
+}
+
+// largeJobSize is the size from which a job's searches are planned at
+// each run.
+const largeJobSize = 50_000
+
+// largeJobs are the jobs whose searches PostgreSQL plans at each run, as
+// the last search of each found them. With prepared statements a search
+// runs a generic plan, which fits a job of thousands: it intersects the
+// term's trigram matches with the job's index entry. On a job of a
+// million that entry alone costs more than the search should; planned
+// for its term, a common term is counted through the trigram indexes
+// alone, a term without trigrams through the job's index. Planning costs
+// a fraction of a millisecond, more than a small job's search saves, so
+// small jobs keep the generic plan. A job's first search, or its first
+// after it grew, runs the generic plan once.
+type largeJobs struct {
+	limit int64 // largeJobSize, or a test's
+	jobs  sync.Map
+}
+
+func (l *largeJobs) has(job int64) bool {
+	_, ok := l.jobs.Load(job)
+	return ok
+}
+
+// note records the job's size, read beside a search's page.
+func (l *largeJobs) note(job, size int64) {
+	limit := cmp.Or(l.limit, largeJobSize)
+	switch large := l.has(job); {
+	case size >= limit && !large:
+		l.jobs.Store(job, struct{}{})
+	case size < limit && large:
+		l.jobs.Delete(job)
+	}
 }

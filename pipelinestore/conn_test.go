@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/driver/pgdriver"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
@@ -140,8 +141,7 @@ func TestDB_Batch(t *testing.T) {
 // TestOpen_WithPreparedStatements: on a direct connection, the reads
 // outside a transaction run as statements prepared on the connection,
 // with generic plans and the settings set on the connection, and answer as
-// without; a search is not prepared, so that each is planned for its job
-// and term.
+// without.
 func TestOpen_WithPreparedStatements(t *testing.T) {
 	if behindPgBouncer(t, storetest.PostgresDSN(t)) {
 		t.Skip("the server is reached through PgBouncer, where prepared statements do not hold")
@@ -158,16 +158,69 @@ func TestOpen_WithPreparedStatements(t *testing.T) {
 		res, err := f.Svc.AddNote(olivia, job, list.Items[0].ID, pipeline.NewNote{Content: "note"})
 		require.NoError(t, err)
 		assert.Equal(t, "note", res.Value.Content)
-		found, err := f.Svc.ListCandidates(olivia, job, pipeline.CandidateFilter{Search: list.Items[0].Name})
-		require.NoError(t, err)
-		assert.Equal(t, list.Items[0].ID, found.Items[0].ID)
 	}
 	var settings string
 	require.NoError(t, pipelinestore.Query(ctx, db,
-		`SELECT current_setting('plan_cache_mode') || ' ' || current_setting('statement_timeout') || ' ' || (SELECT count(*) FROM pg_prepared_statements WHERE NOT from_sql)
-	|| ' ' || (SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE '%LIKE%')`, &settings))
-	assert.Regexp(t, `^force_generic_plan 1500ms [1-9]\d* 0$`, settings)
+		`SELECT current_setting('plan_cache_mode') || ' ' || current_setting('statement_timeout') || ' ' || (SELECT count(*) FROM pg_prepared_statements WHERE NOT from_sql)`, &settings))
+	assert.Regexp(t, `^force_generic_plan 1500ms [1-9]`, settings)
 }
+
+// TestDB_LargeJobSearchesPlannedPerRun: with prepared statements, a
+// search is prepared while its job is small; once a search has found the
+// job large, its searches run as text, which PostgreSQL plans for the job
+// and the term, and answer the same.
+func TestDB_LargeJobSearchesPlannedPerRun(t *testing.T) {
+	if behindPgBouncer(t, storetest.PostgresDSN(t)) {
+		t.Skip("the server is reached through PgBouncer, where prepared statements do not hold")
+	}
+	ctx := context.Background()
+	var mu sync.Mutex
+	var sent []string
+	db := storetest.OpenPostgres(t, pipelinestore.WithPreparedStatements(), pipelinestore.WithMaxConns(1),
+		pipelinestore.WithLargeJobSize(3), pipelinestore.WithQueryHook(queryRecorder(func(q string) {
+			mu.Lock()
+			defer mu.Unlock()
+			sent = append(sent, q)
+		})))
+	f := storetest.Seeded(t, db)
+	olivia := f.As(t, "olivia")
+	job := f.Job("backend")
+	list, err := f.Svc.ListCandidates(olivia, job, pipeline.CandidateFilter{})
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, list.Total, 3, "the job is large for this test")
+	search := pipeline.CandidateFilter{Search: list.Items[0].Name}
+	prepared := func() (searches, perRun int) {
+		require.NoError(t, pipelinestore.Query(ctx, db, `SELECT count(*) FILTER (WHERE statement LIKE '%name_fold LIKE%'),
+	count(*) FILTER (WHERE statement LIKE '%at each run%') FROM pg_prepared_statements`, &searches, &perRun))
+		return searches, perRun
+	}
+
+	first, err := f.Svc.ListCandidates(olivia, job, search)
+	require.NoError(t, err)
+	searches, _ := prepared()
+	assert.Equal(t, 1, searches, "the first search is prepared: the job's size is not known yet")
+
+	mu.Lock()
+	sent = nil
+	mu.Unlock()
+	second, err := f.Svc.ListCandidates(olivia, job, search)
+	require.NoError(t, err)
+	assert.Equal(t, first, second)
+	mu.Lock()
+	assert.Contains(t, strings.Join(sent, "\n"), "planned at each run", "the second search ran planned at each run")
+	mu.Unlock()
+	searches, perRun := prepared()
+	assert.Equal(t, [2]int{1, 0}, [2]int{searches, perRun}, "and was not prepared")
+}
+
+// queryRecorder is a query hook that passes each statement's text to fn.
+type queryRecorder func(string)
+
+func (r queryRecorder) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+	return ctx
+}
+
+func (r queryRecorder) AfterQuery(_ context.Context, e *bun.QueryEvent) { r(e.Query) }
 
 // behindPgBouncer reports whether dsn reaches PgBouncer rather than
 // PostgreSQL: PgBouncer answers for its own database "pgbouncer", which

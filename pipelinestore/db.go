@@ -69,7 +69,8 @@ type DB struct {
 	closed bool
 	bg     sync.WaitGroup // background sweeps of the rate limiter, folds of the counts
 
-	folder stageCountsFolder // PostgreSQL's stage counts (counts.go)
+	folder    stageCountsFolder // PostgreSQL's stage counts (counts.go)
+	largeJobs largeJobs         // whose searches are planned at each run (candidate.go)
 }
 
 var _ pipeline.Store = (*DB)(nil)
@@ -83,6 +84,7 @@ type options struct {
 	hooks            []bun.QueryHook
 	statementTimeout time.Duration
 	sessions         bool
+	largeJobSize     int64 // see largeJobs; 0 is largeJobSize
 }
 
 // DefaultMaxConns is the PostgreSQL pool size when WithMaxConns is not
@@ -198,6 +200,7 @@ func openPostgres(ctx context.Context, dsn string, o options) (*DB, error) {
 	p := newPool(b, true, o.hooks)
 	p.sessions = o.sessions && o.sqlDB == nil
 	db := &DB{w: p, r: p, dialect: DialectPostgres, owned: o.sqlDB == nil, roundTrips: &roundTrips}
+	db.largeJobs.limit = o.largeJobSize
 	if o.sqlDB == nil {
 		db.dsn = dsn
 	}

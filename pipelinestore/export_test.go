@@ -64,7 +64,8 @@ func ListPlans(ctx context.Context, db *DB, viewer, jobID, stageID int64, search
 		{"candidates of a stage", qCandidateLists[1][0][0].page, args(jobID, viewer, stageID, 0)},
 		{"candidates, an empty page", qCandidateLists[0][0][0].empty, args(jobID, viewer)},
 		{"jobs, searched", jobsPage(true, true), args(viewer, "open", pattern, 0, 15)},
-		{"candidates, searched", candidateListQuery(false, false, true).page, args(jobID, viewer, pattern, 0)},
+		{"candidates, searched", candidateListQuery(false, false, true, false).page, args(jobID, viewer, pattern, 0)},
+		{"candidates of a large job, searched", qLargeJobSearches[0][0].page, args(jobID, viewer, pattern, 0)},
 	}
 	plans := map[string]string{}
 	err := db.r.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
@@ -130,3 +131,7 @@ func PauseFolds(db *DB) {
 
 // FoldStageCounts folds the stages' count deltas of db now.
 func FoldStageCounts(ctx context.Context, db *DB) (int64, error) { return db.foldStageCounts(ctx) }
+
+// WithLargeJobSize sets the size from which a job's searches are planned
+// at each run (see largeJobs).
+func WithLargeJobSize(n int64) Option { return func(o *options) { o.largeJobSize = n } }

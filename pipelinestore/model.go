@@ -144,6 +144,7 @@ type candidateRow struct {
 	Stage      string `bun:"stage,scanonly"`
 	NotesCount int    `bun:"notes_count"`
 	Total      int    `bun:"total,scanonly"`
+	JobSize    int64  `bun:"job_size,scanonly"` // the job's candidates, beside a search's page
 }
 
 func (r candidateRow) toCandidate() pipeline.Candidate {

@@ -46,12 +46,8 @@ var perRun = map[string]bool{}
 // plannedPerRun registers a statement whose best plan depends on its
 // arguments, and returns it. It runs as text with its arguments written
 // in, so that PostgreSQL plans each run for them, even with
-// WithPreparedStatements: a prepared statement's plan cache settles on one
-// generic plan after five runs, and for a search no plan fits every job
-// and term. A common term on a large job is counted through the trigram
-// indexes, a term on a small job through the job's index; a generic plan
-// does both at once and reads a large job's whole index entry. The cost
-// is planning at each run, a fraction of a millisecond.
+// WithPreparedStatements, whose generic plans fit no argument in
+// particular.
 func plannedPerRun(query string) string {
 	perRun[query] = true
 	return query
