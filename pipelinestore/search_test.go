@@ -57,61 +57,70 @@ VALUES `+strings.Join(rows, ", "), vals...))
 // it: every page of each search must be the job's list filtered by the
 // term, in order, with the exact total.
 func TestStore_ListCandidates_SearchPages(t *testing.T) {
-	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
-		f := seeded(t, db)
-		ctx := context.Background()
-		olivia := f.User("olivia")
-		ids := func(stages map[string]int64) []int64 {
-			return []int64{stages["Applied"], stages["Screening"], stages["Interview"]}
-		}
-		// backend holds less than an eighth of the table, frontend more.
-		insertCandidates(t, db, f.Job("backend"), ids(f.Res.Stages["backend"]), 200)
-		insertCandidates(t, db, f.Job("frontend"), ids(f.Res.Stages["frontend"]), 1500)
-		require.NoError(t, pipelinestore.Exec(db, "ANALYZE candidates"))
+	storetest.EachDB(t, searchPages)
+}
 
-		// all is the job's list with the stage and status filters, page by
-		// page; want filters it by the search as the API defines it.
-		lists := map[string][]pipeline.Candidate{}
-		all := func(job int64, filter pipeline.CandidateFilter) []pipeline.Candidate {
-			filter.Search, filter.Page = "", 1
-			key := fmt.Sprintf("%d %+v", job, filter)
-			if out, ok := lists[key]; ok {
+// TestStore_ListCandidates_SearchPagesOfLargeJobs: the same on PostgreSQL
+// with every job counted large, so that each search after a job's first
+// runs the statements of a large job's searches, planned at each run.
+func TestStore_ListCandidates_SearchPagesOfLargeJobs(t *testing.T) {
+	searchPages(t, storetest.OpenPostgres(t, pipelinestore.WithLargeJobSize(1)))
+}
+
+func searchPages(t *testing.T, db *pipelinestore.DB) {
+	f := seeded(t, db)
+	ctx := context.Background()
+	olivia := f.User("olivia")
+	ids := func(stages map[string]int64) []int64 {
+		return []int64{stages["Applied"], stages["Screening"], stages["Interview"]}
+	}
+	// backend holds less than an eighth of the table, frontend more.
+	insertCandidates(t, db, f.Job("backend"), ids(f.Res.Stages["backend"]), 200)
+	insertCandidates(t, db, f.Job("frontend"), ids(f.Res.Stages["frontend"]), 1500)
+	require.NoError(t, pipelinestore.Exec(db, "ANALYZE candidates"))
+
+	// all is the job's list with the stage and status filters, page by
+	// page; want filters it by the search as the API defines it.
+	lists := map[string][]pipeline.Candidate{}
+	all := func(job int64, filter pipeline.CandidateFilter) []pipeline.Candidate {
+		filter.Search, filter.Page = "", 1
+		key := fmt.Sprintf("%d %+v", job, filter)
+		if out, ok := lists[key]; ok {
+			return slices.Clone(out)
+		}
+		out := []pipeline.Candidate{}
+		for ; ; filter.Page++ {
+			l, err := db.ListCandidates(ctx, olivia, job, filter)
+			require.NoError(t, err)
+			if len(l.Items) == 0 {
+				lists[key] = out
 				return slices.Clone(out)
 			}
-			out := []pipeline.Candidate{}
-			for ; ; filter.Page++ {
-				l, err := db.ListCandidates(ctx, olivia, job, filter)
-				require.NoError(t, err)
-				if len(l.Items) == 0 {
-					lists[key] = out
-					return slices.Clone(out)
-				}
-				out = append(out, l.Items...)
-			}
+			out = append(out, l.Items...)
 		}
-		for _, job := range []string{"backend", "frontend"} {
-			stages := f.Res.Stages[job]
-			for _, filter := range []pipeline.CandidateFilter{
-				{Search: "JOHNSON"}, {Search: "zedson-q"}, {Search: "ohns"}, {Search: "nobody"}, {Search: "on"}, {Search: "-"},
-				{Search: "johnson", StageID: stages["Screening"]}, {Search: "johnson", Status: pipeline.CandidateRejected},
-				{Search: "zed", StageID: stages["Interview"], Status: pipeline.CandidateActive},
-			} {
-				name := fmt.Sprintf("%s %+v", job, filter)
-				term := pipeline.Fold(filter.Search)
-				want := slices.DeleteFunc(all(f.Job(job), filter), func(c pipeline.Candidate) bool {
-					return !strings.Contains(pipeline.Fold(c.Name), term) && !strings.Contains(pipeline.Fold(c.Email), term)
-				})
-				got := []pipeline.Candidate{}
-				last := (len(want) + pipeline.PageSize - 1) / pipeline.PageSize
-				for filter.Page = 1; filter.Page <= last+1; filter.Page++ {
-					l, err := db.ListCandidates(ctx, olivia, f.Job(job), filter)
-					require.NoError(t, err, name)
-					assert.Equal(t, len(want), l.Total, "%s: the total of page %d", name, filter.Page)
-					assert.Equal(t, max(last, 1), l.LastPage(), name)
-					got = append(got, l.Items...)
-				}
-				assert.Equal(t, want, got, name)
+	}
+	for _, job := range []string{"backend", "frontend"} {
+		stages := f.Res.Stages[job]
+		for _, filter := range []pipeline.CandidateFilter{
+			{Search: "JOHNSON"}, {Search: "zedson-q"}, {Search: "ohns"}, {Search: "nobody"}, {Search: "on"}, {Search: "-"},
+			{Search: "johnson", StageID: stages["Screening"]}, {Search: "johnson", Status: pipeline.CandidateRejected},
+			{Search: "zed", StageID: stages["Interview"], Status: pipeline.CandidateActive},
+		} {
+			name := fmt.Sprintf("%s %+v", job, filter)
+			term := pipeline.Fold(filter.Search)
+			want := slices.DeleteFunc(all(f.Job(job), filter), func(c pipeline.Candidate) bool {
+				return !strings.Contains(pipeline.Fold(c.Name), term) && !strings.Contains(pipeline.Fold(c.Email), term)
+			})
+			got := []pipeline.Candidate{}
+			last := (len(want) + pipeline.PageSize - 1) / pipeline.PageSize
+			for filter.Page = 1; filter.Page <= last+1; filter.Page++ {
+				l, err := db.ListCandidates(ctx, olivia, f.Job(job), filter)
+				require.NoError(t, err, name)
+				assert.Equal(t, len(want), l.Total, "%s: the total of page %d", name, filter.Page)
+				assert.Equal(t, max(last, 1), l.LastPage(), name)
+				got = append(got, l.Items...)
 			}
+			assert.Equal(t, want, got, name)
 		}
-	})
+	}
 }
