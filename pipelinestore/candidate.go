@@ -26,42 +26,53 @@ const candidateColumns = `c.id, c.job_id, c.stage_id, c.name, c.email, c.applied
 // not a row read per row skipped.
 //
 // A search's page also reads the job's size (see largeJobs). A large
-// job's search is the exception (large): its matches are found once (m),
-// by whichever index the planner expects to be cheaper for the term, the
+// job's search is the exception (large): its matches are found once (m)
+// in candidate_search, the narrow copy of the searched columns, by
+// whichever index the planner expects to be cheaper for the term, the
 // trigram indexes or the job's, then counted and sorted. The exact total
-// visits every match anyway, and walking the list's order under a window
-// count is a plan PostgreSQL 15 costs as if the LIMIT ended the walk
-// early: a common term on a job of a million candidates read the whole
-// job.
+// visits every match anyway, on the copy's narrower pages; and walking
+// the list's order under a window count is a plan PostgreSQL 15 costs as
+// if the LIMIT ended the walk early: a common term on a job of a million
+// candidates read the whole job. A stage or status filter joins each
+// match's candidate. A smaller job's search walks the job's candidates.
 func candidateListQuery(stage, status, search, large bool) candidateQuery {
-	q := candidateQuery{cond: `c.job_id = $1`, counted: status || search}
-	n := 2
+	q := candidateQuery{counted: status || search}
+	n, filters := 2, ""
 	if stage {
 		n++
 		q.stage = "$" + strconv.Itoa(n)
-		q.cond += ` AND c.stage_id = ` + q.stage
+		filters += ` AND c.stage_id = ` + q.stage
 	}
 	if status {
 		n++
-		q.cond += ` AND c.status = $` + strconv.Itoa(n)
+		filters += ` AND c.status = $` + strconv.Itoa(n)
 	}
+	q.cond = `c.job_id = $1` + filters
 	if search {
 		n++
 		q.cond += ` AND ` + matches(n, "c.name_fold", "c.email_fold")
+	}
+	q.rows = `candidates AS c WHERE ` + q.cond
+	if search && large {
+		from := `candidate_search AS s`
+		if filters != "" {
+			from += ` JOIN candidates AS c ON c.id = s.id`
+		}
+		q.rows = from + ` WHERE s.job_id = $1` + filters + ` AND ` + matches(n, "s.name_fold", "s.email_fold")
 	}
 	total := q.total()
 	if q.counted {
 		total = "p.total"
 	}
 	page := `ORDER BY c.applied DESC, c.id DESC LIMIT ` + strconv.Itoa(pipeline.PageSize) + ` OFFSET $` + strconv.Itoa(n+1)
-	with, ids, job, size := "", `(SELECT c.id`+q.windowCount()+` FROM candidates AS c WHERE `+q.cond+`
+	with, ids, job, size := "", `(SELECT c.id`+q.windowCount()+` FROM `+q.rows+`
 	`+page+`) AS p`, "", ""
 	if search {
 		size = `, ` + (candidateQuery{}).total() + ` AS job_size`
 	}
 	if search && large {
 		// The job is named again: the matches' ids no longer carry it.
-		with = `WITH m AS MATERIALIZED (SELECT c.id, c.applied FROM candidates AS c WHERE ` + q.cond + `)
+		with = `WITH m AS MATERIALIZED (SELECT s.id, s.applied FROM ` + q.rows + `)
 `
 		ids = `(SELECT c.id, (SELECT count(*) FROM m) AS total FROM m AS c ` + page + `) AS p`
 		job = `j.id = $1 AND `
@@ -82,6 +93,7 @@ FROM jobs AS j WHERE j.id = $1 AND ` + visible(2)
 // empty tells why a page is empty.
 type candidateQuery struct {
 	cond        string
+	rows        string // FROM … WHERE of the rows counted, on candidates c or candidate_search s
 	stage       string // the stage's placeholder, "" when not filtered
 	counted     bool   // the total is counted (a status or a search), not read from the stages
 	page, empty string
@@ -188,7 +200,7 @@ func (db *DB) ListCandidates(ctx context.Context, viewer, jobID int64, f pipelin
 func (q candidateQuery) total() string {
 	switch {
 	case q.counted:
-		return `(SELECT count(*) FROM candidates AS c WHERE ` + q.cond + `)`
+		return `(SELECT count(*) FROM ` + q.rows + `)`
 	case q.stage != "":
 		return `(COALESCE((SELECT st.candidate_count FROM stages AS st WHERE st.id = ` + q.stage + ` AND st.job_id = $1), 0)
 	+ COALESCE((SELECT sum(d.delta) FROM stage_count_deltas AS d WHERE d.job_id = $1 AND d.stage_id = ` + q.stage + `), 0))`
@@ -372,15 +384,16 @@ func (t *tx) UpdateCandidate(ctx context.Context, k pipeline.Candidate, at time.
 const largeJobSize = 50_000
 
 // largeJobs are the jobs whose searches PostgreSQL plans at each run, as
-// the last search of each found them. With prepared statements a search
-// runs a generic plan, which fits a job of thousands: it intersects the
-// term's trigram matches with the job's index entry. On a job of a
-// million that entry alone costs more than the search should; planned
-// for its term, a common term is counted through the trigram indexes
-// alone, a term without trigrams through the job's index. Planning costs
-// a fraction of a millisecond, more than a small job's search saves, so
-// small jobs keep the generic plan. A job's first search, or its first
-// after it grew, runs the generic plan once.
+// the last search of each found them. A smaller job's search walks the
+// job's candidates in the list's order, a plan that fits a job of
+// thousands and that a prepared statement keeps. On a job of a million
+// that walk costs more than the search should; planned for its term, a
+// large job's search counts a common term through candidate_search's
+// trigram indexes, and a term without trigrams through its primary key,
+// which leads with the job. Planning costs a fraction of a millisecond,
+// more than a small job's search saves, so small jobs keep their prepared
+// plan. A job's first search, or its first after it grew, runs the small
+// jobs' statement once.
 type largeJobs struct {
 	limit int64 // largeJobSize, or a test's
 	jobs  sync.Map

@@ -124,3 +124,50 @@ func searchPages(t *testing.T, db *pipelinestore.DB) {
 		}
 	}
 }
+
+// TestStore_ListCandidates_LargeJobSearchFollowsWrites: a large job's
+// searches read candidate_search, the copy of the searched columns; a
+// candidate added, renamed, given another email, moved or deleted is
+// found, or not, by the next search, with the filters and the total.
+func TestStore_ListCandidates_LargeJobSearchFollowsWrites(t *testing.T) {
+	db := storetest.OpenPostgres(t, pipelinestore.WithLargeJobSize(1))
+	f := seeded(t, db)
+	ctx := f.As(t, "olivia")
+	job, stages := f.Job("backend"), f.Res.Stages["backend"]
+	found := func(filter pipeline.CandidateFilter) []string {
+		t.Helper()
+		filter.Page = 1
+		l, err := f.Svc.ListCandidates(ctx, job, filter)
+		require.NoError(t, err)
+		names := []string{}
+		for _, c := range l.Items {
+			names = append(names, c.Name+" <"+c.Email+">")
+		}
+		assert.Len(t, names, l.Total, "the total of %+v", filter)
+		return names
+	}
+	// The job's first search finds it large; the next ones read the copy.
+	require.Empty(t, found(pipeline.CandidateFilter{Search: "kowalczyk"}))
+
+	added, err := f.Svc.AddCandidate(ctx, job, pipeline.NewCandidate{Name: "Ada Kowalczyk", Email: "ada@kw.example"})
+	require.NoError(t, err)
+	id := added.Value.ID
+	assert.Equal(t, []string{"Ada Kowalczyk <ada@kw.example>"}, found(pipeline.CandidateFilter{Search: "KOWALCZYK"}))
+
+	name, email := "Ada Nowak", "ada@nw.example"
+	_, err = f.Svc.UpdateCandidate(ctx, job, id, pipeline.CandidatePatch{Name: &name, Email: &email})
+	require.NoError(t, err)
+	assert.Empty(t, found(pipeline.CandidateFilter{Search: "kowalczyk"}), "the old name")
+	assert.Empty(t, found(pipeline.CandidateFilter{Search: "kw.example"}), "the old email")
+	assert.Equal(t, []string{"Ada Nowak <ada@nw.example>"}, found(pipeline.CandidateFilter{Search: "nowak"}))
+	assert.Equal(t, []string{"Ada Nowak <ada@nw.example>"}, found(pipeline.CandidateFilter{Search: "nw.exa"}))
+
+	_, err = f.Svc.MoveCandidate(ctx, job, id, pipeline.StageMove{StageID: stages["Screening"]})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"Ada Nowak <ada@nw.example>"},
+		found(pipeline.CandidateFilter{Search: "nowak", StageID: stages["Screening"], Status: pipeline.CandidateActive}))
+	assert.Empty(t, found(pipeline.CandidateFilter{Search: "nowak", StageID: stages["Applied"]}), "the stage it left")
+
+	require.NoError(t, pipelinestore.Exec(db, "DELETE FROM candidates WHERE id = $1", id))
+	assert.Empty(t, found(pipeline.CandidateFilter{Search: "nowak"}), "deleted")
+}
