@@ -68,9 +68,19 @@ func insertCandidates(ctx context.Context, conn *pgx.Conn, jobs []*benchJob, n i
 	return nil
 }
 
-// analyze refreshes the planner's statistics of the dataset's tables.
+// analyze refreshes the planner's statistics of the dataset's tables, and
+// of candidate_search, the searches' copy of the candidates, in a schema
+// that has it.
 func analyze(ctx context.Context, conn *pgx.Conn) error {
-	_, err := conn.Exec(ctx, "ANALYZE teams, users, memberships, jobs, job_assignees, stages, candidates, tokens")
+	tables := "teams, users, memberships, jobs, job_assignees, stages, candidates, tokens"
+	var search bool
+	if err := conn.QueryRow(ctx, "SELECT to_regclass('candidate_search') IS NOT NULL").Scan(&search); err != nil {
+		return err
+	}
+	if search {
+		tables += ", candidate_search"
+	}
+	_, err := conn.Exec(ctx, "ANALYZE "+tables)
 	return err
 }
 
