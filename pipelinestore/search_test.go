@@ -3,7 +3,9 @@ package pipelinestore_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -170,4 +172,35 @@ func TestStore_ListCandidates_LargeJobSearchFollowsWrites(t *testing.T) {
 
 	require.NoError(t, pipelinestore.Exec(db, "DELETE FROM candidates WHERE id = $1", id))
 	assert.Empty(t, found(pipeline.CandidateFilter{Search: "nowak"}), "deleted")
+}
+
+// TestMigration_CandidateSearch: on a database whose candidates were
+// written before candidate_search existed, the migration copies every
+// one, so that a large job's searches find them all.
+func TestMigration_CandidateSearch(t *testing.T) {
+	const migration = "migrations/postgres/20261128000000_candidate_search.tx."
+	db := storetest.OpenPostgres(t, pipelinestore.WithLargeJobSize(1))
+	f := seeded(t, db)
+	run := func(file string) {
+		raw, err := os.ReadFile(migration + file)
+		require.NoError(t, err)
+		for _, stmt := range strings.Split(string(raw), "--bun:split") {
+			require.NoError(t, pipelinestore.Exec(db, stmt), file)
+		}
+	}
+	run("down.sql")
+	stages := f.Res.Stages["backend"]
+	insertCandidates(t, db, f.Job("backend"), []int64{stages["Applied"], stages["Screening"]}, 60)
+	run("up.sql")
+
+	ctx := f.As(t, "olivia")
+	var want int
+	require.NoError(t, pipelinestore.Query(context.Background(), db, `SELECT count(*) FROM candidates
+WHERE job_id = `+strconv.FormatInt(f.Job("backend"), 10)+` AND (name_fold LIKE '%johnson%' OR email_fold LIKE '%johnson%')`, &want))
+	require.Equal(t, 20, want, "every third of the 60 is a Johnson")
+	for range 2 { // the job's first search finds it large; the second reads the copy
+		l, err := f.Svc.ListCandidates(ctx, f.Job("backend"), pipeline.CandidateFilter{Search: "Johnson", Page: 1})
+		require.NoError(t, err)
+		assert.Equal(t, want, l.Total)
+	}
 }

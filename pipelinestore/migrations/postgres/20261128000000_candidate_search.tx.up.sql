@@ -5,6 +5,11 @@
 -- job, so a term without trigrams still finds a job's rows. Triggers keep
 -- the copy in the transaction of every change to the columns it copies,
 -- whoever writes the rows.
+--
+-- Writers of candidates wait from the copy of the rows to the triggers'
+-- creation, so that no row is written between the two and missed.
+LOCK TABLE candidates IN SHARE ROW EXCLUSIVE MODE;
+--bun:split
 CREATE TABLE candidate_search (
     job_id bigint NOT NULL,
     id bigint NOT NULL,
