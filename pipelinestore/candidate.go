@@ -5,6 +5,7 @@ import (
 	"context"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
@@ -161,8 +162,18 @@ func (db *DB) ListCandidates(ctx context.Context, viewer, jobID int64, f pipelin
 		filter = append(filter, likePattern(f.Search))
 	}
 	q := qCandidateLists[btoi(f.StageID != 0)][btoi(f.Status != "")][btoi(f.Search != "")]
-	if f.Search != "" && db.largeJobs.has(jobID) {
-		q = qLargeJobSearches[btoi(f.StageID != 0)][btoi(f.Status != "")]
+	if f.Search != "" && run.p.pg {
+		large, known := db.largeJobs.lookup(jobID)
+		if !known {
+			var size int64
+			if err := run.get(ctx, qJobSize, args(jobID), &size); err != nil {
+				return pipeline.List[pipeline.Candidate]{}, formatError(err, "Job")
+			}
+			large = db.largeJobs.note(jobID, size)
+		}
+		if large {
+			q = qLargeJobSearches[btoi(f.StageID != 0)][btoi(f.Status != "")]
+		}
 	}
 	var rows []candidateRow
 	if err := run.all(ctx, q.page, append(filter, pipeline.Offset(f.Page)), &rows); err != nil {
@@ -383,34 +394,53 @@ func (t *tx) UpdateCandidate(ctx context.Context, k pipeline.Candidate, at time.
 // each run.
 const largeJobSize = 50_000
 
-// largeJobs are the jobs whose searches PostgreSQL plans at each run, as
-// the last search of each found them. A smaller job's search walks the
-// job's candidates in the list's order, a plan that fits a job of
-// thousands and that a prepared statement keeps. On a job of a million
-// that walk costs more than the search should; planned for its term, a
-// large job's search counts a common term through candidate_search's
-// trigram indexes, and a term without trigrams through its primary key,
-// which leads with the job. Planning costs a fraction of a millisecond,
-// more than a small job's search saves, so small jobs keep their prepared
-// plan. A job's first search, or its first after it grew, runs the small
-// jobs' statement once.
+// largeJobs tells the jobs whose searches PostgreSQL plans at each run
+// from the others, as the last search of each found them. A smaller job's
+// search walks the job's candidates in the list's order, a plan that fits
+// a job of thousands and that a prepared statement keeps. On a job of a
+// million that walk costs more than the search should (seconds); planned
+// for its term, a large job's search counts a common term through
+// candidate_search's trigram indexes, and a term without trigrams through
+// its primary key, which leads with the job. Planning costs a fraction of
+// a millisecond, more than a small job's search saves, so small jobs keep
+// their prepared plan.
+//
+// A job's first search in a process reads the job's size first, in a
+// statement of its own; every search's page then reads it again, so a
+// job that grows or shrinks past largeJobSize switches statements after
+// one search. Only the sizes of up to maxKnownJobs jobs are kept: past
+// that all are forgotten, and each job's next search reads its size again.
 type largeJobs struct {
-	limit int64 // largeJobSize, or a test's
-	jobs  sync.Map
+	limit int64    // largeJobSize, or a test's
+	jobs  sync.Map // job id → whether it is large
+	n     atomic.Int64
 }
 
-func (l *largeJobs) has(job int64) bool {
-	_, ok := l.jobs.Load(job)
-	return ok
-}
+// maxKnownJobs bounds the jobs whose size largeJobs keeps.
+const maxKnownJobs = 100_000
 
-// note records the job's size, read beside a search's page.
-func (l *largeJobs) note(job, size int64) {
-	limit := cmp.Or(l.limit, largeJobSize)
-	switch large := l.has(job); {
-	case size >= limit && !large:
-		l.jobs.Store(job, struct{}{})
-	case size < limit && large:
-		l.jobs.Delete(job)
+// qJobSize is a job's number of candidates, for largeJobs alone: the
+// search that follows checks that the viewer reaches the job.
+var qJobSize = prepared(`SELECT ` + (candidateQuery{}).total() + ` AS size`)
+
+// lookup reports whether the job is large, and whether its size is known.
+func (l *largeJobs) lookup(job int64) (large, known bool) {
+	v, ok := l.jobs.Load(job)
+	if !ok {
+		return false, false
 	}
+	return v.(bool), true
+}
+
+// note records the job's size and reports whether the job is large.
+func (l *largeJobs) note(job, size int64) bool {
+	large := size >= cmp.Or(l.limit, largeJobSize)
+	if was, known := l.lookup(job); known && was == large {
+		return large
+	}
+	if _, loaded := l.jobs.Swap(job, large); !loaded && l.n.Add(1) > maxKnownJobs {
+		l.jobs.Clear()
+		l.n.Store(0)
+	}
+	return large
 }

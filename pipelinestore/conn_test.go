@@ -165,10 +165,10 @@ func TestOpen_WithPreparedStatements(t *testing.T) {
 	assert.Regexp(t, `^force_generic_plan 1500ms [1-9]`, settings)
 }
 
-// TestDB_LargeJobSearchesPlannedPerRun: with prepared statements, a
-// search is prepared while its job is small; once a search has found the
-// job large, its searches run as text, which PostgreSQL plans for the job
-// and the term, and answer the same.
+// TestDB_LargeJobSearchesPlannedPerRun: with prepared statements, a small
+// job's search is prepared; a large job's searches, from the first, run as
+// text, which PostgreSQL plans for the job and the term, and answer the
+// same. A job's size is read once, before its first search.
 func TestDB_LargeJobSearchesPlannedPerRun(t *testing.T) {
 	if behindPgBouncer(t, storetest.PostgresDSN(t)) {
 		t.Skip("the server is reached through PgBouncer, where prepared statements do not hold")
@@ -176,6 +176,15 @@ func TestDB_LargeJobSearchesPlannedPerRun(t *testing.T) {
 	ctx := context.Background()
 	var mu sync.Mutex
 	var sent []string
+	sending := func(fn func()) string {
+		mu.Lock()
+		sent = nil
+		mu.Unlock()
+		fn()
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Join(sent, "\n")
+	}
 	db := storetest.OpenPostgres(t, pipelinestore.WithPreparedStatements(), pipelinestore.WithMaxConns(1),
 		pipelinestore.WithLargeJobSize(3), pipelinestore.WithQueryHook(queryRecorder(func(q string) {
 			mu.Lock()
@@ -184,33 +193,40 @@ func TestDB_LargeJobSearchesPlannedPerRun(t *testing.T) {
 		})))
 	f := storetest.Seeded(t, db)
 	olivia := f.As(t, "olivia")
-	job := f.Job("backend")
-	list, err := f.Svc.ListCandidates(olivia, job, pipeline.CandidateFilter{})
-	require.NoError(t, err)
-	require.GreaterOrEqual(t, list.Total, 3, "the job is large for this test")
-	search := pipeline.CandidateFilter{Search: list.Items[0].Name}
 	prepared := func() (searches, perRun int) {
 		require.NoError(t, pipelinestore.Query(ctx, db, `SELECT count(*) FILTER (WHERE statement LIKE '%name_fold LIKE%'),
 	count(*) FILTER (WHERE statement LIKE '%at each run%') FROM pg_prepared_statements`, &searches, &perRun))
 		return searches, perRun
 	}
+	search := func(job int64, term string) pipeline.List[pipeline.Candidate] {
+		l, err := f.Svc.ListCandidates(olivia, job, pipeline.CandidateFilter{Search: term})
+		require.NoError(t, err)
+		return l
+	}
+	large, small := f.Job("backend"), f.Job("frontend")
+	for job, want := range map[int64]string{large: "at least", small: "fewer than"} {
+		list, err := f.Svc.ListCandidates(olivia, job, pipeline.CandidateFilter{})
+		require.NoError(t, err)
+		require.Equal(t, want == "at least", list.Total >= 3, "the job has %s 3 candidates for this test", want)
+	}
 
-	first, err := f.Svc.ListCandidates(olivia, job, search)
-	require.NoError(t, err)
-	searches, _ := prepared()
-	assert.Equal(t, 1, searches, "the first search is prepared: the job's size is not known yet")
-
-	mu.Lock()
-	sent = nil
-	mu.Unlock()
-	second, err := f.Svc.ListCandidates(olivia, job, search)
-	require.NoError(t, err)
+	var first, second pipeline.List[pipeline.Candidate]
+	sql := sending(func() { first = search(large, "a") })
+	assert.Contains(t, sql, "AS size", "the job's size is read first")
+	assert.Contains(t, sql, "planned at each run", "the large job's first search runs planned at each run")
+	require.NotEmpty(t, first.Items)
+	sql = sending(func() { second = search(large, "a") })
+	assert.NotContains(t, sql, "AS size", "once")
+	assert.Contains(t, sql, "planned at each run")
 	assert.Equal(t, first, second)
-	mu.Lock()
-	assert.Contains(t, strings.Join(sent, "\n"), "planned at each run", "the second search ran planned at each run")
-	mu.Unlock()
 	searches, perRun := prepared()
-	assert.Equal(t, [2]int{1, 0}, [2]int{searches, perRun}, "and was not prepared")
+	assert.Equal(t, [2]int{0, 0}, [2]int{searches, perRun}, "neither search was prepared")
+
+	sql = sending(func() { search(small, "a"); search(small, "a") })
+	assert.Equal(t, 1, strings.Count(sql, "AS size"), "the small job's size is read once")
+	assert.NotContains(t, sql, "planned at each run")
+	searches, _ = prepared()
+	assert.Equal(t, 1, searches, "the small job's search is prepared")
 }
 
 // queryRecorder is a query hook that passes each statement's text to fn.

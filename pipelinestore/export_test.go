@@ -97,6 +97,23 @@ func Exec(db *DB, query string, args ...any) error {
 	return err
 }
 
+// ExecTx runs statements in one transaction on db's writer, as the
+// migrator runs a migration's.
+func ExecTx(db *DB, stmts ...string) error {
+	ctx := context.Background()
+	tx, err := db.w.bun.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	for _, stmt := range stmts {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			_ = tx.Rollback()
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
 // QueryBytes reads one value of one row as bytes.
 func QueryBytes(db *DB, query string, args ...any) ([]byte, error) {
 	var b []byte

@@ -184,9 +184,7 @@ func TestMigration_CandidateSearch(t *testing.T) {
 	run := func(file string) {
 		raw, err := os.ReadFile(migration + file)
 		require.NoError(t, err)
-		for _, stmt := range strings.Split(string(raw), "--bun:split") {
-			require.NoError(t, pipelinestore.Exec(db, stmt), file)
-		}
+		require.NoError(t, pipelinestore.ExecTx(db, strings.Split(string(raw), "--bun:split")...), file)
 	}
 	run("down.sql")
 	stages := f.Res.Stages["backend"]
