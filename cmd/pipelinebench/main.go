@@ -30,7 +30,7 @@
 // fragment selects about one in 150; name_fold from the lists folded in Go
 // with pipeline.Fold, the store's own folding, and email_fold = lower(email)
 // (emails are ASCII); stages in a funnel over the job's five; applied dates
-// over two years. Then ANALYZE. -scale adds a job of 10,000 candidates and
+// over two years. Then VACUUM (ANALYZE). -scale adds a job of 10,000 candidates and
 // one of -scale-size.
 //
 // # Servers
