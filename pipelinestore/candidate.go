@@ -144,9 +144,11 @@ func prepareCandidateList(q candidateQuery) candidateQuery {
 }
 
 // ListCandidates returns a page of a job's candidates, newest applicant
-// first, each with its stage name, in one query. The total is read from
-// the stages' counts, or, for a status or a search, counted with a window
-// over the matching rows. Only when the page is empty does a second query tell why:
+// first, each with its stage name, in one query (a search of a job whose
+// size the process does not know yet reads it first: see largeJobs). The
+// total is read from the stages' counts, or, for a status or a search,
+// counted beside the page (see candidateListQuery). Only when the page is
+// empty does a second query tell why:
 // the job is not reachable (not_found), the stage filter names no stage of
 // the job (pipeline.ErrStageNotInJob), or the page is past the last (the
 // total).
