@@ -48,12 +48,11 @@ func candidateListQuery(stage, status, search, large bool) candidateQuery {
 		n++
 		filters += ` AND c.status = $` + strconv.Itoa(n)
 	}
-	q.cond = `c.job_id = $1` + filters
+	q.rows = `candidates AS c WHERE c.job_id = $1` + filters
 	if search {
 		n++
-		q.cond += ` AND ` + matches(n, "c.name_fold", "c.email_fold")
+		q.rows += ` AND ` + matches(n, "c.name_fold", "c.email_fold")
 	}
-	q.rows = `candidates AS c WHERE ` + q.cond
 	if search && large {
 		from := `candidate_search AS s`
 		if filters != "" {
@@ -89,12 +88,10 @@ FROM jobs AS j WHERE j.id = $1 AND ` + visible(2)
 	return q
 }
 
-// candidateQuery is the SQL of a candidate list: cond is the condition on
-// the job's candidates c that pass the filter; page reads a page, and
+// candidateQuery is the SQL of a candidate list: page reads a page, and
 // empty tells why a page is empty.
 type candidateQuery struct {
-	cond        string
-	rows        string // FROM … WHERE of the rows counted, on candidates c or candidate_search s
+	rows        string // FROM … WHERE of the rows that pass the filter, on candidates c or candidate_search s
 	stage       string // the stage's placeholder, "" when not filtered
 	counted     bool   // the total is counted (a status or a search), not read from the stages
 	page, empty string
