@@ -149,7 +149,9 @@ func writeValue(w io.Writer, v reflect.Value) {
 // write runs a write in one transaction, in the API's check order: load
 // finds the record the write is about (not_found), then the idempotency key
 // is judged (validation_failed, conflict) or replays its stored result,
-// then act validates the input and acts. The value act returns is stored
+// then act validates the input and acts. A record not found still replays
+// the stored result of the same request under the key: a retried delete
+// answers as the delete did. The value act returns is stored
 // under the key in the same transaction. A nil load finds nothing.
 func write[R, T any](s *Service, ctx context.Context, c Caller, k *boundKey, load func(Tx) (R, error), act func(Tx, R) (T, error)) (Result[T], error) {
 	var out Result[T]
@@ -167,6 +169,14 @@ func write[R, T any](s *Service, ctx context.Context, c Caller, k *boundKey, loa
 		if load != nil {
 			var err error
 			if rec, err = load(tx); err != nil {
+				// A retried delete finds its record gone; the first
+				// request's answer is still the answer to its key.
+				if k != nil && ErrorCode(err) == ENotFound {
+					if stored, rerr := cl.replay(ctx, c, k); rerr == nil && stored != nil {
+						out.Replayed = true
+						return json.Unmarshal(stored, &out.Value)
+					}
+				}
 				return err
 			}
 		}

@@ -83,6 +83,22 @@ func TestAPI_Webhooks(t *testing.T) {
 			"events":{"before":["job.created","job.updated"],"after":null},"description":{"before":"Board sync","after":null}}`,
 			string(log[2].Changes))
 	})
+	each(t, "a retried keyed delete replays", func(t *testing.T, e *env) {
+		hook := createWebhook(t, e, "olivia", map[string]any{"url": "https://hooks.example.test/gone"})
+		path := "/api/v1/webhooks/" + itoa(hook.id)
+		first := e.do(t, "DELETE", path, e.token("olivia"), nil, IdempotencyKeyHeader, "del-1")
+		require.Equal(t, http.StatusNoContent, first.Code, "%s", first.Body)
+		again := e.do(t, "DELETE", path, e.token("olivia"), nil, IdempotencyKeyHeader, "del-1")
+		require.Equal(t, http.StatusNoContent, again.Code, "%s", again.Body)
+		assert.Equal(t, "true", again.Header.Get(ReplayHeader))
+		assert.Empty(t, again.Body)
+		// Another key, or the key of another request, finds nothing to delete.
+		requireError(t, e.do(t, "DELETE", path, e.token("olivia"), nil, IdempotencyKeyHeader, "del-2"), http.StatusNotFound, pipeline.ENotFound)
+		requireError(t, e.do(t, "DELETE", path, e.token("adam"), nil, IdempotencyKeyHeader, "del-1"), http.StatusNotFound, pipeline.ENotFound)
+		log := e.Activity(t)
+		require.Len(t, log, 2)
+		assert.Equal(t, "webhook.deleted", log[1].Action, "deleted once")
+	})
 	each(t, "idempotent creation replays the secret", func(t *testing.T, e *env) {
 		body := map[string]any{"url": "https://hooks.example.test/once"}
 		first := e.do(t, "POST", "/api/v1/webhooks", e.token("olivia"), body, IdempotencyKeyHeader, "hook-1")
