@@ -333,19 +333,20 @@ func (db *DB) Ping(ctx context.Context) error {
 	return nil
 }
 
-// goBackground runs fn in a goroutine that Close waits for; after Close it
-// does nothing.
-func (db *DB) goBackground(fn func()) {
+// goBackground runs fn in a goroutine that Close waits for, and reports
+// whether it did: after Close it does nothing.
+func (db *DB) goBackground(fn func()) bool {
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	if db.closed {
-		return
+		return false
 	}
 	db.bg.Add(1)
 	go func() {
 		defer db.bg.Done()
 		fn()
 	}()
+	return true
 }
 
 // Write runs fn in one transaction, committed when fn returns nil and

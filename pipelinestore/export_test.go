@@ -32,6 +32,13 @@ func QueuedTakes(l pipeline.Limiter) int {
 // WaitBackground waits for the background work of db, such as a sweep.
 func WaitBackground(db *DB) { db.bg.Wait() }
 
+// Closing reports whether Close was called on db.
+func Closing(db *DB) bool {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	return db.closed
+}
+
 // CountQueries counts the statements db sends from now on, reads and writes.
 func CountQueries(db *DB) *atomic.Int64 {
 	var n atomic.Int64

@@ -2,6 +2,7 @@ package pipelinestore
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"sync"
@@ -116,12 +117,20 @@ func (l *pgLimiter) sendQueued(ctx context.Context) {
 	more := len(l.queued) > 0
 	l.sending = more
 	l.mu.Unlock()
-	if more {
-		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), takesTimeout)
-			defer cancel()
-			l.sendQueued(ctx)
-		}()
+	if more && !l.db.goBackground(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), takesTimeout)
+		defer cancel()
+		l.sendQueued(ctx)
+	}) {
+		// Closed: the takes would wait for a statement that never comes.
+		l.mu.Lock()
+		left := l.queued
+		l.queued, l.sending = nil, false
+		l.mu.Unlock()
+		for _, t := range left {
+			t.err = formatError(sql.ErrConnDone, "Rate limit")
+			close(t.done)
+		}
 	}
 }
 

@@ -157,6 +157,52 @@ func TestLimiter_Postgres(t *testing.T) {
 		}
 	})
 
+	t.Run("takes that wait when the database closes", func(t *testing.T) {
+		db := open("&application_name=pipeline-limiter-closing")
+		l := db.Limiter(10)
+		_, err := l.Take(ctx, "user:closing", now)
+		require.NoError(t, err)
+		raw := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn)))
+		defer raw.Close()
+		tx, err := raw.BeginTx(ctx, nil)
+		require.NoError(t, err)
+		_, err = tx.ExecContext(ctx, "SELECT 1 FROM rate_limits WHERE bucket = 'user:closing' FOR UPDATE")
+		require.NoError(t, err)
+
+		first := make(chan error, 1)
+		go func() {
+			_, err := l.Take(ctx, "user:closing", now)
+			first <- err
+		}()
+		require.Eventually(t, func() bool {
+			var waiting int
+			require.NoError(t, raw.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
+				WHERE wait_event_type = 'Lock' AND application_name = 'pipeline-limiter-closing'`).Scan(&waiting))
+			return waiting == 1
+		}, 10*time.Second, time.Millisecond, "the first take waits for the row")
+		waiting := make(chan error, 3)
+		for range 3 {
+			go func() {
+				_, err := l.Take(ctx, "user:closing", now)
+				waiting <- err
+			}()
+		}
+		require.Eventually(t, func() bool { return pipelinestore.QueuedTakes(l) == 3 }, 10*time.Second, time.Millisecond)
+		closed := make(chan struct{})
+		go func() {
+			db.Close()
+			close(closed)
+		}()
+		require.Eventually(t, func() bool { return pipelinestore.Closing(db) }, 10*time.Second, time.Millisecond)
+		require.NoError(t, tx.Rollback())
+
+		assert.NoError(t, <-first, "a statement on the way ends as it would")
+		for range 3 {
+			assert.ErrorIs(t, <-waiting, pipeline.ErrUnavailable, "the takes queued behind it are refused, not left waiting")
+		}
+		<-closed
+	})
+
 	t.Run("sweep", func(t *testing.T) {
 		raw := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn)))
 		defer raw.Close()
