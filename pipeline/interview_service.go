@@ -157,7 +157,10 @@ func (s *Service) RescheduleInterview(ctx context.Context, jobID, candidateID, i
 		if err := tx.UpdateInterview(ctx, iv); err != nil {
 			return Interview{}, err
 		}
-		return iv, s.logInterview(ctx, tx, c, iv, ActionInterviewRescheduled, changes)
+		if err := s.logInterview(ctx, tx, c, iv, ActionInterviewRescheduled, changes); err != nil {
+			return Interview{}, err
+		}
+		return iv, s.uninvite(ctx, tx, iv, removed(before, iv))
 	})
 	return res, s.booked(ctx, err, booking)
 }

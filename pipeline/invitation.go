@@ -73,6 +73,10 @@ type Invitation struct {
 	UID       string
 	Method    string
 	Organizer User // Name and Email
+	// Removed, on a cancellation of a scheduled interview, are the
+	// interviewers a change took off it, whom alone it cancels the
+	// interview for (RFC 5546 §3.2.5).
+	Removed []User
 }
 
 // invitation is iv's invitation from cal.
@@ -122,32 +126,64 @@ type InvitationMail struct {
 // interview as it now is to each of its interviewers and its candidate.
 // Without mail configured, or without a renderer, none is sent.
 func (s *Service) invite(ctx context.Context, tx Tx, iv Interview) error {
-	if s.mail == nil || s.render == nil {
+	to := append(slices.Clone(iv.Interviewers), User{Name: iv.CandidateName, Email: iv.CandidateEmail})
+	return s.mailInvitation(ctx, tx, s.calendar.invitation(iv), to)
+}
+
+// uninvite enqueues, in the change's transaction, a cancellation of the
+// interview, as it now is, to each interviewer the change took off it,
+// so that their calendars drop it.
+func (s *Service) uninvite(ctx context.Context, tx Tx, iv Interview, removed []User) error {
+	if len(removed) == 0 {
 		return nil
 	}
 	inv := s.calendar.invitation(iv)
+	inv.Method, inv.Removed = MethodCancel, removed
+	return s.mailInvitation(ctx, tx, inv, removed)
+}
+
+// mailInvitation enqueues an email of inv to each of to. Without mail
+// configured, or without a renderer, none is sent.
+func (s *Service) mailInvitation(ctx context.Context, tx Tx, inv Invitation, to []User) error {
+	if s.mail == nil || s.render == nil {
+		return nil
+	}
 	ics := s.render(inv)
-	subject, body := invitationText(iv, inv.Method)
-	to := append(slices.Clone(iv.Interviewers), User{Name: iv.CandidateName, Email: iv.CandidateEmail})
+	subject, body := invitationText(inv)
 	mails := make([]InvitationMail, len(to))
 	for i, u := range to {
-		mails[i] = InvitationMail{InterviewID: iv.ID, Sequence: iv.Sequence, Method: inv.Method, To: u,
+		mails[i] = InvitationMail{InterviewID: inv.Interview.ID, Sequence: inv.Interview.Sequence, Method: inv.Method, To: u,
 			Subject: subject, Body: body, Calendar: ics, Status: MessageQueued, CreatedAt: s.now()}
 	}
 	return tx.InsertInvitationMails(ctx, mails)
 }
 
-// invitationText is the subject and the plain text of the invitation of
-// iv by method: the time in UTC and in the interview's time zone, the
-// place and the interviewers.
-func invitationText(iv Interview, method string) (subject, body string) {
+// removed are the interviewers of before that after no longer has.
+func removed(before, after Interview) []User {
+	var out []User
+	for _, u := range before.Interviewers {
+		if !slices.ContainsFunc(after.Interviewers, func(v User) bool { return v.ID == u.ID }) {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// invitationText is the subject and the plain text of an invitation: the
+// time in UTC and in the interview's time zone, the place and the
+// interviewers.
+func invitationText(inv Invitation) (subject, body string) {
+	iv := inv.Interview
 	what := "Interview with " + oneLine(iv.CandidateName)
 	if iv.JobTitle != "" {
 		what += " for " + oneLine(iv.JobTitle)
 	}
 	var b strings.Builder
 	switch {
-	case method == MethodCancel:
+	case inv.Method == MethodCancel && len(inv.Removed) > 0:
+		subject = "No longer invited: " + what
+		b.WriteString("You are no longer an interviewer of this interview.\n\n")
+	case inv.Method == MethodCancel:
 		subject = "Cancelled: " + what
 		b.WriteString("This interview is cancelled.\n\n")
 	case iv.Sequence > 0:

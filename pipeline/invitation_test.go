@@ -190,6 +190,51 @@ func TestInvitations_Lifecycle(t *testing.T) {
 	})
 }
 
+func TestInvitations_RemovedInterviewer(t *testing.T) {
+	eachWorld(t, "an interviewer taken off gets a cancellation, the others the update", func(t *testing.T, w world) {
+		s := mailtest.Start(t, mailtest.Options{})
+		sendQueue(t, w.DB, s)
+		ctx, job, ada := w.As(t, "olivia"), w.Job("backend"), w.Res.Candidates["ada"]
+		res, err := w.Svc.ScheduleInterview(ctx, job, ada, pipeline.NewInterview{
+			Start: slotAt(2, 0), End: slotAt(3, 0), Timezone: "UTC", InterviewerIDs: []int64{w.User("mia"), w.User("olivia")},
+		})
+		require.NoError(t, err)
+		iv := res.Value
+		waitInvitations(t, s, 0, 3)
+
+		_, err = w.Svc.RescheduleInterview(ctx, job, ada, iv.ID, pipeline.InterviewPatch{InterviewerIDs: &[]int64{w.User("olivia")}})
+		require.NoError(t, err)
+		mails := waitInvitations(t, s, 3, 6)
+		byTo := map[string]invitationMail{}
+		for _, m := range mails {
+			byTo[m.To] = m
+		}
+		require.Len(t, byTo, 3, "one mail each")
+		what := "Interview with Ada Lovelace for Backend Engineer"
+		for _, to := range []string{"ada@example.test", "olivia@acme.test"} {
+			m := byTo[to]
+			assert.Equal(t, "REQUEST", m.Method, to)
+			assert.Equal(t, "Updated invitation: "+what, m.Subject, to)
+			assert.Equal(t, []string{"ada@example.test", "olivia@acme.test"}, attendees(m.Event), to)
+		}
+		mia := byTo["mia@acme.test"]
+		assert.Equal(t, "CANCEL", mia.Method)
+		assert.Equal(t, "CANCEL", calMethod(mia.Cal))
+		assert.Equal(t, "No longer invited: "+what, mia.Subject)
+		assert.Contains(t, mia.Text, "You are no longer an interviewer of this interview.")
+		assert.Equal(t, fmt.Sprintf("interview-%d@acme.example", iv.ID), mia.Event.Id(), "the same calendar entry")
+		assert.Equal(t, "1", prop(mia.Event, ics.ComponentPropertySequence))
+		assert.Empty(t, prop(mia.Event, ics.ComponentPropertyStatus), "not the whole interview")
+		assert.Equal(t, []string{"mia@acme.test"}, attendees(mia.Event))
+
+		_, err = w.Svc.RescheduleInterview(ctx, job, ada, iv.ID, pipeline.InterviewPatch{Location: new("Room 2")})
+		require.NoError(t, err)
+		waitInvitations(t, s, 6, 8)
+		time.Sleep(300 * time.Millisecond)
+		assert.Len(t, s.Received(), 8, "a change that removes nobody cancels for nobody")
+	})
+}
+
 func TestInvitations_NotSent(t *testing.T) {
 	eachWorld(t, "without mail, interviews work and nothing is queued", func(t *testing.T, w world) {
 		s := mailtest.Start(t, mailtest.Options{})

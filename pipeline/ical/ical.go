@@ -26,8 +26,11 @@ const productID = "-//pipeline-dev//pipeline interviews//EN"
 // one; the event's UID is the invitation's, its SEQUENCE the interview's;
 // DTSTART and DTEND are in UTC, the interview's time zone named for
 // display (X-WR-TIMEZONE and the description); the organizer and each
-// interviewer and the candidate are named. The same invitation always
-// gives the same bytes: DTSTAMP is the interview's last change.
+// interviewer and the candidate are named. A cancellation for the
+// interviewers a change removed names only them as attendees and has no
+// STATUS, since the interview itself goes on (RFC 5546 §3.2.5). The same
+// invitation always gives the same bytes: DTSTAMP is the interview's last
+// change.
 func Render(inv pipeline.Invitation) []byte {
 	iv := inv.Interview
 	cal := ics.NewCalendarFor("pipeline")
@@ -40,6 +43,7 @@ func Render(inv pipeline.Invitation) []byte {
 		cal.SetMethod(ics.MethodCancel)
 		status = ics.ObjectStatusCancelled
 	}
+	uninvited := inv.Method == pipeline.MethodCancel && len(inv.Removed) > 0
 	ev := cal.AddEvent(inv.UID)
 	ev.SetDtStampTime(iv.UpdatedAt)
 	ev.SetCreatedTime(iv.CreatedAt)
@@ -47,7 +51,9 @@ func Render(inv pipeline.Invitation) []byte {
 	ev.SetSequence(iv.Sequence)
 	ev.SetStartAt(iv.Start)
 	ev.SetEndAt(iv.End)
-	ev.SetStatus(status)
+	if !uninvited {
+		ev.SetStatus(status)
+	}
 	ev.SetSummary(text("Interview with " + iv.CandidateName))
 	ev.SetDescription(text(description(iv)))
 	if iv.Location != "" {
@@ -57,6 +63,12 @@ func Render(inv pipeline.Invitation) []byte {
 		ev.SetURL(iv.VideoURL)
 	}
 	ev.SetOrganizer(inv.Organizer.Email, ics.WithCN(name(inv.Organizer.Name)))
+	if uninvited {
+		for _, u := range inv.Removed {
+			ev.AddAttendee(u.Email, attendee(u.Name, ics.ParticipationRoleReqParticipant)...)
+		}
+		return []byte(cal.Serialize(ics.WithNewLineWindows))
+	}
 	for _, u := range iv.Interviewers {
 		ev.AddAttendee(u.Email, attendee(u.Name, ics.ParticipationRoleReqParticipant)...)
 	}

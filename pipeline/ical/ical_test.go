@@ -104,6 +104,18 @@ func TestRender(t *testing.T) {
 		assert.Equal(t, "2", prop(ev, ics.ComponentPropertySequence))
 		assert.Equal(t, "interview-7@hiring.example.test", ev.Id())
 	})
+	t.Run("a cancellation for the interviewers a change removed", func(t *testing.T) {
+		inv := invitation(pipeline.InterviewScheduled, 3)
+		inv.Method = pipeline.MethodCancel
+		inv.Removed = []pipeline.User{{ID: 3, Name: "Ken Thompson", Email: "ken@acme.test"}}
+		cal, ev := parse(t, ical.Render(inv))
+		assert.Equal(t, "CANCEL", calProp(cal, ics.PropertyMethod))
+		assert.Empty(t, prop(ev, ics.ComponentPropertyStatus), "the interview goes on")
+		assert.Equal(t, "3", prop(ev, ics.ComponentPropertySequence))
+		assert.Equal(t, "interview-7@hiring.example.test", ev.Id())
+		require.Len(t, ev.Attendees(), 1)
+		assert.Equal(t, "ken@acme.test", ev.Attendees()[0].Email(), "only the removed")
+	})
 	t.Run("the same invitation, the same bytes", func(t *testing.T) {
 		assert.Equal(t, ical.Render(invitation(pipeline.InterviewScheduled, 1)), ical.Render(invitation(pipeline.InterviewScheduled, 1)))
 	})

@@ -3497,7 +3497,10 @@ type ClientInterface interface {
 	// body. A change adds 1 to `sequence` and is logged as
 	// `interview.rescheduled` with the before and after of each field
 	// changed; a request that changes nothing answers 200 and is not
-	// logged.
+	// logged. With mail configured, the interviewers and the candidate
+	// get the updated invitation, and each interviewer the change took
+	// off gets a `METHOD:CANCEL` naming only them, without
+	// `STATUS:CANCELLED` (RFC 5546 §3.2.5).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3514,7 +3517,10 @@ type ClientInterface interface {
 	// body. A change adds 1 to `sequence` and is logged as
 	// `interview.rescheduled` with the before and after of each field
 	// changed; a request that changes nothing answers 200 and is not
-	// logged.
+	// logged. With mail configured, the interviewers and the candidate
+	// get the updated invitation, and each interviewer the change took
+	// off gets a `METHOD:CANCEL` naming only them, without
+	// `STATUS:CANCELLED` (RFC 5546 §3.2.5).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4212,7 +4218,10 @@ func (c *Client) GetInterview(ctx context.Context, job JobId, candidate Candidat
 // body. A change adds 1 to `sequence` and is logged as
 // `interview.rescheduled` with the before and after of each field
 // changed; a request that changes nothing answers 200 and is not
-// logged.
+// logged. With mail configured, the interviewers and the candidate
+// get the updated invitation, and each interviewer the change took
+// off gets a `METHOD:CANCEL` naming only them, without
+// `STATUS:CANCELLED` (RFC 5546 §3.2.5).
 //
 // Takes any type of body and a specified content type.
 //
@@ -4239,7 +4248,10 @@ func (c *Client) RescheduleInterviewWithBody(ctx context.Context, job JobId, can
 // body. A change adds 1 to `sequence` and is logged as
 // `interview.rescheduled` with the before and after of each field
 // changed; a request that changes nothing answers 200 and is not
-// logged.
+// logged. With mail configured, the interviewers and the candidate
+// get the updated invitation, and each interviewer the change took
+// off gets a `METHOD:CANCEL` naming only them, without
+// `STATUS:CANCELLED` (RFC 5546 §3.2.5).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -7578,7 +7590,10 @@ type ClientWithResponsesInterface interface {
 	// body. A change adds 1 to `sequence` and is logged as
 	// `interview.rescheduled` with the before and after of each field
 	// changed; a request that changes nothing answers 200 and is not
-	// logged.
+	// logged. With mail configured, the interviewers and the candidate
+	// get the updated invitation, and each interviewer the change took
+	// off gets a `METHOD:CANCEL` naming only them, without
+	// `STATUS:CANCELLED` (RFC 5546 §3.2.5).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7595,7 +7610,10 @@ type ClientWithResponsesInterface interface {
 	// body. A change adds 1 to `sequence` and is logged as
 	// `interview.rescheduled` with the before and after of each field
 	// changed; a request that changes nothing answers 200 and is not
-	// logged.
+	// logged. With mail configured, the interviewers and the candidate
+	// get the updated invitation, and each interviewer the change took
+	// off gets a `METHOD:CANCEL` naming only them, without
+	// `STATUS:CANCELLED` (RFC 5546 §3.2.5).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -15217,7 +15235,10 @@ func (c *ClientWithResponses) GetInterviewWithResponse(ctx context.Context, job 
 // body. A change adds 1 to `sequence` and is logged as
 // `interview.rescheduled` with the before and after of each field
 // changed; a request that changes nothing answers 200 and is not
-// logged.
+// logged. With mail configured, the interviewers and the candidate
+// get the updated invitation, and each interviewer the change took
+// off gets a `METHOD:CANCEL` naming only them, without
+// `STATUS:CANCELLED` (RFC 5546 §3.2.5).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -15240,7 +15261,10 @@ func (c *ClientWithResponses) RescheduleInterviewWithBodyWithResponse(ctx contex
 // body. A change adds 1 to `sequence` and is logged as
 // `interview.rescheduled` with the before and after of each field
 // changed; a request that changes nothing answers 200 and is not
-// logged.
+// logged. With mail configured, the interviewers and the candidate
+// get the updated invitation, and each interviewer the change took
+// off gets a `METHOD:CANCEL` naming only them, without
+// `STATUS:CANCELLED` (RFC 5546 §3.2.5).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
