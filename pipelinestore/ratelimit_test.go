@@ -102,31 +102,16 @@ func TestLimiter_Postgres(t *testing.T) {
 		_, err := l.Take(ctx, "user:held", now)
 		require.NoError(t, err)
 		statements := pipelinestore.CountQueries(db)
-		// Another transaction holds the bucket's row, so the next take's
-		// statement stays on the way until it ends.
-		raw := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn)))
-		defer raw.Close()
-		tx, err := raw.BeginTx(ctx, nil)
-		require.NoError(t, err)
-		_, err = tx.ExecContext(ctx, "SELECT 1 FROM rate_limits WHERE bucket = 'user:held' FOR UPDATE")
-		require.NoError(t, err)
-
 		type outcome struct {
 			bucket string
 			q      pipeline.Quota
 		}
 		out := make(chan outcome, 8)
-		go func() {
+		tx := holdBucket(t, dsn, "pipeline-limiter-test", "user:held", func() {
 			q, err := l.Take(ctx, "user:held", now)
 			assert.NoError(t, err)
 			out <- outcome{"user:held", q}
-		}()
-		require.Eventually(t, func() bool {
-			var waiting int
-			require.NoError(t, raw.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
-				WHERE wait_event_type = 'Lock' AND application_name = 'pipeline-limiter-test'`).Scan(&waiting))
-			return waiting == 1
-		}, 10*time.Second, time.Millisecond, "the first take waits for the row")
+		})
 		buckets := []string{"user:w1", "user:w2", "user:w1", "user:w1", "user:held", "user:w2", "user:w3"}
 		for _, b := range buckets {
 			go func() {
@@ -162,24 +147,11 @@ func TestLimiter_Postgres(t *testing.T) {
 		l := db.Limiter(10)
 		_, err := l.Take(ctx, "user:closing", now)
 		require.NoError(t, err)
-		raw := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn)))
-		defer raw.Close()
-		tx, err := raw.BeginTx(ctx, nil)
-		require.NoError(t, err)
-		_, err = tx.ExecContext(ctx, "SELECT 1 FROM rate_limits WHERE bucket = 'user:closing' FOR UPDATE")
-		require.NoError(t, err)
-
 		first := make(chan error, 1)
-		go func() {
+		tx := holdBucket(t, dsn, "pipeline-limiter-closing", "user:closing", func() {
 			_, err := l.Take(ctx, "user:closing", now)
 			first <- err
-		}()
-		require.Eventually(t, func() bool {
-			var waiting int
-			require.NoError(t, raw.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
-				WHERE wait_event_type = 'Lock' AND application_name = 'pipeline-limiter-closing'`).Scan(&waiting))
-			return waiting == 1
-		}, 10*time.Second, time.Millisecond, "the first take waits for the row")
+		})
 		waiting := make(chan error, 3)
 		for range 3 {
 			go func() {
@@ -227,4 +199,27 @@ func TestLimiter_Postgres(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, 8, q.Remaining, "live windows are kept")
 	})
+}
+
+// holdBucket locks bucket's row in a transaction of its own, which it
+// returns, then runs take in a goroutine and returns once take's statement
+// waits for the row: it stays on the way until the transaction ends. app
+// is the application_name of take's database handle.
+func holdBucket(t *testing.T, dsn, app, bucket string, take func()) *sql.Tx {
+	t.Helper()
+	ctx := context.Background()
+	raw := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn)))
+	t.Cleanup(func() { raw.Close() })
+	tx, err := raw.BeginTx(ctx, nil)
+	require.NoError(t, err)
+	_, err = tx.ExecContext(ctx, "SELECT 1 FROM rate_limits WHERE bucket = $1 FOR UPDATE", bucket)
+	require.NoError(t, err)
+	go take()
+	require.Eventually(t, func() bool {
+		var waiting int
+		require.NoError(t, raw.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE wait_event_type = 'Lock' AND application_name = $1`, app).Scan(&waiting))
+		return waiting == 1
+	}, 10*time.Second, time.Millisecond, "the take waits for the row")
+	return tx
 }
