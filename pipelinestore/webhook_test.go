@@ -5,7 +5,9 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -141,6 +143,73 @@ func TestDeliveries_Purge(t *testing.T) {
 		require.Len(t, left.Items, 1)
 		assert.WithinDuration(t, now, left.Items[0].AttemptedAt, time.Second)
 	})
+}
+
+// TestIDs_NeverReused: a deleted webhook's id, and a purged attempt's, is
+// not handed out again, though it was the newest.
+func TestIDs_NeverReused(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		f := webhookFixture(t, db)
+		olivia := f.As(t, "olivia")
+		first, err := f.Svc.CreateWebhook(olivia, pipeline.NewWebhook{URL: "https://hooks.example.test/a"})
+		require.NoError(t, err)
+		_, err = f.Svc.DeleteWebhook(olivia, first.Value.ID, pipeline.WebhookDeletion{})
+		require.NoError(t, err)
+		next, err := f.Svc.CreateWebhook(olivia, pipeline.NewWebhook{URL: "https://hooks.example.test/b"})
+		require.NoError(t, err)
+		assert.Greater(t, next.Value.ID, first.Value.ID)
+
+		attempt := func(at time.Time) int64 {
+			t.Helper()
+			require.NoError(t, db.RecordDelivery(context.Background(), pipeline.Delivery{
+				WebhookID: next.Value.ID, ActivityID: f.Activity(t)[0].ID, Attempt: 1, AttemptedAt: at,
+			}))
+			l, err := f.Svc.WebhookDeliveries(olivia, next.Value.ID, 1)
+			require.NoError(t, err)
+			require.NotEmpty(t, l.Items)
+			return l.Items[0].ID
+		}
+		old := attempt(time.Now().Add(-pipeline.DeliveryRetention - time.Hour))
+		n, err := f.Op.PurgeDeliveries(context.Background())
+		require.NoError(t, err)
+		require.EqualValues(t, 1, n, "every attempt purged")
+		assert.Greater(t, attempt(time.Now()), old)
+	})
+}
+
+// TestMigration_IDsNeverReused: building SQLite's webhook tables again
+// keeps their rows, ids and references.
+func TestMigration_IDsNeverReused(t *testing.T) {
+	db := storetest.OpenSQLite(t)
+	f := webhookFixture(t, db)
+	olivia := f.As(t, "olivia")
+	var ids []int64
+	for _, u := range []string{"https://hooks.example.test/a", "https://hooks.example.test/b"} {
+		w, err := f.Svc.CreateWebhook(olivia, pipeline.NewWebhook{URL: u})
+		require.NoError(t, err)
+		ids = append(ids, w.Value.ID)
+	}
+	require.NoError(t, db.RecordDelivery(context.Background(), pipeline.Delivery{
+		WebhookID: ids[1], ActivityID: f.Activity(t)[0].ID, Attempt: 1, AttemptedAt: time.Now(),
+	}))
+	raw, err := os.ReadFile("migrations/sqlite/20261129000000_ids_never_reused.tx.up.sql")
+	require.NoError(t, err)
+	require.NoError(t, pipelinestore.ExecTx(db, strings.Split(string(raw), "--bun:split")...))
+
+	hooks, err := f.Svc.ListWebhooks(olivia, 1)
+	require.NoError(t, err)
+	assert.Equal(t, []int64{ids[1], ids[0]}, []int64{hooks.Items[0].ID, hooks.Items[1].ID})
+	got, err := f.Svc.WebhookDeliveries(olivia, ids[1], 1)
+	require.NoError(t, err)
+	assert.Len(t, got.Items, 1, "the attempts are kept")
+	_, err = f.Svc.DeleteWebhook(olivia, ids[1], pipeline.WebhookDeletion{})
+	require.NoError(t, err)
+	var left int
+	require.NoError(t, pipelinestore.Query(context.Background(), db, `SELECT count(*) FROM webhook_deliveries`, &left))
+	assert.Zero(t, left, "a webhook's attempts still go with it")
+	next, err := f.Svc.CreateWebhook(olivia, pipeline.NewWebhook{URL: "https://hooks.example.test/c"})
+	require.NoError(t, err)
+	assert.Greater(t, next.Value.ID, ids[1])
 }
 
 // TestStoredSecretKey: there is no key until one is asked for; then every
