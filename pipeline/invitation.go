@@ -79,6 +79,10 @@ type Invitation struct {
 	Removed []User
 }
 
+// ForRemoved reports whether inv cancels a scheduled interview only for
+// the interviewers a change removed (Removed).
+func (inv Invitation) ForRemoved() bool { return inv.Method == MethodCancel && len(inv.Removed) > 0 }
+
 // invitation is iv's invitation from cal.
 func (cal Calendar) invitation(iv Interview) Invitation {
 	inv := Invitation{Interview: iv, UID: "interview-" + strconv.FormatInt(iv.ID, 10) + "@" + cal.Domain,
@@ -180,7 +184,7 @@ func invitationText(inv Invitation) (subject, body string) {
 	}
 	var b strings.Builder
 	switch {
-	case inv.Method == MethodCancel && len(inv.Removed) > 0:
+	case inv.ForRemoved():
 		subject = "No longer invited: " + what
 		b.WriteString("You are no longer an interviewer of this interview.\n\n")
 	case inv.Method == MethodCancel:

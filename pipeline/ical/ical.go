@@ -43,7 +43,6 @@ func Render(inv pipeline.Invitation) []byte {
 		cal.SetMethod(ics.MethodCancel)
 		status = ics.ObjectStatusCancelled
 	}
-	uninvited := inv.Method == pipeline.MethodCancel && len(inv.Removed) > 0
 	ev := cal.AddEvent(inv.UID)
 	ev.SetDtStampTime(iv.UpdatedAt)
 	ev.SetCreatedTime(iv.CreatedAt)
@@ -51,7 +50,7 @@ func Render(inv pipeline.Invitation) []byte {
 	ev.SetSequence(iv.Sequence)
 	ev.SetStartAt(iv.Start)
 	ev.SetEndAt(iv.End)
-	if !uninvited {
+	if !inv.ForRemoved() {
 		ev.SetStatus(status)
 	}
 	ev.SetSummary(text("Interview with " + iv.CandidateName))
@@ -63,7 +62,7 @@ func Render(inv pipeline.Invitation) []byte {
 		ev.SetURL(iv.VideoURL)
 	}
 	ev.SetOrganizer(inv.Organizer.Email, ics.WithCN(name(inv.Organizer.Name)))
-	if uninvited {
+	if inv.ForRemoved() {
 		for _, u := range inv.Removed {
 			ev.AddAttendee(u.Email, attendee(u.Name, ics.ParticipationRoleReqParticipant)...)
 		}
