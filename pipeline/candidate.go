@@ -71,7 +71,7 @@ func (f CandidateFilter) check() error {
 // insufficient_scope, not_found, validation_failed (search, stage, status,
 // page).
 func (s *Service) ListCandidates(ctx context.Context, jobID int64, f CandidateFilter) (List[Candidate], error) {
-	c, err := authorize(ctx, ScopeCandidatesRead)
+	c, err := authorize(ctx, OpListCandidates)
 	if err != nil {
 		return List[Candidate]{}, err
 	}
@@ -94,7 +94,7 @@ func (s *Service) ListCandidates(ctx context.Context, jobID int64, f CandidateFi
 // count. Scope: candidates:read. Errors: unauthenticated,
 // insufficient_scope, not_found (also for a candidate of another job).
 func (s *Service) Candidate(ctx context.Context, jobID, id int64) (Candidate, error) {
-	c, err := authorize(ctx, ScopeCandidatesRead)
+	c, err := authorize(ctx, OpGetCandidate)
 	if err != nil {
 		return Candidate{}, err
 	}
@@ -130,7 +130,7 @@ func (in StageMove) check() error {
 // insufficient_scope, not_found, validation_failed (stage of another job or
 // no stage), conflict (idempotency key in flight).
 func (s *Service) MoveCandidate(ctx context.Context, jobID, id int64, in StageMove) (Result[Candidate], error) {
-	c, err := authorize(ctx, ScopeCandidatesWrite)
+	c, err := authorize(ctx, OpMoveCandidate)
 	if err != nil {
 		return Result[Candidate]{}, err
 	}

@@ -61,9 +61,10 @@ func CallerFrom(ctx context.Context) (Caller, bool) {
 	return c, ok && c.valid
 }
 
-// authorize returns the caller on ctx if it carries scope: unauthenticated
-// without a caller, insufficient_scope without the scope. It reads no data.
-func authorize(ctx context.Context, scope Scope) (Caller, error) {
+// authorize returns the caller on ctx if it may call op: unauthenticated
+// without a caller, insufficient_scope without op's scope. It reads no data.
+func authorize(ctx context.Context, op Op) (Caller, error) {
+	scope := op.Scope()
 	c, ok := CallerFrom(ctx)
 	if !ok {
 		return Caller{}, ErrUnauthenticated

@@ -145,7 +145,7 @@ type FeedPage struct {
 // Scope: activity:read. Errors: unauthenticated, insufficient_scope,
 // validation_failed (after, limit, action).
 func (s *Service) ListActivity(ctx context.Context, f FeedFilter) (FeedPage, error) {
-	c, err := authorize(ctx, ScopeActivityRead)
+	c, err := authorize(ctx, OpListActivity)
 	if err != nil {
 		return FeedPage{}, err
 	}

@@ -206,12 +206,12 @@ func write[R, T any](s *Service, ctx context.Context, c Caller, k *boundKey, loa
 	return out, nil
 }
 
-// writeCandidate is a keyed write, with candidates:write, on a candidate of
+// writeCandidate is the keyed write op on a candidate of
 // a job the caller reaches: act runs once in, a pointer to the input whose
 // Idempotency idem is, is valid.
 func writeCandidate[T any](s *Service, ctx context.Context, op Op, jobID, candidateID int64,
 	in interface{ Validate() error }, idem **Idempotency, act func(Tx, Caller, Candidate) (T, error)) (Result[T], error) {
-	c, err := authorize(ctx, ScopeCandidatesWrite)
+	c, err := authorize(ctx, op)
 	if err != nil {
 		return Result[T]{}, err
 	}

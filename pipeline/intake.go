@@ -172,7 +172,7 @@ type Intake struct {
 // has, in any letter case), forbidden (the job is closed), conflict
 // (idempotency key in flight).
 func (s *Service) AddCandidate(ctx context.Context, jobID int64, in NewCandidate) (Result[Candidate], error) {
-	c, err := authorize(ctx, ScopeCandidatesWrite)
+	c, err := authorize(ctx, OpAddCandidate)
 	if err != nil {
 		return Result[Candidate]{}, err
 	}
@@ -237,7 +237,7 @@ func (s *Service) insertCandidate(ctx context.Context, tx Tx, c Caller, it Intak
 // another candidate of the job has, in any letter case), conflict
 // (idempotency key in flight).
 func (s *Service) UpdateCandidate(ctx context.Context, jobID, id int64, p CandidatePatch) (Result[Candidate], error) {
-	c, err := authorize(ctx, ScopeCandidatesWrite)
+	c, err := authorize(ctx, OpUpdateCandidate)
 	if err != nil {
 		return Result[Candidate]{}, err
 	}

@@ -18,7 +18,7 @@ const SubjectInterview = "interview"
 // is booked at that time, with the busy times as details; idempotency key
 // in flight).
 func (s *Service) ScheduleInterview(ctx context.Context, jobID, candidateID int64, in NewInterview) (Result[Interview], error) {
-	c, err := authorize(ctx, ScopeSchedulingWrite)
+	c, err := authorize(ctx, OpScheduleInterview)
 	if err != nil {
 		return Result[Interview]{}, err
 	}
@@ -125,7 +125,7 @@ func (s *Service) logInterview(ctx context.Context, tx Tx, c Caller, iv Intervie
 // not_found, validation_failed, forbidden (the interview is cancelled; the
 // candidate is not active), conflict (as ScheduleInterview).
 func (s *Service) RescheduleInterview(ctx context.Context, jobID, candidateID, id int64, p InterviewPatch) (Result[Interview], error) {
-	c, err := authorize(ctx, ScopeSchedulingWrite)
+	c, err := authorize(ctx, OpRescheduleInterview)
 	if err != nil {
 		return Result[Interview]{}, err
 	}
@@ -215,7 +215,7 @@ type InterviewCancellation struct {
 // not_found, validation_failed (what could not be read), conflict
 // (idempotency key in flight).
 func (s *Service) CancelInterview(ctx context.Context, jobID, candidateID, id int64, in InterviewCancellation) (Result[Interview], error) {
-	c, err := authorize(ctx, ScopeSchedulingWrite)
+	c, err := authorize(ctx, OpCancelInterview)
 	if err != nil {
 		return Result[Interview]{}, err
 	}
@@ -252,7 +252,7 @@ type InterviewFilter struct {
 // unauthenticated, insufficient_scope, not_found, validation_failed
 // (page).
 func (s *Service) ListInterviews(ctx context.Context, jobID, candidateID int64, f InterviewFilter) (List[Interview], error) {
-	c, err := authorize(ctx, ScopeCandidatesRead)
+	c, err := authorize(ctx, OpListInterviews)
 	if err != nil {
 		return List[Interview]{}, err
 	}
@@ -274,7 +274,7 @@ func (s *Service) ListInterviews(ctx context.Context, jobID, candidateID int64, 
 // candidates:read. Errors: unauthenticated, insufficient_scope, not_found
 // (also for an interview of another candidate).
 func (s *Service) Interview(ctx context.Context, jobID, candidateID, id int64) (Interview, error) {
-	c, err := authorize(ctx, ScopeCandidatesRead)
+	c, err := authorize(ctx, OpGetInterview)
 	if err != nil {
 		return Interview{}, err
 	}
@@ -288,7 +288,7 @@ func (s *Service) Interview(ctx context.Context, jobID, candidateID, id int64) (
 // validation_failed (user_ids, a user who is no member of the team
 // included; from; to).
 func (s *Service) Availability(ctx context.Context, q AvailabilityQuery) ([]UserBusy, error) {
-	c, err := authorize(ctx, ScopeSchedulingWrite)
+	c, err := authorize(ctx, OpGetAvailability)
 	if err != nil {
 		return nil, err
 	}

@@ -160,7 +160,7 @@ func validateDescription(f FieldErrors, d string) {
 // user's teams, newest first. Scope: jobs:read. Errors: unauthenticated,
 // insufficient_scope, validation_failed (status, search, page).
 func (s *Service) ListJobs(ctx context.Context, f JobFilter) (List[Job], error) {
-	c, err := authorize(ctx, ScopeJobsRead)
+	c, err := authorize(ctx, OpListJobs)
 	if err != nil {
 		return List[Job]{}, err
 	}
@@ -173,7 +173,7 @@ func (s *Service) ListJobs(ctx context.Context, f JobFilter) (List[Job], error) 
 // Job returns one job. Scope: jobs:read. Errors: unauthenticated,
 // insufficient_scope, not_found.
 func (s *Service) Job(ctx context.Context, id int64) (Job, error) {
-	c, err := authorize(ctx, ScopeJobsRead)
+	c, err := authorize(ctx, OpGetJob)
 	if err != nil {
 		return Job{}, err
 	}
@@ -186,7 +186,7 @@ func (s *Service) Job(ctx context.Context, id int64) (Job, error) {
 // insufficient_scope, validation_failed, forbidden (plan job limit reached),
 // conflict (idempotency key in flight).
 func (s *Service) CreateJob(ctx context.Context, in NewJob) (Result[Job], error) {
-	c, err := authorize(ctx, ScopeJobsWrite)
+	c, err := authorize(ctx, OpCreateJob)
 	if err != nil {
 		return Result[Job]{}, err
 	}
@@ -244,7 +244,7 @@ func (s *Service) newJob(c Caller, team Team, in NewJob) Job {
 // insufficient_scope, not_found, validation_failed, forbidden (plan job
 // limit reached), conflict (idempotency key in flight).
 func (s *Service) UpdateJob(ctx context.Context, id int64, p JobPatch) (Result[Job], error) {
-	c, err := authorize(ctx, ScopeJobsWrite)
+	c, err := authorize(ctx, OpUpdateJob)
 	if err != nil {
 		return Result[Job]{}, err
 	}

@@ -118,7 +118,7 @@ func (in NewMessage) sendAt(now time.Time) time.Time {
 // unauthenticated, insufficient_scope, not_found, validation_failed,
 // forbidden (mail is not configured), conflict (idempotency key in flight).
 func (s *Service) SendMessage(ctx context.Context, jobID, candidateID int64, in NewMessage) (Result[Message], error) {
-	c, err := authorize(ctx, ScopeMessagesSend)
+	c, err := authorize(ctx, OpSendMessage)
 	if err != nil {
 		return Result[Message]{}, err
 	}
@@ -164,7 +164,7 @@ func (in MessageCancel) Validate() error { return in.Unread }
 // key), forbidden (the message was sent, or failed), conflict (idempotency
 // key in flight).
 func (s *Service) CancelMessage(ctx context.Context, jobID, candidateID, id int64, in MessageCancel) (Result[Message], error) {
-	c, err := authorize(ctx, ScopeMessagesSend)
+	c, err := authorize(ctx, OpCancelMessage)
 	if err != nil {
 		return Result[Message]{}, err
 	}
@@ -224,7 +224,7 @@ func (f MessageFilter) Validate() error {
 // newest first (created_at, then id). Scope: candidates:read. Errors:
 // unauthenticated, insufficient_scope, not_found, validation_failed (page).
 func (s *Service) ListMessages(ctx context.Context, jobID, candidateID int64, f MessageFilter) (List[Message], error) {
-	c, err := authorize(ctx, ScopeCandidatesRead)
+	c, err := authorize(ctx, OpListMessages)
 	if err != nil {
 		return List[Message]{}, err
 	}
@@ -241,7 +241,7 @@ func (s *Service) ListMessages(ctx context.Context, jobID, candidateID int64, f 
 // Message returns a message of a candidate of a job. Scope:
 // candidates:read. Errors: unauthenticated, insufficient_scope, not_found.
 func (s *Service) Message(ctx context.Context, jobID, candidateID, id int64) (Message, error) {
-	c, err := authorize(ctx, ScopeCandidatesRead)
+	c, err := authorize(ctx, OpGetMessage)
 	if err != nil {
 		return Message{}, err
 	}

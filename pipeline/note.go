@@ -85,7 +85,7 @@ func (f NoteFilter) Validate() error {
 // (a candidate the caller cannot reach, or of another job),
 // validation_failed (page).
 func (s *Service) ListNotes(ctx context.Context, jobID, candidateID int64, f NoteFilter) (List[Note], error) {
-	c, err := authorize(ctx, ScopeCandidatesRead)
+	c, err := authorize(ctx, OpListNotes)
 	if err != nil {
 		return List[Note]{}, err
 	}

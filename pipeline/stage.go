@@ -14,7 +14,7 @@ type Stage struct {
 // Stages returns the stages of a job in pipeline order. Scope: jobs:read.
 // Errors: unauthenticated, insufficient_scope, not_found.
 func (s *Service) Stages(ctx context.Context, jobID int64) ([]Stage, error) {
-	c, err := authorize(ctx, ScopeJobsRead)
+	c, err := authorize(ctx, OpListStages)
 	if err != nil {
 		return nil, err
 	}

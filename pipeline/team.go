@@ -45,7 +45,7 @@ type Identity struct {
 // Me returns the identity of the caller. Any valid token may call it.
 // Errors: unauthenticated.
 func (s *Service) Me(ctx context.Context) (Identity, error) {
-	c, err := authorize(ctx, "")
+	c, err := authorize(ctx, OpGetMe)
 	if err != nil {
 		return Identity{}, err
 	}

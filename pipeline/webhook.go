@@ -87,11 +87,11 @@ func (in NewWebhook) events() []string {
 	return out
 }
 
-// webhookAdmin returns the caller of a webhook operation: one whose token
-// carries webhooks:write and whose user owns or administers the current
+// webhookAdmin returns the caller of the webhook operation op: one whose
+// token carries op's scope and whose user owns or administers the current
 // team, else insufficient_scope or forbidden.
-func (s *Service) webhookAdmin(ctx context.Context) (Caller, error) {
-	c, err := authorize(ctx, ScopeWebhooksWrite)
+func (s *Service) webhookAdmin(ctx context.Context, op Op) (Caller, error) {
+	c, err := authorize(ctx, op)
 	if err != nil {
 		return Caller{}, err
 	}
@@ -112,7 +112,7 @@ func (s *Service) webhookAdmin(ctx context.Context) (Caller, error) {
 // owner or admin; the server has no secret key), validation_failed (url,
 // events, description), conflict (idempotency key in flight).
 func (s *Service) CreateWebhook(ctx context.Context, in NewWebhook) (Result[CreatedWebhook], error) {
-	c, err := s.webhookAdmin(ctx)
+	c, err := s.webhookAdmin(ctx, OpCreateWebhook)
 	if err != nil {
 		return Result[CreatedWebhook]{}, err
 	}
@@ -180,7 +180,7 @@ func newWebhookSecret() string {
 // admins only. Errors: unauthenticated, insufficient_scope, forbidden,
 // validation_failed (page).
 func (s *Service) ListWebhooks(ctx context.Context, page int) (List[Webhook], error) {
-	c, err := s.webhookAdmin(ctx)
+	c, err := s.webhookAdmin(ctx, OpListWebhooks)
 	if err != nil {
 		return List[Webhook]{}, err
 	}
@@ -195,7 +195,7 @@ func (s *Service) ListWebhooks(ctx context.Context, page int) (List[Webhook], er
 // unauthenticated, insufficient_scope, forbidden, not_found (also another
 // team's webhook).
 func (s *Service) Webhook(ctx context.Context, id int64) (Webhook, error) {
-	c, err := s.webhookAdmin(ctx)
+	c, err := s.webhookAdmin(ctx, OpGetWebhook)
 	if err != nil {
 		return Webhook{}, err
 	}
@@ -216,7 +216,7 @@ type WebhookDeletion struct {
 // validation_failed (an input that could not be read), conflict
 // (idempotency key in flight).
 func (s *Service) DeleteWebhook(ctx context.Context, id int64, in WebhookDeletion) (Result[struct{}], error) {
-	c, err := s.webhookAdmin(ctx)
+	c, err := s.webhookAdmin(ctx, OpDeleteWebhook)
 	if err != nil {
 		return Result[struct{}]{}, err
 	}
@@ -251,7 +251,7 @@ func (s *Service) deleteWebhook(ctx context.Context, tx Tx, c Caller, w Webhook,
 // and admins only. Errors: unauthenticated, insufficient_scope, forbidden,
 // not_found, validation_failed (page).
 func (s *Service) WebhookDeliveries(ctx context.Context, id int64, page int) (List[Delivery], error) {
-	c, err := s.webhookAdmin(ctx)
+	c, err := s.webhookAdmin(ctx, OpListWebhookDeliveries)
 	if err != nil {
 		return List[Delivery]{}, err
 	}
