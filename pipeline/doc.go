@@ -32,15 +32,14 @@
 //	if err != nil { return err }
 //	defer db.Close()
 //	if err := db.Migrate(ctx); err != nil { return err }
-//	svc := pipeline.NewService(db)  // for request handlers
+//	svc := pipeline.NewService(db, pipeline.WithLimiter(db.Limiter(60))) // for request handlers
 //	op := pipeline.NewOperator(db)  // for seeding, tokens, the whole log
 //
-//	caller, err := svc.Authenticate(ctx, token) // "plt_…"
+//	ctx, _, err := svc.Admit(ctx, token, clientIP) // "plt_…"; 401 and 429 as the API
 //	if err != nil { return err }
-//	ctx = pipeline.NewContext(ctx, caller.WithIP(clientIP))
 //	jobs, err := svc.ListJobs(ctx, pipeline.JobFilter{}) // open jobs, page 1
 //
-//	// Or serve it: pipelinehttp.New(svc, pipelinehttp.Config{Limiter: db.Limiter(60)})
+//	// Or serve it: pipelinehttp.New(svc, pipelinehttp.Config{})
 //
 // The examples of this package run that way on a SQLite file; the
 // repository's examples/embed is a whole program, and examples/mount serves
@@ -56,11 +55,14 @@
 // a parameter of the wrong type) says so in the input's Unread field, and
 // the operation answers it where the input's validation comes, merged with
 // what is wrong with the rest; for an operation that takes only ids,
-// [Answer] does the same. Callers come only from [Service.Authenticate],
-// given a token, or from [Operator.ActAs], for a program acting as one of
-// its users; any other Caller is unauthenticated. An embedding program
-// therefore gets exactly the guarantees of the HTTP API served by package
-// pipelinehttp. A token is read from the store once a second per Service
+// [Answer] does the same. Callers come only from [Service.Admit] (or
+// [Service.Authenticate], which does not count the request), given a
+// token, or from [Operator.ActAs], for a program acting as one of its
+// users; any other Caller is unauthenticated. Admit is the API's first
+// step: it authenticates and counts the request against its rate limit
+// ([WithLimiter]), answering unauthenticated or rate_limited as the API
+// does. An embedding program therefore gets exactly the guarantees of the
+// HTTP API served by package pipelinehttp. A token is read from the store once a second per Service
 // and token ([DefaultTokenTTL], [WithTokenTTL]), so a revoked token is
 // refused within a second.
 //

@@ -17,6 +17,7 @@ type Service struct {
 	mail     *MailConfig // nil: messages cannot be sent
 	calendar Calendar
 	render   InvitationRenderer // nil: no invitation is emailed
+	limiter  Limiter
 
 	tokens   tokenCache
 	touched  sync.Map // token id → time.Time of the last recorded use
@@ -37,6 +38,7 @@ type options struct {
 	mailRetries []time.Duration
 	calendar    *Calendar
 	render      InvitationRenderer
+	limiter     Limiter
 }
 
 // WithClock sets the clock; the default is SystemClock.
@@ -65,6 +67,9 @@ func newOptions(opts []Option) options {
 	for _, opt := range opts {
 		opt(&o)
 	}
+	if o.limiter == nil {
+		o.limiter = NewMemoryLimiter(DefaultRateLimit)
+	}
 	return o
 }
 
@@ -72,7 +77,7 @@ func newOptions(opts []Option) options {
 func NewService(store Store, opts ...Option) *Service {
 	o := newOptions(opts)
 	return &Service{store: store, clock: o.clock, tokenTTL: o.tokenTTL, webhooks: o.webhooks, secrets: o.secrets, mail: o.mail,
-		calendar: o.calendarOf(), render: o.render}
+		calendar: o.calendarOf(), render: o.render, limiter: o.limiter}
 }
 
 // Ping reports whether the storage answers, for readiness checks.

@@ -256,8 +256,8 @@ func concurrentFeed(t *testing.T, dsn string) {
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = db.Close() })
 		require.NoError(t, db.Migrate(ctx))
-		svc := pipeline.NewService(db)
-		return db, New(svc, Config{Limiter: pipeline.NewMemoryLimiter(1 << 20)})
+		svc := pipeline.NewService(db, pipeline.WithLimiter(pipeline.NewMemoryLimiter(1<<20)))
+		return db, New(svc, Config{})
 	}
 	db1, h1 := open()
 	_, h2 := open()

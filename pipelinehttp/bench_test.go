@@ -48,9 +48,9 @@ func benchRead(b *testing.B, dsn string, raw func() (*sql.DB, error), placeholde
 	if err := db.Migrate(ctx); err != nil {
 		b.Fatal(err)
 	}
-	svc := pipeline.NewService(db)
+	svc := pipeline.NewService(db, pipeline.WithLimiter(db.Limiter(1<<30)))
 	seed := storetest.Seed(b, pipeline.NewOperator(db))
-	api := New(svc, Config{Limiter: db.Limiter(1 << 30)})
+	api := New(svc, Config{})
 
 	bare, err := raw()
 	if err != nil {

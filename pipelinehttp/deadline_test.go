@@ -25,7 +25,7 @@ import (
 // enough for a loaded machine, short enough to wait for.
 const testTimeout = 300 * time.Millisecond
 
-func withTimeout(d time.Duration) envOption { return func(c *Config) { c.RequestTimeout = d } }
+func withTimeout(d time.Duration) envOption { return func(c *envConfig) { c.RequestTimeout = d } }
 
 // TestAPI_Unavailable: while the database does not answer, a request
 // answers 503 unavailable with Retry-After at its deadline, nothing is
@@ -34,7 +34,7 @@ func withTimeout(d time.Duration) envOption { return func(c *Config) { c.Request
 func TestAPI_Unavailable(t *testing.T) {
 	storetest.EachStallingDB(t, func(t *testing.T, db *pipelinestore.DB, stall *storetest.Stall) {
 		// The limiter is the database's on PostgreSQL, as pipelined's is.
-		e := newEnv(t, db, withTimeout(testTimeout), func(c *Config) { c.Limiter = db.Limiter(1000) })
+		e := newEnv(t, db, withTimeout(testTimeout), withLimiter(db.Limiter(1000)))
 		olivia := e.token("olivia")
 		notes := candidatePath(e.Job("backend"), e.Res.Candidates["ada"]) + "/notes"
 		note := map[string]any{"content": "Call back on Monday."}
@@ -135,7 +135,7 @@ func TestMCP_WithoutDeadline(t *testing.T) {
 // and the same server serves again when it is back.
 func TestAPI_Unavailable_Down(t *testing.T) {
 	storetest.EachStallingDB(t, func(t *testing.T, db *pipelinestore.DB, stall *storetest.Stall) {
-		e := newEnv(t, db, withTimeout(time.Minute), func(c *Config) { c.Limiter = db.Limiter(1000) })
+		e := newEnv(t, db, withTimeout(time.Minute), withLimiter(db.Limiter(1000)))
 		olivia := e.token("olivia")
 		stall.Down(t)
 		for range 3 {

@@ -76,7 +76,6 @@ var (
 	errNotFound         = &pipeline.Error{Code: pipeline.ENotFound, Message: "Not found."}
 	errMethodNotAllowed = &pipeline.Error{Code: CodeMethodNotAllowed, Message: "Method not allowed."}
 	errPayloadTooLarge  = &pipeline.Error{Code: CodePayloadTooLarge, Message: "The request body may not be larger than 1 MiB."}
-	errRateLimited      = &pipeline.Error{Code: pipeline.ERateLimited, Message: "Too Many Attempts."}
 	errRequestTimeout   = &pipeline.Error{Code: CodeRequestTimeout, Message: "The request body did not arrive in time."}
 	errBodyIncomplete   = &pipeline.Error{Code: CodeBadRequest, Message: "The request body ended before it was complete."}
 )

@@ -134,10 +134,10 @@ func (t *hookedTx) SaveIdempotencyRecord(ctx context.Context, r pipeline.Idempot
 func TestFault_DiesBeforeCommit(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
 		store := &hookedStore{Store: db}
-		svc := pipeline.NewService(store)
+		svc := pipeline.NewService(store, pipeline.WithLimiter(pipeline.NewMemoryLimiter(1000)))
 		seed := storetest.Seed(t, pipeline.NewOperator(db))
 		logs := &syncBuffer{}
-		h := New(svc, Config{Limiter: pipeline.NewMemoryLimiter(1000), Logger: slog.New(slog.NewTextHandler(logs, nil))})
+		h := New(svc, Config{Logger: slog.New(slog.NewTextHandler(logs, nil))})
 		olivia := seed.Tokens["olivia"]
 		key := []string{IdempotencyKeyHeader, "create-7"}
 
@@ -171,9 +171,9 @@ func TestFault_DiesBeforeCommit(t *testing.T) {
 func TestFault_KeyInFlight(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
 		store := &hookedStore{Store: db}
-		svc := pipeline.NewService(store)
+		svc := pipeline.NewService(store, pipeline.WithLimiter(pipeline.NewMemoryLimiter(1000)))
 		seed := storetest.Seed(t, pipeline.NewOperator(db))
-		h := New(svc, Config{Limiter: pipeline.NewMemoryLimiter(1000)})
+		h := New(svc, Config{})
 		olivia := seed.Tokens["olivia"]
 		body := `{"title":"Held"}`
 
@@ -216,7 +216,7 @@ func TestFault_KeyInFlight(t *testing.T) {
 		if db.Dialect() == pipelinestore.DialectPostgres {
 			// Another replica, its own Service on the same database, learns
 			// that the key is held from the key's lock.
-			replica := New(pipeline.NewService(store), Config{Limiter: pipeline.NewMemoryLimiter(1000)})
+			replica := New(pipeline.NewService(store, pipeline.WithLimiter(pipeline.NewMemoryLimiter(1000))), Config{})
 			reached, release := make(chan struct{}), make(chan struct{})
 			store.hook(func() error {
 				close(reached)

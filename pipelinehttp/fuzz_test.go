@@ -51,7 +51,7 @@ func FuzzJSONText(f *testing.F) {
 // fuzzEnv is a seeded SQLite database served by an engine whose budget the
 // fuzzer never spends.
 func fuzzEnv(f *testing.F) *env {
-	return newEnv(f, storetest.OpenSQLite(f), func(c *Config) { c.Limiter = pipeline.NewMemoryLimiter(1 << 30) })
+	return newEnv(f, storetest.OpenSQLite(f), withLimiter(pipeline.NewMemoryLimiter(1<<30)))
 }
 
 // FuzzWriteBody: any body sent to any write is answered as the document

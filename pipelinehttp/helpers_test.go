@@ -57,8 +57,17 @@ type env struct {
 	h     http.Handler
 }
 
-// envOption adjusts the Config of an env before its engine is built.
-type envOption func(*Config)
+// envOption adjusts the Config of an env, or its Service's limiter, before
+// its engine is built.
+type envOption func(*envConfig)
+
+type envConfig struct {
+	Config
+	limiter pipeline.Limiter
+}
+
+// withLimiter serves the env with a Service counting requests with l.
+func withLimiter(l pipeline.Limiter) envOption { return func(c *envConfig) { c.limiter = l } }
 
 // newEnv seeds the fixture world on db and serves it with a budget large
 // enough that only the rate-limit tests meet the limit. The clock stands at
@@ -67,17 +76,15 @@ func newEnv(t testing.TB, db *pipelinestore.DB, opts ...envOption) *env {
 	t.Helper()
 	testGinMode.Do(func() { gin.SetMode(gin.TestMode) })
 	clock := newTestClock(time.Now().Truncate(time.Second))
-	e := &env{Fixture: storetest.Seeded(t, db, pipeline.WithClock(clock), pipeline.WithSecretKey(testSecretKey),
-		pipeline.WithWebhookPolicy(localWebhooks)), clock: clock, logs: &syncBuffer{}}
-	cfg := Config{
-		Limiter: pipeline.NewMemoryLimiter(100000),
-		Clock:   clock,
-		Logger:  slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-	}
+	logs := &syncBuffer{}
+	cfg := envConfig{Config: Config{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))},
+		limiter: pipeline.NewMemoryLimiter(100000)}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	e.h = New(e.Svc, cfg)
+	e := &env{Fixture: storetest.Seeded(t, db, pipeline.WithClock(clock), pipeline.WithSecretKey(testSecretKey),
+		pipeline.WithWebhookPolicy(localWebhooks), pipeline.WithLimiter(cfg.limiter)), clock: clock, logs: logs}
+	e.h = New(e.Svc, cfg.Config)
 	return e
 }
 

@@ -55,12 +55,6 @@ type Config struct {
 	// "https://example.com/hiring". Empty: the request's own scheme (from
 	// its TLS state; X-Forwarded-Proto is not trusted) and Host.
 	BaseURL string
-	// Limiter counts requests per user, and per client IP for requests
-	// without a valid token. Nil: an in-memory limiter with
-	// pipeline.DefaultRateLimit requests per window.
-	Limiter pipeline.Limiter
-	// Clock tells the time for rate-limit windows. Nil: pipeline.SystemClock.
-	Clock pipeline.Clock
 	// Logger receives the access log and the causes of internal errors. Nil:
 	// nothing is logged. Tokens and the Authorization header are never logged.
 	Logger *slog.Logger
@@ -109,8 +103,6 @@ type api struct {
 	prefix   string // the path the API is mounted below, "" at the root
 	apiPath  string // prefix + "/api/", below which requests are limited
 	mcpPath  string // prefix + MCPPath
-	limiter  pipeline.Limiter
-	clock    pipeline.Clock
 	log      *slog.Logger
 	proxies  []string // trusted proxy prefixes, as Gin takes them
 	metrics  Metrics
@@ -125,8 +117,6 @@ func newAPI(svc *pipeline.Service, cfg Config, prefix string) *api {
 		svc:      svc,
 		baseURL:  strings.TrimRight(cfg.BaseURL, "/"),
 		prefix:   strings.TrimRight(prefix, "/"),
-		limiter:  cfg.Limiter,
-		clock:    cfg.Clock,
 		log:      cfg.Logger,
 		metrics:  cfg.Metrics,
 		tracer:   cfg.TracerProvider,
@@ -142,12 +132,6 @@ func newAPI(svc *pipeline.Service, cfg Config, prefix string) *api {
 	}
 	if u, err := url.Parse(a.baseURL); err == nil {
 		a.basePath = u.EscapedPath()
-	}
-	if a.limiter == nil {
-		a.limiter = pipeline.NewMemoryLimiter(pipeline.DefaultRateLimit)
-	}
-	if a.clock == nil {
-		a.clock = pipeline.SystemClock{}
 	}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)

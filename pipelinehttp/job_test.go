@@ -249,7 +249,7 @@ func TestAPI_ListJobs_BaseURL(t *testing.T) {
 		assert.Equal(t, "https://jobs.example.test/api/v1/jobs?page=1&search=e", links["first"])
 		assert.Equal(t, "https://jobs.example.test/api/v1/jobs?page=1&search=e", links["prev"])
 		assert.Nil(t, links["next"])
-	}, func(c *Config) { c.BaseURL = "https://jobs.example.test/" })
+	}, func(c *envConfig) { c.BaseURL = "https://jobs.example.test/" })
 }
 
 func TestAPI_Job(t *testing.T) {

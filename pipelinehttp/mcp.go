@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -122,14 +121,15 @@ func (w warningsOnly) WithGroup(name string) slog.Handler {
 func (a *api) serveMCP(h http.Handler) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		x := &exchange{origin: a.origin(c.Request), requestID: requestIDOf(c)}
-		if err := a.admit(c); err != nil {
+		adm, err := a.admit(c)
+		if err != nil {
 			// A valid token's user over the budget is answered in JSON-RPC;
 			// anything else as the API answers it.
 			if _, ok := pipeline.CallerFrom(c.Request.Context()); !ok || pipeline.ErrorCode(err) != pipeline.ERateLimited {
 				fail(c, err)
 				return
 			}
-			x.retryAfter, _ = strconv.Atoi(c.Writer.Header().Get(HeaderRetryAfter))
+			x.retryAfter = int(adm.RetryAfter / time.Second)
 		}
 		raw, err := readBody(c)
 		if err != nil {
@@ -210,7 +210,7 @@ func mcpRateLimited(next mcp.MethodHandler) mcp.MethodHandler {
 		if wait == 0 {
 			return next(ctx, method, req)
 		}
-		_, env, _ := envelopeOf(errRateLimited)
+		_, env, _ := envelopeOf(pipeline.ErrRateLimited)
 		env.Error.Details = map[string]int{"retry_after": wait}
 		if method == "tools/call" {
 			return toolResult(env, true), nil

@@ -18,7 +18,7 @@ import (
 const testBaseURL = "https://api.example.test"
 
 // withBaseURL sets Config.BaseURL to testBaseURL.
-func withBaseURL(c *Config) { c.BaseURL = testBaseURL }
+func withBaseURL(c *envConfig) { c.BaseURL = testBaseURL }
 
 // serve serves e's engine over real HTTP on the loopback interface until
 // the test ends.

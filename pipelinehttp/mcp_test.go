@@ -137,7 +137,7 @@ func TestMCP_ProtocolErrors(t *testing.T) {
 func TestMCP_Mount(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		app := gin.New()
-		Mount(app.Group(testMount), e.Svc, Config{Clock: e.clock})
+		Mount(app.Group(testMount), e.Svc, Config{})
 		e.h = app
 		srv := e.serve(t)
 		cs, err := mcpClient(t, srv.URL+testMount+MCPPath, e.token("olivia"))

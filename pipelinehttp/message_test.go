@@ -29,8 +29,9 @@ func (e *env) withMail(t *testing.T, s *mailtest.Server) {
 	require.NoError(t, err)
 	mailOpts := []pipeline.Option{pipeline.WithMail(testMailFrom, m), pipeline.WithInvitations(ical.Render),
 		pipeline.WithMailRetrySchedule([]time.Duration{20 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond})}
-	svc := pipeline.NewService(e.DB, append([]pipeline.Option{pipeline.WithClock(e.clock), pipeline.WithSecretKey(testSecretKey)}, mailOpts...)...)
-	e.h = New(svc, Config{Limiter: pipeline.NewMemoryLimiter(100000), Clock: e.clock, BaseURL: testBaseURL,
+	svc := pipeline.NewService(e.DB, append([]pipeline.Option{pipeline.WithClock(e.clock), pipeline.WithSecretKey(testSecretKey),
+		pipeline.WithLimiter(pipeline.NewMemoryLimiter(100000))}, mailOpts...)...)
+	e.h = New(svc, Config{BaseURL: testBaseURL,
 		Logger: slog.New(slog.NewTextHandler(e.logs, nil))})
 	p, err := pipeline.NewPostman(e.DB, mailOpts...)
 	require.NoError(t, err)

@@ -437,7 +437,7 @@ func TestOpenAPI_EngineResponses(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
-			e := New(pipeline.NewService(nil), Config{Limiter: pipeline.NewMemoryLimiter(2)})
+			e := New(pipeline.NewService(nil, pipeline.WithLimiter(pipeline.NewMemoryLimiter(2))), Config{})
 			for range tc.spent {
 				rec := httptest.NewRecorder()
 				e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/me", nil))

@@ -16,9 +16,9 @@ import (
 
 // behindProxy trusts the proxies of 10.0.0.0/8 and ::1, and gives each
 // address a budget of two requests a window.
-func behindProxy(c *Config) {
+func behindProxy(c *envConfig) {
 	c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("::1/128")}
-	c.Limiter = pipeline.NewMemoryLimiter(2)
+	c.limiter = pipeline.NewMemoryLimiter(2)
 }
 
 const (
@@ -89,12 +89,12 @@ func TestAPI_TrustedProxies(t *testing.T) {
 // does, whatever the host application trusts.
 func TestMount_TrustedProxies(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
-		f := storetest.Seeded(t, db)
+		var cfg envConfig
+		behindProxy(&cfg)
+		f := storetest.Seeded(t, db, pipeline.WithLimiter(cfg.limiter))
 		app := gin.New()
 		require.NoError(t, app.SetTrustedProxies(nil))
-		cfg := Config{}
-		behindProxy(&cfg)
-		Mount(app.Group(testMount), f.Svc, cfg)
+		Mount(app.Group(testMount), f.Svc, cfg.Config)
 		stage := testMount + candidatePath(f.Job("backend"), f.Res.Candidates["ada"]) + "/stage"
 		r := do(t, app, "POST", stage, f.Res.Tokens["olivia"], map[string]any{"stage": f.Res.Stages["backend"]["Offer"]},
 			remoteAddr, proxy, "X-Forwarded-For", "203.0.113.9")

@@ -39,7 +39,7 @@ func eachLimiter(t *testing.T, name string, fn func(t *testing.T, e *env)) {
 		for _, l := range limiters {
 			t.Run(l.name, func(t *testing.T) {
 				storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
-					fn(t, newEnv(t, db, func(c *Config) { c.Limiter = l.open(db) }))
+					fn(t, newEnv(t, db, withLimiter(l.open(db))))
 				})
 			})
 		}
@@ -239,7 +239,7 @@ func TestAPI_RateLimit_LimiterDown(t *testing.T) {
 		} {
 			t.Run(name, func(t *testing.T) {
 				logs := &syncBuffer{}
-				h := New(e.Svc, Config{Limiter: downLimiter{l}, Clock: e.clock, Logger: slog.New(slog.NewTextHandler(logs, nil))})
+				h := New(pipeline.NewService(e.DB, pipeline.WithClock(e.clock), pipeline.WithLimiter(downLimiter{l})), Config{Logger: slog.New(slog.NewTextHandler(logs, nil))})
 				for _, req := range []struct{ path, token string }{
 					{"/api/v1/me", e.token("olivia")}, // the user's bucket
 					{"/api/v1/me", ""},                // the address's
@@ -277,12 +277,12 @@ func (panickingLimiter) Take(context.Context, string, time.Time) (pipeline.Quota
 func TestAPI_RateLimit_PanicBeforeCount(t *testing.T) {
 	testGinMode.Do(func() { gin.SetMode(gin.TestMode) })
 	clock := newTestClock(time.Now().Truncate(time.Second))
-	h := New(pipeline.NewService(panickingTokenLookup{}), Config{Limiter: pipeline.NewMemoryLimiter(budget), Clock: clock})
+	h := New(pipeline.NewService(panickingTokenLookup{}, pipeline.WithClock(clock), pipeline.WithLimiter(pipeline.NewMemoryLimiter(budget))), Config{})
 	r := do(t, h, "GET", "/api/v1/me", pipeline.NewTokenValue(), nil)
 	requireError(t, r, http.StatusInternalServerError, pipeline.EInternal)
 	requireHoldOff(t, r, clock.Now())
 
-	h = New(pipeline.NewService(nil), Config{Limiter: panickingLimiter{pipeline.NewMemoryLimiter(budget)}, Clock: clock})
+	h = New(pipeline.NewService(nil, pipeline.WithClock(clock), pipeline.WithLimiter(panickingLimiter{pipeline.NewMemoryLimiter(budget)})), Config{})
 	for _, path := range []string{"/api/v1/me", "/api/v1/openapi.json"} {
 		r = do(t, h, "GET", path, "", nil)
 		requireError(t, r, http.StatusInternalServerError, pipeline.EInternal)

@@ -28,8 +28,8 @@ func TestReplicas_SharedRateLimit(t *testing.T) {
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = db.Close() })
 		require.NoError(t, db.Migrate(ctx))
-		svc := pipeline.NewService(db, pipeline.WithClock(clock))
-		return db, New(svc, Config{Limiter: db.Limiter(5), Clock: clock})
+		svc := pipeline.NewService(db, pipeline.WithClock(clock), pipeline.WithLimiter(db.Limiter(5)))
+		return db, New(svc, Config{})
 	}
 	db1, h1 := open()
 	_, h2 := open()

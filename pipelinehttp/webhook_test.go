@@ -162,7 +162,7 @@ func TestAPI_Webhooks_Access(t *testing.T) {
 // webhook may have; by default https to public addresses only.
 func TestAPI_Webhooks_URLPolicy(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
-		strict := New(pipeline.NewService(e.DB, pipeline.WithSecretKey(testSecretKey)), Config{Limiter: pipeline.NewMemoryLimiter(1000)})
+		strict := New(pipeline.NewService(e.DB, pipeline.WithSecretKey(testSecretKey), pipeline.WithLimiter(pipeline.NewMemoryLimiter(1000))), Config{})
 		for _, u := range []string{
 			"http://hooks.example.test/x",    // http is refused
 			"https://127.0.0.1/x",            // loopback
@@ -183,7 +183,7 @@ func TestAPI_Webhooks_URLPolicy(t *testing.T) {
 		r = e.do(t, "POST", "/api/v1/webhooks", e.token("olivia"), map[string]any{"url": "http://127.0.0.1:9/x"})
 		assert.Equal(t, http.StatusCreated, r.Code, "allowed by the operator: %s", r.Body)
 
-		noKey := New(pipeline.NewService(e.DB), Config{Limiter: pipeline.NewMemoryLimiter(1000)})
+		noKey := New(pipeline.NewService(e.DB, pipeline.WithLimiter(pipeline.NewMemoryLimiter(1000))), Config{})
 		r = do(t, noKey, "POST", "/api/v1/webhooks", e.token("olivia"), map[string]any{"url": "https://93.184.215.14/hook"})
 		requireError(t, r, http.StatusForbidden, pipeline.EForbidden)
 		assert.Contains(t, string(r.Body), "secret key")

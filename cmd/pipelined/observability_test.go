@@ -21,7 +21,6 @@ import (
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/pipeline-dev/pipeline/pipeline"
 	"github.com/pipeline-dev/pipeline/pipelinehttp"
 )
 
@@ -141,7 +140,7 @@ func TestServe_Tracing(t *testing.T) {
 		db, err := openServedStore(context.Background(), e, o)
 		require.NoError(t, err)
 		t.Cleanup(func() { db.Close() })
-		srv := httptest.NewServer(pipelinehttp.New(pipeline.NewService(db), apiConfig(e, o, db, nil)))
+		srv := httptest.NewServer(pipelinehttp.New(servedService(e, db), apiConfig(e, o, db, nil)))
 		t.Cleanup(srv.Close)
 
 		const parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"

@@ -114,7 +114,7 @@ func serve(ctx context.Context, e env, o *observability, db *pipelinestore.DB, l
 		}
 		defer stop()
 	}
-	handler := pipelinehttp.New(pipeline.NewService(db, e.cfg.domainOptions()...), cfg)
+	handler := pipelinehttp.New(servedService(e, db), cfg)
 	// Requests' contexts derive from base, so that cutting them is one call.
 	base, cut := context.WithCancelCause(context.Background())
 	defer cut(nil)
@@ -182,13 +182,18 @@ func stop(srv *http.Server, drain time.Duration, cut context.CancelCauseFunc, lo
 	}
 }
 
+// servedService is the Service that serve serves, counting requests in
+// the database, so that replicas share one budget.
+func servedService(e env, db *pipelinestore.DB) *pipeline.Service {
+	return pipeline.NewService(db, append(e.cfg.domainOptions(), pipeline.WithLimiter(db.Limiter(e.cfg.RateLimit)))...)
+}
+
 // apiConfig is the configuration of the API that serve serves; closing
 // stopping makes its /readyz answer 503.
 func apiConfig(e env, o *observability, db *pipelinestore.DB, stopping <-chan struct{}) pipelinehttp.Config {
 	return pipelinehttp.Config{
 		BaseURL:        e.cfg.BaseURL,
-		Limiter:        db.Limiter(e.cfg.RateLimit), // in the database: shared by replicas
-		Logger:         o.log,                       // the access log; it never holds a token
+		Logger:         o.log, // the access log; it never holds a token
 		TrustedProxies: e.cfg.TrustedProxies,
 		TracerProvider: o.tracer,
 		RequestTimeout: e.cfg.RequestTimeout,

@@ -70,7 +70,9 @@ func TestAgent(t *testing.T) {
 	ctx := context.Background()
 	db := storetest.OpenSQLite(t)
 	clk := &clock{now: time.Now().UTC().Truncate(time.Second)}
-	svc, op := pipeline.NewService(db, pipeline.WithClock(clk)), pipeline.NewOperator(db, pipeline.WithClock(clk))
+	// A budget of 8 requests a minute forces the agent through several 429s.
+	svc := pipeline.NewService(db, pipeline.WithClock(clk), pipeline.WithLimiter(pipeline.NewMemoryLimiter(8)))
+	op := pipeline.NewOperator(db, pipeline.WithClock(clk))
 	seed := storetest.Seed(t, op)
 	_, token, err := op.IssueToken(ctx, pipeline.TokenRequest{
 		UserEmail: "olivia@acme.test", Name: "agent",
@@ -78,8 +80,7 @@ func TestAgent(t *testing.T) {
 	})
 	require.NoError(t, err)
 
-	// A budget of 8 requests a minute forces the agent through several 429s.
-	srv := httptest.NewServer(pipelinehttp.New(svc, pipelinehttp.Config{Limiter: pipeline.NewMemoryLimiter(8), Clock: clk}))
+	srv := httptest.NewServer(pipelinehttp.New(svc, pipelinehttp.Config{}))
 	defer srv.Close()
 	lossy := &loseResponses{next: srv.Client().Transport}
 

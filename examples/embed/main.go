@@ -1,7 +1,8 @@
 // Command embed uses pipeline as a library, with no HTTP server: it opens the
 // embedded SQLite store, loads a small world as the operator, and works a
-// candidate through the pipeline as a token's caller, with the same scope,
-// visibility and idempotency rules an API client gets.
+// candidate through the pipeline as a token's caller, with the same
+// admission (authentication and rate limit), scope, visibility and
+// idempotency rules an API client gets.
 //
 //	go run ./examples/embed
 package main
@@ -49,23 +50,58 @@ func run(ctx context.Context, path string, out io.Writer) error {
 	if err := db.Migrate(ctx); err != nil {
 		return err
 	}
-	a := &app{svc: pipeline.NewService(db), op: pipeline.NewOperator(db), out: out}
+	// The rate limit is the Service's: this program's requests spend the
+	// same budget an API request would (in memory here; a server whose
+	// replicas share one counts with db.Limiter).
+	svc := pipeline.NewService(db, pipeline.WithLimiter(pipeline.NewMemoryLimiter(budget)))
+	a := &app{svc: svc, op: pipeline.NewOperator(db), out: out}
 	if a.res, err = a.op.Seed(ctx, world()); err != nil {
 		return err
 	}
-
-	// A caller comes from a token, exactly as over HTTP.
-	caller, err := a.svc.Authenticate(ctx, a.res.Tokens["bot"])
-	if err != nil {
-		return err
-	}
-	bot := pipeline.NewContext(ctx, caller.WithIP("127.0.0.1"))
 	for _, step := range []func(context.Context) error{a.createJob, a.workCandidates, a.refuse, a.notFound} {
+		// Each step is one request of the bot's, admitted as the API
+		// admits one: its caller comes from its token.
+		bot, err := a.admit(ctx, "bot")
+		if err != nil {
+			return err
+		}
 		if err := step(bot); err != nil {
 			return err
 		}
 	}
+	if err := a.exhaust(ctx); err != nil {
+		return err
+	}
 	return a.printActivity(ctx)
+}
+
+// budget is the requests a user may make in a minute, small here so that
+// the program meets the limit.
+const budget = 6
+
+// admit admits one request made with the seeded token key from this
+// machine, and returns its context.
+func (a *app) admit(ctx context.Context, key string) (context.Context, error) {
+	ctx, _, err := a.svc.Admit(ctx, a.res.Tokens[key], "127.0.0.1")
+	return ctx, err
+}
+
+// exhaust sends requests with the read-only token until the user's budget,
+// which all of the user's tokens share, is spent: the Service then refuses
+// them as rate_limited, as the API answers 429, with the wait.
+func (a *app) exhaust(ctx context.Context) error {
+	for n := 1; n <= budget+1; n++ {
+		_, adm, err := a.svc.Admit(ctx, a.res.Tokens["reader"], "127.0.0.1")
+		if pipeline.ErrorCode(err) == pipeline.ERateLimited {
+			fmt.Fprintf(a.out, "request %d of the minute: %s, retry within %s: %t\n",
+				n, pipeline.ErrorCode(err), pipeline.RateWindow, adm.RetryAfter > 0 && adm.RetryAfter <= pipeline.RateWindow)
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return errors.New("the budget was never spent")
 }
 
 // world is what an operator loads; a real application has its own users.
@@ -146,11 +182,10 @@ func (a *app) workCandidates(ctx context.Context) error {
 // refuse shows that another token of the same user, without
 // candidates:write, is refused before anything is read.
 func (a *app) refuse(ctx context.Context) error {
-	reader, err := a.svc.Authenticate(ctx, a.res.Tokens["reader"])
+	rctx, err := a.admit(ctx, "reader")
 	if err != nil {
 		return err
 	}
-	rctx := pipeline.NewContext(ctx, reader)
 	_, err = a.svc.MoveCandidate(rctx, a.res.Jobs["backend"], a.res.Candidates["ada"], pipeline.StageMove{StageID: 1})
 	fmt.Fprintf(a.out, "moving with a read-only token: %s\n", pipeline.ErrorCode(err))
 	return nil

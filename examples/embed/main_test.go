@@ -28,6 +28,10 @@ func TestEmbed(t *testing.T) {
 	assert.Contains(t, got, "moved Ada Lovelace to Screening, noted, rated good_fit")
 	assert.Contains(t, got, "moving with a read-only token: insufficient_scope")
 	assert.Contains(t, got, "job 999999: not found")
+	// Five requests were admitted (four steps and the refused move), so the
+	// read-only token of the same user spends the last of the budget of
+	// six on its first request and is refused on its second.
+	assert.Contains(t, got, "request 2 of the minute: rate_limited, retry within 1m0s: true", "the Service's 429")
 	assert.Contains(t, got, `candidate.stage_changed candidate 1 by user 1 with token 1 from 127.0.0.1: {"stage":{"before":"Applied","after":"Screening"}}`)
 	assert.Equal(t, 7, bytes.Count(out.Bytes(), []byte("\nactivity ")), "one entry per write that changed something")
 }

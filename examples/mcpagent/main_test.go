@@ -55,9 +55,9 @@ func newWorld(t *testing.T, limit int) *world {
 	gin.SetMode(gin.TestMode)
 	db := storetest.OpenSQLite(t)
 	clk := &clock{now: time.Now().UTC().Truncate(time.Second)}
-	w := &world{svc: pipeline.NewService(db, pipeline.WithClock(clk)), op: pipeline.NewOperator(db, pipeline.WithClock(clk)), clock: clk}
+	w := &world{svc: pipeline.NewService(db, pipeline.WithClock(clk), pipeline.WithLimiter(pipeline.NewMemoryLimiter(limit))), op: pipeline.NewOperator(db, pipeline.WithClock(clk)), clock: clk}
 	w.seed = storetest.Seed(t, w.op)
-	srv := httptest.NewServer(pipelinehttp.New(w.svc, pipelinehttp.Config{Limiter: pipeline.NewMemoryLimiter(limit), Clock: clk}))
+	srv := httptest.NewServer(pipelinehttp.New(w.svc, pipelinehttp.Config{}))
 	t.Cleanup(srv.Close)
 	w.url = srv.URL + pipelinehttp.MCPPath
 	return w

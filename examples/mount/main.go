@@ -37,7 +37,7 @@ func main() {
 	if err := db.Migrate(ctx); err != nil {
 		fail(err)
 	}
-	srv := &http.Server{Addr: "127.0.0.1:8081", Handler: app(pipeline.NewService(db), db.Limiter(pipeline.DefaultRateLimit))}
+	srv := &http.Server{Addr: "127.0.0.1:8081", Handler: app(pipeline.NewService(db, pipeline.WithLimiter(db.Limiter(pipeline.DefaultRateLimit))))}
 	go func() {
 		<-ctx.Done()
 		_ = srv.Shutdown(context.Background())
@@ -55,7 +55,7 @@ func fail(err error) {
 
 // app is the host application: its own routes, plus the pipeline API
 // mounted under /hiring behind a middleware of its own.
-func app(svc *pipeline.Service, limiter pipeline.Limiter) *gin.Engine {
+func app(svc *pipeline.Service) *gin.Engine {
 	r := gin.New()
 	r.GET("/", func(c *gin.Context) { c.String(http.StatusOK, "host application") })
 
@@ -63,6 +63,6 @@ func app(svc *pipeline.Service, limiter pipeline.Limiter) *gin.Engine {
 		c.Header("X-Served-By", "host-app")
 		c.Next()
 	})
-	pipelinehttp.Mount(hiring, svc, pipelinehttp.Config{Limiter: limiter})
+	pipelinehttp.Mount(hiring, svc, pipelinehttp.Config{})
 	return r
 }

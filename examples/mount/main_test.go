@@ -18,9 +18,9 @@ import (
 func TestMount(t *testing.T) {
 	gin.SetMode(gin.TestMode)
 	db := storetest.OpenSQLite(t)
-	svc := pipeline.NewService(db)
+	svc := pipeline.NewService(db, pipeline.WithLimiter(db.Limiter(pipeline.DefaultRateLimit)))
 	seed := storetest.Seed(t, pipeline.NewOperator(db))
-	srv := httptest.NewServer(app(svc, db.Limiter(pipeline.DefaultRateLimit)))
+	srv := httptest.NewServer(app(svc))
 	defer srv.Close()
 
 	get := func(path, token string) (*http.Response, string) {
