@@ -1,10 +1,13 @@
 package pipelinehttp
 
 import (
+	"context"
 	"encoding/json"
+	"net/http"
 	"net/url"
 	"strconv"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
@@ -87,4 +90,27 @@ func newFeed(base string, f pipeline.FeedFilter, page pipeline.FeedPage) feed {
 		Links: feedLinks{Next: base + "?" + next.Encode()},
 		Meta:  feedMeta{NextCursor: page.Next, HasMore: page.HasMore},
 	}
+}
+
+// activityOperations are the operations on the activity feed, in the order of the
+// document.
+var activityOperations = []operation{
+	newOperation(opSpec[pipeline.FeedFilter, feed]{
+		op: pipeline.OpListActivity, method: http.MethodGet, path: "/activity", status: http.StatusOK,
+		tool: &toolInfo{title: "Read the activity feed",
+			description: "The activity entries of what the token's user reaches, oldest first, in commit order (GET /api/v1/activity). " +
+				"Pass meta.next_cursor back as after to read on: no entry is missed or seen twice, and from the last page it returns what was written since."},
+		params: feedParams(
+			described(textSchema(1, 0, ""), "The cursor of the last entry seen (meta.next_cursor); absent: from the beginning."),
+			described(&jsonschema.Schema{Type: "string"}, "RFC 3339 date and time: start at the first entry at or after it. Ignored with after."),
+			described(&jsonschema.Schema{Type: "integer", Minimum: jsonschema.Ptr(1.0), Maximum: jsonschema.Ptr(float64(pipeline.MaxFeedLimit))}, "Entries per page, 1 to 100; 50 when absent."),
+			described(&jsonschema.Schema{Type: "array", Items: enumSchema(pipeline.Actions...)}, "Only entries of these actions."),
+		),
+		settle: ignoreSinceAfterCursor,
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.FeedFilter]) (feed, bool, error) {
+			f := in.domain()
+			page, err := svc.ListActivity(ctx, f)
+			return newFeed(in.self, f, page), false, err
+		},
+	}),
 }

@@ -1,6 +1,12 @@
 package pipelinehttp
 
 import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
@@ -49,4 +55,90 @@ func newCandidateFull(k pipeline.Candidate) candidateFull {
 		ResumeURL:       k.ResumeURL,
 		NotesCount:      k.NotesCount,
 	}
+}
+
+// Schemas of a candidate's fields: the API's limits.
+var (
+	candidateStatus = enumSchema(pipeline.CandidateStatuses...)
+	nameSchema      = textSchema(1, pipeline.MaxCandidateNameLength, `\S`)
+	emailSchema     = textSchema(3, pipeline.MaxEmailLength, `^[^@\s]+@[^@\s]+$`)
+	resumeURLSchema = textSchema(0, pipeline.MaxResumeURLLength, "")
+)
+
+// candidateOperations are the operations on candidates, in the order of the
+// document.
+var candidateOperations = []operation{
+	newOperation(opSpec[pipeline.CandidateFilter, list[candidateItem]]{
+		op: pipeline.OpListCandidates, method: http.MethodGet, path: jobRoute + "/candidates", status: http.StatusOK,
+		tool: &toolInfo{title: "List candidates", description: "A page of 15 of a job's candidates, newest applicant first, with links and meta (GET /api/v1/jobs/{job}/candidates). search matches name or email; stage takes a stage id."},
+		params: []param[pipeline.CandidateFilter]{
+			jobID[pipeline.CandidateFilter](),
+			searchParam(described(&jsonschema.Schema{Type: "string"}, "Case-insensitive substring of name or email; empty does not filter."), func(in *pipeline.CandidateFilter) *string { return &in.Search }),
+			stageParam(described(idSchema(), "Only candidates in this stage: an id from list_stages."), func(in *pipeline.CandidateFilter) *int64 { return &in.StageID }),
+			statusParam(described(candidateStatus, "Only candidates of this status; any status when absent."), func(in *pipeline.CandidateFilter) *string { return &in.Status }),
+			pageParam(pageSchema, func(in *pipeline.CandidateFilter) *int { return &in.Page }),
+		},
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.CandidateFilter]) (list[candidateItem], bool, error) {
+			f := in.domain()
+			l, err := svc.ListCandidates(ctx, in.ref.Job, f)
+			filters := url.Values{}
+			setFilter(filters, "search", f.Search)
+			if f.StageID > 0 {
+				filters.Set("stage", strconv.FormatInt(f.StageID, 10))
+			}
+			setFilter(filters, "status", f.Status)
+			return listOf(in.self, filters, l, newCandidateItem), false, err
+		},
+	}),
+	newOperation(opSpec[pipeline.NewCandidate, data[candidateFull]]{
+		op: pipeline.OpAddCandidate, method: http.MethodPost, path: jobRoute + "/candidates", status: http.StatusCreated,
+		tool: &toolInfo{title: "Add a candidate",
+			description: "Adds an active candidate to a job, in the stage given or the job's first, and returns it (POST /api/v1/jobs/{job}/candidates). " +
+				"An email another candidate of the job has, in any letter case, is validation_failed on email; a closed job is forbidden. Each call adds one: send an idempotency_key to retry safely."},
+		params: []param[pipeline.NewCandidate]{
+			jobID[pipeline.NewCandidate](),
+			textField("name", true, described(nameSchema, "Up to 255 characters once trimmed, not blank; stored trimmed."), func(in *pipeline.NewCandidate) *string { return &in.Name }),
+			textField("email", true, described(emailSchema, "Up to 254 characters, one @ with something on each side, no white space; stored as sent."), func(in *pipeline.NewCandidate) *string { return &in.Email }),
+			textField("applied", false, described(&jsonschema.Schema{Type: "string", Format: "date"}, "The date of application, YYYY-MM-DD, not after today; today (UTC) when absent."), func(in *pipeline.NewCandidate) *string { return &in.Applied }),
+			integerField("stage", false, described(idSchema(), "Id of a stage of the job, from list_stages; its first stage when absent."), func(in *pipeline.NewCandidate) *int64 { return &in.StageID }),
+			textField("resume_url", false, described(resumeURLSchema, "An absolute http or https URL, up to 2,048 characters."), func(in *pipeline.NewCandidate) *string { return &in.ResumeURL }),
+		},
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.NewCandidate]) (data[candidateFull], bool, error) {
+			res, err := svc.AddCandidate(ctx, in.ref.Job, in.domain())
+			return data[candidateFull]{Data: newCandidateFull(res.Value)}, res.Replayed, err
+		},
+		created: func(out data[candidateFull]) int64 { return out.Data.ID },
+	}),
+	newOperation(opSpec[struct{}, data[candidateFull]]{
+		op: pipeline.OpGetCandidate, method: http.MethodGet, path: candidateRoute, status: http.StatusOK,
+		tool:   &toolInfo{title: "Get a candidate", description: "One candidate of a job with resume_url and notes_count; empty fields are left out (GET /api/v1/jobs/{job}/candidates/{candidate})."},
+		params: []param[struct{}]{jobID[struct{}](), candidateID[struct{}]()},
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[candidateFull], bool, error) {
+			k, err := svc.Candidate(ctx, in.ref.Job, in.ref.Candidate)
+			return data[candidateFull]{Data: newCandidateFull(k)}, false, err
+		},
+	}),
+	newOperation(opSpec[pipeline.CandidatePatch, data[candidateFull]]{
+		op: pipeline.OpUpdateCandidate, method: http.MethodPatch, path: candidateRoute, status: http.StatusOK,
+		tool: &toolInfo{title: "Update a candidate", idempotent: true,
+			description: "Changes any of name, email, resume_url (null clears it) and status of a candidate and returns it (PATCH /api/v1/jobs/{job}/candidates/{candidate}); send at least one. Any status may follow any. An email another candidate of the job has, in any letter case, is validation_failed on email."},
+		params: []param[pipeline.CandidatePatch]{
+			jobID[pipeline.CandidatePatch](), candidateID[pipeline.CandidatePatch](),
+			optionalField("name", described(nameSchema, "Up to 255 characters once trimmed, not blank; stored trimmed."), func(in *pipeline.CandidatePatch) **string { return &in.Name }),
+			optionalField("email", described(emailSchema, "Up to 254 characters, one @ with something on each side, no white space; stored as sent."), func(in *pipeline.CandidatePatch) **string { return &in.Email }),
+			nullableField("resume_url", described(resumeURLSchema, "An absolute http or https URL, up to 2,048 characters; null clears it."), func(in *pipeline.CandidatePatch) **string { return &in.ResumeURL }),
+			optionalField("status", described(candidateStatus, "Any status may follow any."), func(in *pipeline.CandidatePatch) **string { return &in.Status }),
+		},
+		call: onCandidate((*pipeline.Service).UpdateCandidate, newCandidateFull),
+	}),
+	newOperation(opSpec[pipeline.StageMove, data[candidateFull]]{
+		op: pipeline.OpMoveCandidate, method: http.MethodPost, path: candidateRoute + "/stage", status: http.StatusOK,
+		tool: &toolInfo{title: "Move a candidate", idempotent: true,
+			description: "Moves a candidate to a stage of the same job and returns the candidate, unchanged when already there (POST .../candidates/{candidate}/stage). A stage of another job is validation_failed on stage."},
+		params: []param[pipeline.StageMove]{
+			jobID[pipeline.StageMove](), candidateID[pipeline.StageMove](),
+			integerField("stage", true, described(idSchema(), "Id of a stage of the same job, from list_stages."), func(in *pipeline.StageMove) *int64 { return &in.StageID }),
+		},
+		call: onCandidate((*pipeline.Service).MoveCandidate, newCandidateFull),
+	}),
 }

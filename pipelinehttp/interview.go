@@ -136,127 +136,125 @@ func onInterview[In any](call func(*pipeline.Service, context.Context, int64, in
 	}
 }
 
-var scheduleInterviewOperation = newOperation(opSpec[pipeline.NewInterview, data[interviewItem]]{
-	op: pipeline.OpScheduleInterview, method: http.MethodPost, path: candidateRoute + "/interviews", status: http.StatusCreated,
-	tool: &toolInfo{title: "Schedule an interview",
-		description: "Schedules an interview of an active candidate with 1 to 10 interviewers of the job's team and returns it (POST .../candidates/{candidate}/interviews). " +
-			"15 minutes to 8 hours, starting from now to 365 days ahead. An interviewer or the candidate already booked at an overlapping time is conflict, whose details list the busy times. " +
-			"Each call schedules one: send an idempotency_key to retry safely."},
-	params: []param[pipeline.NewInterview]{
-		jobID[pipeline.NewInterview](), candidateID[pipeline.NewInterview](),
-		textField("start", true, described(instantSchema, "RFC 3339 date and time with an offset; not in the past, at most 365 days ahead."), func(in *pipeline.NewInterview) *string { return &in.Start }),
-		textField("end", true, described(instantSchema, "RFC 3339 date and time with an offset; 15 minutes to 8 hours after start."), func(in *pipeline.NewInterview) *string { return &in.End }),
-		textField("timezone", false, described(timezoneSchema, "IANA time zone name the interview is shown in, such as Europe/Paris; UTC when absent."), func(in *pipeline.NewInterview) *string { return &in.Timezone }),
-		idListField("interviewer_ids", true, described(interviewersSch, interviewersDoc), func(in *pipeline.NewInterview) *[]int64 { return &in.InterviewerIDs }),
-		textField("location", false, described(locationSchema, "Up to 255 characters."), func(in *pipeline.NewInterview) *string { return &in.Location }),
-		textField("video_url", false, described(videoURLSchema, "An absolute https URL, up to 2,048 characters."), func(in *pipeline.NewInterview) *string { return &in.VideoURL }),
-	},
-	call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.NewInterview]) (data[interviewItem], bool, error) {
-		res, err := svc.ScheduleInterview(ctx, in.ref.Job, in.ref.Candidate, in.domain())
-		return data[interviewItem]{Data: newInterviewItem(res.Value)}, res.Replayed, err
-	},
-	created: func(out data[interviewItem]) int64 { return out.Data.ID },
-})
-
-var rescheduleInterviewOperation = newOperation(opSpec[pipeline.InterviewPatch, data[interviewItem]]{
-	op: pipeline.OpRescheduleInterview, method: http.MethodPatch, path: interviewRoute, status: http.StatusOK,
-	tool: &toolInfo{title: "Reschedule an interview", idempotent: true,
-		description: "Changes any of start, end, timezone, interviewer_ids, location and video_url (null clears the last two) of a scheduled interview, checked as schedule_interview checks them, and returns it " +
-			"(PATCH .../interviews/{interview}); a change adds 1 to sequence. A cancelled interview is forbidden; an overlapping booking is conflict with the busy times."},
-	params: []param[pipeline.InterviewPatch]{
-		jobID[pipeline.InterviewPatch](), candidateID[pipeline.InterviewPatch](), interviewID[pipeline.InterviewPatch](),
-		optionalField("start", described(instantSchema, "RFC 3339 date and time with an offset; not in the past, at most 365 days ahead."), func(in *pipeline.InterviewPatch) **string { return &in.Start }),
-		optionalField("end", described(instantSchema, "RFC 3339 date and time with an offset; 15 minutes to 8 hours after start."), func(in *pipeline.InterviewPatch) **string { return &in.End }),
-		optionalField("timezone", described(timezoneSchema, "IANA time zone name, such as Europe/Paris."), func(in *pipeline.InterviewPatch) **string { return &in.Timezone }),
-		idListField("interviewer_ids", false, described(interviewersSch, interviewersDoc), func(in *pipeline.InterviewPatch) *[]int64 {
-			if in.InterviewerIDs == nil {
-				in.InterviewerIDs = new([]int64)
-			}
-			return in.InterviewerIDs
-		}),
-		nullableField("location", described(locationSchema, "Up to 255 characters; null clears it."), func(in *pipeline.InterviewPatch) **string { return &in.Location }),
-		nullableField("video_url", described(videoURLSchema, "An absolute https URL, up to 2,048 characters; null clears it."), func(in *pipeline.InterviewPatch) **string { return &in.VideoURL }),
-	},
-	call: onInterview((*pipeline.Service).RescheduleInterview),
-})
-
-var cancelInterviewOperation = newOperation(opSpec[pipeline.InterviewCancellation, data[interviewItem]]{
-	op: pipeline.OpCancelInterview, method: http.MethodPost, path: interviewRoute + "/cancel", status: http.StatusOK,
-	tool: &toolInfo{title: "Cancel an interview", idempotent: true,
-		description: "Cancels an interview, adding 1 to its sequence, and returns it (POST .../interviews/{interview}/cancel); a cancelled one is returned unchanged."},
-	params: []param[pipeline.InterviewCancellation]{
-		jobID[pipeline.InterviewCancellation](), candidateID[pipeline.InterviewCancellation](), interviewID[pipeline.InterviewCancellation](),
-	},
-	call: onInterview((*pipeline.Service).CancelInterview),
-})
-
-var listInterviewsOperation = newOperation(opSpec[pipeline.InterviewFilter, list[interviewItem]]{
-	op: pipeline.OpListInterviews, method: http.MethodGet, path: candidateRoute + "/interviews", status: http.StatusOK,
-	tool: &toolInfo{title: "List a candidate's interviews", description: "A page of 15 of a candidate's interviews, scheduled and cancelled, by start, with links and meta (GET .../candidates/{candidate}/interviews)."},
-	params: []param[pipeline.InterviewFilter]{
-		jobID[pipeline.InterviewFilter](), candidateID[pipeline.InterviewFilter](),
-		pageParam(pageSchema, func(in *pipeline.InterviewFilter) *int { return &in.Page }),
-	},
-	call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.InterviewFilter]) (list[interviewItem], bool, error) {
-		l, err := svc.ListInterviews(ctx, in.ref.Job, in.ref.Candidate, in.domain())
-		return listOf(in.self, url.Values{}, l, newInterviewItem), false, err
-	},
-})
-
-var getInterviewOperation = newOperation(opSpec[struct{}, data[interviewItem]]{
-	op: pipeline.OpGetInterview, method: http.MethodGet, path: interviewRoute, status: http.StatusOK,
-	tool:   &toolInfo{title: "Get an interview", description: "One interview of a candidate (GET .../interviews/{interview})."},
-	params: []param[struct{}]{jobID[struct{}](), candidateID[struct{}](), interviewID[struct{}]()},
-	call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[interviewItem], bool, error) {
-		iv, err := svc.Interview(ctx, in.ref.Job, in.ref.Candidate, in.ref.Interview)
-		return data[interviewItem]{Data: newInterviewItem(iv)}, false, err
-	},
-})
-
-var getInterviewInviteOperation = newOperation(opSpec[struct{}, calendar]{
-	op: pipeline.OpGetInterviewInvite, method: http.MethodGet, path: interviewRoute + "/invite.ics", status: http.StatusOK,
-	params: []param[struct{}]{jobID[struct{}](), candidateID[struct{}](), interviewID[struct{}]()},
-	call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (calendar, bool, error) {
-		inv, err := svc.InterviewInvite(ctx, in.ref.Job, in.ref.Candidate, in.ref.Interview)
-		if err != nil {
-			return nil, false, err
-		}
-		return calendar(ical.Render(inv)), false, nil
-	},
-})
-
 // msgUserIDs is the message of a user_ids parameter that cannot be read.
 const msgUserIDs = "The user_ids must be user ids separated by commas, such as 3,7."
 
-var getAvailabilityOperation = newOperation(opSpec[pipeline.AvailabilityQuery, data[[]userBusy]]{
-	op: pipeline.OpGetAvailability, method: http.MethodGet, path: "/availability", status: http.StatusOK,
-	tool: &toolInfo{title: "Read availability",
-		description: "The busy times, from scheduled interviews, of members of the token's current team between from and to (at most 31 days), one entry per user " +
-			"(GET /api/v1/availability?user_ids=3,7&from=…&to=…). Never tells whose interviews they are."},
-	params: []param[pipeline.AvailabilityQuery]{
-		requiredParam(queryParam("user_ids", described(textSchema(1, 0, `^[1-9][0-9]*(,[1-9][0-9]*)*$`), "Ids of members of the token's current team, separated by commas, such as 3,7; at most 50."),
-			msgUserIDs, func(in *input[pipeline.AvailabilityQuery], text string) bool {
-				in.value.UserIDs = nil
-				for part := range strings.SplitSeq(text, ",") {
-					id, ok := parseID(part)
-					if !ok {
-						return false
-					}
-					in.value.UserIDs = append(in.value.UserIDs, id)
+// interviewOperations are the operations on interviews, in the order of the
+// document.
+var interviewOperations = []operation{
+	newOperation(opSpec[pipeline.NewInterview, data[interviewItem]]{
+		op: pipeline.OpScheduleInterview, method: http.MethodPost, path: candidateRoute + "/interviews", status: http.StatusCreated,
+		tool: &toolInfo{title: "Schedule an interview",
+			description: "Schedules an interview of an active candidate with 1 to 10 interviewers of the job's team and returns it (POST .../candidates/{candidate}/interviews). " +
+				"15 minutes to 8 hours, starting from now to 365 days ahead. An interviewer or the candidate already booked at an overlapping time is conflict, whose details list the busy times. " +
+				"Each call schedules one: send an idempotency_key to retry safely."},
+		params: []param[pipeline.NewInterview]{
+			jobID[pipeline.NewInterview](), candidateID[pipeline.NewInterview](),
+			textField("start", true, described(instantSchema, "RFC 3339 date and time with an offset; not in the past, at most 365 days ahead."), func(in *pipeline.NewInterview) *string { return &in.Start }),
+			textField("end", true, described(instantSchema, "RFC 3339 date and time with an offset; 15 minutes to 8 hours after start."), func(in *pipeline.NewInterview) *string { return &in.End }),
+			textField("timezone", false, described(timezoneSchema, "IANA time zone name the interview is shown in, such as Europe/Paris; UTC when absent."), func(in *pipeline.NewInterview) *string { return &in.Timezone }),
+			idListField("interviewer_ids", true, described(interviewersSch, interviewersDoc), func(in *pipeline.NewInterview) *[]int64 { return &in.InterviewerIDs }),
+			textField("location", false, described(locationSchema, "Up to 255 characters."), func(in *pipeline.NewInterview) *string { return &in.Location }),
+			textField("video_url", false, described(videoURLSchema, "An absolute https URL, up to 2,048 characters."), func(in *pipeline.NewInterview) *string { return &in.VideoURL }),
+		},
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.NewInterview]) (data[interviewItem], bool, error) {
+			res, err := svc.ScheduleInterview(ctx, in.ref.Job, in.ref.Candidate, in.domain())
+			return data[interviewItem]{Data: newInterviewItem(res.Value)}, res.Replayed, err
+		},
+		created: func(out data[interviewItem]) int64 { return out.Data.ID },
+	}),
+	newOperation(opSpec[pipeline.InterviewFilter, list[interviewItem]]{
+		op: pipeline.OpListInterviews, method: http.MethodGet, path: candidateRoute + "/interviews", status: http.StatusOK,
+		tool: &toolInfo{title: "List a candidate's interviews", description: "A page of 15 of a candidate's interviews, scheduled and cancelled, by start, with links and meta (GET .../candidates/{candidate}/interviews)."},
+		params: []param[pipeline.InterviewFilter]{
+			jobID[pipeline.InterviewFilter](), candidateID[pipeline.InterviewFilter](),
+			pageParam(pageSchema, func(in *pipeline.InterviewFilter) *int { return &in.Page }),
+		},
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.InterviewFilter]) (list[interviewItem], bool, error) {
+			l, err := svc.ListInterviews(ctx, in.ref.Job, in.ref.Candidate, in.domain())
+			return listOf(in.self, url.Values{}, l, newInterviewItem), false, err
+		},
+	}),
+	newOperation(opSpec[struct{}, data[interviewItem]]{
+		op: pipeline.OpGetInterview, method: http.MethodGet, path: interviewRoute, status: http.StatusOK,
+		tool:   &toolInfo{title: "Get an interview", description: "One interview of a candidate (GET .../interviews/{interview})."},
+		params: []param[struct{}]{jobID[struct{}](), candidateID[struct{}](), interviewID[struct{}]()},
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[interviewItem], bool, error) {
+			iv, err := svc.Interview(ctx, in.ref.Job, in.ref.Candidate, in.ref.Interview)
+			return data[interviewItem]{Data: newInterviewItem(iv)}, false, err
+		},
+	}),
+	newOperation(opSpec[pipeline.InterviewPatch, data[interviewItem]]{
+		op: pipeline.OpRescheduleInterview, method: http.MethodPatch, path: interviewRoute, status: http.StatusOK,
+		tool: &toolInfo{title: "Reschedule an interview", idempotent: true,
+			description: "Changes any of start, end, timezone, interviewer_ids, location and video_url (null clears the last two) of a scheduled interview, checked as schedule_interview checks them, and returns it " +
+				"(PATCH .../interviews/{interview}); a change adds 1 to sequence. A cancelled interview is forbidden; an overlapping booking is conflict with the busy times."},
+		params: []param[pipeline.InterviewPatch]{
+			jobID[pipeline.InterviewPatch](), candidateID[pipeline.InterviewPatch](), interviewID[pipeline.InterviewPatch](),
+			optionalField("start", described(instantSchema, "RFC 3339 date and time with an offset; not in the past, at most 365 days ahead."), func(in *pipeline.InterviewPatch) **string { return &in.Start }),
+			optionalField("end", described(instantSchema, "RFC 3339 date and time with an offset; 15 minutes to 8 hours after start."), func(in *pipeline.InterviewPatch) **string { return &in.End }),
+			optionalField("timezone", described(timezoneSchema, "IANA time zone name, such as Europe/Paris."), func(in *pipeline.InterviewPatch) **string { return &in.Timezone }),
+			idListField("interviewer_ids", false, described(interviewersSch, interviewersDoc), func(in *pipeline.InterviewPatch) *[]int64 {
+				if in.InterviewerIDs == nil {
+					in.InterviewerIDs = new([]int64)
 				}
-				return true
-			})),
-		requiredParam(queryParam("from", described(instantSchema, "RFC 3339 date and time with an offset: the window's start."), "",
-			func(in *input[pipeline.AvailabilityQuery], text string) bool { in.value.From = text; return true })),
-		requiredParam(queryParam("to", described(instantSchema, "RFC 3339 date and time with an offset: the window's end, at most 31 days after from."), "",
-			func(in *input[pipeline.AvailabilityQuery], text string) bool { in.value.To = text; return true })),
-	},
-	call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.AvailabilityQuery]) (data[[]userBusy], bool, error) {
-		users, err := svc.Availability(ctx, in.domain())
-		out := make([]userBusy, len(users))
-		for i, u := range users {
-			out[i] = newUserBusy(u)
-		}
-		return data[[]userBusy]{Data: out}, false, err
-	},
-})
+				return in.InterviewerIDs
+			}),
+			nullableField("location", described(locationSchema, "Up to 255 characters; null clears it."), func(in *pipeline.InterviewPatch) **string { return &in.Location }),
+			nullableField("video_url", described(videoURLSchema, "An absolute https URL, up to 2,048 characters; null clears it."), func(in *pipeline.InterviewPatch) **string { return &in.VideoURL }),
+		},
+		call: onInterview((*pipeline.Service).RescheduleInterview),
+	}),
+	newOperation(opSpec[pipeline.InterviewCancellation, data[interviewItem]]{
+		op: pipeline.OpCancelInterview, method: http.MethodPost, path: interviewRoute + "/cancel", status: http.StatusOK,
+		tool: &toolInfo{title: "Cancel an interview", idempotent: true,
+			description: "Cancels an interview, adding 1 to its sequence, and returns it (POST .../interviews/{interview}/cancel); a cancelled one is returned unchanged."},
+		params: []param[pipeline.InterviewCancellation]{
+			jobID[pipeline.InterviewCancellation](), candidateID[pipeline.InterviewCancellation](), interviewID[pipeline.InterviewCancellation](),
+		},
+		call: onInterview((*pipeline.Service).CancelInterview),
+	}),
+	newOperation(opSpec[struct{}, calendar]{
+		op: pipeline.OpGetInterviewInvite, method: http.MethodGet, path: interviewRoute + "/invite.ics", status: http.StatusOK,
+		params: []param[struct{}]{jobID[struct{}](), candidateID[struct{}](), interviewID[struct{}]()},
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (calendar, bool, error) {
+			inv, err := svc.InterviewInvite(ctx, in.ref.Job, in.ref.Candidate, in.ref.Interview)
+			if err != nil {
+				return nil, false, err
+			}
+			return calendar(ical.Render(inv)), false, nil
+		},
+	}),
+	newOperation(opSpec[pipeline.AvailabilityQuery, data[[]userBusy]]{
+		op: pipeline.OpGetAvailability, method: http.MethodGet, path: "/availability", status: http.StatusOK,
+		tool: &toolInfo{title: "Read availability",
+			description: "The busy times, from scheduled interviews, of members of the token's current team between from and to (at most 31 days), one entry per user " +
+				"(GET /api/v1/availability?user_ids=3,7&from=…&to=…). Never tells whose interviews they are."},
+		params: []param[pipeline.AvailabilityQuery]{
+			requiredParam(queryParam("user_ids", described(textSchema(1, 0, `^[1-9][0-9]*(,[1-9][0-9]*)*$`), "Ids of members of the token's current team, separated by commas, such as 3,7; at most 50."),
+				msgUserIDs, func(in *input[pipeline.AvailabilityQuery], text string) bool {
+					in.value.UserIDs = nil
+					for part := range strings.SplitSeq(text, ",") {
+						id, ok := parseID(part)
+						if !ok {
+							return false
+						}
+						in.value.UserIDs = append(in.value.UserIDs, id)
+					}
+					return true
+				})),
+			requiredParam(queryParam("from", described(instantSchema, "RFC 3339 date and time with an offset: the window's start."), "",
+				func(in *input[pipeline.AvailabilityQuery], text string) bool { in.value.From = text; return true })),
+			requiredParam(queryParam("to", described(instantSchema, "RFC 3339 date and time with an offset: the window's end, at most 31 days after from."), "",
+				func(in *input[pipeline.AvailabilityQuery], text string) bool { in.value.To = text; return true })),
+		},
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.AvailabilityQuery]) (data[[]userBusy], bool, error) {
+			users, err := svc.Availability(ctx, in.domain())
+			out := make([]userBusy, len(users))
+			for i, u := range users {
+				out[i] = newUserBusy(u)
+			}
+			return data[[]userBusy]{Data: out}, false, err
+		},
+	}),
+}

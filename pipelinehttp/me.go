@@ -1,6 +1,9 @@
 package pipelinehttp
 
 import (
+	"context"
+	"net/http"
+
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
@@ -21,4 +24,17 @@ func newIdentity(id pipeline.Identity) identity {
 		Team:   named{ID: id.Team.ID, Name: id.Team.Name},
 		Scopes: id.Scopes,
 	}
+}
+
+// meOperations are the operations on the token's identity, in the order of the
+// document.
+var meOperations = []operation{
+	newOperation(opSpec[struct{}, data[identity]]{
+		op: pipeline.OpGetMe, method: http.MethodGet, path: "/me", status: http.StatusOK,
+		tool: &toolInfo{title: "Who am I", description: "The token's user, current team and scopes: the cheapest check that the token is alive (GET /api/v1/me)."},
+		call: func(ctx context.Context, svc *pipeline.Service, _ *input[struct{}]) (data[identity], bool, error) {
+			id, err := svc.Me(ctx)
+			return data[identity]{Data: newIdentity(id)}, false, err
+		},
+	}),
 }

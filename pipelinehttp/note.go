@@ -1,6 +1,10 @@
 package pipelinehttp
 
 import (
+	"context"
+	"net/http"
+	"net/url"
+
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
@@ -25,4 +29,31 @@ func newNoteItem(n pipeline.Note) noteItem {
 		Author:    named{ID: n.Author.ID, Name: n.Author.Name},
 		CreatedAt: timestamp(n.CreatedAt),
 	}
+}
+
+// noteOperations are the operations on notes on candidates, in the order of the
+// document.
+var noteOperations = []operation{
+	newOperation(opSpec[pipeline.NewNote, data[noteItem]]{
+		op: pipeline.OpAddNote, method: http.MethodPost, path: candidateRoute + "/notes", status: http.StatusCreated,
+		tool: &toolInfo{title: "Add a note",
+			description: "Adds a note by the token's user to a candidate and returns it (POST .../candidates/{candidate}/notes). Each call adds one: send an idempotency_key to retry safely."},
+		params: []param[pipeline.NewNote]{
+			jobID[pipeline.NewNote](), candidateID[pipeline.NewNote](),
+			textField("content", true, described(textSchema(1, pipeline.MaxNoteLength, `\S`), "The note: up to 5,000 characters, not blank."), func(in *pipeline.NewNote) *string { return &in.Content }),
+		},
+		call: onCandidate((*pipeline.Service).AddNote, newNoteItem),
+	}),
+	newOperation(opSpec[pipeline.NoteFilter, list[noteItem]]{
+		op: pipeline.OpListNotes, method: http.MethodGet, path: candidateRoute + "/notes", status: http.StatusOK,
+		tool: &toolInfo{title: "List a candidate's notes", description: "A page of 15 of a candidate's notes, newest first, each as add_note returned it, with links and meta (GET .../candidates/{candidate}/notes)."},
+		params: []param[pipeline.NoteFilter]{
+			jobID[pipeline.NoteFilter](), candidateID[pipeline.NoteFilter](),
+			pageParam(pageSchema, func(in *pipeline.NoteFilter) *int { return &in.Page }),
+		},
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.NoteFilter]) (list[noteItem], bool, error) {
+			l, err := svc.ListNotes(ctx, in.ref.Job, in.ref.Candidate, in.domain())
+			return listOf(in.self, url.Values{}, l, newNoteItem), false, err
+		},
+	}),
 }

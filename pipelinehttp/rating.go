@@ -1,6 +1,8 @@
 package pipelinehttp
 
 import (
+	"net/http"
+
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
@@ -19,4 +21,22 @@ func newRatingItem(r pipeline.Rating) ratingItem {
 		UserID:      r.UserID,
 		UpdatedAt:   timestamp(r.UpdatedAt),
 	}
+}
+
+// ratingSchema is a rating's: one of the verdicts.
+var ratingSchema = enumSchema(string(pipeline.GoodFit), string(pipeline.Maybe), string(pipeline.NotAFit))
+
+// ratingOperations are the operations on ratings of candidates, in the order of the
+// document.
+var ratingOperations = []operation{
+	newOperation(opSpec[pipeline.NewRating, data[ratingItem]]{
+		op: pipeline.OpRateCandidate, method: http.MethodPost, path: candidateRoute + "/rating", status: http.StatusOK,
+		tool: &toolInfo{title: "Rate a candidate", idempotent: true,
+			description: "Sets the token's user's rating of a candidate, replacing an earlier one, and returns it (POST .../candidates/{candidate}/rating)."},
+		params: []param[pipeline.NewRating]{
+			jobID[pipeline.NewRating](), candidateID[pipeline.NewRating](),
+			textField("rating", true, described(ratingSchema, "The verdict."), func(in *pipeline.NewRating) *pipeline.RatingValue { return &in.Value }),
+		},
+		call: onCandidate((*pipeline.Service).RateCandidate, newRatingItem),
+	}),
 }

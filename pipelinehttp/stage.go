@@ -1,6 +1,9 @@
 package pipelinehttp
 
 import (
+	"context"
+	"net/http"
+
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
@@ -16,4 +19,18 @@ func newStageItems(st []pipeline.Stage) []stageItem {
 		out = append(out, stageItem{ID: s.ID, Name: s.Name})
 	}
 	return out
+}
+
+// stageOperations are the operations on a job's stages, in the order of the
+// document.
+var stageOperations = []operation{
+	newOperation(opSpec[struct{}, data[[]stageItem]]{
+		op: pipeline.OpListStages, method: http.MethodGet, path: jobRoute + "/stages", status: http.StatusOK,
+		tool:   &toolInfo{title: "List a job's stages", description: "The stages of a job in pipeline order, with the ids move_candidate and list_candidates take (GET /api/v1/jobs/{job}/stages)."},
+		params: []param[struct{}]{jobID[struct{}]()},
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[[]stageItem], bool, error) {
+			st, err := svc.Stages(ctx, in.ref.Job)
+			return data[[]stageItem]{Data: newStageItems(st)}, false, err
+		},
+	}),
 }

@@ -1,6 +1,10 @@
 package pipelinehttp
 
 import (
+	"context"
+	"net/http"
+
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
@@ -57,4 +61,54 @@ func newDeliveryItem(d pipeline.Delivery) deliveryItem {
 		it.NextAttemptAt = &next
 	}
 	return it
+}
+
+// webhookOperations are the operations on webhook subscriptions and their deliveries, in the order of the
+// document.
+var webhookOperations = []operation{
+	newOperation(opSpec[pipeline.NewWebhook, data[createdWebhook]]{
+		op: pipeline.OpCreateWebhook, method: http.MethodPost, path: "/webhooks", status: http.StatusCreated,
+		params: []param[pipeline.NewWebhook]{
+			textField("url", true, textSchema(1, 2048, ""), func(in *pipeline.NewWebhook) *string { return &in.URL }),
+			listField("events", inBody, &jsonschema.Schema{Type: "array", Items: enumSchema(pipeline.Actions...)}, func(in *pipeline.NewWebhook) *[]string { return &in.Events }),
+			textField("description", false, textSchema(0, pipeline.MaxWebhookDescriptionLength, ""), func(in *pipeline.NewWebhook) *string { return &in.Description }),
+		},
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.NewWebhook]) (data[createdWebhook], bool, error) {
+			res, err := svc.CreateWebhook(ctx, in.domain())
+			return data[createdWebhook]{Data: createdWebhook{webhookItem: newWebhookItem(res.Value.Webhook), Secret: res.Value.Secret}}, res.Replayed, err
+		},
+		created: func(out data[createdWebhook]) int64 { return out.Data.ID },
+	}),
+	newOperation(opSpec[struct{ page int }, list[webhookItem]]{
+		op: pipeline.OpListWebhooks, method: http.MethodGet, path: "/webhooks", status: http.StatusOK,
+		params: []param[struct{ page int }]{pageParam(pageSchema, func(in *struct{ page int }) *int { return &in.page })},
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{ page int }]) (list[webhookItem], bool, error) {
+			l, err := svc.ListWebhooks(ctx, in.value.page)
+			return listOf(in.self, nil, l, newWebhookItem), false, err
+		},
+	}),
+	newOperation(opSpec[struct{}, data[webhookItem]]{
+		op: pipeline.OpGetWebhook, method: http.MethodGet, path: webhookRoute, status: http.StatusOK,
+		params: []param[struct{}]{webhookID[struct{}]()},
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[webhookItem], bool, error) {
+			w, err := svc.Webhook(ctx, in.ref.Webhook)
+			return data[webhookItem]{Data: newWebhookItem(w)}, false, err
+		},
+	}),
+	newOperation(opSpec[pipeline.WebhookDeletion, struct{}]{
+		op: pipeline.OpDeleteWebhook, method: http.MethodDelete, path: webhookRoute, status: http.StatusNoContent,
+		params: []param[pipeline.WebhookDeletion]{webhookID[pipeline.WebhookDeletion]()},
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.WebhookDeletion]) (struct{}, bool, error) {
+			res, err := svc.DeleteWebhook(ctx, in.ref.Webhook, in.domain())
+			return struct{}{}, res.Replayed, err
+		},
+	}),
+	newOperation(opSpec[struct{ page int }, list[deliveryItem]]{
+		op: pipeline.OpListWebhookDeliveries, method: http.MethodGet, path: webhookRoute + "/deliveries", status: http.StatusOK,
+		params: []param[struct{ page int }]{webhookID[struct{ page int }](), pageParam(pageSchema, func(in *struct{ page int }) *int { return &in.page })},
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{ page int }]) (list[deliveryItem], bool, error) {
+			l, err := svc.WebhookDeliveries(ctx, in.ref.Webhook, in.value.page)
+			return listOf(in.self, nil, l, newDeliveryItem), false, err
+		},
+	}),
 }
