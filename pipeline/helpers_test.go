@@ -143,7 +143,8 @@ func pick[T any](p probe, valid, invalid T) T {
 }
 
 // operations are every operation of the Service, each called with the
-// probe's records and an input valid or not.
+// probe's records and an input valid or not (TestOperations_Complete holds
+// it to pipeline.Ops).
 var operations = []operation{
 	{pipeline.OpGetMe, func(ctx context.Context, svc *pipeline.Service, _ probe) error {
 		_, err := svc.Me(ctx)

@@ -88,15 +88,13 @@ func takeKey(op Op, r Ref, input any, idem **Idempotency) (*boundKey, error) {
 // spelled.
 func RequestDigest(op Op, r Ref, input any) string {
 	h := sha256.New()
+	// The job and the candidate are written always, the other records when
+	// named: digests stored before those kinds existed stay valid.
 	fmt.Fprintf(h, "%s\n%d\n%d\n", op, r.Job, r.Candidate)
-	if r.Webhook != 0 {
-		fmt.Fprintf(h, "webhook %d\n", r.Webhook)
-	}
-	if r.Message != 0 {
-		fmt.Fprintf(h, "message %d\n", r.Message)
-	}
-	if r.Interview != 0 {
-		fmt.Fprintf(h, "interview %d\n", r.Interview)
+	for _, id := range r.IDs()[2:] {
+		if *id.ID != 0 {
+			fmt.Fprintf(h, "%s %d\n", id.Name, *id.ID)
+		}
 	}
 	writeValue(h, reflect.ValueOf(input))
 	return hex.EncodeToString(h.Sum(nil))

@@ -1,6 +1,9 @@
 package pipeline
 
-import "maps"
+import (
+	"maps"
+	"strings"
+)
 
 // Op names an operation of the Service. The names are those of the MCP
 // tools; the HTTP routes map one to one onto them.
@@ -46,7 +49,8 @@ const (
 
 // Ref names the records an operation is about: its job and candidate ids,
 // its interview's or its message's, or its webhook's, zero where the
-// operation takes none.
+// operation takes none. A new kind of record is a field here and a line
+// of IDs.
 type Ref struct {
 	Job       int64
 	Candidate int64
@@ -55,54 +59,150 @@ type Ref struct {
 	Interview int64
 }
 
-// opTraits are what a face tells of an operation before calling it: the
-// scope it needs and whether it changes data.
-type opTraits struct {
-	scope  Scope
-	writes bool
+// RefID is one record of a Ref: the name of its path parameter ("job")
+// and its id.
+type RefID struct {
+	Name string
+	ID   *int64
 }
 
-var opTraitsOf = map[Op]opTraits{
-	OpGetMe:           {},
-	OpListJobs:        {scope: ScopeJobsRead},
-	OpGetJob:          {scope: ScopeJobsRead},
-	OpCreateJob:       {scope: ScopeJobsWrite, writes: true},
-	OpUpdateJob:       {scope: ScopeJobsWrite, writes: true},
-	OpListStages:      {scope: ScopeJobsRead},
-	OpListCandidates:  {scope: ScopeCandidatesRead},
-	OpGetCandidate:    {scope: ScopeCandidatesRead},
-	OpAddCandidate:    {scope: ScopeCandidatesWrite, writes: true},
-	OpUpdateCandidate: {scope: ScopeCandidatesWrite, writes: true},
-	OpMoveCandidate:   {scope: ScopeCandidatesWrite, writes: true},
-	OpAddNote:         {scope: ScopeCandidatesWrite, writes: true},
-	OpListNotes:       {scope: ScopeCandidatesRead},
-	OpRateCandidate:   {scope: ScopeCandidatesWrite, writes: true},
-	OpListActivity:    {scope: ScopeActivityRead},
+// IDs are the records r can name, each under the name of its path
+// parameter, job and candidate first.
+func (r *Ref) IDs() []RefID {
+	return []RefID{
+		{"job", &r.Job},
+		{"candidate", &r.Candidate},
+		{"webhook", &r.Webhook},
+		{"message", &r.Message},
+		{"interview", &r.Interview},
+	}
+}
 
-	OpCreateWebhook:         {scope: ScopeWebhooksWrite, writes: true},
-	OpListWebhooks:          {scope: ScopeWebhooksWrite},
-	OpGetWebhook:            {scope: ScopeWebhooksWrite},
-	OpDeleteWebhook:         {scope: ScopeWebhooksWrite, writes: true},
-	OpListWebhookDeliveries: {scope: ScopeWebhooksWrite},
+// ID is where r keeps the id of the record whose path parameter is name;
+// nil when no kind of record has that name.
+func (r *Ref) ID(name string) *int64 {
+	for _, id := range r.IDs() {
+		if id.Name == name {
+			return id.ID
+		}
+	}
+	return nil
+}
 
-	OpSendMessage:         {scope: ScopeMessagesSend, writes: true},
-	OpListMessages:        {scope: ScopeCandidatesRead},
-	OpGetMessage:          {scope: ScopeCandidatesRead},
-	OpCancelMessage:       {scope: ScopeMessagesSend, writes: true},
-	OpScheduleInterview:   {scope: ScopeSchedulingWrite, writes: true},
-	OpRescheduleInterview: {scope: ScopeSchedulingWrite, writes: true},
-	OpCancelInterview:     {scope: ScopeSchedulingWrite, writes: true},
-	OpListInterviews:      {scope: ScopeCandidatesRead},
-	OpGetInterview:        {scope: ScopeCandidatesRead},
-	OpGetInterviewInvite:  {scope: ScopeCandidatesRead},
-	OpGetAvailability:     {scope: ScopeSchedulingWrite},
+// opTraits are what every face tells of an operation: the scope it needs,
+// and the REST request that stands for it (its method and its path below
+// /api/v1, path parameters as {job}), which a proposal records whichever
+// face it came from.
+type opTraits struct {
+	scope  Scope
+	method string
+	path   string
+}
+
+// The paths of one record, below /api/v1.
+const (
+	jobPath       = "/jobs/{job}"
+	candidatePath = jobPath + "/candidates/{candidate}"
+	webhookPath   = "/webhooks/{webhook}"
+	messagePath   = candidatePath + "/messages/{message}"
+	interviewPath = candidatePath + "/interviews/{interview}"
+)
+
+// The HTTP methods of the REST requests.
+const (
+	mGet    = "GET"
+	mPost   = "POST"
+	mPatch  = "PATCH"
+	mDelete = "DELETE"
+)
+
+// opTable is every operation, in the order of the API's document.
+var opTable = []struct {
+	op Op
+	opTraits
+}{
+	{OpGetMe, opTraits{"", mGet, "/me"}},
+	{OpListJobs, opTraits{ScopeJobsRead, mGet, "/jobs"}},
+	{OpCreateJob, opTraits{ScopeJobsWrite, mPost, "/jobs"}},
+	{OpGetJob, opTraits{ScopeJobsRead, mGet, jobPath}},
+	{OpUpdateJob, opTraits{ScopeJobsWrite, mPatch, jobPath}},
+	{OpListStages, opTraits{ScopeJobsRead, mGet, jobPath + "/stages"}},
+	{OpListCandidates, opTraits{ScopeCandidatesRead, mGet, jobPath + "/candidates"}},
+	{OpAddCandidate, opTraits{ScopeCandidatesWrite, mPost, jobPath + "/candidates"}},
+	{OpGetCandidate, opTraits{ScopeCandidatesRead, mGet, candidatePath}},
+	{OpUpdateCandidate, opTraits{ScopeCandidatesWrite, mPatch, candidatePath}},
+	{OpMoveCandidate, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/stage"}},
+	{OpAddNote, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/notes"}},
+	{OpListNotes, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/notes"}},
+	{OpRateCandidate, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/rating"}},
+	{OpListActivity, opTraits{ScopeActivityRead, mGet, "/activity"}},
+
+	{OpCreateWebhook, opTraits{ScopeWebhooksWrite, mPost, "/webhooks"}},
+	{OpListWebhooks, opTraits{ScopeWebhooksWrite, mGet, "/webhooks"}},
+	{OpGetWebhook, opTraits{ScopeWebhooksWrite, mGet, webhookPath}},
+	{OpDeleteWebhook, opTraits{ScopeWebhooksWrite, mDelete, webhookPath}},
+	{OpListWebhookDeliveries, opTraits{ScopeWebhooksWrite, mGet, webhookPath + "/deliveries"}},
+
+	{OpScheduleInterview, opTraits{ScopeSchedulingWrite, mPost, candidatePath + "/interviews"}},
+	{OpListInterviews, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/interviews"}},
+	{OpGetInterview, opTraits{ScopeCandidatesRead, mGet, interviewPath}},
+	{OpRescheduleInterview, opTraits{ScopeSchedulingWrite, mPatch, interviewPath}},
+	{OpCancelInterview, opTraits{ScopeSchedulingWrite, mPost, interviewPath + "/cancel"}},
+	{OpGetInterviewInvite, opTraits{ScopeCandidatesRead, mGet, interviewPath + "/invite.ics"}},
+	{OpGetAvailability, opTraits{ScopeSchedulingWrite, mGet, "/availability"}},
+
+	{OpSendMessage, opTraits{ScopeMessagesSend, mPost, candidatePath + "/messages"}},
+	{OpListMessages, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/messages"}},
+	{OpGetMessage, opTraits{ScopeCandidatesRead, mGet, messagePath}},
+	{OpCancelMessage, opTraits{ScopeMessagesSend, mPost, messagePath + "/cancel"}},
+}
+
+var opTraitsOf = func() map[Op]opTraits {
+	m := make(map[Op]opTraits, len(opTable))
+	for _, o := range opTable {
+		m[o.op] = o.opTraits
+	}
+	return m
+}()
+
+// Ops are every operation of the Service, in the order of the API's
+// document.
+func Ops() []Op {
+	out := make([]Op, len(opTable))
+	for i, o := range opTable {
+		out[i] = o.op
+	}
+	return out
 }
 
 // Scope is the scope a caller needs for op; "" when any caller may call it.
 func (o Op) Scope() Scope { return opTraitsOf[o].scope }
 
 // Writes reports whether op changes data.
-func (o Op) Writes() bool { return opTraitsOf[o].writes }
+func (o Op) Writes() bool { return opTraitsOf[o].method != mGet }
+
+// Method is the HTTP method of the REST request that stands for op.
+func (o Op) Method() string { return opTraitsOf[o].method }
+
+// Path is the path of the REST request that stands for op, below /api/v1,
+// its path parameters named in braces ("/jobs/{job}").
+func (o Op) Path() string { return opTraitsOf[o].path }
+
+// Records are the kinds of record op's path names, in its order ("job",
+// "candidate"), as its Ref holds them; none for an operation that names no
+// record.
+func (o Op) Records() []string {
+	var out []string
+	for rest := o.Path(); ; {
+		_, after, ok := strings.Cut(rest, "{")
+		if !ok {
+			return out
+		}
+		name, tail, _ := strings.Cut(after, "}")
+		out = append(out, name)
+		rest = tail
+	}
+}
 
 // An input's Unread field holds what a face could not read of it (a
 // malformed body, a parameter of the wrong type, a field the operation

@@ -90,3 +90,14 @@ func TestService_MeIdentity(t *testing.T) {
 		assert.Empty(t, id.Scopes)
 	})
 }
+
+// TestOperations_Complete: the tables of operations these tests run (the
+// scope, check-order, visibility and idempotency cases) hold every
+// operation of the Service once, so that a new operation cannot go untested.
+func TestOperations_Complete(t *testing.T) {
+	var probed []pipeline.Op
+	for _, o := range operations {
+		probed = append(probed, o.op)
+	}
+	assert.ElementsMatch(t, pipeline.Ops(), probed)
+}

@@ -96,7 +96,7 @@ func newFeed(base string, f pipeline.FeedFilter, page pipeline.FeedPage) feed {
 // document.
 var activityOperations = []operation{
 	newOperation(opSpec[pipeline.FeedFilter, feed]{
-		op: pipeline.OpListActivity, method: http.MethodGet, path: "/activity", status: http.StatusOK,
+		op: pipeline.OpListActivity, status: http.StatusOK,
 		tool: &toolInfo{title: "Read the activity feed",
 			description: "The activity entries of what the token's user reaches, oldest first, in commit order (GET /api/v1/activity). " +
 				"Pass meta.next_cursor back as after to read on: no entry is missed or seen twice, and from the last page it returns what was written since."},

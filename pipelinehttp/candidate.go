@@ -69,7 +69,7 @@ var (
 // document.
 var candidateOperations = []operation{
 	newOperation(opSpec[pipeline.CandidateFilter, list[candidateItem]]{
-		op: pipeline.OpListCandidates, method: http.MethodGet, path: jobRoute + "/candidates", status: http.StatusOK,
+		op: pipeline.OpListCandidates, status: http.StatusOK,
 		tool: &toolInfo{title: "List candidates", description: "A page of 15 of a job's candidates, newest applicant first, with links and meta (GET /api/v1/jobs/{job}/candidates). search matches name or email; stage takes a stage id."},
 		params: []param[pipeline.CandidateFilter]{
 			jobID[pipeline.CandidateFilter](),
@@ -91,7 +91,7 @@ var candidateOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[pipeline.NewCandidate, data[candidateFull]]{
-		op: pipeline.OpAddCandidate, method: http.MethodPost, path: jobRoute + "/candidates", status: http.StatusCreated,
+		op: pipeline.OpAddCandidate, status: http.StatusCreated,
 		tool: &toolInfo{title: "Add a candidate",
 			description: "Adds an active candidate to a job, in the stage given or the job's first, and returns it (POST /api/v1/jobs/{job}/candidates). " +
 				"An email another candidate of the job has, in any letter case, is validation_failed on email; a closed job is forbidden. Each call adds one: send an idempotency_key to retry safely."},
@@ -110,7 +110,7 @@ var candidateOperations = []operation{
 		created: func(out data[candidateFull]) int64 { return out.Data.ID },
 	}),
 	newOperation(opSpec[struct{}, data[candidateFull]]{
-		op: pipeline.OpGetCandidate, method: http.MethodGet, path: candidateRoute, status: http.StatusOK,
+		op: pipeline.OpGetCandidate, status: http.StatusOK,
 		tool:   &toolInfo{title: "Get a candidate", description: "One candidate of a job with resume_url and notes_count; empty fields are left out (GET /api/v1/jobs/{job}/candidates/{candidate})."},
 		params: []param[struct{}]{jobID[struct{}](), candidateID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[candidateFull], bool, error) {
@@ -119,7 +119,7 @@ var candidateOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[pipeline.CandidatePatch, data[candidateFull]]{
-		op: pipeline.OpUpdateCandidate, method: http.MethodPatch, path: candidateRoute, status: http.StatusOK,
+		op: pipeline.OpUpdateCandidate, status: http.StatusOK,
 		tool: &toolInfo{title: "Update a candidate", idempotent: true,
 			description: "Changes any of name, email, resume_url (null clears it) and status of a candidate and returns it (PATCH /api/v1/jobs/{job}/candidates/{candidate}); send at least one. Any status may follow any. An email another candidate of the job has, in any letter case, is validation_failed on email."},
 		params: []param[pipeline.CandidatePatch]{
@@ -132,7 +132,7 @@ var candidateOperations = []operation{
 		call: onCandidate((*pipeline.Service).UpdateCandidate, newCandidateFull),
 	}),
 	newOperation(opSpec[pipeline.StageMove, data[candidateFull]]{
-		op: pipeline.OpMoveCandidate, method: http.MethodPost, path: candidateRoute + "/stage", status: http.StatusOK,
+		op: pipeline.OpMoveCandidate, status: http.StatusOK,
 		tool: &toolInfo{title: "Move a candidate", idempotent: true,
 			description: "Moves a candidate to a stage of the same job and returns the candidate, unchanged when already there (POST .../candidates/{candidate}/stage). A stage of another job is validation_failed on stage."},
 		params: []param[pipeline.StageMove]{

@@ -118,20 +118,10 @@ func integerOf(raw []byte) (int64, bool) {
 // turn, as for an id no record has. A tool's argument of the wrong JSON
 // type is refused naming it.
 func pathID[In any](name string, doc string) param[In] {
-	set := func(in *input[In], id int64) {
-		switch name {
-		case "job":
-			in.ref.Job = id
-		case "candidate":
-			in.ref.Candidate = id
-		case "webhook":
-			in.ref.Webhook = id
-		case "message":
-			in.ref.Message = id
-		case "interview":
-			in.ref.Interview = id
-		}
+	if (&pipeline.Ref{}).ID(name) == nil {
+		panic("pipelinehttp: no kind of record is named " + name)
 	}
+	set := func(in *input[In], id int64) { *in.ref.ID(name) = id }
 	p := param[In]{name: name, place: inPath, required: true, schema: described(idSchema(), doc)}
 	p.fromText = func(in *input[In], v []string) string {
 		id, _ := parseID(v[0])

@@ -84,9 +84,7 @@ type calendar []byte
 
 func (c calendar) media() (string, []byte) { return ical.ContentType, c }
 
-// Paths and schemas of the interview operations.
-const interviewRoute = candidateRoute + "/interviews/{interview}"
-
+// Schemas of the interview operations' parameters.
 var (
 	instantSchema   = &jsonschema.Schema{Type: "string", Format: "date-time"}
 	timezoneSchema  = textSchema(1, 0, "")
@@ -143,7 +141,7 @@ const msgUserIDs = "The user_ids must be user ids separated by commas, such as 3
 // document.
 var interviewOperations = []operation{
 	newOperation(opSpec[pipeline.NewInterview, data[interviewItem]]{
-		op: pipeline.OpScheduleInterview, method: http.MethodPost, path: candidateRoute + "/interviews", status: http.StatusCreated,
+		op: pipeline.OpScheduleInterview, status: http.StatusCreated,
 		tool: &toolInfo{title: "Schedule an interview",
 			description: "Schedules an interview of an active candidate with 1 to 10 interviewers of the job's team and returns it (POST .../candidates/{candidate}/interviews). " +
 				"15 minutes to 8 hours, starting from now to 365 days ahead. An interviewer or the candidate already booked at an overlapping time is conflict, whose details list the busy times. " +
@@ -164,7 +162,7 @@ var interviewOperations = []operation{
 		created: func(out data[interviewItem]) int64 { return out.Data.ID },
 	}),
 	newOperation(opSpec[pipeline.InterviewFilter, list[interviewItem]]{
-		op: pipeline.OpListInterviews, method: http.MethodGet, path: candidateRoute + "/interviews", status: http.StatusOK,
+		op: pipeline.OpListInterviews, status: http.StatusOK,
 		tool: &toolInfo{title: "List a candidate's interviews", description: "A page of 15 of a candidate's interviews, scheduled and cancelled, by start, with links and meta (GET .../candidates/{candidate}/interviews)."},
 		params: []param[pipeline.InterviewFilter]{
 			jobID[pipeline.InterviewFilter](), candidateID[pipeline.InterviewFilter](),
@@ -176,7 +174,7 @@ var interviewOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[struct{}, data[interviewItem]]{
-		op: pipeline.OpGetInterview, method: http.MethodGet, path: interviewRoute, status: http.StatusOK,
+		op: pipeline.OpGetInterview, status: http.StatusOK,
 		tool:   &toolInfo{title: "Get an interview", description: "One interview of a candidate (GET .../interviews/{interview})."},
 		params: []param[struct{}]{jobID[struct{}](), candidateID[struct{}](), interviewID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[interviewItem], bool, error) {
@@ -185,7 +183,7 @@ var interviewOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[pipeline.InterviewPatch, data[interviewItem]]{
-		op: pipeline.OpRescheduleInterview, method: http.MethodPatch, path: interviewRoute, status: http.StatusOK,
+		op: pipeline.OpRescheduleInterview, status: http.StatusOK,
 		tool: &toolInfo{title: "Reschedule an interview", idempotent: true,
 			description: "Changes any of start, end, timezone, interviewer_ids, location and video_url (null clears the last two) of a scheduled interview, checked as schedule_interview checks them, and returns it " +
 				"(PATCH .../interviews/{interview}); a change adds 1 to sequence. A cancelled interview is forbidden; an overlapping booking is conflict with the busy times."},
@@ -206,7 +204,7 @@ var interviewOperations = []operation{
 		call: onInterview((*pipeline.Service).RescheduleInterview),
 	}),
 	newOperation(opSpec[pipeline.InterviewCancellation, data[interviewItem]]{
-		op: pipeline.OpCancelInterview, method: http.MethodPost, path: interviewRoute + "/cancel", status: http.StatusOK,
+		op: pipeline.OpCancelInterview, status: http.StatusOK,
 		tool: &toolInfo{title: "Cancel an interview", idempotent: true,
 			description: "Cancels an interview, adding 1 to its sequence, and returns it (POST .../interviews/{interview}/cancel); a cancelled one is returned unchanged."},
 		params: []param[pipeline.InterviewCancellation]{
@@ -215,7 +213,7 @@ var interviewOperations = []operation{
 		call: onInterview((*pipeline.Service).CancelInterview),
 	}),
 	newOperation(opSpec[struct{}, calendar]{
-		op: pipeline.OpGetInterviewInvite, method: http.MethodGet, path: interviewRoute + "/invite.ics", status: http.StatusOK,
+		op: pipeline.OpGetInterviewInvite, status: http.StatusOK,
 		params: []param[struct{}]{jobID[struct{}](), candidateID[struct{}](), interviewID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (calendar, bool, error) {
 			inv, err := svc.InterviewInvite(ctx, in.ref.Job, in.ref.Candidate, in.ref.Interview)
@@ -226,7 +224,7 @@ var interviewOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[pipeline.AvailabilityQuery, data[[]userBusy]]{
-		op: pipeline.OpGetAvailability, method: http.MethodGet, path: "/availability", status: http.StatusOK,
+		op: pipeline.OpGetAvailability, status: http.StatusOK,
 		tool: &toolInfo{title: "Read availability",
 			description: "The busy times, from scheduled interviews, of members of the token's current team between from and to (at most 31 days), one entry per user " +
 				"(GET /api/v1/availability?user_ids=3,7&from=…&to=…). Never tells whose interviews they are."},

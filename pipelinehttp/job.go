@@ -58,7 +58,7 @@ var (
 // document.
 var jobOperations = []operation{
 	newOperation(opSpec[pipeline.JobFilter, list[jobItem]]{
-		op: pipeline.OpListJobs, method: http.MethodGet, path: "/jobs", status: http.StatusOK,
+		op: pipeline.OpListJobs, status: http.StatusOK,
 		tool: &toolInfo{title: "List jobs", description: "A page of 15 of the jobs the token can reach, newest first, with links and meta (GET /api/v1/jobs). status defaults to open; search matches the title."},
 		params: []param[pipeline.JobFilter]{
 			statusParam(described(statusSchema, "Jobs of this status; open when absent."), func(in *pipeline.JobFilter) *pipeline.JobStatus { return &in.Status }),
@@ -75,7 +75,7 @@ var jobOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[pipeline.NewJob, data[jobFull]]{
-		op: pipeline.OpCreateJob, method: http.MethodPost, path: "/jobs", status: http.StatusCreated,
+		op: pipeline.OpCreateJob, status: http.StatusCreated,
 		tool: &toolInfo{title: "Create a job", description: "Creates an open job on the token's team with the default pipeline (Applied, Screening, Interview, Offer, Hired) and returns it (POST /api/v1/jobs). forbidden when the plan's job limit is reached."},
 		params: []param[pipeline.NewJob]{
 			textField("title", true, described(titleSchema, "Up to 255 characters, not blank."), func(in *pipeline.NewJob) *string { return &in.Title }),
@@ -88,7 +88,7 @@ var jobOperations = []operation{
 		created: func(out data[jobFull]) int64 { return out.Data.ID },
 	}),
 	newOperation(opSpec[struct{}, data[jobFull]]{
-		op: pipeline.OpGetJob, method: http.MethodGet, path: jobRoute, status: http.StatusOK,
+		op: pipeline.OpGetJob, status: http.StatusOK,
 		tool:   &toolInfo{title: "Get a job", description: "One job in full (GET /api/v1/jobs/{job})."},
 		params: []param[struct{}]{jobID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[jobFull], bool, error) {
@@ -97,7 +97,7 @@ var jobOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[pipeline.JobPatch, data[jobFull]]{
-		op: pipeline.OpUpdateJob, method: http.MethodPatch, path: jobRoute, status: http.StatusOK,
+		op: pipeline.OpUpdateJob, status: http.StatusOK,
 		tool: &toolInfo{title: "Update a job", description: "Changes any of title, description, status and returns the job (PATCH /api/v1/jobs/{job}); send at least one. Reopening a closed job needs a free slot of the plan's job limit."},
 		params: []param[pipeline.JobPatch]{
 			jobID[pipeline.JobPatch](),

@@ -30,7 +30,7 @@ func newIdentity(id pipeline.Identity) identity {
 // document.
 var meOperations = []operation{
 	newOperation(opSpec[struct{}, data[identity]]{
-		op: pipeline.OpGetMe, method: http.MethodGet, path: "/me", status: http.StatusOK,
+		op: pipeline.OpGetMe, status: http.StatusOK,
 		tool: &toolInfo{title: "Who am I", description: "The token's user, current team and scopes: the cheapest check that the token is alive (GET /api/v1/me)."},
 		call: func(ctx context.Context, svc *pipeline.Service, _ *input[struct{}]) (data[identity], bool, error) {
 			id, err := svc.Me(ctx)

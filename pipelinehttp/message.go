@@ -43,9 +43,6 @@ func newMessageItem(m pipeline.Message) messageItem {
 	return it
 }
 
-// messageRoute is the path of one message, below /api/v1.
-const messageRoute = candidateRoute + "/messages/{message}"
-
 func messageID[In any]() param[In] {
 	return pathID[In]("message", "Id of a message to that candidate.")
 }
@@ -59,7 +56,7 @@ var (
 // order of the document.
 var messageOperations = []operation{
 	newOperation(opSpec[pipeline.NewMessage, data[messageItem]]{
-		op: pipeline.OpSendMessage, method: http.MethodPost, path: candidateRoute + "/messages", status: http.StatusAccepted,
+		op: pipeline.OpSendMessage, status: http.StatusAccepted,
 		tool: &toolInfo{title: "Send a message",
 			description: "Emails a candidate from the server's address, Reply-To the token's user, now or at send_at, and returns the queued message (POST .../candidates/{candidate}/messages). " +
 				"forbidden when the server has no mail configured. Each call sends one: send an idempotency_key to retry safely."},
@@ -73,7 +70,7 @@ var messageOperations = []operation{
 		created: func(out data[messageItem]) int64 { return out.Data.ID },
 	}),
 	newOperation(opSpec[pipeline.MessageFilter, list[messageItem]]{
-		op: pipeline.OpListMessages, method: http.MethodGet, path: candidateRoute + "/messages", status: http.StatusOK,
+		op: pipeline.OpListMessages, status: http.StatusOK,
 		tool: &toolInfo{title: "List a candidate's messages", description: "A page of 15 of the messages sent to a candidate, newest first, each with its status, with links and meta (GET .../candidates/{candidate}/messages)."},
 		params: []param[pipeline.MessageFilter]{
 			jobID[pipeline.MessageFilter](), candidateID[pipeline.MessageFilter](),
@@ -85,7 +82,7 @@ var messageOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[struct{}, data[messageItem]]{
-		op: pipeline.OpGetMessage, method: http.MethodGet, path: messageRoute, status: http.StatusOK,
+		op: pipeline.OpGetMessage, status: http.StatusOK,
 		tool:   &toolInfo{title: "Get a message", description: "One message to a candidate, with its status: queued, sent, failed or cancelled (GET .../candidates/{candidate}/messages/{message})."},
 		params: []param[struct{}]{jobID[struct{}](), candidateID[struct{}](), messageID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[messageItem], bool, error) {
@@ -94,7 +91,7 @@ var messageOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[pipeline.MessageCancel, data[messageItem]]{
-		op: pipeline.OpCancelMessage, method: http.MethodPost, path: messageRoute + "/cancel", status: http.StatusOK,
+		op: pipeline.OpCancelMessage, status: http.StatusOK,
 		tool: &toolInfo{title: "Cancel a message", idempotent: true,
 			description: "Cancels a queued message, which is then never sent, and returns it; a cancelled one is returned unchanged, a sent or failed one is forbidden (POST .../messages/{message}/cancel)."},
 		params: []param[pipeline.MessageCancel]{jobID[pipeline.MessageCancel](), candidateID[pipeline.MessageCancel](), messageID[pipeline.MessageCancel]()},

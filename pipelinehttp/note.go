@@ -35,7 +35,7 @@ func newNoteItem(n pipeline.Note) noteItem {
 // document.
 var noteOperations = []operation{
 	newOperation(opSpec[pipeline.NewNote, data[noteItem]]{
-		op: pipeline.OpAddNote, method: http.MethodPost, path: candidateRoute + "/notes", status: http.StatusCreated,
+		op: pipeline.OpAddNote, status: http.StatusCreated,
 		tool: &toolInfo{title: "Add a note",
 			description: "Adds a note by the token's user to a candidate and returns it (POST .../candidates/{candidate}/notes). Each call adds one: send an idempotency_key to retry safely."},
 		params: []param[pipeline.NewNote]{
@@ -45,7 +45,7 @@ var noteOperations = []operation{
 		call: onCandidate((*pipeline.Service).AddNote, newNoteItem),
 	}),
 	newOperation(opSpec[pipeline.NoteFilter, list[noteItem]]{
-		op: pipeline.OpListNotes, method: http.MethodGet, path: candidateRoute + "/notes", status: http.StatusOK,
+		op: pipeline.OpListNotes, status: http.StatusOK,
 		tool: &toolInfo{title: "List a candidate's notes", description: "A page of 15 of a candidate's notes, newest first, each as add_note returned it, with links and meta (GET .../candidates/{candidate}/notes)."},
 		params: []param[pipeline.NoteFilter]{
 			jobID[pipeline.NoteFilter](), candidateID[pipeline.NoteFilter](),

@@ -39,12 +39,10 @@ type paramInfo struct {
 }
 
 // opSpec declares an operation whose input fills In and whose success body
-// is Out: its method and path, its domain operation (which has the scope),
-// its parameters, the Service call and how the result renders.
+// is Out: its domain operation (which has the scope, the method and the
+// path), its parameters, the Service call and how the result renders.
 type opSpec[In, Out any] struct {
 	op     pipeline.Op
-	method string
-	path   string
 	tool   *toolInfo // nil: not a tool
 	params []param[In]
 	// settle applies a rule between parameters once all are read.
@@ -61,7 +59,7 @@ type opSpec[In, Out any] struct {
 }
 
 func newOperation[In, Out any](spec opSpec[In, Out]) operation {
-	o := operation{op: spec.op, method: spec.method, path: spec.path, tool: spec.tool,
+	o := operation{op: spec.op, method: spec.op.Method(), path: spec.op.Path(), tool: spec.tool,
 		output: func() *jsonschema.Schema { return schemaFor[Out](false) }}
 	for _, p := range spec.params {
 		o.params = append(o.params, paramInfo{name: p.name, arg: p.argName(), place: p.place, required: p.required, schema: p.schema})
@@ -101,10 +99,8 @@ func (spec opSpec[In, Out]) serveHTTP(a *api, c *gin.Context) {
 		c.Header(ReplayHeader, "true")
 	}
 	if spec.created != nil {
-		// FullPath is this route's pattern below wherever the API is
-		// mounted, with the ids of its path filled in.
-		route := strings.NewReplacer(":job", strconv.FormatInt(in.ref.Job, 10),
-			":candidate", strconv.FormatInt(in.ref.Candidate, 10)).Replace(c.FullPath())
+		// The route below wherever the API is mounted, its ids filled in.
+		route := a.prefix + "/api/v1" + fillPath(spec.op.Path(), in.ref)
 		c.Header("Location", a.basePath+route+"/"+strconv.FormatInt(spec.created(out), 10))
 	}
 	if spec.status == http.StatusNoContent {
@@ -224,19 +220,17 @@ func (spec opSpec[In, Out]) readArguments(ctx context.Context, a *api, raw json.
 			in.unread.Add(argKey, wrongType(argKey, "a string"))
 		}
 	}
-	in.self = exchangeFrom(ctx).origin + a.prefix + "/api/v1" + fillPath(spec.path, in.ref)
+	in.self = exchangeFrom(ctx).origin + a.prefix + "/api/v1" + fillPath(spec.op.Path(), in.ref)
 	return in
 }
 
 // fillPath is path with the ids of r in place of its parameters.
 func fillPath(path string, r pipeline.Ref) string {
-	return strings.NewReplacer(
-		"{job}", strconv.FormatInt(r.Job, 10),
-		"{candidate}", strconv.FormatInt(r.Candidate, 10),
-		"{webhook}", strconv.FormatInt(r.Webhook, 10),
-		"{message}", strconv.FormatInt(r.Message, 10),
-		"{interview}", strconv.FormatInt(r.Interview, 10),
-	).Replace(path)
+	var pairs []string
+	for _, id := range r.IDs() {
+		pairs = append(pairs, "{"+id.Name+"}", strconv.FormatInt(*id.ID, 10))
+	}
+	return strings.NewReplacer(pairs...).Replace(path)
 }
 
 // ginPath is path as a Gin pattern: {job} as :job.

@@ -19,13 +19,6 @@ var pageSchema = described(idSchema(), "Page number, from 1; 1 when absent.")
 var operations = slices.Concat(meOperations, jobOperations, stageOperations, candidateOperations,
 	noteOperations, ratingOperations, activityOperations, webhookOperations, interviewOperations, messageOperations)
 
-// Paths of the operations on one record, below /api/v1.
-const (
-	jobRoute       = "/jobs/{job}"
-	candidateRoute = jobRoute + "/candidates/{candidate}"
-	webhookRoute   = "/webhooks/{webhook}"
-)
-
 // onCandidate is the call of a write on a candidate: method, given the
 // path's ids and the input, its value rendered by render.
 func onCandidate[In, T, U any](method func(*pipeline.Service, context.Context, int64, int64, In) (pipeline.Result[T], error),

@@ -30,7 +30,7 @@ var ratingSchema = enumSchema(string(pipeline.GoodFit), string(pipeline.Maybe), 
 // document.
 var ratingOperations = []operation{
 	newOperation(opSpec[pipeline.NewRating, data[ratingItem]]{
-		op: pipeline.OpRateCandidate, method: http.MethodPost, path: candidateRoute + "/rating", status: http.StatusOK,
+		op: pipeline.OpRateCandidate, status: http.StatusOK,
 		tool: &toolInfo{title: "Rate a candidate", idempotent: true,
 			description: "Sets the token's user's rating of a candidate, replacing an earlier one, and returns it (POST .../candidates/{candidate}/rating)."},
 		params: []param[pipeline.NewRating]{

@@ -67,7 +67,7 @@ func newDeliveryItem(d pipeline.Delivery) deliveryItem {
 // document.
 var webhookOperations = []operation{
 	newOperation(opSpec[pipeline.NewWebhook, data[createdWebhook]]{
-		op: pipeline.OpCreateWebhook, method: http.MethodPost, path: "/webhooks", status: http.StatusCreated,
+		op: pipeline.OpCreateWebhook, status: http.StatusCreated,
 		params: []param[pipeline.NewWebhook]{
 			textField("url", true, textSchema(1, 2048, ""), func(in *pipeline.NewWebhook) *string { return &in.URL }),
 			listField("events", inBody, &jsonschema.Schema{Type: "array", Items: enumSchema(pipeline.Actions...)}, func(in *pipeline.NewWebhook) *[]string { return &in.Events }),
@@ -80,7 +80,7 @@ var webhookOperations = []operation{
 		created: func(out data[createdWebhook]) int64 { return out.Data.ID },
 	}),
 	newOperation(opSpec[struct{ page int }, list[webhookItem]]{
-		op: pipeline.OpListWebhooks, method: http.MethodGet, path: "/webhooks", status: http.StatusOK,
+		op: pipeline.OpListWebhooks, status: http.StatusOK,
 		params: []param[struct{ page int }]{pageParam(pageSchema, func(in *struct{ page int }) *int { return &in.page })},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{ page int }]) (list[webhookItem], bool, error) {
 			l, err := svc.ListWebhooks(ctx, in.value.page)
@@ -88,7 +88,7 @@ var webhookOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[struct{}, data[webhookItem]]{
-		op: pipeline.OpGetWebhook, method: http.MethodGet, path: webhookRoute, status: http.StatusOK,
+		op: pipeline.OpGetWebhook, status: http.StatusOK,
 		params: []param[struct{}]{webhookID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[webhookItem], bool, error) {
 			w, err := svc.Webhook(ctx, in.ref.Webhook)
@@ -96,7 +96,7 @@ var webhookOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[pipeline.WebhookDeletion, struct{}]{
-		op: pipeline.OpDeleteWebhook, method: http.MethodDelete, path: webhookRoute, status: http.StatusNoContent,
+		op: pipeline.OpDeleteWebhook, status: http.StatusNoContent,
 		params: []param[pipeline.WebhookDeletion]{webhookID[pipeline.WebhookDeletion]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.WebhookDeletion]) (struct{}, bool, error) {
 			res, err := svc.DeleteWebhook(ctx, in.ref.Webhook, in.domain())
@@ -104,7 +104,7 @@ var webhookOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[struct{ page int }, list[deliveryItem]]{
-		op: pipeline.OpListWebhookDeliveries, method: http.MethodGet, path: webhookRoute + "/deliveries", status: http.StatusOK,
+		op: pipeline.OpListWebhookDeliveries, status: http.StatusOK,
 		params: []param[struct{ page int }]{webhookID[struct{ page int }](), pageParam(pageSchema, func(in *struct{ page int }) *int { return &in.page })},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{ page int }]) (list[deliveryItem], bool, error) {
 			l, err := svc.WebhookDeliveries(ctx, in.ref.Webhook, in.value.page)

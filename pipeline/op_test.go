@@ -1,0 +1,38 @@
+package pipeline
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestOp_Traits: every operation has a REST request that stands for it,
+// whose path parameters each name a kind of record a Ref holds; a read is
+// a GET and every other method writes.
+func TestOp_Traits(t *testing.T) {
+	assert.Len(t, Ops(), len(opTraitsOf), "each operation is in the table once")
+	for _, op := range Ops() {
+		assert.Contains(t, []string{"GET", "POST", "PATCH", "DELETE"}, op.Method(), op)
+		assert.Equal(t, op.Method() != "GET", op.Writes(), op)
+		assert.Regexp(t, `^/[a-z]`, op.Path(), op)
+		for _, name := range op.Records() {
+			assert.NotNil(t, (&Ref{}).ID(name), "%s: {%s} is a kind of record", op, name)
+		}
+	}
+	assert.Equal(t, []string{"job", "candidate", "message"}, OpCancelMessage.Records())
+	assert.Empty(t, OpListJobs.Records())
+	assert.True(t, slices.Contains(Ops(), OpGetAvailability))
+	assert.Equal(t, Scope(""), OpGetMe.Scope())
+	assert.Equal(t, ScopeSchedulingWrite, OpGetAvailability.Scope())
+}
+
+// TestRef_IDs: each kind of record is kept in its own field of the Ref.
+func TestRef_IDs(t *testing.T) {
+	var r Ref
+	for i, id := range r.IDs() {
+		*r.ID(id.Name) = int64(i + 1)
+	}
+	assert.Equal(t, Ref{Job: 1, Candidate: 2, Webhook: 3, Message: 4, Interview: 5}, r)
+	assert.Nil(t, r.ID("nothing"))
+}
