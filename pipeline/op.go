@@ -5,8 +5,10 @@ import (
 	"strings"
 )
 
-// Op names an operation of the Service. The names are those of the MCP
-// tools; the HTTP routes map one to one onto them.
+// Op names an operation of the Service. The name is the same everywhere:
+// the MCP tool's (for the operations that are tools; the webhooks' and the
+// invitation's are not), the OpenAPI document's operationId, and, in
+// CamelCase, the Service method's; each has one REST route (Method, Path).
 type Op string
 
 // The operations.

@@ -251,25 +251,25 @@ func TestMCP_InterviewTools(t *testing.T) {
 		job, ada := e.Res.Jobs["backend"], e.Res.Candidates["ada"]
 		args := e.interviewBody(1, "olivia")
 		args["job_id"], args["candidate_id"] = job, ada
-		created := success(t, callTool(t, cs, "schedule_interview", args)).(map[string]any)
+		created := content(t, callTool(t, cs, "schedule_interview", args)).(map[string]any)
 		id := num(t, created["data"].(map[string]any)["id"])
 		path := interviewsPath(job, ada) + "/" + itoa(id)
 		assert.Equal(t, e.do(t, "GET", path, e.token("olivia"), nil).JSON, created)
 		ref := map[string]any{"job_id": job, "candidate_id": ada, "interview_id": id}
-		assert.Equal(t, e.do(t, "GET", path, e.token("olivia"), nil).JSON, success(t, callTool(t, cs, "get_interview", ref)))
+		assert.Equal(t, e.do(t, "GET", path, e.token("olivia"), nil).JSON, content(t, callTool(t, cs, "get_interview", ref)))
 		assert.Equal(t, e.do(t, "GET", interviewsPath(job, ada), e.token("olivia"), nil).JSON,
-			success(t, callTool(t, cs, "list_interviews", map[string]any{"job_id": job, "candidate_id": ada})))
+			content(t, callTool(t, cs, "list_interviews", map[string]any{"job_id": job, "candidate_id": ada})))
 		window := map[string]any{"user_ids": itoa(e.User("olivia")), "from": e.hourFrom(0), "to": e.hourFrom(5)}
 		assert.Equal(t, e.do(t, "GET", "/api/v1/availability?user_ids="+itoa(e.User("olivia"))+"&from="+urlQuery(e.hourFrom(0))+
-			"&to="+urlQuery(e.hourFrom(5)), e.token("olivia"), nil).JSON, success(t, callTool(t, cs, "get_availability", window)))
+			"&to="+urlQuery(e.hourFrom(5)), e.token("olivia"), nil).JSON, content(t, callTool(t, cs, "get_availability", window)))
 		clash := e.interviewBody(1, "olivia")
 		clash["job_id"], clash["candidate_id"] = job, e.Res.Candidates["grace"]
 		body, code := toolError(t, callTool(t, cs, "schedule_interview", clash))
 		assert.Equal(t, pipeline.EConflict, code)
 		assert.Equal(t, e.do(t, "POST", interviewsPath(job, e.Res.Candidates["grace"]), e.token("olivia"), e.interviewBody(1, "olivia")).JSON, body)
 		moved := map[string]any{"job_id": job, "candidate_id": ada, "interview_id": id, "location": "Room 9"}
-		assert.Equal(t, 1.0, success(t, callTool(t, cs, "reschedule_interview", moved)).(map[string]any)["data"].(map[string]any)["sequence"])
-		cancelled := success(t, callTool(t, cs, "cancel_interview", ref)).(map[string]any)
+		assert.Equal(t, 1.0, content(t, callTool(t, cs, "reschedule_interview", moved)).(map[string]any)["data"].(map[string]any)["sequence"])
+		cancelled := content(t, callTool(t, cs, "cancel_interview", ref)).(map[string]any)
 		assert.Equal(t, e.do(t, "GET", path, e.token("olivia"), nil).JSON, cancelled)
 	}, withBaseURL)
 }

@@ -40,7 +40,8 @@ const MCPPath = "/mcp"
 const CodeMCPRateLimited = -32029
 
 // mcpInstructions is what the server tells an agent about itself.
-const mcpInstructions = `Tools over a recruitment pipeline: jobs, their stages and the candidates on each job. ` +
+const mcpInstructions = `Tools over a recruitment pipeline: jobs, their stages and the candidates on each job, ` +
+	`notes and ratings, candidates added and moved, emails to candidates, interviews and availability, and the activity feed. ` +
 	`Each tool is one operation of the REST API under /api/v1 and answers with that API's response body. ` +
 	`Only the tools your token's scopes allow are listed. ` +
 	`Writes take an optional idempotency_key: repeating a write with the same key within 24 hours returns the first result instead of acting again. ` +

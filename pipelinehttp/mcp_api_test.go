@@ -52,7 +52,7 @@ func TestMCP_ReadsAreTheAPI(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				api := e.do(t, "GET", c.path, e.token("olivia"), nil)
 				require.Equal(t, http.StatusOK, api.Code, "%s", api.Body)
-				assert.Equal(t, api.JSON, success(t, callTool(t, cs, c.tool, c.args)))
+				assert.Equal(t, api.JSON, content(t, callTool(t, cs, c.tool, c.args)))
 			})
 		}
 	}, withBaseURL)
@@ -95,7 +95,7 @@ func TestMCP_WritesAreTheAPI(t *testing.T) {
 		each(t, name, func(t *testing.T, e *env) {
 			tool, args := mcpWrite(e, name)
 			args["idempotency_key"] = "mcp-first"
-			got := success(t, callTool(t, e.mcpSession(t, "olivia"), tool, args))
+			got := content(t, callTool(t, e.mcpSession(t, "olivia"), tool, args))
 
 			w := keyedWrites(e)[name]
 			api := e.do(t, w.method, w.path, e.token("olivia"), w.body, IdempotencyKeyHeader, "mcp-first")
@@ -191,7 +191,7 @@ func TestMCP_Idempotency(t *testing.T) {
 			tool, args := mcpWrite(e, name)
 			args["idempotency_key"] = "api-first"
 			res := callTool(t, e.mcpSession(t, "olivia"), tool, args)
-			assert.Equal(t, first.JSON, success(t, res))
+			assert.Equal(t, first.JSON, content(t, res))
 			assert.Equal(t, true, res.Meta["idempotent_replay"])
 			assert.Len(t, e.Activity(t), entries, "nothing done again")
 		}, withBaseURL)
@@ -214,8 +214,8 @@ func TestMCP_Idempotency(t *testing.T) {
 	each(t, "no key acts each time", func(t *testing.T, e *env) {
 		cs := e.mcpSession(t, "olivia")
 		tool, args := mcpWrite(e, "add note")
-		first := success(t, callTool(t, cs, tool, args))
-		assert.NotEqual(t, first, success(t, callTool(t, cs, tool, args)))
+		first := content(t, callTool(t, cs, tool, args))
+		assert.NotEqual(t, first, content(t, callTool(t, cs, tool, args)))
 		assert.Len(t, e.Activity(t), 2)
 	})
 }
@@ -226,7 +226,7 @@ func TestMCP_RateLimit(t *testing.T) {
 	eachLimiter(t, "a call counts once, against the API's budget", func(t *testing.T, e *env) {
 		cs := e.mcpSession(t, "olivia")
 		_, before, _ := rate(t, e.do(t, "GET", "/api/v1/me", e.token("olivia"), nil))
-		success(t, callTool(t, cs, "list_jobs", nil))
+		content(t, callTool(t, cs, "list_jobs", nil))
 		_, after, _ := rate(t, e.do(t, "GET", "/api/v1/me", e.token("olivia_jobs_read"), nil))
 		assert.Equal(t, before-2, after, "the call and this request")
 	})
@@ -251,7 +251,7 @@ func TestMCP_RateLimit(t *testing.T) {
 		e.clock.Advance(40 * time.Second)
 		res = callTool(t, cs, "add_note", map[string]any{"job_id": e.Job("backend"),
 			"candidate_id": e.Res.Candidates["ada"], "content": "Throttled.", "idempotency_key": "k-429"})
-		success(t, res)
+		content(t, res)
 		assert.Nil(t, res.Meta["idempotent_replay"], "the refused call stored nothing under its key")
 	})
 	eachLimiter(t, "the API is refused after MCP spent the budget", func(t *testing.T, e *env) {
@@ -272,8 +272,8 @@ func TestMCP_Activity(t *testing.T) {
 	each(t, "note and move", func(t *testing.T, e *env) {
 		cs := e.mcpSession(t, "mia")
 		backend, ada := e.Job("backend"), e.Res.Candidates["ada"]
-		success(t, callTool(t, cs, "add_note", map[string]any{"job_id": backend, "candidate_id": ada, "content": "Through MCP."}))
-		success(t, callTool(t, cs, "move_candidate", map[string]any{"job_id": backend, "candidate_id": ada,
+		content(t, callTool(t, cs, "add_note", map[string]any{"job_id": backend, "candidate_id": ada, "content": "Through MCP."}))
+		content(t, callTool(t, cs, "move_candidate", map[string]any{"job_id": backend, "candidate_id": ada,
 			"stage": e.Res.Stages["backend"]["Screening"]}))
 		log := e.Activity(t)
 		require.Len(t, log, 2)
@@ -289,7 +289,7 @@ func TestMCP_Activity(t *testing.T) {
 	each(t, "a move to the same stage writes nothing", func(t *testing.T, e *env) {
 		res := callTool(t, e.mcpSession(t, "olivia"), "move_candidate", map[string]any{"job_id": e.Job("backend"),
 			"candidate_id": e.Res.Candidates["ada"], "stage": e.Res.Stages["backend"]["Applied"]})
-		assert.Equal(t, "Applied", success(t, res).(map[string]any)["data"].(map[string]any)["stage"])
+		assert.Equal(t, "Applied", content(t, res).(map[string]any)["data"].(map[string]any)["stage"])
 		assert.Empty(t, e.Activity(t))
 	})
 }
@@ -304,13 +304,13 @@ func TestMCP_Feed(t *testing.T) {
 		}
 		settle(t, e.h, e.token("olivia"), 3)
 		cs := e.mcpSession(t, "olivia")
-		first := success(t, callTool(t, cs, "list_activity", map[string]any{"limit": 2,
+		first := content(t, callTool(t, cs, "list_activity", map[string]any{"limit": 2,
 			"action": []string{"candidate.stage_changed", "job.created"}}))
 		api := e.do(t, "GET", "/api/v1/activity?limit=2&action=candidate.stage_changed&action=job.created", e.token("olivia"), nil)
 		require.Equal(t, http.StatusOK, api.Code, "%s", api.Body)
 		assert.Equal(t, api.JSON, first)
 		cursor := first.(map[string]any)["meta"].(map[string]any)["next_cursor"].(string)
-		rest := success(t, callTool(t, cs, "list_activity", map[string]any{"after": cursor}))
+		rest := content(t, callTool(t, cs, "list_activity", map[string]any{"after": cursor}))
 		assert.Len(t, rest.(map[string]any)["data"], 1)
 		api = e.do(t, "GET", "/api/v1/activity?after="+url.QueryEscape(cursor), e.token("olivia"), nil)
 		assert.Equal(t, api.JSON, rest)

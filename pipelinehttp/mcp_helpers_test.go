@@ -74,9 +74,17 @@ func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 	return res
 }
 
-// content is a result's structured content as decoded JSON, after checking
-// that its text content is the same JSON.
+// content is the structured content of a result that is no error, as
+// decoded JSON, after checking that its text content is the same JSON.
 func content(t *testing.T, res *mcp.CallToolResult) any {
+	t.Helper()
+	require.False(t, res.IsError, "tool error: %v", res.StructuredContent)
+	return structured(t, res)
+}
+
+// structured is a result's structured content as decoded JSON, after
+// checking that its text content is the same JSON.
+func structured(t *testing.T, res *mcp.CallToolResult) any {
 	t.Helper()
 	require.Len(t, res.Content, 1)
 	text, ok := res.Content[0].(*mcp.TextContent)
@@ -91,19 +99,12 @@ func content(t *testing.T, res *mcp.CallToolResult) any {
 	return structured
 }
 
-// success is the structured content of a result that is no error.
-func success(t *testing.T, res *mcp.CallToolResult) any {
-	t.Helper()
-	require.False(t, res.IsError, "tool error: %v", res.StructuredContent)
-	return content(t, res)
-}
-
 // toolError is the structured content of a tool error, checked to be the
 // API's error envelope, and its code.
 func toolError(t *testing.T, res *mcp.CallToolResult) (any, string) {
 	t.Helper()
 	require.True(t, res.IsError, "want a tool error, got %v", res.StructuredContent)
-	body := content(t, res)
+	body := structured(t, res)
 	r := &Response{JSON: body}
 	checkErrorEnvelope(t, r)
 	return body, r.ErrorCode()

@@ -13,36 +13,17 @@ import (
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
-// mcpOperations are the API operations of the tools, as the OpenAPI
-// document names them.
-var mcpOperations = map[pipeline.Op][2]string{
-	pipeline.OpGetMe:           {"GET", "/api/v1/me"},
-	pipeline.OpListJobs:        {"GET", "/api/v1/jobs"},
-	pipeline.OpGetJob:          {"GET", "/api/v1/jobs/{job}"},
-	pipeline.OpCreateJob:       {"POST", "/api/v1/jobs"},
-	pipeline.OpUpdateJob:       {"PATCH", "/api/v1/jobs/{job}"},
-	pipeline.OpListStages:      {"GET", "/api/v1/jobs/{job}/stages"},
-	pipeline.OpListCandidates:  {"GET", "/api/v1/jobs/{job}/candidates"},
-	pipeline.OpGetCandidate:    {"GET", "/api/v1/jobs/{job}/candidates/{candidate}"},
-	pipeline.OpAddCandidate:    {"POST", "/api/v1/jobs/{job}/candidates"},
-	pipeline.OpUpdateCandidate: {"PATCH", "/api/v1/jobs/{job}/candidates/{candidate}"},
-	pipeline.OpMoveCandidate:   {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/stage"},
-	pipeline.OpAddNote:         {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/notes"},
-	pipeline.OpListNotes:       {"GET", "/api/v1/jobs/{job}/candidates/{candidate}/notes"},
-	pipeline.OpRateCandidate:   {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/rating"},
-	pipeline.OpListActivity:    {"GET", "/api/v1/activity"},
-
-	pipeline.OpSendMessage:         {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/messages"},
-	pipeline.OpListMessages:        {"GET", "/api/v1/jobs/{job}/candidates/{candidate}/messages"},
-	pipeline.OpGetMessage:          {"GET", "/api/v1/jobs/{job}/candidates/{candidate}/messages/{message}"},
-	pipeline.OpCancelMessage:       {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/cancel"},
-	pipeline.OpScheduleInterview:   {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/interviews"},
-	pipeline.OpListInterviews:      {"GET", "/api/v1/jobs/{job}/candidates/{candidate}/interviews"},
-	pipeline.OpGetInterview:        {"GET", "/api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview}"},
-	pipeline.OpRescheduleInterview: {"PATCH", "/api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview}"},
-	pipeline.OpCancelInterview:     {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview}/cancel"},
-	pipeline.OpGetAvailability:     {"GET", "/api/v1/availability"},
-}
+// mcpOperations are the operations that are tools, each with its API
+// request as the document names it.
+var mcpOperations = func() map[pipeline.Op][2]string {
+	m := map[pipeline.Op][2]string{}
+	for _, o := range operations {
+		if o.tool != nil {
+			m[o.op] = [2]string{o.method, "/api/v1" + o.path}
+		}
+	}
+	return m
+}()
 
 // argumentNames are the MCP names of the API's path and header parameters.
 var argumentNames = map[string]string{"job": "job_id", "candidate": "candidate_id", "message": "message_id", "interview": "interview_id", IdempotencyKeyHeader: argKey}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,17 +19,27 @@ import (
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
+// TestMCP_ToolsList: tools/list shows a token the tools of the table whose
+// scope it carries, and no other.
 func TestMCP_ToolsList(t *testing.T) {
-	all := []string{"get_me", "list_jobs", "get_job", "create_job", "update_job", "list_stages",
-		"list_candidates", "add_candidate", "get_candidate", "update_candidate", "move_candidate", "add_note", "list_notes",
-		"rate_candidate", "list_activity", "send_message", "list_messages", "get_message", "cancel_message",
-		"schedule_interview", "list_interviews", "get_interview", "reschedule_interview", "cancel_interview", "get_availability"}
-	cases := map[string][]string{
-		"olivia":                 all,
-		"olivia_jobs_read":       {"get_me", "list_jobs", "get_job", "list_stages"},
-		"olivia_candidates_read": {"get_me", "list_candidates", "get_candidate", "list_notes", "list_messages", "get_message", "list_interviews", "get_interview"},
-		"olivia_messages":        {"get_me", "send_message", "cancel_message"},
+	// toolsFor are the table's tools that a token carrying scopes may call.
+	toolsFor := func(scopes ...pipeline.Scope) []string {
+		var out []string
+		for _, o := range operations {
+			if o.tool != nil && (o.op.Scope() == "" || slices.Contains(scopes, o.op.Scope())) {
+				out = append(out, string(o.op))
+			}
+		}
+		return out
 	}
+	cases := map[string][]string{
+		"olivia":                 toolsFor(pipeline.AllScopes...),
+		"olivia_jobs_read":       toolsFor(pipeline.ScopeJobsRead),
+		"olivia_candidates_read": toolsFor(pipeline.ScopeCandidatesRead),
+		"olivia_messages":        toolsFor(pipeline.ScopeMessagesSend),
+	}
+	// One list spelled out, so that the table's scopes are checked too.
+	require.ElementsMatch(t, []string{"get_me", "list_jobs", "get_job", "list_stages"}, cases["olivia_jobs_read"])
 	eachEnv(t, func(t *testing.T, e *env) {
 		for key, want := range cases {
 			t.Run(key, func(t *testing.T) {
@@ -55,8 +67,14 @@ func TestMCP_ToolAnnotations(t *testing.T) {
 				op == pipeline.OpCancelMessage || op == pipeline.OpRescheduleInterview || op == pipeline.OpCancelInterview
 			assert.Equal(t, wantIdempotent, a.IdempotentHint, "%s idempotentHint", tool.Name)
 			assert.NotEmpty(t, tool.Description, tool.Name)
-			assert.NotNil(t, tool.InputSchema, tool.Name)
-			assert.NotNil(t, tool.OutputSchema, tool.Name)
+			// The schemas as a client reads them: objects, the input's
+			// properties the tool's arguments.
+			in, _ := tool.InputSchema.(map[string]any)
+			assert.Equal(t, "object", in["type"], "%s input schema", tool.Name)
+			props, _ := in["properties"].(map[string]any)
+			assert.ElementsMatch(t, toolArguments(pipeline.Op(tool.Name)), slices.Collect(maps.Keys(props)), "%s arguments", tool.Name)
+			out, _ := tool.OutputSchema.(map[string]any)
+			assert.Equal(t, "object", out["type"], "%s output schema", tool.Name)
 		}
 	})
 }
@@ -142,7 +160,7 @@ func TestMCP_Mount(t *testing.T) {
 		srv := e.serve(t)
 		cs, err := mcpClient(t, srv.URL+testMount+MCPPath, e.token("olivia"))
 		require.NoError(t, err)
-		links := success(t, callTool(t, cs, "list_jobs", nil)).(map[string]any)["links"].(map[string]any)
+		links := content(t, callTool(t, cs, "list_jobs", nil)).(map[string]any)["links"].(map[string]any)
 		assert.Equal(t, srv.URL+testMount+"/api/v1/jobs?page=1", links["first"], "links from the request's host, below the mount")
 		_, err = mcpClient(t, srv.URL+MCPPath, e.token("olivia"))
 		assert.Error(t, err, "nothing at the application's own /mcp")
@@ -227,4 +245,22 @@ func TestMCP_ProtocolVersion(t *testing.T) {
 		assert.Equal(t, mcp.SupportedProtocolVersions()[0], res.ProtocolVersion)
 		assert.Equal(t, "pipeline", res.ServerInfo.Name)
 	})
+}
+
+// toolArguments are the argument names of op's tool: its parameters, the
+// path's ids as job_id and the like, and a write's idempotency_key.
+func toolArguments(op pipeline.Op) []string {
+	var out []string
+	for _, o := range operations {
+		if o.op != op {
+			continue
+		}
+		for _, p := range o.params {
+			out = append(out, p.arg)
+		}
+	}
+	if op.Writes() {
+		out = append(out, argKey)
+	}
+	return out
 }

@@ -145,7 +145,7 @@ func TestMessages_MCP(t *testing.T) {
 		cs := e.mcpSession(t, "olivia")
 		backend, ada := e.Job("backend"), e.Res.Candidates["ada"]
 		later := e.clock.Now().Add(time.Hour).Format(time.RFC3339)
-		sent := success(t, callTool(t, cs, "send_message", map[string]any{"job_id": backend, "candidate_id": ada,
+		sent := content(t, callTool(t, cs, "send_message", map[string]any{"job_id": backend, "candidate_id": ada,
 			"subject": "Hi", "body": "Hello.", "send_at": later, "idempotency_key": "mcp-send"}))
 		api := e.do(t, "POST", messagesPath(e), e.token("olivia"), map[string]any{"subject": "Hi", "body": "Hello.", "send_at": later},
 			IdempotencyKeyHeader, "mcp-send")
@@ -155,10 +155,10 @@ func TestMessages_MCP(t *testing.T) {
 		id := num(t, sent.(map[string]any)["data"].(map[string]any)["id"])
 
 		args := map[string]any{"job_id": backend, "candidate_id": ada, "message_id": id}
-		assert.Equal(t, e.do(t, "GET", messagesPath(e)+"/"+itoa(id), e.token("olivia"), nil).JSON, success(t, callTool(t, cs, "get_message", args)))
+		assert.Equal(t, e.do(t, "GET", messagesPath(e)+"/"+itoa(id), e.token("olivia"), nil).JSON, content(t, callTool(t, cs, "get_message", args)))
 		assert.Equal(t, e.do(t, "GET", messagesPath(e), e.token("olivia"), nil).JSON,
-			success(t, callTool(t, cs, "list_messages", map[string]any{"job_id": backend, "candidate_id": ada})))
-		cancelled := success(t, callTool(t, cs, "cancel_message", args))
+			content(t, callTool(t, cs, "list_messages", map[string]any{"job_id": backend, "candidate_id": ada})))
+		cancelled := content(t, callTool(t, cs, "cancel_message", args))
 		assert.Equal(t, "cancelled", cancelled.(map[string]any)["data"].(map[string]any)["status"])
 		assert.Equal(t, e.do(t, "POST", messagesPath(e)+"/"+itoa(id)+"/cancel", e.token("olivia"), nil).JSON, cancelled)
 		assert.Empty(t, s.Received())

@@ -474,7 +474,7 @@ activity feed's entries that follow it until it ends: set
 idle_in_transaction_session_timeout on the server.
 
 Scopes: jobs:read, jobs:write, candidates:read, candidates:write,
-messages:send, scheduling:write (these two have no operation yet),
-activity:read, webhooks:write (the webhook endpoints also need an owner or
-admin of the token's current team).
+messages:send (messages to candidates), scheduling:write (interviews and
+availability), activity:read, webhooks:write (the webhook endpoints also
+need an owner or admin of the token's current team).
 `
