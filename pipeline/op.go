@@ -56,22 +56,27 @@ type Ref struct {
 }
 
 // opTraits are what a face tells of an operation before calling it: the
-// scope it needs and whether it changes data.
+// scope it needs and whether it changes data; and what it may refuse
+// beyond what those imply, which the API document lists: a business rule
+// that refuses an allowed caller (forbidden), a clash with other records
+// (conflict).
 type opTraits struct {
-	scope  Scope
-	writes bool
+	scope     Scope
+	writes    bool
+	forbids   bool
+	conflicts bool
 }
 
 var opTraitsOf = map[Op]opTraits{
 	OpGetMe:           {},
 	OpListJobs:        {scope: ScopeJobsRead},
 	OpGetJob:          {scope: ScopeJobsRead},
-	OpCreateJob:       {scope: ScopeJobsWrite, writes: true},
-	OpUpdateJob:       {scope: ScopeJobsWrite, writes: true},
+	OpCreateJob:       {scope: ScopeJobsWrite, writes: true, forbids: true},
+	OpUpdateJob:       {scope: ScopeJobsWrite, writes: true, forbids: true},
 	OpListStages:      {scope: ScopeJobsRead},
 	OpListCandidates:  {scope: ScopeCandidatesRead},
 	OpGetCandidate:    {scope: ScopeCandidatesRead},
-	OpAddCandidate:    {scope: ScopeCandidatesWrite, writes: true},
+	OpAddCandidate:    {scope: ScopeCandidatesWrite, writes: true, forbids: true},
 	OpUpdateCandidate: {scope: ScopeCandidatesWrite, writes: true},
 	OpMoveCandidate:   {scope: ScopeCandidatesWrite, writes: true},
 	OpAddNote:         {scope: ScopeCandidatesWrite, writes: true},
@@ -79,18 +84,18 @@ var opTraitsOf = map[Op]opTraits{
 	OpRateCandidate:   {scope: ScopeCandidatesWrite, writes: true},
 	OpListActivity:    {scope: ScopeActivityRead},
 
-	OpCreateWebhook:         {scope: ScopeWebhooksWrite, writes: true},
-	OpListWebhooks:          {scope: ScopeWebhooksWrite},
-	OpGetWebhook:            {scope: ScopeWebhooksWrite},
-	OpDeleteWebhook:         {scope: ScopeWebhooksWrite, writes: true},
-	OpListWebhookDeliveries: {scope: ScopeWebhooksWrite},
+	OpCreateWebhook:         {scope: ScopeWebhooksWrite, writes: true, forbids: true},
+	OpListWebhooks:          {scope: ScopeWebhooksWrite, forbids: true},
+	OpGetWebhook:            {scope: ScopeWebhooksWrite, forbids: true},
+	OpDeleteWebhook:         {scope: ScopeWebhooksWrite, writes: true, forbids: true},
+	OpListWebhookDeliveries: {scope: ScopeWebhooksWrite, forbids: true},
 
-	OpSendMessage:         {scope: ScopeMessagesSend, writes: true},
+	OpSendMessage:         {scope: ScopeMessagesSend, writes: true, forbids: true},
 	OpListMessages:        {scope: ScopeCandidatesRead},
 	OpGetMessage:          {scope: ScopeCandidatesRead},
-	OpCancelMessage:       {scope: ScopeMessagesSend, writes: true},
-	OpScheduleInterview:   {scope: ScopeSchedulingWrite, writes: true},
-	OpRescheduleInterview: {scope: ScopeSchedulingWrite, writes: true},
+	OpCancelMessage:       {scope: ScopeMessagesSend, writes: true, forbids: true},
+	OpScheduleInterview:   {scope: ScopeSchedulingWrite, writes: true, forbids: true, conflicts: true},
+	OpRescheduleInterview: {scope: ScopeSchedulingWrite, writes: true, forbids: true, conflicts: true},
 	OpCancelInterview:     {scope: ScopeSchedulingWrite, writes: true},
 	OpListInterviews:      {scope: ScopeCandidatesRead},
 	OpGetInterview:        {scope: ScopeCandidatesRead},
@@ -103,6 +108,14 @@ func (o Op) Scope() Scope { return opTraitsOf[o].scope }
 
 // Writes reports whether op changes data.
 func (o Op) Writes() bool { return opTraitsOf[o].writes }
+
+// Forbids reports whether op may refuse a caller its scope allows by a
+// business rule: EForbidden (a plan's limit, a closed job, a role).
+func (o Op) Forbids() bool { return opTraitsOf[o].forbids }
+
+// Conflicts reports whether op may answer EConflict for a clash with other
+// records, beyond the key in flight that any write may meet.
+func (o Op) Conflicts() bool { return opTraitsOf[o].conflicts }
 
 // An input's Unread field holds what a face could not read of it (a
 // malformed body, a parameter of the wrong type, a field the operation
