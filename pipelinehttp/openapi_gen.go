@@ -552,7 +552,7 @@ func (g *docGen) merge(gen, ov *yaml.Node, path string) error {
 		prose := proseKeys[key] && !strings.HasSuffix(path, "/properties")
 		switch {
 		case cur == nil && (g.open[gen] || prose):
-			if prose {
+			if prose && !g.open[gen] {
 				insertProse(gen, ov.Content[i], val)
 			} else {
 				gen.Content = append(gen.Content, ov.Content[i], val)
