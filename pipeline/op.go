@@ -91,15 +91,29 @@ func (r *Ref) ID(name string) *int64 {
 	return nil
 }
 
-// opTraits are what every face tells of an operation: the scope it needs,
-// and the REST request that stands for it (its method and its path below
+// opTraits are what every face tells of an operation: the scope it needs;
+// the REST request that stands for it (its method and its path below
 // /api/v1, path parameters as {job}), which a proposal records whichever
-// face it came from.
+// face it came from; and what it may refuse beyond what those imply, which
+// the API document lists.
 type opTraits struct {
-	scope  Scope
-	method string
-	path   string
+	scope   Scope
+	method  string
+	path    string
+	refuses refusal
 }
+
+// refusal is a set of answers an operation may give an allowed caller.
+type refusal uint8
+
+const (
+	// forbids: a business rule may refuse the caller (forbidden: a plan's
+	// limit, a closed job, a role).
+	forbids refusal = 1 << iota
+	// conflicts: the operation may clash with other records (conflict),
+	// beyond the key in flight that any write may meet.
+	conflicts
+)
 
 // The paths of one record, below /api/v1.
 const (
@@ -123,40 +137,40 @@ var opTable = []struct {
 	op Op
 	opTraits
 }{
-	{OpGetMe, opTraits{"", mGet, "/me"}},
-	{OpListJobs, opTraits{ScopeJobsRead, mGet, "/jobs"}},
-	{OpCreateJob, opTraits{ScopeJobsWrite, mPost, "/jobs"}},
-	{OpGetJob, opTraits{ScopeJobsRead, mGet, jobPath}},
-	{OpUpdateJob, opTraits{ScopeJobsWrite, mPatch, jobPath}},
-	{OpListStages, opTraits{ScopeJobsRead, mGet, jobPath + "/stages"}},
-	{OpListCandidates, opTraits{ScopeCandidatesRead, mGet, jobPath + "/candidates"}},
-	{OpAddCandidate, opTraits{ScopeCandidatesWrite, mPost, jobPath + "/candidates"}},
-	{OpGetCandidate, opTraits{ScopeCandidatesRead, mGet, candidatePath}},
-	{OpUpdateCandidate, opTraits{ScopeCandidatesWrite, mPatch, candidatePath}},
-	{OpMoveCandidate, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/stage"}},
-	{OpAddNote, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/notes"}},
-	{OpListNotes, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/notes"}},
-	{OpRateCandidate, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/rating"}},
-	{OpListActivity, opTraits{ScopeActivityRead, mGet, "/activity"}},
+	{OpGetMe, opTraits{"", mGet, "/me", 0}},
+	{OpListJobs, opTraits{ScopeJobsRead, mGet, "/jobs", 0}},
+	{OpCreateJob, opTraits{ScopeJobsWrite, mPost, "/jobs", forbids}},
+	{OpGetJob, opTraits{ScopeJobsRead, mGet, jobPath, 0}},
+	{OpUpdateJob, opTraits{ScopeJobsWrite, mPatch, jobPath, forbids}},
+	{OpListStages, opTraits{ScopeJobsRead, mGet, jobPath + "/stages", 0}},
+	{OpListCandidates, opTraits{ScopeCandidatesRead, mGet, jobPath + "/candidates", 0}},
+	{OpAddCandidate, opTraits{ScopeCandidatesWrite, mPost, jobPath + "/candidates", forbids}},
+	{OpGetCandidate, opTraits{ScopeCandidatesRead, mGet, candidatePath, 0}},
+	{OpUpdateCandidate, opTraits{ScopeCandidatesWrite, mPatch, candidatePath, 0}},
+	{OpMoveCandidate, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/stage", 0}},
+	{OpAddNote, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/notes", 0}},
+	{OpListNotes, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/notes", 0}},
+	{OpRateCandidate, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/rating", 0}},
+	{OpListActivity, opTraits{ScopeActivityRead, mGet, "/activity", 0}},
 
-	{OpCreateWebhook, opTraits{ScopeWebhooksWrite, mPost, "/webhooks"}},
-	{OpListWebhooks, opTraits{ScopeWebhooksWrite, mGet, "/webhooks"}},
-	{OpGetWebhook, opTraits{ScopeWebhooksWrite, mGet, webhookPath}},
-	{OpDeleteWebhook, opTraits{ScopeWebhooksWrite, mDelete, webhookPath}},
-	{OpListWebhookDeliveries, opTraits{ScopeWebhooksWrite, mGet, webhookPath + "/deliveries"}},
+	{OpCreateWebhook, opTraits{ScopeWebhooksWrite, mPost, "/webhooks", forbids}},
+	{OpListWebhooks, opTraits{ScopeWebhooksWrite, mGet, "/webhooks", forbids}},
+	{OpGetWebhook, opTraits{ScopeWebhooksWrite, mGet, webhookPath, forbids}},
+	{OpDeleteWebhook, opTraits{ScopeWebhooksWrite, mDelete, webhookPath, forbids}},
+	{OpListWebhookDeliveries, opTraits{ScopeWebhooksWrite, mGet, webhookPath + "/deliveries", forbids}},
 
-	{OpScheduleInterview, opTraits{ScopeSchedulingWrite, mPost, candidatePath + "/interviews"}},
-	{OpListInterviews, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/interviews"}},
-	{OpGetInterview, opTraits{ScopeCandidatesRead, mGet, interviewPath}},
-	{OpRescheduleInterview, opTraits{ScopeSchedulingWrite, mPatch, interviewPath}},
-	{OpCancelInterview, opTraits{ScopeSchedulingWrite, mPost, interviewPath + "/cancel"}},
-	{OpGetInterviewInvite, opTraits{ScopeCandidatesRead, mGet, interviewPath + "/invite.ics"}},
-	{OpGetAvailability, opTraits{ScopeSchedulingWrite, mGet, "/availability"}},
+	{OpScheduleInterview, opTraits{ScopeSchedulingWrite, mPost, candidatePath + "/interviews", forbids | conflicts}},
+	{OpListInterviews, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/interviews", 0}},
+	{OpGetInterview, opTraits{ScopeCandidatesRead, mGet, interviewPath, 0}},
+	{OpRescheduleInterview, opTraits{ScopeSchedulingWrite, mPatch, interviewPath, forbids | conflicts}},
+	{OpCancelInterview, opTraits{ScopeSchedulingWrite, mPost, interviewPath + "/cancel", 0}},
+	{OpGetInterviewInvite, opTraits{ScopeCandidatesRead, mGet, interviewPath + "/invite.ics", 0}},
+	{OpGetAvailability, opTraits{ScopeSchedulingWrite, mGet, "/availability", 0}},
 
-	{OpSendMessage, opTraits{ScopeMessagesSend, mPost, candidatePath + "/messages"}},
-	{OpListMessages, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/messages"}},
-	{OpGetMessage, opTraits{ScopeCandidatesRead, mGet, messagePath}},
-	{OpCancelMessage, opTraits{ScopeMessagesSend, mPost, messagePath + "/cancel"}},
+	{OpSendMessage, opTraits{ScopeMessagesSend, mPost, candidatePath + "/messages", forbids}},
+	{OpListMessages, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/messages", 0}},
+	{OpGetMessage, opTraits{ScopeCandidatesRead, mGet, messagePath, 0}},
+	{OpCancelMessage, opTraits{ScopeMessagesSend, mPost, messagePath + "/cancel", forbids}},
 }
 
 var opTraitsOf = func() map[Op]opTraits {
@@ -182,6 +196,14 @@ func (o Op) Scope() Scope { return opTraitsOf[o].scope }
 
 // Writes reports whether op changes data.
 func (o Op) Writes() bool { return opTraitsOf[o].method != mGet }
+
+// Forbids reports whether op may refuse a caller its scope allows by a
+// business rule: EForbidden (a plan's limit, a closed job, a role).
+func (o Op) Forbids() bool { return opTraitsOf[o].refuses&forbids != 0 }
+
+// Conflicts reports whether op may answer EConflict for a clash with other
+// records, beyond the key in flight that any write may meet.
+func (o Op) Conflicts() bool { return opTraitsOf[o].refuses&conflicts != 0 }
 
 // Method is the HTTP method of the REST request that stands for op.
 func (o Op) Method() string { return opTraitsOf[o].method }

@@ -14,13 +14,14 @@
 // Service call and how the result renders. The Gin routes and the MCP
 // tools are both registered from it, and one reader fills the operation's
 // input from an HTTP request or from a tool's arguments, recording what it
-// could not read for the domain to answer in its check order. The
-// hand-written openapi.yaml is the document; the table is the code's single
-// source, and a test holds the two alike both ways.
+// could not read for the domain to answer in its check order. The OpenAPI
+// document, openapi.yaml, is generated from the table and the prose of
+// openapi/overlay.yaml (openapi_gen.go), and a test fails when it drifts.
 //
 // Adding an operation takes a Service method with its test, a store
-// method with its SQL, one entry in the table, and the operation's part of
-// openapi.yaml.
+// method with its SQL, one entry in the table (its scope and traits in
+// pipeline/op.go), the operation's prose in the overlay, and
+// `go test ./pipelinehttp -run TestOpenAPI_Generated -update`.
 //
 // Each /api/ request passes, in order: tracing (when Config.TracerProvider
 // is set), response headers, request id, access log, metrics (when

@@ -12,8 +12,8 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// openapiYAML is the OpenAPI 3.1 document of the API, as maintained in the
-// source tree.
+// openapiYAML is the OpenAPI 3.1 document of the API, generated from the
+// table of operations and openapi/overlay.yaml (see generateOpenAPI).
 //
 //go:embed openapi.yaml
 var openapiYAML []byte

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -26,8 +27,13 @@ type operation struct {
 	tool   *toolInfo
 	params []paramInfo
 	output func() *jsonschema.Schema // the success body's schema
-	http   func(a *api, c *gin.Context)
-	call   func(ctx context.Context, a *api, args json.RawMessage) (body any, replayed bool, err error)
+	// status, creates and body are the success answer, for the
+	// document: its HTTP status, whether it has a Location, its Go type.
+	status  int
+	creates bool
+	body    reflect.Type
+	http    func(a *api, c *gin.Context)
+	call    func(ctx context.Context, a *api, args json.RawMessage) (body any, replayed bool, err error)
 }
 
 // paramInfo is what is declared of a parameter, its type erased.
@@ -60,7 +66,8 @@ type opSpec[In, Out any] struct {
 
 func newOperation[In, Out any](spec opSpec[In, Out]) operation {
 	o := operation{op: spec.op, method: spec.op.Method(), path: spec.op.Path(), tool: spec.tool,
-		output: func() *jsonschema.Schema { return schemaFor[Out](false) }}
+		output: func() *jsonschema.Schema { return schemaFor[Out](false) },
+		status: spec.status, creates: spec.created != nil, body: reflect.TypeFor[Out]()}
 	for _, p := range spec.params {
 		o.params = append(o.params, paramInfo{name: p.name, arg: p.argName(), place: p.place, required: p.required, schema: p.schema})
 	}

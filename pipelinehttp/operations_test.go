@@ -1,15 +1,17 @@
 package pipelinehttp
 
 import (
-	"net/http"
+	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
 // documented is what the document declares of an operation's input: its
@@ -37,73 +39,59 @@ func documented(item *openapi3.PathItem, op *openapi3.Operation) (map[string]*op
 	return params, required
 }
 
-// declared is what the table declares of an operation's input, alike.
-func declared(o operation) (map[string]*jsonschema.Schema, []string) {
-	params := map[string]*jsonschema.Schema{}
-	var required []string
-	for _, p := range o.params {
-		params[p.name] = p.schema
-		if p.required {
-			required = append(required, p.name)
-		}
-	}
-	if o.op.Writes() {
-		params[IdempotencyKeyHeader] = keySchema
-	}
-	slices.Sort(required)
-	return params, required
-}
-
-// TestOperations_Document: the table and the OpenAPI document declare the
-// same operations, each with the same parameters and body fields, of the
-// same types and limits, the same of them required.
-func TestOperations_Document(t *testing.T) {
+// TestOpenAPI_OperationsAreTheTable: the document's operations below
+// /api/v1 are the table's, each under the operation's name as its
+// operationId: the overlay can add none of its own.
+func TestOpenAPI_OperationsAreTheTable(t *testing.T) {
 	ct, err := loadContract()
 	require.NoError(t, err)
-	inTable := map[string]bool{}
+	want := map[string]string{}
 	for _, o := range operations {
-		where := o.method + " /api/v1" + o.path
-		inTable[where] = true
-		t.Run(where, func(t *testing.T) {
-			item := ct.doc.Paths.Find("/api/v1" + o.path)
-			require.NotNil(t, item, "the path is documented")
-			op := item.GetOperation(o.method)
-			require.NotNil(t, op, "the method is documented")
-			want, wantRequired := documented(item, op)
-			got, gotRequired := declared(o)
-			assert.Equal(t, mapsKeys(want), mapsKeys(got))
-			assert.Equal(t, nilIfNone(wantRequired), nilIfNone(gotRequired), "required")
-			for name, s := range want {
-				if p := got[name]; p != nil {
-					assert.Equal(t, documentedLimits(s), declaredLimits(t, p), name)
-				}
-			}
-		})
+		want[o.method+" /api/v1"+o.path] = string(o.op)
 	}
+	got := map[string]string{}
 	for path, item := range ct.doc.Paths.Map() {
-		for method := range item.Operations() {
-			where := method + " " + path
-			if strings.HasPrefix(path, "/api/v1/") && where != http.MethodGet+" /api/v1/openapi.json" {
-				assert.True(t, inTable[where], "%s is in the table", where)
+		for method, op := range item.Operations() {
+			if strings.HasPrefix(path, "/api/v1/") && path != "/api/v1/openapi.json" {
+				got[method+" "+path] = op.OperationID
 			}
 		}
 	}
+	assert.Equal(t, want, got)
 }
 
-// documentedLimits and declaredLimits are a schema's limits and, for an
-// array, its items'.
-func documentedLimits(s *openapi3.Schema) []limits {
-	l := []limits{openapiLimits(s)}
-	if s.Items != nil {
-		l = append(l, openapiLimits(s.Items.Value))
+// securityMismatch says how op's security differs from needing scope
+// ("" any token), "" when it does not.
+func securityMismatch(op *openapi3.Operation, scope pipeline.Scope) string {
+	want := openapi3.SecurityRequirements{{"bearerAuth": {}}}
+	if scope != "" {
+		want = openapi3.SecurityRequirements{{"bearerAuth": {string(scope)}}}
 	}
-	return l
+	if op.Security == nil || !reflect.DeepEqual(*op.Security, want) {
+		return fmt.Sprintf("security is %v, the operation's scope asks for %v", op.Security, want)
+	}
+	return ""
 }
 
-func declaredLimits(t *testing.T, s *jsonschema.Schema) []limits {
-	l := []limits{mcpLimits(t, s)}
-	if s.Items != nil {
-		l = append(l, mcpLimits(t, s.Items))
+// TestOpenAPI_SecurityIsScope: every operation's security requirement
+// names exactly its scope; and the check fails on an operation whose
+// document names another.
+func TestOpenAPI_SecurityIsScope(t *testing.T) {
+	ct, err := loadContract()
+	require.NoError(t, err)
+	for _, o := range operations {
+		op := ct.doc.Paths.Find("/api/v1" + o.path).GetOperation(o.method)
+		require.NotNil(t, op, "%s %s", o.method, o.path)
+		assert.Empty(t, securityMismatch(op, o.op.Scope()), "%s", o.op)
 	}
-	return l
+	t.Run("another scope", func(t *testing.T) {
+		o := jobOperations[0]
+		require.Equal(t, pipeline.OpListJobs, o.op)
+		op := *ct.doc.Paths.Find("/api/v1" + o.path).GetOperation(o.method)
+		assert.Empty(t, securityMismatch(&op, pipeline.ScopeJobsRead))
+		assert.NotEmpty(t, securityMismatch(&op, pipeline.ScopeJobsWrite))
+		assert.NotEmpty(t, securityMismatch(&op, ""))
+		op.Security = &openapi3.SecurityRequirements{{"bearerAuth": {"jobs:write"}}}
+		assert.NotEmpty(t, securityMismatch(&op, o.op.Scope()))
+	})
 }

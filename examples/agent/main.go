@@ -70,7 +70,7 @@ func run(ctx context.Context, cfg config) error {
 	}
 	fmt.Fprintf(cfg.Out, "job %d: %s\n", job.ID, job.Title)
 
-	stages, err := c.ListJobStagesWithResponse(ctx, job.ID, nil)
+	stages, err := c.ListStagesWithResponse(ctx, job.ID, nil)
 	if err != nil {
 		return err
 	}
@@ -134,7 +134,7 @@ func pickJob(ctx context.Context, c *pipelineapi.ClientWithResponses, id int64) 
 // shift the pages under us.
 func candidatesIn(ctx context.Context, c *pipelineapi.ClientWithResponses, jobID, stage int64) ([]pipelineapi.CandidateSummary, error) {
 	var all []pipelineapi.CandidateSummary
-	for page := 1; ; page++ {
+	for page := int64(1); ; page++ {
 		r, err := c.ListCandidatesWithResponse(ctx, jobID, &pipelineapi.ListCandidatesParams{Stage: &stage, Page: &page})
 		if err != nil {
 			return nil, err
@@ -162,7 +162,7 @@ func advance(ctx context.Context, c *pipelineapi.ClientWithResponses, jobID int6
 	}
 
 	note := pipelineapi.NoteCreateRequest{Content: fmt.Sprintf("Moved from %s to %s by the pipeline agent.", from.Name, to.Name)}
-	noted, err := c.AddCandidateNoteWithResponse(ctx, jobID, cand.Id, &pipelineapi.AddCandidateNoteParams{IdempotencyKey: newKey()}, note)
+	noted, err := c.AddNoteWithResponse(ctx, jobID, cand.Id, &pipelineapi.AddNoteParams{IdempotencyKey: newKey()}, note)
 	if err == nil && noted.JSON201 == nil {
 		err = failed(noted.HTTPResponse, noted.JSON401, noted.JSON403, noted.JSON404, noted.JSON409, noted.JSON413, noted.JSON422, noted.JSON429, noted.JSON500)
 	}

@@ -940,29 +940,18 @@ type CandidateCreateRequest struct {
 	// Applied The date of application, not after today; today (UTC) when absent.
 	Applied *openapi_types.Date `json:"applied,omitempty"`
 
-	// Email Up to 254 characters, one `@` with something on each side, no white
-	// space; stored as sent. Unique on the job in any letter case: an
-	// email another candidate of the job has answers 422 naming `email`
-	// ("The email has already been taken."); the same person may apply to
-	// other jobs.
-	Email CandidateEmail `json:"email"`
+	// Email Up to 254 characters, one @ with something on each side, no white space; stored as sent.
+	Email string `json:"email"`
 
-	// Name Up to 255 characters once surrounding white space is trimmed, not blank; stored trimmed.
-	Name CandidateName `json:"name"`
+	// Name Up to 255 characters once trimmed, not blank; stored trimmed.
+	Name string `json:"name"`
 
-	// ResumeUrl An absolute `http` or `https` URL, up to 2,048 characters.
-	ResumeUrl *ResumeUrl `json:"resume_url,omitempty"`
+	// ResumeUrl An absolute http or https URL, up to 2,048 characters.
+	ResumeUrl *string `json:"resume_url,omitempty"`
 
 	// Stage Id of a stage of this job, from `GET /api/v1/jobs/{job}/stages`; the job's first stage when absent.
-	Stage *Id `json:"stage,omitempty"`
+	Stage *int64 `json:"stage,omitempty"`
 }
-
-// CandidateEmail Up to 254 characters, one `@` with something on each side, no white
-// space; stored as sent. Unique on the job in any letter case: an
-// email another candidate of the job has answers 422 naming `email`
-// ("The email has already been taken."); the same person may apply to
-// other jobs.
-type CandidateEmail = string
 
 // CandidateIntakeForbiddenError defines model for CandidateIntakeForbiddenError.
 type CandidateIntakeForbiddenError struct {
@@ -985,9 +974,6 @@ type CandidateListResponse struct {
 	Links PageLinks `json:"links"`
 	Meta  PageMeta  `json:"meta"`
 }
-
-// CandidateName Up to 255 characters once surrounding white space is trimmed, not blank; stored trimmed.
-type CandidateName = string
 
 // CandidateResponse defines model for CandidateResponse.
 type CandidateResponse struct {
@@ -1016,15 +1002,11 @@ type CandidateSummary struct {
 
 // CandidateUpdateRequest The fields to change; at least one of them.
 type CandidateUpdateRequest struct {
-	// Email Up to 254 characters, one `@` with something on each side, no white
-	// space; stored as sent. Unique on the job in any letter case: an
-	// email another candidate of the job has answers 422 naming `email`
-	// ("The email has already been taken."); the same person may apply to
-	// other jobs.
-	Email *CandidateEmail `json:"email,omitempty"`
+	// Email Up to 254 characters, one @ with something on each side, no white space; stored as sent.
+	Email *string `json:"email,omitempty"`
 
-	// Name Up to 255 characters once surrounding white space is trimmed, not blank; stored trimmed.
-	Name *CandidateName `json:"name,omitempty"`
+	// Name Up to 255 characters once trimmed, not blank; stored trimmed.
+	Name *string `json:"name,omitempty"`
 
 	// ResumeUrl An absolute `http` or `https` URL, up to 2,048 characters; `null` clears it.
 	ResumeUrl *string `json:"resume_url,omitempty"`
@@ -1081,10 +1063,6 @@ type CreatedWebhookResponse struct {
 //
 // Examples: 2026-02-04
 type Date = openapi_types.Date
-
-// DescriptionInput HTML, up to 65,535 characters (Unicode code points, not bytes);
-// longer answers 422 naming `description`. May be empty.
-type DescriptionInput = string
 
 // EmploymentType defines model for EmploymentType.
 type EmploymentType string
@@ -1402,27 +1380,24 @@ type InterviewConflictErrorObjectCode string
 
 // InterviewCreateRequest defines model for InterviewCreateRequest.
 type InterviewCreateRequest struct {
-	// End RFC 3339 date and time with an offset; 15 minutes to 8 hours after `start`.
-	End InterviewEnd `json:"end"`
+	// End RFC 3339 date and time with an offset; 15 minutes to 8 hours after start.
+	End time.Time `json:"end"`
 
-	// InterviewerIds 1 to 10 distinct ids of members of the job's team.
-	InterviewerIds InterviewerIds `json:"interviewer_ids"`
+	// InterviewerIds 1 to 10 distinct ids of members of the job's team, from get_me's team or the team's members.
+	InterviewerIds []int64 `json:"interviewer_ids"`
 
 	// Location Up to 255 characters.
 	Location *string `json:"location,omitempty"`
 
-	// Start RFC 3339 date and time with an offset (any offset); not in the past, at most 365 days ahead.
-	Start InterviewStart `json:"start"`
+	// Start RFC 3339 date and time with an offset; not in the past, at most 365 days ahead.
+	Start time.Time `json:"start"`
 
 	// Timezone An IANA time zone name; `UTC` when absent.
-	Timezone *InterviewTimezone `json:"timezone,omitempty"`
+	Timezone *string `json:"timezone,omitempty"`
 
 	// VideoUrl An absolute `https` URL, up to 2,048 characters.
 	VideoUrl *string `json:"video_url,omitempty"`
 }
-
-// InterviewEnd RFC 3339 date and time with an offset; 15 minutes to 8 hours after `start`.
-type InterviewEnd = time.Time
 
 // InterviewListResponse defines model for InterviewListResponse.
 type InterviewListResponse struct {
@@ -1442,31 +1417,25 @@ type InterviewResponse struct {
 	Data Interview `json:"data"`
 }
 
-// InterviewStart RFC 3339 date and time with an offset (any offset); not in the past, at most 365 days ahead.
-type InterviewStart = time.Time
-
 // InterviewStatus defines model for InterviewStatus.
 type InterviewStatus string
 
-// InterviewTimezone An IANA time zone name, such as `Europe/Paris`, used where the interview is shown to people.
-type InterviewTimezone = string
-
 // InterviewUpdateRequest The fields to change; at least one of them, each checked as on scheduling.
 type InterviewUpdateRequest struct {
-	// End RFC 3339 date and time with an offset; 15 minutes to 8 hours after `start`.
-	End *InterviewEnd `json:"end,omitempty"`
+	// End RFC 3339 date and time with an offset; 15 minutes to 8 hours after start.
+	End *time.Time `json:"end,omitempty"`
 
-	// InterviewerIds 1 to 10 distinct ids of members of the job's team.
-	InterviewerIds *InterviewerIds `json:"interviewer_ids,omitempty"`
+	// InterviewerIds 1 to 10 distinct ids of members of the job's team, from get_me's team or the team's members.
+	InterviewerIds *[]int64 `json:"interviewer_ids,omitempty"`
 
 	// Location Up to 255 characters; `null` clears it.
 	Location *string `json:"location,omitempty"`
 
-	// Start RFC 3339 date and time with an offset (any offset); not in the past, at most 365 days ahead.
-	Start *InterviewStart `json:"start,omitempty"`
+	// Start RFC 3339 date and time with an offset; not in the past, at most 365 days ahead.
+	Start *time.Time `json:"start,omitempty"`
 
-	// Timezone An IANA time zone name, such as `Europe/Paris`, used where the interview is shown to people.
-	Timezone *InterviewTimezone `json:"timezone,omitempty"`
+	// Timezone IANA time zone name, such as Europe/Paris.
+	Timezone *string `json:"timezone,omitempty"`
 
 	// VideoUrl An absolute `https` URL, up to 2,048 characters; `null` clears it.
 	VideoUrl *string `json:"video_url,omitempty"`
@@ -1486,9 +1455,6 @@ type InterviewWriteForbiddenError struct {
 type InterviewWriteForbiddenErrorObject struct {
 	union json.RawMessage
 }
-
-// InterviewerIds 1 to 10 distinct ids of members of the job's team.
-type InterviewerIds = []Id
 
 // Job A job in full.
 type Job struct {
@@ -1520,12 +1486,11 @@ type Job struct {
 
 // JobCreateRequest defines model for JobCreateRequest.
 type JobCreateRequest struct {
-	// Description HTML, up to 65,535 characters (Unicode code points, not bytes);
-	// longer answers 422 naming `description`. May be empty.
-	Description *DescriptionInput `json:"description,omitempty"`
+	// Description HTML, up to 65,535 characters.
+	Description *string `json:"description,omitempty"`
 
 	// Title Up to 255 characters, not blank.
-	Title Title `json:"title"`
+	Title string `json:"title"`
 }
 
 // JobListResponse defines model for JobListResponse.
@@ -1564,13 +1529,14 @@ type JobSummary struct {
 
 // JobUpdateRequest The fields to change; at least one of them.
 type JobUpdateRequest struct {
-	// Description HTML, up to 65,535 characters (Unicode code points, not bytes);
-	// longer answers 422 naming `description`. May be empty.
-	Description *DescriptionInput `json:"description,omitempty"`
-	Status      *JobStatus        `json:"status,omitempty"`
+	// Description HTML, up to 65,535 characters.
+	Description *string `json:"description,omitempty"`
+
+	// Status Any status may follow any; reopening a closed job counts against the plan's job limit.
+	Status *JobStatus `json:"status,omitempty"`
 
 	// Title Up to 255 characters, not blank.
-	Title *Title `json:"title,omitempty"`
+	Title *string `json:"title,omitempty"`
 }
 
 // JobWriteForbiddenError defines model for JobWriteForbiddenError.
@@ -1797,6 +1763,7 @@ type Rating struct {
 
 // RatingRequest defines model for RatingRequest.
 type RatingRequest struct {
+	// Rating The verdict.
 	Rating RatingValue `json:"rating"`
 }
 
@@ -1826,9 +1793,6 @@ type RequestTimeoutErrorObject struct {
 
 // RequestTimeoutErrorObjectCode defines model for RequestTimeoutErrorObject.Code.
 type RequestTimeoutErrorObjectCode string
-
-// ResumeUrl An absolute `http` or `https` URL, up to 2,048 characters.
-type ResumeUrl = string
 
 // Scope defines model for Scope.
 type Scope string
@@ -1866,7 +1830,7 @@ type StageListResponse struct {
 // StageMoveRequest defines model for StageMoveRequest.
 type StageMoveRequest struct {
 	// Stage Id of a stage of this job, from `GET /api/v1/jobs/{job}/stages`.
-	Stage Id `json:"stage"`
+	Stage int64 `json:"stage"`
 }
 
 // Timestamp RFC 3339 date and time in UTC.
@@ -2053,14 +2017,8 @@ type JobId = Id
 // MessageId defines model for MessageId.
 type MessageId = Id
 
-// Page defines model for Page.
-type Page = int
-
 // RequestId defines model for RequestId.
 type RequestId = string
-
-// Search defines model for Search.
-type Search = string
 
 // WebhookId defines model for WebhookId.
 type WebhookId = Id
@@ -2137,10 +2095,10 @@ type ListActivityParams struct {
 	// as from a cursor, whatever their own times (a replica's clock
 	// may lag). Ignored with `after`. Any other value answers 422
 	// naming `since`.
-	Since *time.Time `form:"since,omitempty" json:"since,omitempty"`
+	Since *string `form:"since,omitempty" json:"since,omitempty"`
 
 	// Limit Entries a page, 1 to 100; 50 when absent. Any other value answers 422 naming `limit`.
-	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Action Only entries of these actions; repeat the parameter for several (`action=job.created&action=job.updated`). An unknown action answers 422 naming `action`.
 	Action *[]Action `form:"action,omitempty" json:"action,omitempty"`
@@ -2173,13 +2131,11 @@ type ListJobsParams struct {
 	// Status Only jobs with this status; `open` when absent. Any other value, an empty one included, answers 422 naming `status`.
 	Status *JobStatus `form:"status,omitempty" json:"status,omitempty"`
 
-	// Search Case-insensitive substring of the name or the email.
-	Search *Search `form:"search,omitempty" json:"search,omitempty"`
+	// Search Case-insensitive substring of the title; empty does not filter.
+	Search *string `form:"search,omitempty" json:"search,omitempty"`
 
-	// Page Page number, from 1; 1 when absent. A page past the last answers 200
-	// with no records. Any other value, an empty one included, answers 422
-	// naming `page`.
-	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+	// Page Page number, from 1; 1 when absent.
+	Page *int64 `form:"page,omitempty" json:"page,omitempty"`
 
 	// XRequestId An id of the client's choosing for this request. It is echoed in the
 	// response when it is 1 to 128 characters of `A-Z a-z 0-9 . _ -`;
@@ -2229,19 +2185,17 @@ type UpdateJobParams struct {
 
 // ListCandidatesParams defines parameters for ListCandidates.
 type ListCandidatesParams struct {
-	// Search Case-insensitive substring of the name or the email.
-	Search *Search `form:"search,omitempty" json:"search,omitempty"`
+	// Search Case-insensitive substring of name or email; empty does not filter.
+	Search *string `form:"search,omitempty" json:"search,omitempty"`
 
 	// Stage Only candidates in this stage, by id (see the stages of the job); no filter when absent. Anything but the id of a stage of this job, an empty value included, answers 422 naming `stage`.
-	Stage *Id `form:"stage,omitempty" json:"stage,omitempty"`
+	Stage *int64 `form:"stage,omitempty" json:"stage,omitempty"`
 
 	// Status Only candidates of this status; any status when absent. Any other value, an empty one included, answers 422 naming `status` and the allowed values.
 	Status *CandidateStatus `form:"status,omitempty" json:"status,omitempty"`
 
-	// Page Page number, from 1; 1 when absent. A page past the last answers 200
-	// with no records. Any other value, an empty one included, answers 422
-	// naming `page`.
-	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+	// Page Page number, from 1; 1 when absent.
+	Page *int64 `form:"page,omitempty" json:"page,omitempty"`
 
 	// XRequestId An id of the client's choosing for this request. It is echoed in the
 	// response when it is 1 to 128 characters of `A-Z a-z 0-9 . _ -`;
@@ -2291,10 +2245,8 @@ type UpdateCandidateParams struct {
 
 // ListInterviewsParams defines parameters for ListInterviews.
 type ListInterviewsParams struct {
-	// Page Page number, from 1; 1 when absent. A page past the last answers 200
-	// with no records. Any other value, an empty one included, answers 422
-	// naming `page`.
-	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+	// Page Page number, from 1; 1 when absent.
+	Page *int64 `form:"page,omitempty" json:"page,omitempty"`
 
 	// XRequestId An id of the client's choosing for this request. It is echoed in the
 	// response when it is 1 to 128 characters of `A-Z a-z 0-9 . _ -`;
@@ -2366,12 +2318,10 @@ type GetInterviewInviteParams struct {
 	XRequestId *RequestId `json:"X-Request-Id,omitempty"`
 }
 
-// ListCandidateMessagesParams defines parameters for ListCandidateMessages.
-type ListCandidateMessagesParams struct {
-	// Page Page number, from 1; 1 when absent. A page past the last answers 200
-	// with no records. Any other value, an empty one included, answers 422
-	// naming `page`.
-	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+// ListMessagesParams defines parameters for ListMessages.
+type ListMessagesParams struct {
+	// Page Page number, from 1; 1 when absent.
+	Page *int64 `form:"page,omitempty" json:"page,omitempty"`
 
 	// XRequestId An id of the client's choosing for this request. It is echoed in the
 	// response when it is 1 to 128 characters of `A-Z a-z 0-9 . _ -`;
@@ -2379,8 +2329,8 @@ type ListCandidateMessagesParams struct {
 	XRequestId *RequestId `json:"X-Request-Id,omitempty"`
 }
 
-// SendCandidateMessageParams defines parameters for SendCandidateMessage.
-type SendCandidateMessageParams struct {
+// SendMessageParams defines parameters for SendMessage.
+type SendMessageParams struct {
 	// IdempotencyKey 1 to 255 printable ASCII characters naming this action, kept 24 hours
 	// for the token's team. A repeat within that time replays the first
 	// successful response with `Idempotent-Replay: true` instead of acting
@@ -2395,16 +2345,16 @@ type SendCandidateMessageParams struct {
 	XRequestId *RequestId `json:"X-Request-Id,omitempty"`
 }
 
-// GetCandidateMessageParams defines parameters for GetCandidateMessage.
-type GetCandidateMessageParams struct {
+// GetMessageParams defines parameters for GetMessage.
+type GetMessageParams struct {
 	// XRequestId An id of the client's choosing for this request. It is echoed in the
 	// response when it is 1 to 128 characters of `A-Z a-z 0-9 . _ -`;
 	// otherwise the server makes its own.
 	XRequestId *RequestId `json:"X-Request-Id,omitempty"`
 }
 
-// CancelCandidateMessageParams defines parameters for CancelCandidateMessage.
-type CancelCandidateMessageParams struct {
+// CancelMessageParams defines parameters for CancelMessage.
+type CancelMessageParams struct {
 	// IdempotencyKey 1 to 255 printable ASCII characters naming this action, kept 24 hours
 	// for the token's team. A repeat within that time replays the first
 	// successful response with `Idempotent-Replay: true` instead of acting
@@ -2419,12 +2369,10 @@ type CancelCandidateMessageParams struct {
 	XRequestId *RequestId `json:"X-Request-Id,omitempty"`
 }
 
-// ListCandidateNotesParams defines parameters for ListCandidateNotes.
-type ListCandidateNotesParams struct {
-	// Page Page number, from 1; 1 when absent. A page past the last answers 200
-	// with no records. Any other value, an empty one included, answers 422
-	// naming `page`.
-	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+// ListNotesParams defines parameters for ListNotes.
+type ListNotesParams struct {
+	// Page Page number, from 1; 1 when absent.
+	Page *int64 `form:"page,omitempty" json:"page,omitempty"`
 
 	// XRequestId An id of the client's choosing for this request. It is echoed in the
 	// response when it is 1 to 128 characters of `A-Z a-z 0-9 . _ -`;
@@ -2432,8 +2380,8 @@ type ListCandidateNotesParams struct {
 	XRequestId *RequestId `json:"X-Request-Id,omitempty"`
 }
 
-// AddCandidateNoteParams defines parameters for AddCandidateNote.
-type AddCandidateNoteParams struct {
+// AddNoteParams defines parameters for AddNote.
+type AddNoteParams struct {
 	// IdempotencyKey 1 to 255 printable ASCII characters naming this action, kept 24 hours
 	// for the token's team. A repeat within that time replays the first
 	// successful response with `Idempotent-Replay: true` instead of acting
@@ -2480,8 +2428,8 @@ type MoveCandidateParams struct {
 	XRequestId *RequestId `json:"X-Request-Id,omitempty"`
 }
 
-// ListJobStagesParams defines parameters for ListJobStages.
-type ListJobStagesParams struct {
+// ListStagesParams defines parameters for ListStages.
+type ListStagesParams struct {
 	// XRequestId An id of the client's choosing for this request. It is echoed in the
 	// response when it is 1 to 128 characters of `A-Z a-z 0-9 . _ -`;
 	// otherwise the server makes its own.
@@ -2509,10 +2457,8 @@ type GetOpenAPIDocument200JSONResponseBodyOpenapi string
 
 // ListWebhooksParams defines parameters for ListWebhooks.
 type ListWebhooksParams struct {
-	// Page Page number, from 1; 1 when absent. A page past the last answers 200
-	// with no records. Any other value, an empty one included, answers 422
-	// naming `page`.
-	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+	// Page Page number, from 1; 1 when absent.
+	Page *int64 `form:"page,omitempty" json:"page,omitempty"`
 
 	// XRequestId An id of the client's choosing for this request. It is echoed in the
 	// response when it is 1 to 128 characters of `A-Z a-z 0-9 . _ -`;
@@ -2562,10 +2508,8 @@ type GetWebhookParams struct {
 
 // ListWebhookDeliveriesParams defines parameters for ListWebhookDeliveries.
 type ListWebhookDeliveriesParams struct {
-	// Page Page number, from 1; 1 when absent. A page past the last answers 200
-	// with no records. Any other value, an empty one included, answers 422
-	// naming `page`.
-	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+	// Page Page number, from 1; 1 when absent.
+	Page *int64 `form:"page,omitempty" json:"page,omitempty"`
 
 	// XRequestId An id of the client's choosing for this request. It is echoed in the
 	// response when it is 1 to 128 characters of `A-Z a-z 0-9 . _ -`;
@@ -2656,11 +2600,11 @@ type ScheduleInterviewJSONRequestBody = InterviewCreateRequest
 // RescheduleInterviewJSONRequestBody defines body for RescheduleInterview for application/json ContentType.
 type RescheduleInterviewJSONRequestBody = InterviewUpdateRequest
 
-// SendCandidateMessageJSONRequestBody defines body for SendCandidateMessage for application/json ContentType.
-type SendCandidateMessageJSONRequestBody = MessageCreateRequest
+// SendMessageJSONRequestBody defines body for SendMessage for application/json ContentType.
+type SendMessageJSONRequestBody = MessageCreateRequest
 
-// AddCandidateNoteJSONRequestBody defines body for AddCandidateNote for application/json ContentType.
-type AddCandidateNoteJSONRequestBody = NoteCreateRequest
+// AddNoteJSONRequestBody defines body for AddNote for application/json ContentType.
+type AddNoteJSONRequestBody = NoteCreateRequest
 
 // RateCandidateJSONRequestBody defines body for RateCandidate for application/json ContentType.
 type RateCandidateJSONRequestBody = RatingRequest
@@ -3551,15 +3495,15 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview}/invite.ics (the `GetInterviewInvite` operationId).
 	GetInterviewInvite(ctx context.Context, job JobId, candidate CandidateId, interview InterviewId, params *GetInterviewInviteParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListCandidateMessages List the messages to a candidate
+	// ListMessages List the messages to a candidate
 	//
 	// Scope: `candidates:read`. Newest first (`created_at`, then `id`,
 	// descending), 15 a page, each with its status.
 	//
-	// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/messages (the `ListCandidateMessages` operationId).
-	ListCandidateMessages(ctx context.Context, job JobId, candidate CandidateId, params *ListCandidateMessagesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/messages (the `ListMessages` operationId).
+	ListMessages(ctx context.Context, job JobId, candidate CandidateId, params *ListMessagesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// SendCandidateMessageWithBody Send an email to a candidate
+	// SendMessageWithBody Send an email to a candidate
 	//
 	// Scope: `messages:send`. Queues an email to the candidate's address,
 	// from the server's `PIPELINE_MAIL_FROM` with `Reply-To` the token's
@@ -3572,10 +3516,10 @@ type ClientInterface interface {
 	//
 	// Takes any type of body and a specified content type.
 	//
-	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages (the `SendCandidateMessage` operationId).
-	SendCandidateMessageWithBody(ctx context.Context, job JobId, candidate CandidateId, params *SendCandidateMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages (the `SendMessage` operationId).
+	SendMessageWithBody(ctx context.Context, job JobId, candidate CandidateId, params *SendMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// SendCandidateMessage Send an email to a candidate
+	// SendMessage Send an email to a candidate
 	//
 	// Scope: `messages:send`. Queues an email to the candidate's address,
 	// from the server's `PIPELINE_MAIL_FROM` with `Reply-To` the token's
@@ -3588,51 +3532,51 @@ type ClientInterface interface {
 	//
 	// Takes a body of the `application/json` content type.
 	//
-	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages (the `SendCandidateMessage` operationId).
-	SendCandidateMessage(ctx context.Context, job JobId, candidate CandidateId, params *SendCandidateMessageParams, body SendCandidateMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages (the `SendMessage` operationId).
+	SendMessage(ctx context.Context, job JobId, candidate CandidateId, params *SendMessageParams, body SendMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetCandidateMessage Get a message to a candidate
+	// GetMessage Get a message to a candidate
 	//
 	// Scope: `candidates:read`.
 	//
-	// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/messages/{message} (the `GetCandidateMessage` operationId).
-	GetCandidateMessage(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *GetCandidateMessageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/messages/{message} (the `GetMessage` operationId).
+	GetMessage(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *GetMessageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CancelCandidateMessage Cancel a queued message
+	// CancelMessage Cancel a queued message
 	//
 	// Scope: `messages:send`. A `queued` message becomes `cancelled` and is
 	// never sent (activity `candidate.message_cancelled`); a cancelled one
 	// answers unchanged; a `sent` or `failed` one answers 403 `forbidden`
 	// ("The message has already been sent."). It takes no body fields.
 	//
-	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/cancel (the `CancelCandidateMessage` operationId).
-	CancelCandidateMessage(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelCandidateMessageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/cancel (the `CancelMessage` operationId).
+	CancelMessage(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelMessageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListCandidateNotes List the notes of a candidate
+	// ListNotes List the notes of a candidate
 	//
 	// Scope: `candidates:read`. Newest first (`created_at`, then `id`,
 	// descending), 15 a page, each note exactly as its creation answered it.
 	//
-	// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/notes (the `ListCandidateNotes` operationId).
-	ListCandidateNotes(ctx context.Context, job JobId, candidate CandidateId, params *ListCandidateNotesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/notes (the `ListNotes` operationId).
+	ListNotes(ctx context.Context, job JobId, candidate CandidateId, params *ListNotesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// AddCandidateNoteWithBody Add a note to a candidate
+	// AddNoteWithBody Add a note to a candidate
 	//
 	// Scope: `candidates:write`. Adds a note written by the token's user.
 	//
 	// Takes any type of body and a specified content type.
 	//
-	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/notes (the `AddCandidateNote` operationId).
-	AddCandidateNoteWithBody(ctx context.Context, job JobId, candidate CandidateId, params *AddCandidateNoteParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/notes (the `AddNote` operationId).
+	AddNoteWithBody(ctx context.Context, job JobId, candidate CandidateId, params *AddNoteParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// AddCandidateNote Add a note to a candidate
+	// AddNote Add a note to a candidate
 	//
 	// Scope: `candidates:write`. Adds a note written by the token's user.
 	//
 	// Takes a body of the `application/json` content type.
 	//
-	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/notes (the `AddCandidateNote` operationId).
-	AddCandidateNote(ctx context.Context, job JobId, candidate CandidateId, params *AddCandidateNoteParams, body AddCandidateNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/notes (the `AddNote` operationId).
+	AddNote(ctx context.Context, job JobId, candidate CandidateId, params *AddNoteParams, body AddNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RateCandidateWithBody Set the token user's rating of a candidate
 	//
@@ -3678,13 +3622,13 @@ type ClientInterface interface {
 	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/stage (the `MoveCandidate` operationId).
 	MoveCandidate(ctx context.Context, job JobId, candidate CandidateId, params *MoveCandidateParams, body MoveCandidateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListJobStages List the stages of a job
+	// ListStages List the stages of a job
 	//
 	// Scope: `jobs:read`. The job's pipeline stages in order, not paginated.
 	// Their ids are what `POST .../stage` takes.
 	//
-	// Corresponds with GET /api/v1/jobs/{job}/stages (the `ListJobStages` operationId).
-	ListJobStages(ctx context.Context, job JobId, params *ListJobStagesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	// Corresponds with GET /api/v1/jobs/{job}/stages (the `ListStages` operationId).
+	ListStages(ctx context.Context, job JobId, params *ListStagesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetMe Identity and scopes of the token
 	//
@@ -4312,14 +4256,14 @@ func (c *Client) GetInterviewInvite(ctx context.Context, job JobId, candidate Ca
 	return c.Client.Do(req)
 }
 
-// ListCandidateMessages List the messages to a candidate
+// ListMessages List the messages to a candidate
 //
 // Scope: `candidates:read`. Newest first (`created_at`, then `id`,
 // descending), 15 a page, each with its status.
 //
-// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/messages (the `ListCandidateMessages` operationId).
-func (c *Client) ListCandidateMessages(ctx context.Context, job JobId, candidate CandidateId, params *ListCandidateMessagesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewListCandidateMessagesRequest(c.Server, job, candidate, params)
+// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/messages (the `ListMessages` operationId).
+func (c *Client) ListMessages(ctx context.Context, job JobId, candidate CandidateId, params *ListMessagesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListMessagesRequest(c.Server, job, candidate, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4330,7 +4274,7 @@ func (c *Client) ListCandidateMessages(ctx context.Context, job JobId, candidate
 	return c.Client.Do(req)
 }
 
-// SendCandidateMessageWithBody Send an email to a candidate
+// SendMessageWithBody Send an email to a candidate
 //
 // Scope: `messages:send`. Queues an email to the candidate's address,
 // from the server's `PIPELINE_MAIL_FROM` with `Reply-To` the token's
@@ -4343,9 +4287,9 @@ func (c *Client) ListCandidateMessages(ctx context.Context, job JobId, candidate
 //
 // Takes any type of body and a specified content type.
 //
-// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages (the `SendCandidateMessage` operationId).
-func (c *Client) SendCandidateMessageWithBody(ctx context.Context, job JobId, candidate CandidateId, params *SendCandidateMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewSendCandidateMessageRequestWithBody(c.Server, job, candidate, params, contentType, body)
+// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages (the `SendMessage` operationId).
+func (c *Client) SendMessageWithBody(ctx context.Context, job JobId, candidate CandidateId, params *SendMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSendMessageRequestWithBody(c.Server, job, candidate, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4356,7 +4300,7 @@ func (c *Client) SendCandidateMessageWithBody(ctx context.Context, job JobId, ca
 	return c.Client.Do(req)
 }
 
-// SendCandidateMessage Send an email to a candidate
+// SendMessage Send an email to a candidate
 //
 // Scope: `messages:send`. Queues an email to the candidate's address,
 // from the server's `PIPELINE_MAIL_FROM` with `Reply-To` the token's
@@ -4369,9 +4313,9 @@ func (c *Client) SendCandidateMessageWithBody(ctx context.Context, job JobId, ca
 //
 // Takes a body of the `application/json` content type.
 //
-// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages (the `SendCandidateMessage` operationId).
-func (c *Client) SendCandidateMessage(ctx context.Context, job JobId, candidate CandidateId, params *SendCandidateMessageParams, body SendCandidateMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewSendCandidateMessageRequest(c.Server, job, candidate, params, body)
+// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages (the `SendMessage` operationId).
+func (c *Client) SendMessage(ctx context.Context, job JobId, candidate CandidateId, params *SendMessageParams, body SendMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSendMessageRequest(c.Server, job, candidate, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4382,13 +4326,13 @@ func (c *Client) SendCandidateMessage(ctx context.Context, job JobId, candidate 
 	return c.Client.Do(req)
 }
 
-// GetCandidateMessage Get a message to a candidate
+// GetMessage Get a message to a candidate
 //
 // Scope: `candidates:read`.
 //
-// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/messages/{message} (the `GetCandidateMessage` operationId).
-func (c *Client) GetCandidateMessage(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *GetCandidateMessageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetCandidateMessageRequest(c.Server, job, candidate, message, params)
+// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/messages/{message} (the `GetMessage` operationId).
+func (c *Client) GetMessage(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *GetMessageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetMessageRequest(c.Server, job, candidate, message, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4399,16 +4343,16 @@ func (c *Client) GetCandidateMessage(ctx context.Context, job JobId, candidate C
 	return c.Client.Do(req)
 }
 
-// CancelCandidateMessage Cancel a queued message
+// CancelMessage Cancel a queued message
 //
 // Scope: `messages:send`. A `queued` message becomes `cancelled` and is
 // never sent (activity `candidate.message_cancelled`); a cancelled one
 // answers unchanged; a `sent` or `failed` one answers 403 `forbidden`
 // ("The message has already been sent."). It takes no body fields.
 //
-// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/cancel (the `CancelCandidateMessage` operationId).
-func (c *Client) CancelCandidateMessage(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelCandidateMessageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCancelCandidateMessageRequest(c.Server, job, candidate, message, params)
+// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/cancel (the `CancelMessage` operationId).
+func (c *Client) CancelMessage(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelMessageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCancelMessageRequest(c.Server, job, candidate, message, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4419,14 +4363,14 @@ func (c *Client) CancelCandidateMessage(ctx context.Context, job JobId, candidat
 	return c.Client.Do(req)
 }
 
-// ListCandidateNotes List the notes of a candidate
+// ListNotes List the notes of a candidate
 //
 // Scope: `candidates:read`. Newest first (`created_at`, then `id`,
 // descending), 15 a page, each note exactly as its creation answered it.
 //
-// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/notes (the `ListCandidateNotes` operationId).
-func (c *Client) ListCandidateNotes(ctx context.Context, job JobId, candidate CandidateId, params *ListCandidateNotesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewListCandidateNotesRequest(c.Server, job, candidate, params)
+// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/notes (the `ListNotes` operationId).
+func (c *Client) ListNotes(ctx context.Context, job JobId, candidate CandidateId, params *ListNotesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListNotesRequest(c.Server, job, candidate, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4437,15 +4381,15 @@ func (c *Client) ListCandidateNotes(ctx context.Context, job JobId, candidate Ca
 	return c.Client.Do(req)
 }
 
-// AddCandidateNoteWithBody Add a note to a candidate
+// AddNoteWithBody Add a note to a candidate
 //
 // Scope: `candidates:write`. Adds a note written by the token's user.
 //
 // Takes any type of body and a specified content type.
 //
-// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/notes (the `AddCandidateNote` operationId).
-func (c *Client) AddCandidateNoteWithBody(ctx context.Context, job JobId, candidate CandidateId, params *AddCandidateNoteParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewAddCandidateNoteRequestWithBody(c.Server, job, candidate, params, contentType, body)
+// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/notes (the `AddNote` operationId).
+func (c *Client) AddNoteWithBody(ctx context.Context, job JobId, candidate CandidateId, params *AddNoteParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAddNoteRequestWithBody(c.Server, job, candidate, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4456,15 +4400,15 @@ func (c *Client) AddCandidateNoteWithBody(ctx context.Context, job JobId, candid
 	return c.Client.Do(req)
 }
 
-// AddCandidateNote Add a note to a candidate
+// AddNote Add a note to a candidate
 //
 // Scope: `candidates:write`. Adds a note written by the token's user.
 //
 // Takes a body of the `application/json` content type.
 //
-// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/notes (the `AddCandidateNote` operationId).
-func (c *Client) AddCandidateNote(ctx context.Context, job JobId, candidate CandidateId, params *AddCandidateNoteParams, body AddCandidateNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewAddCandidateNoteRequest(c.Server, job, candidate, params, body)
+// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/notes (the `AddNote` operationId).
+func (c *Client) AddNote(ctx context.Context, job JobId, candidate CandidateId, params *AddNoteParams, body AddNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAddNoteRequest(c.Server, job, candidate, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4559,14 +4503,14 @@ func (c *Client) MoveCandidate(ctx context.Context, job JobId, candidate Candida
 	return c.Client.Do(req)
 }
 
-// ListJobStages List the stages of a job
+// ListStages List the stages of a job
 //
 // Scope: `jobs:read`. The job's pipeline stages in order, not paginated.
 // Their ids are what `POST .../stage` takes.
 //
-// Corresponds with GET /api/v1/jobs/{job}/stages (the `ListJobStages` operationId).
-func (c *Client) ListJobStages(ctx context.Context, job JobId, params *ListJobStagesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewListJobStagesRequest(c.Server, job, params)
+// Corresponds with GET /api/v1/jobs/{job}/stages (the `ListStages` operationId).
+func (c *Client) ListStages(ctx context.Context, job JobId, params *ListStagesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListStagesRequest(c.Server, job, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4846,7 +4790,7 @@ func NewListActivityRequest(server string, params *ListActivityParams) (*http.Re
 
 		if params.Since != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "since", *params.Since, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "since", *params.Since, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4858,7 +4802,7 @@ func NewListActivityRequest(server string, params *ListActivityParams) (*http.Re
 
 		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -5044,7 +4988,7 @@ func NewListJobsRequest(server string, params *ListJobsParams) (*http.Request, e
 
 		if params.Page != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -5344,7 +5288,7 @@ func NewListCandidatesRequest(server string, job JobId, params *ListCandidatesPa
 
 		if params.Page != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -5636,7 +5580,7 @@ func NewListInterviewsRequest(server string, job JobId, candidate CandidateId, p
 
 		if params.Page != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -6042,8 +5986,8 @@ func NewGetInterviewInviteRequest(server string, job JobId, candidate CandidateI
 	return req, nil
 }
 
-// NewListCandidateMessagesRequest constructs an http.Request for the ListCandidateMessages method
-func NewListCandidateMessagesRequest(server string, job JobId, candidate CandidateId, params *ListCandidateMessagesParams) (*http.Request, error) {
+// NewListMessagesRequest constructs an http.Request for the ListMessages method
+func NewListMessagesRequest(server string, job JobId, candidate CandidateId, params *ListMessagesParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6086,7 +6030,7 @@ func NewListCandidateMessagesRequest(server string, job JobId, candidate Candida
 
 		if params.Page != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -6125,19 +6069,19 @@ func NewListCandidateMessagesRequest(server string, job JobId, candidate Candida
 	return req, nil
 }
 
-// NewSendCandidateMessageRequest calls the generic SendCandidateMessage builder with application/json body
-func NewSendCandidateMessageRequest(server string, job JobId, candidate CandidateId, params *SendCandidateMessageParams, body SendCandidateMessageJSONRequestBody) (*http.Request, error) {
+// NewSendMessageRequest calls the generic SendMessage builder with application/json body
+func NewSendMessageRequest(server string, job JobId, candidate CandidateId, params *SendMessageParams, body SendMessageJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewSendCandidateMessageRequestWithBody(server, job, candidate, params, "application/json", bodyReader)
+	return NewSendMessageRequestWithBody(server, job, candidate, params, "application/json", bodyReader)
 }
 
-// NewSendCandidateMessageRequestWithBody constructs an http.Request for the SendCandidateMessage method, with any body, and a specified content type
-func NewSendCandidateMessageRequestWithBody(server string, job JobId, candidate CandidateId, params *SendCandidateMessageParams, contentType string, body io.Reader) (*http.Request, error) {
+// NewSendMessageRequestWithBody constructs an http.Request for the SendMessage method, with any body, and a specified content type
+func NewSendMessageRequestWithBody(server string, job JobId, candidate CandidateId, params *SendMessageParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6205,8 +6149,8 @@ func NewSendCandidateMessageRequestWithBody(server string, job JobId, candidate 
 	return req, nil
 }
 
-// NewGetCandidateMessageRequest constructs an http.Request for the GetCandidateMessage method
-func NewGetCandidateMessageRequest(server string, job JobId, candidate CandidateId, message MessageId, params *GetCandidateMessageParams) (*http.Request, error) {
+// NewGetMessageRequest constructs an http.Request for the GetMessage method
+func NewGetMessageRequest(server string, job JobId, candidate CandidateId, message MessageId, params *GetMessageParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6268,8 +6212,8 @@ func NewGetCandidateMessageRequest(server string, job JobId, candidate Candidate
 	return req, nil
 }
 
-// NewCancelCandidateMessageRequest constructs an http.Request for the CancelCandidateMessage method
-func NewCancelCandidateMessageRequest(server string, job JobId, candidate CandidateId, message MessageId, params *CancelCandidateMessageParams) (*http.Request, error) {
+// NewCancelMessageRequest constructs an http.Request for the CancelMessage method
+func NewCancelMessageRequest(server string, job JobId, candidate CandidateId, message MessageId, params *CancelMessageParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6342,8 +6286,8 @@ func NewCancelCandidateMessageRequest(server string, job JobId, candidate Candid
 	return req, nil
 }
 
-// NewListCandidateNotesRequest constructs an http.Request for the ListCandidateNotes method
-func NewListCandidateNotesRequest(server string, job JobId, candidate CandidateId, params *ListCandidateNotesParams) (*http.Request, error) {
+// NewListNotesRequest constructs an http.Request for the ListNotes method
+func NewListNotesRequest(server string, job JobId, candidate CandidateId, params *ListNotesParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6386,7 +6330,7 @@ func NewListCandidateNotesRequest(server string, job JobId, candidate CandidateI
 
 		if params.Page != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -6425,19 +6369,19 @@ func NewListCandidateNotesRequest(server string, job JobId, candidate CandidateI
 	return req, nil
 }
 
-// NewAddCandidateNoteRequest calls the generic AddCandidateNote builder with application/json body
-func NewAddCandidateNoteRequest(server string, job JobId, candidate CandidateId, params *AddCandidateNoteParams, body AddCandidateNoteJSONRequestBody) (*http.Request, error) {
+// NewAddNoteRequest calls the generic AddNote builder with application/json body
+func NewAddNoteRequest(server string, job JobId, candidate CandidateId, params *AddNoteParams, body AddNoteJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewAddCandidateNoteRequestWithBody(server, job, candidate, params, "application/json", bodyReader)
+	return NewAddNoteRequestWithBody(server, job, candidate, params, "application/json", bodyReader)
 }
 
-// NewAddCandidateNoteRequestWithBody constructs an http.Request for the AddCandidateNote method, with any body, and a specified content type
-func NewAddCandidateNoteRequestWithBody(server string, job JobId, candidate CandidateId, params *AddCandidateNoteParams, contentType string, body io.Reader) (*http.Request, error) {
+// NewAddNoteRequestWithBody constructs an http.Request for the AddNote method, with any body, and a specified content type
+func NewAddNoteRequestWithBody(server string, job JobId, candidate CandidateId, params *AddNoteParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6665,8 +6609,8 @@ func NewMoveCandidateRequestWithBody(server string, job JobId, candidate Candida
 	return req, nil
 }
 
-// NewListJobStagesRequest constructs an http.Request for the ListJobStages method
-func NewListJobStagesRequest(server string, job JobId, params *ListJobStagesParams) (*http.Request, error) {
+// NewListStagesRequest constructs an http.Request for the ListStages method
+func NewListStagesRequest(server string, job JobId, params *ListStagesParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6828,7 +6772,7 @@ func NewListWebhooksRequest(server string, params *ListWebhooksParams) (*http.Re
 
 		if params.Page != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -7079,7 +7023,7 @@ func NewListWebhookDeliveriesRequest(server string, webhook WebhookId, params *L
 
 		if params.Page != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -7648,17 +7592,17 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview}/invite.ics (the `GetInterviewInvite` operationId).
 	GetInterviewInviteWithResponse(ctx context.Context, job JobId, candidate CandidateId, interview InterviewId, params *GetInterviewInviteParams, reqEditors ...RequestEditorFn) (*GetInterviewInviteResponse, error)
 
-	// ListCandidateMessagesWithResponse List the messages to a candidate
+	// ListMessagesWithResponse List the messages to a candidate
 	//
 	// Scope: `candidates:read`. Newest first (`created_at`, then `id`,
 	// descending), 15 a page, each with its status.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
-	// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/messages (the `ListCandidateMessages` operationId).
-	ListCandidateMessagesWithResponse(ctx context.Context, job JobId, candidate CandidateId, params *ListCandidateMessagesParams, reqEditors ...RequestEditorFn) (*ListCandidateMessagesResponse, error)
+	// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/messages (the `ListMessages` operationId).
+	ListMessagesWithResponse(ctx context.Context, job JobId, candidate CandidateId, params *ListMessagesParams, reqEditors ...RequestEditorFn) (*ListMessagesResponse, error)
 
-	// SendCandidateMessageWithBodyWithResponse Send an email to a candidate
+	// SendMessageWithBodyWithResponse Send an email to a candidate
 	//
 	// Scope: `messages:send`. Queues an email to the candidate's address,
 	// from the server's `PIPELINE_MAIL_FROM` with `Reply-To` the token's
@@ -7671,10 +7615,10 @@ type ClientWithResponsesInterface interface {
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
-	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages (the `SendCandidateMessage` operationId).
-	SendCandidateMessageWithBodyWithResponse(ctx context.Context, job JobId, candidate CandidateId, params *SendCandidateMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SendCandidateMessageResponse, error)
+	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages (the `SendMessage` operationId).
+	SendMessageWithBodyWithResponse(ctx context.Context, job JobId, candidate CandidateId, params *SendMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SendMessageResponse, error)
 
-	// SendCandidateMessageWithResponse Send an email to a candidate
+	// SendMessageWithResponse Send an email to a candidate
 	//
 	// Scope: `messages:send`. Queues an email to the candidate's address,
 	// from the server's `PIPELINE_MAIL_FROM` with `Reply-To` the token's
@@ -7687,19 +7631,19 @@ type ClientWithResponsesInterface interface {
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
-	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages (the `SendCandidateMessage` operationId).
-	SendCandidateMessageWithResponse(ctx context.Context, job JobId, candidate CandidateId, params *SendCandidateMessageParams, body SendCandidateMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*SendCandidateMessageResponse, error)
+	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages (the `SendMessage` operationId).
+	SendMessageWithResponse(ctx context.Context, job JobId, candidate CandidateId, params *SendMessageParams, body SendMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*SendMessageResponse, error)
 
-	// GetCandidateMessageWithResponse Get a message to a candidate
+	// GetMessageWithResponse Get a message to a candidate
 	//
 	// Scope: `candidates:read`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
-	// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/messages/{message} (the `GetCandidateMessage` operationId).
-	GetCandidateMessageWithResponse(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *GetCandidateMessageParams, reqEditors ...RequestEditorFn) (*GetCandidateMessageResponse, error)
+	// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/messages/{message} (the `GetMessage` operationId).
+	GetMessageWithResponse(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *GetMessageParams, reqEditors ...RequestEditorFn) (*GetMessageResponse, error)
 
-	// CancelCandidateMessageWithResponse Cancel a queued message
+	// CancelMessageWithResponse Cancel a queued message
 	//
 	// Scope: `messages:send`. A `queued` message becomes `cancelled` and is
 	// never sent (activity `candidate.message_cancelled`); a cancelled one
@@ -7708,36 +7652,36 @@ type ClientWithResponsesInterface interface {
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
-	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/cancel (the `CancelCandidateMessage` operationId).
-	CancelCandidateMessageWithResponse(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelCandidateMessageParams, reqEditors ...RequestEditorFn) (*CancelCandidateMessageResponse, error)
+	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/cancel (the `CancelMessage` operationId).
+	CancelMessageWithResponse(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelMessageParams, reqEditors ...RequestEditorFn) (*CancelMessageResponse, error)
 
-	// ListCandidateNotesWithResponse List the notes of a candidate
+	// ListNotesWithResponse List the notes of a candidate
 	//
 	// Scope: `candidates:read`. Newest first (`created_at`, then `id`,
 	// descending), 15 a page, each note exactly as its creation answered it.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
-	// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/notes (the `ListCandidateNotes` operationId).
-	ListCandidateNotesWithResponse(ctx context.Context, job JobId, candidate CandidateId, params *ListCandidateNotesParams, reqEditors ...RequestEditorFn) (*ListCandidateNotesResponse, error)
+	// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/notes (the `ListNotes` operationId).
+	ListNotesWithResponse(ctx context.Context, job JobId, candidate CandidateId, params *ListNotesParams, reqEditors ...RequestEditorFn) (*ListNotesResponse, error)
 
-	// AddCandidateNoteWithBodyWithResponse Add a note to a candidate
+	// AddNoteWithBodyWithResponse Add a note to a candidate
 	//
 	// Scope: `candidates:write`. Adds a note written by the token's user.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
-	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/notes (the `AddCandidateNote` operationId).
-	AddCandidateNoteWithBodyWithResponse(ctx context.Context, job JobId, candidate CandidateId, params *AddCandidateNoteParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddCandidateNoteResponse, error)
+	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/notes (the `AddNote` operationId).
+	AddNoteWithBodyWithResponse(ctx context.Context, job JobId, candidate CandidateId, params *AddNoteParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddNoteResponse, error)
 
-	// AddCandidateNoteWithResponse Add a note to a candidate
+	// AddNoteWithResponse Add a note to a candidate
 	//
 	// Scope: `candidates:write`. Adds a note written by the token's user.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
-	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/notes (the `AddCandidateNote` operationId).
-	AddCandidateNoteWithResponse(ctx context.Context, job JobId, candidate CandidateId, params *AddCandidateNoteParams, body AddCandidateNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*AddCandidateNoteResponse, error)
+	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/notes (the `AddNote` operationId).
+	AddNoteWithResponse(ctx context.Context, job JobId, candidate CandidateId, params *AddNoteParams, body AddNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*AddNoteResponse, error)
 
 	// RateCandidateWithBodyWithResponse Set the token user's rating of a candidate
 	//
@@ -7783,15 +7727,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/stage (the `MoveCandidate` operationId).
 	MoveCandidateWithResponse(ctx context.Context, job JobId, candidate CandidateId, params *MoveCandidateParams, body MoveCandidateJSONRequestBody, reqEditors ...RequestEditorFn) (*MoveCandidateResponse, error)
 
-	// ListJobStagesWithResponse List the stages of a job
+	// ListStagesWithResponse List the stages of a job
 	//
 	// Scope: `jobs:read`. The job's pipeline stages in order, not paginated.
 	// Their ids are what `POST .../stage` takes.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
-	// Corresponds with GET /api/v1/jobs/{job}/stages (the `ListJobStages` operationId).
-	ListJobStagesWithResponse(ctx context.Context, job JobId, params *ListJobStagesParams, reqEditors ...RequestEditorFn) (*ListJobStagesResponse, error)
+	// Corresponds with GET /api/v1/jobs/{job}/stages (the `ListStages` operationId).
+	ListStagesWithResponse(ctx context.Context, job JobId, params *ListStagesParams, reqEditors ...RequestEditorFn) (*ListStagesResponse, error)
 
 	// GetMeWithResponse Identity and scopes of the token
 	//
@@ -11328,8 +11272,8 @@ func (r GetInterviewInviteResponse) ContentType() string {
 	return ""
 }
 
-// ListCandidateMessagesResponse200Headers the declared response headers of an HTTP 200 response for ListCandidateMessages
-type ListCandidateMessagesResponse200Headers struct {
+// ListMessagesResponse200Headers the declared response headers of an HTTP 200 response for ListMessages
+type ListMessagesResponse200Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -11338,8 +11282,8 @@ type ListCandidateMessagesResponse200Headers struct {
 	XRequestId          string
 }
 
-// ListCandidateMessagesResponse401Headers the declared response headers of an HTTP 401 response for ListCandidateMessages
-type ListCandidateMessagesResponse401Headers struct {
+// ListMessagesResponse401Headers the declared response headers of an HTTP 401 response for ListMessages
+type ListMessagesResponse401Headers struct {
 	CacheControl        string
 	WWWAuthenticate     string
 	XContentTypeOptions string
@@ -11349,8 +11293,8 @@ type ListCandidateMessagesResponse401Headers struct {
 	XRequestId          string
 }
 
-// ListCandidateMessagesResponse403Headers the declared response headers of an HTTP 403 response for ListCandidateMessages
-type ListCandidateMessagesResponse403Headers struct {
+// ListMessagesResponse403Headers the declared response headers of an HTTP 403 response for ListMessages
+type ListMessagesResponse403Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -11359,8 +11303,8 @@ type ListCandidateMessagesResponse403Headers struct {
 	XRequestId          string
 }
 
-// ListCandidateMessagesResponse404Headers the declared response headers of an HTTP 404 response for ListCandidateMessages
-type ListCandidateMessagesResponse404Headers struct {
+// ListMessagesResponse404Headers the declared response headers of an HTTP 404 response for ListMessages
+type ListMessagesResponse404Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -11369,8 +11313,8 @@ type ListCandidateMessagesResponse404Headers struct {
 	XRequestId          string
 }
 
-// ListCandidateMessagesResponse422Headers the declared response headers of an HTTP 422 response for ListCandidateMessages
-type ListCandidateMessagesResponse422Headers struct {
+// ListMessagesResponse422Headers the declared response headers of an HTTP 422 response for ListMessages
+type ListMessagesResponse422Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -11379,29 +11323,8 @@ type ListCandidateMessagesResponse422Headers struct {
 	XRequestId          string
 }
 
-// ListCandidateMessagesResponse429Headers the declared response headers of an HTTP 429 response for ListCandidateMessages
-type ListCandidateMessagesResponse429Headers struct {
-	CacheControl        string
-	RetryAfter          int
-	XContentTypeOptions string
-	XRateLimitLimit     int
-	XRateLimitRemaining int
-	XRateLimitReset     int
-	XRequestId          string
-}
-
-// ListCandidateMessagesResponse500Headers the declared response headers of an HTTP 500 response for ListCandidateMessages
-type ListCandidateMessagesResponse500Headers struct {
-	CacheControl        string
-	XContentTypeOptions string
-	XRateLimitLimit     int
-	XRateLimitRemaining int
-	XRateLimitReset     int
-	XRequestId          string
-}
-
-// ListCandidateMessagesResponse503Headers the declared response headers of an HTTP 503 response for ListCandidateMessages
-type ListCandidateMessagesResponse503Headers struct {
+// ListMessagesResponse429Headers the declared response headers of an HTTP 429 response for ListMessages
+type ListMessagesResponse429Headers struct {
 	CacheControl        string
 	RetryAfter          int
 	XContentTypeOptions string
@@ -11411,7 +11334,28 @@ type ListCandidateMessagesResponse503Headers struct {
 	XRequestId          string
 }
 
-type ListCandidateMessagesResponse struct {
+// ListMessagesResponse500Headers the declared response headers of an HTTP 500 response for ListMessages
+type ListMessagesResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ListMessagesResponse503Headers the declared response headers of an HTTP 503 response for ListMessages
+type ListMessagesResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+type ListMessagesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
@@ -11431,70 +11375,70 @@ type ListCandidateMessagesResponse struct {
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
-	Headers200 *ListCandidateMessagesResponse200Headers
+	Headers200 *ListMessagesResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
-	Headers401 *ListCandidateMessagesResponse401Headers
+	Headers401 *ListMessagesResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
-	Headers403 *ListCandidateMessagesResponse403Headers
+	Headers403 *ListMessagesResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
-	Headers404 *ListCandidateMessagesResponse404Headers
+	Headers404 *ListMessagesResponse404Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
-	Headers422 *ListCandidateMessagesResponse422Headers
+	Headers422 *ListMessagesResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
-	Headers429 *ListCandidateMessagesResponse429Headers
+	Headers429 *ListMessagesResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
-	Headers500 *ListCandidateMessagesResponse500Headers
+	Headers500 *ListMessagesResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
-	Headers503 *ListCandidateMessagesResponse503Headers
+	Headers503 *ListMessagesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListCandidateMessagesResponse) GetJSON200() *MessageListResponse {
+func (r ListMessagesResponse) GetJSON200() *MessageListResponse {
 	return r.JSON200
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
-func (r ListCandidateMessagesResponse) GetJSON401() *Unauthenticated {
+func (r ListMessagesResponse) GetJSON401() *Unauthenticated {
 	return r.JSON401
 }
 
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
-func (r ListCandidateMessagesResponse) GetJSON403() *InsufficientScopeCandidatesRead {
+func (r ListMessagesResponse) GetJSON403() *InsufficientScopeCandidatesRead {
 	return r.JSON403
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
-func (r ListCandidateMessagesResponse) GetJSON404() *NotFound {
+func (r ListMessagesResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
-func (r ListCandidateMessagesResponse) GetJSON422() *ValidationFailed {
+func (r ListMessagesResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r ListCandidateMessagesResponse) GetJSON429() *RateLimited {
+func (r ListMessagesResponse) GetJSON429() *RateLimited {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
-func (r ListCandidateMessagesResponse) GetJSON500() *ServerError {
+func (r ListMessagesResponse) GetJSON500() *ServerError {
 	return r.JSON500
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
-func (r ListCandidateMessagesResponse) GetJSON503() *Unavailable {
+func (r ListMessagesResponse) GetJSON503() *Unavailable {
 	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
-func (r ListCandidateMessagesResponse) GetBody() []byte {
+func (r ListMessagesResponse) GetBody() []byte {
 	return r.Body
 }
 
 // Status returns HTTPResponse.Status
-func (r ListCandidateMessagesResponse) Status() string {
+func (r ListMessagesResponse) Status() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Status
 	}
@@ -11502,7 +11446,7 @@ func (r ListCandidateMessagesResponse) Status() string {
 }
 
 // StatusCode returns HTTPResponse.StatusCode
-func (r ListCandidateMessagesResponse) StatusCode() int {
+func (r ListMessagesResponse) StatusCode() int {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.StatusCode
 	}
@@ -11510,15 +11454,15 @@ func (r ListCandidateMessagesResponse) StatusCode() int {
 }
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r ListCandidateMessagesResponse) ContentType() string {
+func (r ListMessagesResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
 	return ""
 }
 
-// SendCandidateMessageResponse202Headers the declared response headers of an HTTP 202 response for SendCandidateMessage
-type SendCandidateMessageResponse202Headers struct {
+// SendMessageResponse202Headers the declared response headers of an HTTP 202 response for SendMessage
+type SendMessageResponse202Headers struct {
 	CacheControl        string
 	IdempotentReplay    *string
 	Location            string
@@ -11529,8 +11473,8 @@ type SendCandidateMessageResponse202Headers struct {
 	XRequestId          string
 }
 
-// SendCandidateMessageResponse400Headers the declared response headers of an HTTP 400 response for SendCandidateMessage
-type SendCandidateMessageResponse400Headers struct {
+// SendMessageResponse400Headers the declared response headers of an HTTP 400 response for SendMessage
+type SendMessageResponse400Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -11539,8 +11483,8 @@ type SendCandidateMessageResponse400Headers struct {
 	XRequestId          string
 }
 
-// SendCandidateMessageResponse401Headers the declared response headers of an HTTP 401 response for SendCandidateMessage
-type SendCandidateMessageResponse401Headers struct {
+// SendMessageResponse401Headers the declared response headers of an HTTP 401 response for SendMessage
+type SendMessageResponse401Headers struct {
 	CacheControl        string
 	WWWAuthenticate     string
 	XContentTypeOptions string
@@ -11550,8 +11494,8 @@ type SendCandidateMessageResponse401Headers struct {
 	XRequestId          string
 }
 
-// SendCandidateMessageResponse403Headers the declared response headers of an HTTP 403 response for SendCandidateMessage
-type SendCandidateMessageResponse403Headers struct {
+// SendMessageResponse403Headers the declared response headers of an HTTP 403 response for SendMessage
+type SendMessageResponse403Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -11560,8 +11504,8 @@ type SendCandidateMessageResponse403Headers struct {
 	XRequestId          string
 }
 
-// SendCandidateMessageResponse404Headers the declared response headers of an HTTP 404 response for SendCandidateMessage
-type SendCandidateMessageResponse404Headers struct {
+// SendMessageResponse404Headers the declared response headers of an HTTP 404 response for SendMessage
+type SendMessageResponse404Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -11570,8 +11514,8 @@ type SendCandidateMessageResponse404Headers struct {
 	XRequestId          string
 }
 
-// SendCandidateMessageResponse408Headers the declared response headers of an HTTP 408 response for SendCandidateMessage
-type SendCandidateMessageResponse408Headers struct {
+// SendMessageResponse408Headers the declared response headers of an HTTP 408 response for SendMessage
+type SendMessageResponse408Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -11580,8 +11524,8 @@ type SendCandidateMessageResponse408Headers struct {
 	XRequestId          string
 }
 
-// SendCandidateMessageResponse409Headers the declared response headers of an HTTP 409 response for SendCandidateMessage
-type SendCandidateMessageResponse409Headers struct {
+// SendMessageResponse409Headers the declared response headers of an HTTP 409 response for SendMessage
+type SendMessageResponse409Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -11590,8 +11534,8 @@ type SendCandidateMessageResponse409Headers struct {
 	XRequestId          string
 }
 
-// SendCandidateMessageResponse413Headers the declared response headers of an HTTP 413 response for SendCandidateMessage
-type SendCandidateMessageResponse413Headers struct {
+// SendMessageResponse413Headers the declared response headers of an HTTP 413 response for SendMessage
+type SendMessageResponse413Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -11600,8 +11544,8 @@ type SendCandidateMessageResponse413Headers struct {
 	XRequestId          string
 }
 
-// SendCandidateMessageResponse422Headers the declared response headers of an HTTP 422 response for SendCandidateMessage
-type SendCandidateMessageResponse422Headers struct {
+// SendMessageResponse422Headers the declared response headers of an HTTP 422 response for SendMessage
+type SendMessageResponse422Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -11610,29 +11554,8 @@ type SendCandidateMessageResponse422Headers struct {
 	XRequestId          string
 }
 
-// SendCandidateMessageResponse429Headers the declared response headers of an HTTP 429 response for SendCandidateMessage
-type SendCandidateMessageResponse429Headers struct {
-	CacheControl        string
-	RetryAfter          int
-	XContentTypeOptions string
-	XRateLimitLimit     int
-	XRateLimitRemaining int
-	XRateLimitReset     int
-	XRequestId          string
-}
-
-// SendCandidateMessageResponse500Headers the declared response headers of an HTTP 500 response for SendCandidateMessage
-type SendCandidateMessageResponse500Headers struct {
-	CacheControl        string
-	XContentTypeOptions string
-	XRateLimitLimit     int
-	XRateLimitRemaining int
-	XRateLimitReset     int
-	XRequestId          string
-}
-
-// SendCandidateMessageResponse503Headers the declared response headers of an HTTP 503 response for SendCandidateMessage
-type SendCandidateMessageResponse503Headers struct {
+// SendMessageResponse429Headers the declared response headers of an HTTP 429 response for SendMessage
+type SendMessageResponse429Headers struct {
 	CacheControl        string
 	RetryAfter          int
 	XContentTypeOptions string
@@ -11642,7 +11565,28 @@ type SendCandidateMessageResponse503Headers struct {
 	XRequestId          string
 }
 
-type SendCandidateMessageResponse struct {
+// SendMessageResponse500Headers the declared response headers of an HTTP 500 response for SendMessage
+type SendMessageResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// SendMessageResponse503Headers the declared response headers of an HTTP 503 response for SendMessage
+type SendMessageResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+type SendMessageResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON202 the response for an HTTP 202 `application/json` response
@@ -11670,98 +11614,98 @@ type SendCandidateMessageResponse struct {
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
 	// Headers202 the parsed response headers for an HTTP 202 response
-	Headers202 *SendCandidateMessageResponse202Headers
+	Headers202 *SendMessageResponse202Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
-	Headers400 *SendCandidateMessageResponse400Headers
+	Headers400 *SendMessageResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
-	Headers401 *SendCandidateMessageResponse401Headers
+	Headers401 *SendMessageResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
-	Headers403 *SendCandidateMessageResponse403Headers
+	Headers403 *SendMessageResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
-	Headers404 *SendCandidateMessageResponse404Headers
+	Headers404 *SendMessageResponse404Headers
 	// Headers408 the parsed response headers for an HTTP 408 response
-	Headers408 *SendCandidateMessageResponse408Headers
+	Headers408 *SendMessageResponse408Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
-	Headers409 *SendCandidateMessageResponse409Headers
+	Headers409 *SendMessageResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
-	Headers413 *SendCandidateMessageResponse413Headers
+	Headers413 *SendMessageResponse413Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
-	Headers422 *SendCandidateMessageResponse422Headers
+	Headers422 *SendMessageResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
-	Headers429 *SendCandidateMessageResponse429Headers
+	Headers429 *SendMessageResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
-	Headers500 *SendCandidateMessageResponse500Headers
+	Headers500 *SendMessageResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
-	Headers503 *SendCandidateMessageResponse503Headers
+	Headers503 *SendMessageResponse503Headers
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
-func (r SendCandidateMessageResponse) GetJSON202() *MessageResponse {
+func (r SendMessageResponse) GetJSON202() *MessageResponse {
 	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r SendCandidateMessageResponse) GetJSON400() *BadRequest {
+func (r SendMessageResponse) GetJSON400() *BadRequest {
 	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
-func (r SendCandidateMessageResponse) GetJSON401() *Unauthenticated {
+func (r SendMessageResponse) GetJSON401() *Unauthenticated {
 	return r.JSON401
 }
 
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
-func (r SendCandidateMessageResponse) GetJSON403() *MessageSendForbidden {
+func (r SendMessageResponse) GetJSON403() *MessageSendForbidden {
 	return r.JSON403
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
-func (r SendCandidateMessageResponse) GetJSON404() *NotFound {
+func (r SendMessageResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
 // GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r SendCandidateMessageResponse) GetJSON408() *RequestTimeout {
+func (r SendMessageResponse) GetJSON408() *RequestTimeout {
 	return r.JSON408
 }
 
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
-func (r SendCandidateMessageResponse) GetJSON409() *Conflict {
+func (r SendMessageResponse) GetJSON409() *Conflict {
 	return r.JSON409
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
-func (r SendCandidateMessageResponse) GetJSON413() *PayloadTooLarge {
+func (r SendMessageResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
-func (r SendCandidateMessageResponse) GetJSON422() *ValidationFailed {
+func (r SendMessageResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r SendCandidateMessageResponse) GetJSON429() *RateLimited {
+func (r SendMessageResponse) GetJSON429() *RateLimited {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
-func (r SendCandidateMessageResponse) GetJSON500() *ServerError {
+func (r SendMessageResponse) GetJSON500() *ServerError {
 	return r.JSON500
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
-func (r SendCandidateMessageResponse) GetJSON503() *Unavailable {
+func (r SendMessageResponse) GetJSON503() *Unavailable {
 	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
-func (r SendCandidateMessageResponse) GetBody() []byte {
+func (r SendMessageResponse) GetBody() []byte {
 	return r.Body
 }
 
 // Status returns HTTPResponse.Status
-func (r SendCandidateMessageResponse) Status() string {
+func (r SendMessageResponse) Status() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Status
 	}
@@ -11769,7 +11713,7 @@ func (r SendCandidateMessageResponse) Status() string {
 }
 
 // StatusCode returns HTTPResponse.StatusCode
-func (r SendCandidateMessageResponse) StatusCode() int {
+func (r SendMessageResponse) StatusCode() int {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.StatusCode
 	}
@@ -11777,15 +11721,15 @@ func (r SendCandidateMessageResponse) StatusCode() int {
 }
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r SendCandidateMessageResponse) ContentType() string {
+func (r SendMessageResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
 	return ""
 }
 
-// GetCandidateMessageResponse200Headers the declared response headers of an HTTP 200 response for GetCandidateMessage
-type GetCandidateMessageResponse200Headers struct {
+// GetMessageResponse200Headers the declared response headers of an HTTP 200 response for GetMessage
+type GetMessageResponse200Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -11794,8 +11738,8 @@ type GetCandidateMessageResponse200Headers struct {
 	XRequestId          string
 }
 
-// GetCandidateMessageResponse401Headers the declared response headers of an HTTP 401 response for GetCandidateMessage
-type GetCandidateMessageResponse401Headers struct {
+// GetMessageResponse401Headers the declared response headers of an HTTP 401 response for GetMessage
+type GetMessageResponse401Headers struct {
 	CacheControl        string
 	WWWAuthenticate     string
 	XContentTypeOptions string
@@ -11805,8 +11749,8 @@ type GetCandidateMessageResponse401Headers struct {
 	XRequestId          string
 }
 
-// GetCandidateMessageResponse403Headers the declared response headers of an HTTP 403 response for GetCandidateMessage
-type GetCandidateMessageResponse403Headers struct {
+// GetMessageResponse403Headers the declared response headers of an HTTP 403 response for GetMessage
+type GetMessageResponse403Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -11815,8 +11759,8 @@ type GetCandidateMessageResponse403Headers struct {
 	XRequestId          string
 }
 
-// GetCandidateMessageResponse404Headers the declared response headers of an HTTP 404 response for GetCandidateMessage
-type GetCandidateMessageResponse404Headers struct {
+// GetMessageResponse404Headers the declared response headers of an HTTP 404 response for GetMessage
+type GetMessageResponse404Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -11825,29 +11769,8 @@ type GetCandidateMessageResponse404Headers struct {
 	XRequestId          string
 }
 
-// GetCandidateMessageResponse429Headers the declared response headers of an HTTP 429 response for GetCandidateMessage
-type GetCandidateMessageResponse429Headers struct {
-	CacheControl        string
-	RetryAfter          int
-	XContentTypeOptions string
-	XRateLimitLimit     int
-	XRateLimitRemaining int
-	XRateLimitReset     int
-	XRequestId          string
-}
-
-// GetCandidateMessageResponse500Headers the declared response headers of an HTTP 500 response for GetCandidateMessage
-type GetCandidateMessageResponse500Headers struct {
-	CacheControl        string
-	XContentTypeOptions string
-	XRateLimitLimit     int
-	XRateLimitRemaining int
-	XRateLimitReset     int
-	XRequestId          string
-}
-
-// GetCandidateMessageResponse503Headers the declared response headers of an HTTP 503 response for GetCandidateMessage
-type GetCandidateMessageResponse503Headers struct {
+// GetMessageResponse429Headers the declared response headers of an HTTP 429 response for GetMessage
+type GetMessageResponse429Headers struct {
 	CacheControl        string
 	RetryAfter          int
 	XContentTypeOptions string
@@ -11857,7 +11780,28 @@ type GetCandidateMessageResponse503Headers struct {
 	XRequestId          string
 }
 
-type GetCandidateMessageResponse struct {
+// GetMessageResponse500Headers the declared response headers of an HTTP 500 response for GetMessage
+type GetMessageResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// GetMessageResponse503Headers the declared response headers of an HTTP 503 response for GetMessage
+type GetMessageResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+type GetMessageResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
@@ -11875,63 +11819,63 @@ type GetCandidateMessageResponse struct {
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
-	Headers200 *GetCandidateMessageResponse200Headers
+	Headers200 *GetMessageResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
-	Headers401 *GetCandidateMessageResponse401Headers
+	Headers401 *GetMessageResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
-	Headers403 *GetCandidateMessageResponse403Headers
+	Headers403 *GetMessageResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
-	Headers404 *GetCandidateMessageResponse404Headers
+	Headers404 *GetMessageResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
-	Headers429 *GetCandidateMessageResponse429Headers
+	Headers429 *GetMessageResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
-	Headers500 *GetCandidateMessageResponse500Headers
+	Headers500 *GetMessageResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
-	Headers503 *GetCandidateMessageResponse503Headers
+	Headers503 *GetMessageResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetCandidateMessageResponse) GetJSON200() *MessageResponse {
+func (r GetMessageResponse) GetJSON200() *MessageResponse {
 	return r.JSON200
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
-func (r GetCandidateMessageResponse) GetJSON401() *Unauthenticated {
+func (r GetMessageResponse) GetJSON401() *Unauthenticated {
 	return r.JSON401
 }
 
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
-func (r GetCandidateMessageResponse) GetJSON403() *InsufficientScopeCandidatesRead {
+func (r GetMessageResponse) GetJSON403() *InsufficientScopeCandidatesRead {
 	return r.JSON403
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
-func (r GetCandidateMessageResponse) GetJSON404() *NotFound {
+func (r GetMessageResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r GetCandidateMessageResponse) GetJSON429() *RateLimited {
+func (r GetMessageResponse) GetJSON429() *RateLimited {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
-func (r GetCandidateMessageResponse) GetJSON500() *ServerError {
+func (r GetMessageResponse) GetJSON500() *ServerError {
 	return r.JSON500
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
-func (r GetCandidateMessageResponse) GetJSON503() *Unavailable {
+func (r GetMessageResponse) GetJSON503() *Unavailable {
 	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
-func (r GetCandidateMessageResponse) GetBody() []byte {
+func (r GetMessageResponse) GetBody() []byte {
 	return r.Body
 }
 
 // Status returns HTTPResponse.Status
-func (r GetCandidateMessageResponse) Status() string {
+func (r GetMessageResponse) Status() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Status
 	}
@@ -11939,7 +11883,7 @@ func (r GetCandidateMessageResponse) Status() string {
 }
 
 // StatusCode returns HTTPResponse.StatusCode
-func (r GetCandidateMessageResponse) StatusCode() int {
+func (r GetMessageResponse) StatusCode() int {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.StatusCode
 	}
@@ -11947,15 +11891,15 @@ func (r GetCandidateMessageResponse) StatusCode() int {
 }
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r GetCandidateMessageResponse) ContentType() string {
+func (r GetMessageResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
 	return ""
 }
 
-// CancelCandidateMessageResponse200Headers the declared response headers of an HTTP 200 response for CancelCandidateMessage
-type CancelCandidateMessageResponse200Headers struct {
+// CancelMessageResponse200Headers the declared response headers of an HTTP 200 response for CancelMessage
+type CancelMessageResponse200Headers struct {
 	CacheControl        string
 	IdempotentReplay    *string
 	XContentTypeOptions string
@@ -11965,8 +11909,8 @@ type CancelCandidateMessageResponse200Headers struct {
 	XRequestId          string
 }
 
-// CancelCandidateMessageResponse400Headers the declared response headers of an HTTP 400 response for CancelCandidateMessage
-type CancelCandidateMessageResponse400Headers struct {
+// CancelMessageResponse400Headers the declared response headers of an HTTP 400 response for CancelMessage
+type CancelMessageResponse400Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -11975,8 +11919,8 @@ type CancelCandidateMessageResponse400Headers struct {
 	XRequestId          string
 }
 
-// CancelCandidateMessageResponse401Headers the declared response headers of an HTTP 401 response for CancelCandidateMessage
-type CancelCandidateMessageResponse401Headers struct {
+// CancelMessageResponse401Headers the declared response headers of an HTTP 401 response for CancelMessage
+type CancelMessageResponse401Headers struct {
 	CacheControl        string
 	WWWAuthenticate     string
 	XContentTypeOptions string
@@ -11986,8 +11930,8 @@ type CancelCandidateMessageResponse401Headers struct {
 	XRequestId          string
 }
 
-// CancelCandidateMessageResponse403Headers the declared response headers of an HTTP 403 response for CancelCandidateMessage
-type CancelCandidateMessageResponse403Headers struct {
+// CancelMessageResponse403Headers the declared response headers of an HTTP 403 response for CancelMessage
+type CancelMessageResponse403Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -11996,8 +11940,8 @@ type CancelCandidateMessageResponse403Headers struct {
 	XRequestId          string
 }
 
-// CancelCandidateMessageResponse404Headers the declared response headers of an HTTP 404 response for CancelCandidateMessage
-type CancelCandidateMessageResponse404Headers struct {
+// CancelMessageResponse404Headers the declared response headers of an HTTP 404 response for CancelMessage
+type CancelMessageResponse404Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -12006,8 +11950,8 @@ type CancelCandidateMessageResponse404Headers struct {
 	XRequestId          string
 }
 
-// CancelCandidateMessageResponse408Headers the declared response headers of an HTTP 408 response for CancelCandidateMessage
-type CancelCandidateMessageResponse408Headers struct {
+// CancelMessageResponse408Headers the declared response headers of an HTTP 408 response for CancelMessage
+type CancelMessageResponse408Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -12016,8 +11960,8 @@ type CancelCandidateMessageResponse408Headers struct {
 	XRequestId          string
 }
 
-// CancelCandidateMessageResponse409Headers the declared response headers of an HTTP 409 response for CancelCandidateMessage
-type CancelCandidateMessageResponse409Headers struct {
+// CancelMessageResponse409Headers the declared response headers of an HTTP 409 response for CancelMessage
+type CancelMessageResponse409Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -12026,8 +11970,8 @@ type CancelCandidateMessageResponse409Headers struct {
 	XRequestId          string
 }
 
-// CancelCandidateMessageResponse413Headers the declared response headers of an HTTP 413 response for CancelCandidateMessage
-type CancelCandidateMessageResponse413Headers struct {
+// CancelMessageResponse413Headers the declared response headers of an HTTP 413 response for CancelMessage
+type CancelMessageResponse413Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -12036,8 +11980,8 @@ type CancelCandidateMessageResponse413Headers struct {
 	XRequestId          string
 }
 
-// CancelCandidateMessageResponse422Headers the declared response headers of an HTTP 422 response for CancelCandidateMessage
-type CancelCandidateMessageResponse422Headers struct {
+// CancelMessageResponse422Headers the declared response headers of an HTTP 422 response for CancelMessage
+type CancelMessageResponse422Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -12046,29 +11990,8 @@ type CancelCandidateMessageResponse422Headers struct {
 	XRequestId          string
 }
 
-// CancelCandidateMessageResponse429Headers the declared response headers of an HTTP 429 response for CancelCandidateMessage
-type CancelCandidateMessageResponse429Headers struct {
-	CacheControl        string
-	RetryAfter          int
-	XContentTypeOptions string
-	XRateLimitLimit     int
-	XRateLimitRemaining int
-	XRateLimitReset     int
-	XRequestId          string
-}
-
-// CancelCandidateMessageResponse500Headers the declared response headers of an HTTP 500 response for CancelCandidateMessage
-type CancelCandidateMessageResponse500Headers struct {
-	CacheControl        string
-	XContentTypeOptions string
-	XRateLimitLimit     int
-	XRateLimitRemaining int
-	XRateLimitReset     int
-	XRequestId          string
-}
-
-// CancelCandidateMessageResponse503Headers the declared response headers of an HTTP 503 response for CancelCandidateMessage
-type CancelCandidateMessageResponse503Headers struct {
+// CancelMessageResponse429Headers the declared response headers of an HTTP 429 response for CancelMessage
+type CancelMessageResponse429Headers struct {
 	CacheControl        string
 	RetryAfter          int
 	XContentTypeOptions string
@@ -12078,7 +12001,28 @@ type CancelCandidateMessageResponse503Headers struct {
 	XRequestId          string
 }
 
-type CancelCandidateMessageResponse struct {
+// CancelMessageResponse500Headers the declared response headers of an HTTP 500 response for CancelMessage
+type CancelMessageResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// CancelMessageResponse503Headers the declared response headers of an HTTP 503 response for CancelMessage
+type CancelMessageResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+type CancelMessageResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
@@ -12106,98 +12050,98 @@ type CancelCandidateMessageResponse struct {
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
-	Headers200 *CancelCandidateMessageResponse200Headers
+	Headers200 *CancelMessageResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
-	Headers400 *CancelCandidateMessageResponse400Headers
+	Headers400 *CancelMessageResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
-	Headers401 *CancelCandidateMessageResponse401Headers
+	Headers401 *CancelMessageResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
-	Headers403 *CancelCandidateMessageResponse403Headers
+	Headers403 *CancelMessageResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
-	Headers404 *CancelCandidateMessageResponse404Headers
+	Headers404 *CancelMessageResponse404Headers
 	// Headers408 the parsed response headers for an HTTP 408 response
-	Headers408 *CancelCandidateMessageResponse408Headers
+	Headers408 *CancelMessageResponse408Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
-	Headers409 *CancelCandidateMessageResponse409Headers
+	Headers409 *CancelMessageResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
-	Headers413 *CancelCandidateMessageResponse413Headers
+	Headers413 *CancelMessageResponse413Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
-	Headers422 *CancelCandidateMessageResponse422Headers
+	Headers422 *CancelMessageResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
-	Headers429 *CancelCandidateMessageResponse429Headers
+	Headers429 *CancelMessageResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
-	Headers500 *CancelCandidateMessageResponse500Headers
+	Headers500 *CancelMessageResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
-	Headers503 *CancelCandidateMessageResponse503Headers
+	Headers503 *CancelMessageResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r CancelCandidateMessageResponse) GetJSON200() *MessageResponse {
+func (r CancelMessageResponse) GetJSON200() *MessageResponse {
 	return r.JSON200
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r CancelCandidateMessageResponse) GetJSON400() *BadRequest {
+func (r CancelMessageResponse) GetJSON400() *BadRequest {
 	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
-func (r CancelCandidateMessageResponse) GetJSON401() *Unauthenticated {
+func (r CancelMessageResponse) GetJSON401() *Unauthenticated {
 	return r.JSON401
 }
 
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
-func (r CancelCandidateMessageResponse) GetJSON403() *MessageSendForbidden {
+func (r CancelMessageResponse) GetJSON403() *MessageSendForbidden {
 	return r.JSON403
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
-func (r CancelCandidateMessageResponse) GetJSON404() *NotFound {
+func (r CancelMessageResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
 // GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r CancelCandidateMessageResponse) GetJSON408() *RequestTimeout {
+func (r CancelMessageResponse) GetJSON408() *RequestTimeout {
 	return r.JSON408
 }
 
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
-func (r CancelCandidateMessageResponse) GetJSON409() *Conflict {
+func (r CancelMessageResponse) GetJSON409() *Conflict {
 	return r.JSON409
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
-func (r CancelCandidateMessageResponse) GetJSON413() *PayloadTooLarge {
+func (r CancelMessageResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
-func (r CancelCandidateMessageResponse) GetJSON422() *ValidationFailed {
+func (r CancelMessageResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r CancelCandidateMessageResponse) GetJSON429() *RateLimited {
+func (r CancelMessageResponse) GetJSON429() *RateLimited {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
-func (r CancelCandidateMessageResponse) GetJSON500() *ServerError {
+func (r CancelMessageResponse) GetJSON500() *ServerError {
 	return r.JSON500
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
-func (r CancelCandidateMessageResponse) GetJSON503() *Unavailable {
+func (r CancelMessageResponse) GetJSON503() *Unavailable {
 	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
-func (r CancelCandidateMessageResponse) GetBody() []byte {
+func (r CancelMessageResponse) GetBody() []byte {
 	return r.Body
 }
 
 // Status returns HTTPResponse.Status
-func (r CancelCandidateMessageResponse) Status() string {
+func (r CancelMessageResponse) Status() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Status
 	}
@@ -12205,7 +12149,7 @@ func (r CancelCandidateMessageResponse) Status() string {
 }
 
 // StatusCode returns HTTPResponse.StatusCode
-func (r CancelCandidateMessageResponse) StatusCode() int {
+func (r CancelMessageResponse) StatusCode() int {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.StatusCode
 	}
@@ -12213,15 +12157,15 @@ func (r CancelCandidateMessageResponse) StatusCode() int {
 }
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r CancelCandidateMessageResponse) ContentType() string {
+func (r CancelMessageResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
 	return ""
 }
 
-// ListCandidateNotesResponse200Headers the declared response headers of an HTTP 200 response for ListCandidateNotes
-type ListCandidateNotesResponse200Headers struct {
+// ListNotesResponse200Headers the declared response headers of an HTTP 200 response for ListNotes
+type ListNotesResponse200Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -12230,8 +12174,8 @@ type ListCandidateNotesResponse200Headers struct {
 	XRequestId          string
 }
 
-// ListCandidateNotesResponse401Headers the declared response headers of an HTTP 401 response for ListCandidateNotes
-type ListCandidateNotesResponse401Headers struct {
+// ListNotesResponse401Headers the declared response headers of an HTTP 401 response for ListNotes
+type ListNotesResponse401Headers struct {
 	CacheControl        string
 	WWWAuthenticate     string
 	XContentTypeOptions string
@@ -12241,8 +12185,8 @@ type ListCandidateNotesResponse401Headers struct {
 	XRequestId          string
 }
 
-// ListCandidateNotesResponse403Headers the declared response headers of an HTTP 403 response for ListCandidateNotes
-type ListCandidateNotesResponse403Headers struct {
+// ListNotesResponse403Headers the declared response headers of an HTTP 403 response for ListNotes
+type ListNotesResponse403Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -12251,8 +12195,8 @@ type ListCandidateNotesResponse403Headers struct {
 	XRequestId          string
 }
 
-// ListCandidateNotesResponse404Headers the declared response headers of an HTTP 404 response for ListCandidateNotes
-type ListCandidateNotesResponse404Headers struct {
+// ListNotesResponse404Headers the declared response headers of an HTTP 404 response for ListNotes
+type ListNotesResponse404Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -12261,8 +12205,8 @@ type ListCandidateNotesResponse404Headers struct {
 	XRequestId          string
 }
 
-// ListCandidateNotesResponse422Headers the declared response headers of an HTTP 422 response for ListCandidateNotes
-type ListCandidateNotesResponse422Headers struct {
+// ListNotesResponse422Headers the declared response headers of an HTTP 422 response for ListNotes
+type ListNotesResponse422Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -12271,29 +12215,8 @@ type ListCandidateNotesResponse422Headers struct {
 	XRequestId          string
 }
 
-// ListCandidateNotesResponse429Headers the declared response headers of an HTTP 429 response for ListCandidateNotes
-type ListCandidateNotesResponse429Headers struct {
-	CacheControl        string
-	RetryAfter          int
-	XContentTypeOptions string
-	XRateLimitLimit     int
-	XRateLimitRemaining int
-	XRateLimitReset     int
-	XRequestId          string
-}
-
-// ListCandidateNotesResponse500Headers the declared response headers of an HTTP 500 response for ListCandidateNotes
-type ListCandidateNotesResponse500Headers struct {
-	CacheControl        string
-	XContentTypeOptions string
-	XRateLimitLimit     int
-	XRateLimitRemaining int
-	XRateLimitReset     int
-	XRequestId          string
-}
-
-// ListCandidateNotesResponse503Headers the declared response headers of an HTTP 503 response for ListCandidateNotes
-type ListCandidateNotesResponse503Headers struct {
+// ListNotesResponse429Headers the declared response headers of an HTTP 429 response for ListNotes
+type ListNotesResponse429Headers struct {
 	CacheControl        string
 	RetryAfter          int
 	XContentTypeOptions string
@@ -12303,7 +12226,28 @@ type ListCandidateNotesResponse503Headers struct {
 	XRequestId          string
 }
 
-type ListCandidateNotesResponse struct {
+// ListNotesResponse500Headers the declared response headers of an HTTP 500 response for ListNotes
+type ListNotesResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ListNotesResponse503Headers the declared response headers of an HTTP 503 response for ListNotes
+type ListNotesResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+type ListNotesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
@@ -12323,70 +12267,70 @@ type ListCandidateNotesResponse struct {
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
-	Headers200 *ListCandidateNotesResponse200Headers
+	Headers200 *ListNotesResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
-	Headers401 *ListCandidateNotesResponse401Headers
+	Headers401 *ListNotesResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
-	Headers403 *ListCandidateNotesResponse403Headers
+	Headers403 *ListNotesResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
-	Headers404 *ListCandidateNotesResponse404Headers
+	Headers404 *ListNotesResponse404Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
-	Headers422 *ListCandidateNotesResponse422Headers
+	Headers422 *ListNotesResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
-	Headers429 *ListCandidateNotesResponse429Headers
+	Headers429 *ListNotesResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
-	Headers500 *ListCandidateNotesResponse500Headers
+	Headers500 *ListNotesResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
-	Headers503 *ListCandidateNotesResponse503Headers
+	Headers503 *ListNotesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListCandidateNotesResponse) GetJSON200() *NoteListResponse {
+func (r ListNotesResponse) GetJSON200() *NoteListResponse {
 	return r.JSON200
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
-func (r ListCandidateNotesResponse) GetJSON401() *Unauthenticated {
+func (r ListNotesResponse) GetJSON401() *Unauthenticated {
 	return r.JSON401
 }
 
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
-func (r ListCandidateNotesResponse) GetJSON403() *InsufficientScopeCandidatesRead {
+func (r ListNotesResponse) GetJSON403() *InsufficientScopeCandidatesRead {
 	return r.JSON403
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
-func (r ListCandidateNotesResponse) GetJSON404() *NotFound {
+func (r ListNotesResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
-func (r ListCandidateNotesResponse) GetJSON422() *ValidationFailed {
+func (r ListNotesResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r ListCandidateNotesResponse) GetJSON429() *RateLimited {
+func (r ListNotesResponse) GetJSON429() *RateLimited {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
-func (r ListCandidateNotesResponse) GetJSON500() *ServerError {
+func (r ListNotesResponse) GetJSON500() *ServerError {
 	return r.JSON500
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
-func (r ListCandidateNotesResponse) GetJSON503() *Unavailable {
+func (r ListNotesResponse) GetJSON503() *Unavailable {
 	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
-func (r ListCandidateNotesResponse) GetBody() []byte {
+func (r ListNotesResponse) GetBody() []byte {
 	return r.Body
 }
 
 // Status returns HTTPResponse.Status
-func (r ListCandidateNotesResponse) Status() string {
+func (r ListNotesResponse) Status() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Status
 	}
@@ -12394,7 +12338,7 @@ func (r ListCandidateNotesResponse) Status() string {
 }
 
 // StatusCode returns HTTPResponse.StatusCode
-func (r ListCandidateNotesResponse) StatusCode() int {
+func (r ListNotesResponse) StatusCode() int {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.StatusCode
 	}
@@ -12402,15 +12346,15 @@ func (r ListCandidateNotesResponse) StatusCode() int {
 }
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r ListCandidateNotesResponse) ContentType() string {
+func (r ListNotesResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
 	return ""
 }
 
-// AddCandidateNoteResponse201Headers the declared response headers of an HTTP 201 response for AddCandidateNote
-type AddCandidateNoteResponse201Headers struct {
+// AddNoteResponse201Headers the declared response headers of an HTTP 201 response for AddNote
+type AddNoteResponse201Headers struct {
 	CacheControl        string
 	IdempotentReplay    *string
 	XContentTypeOptions string
@@ -12420,8 +12364,8 @@ type AddCandidateNoteResponse201Headers struct {
 	XRequestId          string
 }
 
-// AddCandidateNoteResponse400Headers the declared response headers of an HTTP 400 response for AddCandidateNote
-type AddCandidateNoteResponse400Headers struct {
+// AddNoteResponse400Headers the declared response headers of an HTTP 400 response for AddNote
+type AddNoteResponse400Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -12430,8 +12374,8 @@ type AddCandidateNoteResponse400Headers struct {
 	XRequestId          string
 }
 
-// AddCandidateNoteResponse401Headers the declared response headers of an HTTP 401 response for AddCandidateNote
-type AddCandidateNoteResponse401Headers struct {
+// AddNoteResponse401Headers the declared response headers of an HTTP 401 response for AddNote
+type AddNoteResponse401Headers struct {
 	CacheControl        string
 	WWWAuthenticate     string
 	XContentTypeOptions string
@@ -12441,8 +12385,8 @@ type AddCandidateNoteResponse401Headers struct {
 	XRequestId          string
 }
 
-// AddCandidateNoteResponse403Headers the declared response headers of an HTTP 403 response for AddCandidateNote
-type AddCandidateNoteResponse403Headers struct {
+// AddNoteResponse403Headers the declared response headers of an HTTP 403 response for AddNote
+type AddNoteResponse403Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -12451,8 +12395,8 @@ type AddCandidateNoteResponse403Headers struct {
 	XRequestId          string
 }
 
-// AddCandidateNoteResponse404Headers the declared response headers of an HTTP 404 response for AddCandidateNote
-type AddCandidateNoteResponse404Headers struct {
+// AddNoteResponse404Headers the declared response headers of an HTTP 404 response for AddNote
+type AddNoteResponse404Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -12461,8 +12405,8 @@ type AddCandidateNoteResponse404Headers struct {
 	XRequestId          string
 }
 
-// AddCandidateNoteResponse408Headers the declared response headers of an HTTP 408 response for AddCandidateNote
-type AddCandidateNoteResponse408Headers struct {
+// AddNoteResponse408Headers the declared response headers of an HTTP 408 response for AddNote
+type AddNoteResponse408Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -12471,8 +12415,8 @@ type AddCandidateNoteResponse408Headers struct {
 	XRequestId          string
 }
 
-// AddCandidateNoteResponse409Headers the declared response headers of an HTTP 409 response for AddCandidateNote
-type AddCandidateNoteResponse409Headers struct {
+// AddNoteResponse409Headers the declared response headers of an HTTP 409 response for AddNote
+type AddNoteResponse409Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -12481,8 +12425,8 @@ type AddCandidateNoteResponse409Headers struct {
 	XRequestId          string
 }
 
-// AddCandidateNoteResponse413Headers the declared response headers of an HTTP 413 response for AddCandidateNote
-type AddCandidateNoteResponse413Headers struct {
+// AddNoteResponse413Headers the declared response headers of an HTTP 413 response for AddNote
+type AddNoteResponse413Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -12491,8 +12435,8 @@ type AddCandidateNoteResponse413Headers struct {
 	XRequestId          string
 }
 
-// AddCandidateNoteResponse422Headers the declared response headers of an HTTP 422 response for AddCandidateNote
-type AddCandidateNoteResponse422Headers struct {
+// AddNoteResponse422Headers the declared response headers of an HTTP 422 response for AddNote
+type AddNoteResponse422Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -12501,29 +12445,8 @@ type AddCandidateNoteResponse422Headers struct {
 	XRequestId          string
 }
 
-// AddCandidateNoteResponse429Headers the declared response headers of an HTTP 429 response for AddCandidateNote
-type AddCandidateNoteResponse429Headers struct {
-	CacheControl        string
-	RetryAfter          int
-	XContentTypeOptions string
-	XRateLimitLimit     int
-	XRateLimitRemaining int
-	XRateLimitReset     int
-	XRequestId          string
-}
-
-// AddCandidateNoteResponse500Headers the declared response headers of an HTTP 500 response for AddCandidateNote
-type AddCandidateNoteResponse500Headers struct {
-	CacheControl        string
-	XContentTypeOptions string
-	XRateLimitLimit     int
-	XRateLimitRemaining int
-	XRateLimitReset     int
-	XRequestId          string
-}
-
-// AddCandidateNoteResponse503Headers the declared response headers of an HTTP 503 response for AddCandidateNote
-type AddCandidateNoteResponse503Headers struct {
+// AddNoteResponse429Headers the declared response headers of an HTTP 429 response for AddNote
+type AddNoteResponse429Headers struct {
 	CacheControl        string
 	RetryAfter          int
 	XContentTypeOptions string
@@ -12533,7 +12456,28 @@ type AddCandidateNoteResponse503Headers struct {
 	XRequestId          string
 }
 
-type AddCandidateNoteResponse struct {
+// AddNoteResponse500Headers the declared response headers of an HTTP 500 response for AddNote
+type AddNoteResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// AddNoteResponse503Headers the declared response headers of an HTTP 503 response for AddNote
+type AddNoteResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+type AddNoteResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON201 the response for an HTTP 201 `application/json` response
@@ -12561,98 +12505,98 @@ type AddCandidateNoteResponse struct {
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
 	// Headers201 the parsed response headers for an HTTP 201 response
-	Headers201 *AddCandidateNoteResponse201Headers
+	Headers201 *AddNoteResponse201Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
-	Headers400 *AddCandidateNoteResponse400Headers
+	Headers400 *AddNoteResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
-	Headers401 *AddCandidateNoteResponse401Headers
+	Headers401 *AddNoteResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
-	Headers403 *AddCandidateNoteResponse403Headers
+	Headers403 *AddNoteResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
-	Headers404 *AddCandidateNoteResponse404Headers
+	Headers404 *AddNoteResponse404Headers
 	// Headers408 the parsed response headers for an HTTP 408 response
-	Headers408 *AddCandidateNoteResponse408Headers
+	Headers408 *AddNoteResponse408Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
-	Headers409 *AddCandidateNoteResponse409Headers
+	Headers409 *AddNoteResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
-	Headers413 *AddCandidateNoteResponse413Headers
+	Headers413 *AddNoteResponse413Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
-	Headers422 *AddCandidateNoteResponse422Headers
+	Headers422 *AddNoteResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
-	Headers429 *AddCandidateNoteResponse429Headers
+	Headers429 *AddNoteResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
-	Headers500 *AddCandidateNoteResponse500Headers
+	Headers500 *AddNoteResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
-	Headers503 *AddCandidateNoteResponse503Headers
+	Headers503 *AddNoteResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
-func (r AddCandidateNoteResponse) GetJSON201() *NoteResponse {
+func (r AddNoteResponse) GetJSON201() *NoteResponse {
 	return r.JSON201
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r AddCandidateNoteResponse) GetJSON400() *BadRequest {
+func (r AddNoteResponse) GetJSON400() *BadRequest {
 	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
-func (r AddCandidateNoteResponse) GetJSON401() *Unauthenticated {
+func (r AddNoteResponse) GetJSON401() *Unauthenticated {
 	return r.JSON401
 }
 
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
-func (r AddCandidateNoteResponse) GetJSON403() *InsufficientScopeCandidatesWrite {
+func (r AddNoteResponse) GetJSON403() *InsufficientScopeCandidatesWrite {
 	return r.JSON403
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
-func (r AddCandidateNoteResponse) GetJSON404() *NotFound {
+func (r AddNoteResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
 // GetJSON408 returns the response for an HTTP 408 `application/json` response
-func (r AddCandidateNoteResponse) GetJSON408() *RequestTimeout {
+func (r AddNoteResponse) GetJSON408() *RequestTimeout {
 	return r.JSON408
 }
 
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
-func (r AddCandidateNoteResponse) GetJSON409() *Conflict {
+func (r AddNoteResponse) GetJSON409() *Conflict {
 	return r.JSON409
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
-func (r AddCandidateNoteResponse) GetJSON413() *PayloadTooLarge {
+func (r AddNoteResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
-func (r AddCandidateNoteResponse) GetJSON422() *ValidationFailed {
+func (r AddNoteResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r AddCandidateNoteResponse) GetJSON429() *RateLimited {
+func (r AddNoteResponse) GetJSON429() *RateLimited {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
-func (r AddCandidateNoteResponse) GetJSON500() *ServerError {
+func (r AddNoteResponse) GetJSON500() *ServerError {
 	return r.JSON500
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
-func (r AddCandidateNoteResponse) GetJSON503() *Unavailable {
+func (r AddNoteResponse) GetJSON503() *Unavailable {
 	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
-func (r AddCandidateNoteResponse) GetBody() []byte {
+func (r AddNoteResponse) GetBody() []byte {
 	return r.Body
 }
 
 // Status returns HTTPResponse.Status
-func (r AddCandidateNoteResponse) Status() string {
+func (r AddNoteResponse) Status() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Status
 	}
@@ -12660,7 +12604,7 @@ func (r AddCandidateNoteResponse) Status() string {
 }
 
 // StatusCode returns HTTPResponse.StatusCode
-func (r AddCandidateNoteResponse) StatusCode() int {
+func (r AddNoteResponse) StatusCode() int {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.StatusCode
 	}
@@ -12668,7 +12612,7 @@ func (r AddCandidateNoteResponse) StatusCode() int {
 }
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r AddCandidateNoteResponse) ContentType() string {
+func (r AddNoteResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -13207,8 +13151,8 @@ func (r MoveCandidateResponse) ContentType() string {
 	return ""
 }
 
-// ListJobStagesResponse200Headers the declared response headers of an HTTP 200 response for ListJobStages
-type ListJobStagesResponse200Headers struct {
+// ListStagesResponse200Headers the declared response headers of an HTTP 200 response for ListStages
+type ListStagesResponse200Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -13217,8 +13161,8 @@ type ListJobStagesResponse200Headers struct {
 	XRequestId          string
 }
 
-// ListJobStagesResponse401Headers the declared response headers of an HTTP 401 response for ListJobStages
-type ListJobStagesResponse401Headers struct {
+// ListStagesResponse401Headers the declared response headers of an HTTP 401 response for ListStages
+type ListStagesResponse401Headers struct {
 	CacheControl        string
 	WWWAuthenticate     string
 	XContentTypeOptions string
@@ -13228,8 +13172,8 @@ type ListJobStagesResponse401Headers struct {
 	XRequestId          string
 }
 
-// ListJobStagesResponse403Headers the declared response headers of an HTTP 403 response for ListJobStages
-type ListJobStagesResponse403Headers struct {
+// ListStagesResponse403Headers the declared response headers of an HTTP 403 response for ListStages
+type ListStagesResponse403Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -13238,8 +13182,8 @@ type ListJobStagesResponse403Headers struct {
 	XRequestId          string
 }
 
-// ListJobStagesResponse404Headers the declared response headers of an HTTP 404 response for ListJobStages
-type ListJobStagesResponse404Headers struct {
+// ListStagesResponse404Headers the declared response headers of an HTTP 404 response for ListStages
+type ListStagesResponse404Headers struct {
 	CacheControl        string
 	XContentTypeOptions string
 	XRateLimitLimit     int
@@ -13248,29 +13192,8 @@ type ListJobStagesResponse404Headers struct {
 	XRequestId          string
 }
 
-// ListJobStagesResponse429Headers the declared response headers of an HTTP 429 response for ListJobStages
-type ListJobStagesResponse429Headers struct {
-	CacheControl        string
-	RetryAfter          int
-	XContentTypeOptions string
-	XRateLimitLimit     int
-	XRateLimitRemaining int
-	XRateLimitReset     int
-	XRequestId          string
-}
-
-// ListJobStagesResponse500Headers the declared response headers of an HTTP 500 response for ListJobStages
-type ListJobStagesResponse500Headers struct {
-	CacheControl        string
-	XContentTypeOptions string
-	XRateLimitLimit     int
-	XRateLimitRemaining int
-	XRateLimitReset     int
-	XRequestId          string
-}
-
-// ListJobStagesResponse503Headers the declared response headers of an HTTP 503 response for ListJobStages
-type ListJobStagesResponse503Headers struct {
+// ListStagesResponse429Headers the declared response headers of an HTTP 429 response for ListStages
+type ListStagesResponse429Headers struct {
 	CacheControl        string
 	RetryAfter          int
 	XContentTypeOptions string
@@ -13280,7 +13203,28 @@ type ListJobStagesResponse503Headers struct {
 	XRequestId          string
 }
 
-type ListJobStagesResponse struct {
+// ListStagesResponse500Headers the declared response headers of an HTTP 500 response for ListStages
+type ListStagesResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ListStagesResponse503Headers the declared response headers of an HTTP 503 response for ListStages
+type ListStagesResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+type ListStagesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
@@ -13298,63 +13242,63 @@ type ListJobStagesResponse struct {
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
-	Headers200 *ListJobStagesResponse200Headers
+	Headers200 *ListStagesResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
-	Headers401 *ListJobStagesResponse401Headers
+	Headers401 *ListStagesResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
-	Headers403 *ListJobStagesResponse403Headers
+	Headers403 *ListStagesResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
-	Headers404 *ListJobStagesResponse404Headers
+	Headers404 *ListStagesResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
-	Headers429 *ListJobStagesResponse429Headers
+	Headers429 *ListStagesResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
-	Headers500 *ListJobStagesResponse500Headers
+	Headers500 *ListStagesResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
-	Headers503 *ListJobStagesResponse503Headers
+	Headers503 *ListStagesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListJobStagesResponse) GetJSON200() *StageListResponse {
+func (r ListStagesResponse) GetJSON200() *StageListResponse {
 	return r.JSON200
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
-func (r ListJobStagesResponse) GetJSON401() *Unauthenticated {
+func (r ListStagesResponse) GetJSON401() *Unauthenticated {
 	return r.JSON401
 }
 
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
-func (r ListJobStagesResponse) GetJSON403() *InsufficientScopeJobsRead {
+func (r ListStagesResponse) GetJSON403() *InsufficientScopeJobsRead {
 	return r.JSON403
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
-func (r ListJobStagesResponse) GetJSON404() *NotFound {
+func (r ListStagesResponse) GetJSON404() *NotFound {
 	return r.JSON404
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r ListJobStagesResponse) GetJSON429() *RateLimited {
+func (r ListStagesResponse) GetJSON429() *RateLimited {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
-func (r ListJobStagesResponse) GetJSON500() *ServerError {
+func (r ListStagesResponse) GetJSON500() *ServerError {
 	return r.JSON500
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
-func (r ListJobStagesResponse) GetJSON503() *Unavailable {
+func (r ListStagesResponse) GetJSON503() *Unavailable {
 	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
-func (r ListJobStagesResponse) GetBody() []byte {
+func (r ListStagesResponse) GetBody() []byte {
 	return r.Body
 }
 
 // Status returns HTTPResponse.Status
-func (r ListJobStagesResponse) Status() string {
+func (r ListStagesResponse) Status() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Status
 	}
@@ -13362,7 +13306,7 @@ func (r ListJobStagesResponse) Status() string {
 }
 
 // StatusCode returns HTTPResponse.StatusCode
-func (r ListJobStagesResponse) StatusCode() int {
+func (r ListStagesResponse) StatusCode() int {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.StatusCode
 	}
@@ -13370,7 +13314,7 @@ func (r ListJobStagesResponse) StatusCode() int {
 }
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r ListJobStagesResponse) ContentType() string {
+func (r ListStagesResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -15317,23 +15261,23 @@ func (c *ClientWithResponses) GetInterviewInviteWithResponse(ctx context.Context
 	return ParseGetInterviewInviteResponse(rsp)
 }
 
-// ListCandidateMessagesWithResponse List the messages to a candidate
+// ListMessagesWithResponse List the messages to a candidate
 //
 // Scope: `candidates:read`. Newest first (`created_at`, then `id`,
 // descending), 15 a page, each with its status.
 //
 // Returns a wrapper object for the known response body format(s).
 //
-// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/messages (the `ListCandidateMessages` operationId).
-func (c *ClientWithResponses) ListCandidateMessagesWithResponse(ctx context.Context, job JobId, candidate CandidateId, params *ListCandidateMessagesParams, reqEditors ...RequestEditorFn) (*ListCandidateMessagesResponse, error) {
-	rsp, err := c.ListCandidateMessages(ctx, job, candidate, params, reqEditors...)
+// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/messages (the `ListMessages` operationId).
+func (c *ClientWithResponses) ListMessagesWithResponse(ctx context.Context, job JobId, candidate CandidateId, params *ListMessagesParams, reqEditors ...RequestEditorFn) (*ListMessagesResponse, error) {
+	rsp, err := c.ListMessages(ctx, job, candidate, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
-	return ParseListCandidateMessagesResponse(rsp)
+	return ParseListMessagesResponse(rsp)
 }
 
-// SendCandidateMessageWithBodyWithResponse Send an email to a candidate
+// SendMessageWithBodyWithResponse Send an email to a candidate
 //
 // Scope: `messages:send`. Queues an email to the candidate's address,
 // from the server's `PIPELINE_MAIL_FROM` with `Reply-To` the token's
@@ -15346,16 +15290,16 @@ func (c *ClientWithResponses) ListCandidateMessagesWithResponse(ctx context.Cont
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
-// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages (the `SendCandidateMessage` operationId).
-func (c *ClientWithResponses) SendCandidateMessageWithBodyWithResponse(ctx context.Context, job JobId, candidate CandidateId, params *SendCandidateMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SendCandidateMessageResponse, error) {
-	rsp, err := c.SendCandidateMessageWithBody(ctx, job, candidate, params, contentType, body, reqEditors...)
+// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages (the `SendMessage` operationId).
+func (c *ClientWithResponses) SendMessageWithBodyWithResponse(ctx context.Context, job JobId, candidate CandidateId, params *SendMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SendMessageResponse, error) {
+	rsp, err := c.SendMessageWithBody(ctx, job, candidate, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
-	return ParseSendCandidateMessageResponse(rsp)
+	return ParseSendMessageResponse(rsp)
 }
 
-// SendCandidateMessageWithResponse Send an email to a candidate
+// SendMessageWithResponse Send an email to a candidate
 //
 // Scope: `messages:send`. Queues an email to the candidate's address,
 // from the server's `PIPELINE_MAIL_FROM` with `Reply-To` the token's
@@ -15368,31 +15312,31 @@ func (c *ClientWithResponses) SendCandidateMessageWithBodyWithResponse(ctx conte
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
-// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages (the `SendCandidateMessage` operationId).
-func (c *ClientWithResponses) SendCandidateMessageWithResponse(ctx context.Context, job JobId, candidate CandidateId, params *SendCandidateMessageParams, body SendCandidateMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*SendCandidateMessageResponse, error) {
-	rsp, err := c.SendCandidateMessage(ctx, job, candidate, params, body, reqEditors...)
+// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages (the `SendMessage` operationId).
+func (c *ClientWithResponses) SendMessageWithResponse(ctx context.Context, job JobId, candidate CandidateId, params *SendMessageParams, body SendMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*SendMessageResponse, error) {
+	rsp, err := c.SendMessage(ctx, job, candidate, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
-	return ParseSendCandidateMessageResponse(rsp)
+	return ParseSendMessageResponse(rsp)
 }
 
-// GetCandidateMessageWithResponse Get a message to a candidate
+// GetMessageWithResponse Get a message to a candidate
 //
 // Scope: `candidates:read`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
-// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/messages/{message} (the `GetCandidateMessage` operationId).
-func (c *ClientWithResponses) GetCandidateMessageWithResponse(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *GetCandidateMessageParams, reqEditors ...RequestEditorFn) (*GetCandidateMessageResponse, error) {
-	rsp, err := c.GetCandidateMessage(ctx, job, candidate, message, params, reqEditors...)
+// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/messages/{message} (the `GetMessage` operationId).
+func (c *ClientWithResponses) GetMessageWithResponse(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *GetMessageParams, reqEditors ...RequestEditorFn) (*GetMessageResponse, error) {
+	rsp, err := c.GetMessage(ctx, job, candidate, message, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
-	return ParseGetCandidateMessageResponse(rsp)
+	return ParseGetMessageResponse(rsp)
 }
 
-// CancelCandidateMessageWithResponse Cancel a queued message
+// CancelMessageWithResponse Cancel a queued message
 //
 // Scope: `messages:send`. A `queued` message becomes `cancelled` and is
 // never sent (activity `candidate.message_cancelled`); a cancelled one
@@ -15401,59 +15345,59 @@ func (c *ClientWithResponses) GetCandidateMessageWithResponse(ctx context.Contex
 //
 // Returns a wrapper object for the known response body format(s).
 //
-// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/cancel (the `CancelCandidateMessage` operationId).
-func (c *ClientWithResponses) CancelCandidateMessageWithResponse(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelCandidateMessageParams, reqEditors ...RequestEditorFn) (*CancelCandidateMessageResponse, error) {
-	rsp, err := c.CancelCandidateMessage(ctx, job, candidate, message, params, reqEditors...)
+// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/cancel (the `CancelMessage` operationId).
+func (c *ClientWithResponses) CancelMessageWithResponse(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelMessageParams, reqEditors ...RequestEditorFn) (*CancelMessageResponse, error) {
+	rsp, err := c.CancelMessage(ctx, job, candidate, message, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
-	return ParseCancelCandidateMessageResponse(rsp)
+	return ParseCancelMessageResponse(rsp)
 }
 
-// ListCandidateNotesWithResponse List the notes of a candidate
+// ListNotesWithResponse List the notes of a candidate
 //
 // Scope: `candidates:read`. Newest first (`created_at`, then `id`,
 // descending), 15 a page, each note exactly as its creation answered it.
 //
 // Returns a wrapper object for the known response body format(s).
 //
-// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/notes (the `ListCandidateNotes` operationId).
-func (c *ClientWithResponses) ListCandidateNotesWithResponse(ctx context.Context, job JobId, candidate CandidateId, params *ListCandidateNotesParams, reqEditors ...RequestEditorFn) (*ListCandidateNotesResponse, error) {
-	rsp, err := c.ListCandidateNotes(ctx, job, candidate, params, reqEditors...)
+// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/notes (the `ListNotes` operationId).
+func (c *ClientWithResponses) ListNotesWithResponse(ctx context.Context, job JobId, candidate CandidateId, params *ListNotesParams, reqEditors ...RequestEditorFn) (*ListNotesResponse, error) {
+	rsp, err := c.ListNotes(ctx, job, candidate, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
-	return ParseListCandidateNotesResponse(rsp)
+	return ParseListNotesResponse(rsp)
 }
 
-// AddCandidateNoteWithBodyWithResponse Add a note to a candidate
+// AddNoteWithBodyWithResponse Add a note to a candidate
 //
 // Scope: `candidates:write`. Adds a note written by the token's user.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
-// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/notes (the `AddCandidateNote` operationId).
-func (c *ClientWithResponses) AddCandidateNoteWithBodyWithResponse(ctx context.Context, job JobId, candidate CandidateId, params *AddCandidateNoteParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddCandidateNoteResponse, error) {
-	rsp, err := c.AddCandidateNoteWithBody(ctx, job, candidate, params, contentType, body, reqEditors...)
+// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/notes (the `AddNote` operationId).
+func (c *ClientWithResponses) AddNoteWithBodyWithResponse(ctx context.Context, job JobId, candidate CandidateId, params *AddNoteParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddNoteResponse, error) {
+	rsp, err := c.AddNoteWithBody(ctx, job, candidate, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
-	return ParseAddCandidateNoteResponse(rsp)
+	return ParseAddNoteResponse(rsp)
 }
 
-// AddCandidateNoteWithResponse Add a note to a candidate
+// AddNoteWithResponse Add a note to a candidate
 //
 // Scope: `candidates:write`. Adds a note written by the token's user.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
-// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/notes (the `AddCandidateNote` operationId).
-func (c *ClientWithResponses) AddCandidateNoteWithResponse(ctx context.Context, job JobId, candidate CandidateId, params *AddCandidateNoteParams, body AddCandidateNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*AddCandidateNoteResponse, error) {
-	rsp, err := c.AddCandidateNote(ctx, job, candidate, params, body, reqEditors...)
+// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/notes (the `AddNote` operationId).
+func (c *ClientWithResponses) AddNoteWithResponse(ctx context.Context, job JobId, candidate CandidateId, params *AddNoteParams, body AddNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*AddNoteResponse, error) {
+	rsp, err := c.AddNote(ctx, job, candidate, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
-	return ParseAddCandidateNoteResponse(rsp)
+	return ParseAddNoteResponse(rsp)
 }
 
 // RateCandidateWithBodyWithResponse Set the token user's rating of a candidate
@@ -15524,20 +15468,20 @@ func (c *ClientWithResponses) MoveCandidateWithResponse(ctx context.Context, job
 	return ParseMoveCandidateResponse(rsp)
 }
 
-// ListJobStagesWithResponse List the stages of a job
+// ListStagesWithResponse List the stages of a job
 //
 // Scope: `jobs:read`. The job's pipeline stages in order, not paginated.
 // Their ids are what `POST .../stage` takes.
 //
 // Returns a wrapper object for the known response body format(s).
 //
-// Corresponds with GET /api/v1/jobs/{job}/stages (the `ListJobStages` operationId).
-func (c *ClientWithResponses) ListJobStagesWithResponse(ctx context.Context, job JobId, params *ListJobStagesParams, reqEditors ...RequestEditorFn) (*ListJobStagesResponse, error) {
-	rsp, err := c.ListJobStages(ctx, job, params, reqEditors...)
+// Corresponds with GET /api/v1/jobs/{job}/stages (the `ListStages` operationId).
+func (c *ClientWithResponses) ListStagesWithResponse(ctx context.Context, job JobId, params *ListStagesParams, reqEditors ...RequestEditorFn) (*ListStagesResponse, error) {
+	rsp, err := c.ListStages(ctx, job, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
-	return ParseListJobStagesResponse(rsp)
+	return ParseListStagesResponse(rsp)
 }
 
 // GetMeWithResponse Identity and scopes of the token
@@ -24186,15 +24130,15 @@ func ParseGetInterviewInviteResponse(rsp *http.Response) (*GetInterviewInviteRes
 	return response, nil
 }
 
-// ParseListCandidateMessagesResponse parses an HTTP response from a ListCandidateMessagesWithResponse call
-func ParseListCandidateMessagesResponse(rsp *http.Response) (*ListCandidateMessagesResponse, error) {
+// ParseListMessagesResponse parses an HTTP response from a ListMessagesWithResponse call
+func ParseListMessagesResponse(rsp *http.Response) (*ListMessagesResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
 	defer func() { _ = rsp.Body.Close() }()
 	if err != nil {
 		return nil, err
 	}
 
-	response := &ListCandidateMessagesResponse{
+	response := &ListMessagesResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
 	}
@@ -24260,7 +24204,7 @@ func ParseListCandidateMessagesResponse(rsp *http.Response) (*ListCandidateMessa
 
 	switch {
 	case rsp.StatusCode == 200:
-		var headers ListCandidateMessagesResponse200Headers
+		var headers ListMessagesResponse200Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -24305,7 +24249,7 @@ func ParseListCandidateMessagesResponse(rsp *http.Response) (*ListCandidateMessa
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
-		var headers ListCandidateMessagesResponse401Headers
+		var headers ListMessagesResponse401Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -24357,7 +24301,7 @@ func ParseListCandidateMessagesResponse(rsp *http.Response) (*ListCandidateMessa
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
-		var headers ListCandidateMessagesResponse403Headers
+		var headers ListMessagesResponse403Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -24402,7 +24346,7 @@ func ParseListCandidateMessagesResponse(rsp *http.Response) (*ListCandidateMessa
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
-		var headers ListCandidateMessagesResponse404Headers
+		var headers ListMessagesResponse404Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -24447,7 +24391,7 @@ func ParseListCandidateMessagesResponse(rsp *http.Response) (*ListCandidateMessa
 		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 422:
-		var headers ListCandidateMessagesResponse422Headers
+		var headers ListMessagesResponse422Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -24492,7 +24436,7 @@ func ParseListCandidateMessagesResponse(rsp *http.Response) (*ListCandidateMessa
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
-		var headers ListCandidateMessagesResponse429Headers
+		var headers ListMessagesResponse429Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -24544,7 +24488,7 @@ func ParseListCandidateMessagesResponse(rsp *http.Response) (*ListCandidateMessa
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
-		var headers ListCandidateMessagesResponse500Headers
+		var headers ListMessagesResponse500Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -24589,7 +24533,7 @@ func ParseListCandidateMessagesResponse(rsp *http.Response) (*ListCandidateMessa
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
-		var headers ListCandidateMessagesResponse503Headers
+		var headers ListMessagesResponse503Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -24645,15 +24589,15 @@ func ParseListCandidateMessagesResponse(rsp *http.Response) (*ListCandidateMessa
 	return response, nil
 }
 
-// ParseSendCandidateMessageResponse parses an HTTP response from a SendCandidateMessageWithResponse call
-func ParseSendCandidateMessageResponse(rsp *http.Response) (*SendCandidateMessageResponse, error) {
+// ParseSendMessageResponse parses an HTTP response from a SendMessageWithResponse call
+func ParseSendMessageResponse(rsp *http.Response) (*SendMessageResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
 	defer func() { _ = rsp.Body.Close() }()
 	if err != nil {
 		return nil, err
 	}
 
-	response := &SendCandidateMessageResponse{
+	response := &SendMessageResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
 	}
@@ -24747,7 +24691,7 @@ func ParseSendCandidateMessageResponse(rsp *http.Response) (*SendCandidateMessag
 
 	switch {
 	case rsp.StatusCode == 202:
-		var headers SendCandidateMessageResponse202Headers
+		var headers SendMessageResponse202Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -24806,7 +24750,7 @@ func ParseSendCandidateMessageResponse(rsp *http.Response) (*SendCandidateMessag
 		}
 		response.Headers202 = &headers
 	case rsp.StatusCode == 400:
-		var headers SendCandidateMessageResponse400Headers
+		var headers SendMessageResponse400Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -24851,7 +24795,7 @@ func ParseSendCandidateMessageResponse(rsp *http.Response) (*SendCandidateMessag
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
-		var headers SendCandidateMessageResponse401Headers
+		var headers SendMessageResponse401Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -24903,7 +24847,7 @@ func ParseSendCandidateMessageResponse(rsp *http.Response) (*SendCandidateMessag
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
-		var headers SendCandidateMessageResponse403Headers
+		var headers SendMessageResponse403Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -24948,7 +24892,7 @@ func ParseSendCandidateMessageResponse(rsp *http.Response) (*SendCandidateMessag
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
-		var headers SendCandidateMessageResponse404Headers
+		var headers SendMessageResponse404Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -24993,7 +24937,7 @@ func ParseSendCandidateMessageResponse(rsp *http.Response) (*SendCandidateMessag
 		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 408:
-		var headers SendCandidateMessageResponse408Headers
+		var headers SendMessageResponse408Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -25038,7 +24982,7 @@ func ParseSendCandidateMessageResponse(rsp *http.Response) (*SendCandidateMessag
 		}
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
-		var headers SendCandidateMessageResponse409Headers
+		var headers SendMessageResponse409Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -25083,7 +25027,7 @@ func ParseSendCandidateMessageResponse(rsp *http.Response) (*SendCandidateMessag
 		}
 		response.Headers409 = &headers
 	case rsp.StatusCode == 413:
-		var headers SendCandidateMessageResponse413Headers
+		var headers SendMessageResponse413Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -25128,7 +25072,7 @@ func ParseSendCandidateMessageResponse(rsp *http.Response) (*SendCandidateMessag
 		}
 		response.Headers413 = &headers
 	case rsp.StatusCode == 422:
-		var headers SendCandidateMessageResponse422Headers
+		var headers SendMessageResponse422Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -25173,7 +25117,7 @@ func ParseSendCandidateMessageResponse(rsp *http.Response) (*SendCandidateMessag
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
-		var headers SendCandidateMessageResponse429Headers
+		var headers SendMessageResponse429Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -25225,7 +25169,7 @@ func ParseSendCandidateMessageResponse(rsp *http.Response) (*SendCandidateMessag
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
-		var headers SendCandidateMessageResponse500Headers
+		var headers SendMessageResponse500Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -25270,7 +25214,7 @@ func ParseSendCandidateMessageResponse(rsp *http.Response) (*SendCandidateMessag
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
-		var headers SendCandidateMessageResponse503Headers
+		var headers SendMessageResponse503Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -25326,15 +25270,15 @@ func ParseSendCandidateMessageResponse(rsp *http.Response) (*SendCandidateMessag
 	return response, nil
 }
 
-// ParseGetCandidateMessageResponse parses an HTTP response from a GetCandidateMessageWithResponse call
-func ParseGetCandidateMessageResponse(rsp *http.Response) (*GetCandidateMessageResponse, error) {
+// ParseGetMessageResponse parses an HTTP response from a GetMessageWithResponse call
+func ParseGetMessageResponse(rsp *http.Response) (*GetMessageResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
 	defer func() { _ = rsp.Body.Close() }()
 	if err != nil {
 		return nil, err
 	}
 
-	response := &GetCandidateMessageResponse{
+	response := &GetMessageResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
 	}
@@ -25393,7 +25337,7 @@ func ParseGetCandidateMessageResponse(rsp *http.Response) (*GetCandidateMessageR
 
 	switch {
 	case rsp.StatusCode == 200:
-		var headers GetCandidateMessageResponse200Headers
+		var headers GetMessageResponse200Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -25438,7 +25382,7 @@ func ParseGetCandidateMessageResponse(rsp *http.Response) (*GetCandidateMessageR
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
-		var headers GetCandidateMessageResponse401Headers
+		var headers GetMessageResponse401Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -25490,7 +25434,7 @@ func ParseGetCandidateMessageResponse(rsp *http.Response) (*GetCandidateMessageR
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
-		var headers GetCandidateMessageResponse403Headers
+		var headers GetMessageResponse403Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -25535,7 +25479,7 @@ func ParseGetCandidateMessageResponse(rsp *http.Response) (*GetCandidateMessageR
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
-		var headers GetCandidateMessageResponse404Headers
+		var headers GetMessageResponse404Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -25580,7 +25524,7 @@ func ParseGetCandidateMessageResponse(rsp *http.Response) (*GetCandidateMessageR
 		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 429:
-		var headers GetCandidateMessageResponse429Headers
+		var headers GetMessageResponse429Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -25632,7 +25576,7 @@ func ParseGetCandidateMessageResponse(rsp *http.Response) (*GetCandidateMessageR
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
-		var headers GetCandidateMessageResponse500Headers
+		var headers GetMessageResponse500Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -25677,7 +25621,7 @@ func ParseGetCandidateMessageResponse(rsp *http.Response) (*GetCandidateMessageR
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
-		var headers GetCandidateMessageResponse503Headers
+		var headers GetMessageResponse503Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -25733,15 +25677,15 @@ func ParseGetCandidateMessageResponse(rsp *http.Response) (*GetCandidateMessageR
 	return response, nil
 }
 
-// ParseCancelCandidateMessageResponse parses an HTTP response from a CancelCandidateMessageWithResponse call
-func ParseCancelCandidateMessageResponse(rsp *http.Response) (*CancelCandidateMessageResponse, error) {
+// ParseCancelMessageResponse parses an HTTP response from a CancelMessageWithResponse call
+func ParseCancelMessageResponse(rsp *http.Response) (*CancelMessageResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
 	defer func() { _ = rsp.Body.Close() }()
 	if err != nil {
 		return nil, err
 	}
 
-	response := &CancelCandidateMessageResponse{
+	response := &CancelMessageResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
 	}
@@ -25835,7 +25779,7 @@ func ParseCancelCandidateMessageResponse(rsp *http.Response) (*CancelCandidateMe
 
 	switch {
 	case rsp.StatusCode == 200:
-		var headers CancelCandidateMessageResponse200Headers
+		var headers CancelMessageResponse200Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -25887,7 +25831,7 @@ func ParseCancelCandidateMessageResponse(rsp *http.Response) (*CancelCandidateMe
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
-		var headers CancelCandidateMessageResponse400Headers
+		var headers CancelMessageResponse400Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -25932,7 +25876,7 @@ func ParseCancelCandidateMessageResponse(rsp *http.Response) (*CancelCandidateMe
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
-		var headers CancelCandidateMessageResponse401Headers
+		var headers CancelMessageResponse401Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -25984,7 +25928,7 @@ func ParseCancelCandidateMessageResponse(rsp *http.Response) (*CancelCandidateMe
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
-		var headers CancelCandidateMessageResponse403Headers
+		var headers CancelMessageResponse403Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -26029,7 +25973,7 @@ func ParseCancelCandidateMessageResponse(rsp *http.Response) (*CancelCandidateMe
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
-		var headers CancelCandidateMessageResponse404Headers
+		var headers CancelMessageResponse404Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -26074,7 +26018,7 @@ func ParseCancelCandidateMessageResponse(rsp *http.Response) (*CancelCandidateMe
 		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 408:
-		var headers CancelCandidateMessageResponse408Headers
+		var headers CancelMessageResponse408Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -26119,7 +26063,7 @@ func ParseCancelCandidateMessageResponse(rsp *http.Response) (*CancelCandidateMe
 		}
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
-		var headers CancelCandidateMessageResponse409Headers
+		var headers CancelMessageResponse409Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -26164,7 +26108,7 @@ func ParseCancelCandidateMessageResponse(rsp *http.Response) (*CancelCandidateMe
 		}
 		response.Headers409 = &headers
 	case rsp.StatusCode == 413:
-		var headers CancelCandidateMessageResponse413Headers
+		var headers CancelMessageResponse413Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -26209,7 +26153,7 @@ func ParseCancelCandidateMessageResponse(rsp *http.Response) (*CancelCandidateMe
 		}
 		response.Headers413 = &headers
 	case rsp.StatusCode == 422:
-		var headers CancelCandidateMessageResponse422Headers
+		var headers CancelMessageResponse422Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -26254,7 +26198,7 @@ func ParseCancelCandidateMessageResponse(rsp *http.Response) (*CancelCandidateMe
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
-		var headers CancelCandidateMessageResponse429Headers
+		var headers CancelMessageResponse429Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -26306,7 +26250,7 @@ func ParseCancelCandidateMessageResponse(rsp *http.Response) (*CancelCandidateMe
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
-		var headers CancelCandidateMessageResponse500Headers
+		var headers CancelMessageResponse500Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -26351,7 +26295,7 @@ func ParseCancelCandidateMessageResponse(rsp *http.Response) (*CancelCandidateMe
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
-		var headers CancelCandidateMessageResponse503Headers
+		var headers CancelMessageResponse503Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -26407,15 +26351,15 @@ func ParseCancelCandidateMessageResponse(rsp *http.Response) (*CancelCandidateMe
 	return response, nil
 }
 
-// ParseListCandidateNotesResponse parses an HTTP response from a ListCandidateNotesWithResponse call
-func ParseListCandidateNotesResponse(rsp *http.Response) (*ListCandidateNotesResponse, error) {
+// ParseListNotesResponse parses an HTTP response from a ListNotesWithResponse call
+func ParseListNotesResponse(rsp *http.Response) (*ListNotesResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
 	defer func() { _ = rsp.Body.Close() }()
 	if err != nil {
 		return nil, err
 	}
 
-	response := &ListCandidateNotesResponse{
+	response := &ListNotesResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
 	}
@@ -26481,7 +26425,7 @@ func ParseListCandidateNotesResponse(rsp *http.Response) (*ListCandidateNotesRes
 
 	switch {
 	case rsp.StatusCode == 200:
-		var headers ListCandidateNotesResponse200Headers
+		var headers ListNotesResponse200Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -26526,7 +26470,7 @@ func ParseListCandidateNotesResponse(rsp *http.Response) (*ListCandidateNotesRes
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
-		var headers ListCandidateNotesResponse401Headers
+		var headers ListNotesResponse401Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -26578,7 +26522,7 @@ func ParseListCandidateNotesResponse(rsp *http.Response) (*ListCandidateNotesRes
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
-		var headers ListCandidateNotesResponse403Headers
+		var headers ListNotesResponse403Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -26623,7 +26567,7 @@ func ParseListCandidateNotesResponse(rsp *http.Response) (*ListCandidateNotesRes
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
-		var headers ListCandidateNotesResponse404Headers
+		var headers ListNotesResponse404Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -26668,7 +26612,7 @@ func ParseListCandidateNotesResponse(rsp *http.Response) (*ListCandidateNotesRes
 		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 422:
-		var headers ListCandidateNotesResponse422Headers
+		var headers ListNotesResponse422Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -26713,7 +26657,7 @@ func ParseListCandidateNotesResponse(rsp *http.Response) (*ListCandidateNotesRes
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
-		var headers ListCandidateNotesResponse429Headers
+		var headers ListNotesResponse429Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -26765,7 +26709,7 @@ func ParseListCandidateNotesResponse(rsp *http.Response) (*ListCandidateNotesRes
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
-		var headers ListCandidateNotesResponse500Headers
+		var headers ListNotesResponse500Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -26810,7 +26754,7 @@ func ParseListCandidateNotesResponse(rsp *http.Response) (*ListCandidateNotesRes
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
-		var headers ListCandidateNotesResponse503Headers
+		var headers ListNotesResponse503Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -26866,15 +26810,15 @@ func ParseListCandidateNotesResponse(rsp *http.Response) (*ListCandidateNotesRes
 	return response, nil
 }
 
-// ParseAddCandidateNoteResponse parses an HTTP response from a AddCandidateNoteWithResponse call
-func ParseAddCandidateNoteResponse(rsp *http.Response) (*AddCandidateNoteResponse, error) {
+// ParseAddNoteResponse parses an HTTP response from a AddNoteWithResponse call
+func ParseAddNoteResponse(rsp *http.Response) (*AddNoteResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
 	defer func() { _ = rsp.Body.Close() }()
 	if err != nil {
 		return nil, err
 	}
 
-	response := &AddCandidateNoteResponse{
+	response := &AddNoteResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
 	}
@@ -26968,7 +26912,7 @@ func ParseAddCandidateNoteResponse(rsp *http.Response) (*AddCandidateNoteRespons
 
 	switch {
 	case rsp.StatusCode == 201:
-		var headers AddCandidateNoteResponse201Headers
+		var headers AddNoteResponse201Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -27020,7 +26964,7 @@ func ParseAddCandidateNoteResponse(rsp *http.Response) (*AddCandidateNoteRespons
 		}
 		response.Headers201 = &headers
 	case rsp.StatusCode == 400:
-		var headers AddCandidateNoteResponse400Headers
+		var headers AddNoteResponse400Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -27065,7 +27009,7 @@ func ParseAddCandidateNoteResponse(rsp *http.Response) (*AddCandidateNoteRespons
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
-		var headers AddCandidateNoteResponse401Headers
+		var headers AddNoteResponse401Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -27117,7 +27061,7 @@ func ParseAddCandidateNoteResponse(rsp *http.Response) (*AddCandidateNoteRespons
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
-		var headers AddCandidateNoteResponse403Headers
+		var headers AddNoteResponse403Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -27162,7 +27106,7 @@ func ParseAddCandidateNoteResponse(rsp *http.Response) (*AddCandidateNoteRespons
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
-		var headers AddCandidateNoteResponse404Headers
+		var headers AddNoteResponse404Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -27207,7 +27151,7 @@ func ParseAddCandidateNoteResponse(rsp *http.Response) (*AddCandidateNoteRespons
 		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 408:
-		var headers AddCandidateNoteResponse408Headers
+		var headers AddNoteResponse408Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -27252,7 +27196,7 @@ func ParseAddCandidateNoteResponse(rsp *http.Response) (*AddCandidateNoteRespons
 		}
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
-		var headers AddCandidateNoteResponse409Headers
+		var headers AddNoteResponse409Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -27297,7 +27241,7 @@ func ParseAddCandidateNoteResponse(rsp *http.Response) (*AddCandidateNoteRespons
 		}
 		response.Headers409 = &headers
 	case rsp.StatusCode == 413:
-		var headers AddCandidateNoteResponse413Headers
+		var headers AddNoteResponse413Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -27342,7 +27286,7 @@ func ParseAddCandidateNoteResponse(rsp *http.Response) (*AddCandidateNoteRespons
 		}
 		response.Headers413 = &headers
 	case rsp.StatusCode == 422:
-		var headers AddCandidateNoteResponse422Headers
+		var headers AddNoteResponse422Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -27387,7 +27331,7 @@ func ParseAddCandidateNoteResponse(rsp *http.Response) (*AddCandidateNoteRespons
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
-		var headers AddCandidateNoteResponse429Headers
+		var headers AddNoteResponse429Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -27439,7 +27383,7 @@ func ParseAddCandidateNoteResponse(rsp *http.Response) (*AddCandidateNoteRespons
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
-		var headers AddCandidateNoteResponse500Headers
+		var headers AddNoteResponse500Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -27484,7 +27428,7 @@ func ParseAddCandidateNoteResponse(rsp *http.Response) (*AddCandidateNoteRespons
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
-		var headers AddCandidateNoteResponse503Headers
+		var headers AddNoteResponse503Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -28888,15 +28832,15 @@ func ParseMoveCandidateResponse(rsp *http.Response) (*MoveCandidateResponse, err
 	return response, nil
 }
 
-// ParseListJobStagesResponse parses an HTTP response from a ListJobStagesWithResponse call
-func ParseListJobStagesResponse(rsp *http.Response) (*ListJobStagesResponse, error) {
+// ParseListStagesResponse parses an HTTP response from a ListStagesWithResponse call
+func ParseListStagesResponse(rsp *http.Response) (*ListStagesResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
 	defer func() { _ = rsp.Body.Close() }()
 	if err != nil {
 		return nil, err
 	}
 
-	response := &ListJobStagesResponse{
+	response := &ListStagesResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
 	}
@@ -28955,7 +28899,7 @@ func ParseListJobStagesResponse(rsp *http.Response) (*ListJobStagesResponse, err
 
 	switch {
 	case rsp.StatusCode == 200:
-		var headers ListJobStagesResponse200Headers
+		var headers ListStagesResponse200Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -29000,7 +28944,7 @@ func ParseListJobStagesResponse(rsp *http.Response) (*ListJobStagesResponse, err
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
-		var headers ListJobStagesResponse401Headers
+		var headers ListStagesResponse401Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -29052,7 +28996,7 @@ func ParseListJobStagesResponse(rsp *http.Response) (*ListJobStagesResponse, err
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
-		var headers ListJobStagesResponse403Headers
+		var headers ListStagesResponse403Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -29097,7 +29041,7 @@ func ParseListJobStagesResponse(rsp *http.Response) (*ListJobStagesResponse, err
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
-		var headers ListJobStagesResponse404Headers
+		var headers ListStagesResponse404Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -29142,7 +29086,7 @@ func ParseListJobStagesResponse(rsp *http.Response) (*ListJobStagesResponse, err
 		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 429:
-		var headers ListJobStagesResponse429Headers
+		var headers ListStagesResponse429Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -29194,7 +29138,7 @@ func ParseListJobStagesResponse(rsp *http.Response) (*ListJobStagesResponse, err
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
-		var headers ListJobStagesResponse500Headers
+		var headers ListStagesResponse500Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -29239,7 +29183,7 @@ func ParseListJobStagesResponse(rsp *http.Response) (*ListJobStagesResponse, err
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
-		var headers ListJobStagesResponse503Headers
+		var headers ListStagesResponse503Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {

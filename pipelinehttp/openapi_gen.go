@@ -1,0 +1,717 @@
+package pipelinehttp
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// The OpenAPI document, openapi.yaml, is generated: generateOpenAPI builds
+// every operation of the table (operations) and what only the table knows,
+// and lays over it the hand-written openapi/overlay.yaml, which holds the
+// prose. TestOpenAPI_Generated fails when the committed file differs from
+// what it makes; `go test ./pipelinehttp -run TestOpenAPI_Generated -update`
+// writes it.
+//
+// Generated from the table, for each operation: its path and method,
+// operationId (the operation's name), its path, query and header
+// parameters with their schemas and limits, the request body's schema (a
+// component named in requestNames), the success status, headers (Location
+// when it creates a record, Idempotent-Replay on a write) and body (a
+// component named after the Go type, see bodyName), `security` from the
+// operation's scope, and the error responses its traits imply: 401, 429,
+// 500 and 503 always; 403 when it needs a scope (insufficient_scope, or a
+// oneOf with forbidden when the operation Forbids); 404 when its path names
+// a record; 422 when it reads input; 400, 408, 409 and 413 for writes (409
+// with the clash's details when it Conflicts). The components these name
+// that derive from the scopes (InsufficientScope*, the 403 oneOfs), the
+// path ids' parameters, the shared enums (sharedSchemas) and the list and
+// data envelopes are generated too.
+//
+// The overlay is an OpenAPI document without those: info, tags, the
+// operations' tags, summaries, descriptions and examples, and the
+// components whose content is prose or shared (the error envelopes, the
+// headers, the records' schemas, which TestOpenAPI_BodiesMatchGoTypes keeps
+// to the Go types). Where it meets a generated object it may add or replace
+// only prose (proseKeys); anything else is an error, so that no fact is
+// written twice.
+
+// requestNames are the component names of the request bodies: they are
+// the generated clients' type names, so they stay as they were.
+var requestNames = map[pipeline.Op]string{
+	pipeline.OpCreateJob:           "JobCreateRequest",
+	pipeline.OpUpdateJob:           "JobUpdateRequest",
+	pipeline.OpAddCandidate:        "CandidateCreateRequest",
+	pipeline.OpUpdateCandidate:     "CandidateUpdateRequest",
+	pipeline.OpMoveCandidate:       "StageMoveRequest",
+	pipeline.OpAddNote:             "NoteCreateRequest",
+	pipeline.OpRateCandidate:       "RatingRequest",
+	pipeline.OpCreateWebhook:       "WebhookCreateRequest",
+	pipeline.OpSendMessage:         "MessageCreateRequest",
+	pipeline.OpScheduleInterview:   "InterviewCreateRequest",
+	pipeline.OpRescheduleInterview: "InterviewUpdateRequest",
+}
+
+// schemaNames are the component names of the Go types of success bodies
+// (the records in data and list envelopes, or whole bodies). The records'
+// schemas are hand-written in the overlay; the envelopes are generated.
+var schemaNames = map[reflect.Type]string{
+	reflect.TypeFor[identity]():         "Identity",
+	reflect.TypeFor[jobItem]():          "JobSummary",
+	reflect.TypeFor[jobFull]():          "Job",
+	reflect.TypeFor[stageItem]():        "Stage",
+	reflect.TypeFor[candidateItem]():    "CandidateSummary",
+	reflect.TypeFor[candidateFull]():    "Candidate",
+	reflect.TypeFor[noteItem]():         "Note",
+	reflect.TypeFor[ratingItem]():       "Rating",
+	reflect.TypeFor[webhookItem]():      "Webhook",
+	reflect.TypeFor[createdWebhook]():   "CreatedWebhook",
+	reflect.TypeFor[deliveryItem]():     "WebhookDelivery",
+	reflect.TypeFor[interviewItem]():    "Interview",
+	reflect.TypeFor[messageItem]():      "Message",
+	reflect.TypeFor[feed]():             "ActivityFeedResponse",
+	reflect.TypeFor[data[[]userBusy]](): "AvailabilityResponse",
+}
+
+// forbiddenNames are the stems of the 403 components of the scopes whose
+// operations Forbid (JobWriteForbidden…), as clients know them; a scope
+// not listed gets its own name's.
+var forbiddenNames = map[pipeline.Scope]string{
+	pipeline.ScopeJobsWrite:       "JobWrite",
+	pipeline.ScopeCandidatesWrite: "CandidateIntake",
+	pipeline.ScopeSchedulingWrite: "InterviewWrite",
+	pipeline.ScopeMessagesSend:    "MessageSend",
+	pipeline.ScopeWebhooksWrite:   "Webhook",
+}
+
+// clashResponse is the 409 of the operations that Conflict: the clash's
+// busy times, or a key in flight (hand-written in the overlay).
+const clashResponse = "InterviewConflict"
+
+// sharedSchemas are the enums parameters share with the records, generated
+// as components from the values the API takes and referred to wherever a
+// parameter's schema has the same values.
+func sharedSchemas() []namedSchema {
+	var scopes []string
+	for _, s := range pipeline.AllScopes {
+		scopes = append(scopes, string(s))
+	}
+	return []namedSchema{
+		{"Scope", enumSchema(scopes...)},
+		{"Action", enumSchema(pipeline.Actions...)},
+		{"JobStatus", statusSchema},
+		{"CandidateStatus", candidateStatus},
+		{"RatingValue", ratingSchema},
+	}
+}
+
+type namedSchema struct {
+	name   string
+	schema *jsonschema.Schema
+}
+
+// proseKeys are the keys the overlay may set on a generated object.
+var proseKeys = map[string]bool{"description": true, "summary": true, "tags": true, "example": true, "examples": true, "title": true}
+
+// apiHeaders are the headers of every answer below /api/.
+var apiHeaders = []string{"X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-Content-Type-Options", "Cache-Control"}
+
+// generateOpenAPI is the document: the table's operations with overlay, an
+// OpenAPI document of the rest, laid over them.
+func generateOpenAPI(overlay []byte) ([]byte, error) {
+	var ov yaml.Node
+	if err := yaml.Unmarshal(overlay, &ov); err != nil {
+		return nil, fmt.Errorf("openapi overlay: %w", err)
+	}
+	if ov.Kind != yaml.DocumentNode || len(ov.Content) != 1 {
+		return nil, fmt.Errorf("openapi overlay: want one document")
+	}
+	g := &docGen{open: map[*yaml.Node]bool{}}
+	root, err := g.build()
+	if err != nil {
+		return nil, err
+	}
+	if err := g.merge(root, expandAliases(ov.Content[0]), ""); err != nil {
+		return nil, fmt.Errorf("openapi overlay: %w", err)
+	}
+	doc := &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{root},
+		HeadComment: "Code generated from the table of operations (pipelinehttp/operations.go) and\n" +
+			"pipelinehttp/openapi/overlay.yaml. DO NOT EDIT: change those and run\n" +
+			"go test ./pipelinehttp -run TestOpenAPI_Generated -update"}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// docGen builds the generated part. open are the maps to which the
+// overlay may add entries of any kind (the document's sections).
+type docGen struct {
+	open                                    map[*yaml.Node]bool
+	root, paths, params, responses, schemas *yaml.Node
+	shared                                  []namedSchema
+}
+
+func (g *docGen) section(parent *yaml.Node, key string) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.MappingNode}
+	parent.Content = append(parent.Content, str(key), n)
+	g.open[n] = true
+	return n
+}
+
+func (g *docGen) build() (*yaml.Node, error) {
+	g.root = &yaml.Node{Kind: yaml.MappingNode}
+	g.open[g.root] = true
+	g.root.Content = append(g.root.Content, str("openapi"), str("3.1.0"))
+	components := &yaml.Node{Kind: yaml.MappingNode}
+	g.open[components] = true
+	g.section(components, "securitySchemes")
+	g.params = g.section(components, "parameters")
+	g.section(components, "headers")
+	g.responses = g.section(components, "responses")
+	g.schemas = g.section(components, "schemas")
+	g.shared = sharedSchemas()
+	for _, s := range g.shared {
+		set(g.schemas, s.name, g.schema(s.schema, false))
+	}
+	// info, servers and tags come from the overlay, before components.
+	g.root.Content = append(g.root.Content, str("info"), g.openMap(), str("servers"), &yaml.Node{Kind: yaml.SequenceNode},
+		str("tags"), &yaml.Node{Kind: yaml.SequenceNode}, str("components"), components)
+	g.paths = g.section(g.root, "paths")
+	for _, o := range operations {
+		if err := g.operation(o); err != nil {
+			return nil, fmt.Errorf("operation %s: %w", o.op, err)
+		}
+	}
+	return g.root, nil
+}
+
+func (g *docGen) openMap() *yaml.Node {
+	n := &yaml.Node{Kind: yaml.MappingNode}
+	g.open[n] = true
+	return n
+}
+
+// operation adds o's path item and operation, and the components they name.
+func (g *docGen) operation(o operation) error {
+	path := "/api/v1" + o.path
+	item := get(g.paths, path)
+	if item == nil {
+		item = mapping()
+		ps := seq(ref("parameters", "RequestId"))
+		for _, p := range o.params {
+			if p.place == inPath {
+				name := pathParamName(p.name)
+				ps.Content = append(ps.Content, ref("parameters", name))
+				if get(g.params, name) == nil {
+					set(g.params, name, mapping("name", p.name, "in", "path", "required", true,
+						"description", p.schema.Description, "schema", ref("schemas", "Id")))
+				}
+			}
+		}
+		set(item, "parameters", ps)
+		set(g.paths, path, item)
+	}
+	method := strings.ToLower(o.method)
+	if get(item, method) != nil {
+		return fmt.Errorf("%s %s twice", o.method, path)
+	}
+	op := mapping("operationId", string(o.op))
+	scopes := seq()
+	scopes.Style = yaml.FlowStyle
+	if s := o.op.Scope(); s != "" {
+		scopes.Content = append(scopes.Content, str(string(s)))
+	}
+	set(op, "security", seq(mapping("bearerAuth", scopes)))
+
+	var params []*yaml.Node
+	var body []paramInfo
+	var takesPath, takesInput bool
+	for _, p := range o.params {
+		switch p.place {
+		case inPath:
+			takesPath = true
+		case inQuery:
+			takesInput = true
+			m := mapping("name", p.name, "in", "query", "required", p.required)
+			s := *p.schema
+			if s.Description != "" {
+				set(m, "description", s.Description)
+				s.Description = ""
+			}
+			set(m, "schema", g.schema(&s, true))
+			params = append(params, m)
+		case inBody:
+			takesInput = true
+			body = append(body, p)
+		}
+	}
+	if o.op.Writes() {
+		takesInput = true
+		params = append([]*yaml.Node{ref("parameters", "IdempotencyKey")}, params...)
+	}
+	if len(params) > 0 {
+		set(op, "parameters", seq(params...))
+	}
+	if len(body) > 0 {
+		name, ok := requestNames[o.op]
+		if !ok {
+			return fmt.Errorf("its request body has no name in requestNames")
+		}
+		set(g.schemas, name, g.requestSchema(o, body))
+		set(op, "requestBody", mapping("required", true,
+			"content", mapping("application/json", mapping("schema", ref("schemas", name)))))
+	}
+
+	success, err := g.success(o)
+	if err != nil {
+		return err
+	}
+	responses := mapping(strconv.Itoa(o.status), success)
+	if o.op.Writes() {
+		set(responses, "400", ref("responses", "BadRequest"))
+	}
+	set(responses, "401", ref("responses", "Unauthenticated"))
+	if s := o.op.Scope(); s != "" {
+		set(responses, "403", ref("responses", g.forbidden(s, o.op.Forbids())))
+	}
+	if takesPath {
+		set(responses, "404", ref("responses", "NotFound"))
+	}
+	if o.op.Writes() {
+		set(responses, "408", ref("responses", "RequestTimeout"))
+		conflict := "Conflict"
+		if o.op.Conflicts() {
+			conflict = clashResponse
+		}
+		set(responses, "409", ref("responses", conflict))
+		set(responses, "413", ref("responses", "PayloadTooLarge"))
+	}
+	if takesInput {
+		set(responses, "422", ref("responses", "ValidationFailed"))
+	}
+	set(responses, "429", ref("responses", "RateLimited"))
+	set(responses, "500", ref("responses", "ServerError"))
+	set(responses, "503", ref("responses", "Unavailable"))
+	set(op, "responses", responses)
+	set(item, method, op)
+	return nil
+}
+
+// pathParamName is the component name of a path id: job is JobId.
+func pathParamName(name string) string {
+	return strings.ToUpper(name[:1]) + name[1:] + "Id"
+}
+
+// requestSchema is the schema of a body of the fields body.
+func (g *docGen) requestSchema(o operation, body []paramInfo) *yaml.Node {
+	s := mapping("type", "object", "additionalProperties", false)
+	var required []*yaml.Node
+	props := mapping()
+	for _, p := range body {
+		if p.required {
+			required = append(required, str(p.name))
+		}
+		set(props, p.name, g.schema(p.schema, true))
+	}
+	if o.method == http.MethodPatch {
+		// A PATCH changes what it is sent, and must be sent something.
+		set(s, "minProperties", 1)
+	}
+	if len(required) > 0 {
+		r := seq(required...)
+		r.Style = yaml.FlowStyle
+		set(s, "required", r)
+	}
+	set(s, "properties", props)
+	return s
+}
+
+// success is o's success response.
+func (g *docGen) success(o operation) (*yaml.Node, error) {
+	headers := mapping()
+	if o.creates {
+		set(headers, "Location", ref("headers", locationHeader(o.path)))
+	}
+	if o.op.Writes() {
+		set(headers, "Idempotent-Replay", ref("headers", "Idempotent-Replay"))
+	}
+	for _, h := range apiHeaders {
+		set(headers, h, ref("headers", h))
+	}
+	r := mapping("description", http.StatusText(o.status)+".", "headers", headers)
+	switch {
+	case o.status == http.StatusNoContent:
+	case o.body.Implements(reflect.TypeFor[rawBody]()):
+		media, _ := reflect.Zero(o.body).Interface().(rawBody).media()
+		media, _, _ = strings.Cut(media, ";")
+		set(r, "content", mapping(media, mapping("schema", mapping("type", "string"))))
+	default:
+		name, err := g.bodyName(o.body)
+		if err != nil {
+			return nil, err
+		}
+		set(r, "content", mapping("application/json", mapping("schema", ref("schemas", name))))
+	}
+	return r, nil
+}
+
+// locationHeader is the component name of the Location of a record made
+// at path: the job's is plain Location, as clients know it.
+func locationHeader(path string) string {
+	last := path[strings.LastIndex(path, "/")+1:]
+	if last == "jobs" {
+		return "Location"
+	}
+	return strings.ToUpper(last[:1]) + strings.TrimSuffix(last[1:], "s") + "Location"
+}
+
+// bodyName is the component name of a success body of Go type t: a named
+// type's, or an envelope's, generated here around its record's name:
+// data[T] is TResponse, list[T] and data[[]T] TListResponse (T without
+// Summary).
+func (g *docGen) bodyName(t reflect.Type) (string, error) {
+	if name, ok := schemaNames[t]; ok {
+		return name, nil
+	}
+	generic, _, _ := strings.Cut(t.Name(), "[")
+	if t.PkgPath() != reflect.TypeFor[operation]().PkgPath() || (generic != "data" && generic != "list") {
+		return "", fmt.Errorf("its body %v has no name in schemaNames", t)
+	}
+	elem := t.Field(0).Type // Data
+	var list bool
+	if elem.Kind() == reflect.Slice {
+		elem, list = elem.Elem(), true
+	}
+	record, ok := schemaNames[elem]
+	if !ok {
+		return "", fmt.Errorf("its record %v has no name in schemaNames", elem)
+	}
+	name := record + "Response"
+	s := mapping("type", "object", "additionalProperties", false)
+	switch {
+	case generic == "list":
+		// A list holds summaries: JobSummary's list is JobListResponse.
+		name = strings.TrimSuffix(record, "Summary") + "ListResponse"
+		set(s, "required", flow("data", "links", "meta"))
+		set(s, "properties", mapping(
+			"data", mapping("type", "array", "maxItems", pipeline.PageSize, "items", ref("schemas", record)),
+			"links", ref("schemas", "PageLinks"), "meta", ref("schemas", "PageMeta")))
+	case list:
+		name = record + "ListResponse"
+		set(s, "required", flow("data"))
+		set(s, "properties", mapping("data", mapping("type", "array", "items", ref("schemas", record))))
+	default:
+		set(s, "required", flow("data"))
+		set(s, "properties", mapping("data", ref("schemas", record)))
+	}
+	set(g.schemas, name, s)
+	return name, nil
+}
+
+// forbidden is the name of the 403 response of an operation that needs
+// scope, and adds it and its schemas: insufficient_scope alone, or with
+// forbidden as a oneOf discriminated by code.
+func (g *docGen) forbidden(scope pipeline.Scope, forbids bool) string {
+	camel := ""
+	for part := range strings.FieldsFuncSeq(string(scope), func(r rune) bool { return r == ':' || r == '_' }) {
+		camel += strings.ToUpper(part[:1]) + part[1:]
+	}
+	object := "InsufficientScope" + camel + "ErrorObject"
+	set(g.schemas, object, mapping(
+		"description", "`insufficient_scope` naming `"+string(scope)+"`.",
+		"type", "object", "additionalProperties", false, "required", flow("code", "message", "details"),
+		"properties", mapping(
+			"code", mapping("type", "string", "const", "insufficient_scope"),
+			"message", ref("schemas", "ErrorMessage"),
+			"details", mapping("type", "object", "additionalProperties", false, "required", flow("required_scope"),
+				"properties", mapping("required_scope", mapping("type", "string", "const", string(scope)))))))
+	name, description := "InsufficientScope"+camel, "`insufficient_scope`: the token lacks `"+string(scope)+"`."
+	if forbids {
+		stem, ok := forbiddenNames[scope]
+		if !ok {
+			stem = camel
+		}
+		name = stem + "Forbidden"
+		description = "Two codes, told apart by `error.code`: `insufficient_scope` when the token lacks `" + string(scope) +
+			"`; `forbidden` when a business rule refuses the request."
+		oneOf := name + "ErrorObject"
+		set(g.schemas, oneOf, mapping(
+			"description", "The error object of a 403: `insufficient_scope` or `forbidden`.",
+			"oneOf", seq(ref("schemas", object), ref("schemas", "ForbiddenErrorObject")),
+			"discriminator", mapping("propertyName", "code", "mapping", mapping(
+				"insufficient_scope", "#/components/schemas/"+object,
+				"forbidden", "#/components/schemas/ForbiddenErrorObject"))))
+		object = oneOf
+	}
+	envelope := name + "Error"
+	set(g.schemas, envelope, mapping("type", "object", "additionalProperties", false, "required", flow("error"),
+		"properties", mapping("error", ref("schemas", object))))
+	headers := mapping()
+	for _, h := range apiHeaders {
+		set(headers, h, ref("headers", h))
+	}
+	set(g.responses, name, mapping("description", description, "headers", headers,
+		"content", mapping("application/json", mapping("schema", ref("schemas", envelope)))))
+	return name
+}
+
+// schema is s as the document writes it: a shared enum by reference, an
+// integer as int64 (the API reads every integer so). Outside the shared
+// components themselves (top false), description rides beside a reference.
+func (g *docGen) schema(s *jsonschema.Schema, top bool) *yaml.Node {
+	m := mapping()
+	if s.Description != "" {
+		set(m, "description", s.Description)
+	}
+	if top {
+		for _, sh := range g.shared {
+			if s.Type == "string" && len(s.Enum) > 0 && reflect.DeepEqual(s.Enum, sh.schema.Enum) {
+				set(m, "$ref", "#/components/schemas/"+sh.name)
+				return m
+			}
+		}
+	}
+	switch {
+	case len(s.Types) > 0:
+		t := seq()
+		t.Style = yaml.FlowStyle
+		// null last, whatever order the schema holds them in.
+		types := slices.Clone(s.Types)
+		slices.SortStableFunc(types, func(a, b string) int { return boolCmp(a == "null", b == "null") })
+		for _, ty := range types {
+			t.Content = append(t.Content, str(ty))
+		}
+		set(m, "type", t)
+	case s.Type != "":
+		set(m, "type", s.Type)
+	}
+	switch {
+	case s.Format != "":
+		set(m, "format", s.Format)
+	case s.Type == "integer" || slices.Contains(s.Types, "integer"):
+		set(m, "format", "int64")
+	}
+	if len(s.Enum) > 0 {
+		e := seq()
+		e.Style = yaml.FlowStyle
+		for _, v := range s.Enum {
+			e.Content = append(e.Content, str(fmt.Sprint(v)))
+		}
+		set(m, "enum", e)
+	}
+	if s.MinLength != nil {
+		set(m, "minLength", *s.MinLength)
+	}
+	if s.MaxLength != nil {
+		set(m, "maxLength", *s.MaxLength)
+	}
+	if s.Pattern != "" {
+		set(m, "pattern", s.Pattern)
+	}
+	if s.Minimum != nil {
+		set(m, "minimum", *s.Minimum)
+	}
+	if s.Maximum != nil {
+		set(m, "maximum", *s.Maximum)
+	}
+	if s.MinItems != nil {
+		set(m, "minItems", *s.MinItems)
+	}
+	if s.MaxItems != nil {
+		set(m, "maxItems", *s.MaxItems)
+	}
+	if s.Items != nil {
+		set(m, "items", g.schema(s.Items, true))
+	}
+	return m
+}
+
+// merge lays the overlay node ov over the generated node gen, at path.
+func (g *docGen) merge(gen, ov *yaml.Node, path string) error {
+	for i := 0; i+1 < len(ov.Content); i += 2 {
+		key, val := ov.Content[i].Value, ov.Content[i+1]
+		at := path + "/" + key
+		cur := get(gen, key)
+		// Below properties the keys are names, not prose.
+		prose := proseKeys[key] && !strings.HasSuffix(path, "/properties")
+		switch {
+		case cur == nil && (g.open[gen] || prose):
+			if prose && !g.open[gen] {
+				insertProse(gen, ov.Content[i], val)
+			} else {
+				gen.Content = append(gen.Content, ov.Content[i], val)
+			}
+		case cur == nil:
+			return fmt.Errorf("%s: the overlay adds %q to what the table generates; declare it in the table", at, key)
+		case prose:
+			set(gen, key, val)
+		case key == "parameters" && cur.Kind == yaml.SequenceNode && val.Kind == yaml.SequenceNode:
+			if err := g.mergeParameters(cur, val, at); err != nil {
+				return err
+			}
+		case cur.Kind == yaml.SequenceNode && len(cur.Content) == 0 && g.open[gen]:
+			set(gen, key, val) // servers, tags
+		case cur.Kind != yaml.MappingNode || val.Kind != yaml.MappingNode:
+			return fmt.Errorf("%s: the overlay sets what the table generates; change it in the table", at)
+		default:
+			if err := g.merge(cur, val, at); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// mergeParameters lays overlay parameters, named, over generated ones: only
+// their prose.
+func (g *docGen) mergeParameters(gen, ov *yaml.Node, path string) error {
+	for _, p := range ov.Content {
+		name := get(p, "name")
+		var target *yaml.Node
+		for _, q := range gen.Content {
+			if n := get(q, "name"); n != nil && name != nil && n.Value == name.Value {
+				target = q
+			}
+		}
+		if target == nil {
+			return fmt.Errorf("%s: the overlay adds a parameter the table does not declare", path)
+		}
+		prose := &yaml.Node{Kind: yaml.MappingNode}
+		for i := 0; i+1 < len(p.Content); i += 2 {
+			if p.Content[i].Value != "name" {
+				prose.Content = append(prose.Content, p.Content[i], p.Content[i+1])
+			}
+		}
+		if err := g.merge(target, prose, path+"/"+name.Value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// insertProse puts a prose key before the generated keys of m, after any
+// prose already there, so that an operation reads tags, summary,
+// description, then what the table says.
+func insertProse(m, k, v *yaml.Node) {
+	i := 0
+	for i+1 < len(m.Content) && proseKeys[m.Content[i].Value] && m.Content[i].Value != "example" && m.Content[i].Value != "examples" {
+		i += 2
+	}
+	if k.Value == "example" || k.Value == "examples" {
+		i = len(m.Content)
+	}
+	m.Content = slices.Insert(m.Content, i, k, v)
+}
+
+// expandAliases is n with every alias replaced by a copy of its anchor's
+// node, and no anchors: the merged document orders nodes anew.
+func expandAliases(n *yaml.Node) *yaml.Node {
+	if n.Kind == yaml.AliasNode {
+		return expandAliases(n.Alias)
+	}
+	c := *n
+	c.Anchor = ""
+	c.Content = make([]*yaml.Node, len(n.Content))
+	for i, x := range n.Content {
+		c.Content[i] = expandAliases(x)
+	}
+	return &c
+}
+
+// YAML node helpers.
+
+func str(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
+
+func node(v any) *yaml.Node {
+	switch v := v.(type) {
+	case *yaml.Node:
+		return v
+	case string:
+		return str(v)
+	case bool:
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(v)}
+	case int:
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(v)}
+	case float64:
+		tag := "!!float"
+		if v == float64(int64(v)) {
+			tag = "!!int"
+		}
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: strconv.FormatFloat(v, 'f', -1, 64)}
+	}
+	panic(fmt.Sprintf("openapi: no YAML for %T", v))
+}
+
+// mapping is a YAML mapping of the key, value pairs kv.
+func mapping(kv ...any) *yaml.Node {
+	m := &yaml.Node{Kind: yaml.MappingNode}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m.Content = append(m.Content, str(kv[i].(string)), node(kv[i+1]))
+	}
+	return m
+}
+
+func seq(items ...*yaml.Node) *yaml.Node {
+	return &yaml.Node{Kind: yaml.SequenceNode, Content: items}
+}
+
+// flow is a sequence of strings written on one line.
+func flow(items ...string) *yaml.Node {
+	s := seq()
+	s.Style = yaml.FlowStyle
+	for _, it := range items {
+		s.Content = append(s.Content, str(it))
+	}
+	return s
+}
+
+func ref(section, name string) *yaml.Node {
+	return mapping("$ref", "#/components/"+section+"/"+name)
+}
+
+// get is the value of key in the mapping m, nil when absent.
+func get(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// set sets key in the mapping m to v, in its place or at the end.
+func set(m *yaml.Node, key string, v any) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			m.Content[i+1] = node(v)
+			return
+		}
+	}
+	m.Content = append(m.Content, str(key), node(v))
+}
+
+func boolCmp(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
