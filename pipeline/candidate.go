@@ -49,9 +49,9 @@ const msgStage = "The stage must be the id of a stage of this job."
 // Validate reports what is wrong with the filter without consulting
 // storage; whether the stage belongs to the job is checked by
 // ListCandidates.
-func (f CandidateFilter) Validate() error { return withUnread(f.Unread, f.check()) }
+func (f CandidateFilter) Validate() error { return withUnread(f.Unread, f.check().Err()) }
 
-func (f CandidateFilter) check() error {
+func (f CandidateFilter) check() FieldErrors {
 	bad := FieldErrors{}
 	checkText(bad, "search", f.Search)
 	if f.StageID < 0 {
@@ -63,7 +63,7 @@ func (f CandidateFilter) check() error {
 	if f.Page < 0 {
 		bad.Add("page", msgPage)
 	}
-	return bad.Err()
+	return bad
 }
 
 // ListCandidates returns a page of a job's candidates, newest applicant
@@ -75,12 +75,18 @@ func (s *Service) ListCandidates(ctx context.Context, jobID int64, f CandidateFi
 	if err != nil {
 		return List[Candidate]{}, err
 	}
-	if bad := f.Validate(); bad != nil {
-		// Not found comes before invalid.
-		if _, err := s.store.Job(ctx, c.user.ID, jobID); err != nil {
+	if bad := f.check(); len(bad) > 0 || f.Unread != nil {
+		// Not found comes before invalid; the stage is judged with the
+		// rest, so that the answer names every bad parameter.
+		stages, err := s.store.Stages(ctx, c.user.ID, jobID)
+		if err != nil {
 			return List[Candidate]{}, err
 		}
-		return List[Candidate]{}, bad
+		if f.StageID > 0 && checkable(f.Unread, bad, "stage") &&
+			!slices.ContainsFunc(stages, func(st Stage) bool { return st.ID == f.StageID }) {
+			bad.Add("stage", msgStage)
+		}
+		return List[Candidate]{}, withUnread(f.Unread, bad.Err())
 	}
 	f.Page = max(f.Page, 1)
 	l, err := s.store.ListCandidates(ctx, c.user.ID, jobID, f)
@@ -112,16 +118,17 @@ type StageMove struct {
 // Validate reports what is wrong with the input without consulting
 // storage; whether the stage belongs to the job is checked by
 // MoveCandidate.
-func (in StageMove) Validate() error { return withUnread(in.Unread, in.check()) }
+func (in StageMove) Validate() error { return withUnread(in.Unread, in.check().Err()) }
 
-func (in StageMove) check() error {
+func (in StageMove) check() FieldErrors {
+	f := FieldErrors{}
 	switch {
 	case in.StageID == 0:
-		return Invalid("stage", "The stage field is required.")
+		f.Add("stage", "The stage field is required.")
 	case in.StageID < 0:
-		return Invalid("stage", msgStage)
+		f.Add("stage", msgStage)
 	}
-	return nil
+	return f
 }
 
 // MoveCandidate moves a candidate to a stage of the same job and returns the
@@ -144,12 +151,13 @@ func (s *Service) MoveCandidate(ctx context.Context, jobID, id int64, in StageMo
 		return moving{cand, st}, err
 	}
 	return write(s, ctx, c, k, load, func(tx Tx, m moving) (Candidate, error) {
-		if err := in.Validate(); err != nil {
-			return Candidate{}, err
-		}
 		cand, st := m.cand, m.stage
-		if st == nil {
-			return Candidate{}, Invalid("stage", msgStage)
+		f := in.check()
+		if st == nil && checkable(in.Unread, f, "stage") {
+			f.Add("stage", msgStage)
+		}
+		if err := withUnread(in.Unread, f.Err()); err != nil {
+			return Candidate{}, err
 		}
 		if st.ID == cand.StageID {
 			return cand, nil

@@ -96,7 +96,7 @@ func TestService_CheckOrder(t *testing.T) {
 	eachWorld(t, "the input before the missing secret key", func(t *testing.T, w world) {
 		svc := pipeline.NewService(w.DB)
 		ctx := w.As(t, "olivia")
-		_, err := svc.CreateWebhook(ctx, pipeline.NewWebhook{URL: "https://hooks.example.test", Events: []string{"job.deleted"}})
+		_, err := svc.CreateWebhook(ctx, pipeline.NewWebhook{URL: "https://93.184.216.34/hook", Events: []string{"job.deleted"}})
 		require.ErrorIs(t, err, pipeline.ErrValidation)
 		assert.Equal(t, []string{"events"}, fieldNames(err))
 		_, err = svc.CreateWebhook(ctx, pipeline.NewWebhook{URL: "https://93.184.216.34/hook"})

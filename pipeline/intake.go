@@ -49,9 +49,9 @@ type NewCandidate struct {
 // Validate reports what is wrong with the input without consulting
 // storage; whether the stage belongs to the job and whether the email is
 // taken are checked by AddCandidate.
-func (in NewCandidate) Validate() error { return withUnread(in.Unread, in.check(time.Now())) }
+func (in NewCandidate) Validate() error { return withUnread(in.Unread, in.check(time.Now()).Err()) }
 
-func (in NewCandidate) check(now time.Time) error {
+func (in NewCandidate) check(now time.Time) FieldErrors {
 	f := FieldErrors{}
 	validateCandidateName(f, in.Name)
 	validateEmail(f, in.Email)
@@ -68,7 +68,7 @@ func (in NewCandidate) check(now time.Time) error {
 		f.Add("stage", msgStage)
 	}
 	validateResumeURL(f, in.ResumeURL)
-	return f.Err()
+	return f
 }
 
 // CandidatePatch is the input of UpdateCandidate; nil fields are left as
@@ -86,9 +86,9 @@ type CandidatePatch struct {
 
 // Validate reports what is wrong with the patch without consulting
 // storage; whether the email is taken is checked by UpdateCandidate.
-func (p CandidatePatch) Validate() error { return withUnread(p.Unread, p.check()) }
+func (p CandidatePatch) Validate() error { return withUnread(p.Unread, p.check().Err()) }
 
-func (p CandidatePatch) check() error {
+func (p CandidatePatch) check() FieldErrors {
 	f := FieldErrors{}
 	if p.Name == nil && p.Email == nil && p.ResumeURL == nil && p.Status == nil {
 		f.Add("body", "At least one of name, email, resume_url, status is required.")
@@ -105,7 +105,7 @@ func (p CandidatePatch) check() error {
 	if p.Status != nil && !slices.Contains(CandidateStatuses, *p.Status) {
 		f.Add("status", msgCandidateStatus)
 	}
-	return f.Err()
+	return f
 }
 
 func validateCandidateName(f FieldErrors, name string) {
@@ -187,15 +187,17 @@ func (s *Service) AddCandidate(ctx context.Context, jobID int64, in NewCandidate
 	load := func(tx Tx) (Intake, error) { return tx.JobForIntake(ctx, c.user.ID, jobID, max(in.StageID, 0), email) }
 	res, err := write(s, ctx, c, k, load, func(tx Tx, it Intake) (Candidate, error) {
 		now := s.now()
-		if err := withUnread(in.Unread, in.check(now)); err != nil {
+		f := in.check(now)
+		if it.Stage == nil && checkable(in.Unread, f, "stage") {
+			f.Add("stage", msgStage)
+		}
+		if it.EmailTaken && checkable(in.Unread, f, "email") {
+			f.Add("email", msgEmailTaken)
+		}
+		if err := withUnread(in.Unread, f.Err()); err != nil {
 			return Candidate{}, err
 		}
-		switch {
-		case it.Stage == nil:
-			return Candidate{}, Invalid("stage", msgStage)
-		case it.EmailTaken:
-			return Candidate{}, ErrEmailTaken
-		case it.Job.Status == JobClosed:
+		if it.Job.Status == JobClosed {
 			return Candidate{}, Errorf(EForbidden, msgJobClosed)
 		}
 		return s.insertCandidate(ctx, tx, c, it, in, now)
@@ -246,7 +248,20 @@ func (s *Service) UpdateCandidate(ctx context.Context, jobID, id int64, p Candid
 		return Result[Candidate]{}, err
 	}
 	res, err := write(s, ctx, c, k, s.loadCandidate(ctx, c, jobID, id), func(tx Tx, cand Candidate) (Candidate, error) {
-		if err := p.Validate(); err != nil {
+		f := p.check()
+		// A taken email is otherwise left to the unique index; asked
+		// first only when the answer is a 422 anyway, so that it names it.
+		if (len(f) > 0 || p.Unread != nil) && p.Email != nil && checkable(p.Unread, f, "email") &&
+			Fold(*p.Email) != Fold(cand.Email) {
+			taken, err := tx.EmailTaken(ctx, cand.JobID, *p.Email, cand.ID)
+			if err != nil {
+				return Candidate{}, err
+			}
+			if taken {
+				f.Add("email", msgEmailTaken)
+			}
+		}
+		if err := withUnread(p.Unread, f.Err()); err != nil {
 			return Candidate{}, err
 		}
 		changes := p.apply(&cand)

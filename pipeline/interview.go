@@ -310,9 +310,8 @@ type AvailabilityQuery struct {
 	Unread error
 }
 
-// check records what is wrong with the query and returns its window.
-func (q AvailabilityQuery) check() (from, to time.Time, err error) {
-	f := FieldErrors{}
+// check records in f what is wrong with the query and returns its window.
+func (q AvailabilityQuery) check(f FieldErrors) (from, to time.Time) {
 	if len(q.UserIDs) == 0 {
 		f.Add("user_ids", "The user_ids parameter is required.")
 	} else if len(q.UserIDs) > MaxAvailabilityUsers {
@@ -328,7 +327,7 @@ func (q AvailabilityQuery) check() (from, to time.Time, err error) {
 			f.Add("to", "The window may not be longer than 31 days.")
 		}
 	}
-	return from, to, withUnread(q.Unread, f.Err())
+	return from, to
 }
 
 // MaxAvailabilityUsers is the most users one Availability call reads.

@@ -32,7 +32,7 @@ func (s *Service) ScheduleInterview(ctx context.Context, jobID, candidateID int6
 		iv := Interview{JobID: cand.JobID, CandidateID: cand.ID, TeamID: cand.TeamID, CandidateStatus: cand.Status,
 			CandidateName: cand.Name, CandidateEmail: cand.Email, Status: InterviewScheduled,
 			CreatedBy: c.user, CreatedAt: now, UpdatedAt: now}
-		if err := s.checkSlot(ctx, tx, &iv, in.slot(), in.Unread, now); err != nil {
+		if err := s.checkSlot(ctx, tx, &iv, FieldErrors{}, in.slot(), in.Unread, now); err != nil {
 			return Interview{}, err
 		}
 		booking = iv.booking()
@@ -46,21 +46,23 @@ func (s *Service) ScheduleInterview(ctx context.Context, jobID, candidateID int6
 }
 
 // checkSlot checks the fields sc of iv as they are to be, and sets them on
-// iv: the fields themselves, then whether the interviewers are members of
-// the team (validation_failed), then whether the candidate is active
-// (forbidden).
-func (s *Service) checkSlot(ctx context.Context, tx Tx, iv *Interview, sc slotCheck, unread error, now time.Time) error {
-	f := FieldErrors{}
+// iv: the fields themselves and whether the interviewers are members of
+// the team, in one validation_failed with what f holds already, then
+// whether the candidate is active (forbidden).
+func (s *Service) checkSlot(ctx context.Context, tx Tx, iv *Interview, f FieldErrors, sc slotCheck, unread error, now time.Time) error {
 	start, end := sc.check(f, now)
+	var users []User
+	if checkable(unread, f, "interviewer_ids") {
+		var err error
+		if users, err = tx.TeamUsers(ctx, iv.TeamID, sc.interviewerIDs); err != nil {
+			return err
+		}
+		if len(users) != len(sc.interviewerIDs) {
+			f.Add("interviewer_ids", msgNotTeamMember)
+		}
+	}
 	if err := withUnread(unread, f.Err()); err != nil {
 		return err
-	}
-	users, err := tx.TeamUsers(ctx, iv.TeamID, sc.interviewerIDs)
-	if err != nil {
-		return err
-	}
-	if len(users) != len(sc.interviewerIDs) {
-		return Invalid("interviewer_ids", msgNotTeamMember)
 	}
 	if iv.CandidateStatus != CandidateActive {
 		return Errorf(EForbidden, msgNotActive)
@@ -136,12 +138,11 @@ func (s *Service) RescheduleInterview(ctx context.Context, jobID, candidateID, i
 	var booking BusyQuery
 	res, err := write(s, ctx, c, k, s.loadInterview(ctx, c, jobID, candidateID, id), func(tx Tx, iv Interview) (Interview, error) {
 		f := FieldErrors{}
-		p.checkSent(f)
-		if err := withUnread(p.Unread, f.Err()); err != nil {
-			return Interview{}, err
+		if p.checkSent(f); len(f) > 0 {
+			return Interview{}, withUnread(p.Unread, f.Err()) // nothing sent: no slot to judge
 		}
 		before := iv
-		if err := s.checkSlot(ctx, tx, &iv, p.slot(before), nil, s.now()); err != nil {
+		if err := s.checkSlot(ctx, tx, &iv, f, p.slot(before), p.Unread, s.now()); err != nil {
 			return Interview{}, err
 		}
 		if before.Status == InterviewCancelled {
@@ -292,22 +293,25 @@ func (s *Service) Availability(ctx context.Context, q AvailabilityQuery) ([]User
 	if err != nil {
 		return nil, err
 	}
-	from, to, err := q.check()
-	if err != nil {
-		return nil, err
-	}
+	f := FieldErrors{}
+	from, to := q.check(f)
 	var ids []int64 // as asked, each once
 	for _, id := range q.UserIDs {
 		if !slices.Contains(ids, id) {
 			ids = append(ids, id)
 		}
 	}
-	users, err := s.store.TeamUsers(ctx, c.team.ID, ids)
-	if err != nil {
-		return nil, err
+	if checkable(q.Unread, f, "user_ids") {
+		users, err := s.store.TeamUsers(ctx, c.team.ID, ids)
+		if err != nil {
+			return nil, err
+		}
+		if len(users) != len(ids) {
+			f.Add("user_ids", "Each user must be a member of the token's current team.")
+		}
 	}
-	if len(users) != len(ids) {
-		return nil, Invalid("user_ids", "Each user must be a member of the token's current team.")
+	if err := withUnread(q.Unread, f.Err()); err != nil {
+		return nil, err
 	}
 	busy, err := s.store.BusyTimes(ctx, BusyQuery{UserIDs: ids, From: from, To: to})
 	if err != nil {

@@ -266,6 +266,29 @@ func withUnread(unread, valid error) error {
 	return out.Err()
 }
 
+// checkable reports whether a check that consults storage may judge field:
+// the field was read (unread names neither it nor the whole input) and
+// passed its own checks (f), so that one answer names every offending
+// field, the stored state's verdicts included.
+func checkable(unread error, f FieldErrors, field string) bool {
+	if _, bad := f[field]; bad {
+		return false
+	}
+	if unread == nil {
+		return true
+	}
+	bad := Fields(unread)
+	if bad == nil {
+		return false
+	}
+	for _, name := range append([]string{field}, wholeInput...) {
+		if _, ok := bad[name]; ok {
+			return false
+		}
+	}
+	return true
+}
+
 // Answer is the outcome of an operation called with an input a face could
 // not wholly read (unread), v and err being what the call returned on what
 // was read. An input type with an Unread field answers it in the call's

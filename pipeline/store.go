@@ -189,6 +189,9 @@ type Tx interface {
 	// Errors: ErrEmailTaken (a candidate of the job has its email, in any
 	// letter case).
 	InsertCandidate(ctx context.Context, k Candidate, at time.Time) (Candidate, error)
+	// EmailTaken reports whether a candidate of a job other than except
+	// has email, in any letter case.
+	EmailTaken(ctx context.Context, jobID int64, email string, except int64) (bool, error)
 	// UpdateCandidate stores the name, email, resume URL and status of a
 	// candidate locked by CandidateForUpdate. Errors: ErrEmailTaken, here
 	// or when the transaction ends.

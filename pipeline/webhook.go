@@ -57,9 +57,9 @@ type NewWebhook struct {
 
 // Validate reports what is wrong with the input without consulting the
 // network; the URL's host is checked by CreateWebhook.
-func (in NewWebhook) Validate() error { return withUnread(in.Unread, in.check()) }
+func (in NewWebhook) Validate() error { return withUnread(in.Unread, in.check().Err()) }
 
-func (in NewWebhook) check() error {
+func (in NewWebhook) check() FieldErrors {
 	f := FieldErrors{}
 	if checkText(f, "url", in.URL) && strings.TrimSpace(in.URL) == "" {
 		f.Add("url", "The url field is required.")
@@ -72,7 +72,7 @@ func (in NewWebhook) check() error {
 	if checkText(f, "description", in.Description) && utf8.RuneCountInString(in.Description) > MaxWebhookDescriptionLength {
 		f.Add("description", "The description may not be greater than 1000 characters.")
 	}
-	return f.Err()
+	return f
 }
 
 // events returns the input's events without duplicates, in the order of
@@ -123,9 +123,16 @@ func (s *Service) CreateWebhook(ctx context.Context, in NewWebhook) (Result[Crea
 	// The URL's host is resolved before the transaction opens, not while
 	// it holds the key's lock (and, on SQLite, the one writer); its replay
 	// still comes in the check order, after the key's.
-	invalid := in.Validate()
-	if invalid == nil {
+	f := in.check()
+	var invalid error
+	if checkable(in.Unread, f, "url") {
 		invalid = s.webhooks.CheckURL(ctx, in.URL)
+		for name, msgs := range Fields(invalid) {
+			f[name] = append(f[name], msgs...)
+		}
+	}
+	if Fields(invalid) != nil || invalid == nil {
+		invalid = withUnread(in.Unread, f.Err())
 	}
 	res, err := write(s, ctx, c, k, nil, func(tx Tx, _ struct{}) (CreatedWebhook, error) {
 		if invalid != nil {

@@ -115,8 +115,9 @@ func integerOf(raw []byte) (int64, bool) {
 
 // pathID is the id of a record in the path: a value that is not a positive
 // integer names no record (0), for the Service to answer not_found in its
-// turn, as for an id no record has. A tool's argument of the wrong JSON
-// type is refused naming it.
+// turn, as for an id no record has. A tool's argument is typed and
+// declared a positive integer, so one that is not (a string, 1.5, 0, -1)
+// is refused naming it, in the check order's place of the input.
 func pathID[In any](name string, doc string) param[In] {
 	if (&pipeline.Ref{}).ID(name) == nil {
 		panic("pipelinehttp: no kind of record is named " + name)
@@ -133,10 +134,12 @@ func pathID[In any](name string, doc string) param[In] {
 			in.idUnread = true
 			return wrongType(p.argName(), "an integer")
 		}
-		// A number that is no whole positive int64 (1.5) names no record,
-		// as such a path id does not.
-		id, _ := integerOf(raw)
-		set(in, max(id, 0))
+		id, ok := integerOf(raw)
+		if !ok || id <= 0 {
+			in.idUnread = true
+			return "The " + p.argName() + " must be a positive integer."
+		}
+		set(in, id)
 		return ""
 	}
 	return p

@@ -39,6 +39,17 @@ func TestAPI_AddCandidate(t *testing.T) {
 			http.StatusForbidden, pipeline.EInsufficientScope)
 		assert.Empty(t, e.Activity(t))
 	})
+	each(t, "one 422 names every offending field, a stage of another job included", func(t *testing.T, e *env) {
+		path := jobPath(e.Res.Jobs["backend"]) + "/candidates"
+		r := e.do(t, "POST", path, e.token("olivia"),
+			map[string]any{"name": " ", "email": "not an email", "stage": e.Res.Stages["frontend"]["Applied"]})
+		requireValidation(t, r, "name", "email", "stage")
+		r = e.do(t, "POST", path, e.token("olivia"),
+			map[string]any{"name": "Ada", "email": "ada@example.test", "stage": e.Res.Stages["frontend"]["Applied"], "applied": "soon"})
+		requireValidation(t, r, "email", "stage", "applied")
+		assert.Equal(t, []any{"The email has already been taken."}, r.Details(t)["email"])
+		assert.Empty(t, e.Activity(t))
+	})
 }
 
 func TestAPI_UpdateCandidate(t *testing.T) {

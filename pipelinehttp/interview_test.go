@@ -107,7 +107,7 @@ func TestAPI_ScheduleInterview(t *testing.T) {
 		requireValidation(t, e.do(t, "POST", path, e.token("olivia"), map[string]any{}), "end", "interviewer_ids", "start")
 		requireValidation(t, e.do(t, "POST", path, e.token("olivia"), map[string]any{
 			"start": e.hourFrom(1), "end": e.hourFrom(1), "timezone": "Mars/Base", "interviewer_ids": []int64{e.User("gary")}}),
-			"end", "timezone")
+			"end", "interviewer_ids", "timezone")
 		requireValidation(t, e.do(t, "POST", path, e.token("olivia"), map[string]any{
 			"start": e.hourFrom(1), "end": e.hourFrom(2), "interviewer_ids": []int64{e.User("gary")}}), "interviewer_ids")
 		requireValidation(t, e.do(t, "POST", path, e.token("olivia"), map[string]any{

@@ -180,8 +180,8 @@ func TestMCP_Arguments(t *testing.T) {
 		}{
 			{"a misspelt filter", "list_jobs", map[string]any{"stage_id": 1}, pipeline.EValidation, []string{"stage_id"}},
 			{"an id the tool does not take", "get_me", map[string]any{"job_id": 1}, pipeline.EValidation, []string{"job_id"}},
-			{"no job_id", "get_job", map[string]any{}, pipeline.ENotFound, nil},
-			{"a negative id", "list_stages", map[string]any{"job_id": -1}, pipeline.ENotFound, nil},
+			{"no job_id", "get_job", map[string]any{}, pipeline.EValidation, []string{"job_id"}},
+			{"a negative id", "list_stages", map[string]any{"job_id": -1}, pipeline.EValidation, []string{"job_id"}},
 			{"an id of another type", "get_job", map[string]any{"job_id": "1"}, pipeline.EValidation, []string{"job_id"}},
 			{"a null id", "get_job", map[string]any{"job_id": nil}, pipeline.EValidation, []string{"job_id"}},
 			{"a candidate id of another type", "get_candidate", map[string]any{"job_id": e.Job("backend"), "candidate_id": "x"},
@@ -192,6 +192,7 @@ func TestMCP_Arguments(t *testing.T) {
 			{"a key that is no string", "add_note", map[string]any{"job_id": e.Job("backend"),
 				"candidate_id": e.Res.Candidates["ada"], "content": "x", "idempotency_key": 7}, pipeline.EValidation, []string{"idempotency_key"}},
 			{"not an object", "list_jobs", []int{1}, pipeline.EValidation, []string{"arguments"}},
+			{"not an object, for a tool that takes an id", "get_job", []int{}, pipeline.EValidation, []string{"arguments"}},
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
@@ -210,7 +211,7 @@ func TestMCP_Arguments(t *testing.T) {
 
 // TestMCP_WholeNumbers: an integer argument written with a fraction or an
 // exponent (3.0, 3e0), which the tools' schemas accept as JSON Schema's
-// integer, is that integer; a fraction is not.
+// integer, is that integer; a fraction is not, and is refused.
 func TestMCP_WholeNumbers(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		cs := e.mcpSession(t, "olivia")
@@ -230,7 +231,7 @@ func TestMCP_WholeNumbers(t *testing.T) {
 		assert.NotNil(t, feed)
 
 		_, code := toolError(t, call("get_job", `{"job_id": `+job+`.5}`))
-		assert.Equal(t, pipeline.ENotFound, code)
+		assert.Equal(t, pipeline.EValidation, code)
 		_, code = toolError(t, call("list_jobs", `{"page": 1.5}`))
 		assert.Equal(t, pipeline.EValidation, code)
 	})

@@ -220,6 +220,15 @@ func (spec opSpec[In, Out]) readArguments(ctx context.Context, a *api, raw json.
 		others = []string{argKey}
 	}
 	args := readObject(in, raw, "arguments", spec.params, others...)
+	if in.unread["arguments"] != nil {
+		in.idUnread = true // no id was read: none names a record
+	}
+	for _, p := range spec.params {
+		if _, sent := args[p.argName()]; p.place == inPath && !sent && in.unread["arguments"] == nil {
+			in.idUnread = true
+			in.unread.Add(p.argName(), "The "+p.argName()+" field is required.")
+		}
+	}
 	if v, sent := args[argKey]; sent && spec.op.Writes() {
 		if key, ok := textOf(bytes.TrimSpace(v)); ok {
 			in.key = &pipeline.Idempotency{Key: key}

@@ -340,6 +340,10 @@ WHERE j.id = $1 AND `+visible(2), ` FOR SHARE OF j`)
 	qInsertCandidate = prepared(`INSERT INTO candidates (job_id, stage_id, name, email, name_fold, email_fold, applied, status,
 	resume_url, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) RETURNING id`)
+	// qEmailTaken is whether a candidate of the job $1 other than $3 has
+	// the folded email $2.
+	qEmailTaken = prepared(`SELECT CASE WHEN EXISTS (SELECT 1 FROM candidates AS c
+	WHERE c.job_id = $1 AND c.email_fold = $2 AND c.id <> $3) THEN 1 ELSE 0 END AS taken`)
 	qUpdateCandidate = prepared(`UPDATE candidates SET name = $1, name_fold = $2, email = $3, email_fold = $4, resume_url = $5,
 	status = $6, updated_at = $7
 WHERE id = $8`)
@@ -377,6 +381,16 @@ func (t *tx) InsertCandidate(ctx context.Context, k pipeline.Candidate, at time.
 	}
 	t.countsChanged = t.pg
 	return k, nil
+}
+
+// EmailTaken reports whether a candidate of a job other than except has
+// email, in any letter case.
+func (t *tx) EmailTaken(ctx context.Context, jobID int64, email string, except int64) (bool, error) {
+	var taken int
+	if err := t.run.get(ctx, qEmailTaken, args(jobID, pipeline.Fold(email), except), &taken); err != nil {
+		return false, formatError(err, "Candidate")
+	}
+	return taken == 1, nil
 }
 
 // UpdateCandidate stores the name, email, resume URL and status of a

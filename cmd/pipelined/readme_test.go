@@ -625,3 +625,22 @@ func startReceiver(t *testing.T, lang, code string, env map[string]string) <-cha
 		}
 	}
 }
+
+// TestReadme_ReceiverEnvironment: the README names every variable the
+// example receiver it starts reads, in either language, so that a reader
+// can move it off its default address.
+func TestReadme_ReceiverEnvironment(t *testing.T) {
+	t.Parallel()
+	readme := string(must(os.ReadFile(filepath.Join("..", "..", "README.md"))))
+	read := map[string]bool{}
+	for _, src := range []string{"main.go", "receiver.py"} {
+		code := string(must(os.ReadFile(filepath.Join("..", "..", "examples", "webhookreceiver", src))))
+		for _, m := range regexp.MustCompile(`(?:Getenv\(|environ\[|environ\.get\()"([A-Z0-9_]+)"`).FindAllStringSubmatch(code, -1) {
+			read[m[1]] = true
+		}
+	}
+	require.Equal(t, []string{"RECEIVER_ADDR", "WEBHOOK_SECRET"}, slices.Sorted(maps.Keys(read)), "the variables the receiver reads")
+	for v := range read {
+		assert.True(t, strings.Contains(readme, "`"+v), "the README names %s", v)
+	}
+}

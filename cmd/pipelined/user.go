@@ -71,14 +71,15 @@ func addMemberFlags(fs *flag.FlagSet, role bool) memberFlags {
 
 // runMember parses a user command's flags, checks that the user, the team
 // and (when asked for) the role are given, and runs act with the team
-// resolved; it prints the user act returns.
-func runMember(ctx context.Context, e env, fs *flag.FlagSet, mf memberFlags, args []string,
+// resolved; it prints the user act returns. It takes the env its caller's
+// flags were bound to (-db sets e.cfg.DB), not a copy made before parsing.
+func runMember(ctx context.Context, e *env, fs *flag.FlagSet, mf memberFlags, args []string,
 	act func(op *pipeline.Operator, team pipeline.Team) (pipeline.Member, error)) error {
 	required := []string{"email", "team"}
 	if mf.role != nil {
 		required = append(required, "role")
 	}
-	if err := parseFlagsOnly(e, fs, args, required...); err != nil {
+	if err := parseFlagsOnly(*e, fs, args, required...); err != nil {
 		return err
 	}
 	return withOperator(ctx, e.cfg, writes, func(op *pipeline.Operator) error {
@@ -88,7 +89,7 @@ func runMember(ctx context.Context, e env, fs *flag.FlagSet, mf memberFlags, arg
 		}
 		m, err := act(op, team)
 		if err != nil {
-			return lineValues(e, err)
+			return lineValues(*e, err)
 		}
 		return json.NewEncoder(e.stdout).Encode(toUserJSON(m))
 	})
@@ -99,7 +100,7 @@ func runUserAdd(ctx context.Context, e env, args []string) error {
 	withDB(&e, fs)
 	mf := addMemberFlags(fs, true)
 	name := fs.String("name", "", "the user's name, for a new user")
-	return runMember(ctx, e, fs, mf, args, func(op *pipeline.Operator, team pipeline.Team) (pipeline.Member, error) {
+	return runMember(ctx, &e, fs, mf, args, func(op *pipeline.Operator, team pipeline.Team) (pipeline.Member, error) {
 		return op.AddUser(ctx, pipeline.NewMember{Email: *mf.email, Name: *name, TeamID: team.ID, Role: pipeline.Role(*mf.role)})
 	})
 }
@@ -108,7 +109,7 @@ func runUserSetRole(ctx context.Context, e env, args []string) error {
 	fs := newFlagSet(e)
 	withDB(&e, fs)
 	mf := addMemberFlags(fs, true)
-	return runMember(ctx, e, fs, mf, args, func(op *pipeline.Operator, team pipeline.Team) (pipeline.Member, error) {
+	return runMember(ctx, &e, fs, mf, args, func(op *pipeline.Operator, team pipeline.Team) (pipeline.Member, error) {
 		return op.SetRole(ctx, *mf.email, team.ID, pipeline.Role(*mf.role))
 	})
 }
@@ -117,7 +118,7 @@ func runUserRemove(ctx context.Context, e env, args []string) error {
 	fs := newFlagSet(e)
 	withDB(&e, fs)
 	mf := addMemberFlags(fs, false)
-	return runMember(ctx, e, fs, mf, args, func(op *pipeline.Operator, team pipeline.Team) (pipeline.Member, error) {
+	return runMember(ctx, &e, fs, mf, args, func(op *pipeline.Operator, team pipeline.Team) (pipeline.Member, error) {
 		return op.RemoveUser(ctx, *mf.email, team.ID)
 	})
 }
