@@ -230,13 +230,36 @@ func (s *Service) CancelInterview(ctx context.Context, jobID, candidateID, id in
 		if iv.Status == InterviewCancelled {
 			return iv, nil
 		}
-		iv.Status, iv.Sequence, iv.UpdatedAt = InterviewCancelled, iv.Sequence+1, s.now()
-		if err := tx.UpdateInterview(ctx, iv); err != nil {
-			return Interview{}, err
-		}
-		changes := map[string]Change{"status": {Before: InterviewScheduled, After: InterviewCancelled}}
-		return iv, s.logInterview(ctx, tx, c, iv, ActionInterviewCancelled, changes)
+		return s.cancelInterview(ctx, tx, c, iv)
 	})
+}
+
+// cancelInterview cancels the scheduled interview iv, locked, as c's
+// act: its sequence grows by 1, the cancellation is logged and its
+// invitations are sent.
+func (s *Service) cancelInterview(ctx context.Context, tx Tx, c Caller, iv Interview) (Interview, error) {
+	iv.Status, iv.Sequence, iv.UpdatedAt = InterviewCancelled, iv.Sequence+1, s.now()
+	if err := tx.UpdateInterview(ctx, iv); err != nil {
+		return Interview{}, err
+	}
+	changes := map[string]Change{"status": {Before: InterviewScheduled, After: InterviewCancelled}}
+	return iv, s.logInterview(ctx, tx, c, iv, ActionInterviewCancelled, changes)
+}
+
+// cancelInterviewsOf cancels, as c's act, each scheduled interview of the
+// candidate cand that ends after now: a candidate who left the running
+// is interviewed no more.
+func (s *Service) cancelInterviewsOf(ctx context.Context, tx Tx, c Caller, cand Candidate) error {
+	ivs, err := tx.ScheduledInterviewsForUpdate(ctx, cand.ID, s.now())
+	if err != nil {
+		return err
+	}
+	for _, iv := range ivs {
+		if _, err := s.cancelInterview(ctx, tx, c, iv); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // InterviewFilter selects a page of a candidate's interviews. The zero

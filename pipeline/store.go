@@ -257,6 +257,10 @@ type Tx interface {
 	// viewer can reach, with its interviewers and its candidate's name,
 	// email and status, locked.
 	InterviewForUpdate(ctx context.Context, viewer, jobID, candidateID, id int64) (Interview, error)
+	// ScheduledInterviewsForUpdate returns the scheduled interviews of a
+	// candidate that end after a time, by start, with their interviewers
+	// and their candidate's name, email and status, locked.
+	ScheduledInterviewsForUpdate(ctx context.Context, candidateID int64, endsAfter time.Time) ([]Interview, error)
 	// InsertInterview stores an interview with its interviewers and
 	// returns it with its id and its job's title. Errors: ErrBooked (a scheduled interview of
 	// an interviewer or of the candidate overlaps it), here or when the

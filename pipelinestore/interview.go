@@ -95,6 +95,11 @@ WHERE i.id = $1 AND i.candidate_id = $2 AND i.job_id = $3 AND `+visible(4),
 	qInterviews = prepared(`SELECT ` + interviewColumns + `, count(*) OVER () AS total` + interviewFrom + `
 WHERE i.candidate_id = $1 AND i.job_id = $2 AND ` + visible(3) + `
 ORDER BY i.starts_at, i.id LIMIT ` + strconv.Itoa(pipeline.PageSize) + ` OFFSET $4`)
+	// qScheduledInterviews are the scheduled interviews of the candidate
+	// $1 that end after $2, by start.
+	qScheduledInterviews = preparedLockingRead(`SELECT `+interviewColumns+interviewFrom+`
+WHERE i.candidate_id = $1 AND i.status = 'scheduled' AND i.ends_at > $2
+ORDER BY i.starts_at, i.id`, ` FOR NO KEY UPDATE OF i`)
 	qCountInterviews = prepared(`SELECT count(*) FROM interviews AS i WHERE i.candidate_id = $1 AND i.job_id = $2`)
 
 	// qInterviewers are the interviewers of the interviews of the JSON
@@ -283,6 +288,21 @@ func teamUsers(ctx context.Context, run runner, teamID int64, ids []int64) ([]pi
 // until the transaction ends.
 func (t *tx) InterviewForUpdate(ctx context.Context, viewer, jobID, candidateID, id int64) (pipeline.Interview, error) {
 	return selectInterview(ctx, t.run, t.lock(qInterview), viewer, jobID, candidateID, id)
+}
+
+// ScheduledInterviewsForUpdate returns the scheduled interviews of a
+// candidate that end after endsAfter, by start, with their interviewers;
+// on PostgreSQL their rows stay locked until the transaction ends.
+func (t *tx) ScheduledInterviewsForUpdate(ctx context.Context, candidateID int64, endsAfter time.Time) ([]pipeline.Interview, error) {
+	var rows []interviewRow
+	if err := t.run.all(ctx, t.lock(qScheduledInterviews), args(candidateID, ts(endsAfter)), &rows); err != nil {
+		return nil, formatError(err, "Interview")
+	}
+	ivs := make([]pipeline.Interview, len(rows))
+	for i, r := range rows {
+		ivs[i] = r.toInterview()
+	}
+	return ivs, withInterviewers(ctx, t.run, ivs)
 }
 
 // InsertInterview stores an interview and its interviewers, and returns it
