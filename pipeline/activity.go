@@ -20,6 +20,11 @@ const (
 
 	ActionCandidateMessaged         = "candidate.messaged"
 	ActionCandidateMessageCancelled = "candidate.message_cancelled"
+	// ActionCandidateMessageSent and ActionCandidateMessageFailed are
+	// logged by the server itself, with no user, token or address, when
+	// the mail server takes a message or it ends failed.
+	ActionCandidateMessageSent   = "candidate.message_sent"
+	ActionCandidateMessageFailed = "candidate.message_failed"
 	ActionInterviewScheduled        = "interview.scheduled"
 	ActionInterviewRescheduled      = "interview.rescheduled"
 	ActionInterviewCancelled        = "interview.cancelled"
@@ -31,6 +36,7 @@ var Actions = []string{
 	ActionCandidateStageChanged, ActionCandidateNoteAdded, ActionCandidateRated,
 	ActionWebhookCreated, ActionWebhookDeleted,
 	ActionCandidateMessaged, ActionCandidateMessageCancelled,
+	ActionCandidateMessageSent, ActionCandidateMessageFailed,
 	ActionInterviewScheduled, ActionInterviewRescheduled, ActionInterviewCancelled,
 }
 
@@ -47,7 +53,7 @@ type Activity struct {
 	ID          int64           `json:"id"`
 	TeamID      int64           `json:"team_id"`
 	JobID       int64           `json:"job_id,omitempty"` // the job concerned; 0 for a webhook's entries
-	UserID      int64           `json:"user_id"`
+	UserID      int64           `json:"user_id"`  // 0: the server's own entry
 	TokenID     int64           `json:"token_id"` // 0: made through Operator.ActAs
 	IP          string          `json:"ip"`
 	Action      string          `json:"action"`

@@ -42,6 +42,7 @@ type Message struct {
 	ID          int64
 	JobID       int64
 	CandidateID int64
+	TeamID      int64  // the team of the job
 	To          string // the candidate's email when the message was written
 	ReplyTo     string // the author's email when the message was written
 	Subject     string

@@ -200,7 +200,33 @@ func (p *Postman) Deliver(ctx context.Context, id int64, attempt int) error {
 	if m.Status != MessageQueued {
 		return nil // cancelled, or recorded already
 	}
-	return p.attempt(ctx, p.Mail(m), id, attempt, p.store.RecordMessageAttempt)
+	return p.attempt(ctx, p.Mail(m), id, attempt, func(ctx context.Context, a MessageAttempt) error {
+		return p.recordMessage(ctx, m, a)
+	})
+}
+
+// recordMessage stores the outcome a of an attempt of message m and, when
+// it is final (sent or failed), logs it in the same transaction as the
+// server's own act: no user, token or address.
+func (p *Postman) recordMessage(ctx context.Context, m Message, a MessageAttempt) error {
+	return p.store.Write(ctx, func(tx Tx) error {
+		changed, err := tx.RecordMessageAttempt(ctx, a)
+		if err != nil || !changed {
+			return err
+		}
+		changes := map[string]any{"message_id": m.ID}
+		var action string
+		switch a.Status {
+		case MessageSent:
+			action = ActionCandidateMessageSent
+		case MessageFailed:
+			action, changes["error"] = ActionCandidateMessageFailed, a.Error
+		default:
+			return nil
+		}
+		return tx.InsertActivity(ctx, Activity{TeamID: m.TeamID, JobID: m.JobID, Action: action,
+			SubjectType: SubjectCandidate, SubjectID: m.CandidateID, Changes: mustJSON(changes), CreatedAt: a.At})
+	})
 }
 
 // InvitationMail is the mail of invitation mail m: its text, and its

@@ -109,11 +109,6 @@ type Store interface {
 	// MessageToSend returns a message by id, for its queue; not_found
 	// when it is gone.
 	MessageToSend(ctx context.Context, id int64) (Message, error)
-	// RecordMessageAttempt stores the outcome of an attempt: its count,
-	// error and status, and the time a sent message was sent. Only a
-	// sent outcome changes a message no longer queued (a cancel that came
-	// while it was being sent): the mail is out.
-	RecordMessageAttempt(ctx context.Context, a MessageAttempt) error
 	// InvitationMailToSend returns an invitation mail by id, for its
 	// queue; not_found when it is gone.
 	InvitationMailToSend(ctx context.Context, id int64) (InvitationMail, error)
@@ -251,6 +246,12 @@ type Tx interface {
 	MessageForUpdate(ctx context.Context, candidateID, id int64) (Message, error)
 	// CancelMessage marks a message locked by MessageForUpdate cancelled.
 	CancelMessage(ctx context.Context, id int64) error
+	// RecordMessageAttempt stores the outcome of an attempt: its count,
+	// error and status, and the time a sent message was sent, and reports
+	// whether it changed the message. Only a sent outcome changes a
+	// message no longer queued (a cancel that came while it was being
+	// sent): the mail is out.
+	RecordMessageAttempt(ctx context.Context, a MessageAttempt) (bool, error)
 	// TeamUsers is Store.TeamUsers inside the transaction.
 	TeamUsers(ctx context.Context, teamID int64, ids []int64) ([]User, error)
 	// InterviewForUpdate returns an interview of a candidate of a job

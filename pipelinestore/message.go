@@ -16,6 +16,7 @@ type messageRow struct {
 	ID          int64      `bun:"id"`
 	JobID       int64      `bun:"job_id"`
 	CandidateID int64      `bun:"candidate_id"`
+	TeamID      int64      `bun:"team_id"`
 	Recipient   string     `bun:"recipient"`
 	ReplyTo     string     `bun:"reply_to"`
 	Subject     string     `bun:"subject"`
@@ -36,7 +37,7 @@ func (r messageRow) windowTotal() int { return r.Total }
 
 func (r messageRow) toMessage() pipeline.Message {
 	m := pipeline.Message{
-		ID: r.ID, JobID: r.JobID, CandidateID: r.CandidateID, To: r.Recipient, ReplyTo: r.ReplyTo,
+		ID: r.ID, JobID: r.JobID, CandidateID: r.CandidateID, TeamID: r.TeamID, To: r.Recipient, ReplyTo: r.ReplyTo,
 		Subject: r.Subject, Body: r.Body, Status: r.Status, SendAt: r.SendAt.UTC(), SentAt: utcPtr(r.SentAt),
 		Attempts: r.Attempts, Author: pipeline.User{ID: r.AuthorID, Name: r.AuthorName}, CreatedAt: r.CreatedAt.UTC(),
 	}
@@ -48,7 +49,7 @@ func (r messageRow) toMessage() pipeline.Message {
 
 // messageColumns are a message's columns for the domain, on messages m,
 // candidates c and users u.
-const messageColumns = `m.id, c.job_id, m.candidate_id, m.recipient, m.reply_to, m.subject, m.body, m.status,
+const messageColumns = `m.id, c.job_id, m.candidate_id, j.team_id, m.recipient, m.reply_to, m.subject, m.body, m.status,
 	m.send_at, m.sent_at, m.attempts, m.last_error, m.created_at, u.id AS author_id, u.name AS author_name`
 
 const messageFrom = `FROM messages AS m
@@ -152,24 +153,36 @@ func (db *DB) MessageToSend(ctx context.Context, id int64) (pipeline.Message, er
 	return r.toMessage(), nil
 }
 
-// RecordMessageAttempt stores the outcome of an attempt.
-func (db *DB) RecordMessageAttempt(ctx context.Context, a pipeline.MessageAttempt) error {
-	return db.recordAttempt(ctx, qRecordMessageAttempt, a, "Message")
+// RecordMessageAttempt stores the outcome of an attempt in the
+// transaction, and reports whether it changed the message.
+func (t *tx) RecordMessageAttempt(ctx context.Context, a pipeline.MessageAttempt) (bool, error) {
+	lastError, sentAt := attemptValues(a)
+	res, err := t.run.exec(ctx, qRecordMessageAttempt, a.MessageID, a.Status, a.Attempt, lastError, sentAt)
+	if err != nil {
+		return false, formatError(err, "Message")
+	}
+	n, err := res.RowsAffected()
+	return n > 0, formatError(err, "Message")
+}
+
+// attemptValues are the error (none: NULL) and, once sent, the time of
+// the outcome a, as the records of attempts store them.
+func attemptValues(a pipeline.MessageAttempt) (lastError *string, sentAt *time.Time) {
+	if a.Error != "" {
+		lastError = &a.Error
+	}
+	if a.Status == pipeline.MessageSent {
+		at := ts(a.At)
+		sentAt = &at
+	}
+	return lastError, sentAt
 }
 
 // recordAttempt runs query, a message's or an invitation mail's record of
 // an attempt, with a's outcome: its status, count, error (none: NULL) and,
 // once sent, when.
 func (db *DB) recordAttempt(ctx context.Context, query string, a pipeline.MessageAttempt, what string) error {
-	var lastError *string
-	if a.Error != "" {
-		lastError = &a.Error
-	}
-	var sentAt *time.Time
-	if a.Status == pipeline.MessageSent {
-		at := ts(a.At)
-		sentAt = &at
-	}
+	lastError, sentAt := attemptValues(a)
 	_, err := db.write().exec(ctx, query, a.MessageID, a.Status, a.Attempt, lastError, sentAt)
 	return formatError(err, what)
 }
