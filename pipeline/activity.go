@@ -25,9 +25,9 @@ const (
 	// the mail server takes a message or it ends failed.
 	ActionCandidateMessageSent   = "candidate.message_sent"
 	ActionCandidateMessageFailed = "candidate.message_failed"
-	ActionInterviewScheduled        = "interview.scheduled"
-	ActionInterviewRescheduled      = "interview.rescheduled"
-	ActionInterviewCancelled        = "interview.cancelled"
+	ActionInterviewScheduled     = "interview.scheduled"
+	ActionInterviewRescheduled   = "interview.rescheduled"
+	ActionInterviewCancelled     = "interview.cancelled"
 )
 
 // Actions lists every activity action, in the order of the API document.
@@ -53,8 +53,8 @@ type Activity struct {
 	ID          int64           `json:"id"`
 	TeamID      int64           `json:"team_id"`
 	JobID       int64           `json:"job_id,omitempty"` // the job concerned; 0 for a webhook's entries
-	UserID      int64           `json:"user_id"`  // 0: the server's own entry
-	TokenID     int64           `json:"token_id"` // 0: made through Operator.ActAs
+	UserID      int64           `json:"user_id"`          // 0: the server's own entry
+	TokenID     int64           `json:"token_id"`         // 0: made through Operator.ActAs
 	IP          string          `json:"ip"`
 	Action      string          `json:"action"`
 	SubjectType string          `json:"subject_type"`
