@@ -40,6 +40,13 @@ func (s *Service) ScheduleInterview(ctx context.Context, jobID, candidateID int6
 		if err != nil {
 			return Interview{}, err
 		}
+		if iv.UID, err = s.calendar.uid(iv.ID); err != nil {
+			return Interview{}, err
+		}
+		iv.Organizer = s.calendar.Organizer
+		if err := tx.SetInterviewCalendar(ctx, iv); err != nil {
+			return Interview{}, err
+		}
 		return iv, s.logInterview(ctx, tx, c, iv, ActionInterviewScheduled, scheduledChanges(iv))
 	})
 	return res, s.booked(ctx, err, booking)

@@ -267,6 +267,9 @@ type Tx interface {
 	// an interviewer or of the candidate overlaps it), here or when the
 	// transaction ends.
 	InsertInterview(ctx context.Context, iv Interview) (Interview, error)
+	// SetInterviewCalendar stores the UID and the organizer of an
+	// interview InsertInterview just stored.
+	SetInterviewCalendar(ctx context.Context, iv Interview) error
 	// UpdateInterview stores the times, time zone, location, video URL,
 	// interviewers, status, sequence and updated_at of an interview locked
 	// by InterviewForUpdate. Errors: ErrBooked, as InsertInterview.
