@@ -25,9 +25,11 @@ const (
 	// the mail server takes a message or it ends failed.
 	ActionCandidateMessageSent   = "candidate.message_sent"
 	ActionCandidateMessageFailed = "candidate.message_failed"
-	ActionInterviewScheduled     = "interview.scheduled"
-	ActionInterviewRescheduled   = "interview.rescheduled"
-	ActionInterviewCancelled     = "interview.cancelled"
+	// ActionCandidateMessageRetried is a failed message queued again.
+	ActionCandidateMessageRetried = "candidate.message_retried"
+	ActionInterviewScheduled      = "interview.scheduled"
+	ActionInterviewRescheduled    = "interview.rescheduled"
+	ActionInterviewCancelled      = "interview.cancelled"
 )
 
 // Actions lists every activity action, in the order of the API document.
@@ -36,7 +38,7 @@ var Actions = []string{
 	ActionCandidateStageChanged, ActionCandidateNoteAdded, ActionCandidateRated,
 	ActionWebhookCreated, ActionWebhookDeleted,
 	ActionCandidateMessaged, ActionCandidateMessageCancelled,
-	ActionCandidateMessageSent, ActionCandidateMessageFailed,
+	ActionCandidateMessageSent, ActionCandidateMessageFailed, ActionCandidateMessageRetried,
 	ActionInterviewScheduled, ActionInterviewRescheduled, ActionInterviewCancelled,
 }
 

@@ -34,6 +34,7 @@ const (
 	OpListMessages  Op = "list_messages"
 	OpGetMessage    Op = "get_message"
 	OpCancelMessage Op = "cancel_message"
+	OpRetryMessage  Op = "retry_message"
 
 	OpScheduleInterview   Op = "schedule_interview"
 	OpRescheduleInterview Op = "reschedule_interview"
@@ -89,6 +90,7 @@ var opTraitsOf = map[Op]opTraits{
 	OpListMessages:        {scope: ScopeCandidatesRead},
 	OpGetMessage:          {scope: ScopeCandidatesRead},
 	OpCancelMessage:       {scope: ScopeMessagesSend, writes: true},
+	OpRetryMessage:        {scope: ScopeMessagesSend, writes: true},
 	OpScheduleInterview:   {scope: ScopeSchedulingWrite, writes: true},
 	OpRescheduleInterview: {scope: ScopeSchedulingWrite, writes: true},
 	OpCancelInterview:     {scope: ScopeSchedulingWrite, writes: true},

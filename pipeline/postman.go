@@ -52,14 +52,18 @@ type MailPart struct {
 type MailReply struct {
 	Code int
 	Err  error
+	// Final says that no retry can change the outcome though no 5xx came:
+	// the server refused the TLS the URL asks for.
+	Final bool
 }
 
 // Sent reports whether the server took the mail.
 func (r MailReply) Sent() bool { return r.Err == nil }
 
-// Permanent reports whether the server refused the mail for good: a 5xx
-// reply. Anything else that failed may be retried.
-func (r MailReply) Permanent() bool { return r.Err != nil && r.Code >= 500 && r.Code < 600 }
+// Permanent reports whether the mail failed for good: a 5xx reply (refused
+// credentials included), or a Final failure. Anything else that failed
+// may be retried.
+func (r MailReply) Permanent() bool { return r.Err != nil && (r.Final || r.Code >= 500 && r.Code < 600) }
 
 // Mailer sends mails: the transport of messages (package
 // pipeline/mail speaks SMTP).

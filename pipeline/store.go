@@ -246,6 +246,10 @@ type Tx interface {
 	MessageForUpdate(ctx context.Context, candidateID, id int64) (Message, error)
 	// CancelMessage marks a message locked by MessageForUpdate cancelled.
 	CancelMessage(ctx context.Context, id int64) error
+	// RequeueMessage stores a message locked by MessageForUpdate queued
+	// again, due at its SendAt, with its attempts, and enqueues, in the
+	// same transaction, its sending.
+	RequeueMessage(ctx context.Context, m Message) error
 	// RecordMessageAttempt stores the outcome of an attempt: its count,
 	// error and status, and the time a sent message was sent, and reports
 	// whether it changed the message. Only a sent outcome changes a

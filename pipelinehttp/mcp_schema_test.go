@@ -36,6 +36,7 @@ var mcpOperations = map[pipeline.Op][2]string{
 	pipeline.OpListMessages:        {"GET", "/api/v1/jobs/{job}/candidates/{candidate}/messages"},
 	pipeline.OpGetMessage:          {"GET", "/api/v1/jobs/{job}/candidates/{candidate}/messages/{message}"},
 	pipeline.OpCancelMessage:       {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/cancel"},
+	pipeline.OpRetryMessage:        {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/retry"},
 	pipeline.OpScheduleInterview:   {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/interviews"},
 	pipeline.OpListInterviews:      {"GET", "/api/v1/jobs/{job}/candidates/{candidate}/interviews"},
 	pipeline.OpGetInterview:        {"GET", "/api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview}"},

@@ -21,12 +21,12 @@ func TestMCP_ToolsList(t *testing.T) {
 	all := []string{"get_me", "list_jobs", "get_job", "create_job", "update_job", "list_stages",
 		"list_candidates", "add_candidate", "get_candidate", "update_candidate", "move_candidate", "add_note", "list_notes",
 		"rate_candidate", "list_activity", "send_message", "list_messages", "get_message", "cancel_message",
-		"schedule_interview", "list_interviews", "get_interview", "reschedule_interview", "cancel_interview", "get_availability"}
+		"retry_message", "schedule_interview", "list_interviews", "get_interview", "reschedule_interview", "cancel_interview", "get_availability"}
 	cases := map[string][]string{
 		"olivia":                 all,
 		"olivia_jobs_read":       {"get_me", "list_jobs", "get_job", "list_stages"},
 		"olivia_candidates_read": {"get_me", "list_candidates", "get_candidate", "list_notes", "list_messages", "get_message", "list_interviews", "get_interview"},
-		"olivia_messages":        {"get_me", "send_message", "cancel_message"},
+		"olivia_messages":        {"get_me", "send_message", "cancel_message", "retry_message"},
 	}
 	eachEnv(t, func(t *testing.T, e *env) {
 		for key, want := range cases {

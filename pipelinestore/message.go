@@ -79,6 +79,7 @@ WHERE m.id = $1`)
 `+messageFrom+`
 WHERE m.id = $1 AND m.candidate_id = $2`, ` FOR NO KEY UPDATE OF m`)
 	qCancelMessage = prepared(`UPDATE messages SET status = 'cancelled' WHERE id = $1 AND status = 'queued'`)
+	qRequeueMessage = prepared(`UPDATE messages SET status = 'queued', send_at = $2, attempts = $3 WHERE id = $1`)
 	// A retry or a failure is recorded only on a message still queued
 	// (a cancel wins); a sent one whatever it has become meanwhile.
 	qRecordMessageAttempt = prepared(`UPDATE messages SET status = $2, attempts = $3, last_error = COALESCE($4, last_error),
@@ -113,6 +114,15 @@ func (t *tx) MessageForUpdate(ctx context.Context, candidateID, id int64) (pipel
 func (t *tx) CancelMessage(ctx context.Context, id int64) error {
 	_, err := t.run.exec(ctx, qCancelMessage, id)
 	return formatError(err, "Message")
+}
+
+// RequeueMessage queues a message again and enqueues its sending.
+func (t *tx) RequeueMessage(ctx context.Context, m pipeline.Message) error {
+	m.SendAt = ts(m.SendAt)
+	if _, err := t.run.exec(ctx, qRequeueMessage, m.ID, m.SendAt, m.Attempts); err != nil {
+		return formatError(err, "Message")
+	}
+	return formatError(t.enqueueMessage(ctx, m), "Message")
 }
 
 // ListMessages returns a page of a candidate's messages, newest first,
