@@ -63,7 +63,9 @@ func (r MailReply) Sent() bool { return r.Err == nil }
 // Permanent reports whether the mail failed for good: a 5xx reply (refused
 // credentials included), or a Final failure. Anything else that failed
 // may be retried.
-func (r MailReply) Permanent() bool { return r.Err != nil && (r.Final || r.Code >= 500 && r.Code < 600) }
+func (r MailReply) Permanent() bool {
+	return r.Err != nil && (r.Final || r.Code >= 500 && r.Code < 600)
+}
 
 // Mailer sends mails: the transport of messages (package
 // pipeline/mail speaks SMTP).
