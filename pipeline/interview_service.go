@@ -164,10 +164,13 @@ func (s *Service) RescheduleInterview(ctx context.Context, jobID, candidateID, i
 		if err := tx.UpdateInterview(ctx, iv); err != nil {
 			return Interview{}, err
 		}
-		if err := s.logInterview(ctx, tx, c, iv, ActionInterviewRescheduled, changes); err != nil {
+		if err := s.log(ctx, tx, c, iv.TeamID, iv.JobID, ActionInterviewRescheduled, SubjectInterview, iv.ID, changes); err != nil {
 			return Interview{}, err
 		}
-		return iv, s.uninvite(ctx, tx, iv, removed(before, iv))
+		if err := s.reinvite(ctx, tx, before, iv); err != nil {
+			return Interview{}, err
+		}
+		return iv, s.uninvite(ctx, tx, before, iv, removed(before, iv))
 	})
 	return res, s.booked(ctx, err, booking)
 }

@@ -88,6 +88,9 @@ type Invitation struct {
 	// interviewers a change took off it, whom alone it cancels the
 	// interview for (RFC 5546 §3.2.5).
 	Removed []User
+	// First, on a request, says its recipients never had the interview
+	// (interviewers a change added): it is worded as a new invitation.
+	First bool
 }
 
 // ForRemoved reports whether inv cancels a scheduled interview only for
@@ -142,14 +145,40 @@ func (s *Service) invite(ctx context.Context, tx Tx, iv Interview) error {
 	return s.mailInvitation(ctx, tx, invitation(iv), to)
 }
 
-// uninvite enqueues, in the change's transaction, a cancellation of the
-// interview, as it now is, to each interviewer the change took off it,
-// so that their calendars drop it.
-func (s *Service) uninvite(ctx context.Context, tx Tx, iv Interview, removed []User) error {
-	if len(removed) == 0 {
+// reinvite enqueues, in a change's transaction, the invitation of the
+// interview as it now is: worded as a change to those who had it before,
+// as a new invitation to the interviewers the change added.
+func (s *Service) reinvite(ctx context.Context, tx Tx, before, iv Interview) error {
+	var kept, added []User
+	for _, u := range iv.Interviewers {
+		if slices.ContainsFunc(before.Interviewers, func(v User) bool { return v.ID == u.ID }) {
+			kept = append(kept, u)
+		} else {
+			added = append(added, u)
+		}
+	}
+	kept = append(kept, User{Name: iv.CandidateName, Email: iv.CandidateEmail})
+	if err := s.mailInvitation(ctx, tx, invitation(iv), kept); err != nil {
+		return err
+	}
+	if len(added) == 0 {
 		return nil
 	}
 	inv := invitation(iv)
+	inv.First = true
+	return s.mailInvitation(ctx, tx, inv, added)
+}
+
+// uninvite enqueues, in the change's transaction, a cancellation of the
+// interview as it was before the change (the time they had), at the
+// change's sequence, to each interviewer the change took off it, so that
+// their calendars drop it.
+func (s *Service) uninvite(ctx context.Context, tx Tx, before, iv Interview, removed []User) error {
+	if len(removed) == 0 {
+		return nil
+	}
+	before.Sequence, before.UpdatedAt = iv.Sequence, iv.UpdatedAt
+	inv := invitation(before)
 	inv.Method, inv.Removed = MethodCancel, removed
 	return s.mailInvitation(ctx, tx, inv, removed)
 }
@@ -198,7 +227,7 @@ func invitationText(inv Invitation) (subject, body string) {
 	case inv.Method == MethodCancel:
 		subject = "Cancelled: " + what
 		b.WriteString("This interview is cancelled.\n\n")
-	case iv.Sequence > 0:
+	case iv.Sequence > 0 && !inv.First:
 		subject = "Updated invitation: " + what
 		b.WriteString("This interview has changed.\n\n")
 	default:
