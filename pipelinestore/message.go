@@ -78,7 +78,7 @@ WHERE m.id = $1`)
 	qMessageForUpdate = preparedLockingRead(`SELECT `+messageColumns+`
 `+messageFrom+`
 WHERE m.id = $1 AND m.candidate_id = $2`, ` FOR NO KEY UPDATE OF m`)
-	qCancelMessage = prepared(`UPDATE messages SET status = 'cancelled' WHERE id = $1 AND status = 'queued'`)
+	qCancelMessage  = prepared(`UPDATE messages SET status = 'cancelled' WHERE id = $1 AND status = 'queued'`)
 	qRequeueMessage = prepared(`UPDATE messages SET status = 'queued', send_at = $2, attempts = $3 WHERE id = $1`)
 	// A retry or a failure is recorded only on a message still queued
 	// (a cancel wins); a sent one whatever it has become meanwhile.
