@@ -20,9 +20,16 @@ const (
 
 	ActionCandidateMessaged         = "candidate.messaged"
 	ActionCandidateMessageCancelled = "candidate.message_cancelled"
-	ActionInterviewScheduled        = "interview.scheduled"
-	ActionInterviewRescheduled      = "interview.rescheduled"
-	ActionInterviewCancelled        = "interview.cancelled"
+	// ActionCandidateMessageSent and ActionCandidateMessageFailed are
+	// logged by the server itself, with no user, token or address, when
+	// the mail server takes a message or it ends failed.
+	ActionCandidateMessageSent   = "candidate.message_sent"
+	ActionCandidateMessageFailed = "candidate.message_failed"
+	// ActionCandidateMessageRetried is a failed message queued again.
+	ActionCandidateMessageRetried = "candidate.message_retried"
+	ActionInterviewScheduled      = "interview.scheduled"
+	ActionInterviewRescheduled    = "interview.rescheduled"
+	ActionInterviewCancelled      = "interview.cancelled"
 )
 
 // Actions lists every activity action, in the order of the API document.
@@ -31,6 +38,7 @@ var Actions = []string{
 	ActionCandidateStageChanged, ActionCandidateNoteAdded, ActionCandidateRated,
 	ActionWebhookCreated, ActionWebhookDeleted,
 	ActionCandidateMessaged, ActionCandidateMessageCancelled,
+	ActionCandidateMessageSent, ActionCandidateMessageFailed, ActionCandidateMessageRetried,
 	ActionInterviewScheduled, ActionInterviewRescheduled, ActionInterviewCancelled,
 }
 
@@ -47,8 +55,8 @@ type Activity struct {
 	ID          int64           `json:"id"`
 	TeamID      int64           `json:"team_id"`
 	JobID       int64           `json:"job_id,omitempty"` // the job concerned; 0 for a webhook's entries
-	UserID      int64           `json:"user_id"`
-	TokenID     int64           `json:"token_id"` // 0: made through Operator.ActAs
+	UserID      int64           `json:"user_id"`          // 0: the server's own entry
+	TokenID     int64           `json:"token_id"`         // 0: made through Operator.ActAs
 	IP          string          `json:"ip"`
 	Action      string          `json:"action"`
 	SubjectType string          `json:"subject_type"`

@@ -244,6 +244,10 @@ var operations = []operation{
 		_, err := svc.CancelMessage(ctx, p.ref.Job, p.ref.Candidate, p.ref.Message, pipeline.MessageCancel{Idempotency: p.idem})
 		return err
 	}},
+	{pipeline.OpRetryMessage, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.RetryMessage(ctx, p.ref.Job, p.ref.Candidate, p.ref.Message, pipeline.MessageRetry{Idempotency: p.idem})
+		return err
+	}},
 	{pipeline.OpScheduleInterview, func(ctx context.Context, svc *pipeline.Service, p probe) error {
 		in := probeInterview(p.user)
 		in.Timezone = pick(p, "UTC", "Nowhere")

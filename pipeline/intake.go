@@ -234,7 +234,10 @@ func (s *Service) insertCandidate(ctx context.Context, tx Tx, c Caller, it Intak
 
 // UpdateCandidate changes the name, email, resume URL or status of a
 // candidate; any status may follow any. A patch that changes nothing
-// writes nothing. Scope: candidates:write. Errors: unauthenticated,
+// writes nothing. A candidate leaving active cancels each of their
+// scheduled interviews that ends after now, as CancelInterview does, in
+// the same transaction and as the same caller. Scope: candidates:write.
+// Errors: unauthenticated,
 // insufficient_scope, not_found, validation_failed (the fields; an email
 // another candidate of the job has, in any letter case), conflict
 // (idempotency key in flight).
@@ -264,6 +267,7 @@ func (s *Service) UpdateCandidate(ctx context.Context, jobID, id int64, p Candid
 		if err := withUnread(p.Unread, f.Err()); err != nil {
 			return Candidate{}, err
 		}
+		wasActive := cand.Status == CandidateActive
 		changes := p.apply(&cand)
 		if len(changes) == 0 {
 			return cand, nil
@@ -271,7 +275,13 @@ func (s *Service) UpdateCandidate(ctx context.Context, jobID, id int64, p Candid
 		if err := tx.UpdateCandidate(ctx, cand, s.now()); err != nil {
 			return Candidate{}, err
 		}
-		return cand, s.log(ctx, tx, c, cand.TeamID, cand.JobID, ActionCandidateUpdated, SubjectCandidate, cand.ID, changes)
+		if err := s.log(ctx, tx, c, cand.TeamID, cand.JobID, ActionCandidateUpdated, SubjectCandidate, cand.ID, changes); err != nil {
+			return Candidate{}, err
+		}
+		if wasActive && cand.Status != CandidateActive {
+			return cand, s.cancelInterviewsOf(ctx, tx, c, cand)
+		}
+		return cand, nil
 	})
 	return res, emailTaken(err)
 }

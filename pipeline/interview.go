@@ -48,7 +48,12 @@ type Interview struct {
 	Interviewers []User // ID, Name and Email, in the order given
 	Status       string
 	// Sequence starts at 0 and grows by 1 with every change.
-	Sequence  int
+	Sequence int
+	// UID is the calendar entry's UID of the interview's invitations, and
+	// Organizer (Name and Email) their organizer: both decided when it is
+	// scheduled (see Calendar) and never changed.
+	UID       string
+	Organizer User
 	CreatedBy User // ID, Name and Email
 	CreatedAt time.Time
 	UpdatedAt time.Time

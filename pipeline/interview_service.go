@@ -40,6 +40,13 @@ func (s *Service) ScheduleInterview(ctx context.Context, jobID, candidateID int6
 		if err != nil {
 			return Interview{}, err
 		}
+		if iv.UID, err = s.calendar.uid(iv.ID); err != nil {
+			return Interview{}, err
+		}
+		iv.Organizer = s.calendar.Organizer
+		if err := tx.SetInterviewCalendar(ctx, iv); err != nil {
+			return Interview{}, err
+		}
 		return iv, s.logInterview(ctx, tx, c, iv, ActionInterviewScheduled, scheduledChanges(iv))
 	})
 	return res, s.booked(ctx, err, booking)
@@ -158,10 +165,13 @@ func (s *Service) RescheduleInterview(ctx context.Context, jobID, candidateID, i
 		if err := tx.UpdateInterview(ctx, iv); err != nil {
 			return Interview{}, err
 		}
-		if err := s.logInterview(ctx, tx, c, iv, ActionInterviewRescheduled, changes); err != nil {
+		if err := s.log(ctx, tx, c, iv.TeamID, iv.JobID, ActionInterviewRescheduled, SubjectInterview, iv.ID, changes); err != nil {
 			return Interview{}, err
 		}
-		return iv, s.uninvite(ctx, tx, iv, removed(before, iv))
+		if err := s.reinvite(ctx, tx, before, iv); err != nil {
+			return Interview{}, err
+		}
+		return iv, s.uninvite(ctx, tx, before, iv, removed(before, iv))
 	})
 	return res, s.booked(ctx, err, booking)
 }
@@ -231,13 +241,36 @@ func (s *Service) CancelInterview(ctx context.Context, jobID, candidateID, id in
 		if iv.Status == InterviewCancelled {
 			return iv, nil
 		}
-		iv.Status, iv.Sequence, iv.UpdatedAt = InterviewCancelled, iv.Sequence+1, s.now()
-		if err := tx.UpdateInterview(ctx, iv); err != nil {
-			return Interview{}, err
-		}
-		changes := map[string]Change{"status": {Before: InterviewScheduled, After: InterviewCancelled}}
-		return iv, s.logInterview(ctx, tx, c, iv, ActionInterviewCancelled, changes)
+		return s.cancelInterview(ctx, tx, c, iv)
 	})
+}
+
+// cancelInterview cancels the scheduled interview iv, locked, as c's
+// act: its sequence grows by 1, the cancellation is logged and its
+// invitations are sent.
+func (s *Service) cancelInterview(ctx context.Context, tx Tx, c Caller, iv Interview) (Interview, error) {
+	iv.Status, iv.Sequence, iv.UpdatedAt = InterviewCancelled, iv.Sequence+1, s.now()
+	if err := tx.UpdateInterview(ctx, iv); err != nil {
+		return Interview{}, err
+	}
+	changes := map[string]Change{"status": {Before: InterviewScheduled, After: InterviewCancelled}}
+	return iv, s.logInterview(ctx, tx, c, iv, ActionInterviewCancelled, changes)
+}
+
+// cancelInterviewsOf cancels, as c's act, each scheduled interview of the
+// candidate cand that ends after now: a candidate who left the running
+// is interviewed no more.
+func (s *Service) cancelInterviewsOf(ctx context.Context, tx Tx, c Caller, cand Candidate) error {
+	ivs, err := tx.ScheduledInterviewsForUpdate(ctx, cand.ID, s.now())
+	if err != nil {
+		return err
+	}
+	for _, iv := range ivs {
+		if _, err := s.cancelInterview(ctx, tx, c, iv); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // InterviewFilter selects a page of a candidate's interviews. The zero

@@ -449,14 +449,17 @@ func TestService_Availability(t *testing.T) {
 
 func TestService_InterviewInvite(t *testing.T) {
 	eachWorld(t, "a request while scheduled, a cancellation once cancelled, one UID", func(t *testing.T, w world) {
-		svc := pipeline.NewService(w.DB, pipeline.WithCalendar(pipeline.Calendar{Domain: "hiring.example.test"}))
-		iv := schedule(t, w, 1, "mia")
+		svc := pipeline.NewService(w.DB, pipeline.WithCalendar(pipeline.Calendar{Domain: "Hiring.Example.Test"}))
 		ctx := w.As(t, "olivia")
+		res, err := svc.ScheduleInterview(ctx, w.Job("backend"), w.Res.Candidates["ada"], interviewAt(w, 1, "mia"))
+		require.NoError(t, err)
+		iv := res.Value
 		inv, err := svc.InterviewInvite(ctx, w.Job("backend"), w.Res.Candidates["ada"], iv.ID)
 		require.NoError(t, err)
-		assert.Equal(t, fmt.Sprintf("interview-%d@hiring.example.test", iv.ID), inv.UID)
+		assert.Regexp(t, fmt.Sprintf(`^interview-%d-[0-9a-f]{16}@hiring\.example\.test$`, iv.ID), inv.UID)
+		assert.Equal(t, iv.UID, inv.UID)
 		assert.Equal(t, pipeline.MethodRequest, inv.Method)
-		assert.Equal(t, "olivia@acme.test", inv.Organizer.Email, "without an organizer, whoever scheduled it")
+		assert.Equal(t, "noreply@hiring.example.test", inv.Organizer.Email, "without mail, noreply at the domain")
 		assert.Equal(t, "ada@example.test", inv.Interview.CandidateEmail)
 		_, err = svc.CancelInterview(ctx, w.Job("backend"), w.Res.Candidates["ada"], iv.ID, pipeline.InterviewCancellation{})
 		require.NoError(t, err)
@@ -466,5 +469,34 @@ func TestService_InterviewInvite(t *testing.T) {
 		assert.Equal(t, pipeline.MethodCancel, inv2.Method)
 		_, err = svc.InterviewInvite(w.As(t, "gary"), w.Job("backend"), w.Res.Candidates["ada"], iv.ID)
 		assert.ErrorIs(t, err, pipeline.ErrNotFound)
+	})
+	eachWorld(t, "the UID and organizer are stored: other settings later change neither", func(t *testing.T, w world) {
+		ctx, job, ada := w.As(t, "olivia"), w.Job("backend"), w.Res.Candidates["ada"]
+		without := pipeline.NewService(w.DB)
+		res, err := without.ScheduleInterview(ctx, job, ada, interviewAt(w, 1, "mia"))
+		require.NoError(t, err)
+		first := res.Value
+		assert.Regexp(t, fmt.Sprintf(`^interview-%d-[0-9a-f]{16}@localhost$`, first.ID), first.UID)
+		assert.Equal(t, "noreply@localhost", first.Organizer.Email)
+		second := schedule(t, w, 3, "mia") // with mail: the From address
+		assert.Regexp(t, fmt.Sprintf(`^interview-%d-[0-9a-f]{16}@acme\.example$`, second.ID), second.UID)
+		assert.NotEqual(t, strings.Split(first.UID, "@")[0][len(fmt.Sprint("interview-", first.ID)):],
+			strings.Split(second.UID, "@")[0][len(fmt.Sprint("interview-", second.ID)):], "random digits")
+
+		for _, svc := range []*pipeline.Service{w.Svc, without,
+			pipeline.NewService(w.DB, pipeline.WithCalendar(pipeline.Calendar{Domain: "elsewhere.example.test"}))} {
+			inv, err := svc.InterviewInvite(ctx, job, ada, first.ID)
+			require.NoError(t, err)
+			assert.Equal(t, first.UID, inv.UID)
+			assert.Equal(t, pipeline.User{Email: "noreply@localhost"}, inv.Organizer)
+			inv, err = svc.InterviewInvite(ctx, job, ada, second.ID)
+			require.NoError(t, err)
+			assert.Equal(t, second.UID, inv.UID)
+			assert.Equal(t, pipeline.User{Name: "Acme Hiring", Email: "jobs@acme.example"}, inv.Organizer)
+		}
+		res, err = w.Svc.RescheduleInterview(ctx, job, ada, first.ID, pipeline.InterviewPatch{Location: new("Room 2")})
+		require.NoError(t, err)
+		assert.Equal(t, first.UID, res.Value.UID, "a change keeps it")
+		assert.Equal(t, "noreply@localhost", res.Value.Organizer.Email)
 	})
 }

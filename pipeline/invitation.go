@@ -2,7 +2,8 @@ package pipeline
 
 import (
 	"context"
-	"os"
+	"crypto/rand"
+	"encoding/hex"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,28 +11,23 @@ import (
 	"unicode"
 )
 
-// Calendar is who invitations to interviews come from.
+// Calendar is who invitations to interviews come from, as a new
+// interview stores it: the UID of its invitations,
+// interview-{id}-{16 random hex digits}@{Domain}, and their organizer, kept
+// for the interview's whole life whatever the settings become.
 type Calendar struct {
-	// Domain completes the UID of each interview's invitations,
-	// interview-{id}@{Domain}, kept for the interview's whole life.
 	Domain string
-	// Organizer is the invitations' organizer; its zero value: the user
-	// who scheduled the interview.
+	// Organizer is the invitations' organizer; its zero value:
+	// noreply@{Domain}.
 	Organizer User
 }
 
-// DefaultCalendar is the Calendar of a Service without WithCalendar: the
-// domain is the host's name (localhost when it has none), the organizer
-// whoever scheduled the interview.
-func DefaultCalendar() Calendar {
-	host, err := os.Hostname()
-	if err != nil || strings.TrimSpace(host) == "" {
-		host = "localhost"
-	}
-	return Calendar{Domain: strings.ToLower(host)}
-}
+// DefaultCalendar is the Calendar of a Service without WithCalendar or
+// WithMail: the domain localhost, the organizer noreply@localhost.
+func DefaultCalendar() Calendar { return Calendar{Domain: "localhost"} }
 
-// WithCalendar sets who invitations to interviews come from; the default
+// WithCalendar sets who invitations to interviews come from when mail is
+// not configured (a program names the host of its base URL); the default
 // is DefaultCalendar. With mail configured (WithMail) the From address
 // takes its place.
 func WithCalendar(c Calendar) Option { return func(o *options) { o.calendar = &c } }
@@ -40,13 +36,28 @@ func WithCalendar(c Calendar) Option { return func(o *options) { o.calendar = &c
 // from the From address: its domain completes the UIDs and it is the
 // organizer, so that invite.ics and the emails agree.
 func (o options) calendarOf() Calendar {
+	cal := DefaultCalendar()
 	switch {
 	case o.mail != nil:
-		return Calendar{Domain: mailDomain(o.mail.From), Organizer: User{Name: o.mail.From.Name, Email: o.mail.From.Address}}
-	case o.calendar != nil:
-		return *o.calendar
+		cal = Calendar{Domain: mailDomain(o.mail.From), Organizer: User{Name: o.mail.From.Name, Email: o.mail.From.Address}}
+	case o.calendar != nil && o.calendar.Domain != "":
+		cal = *o.calendar
 	}
-	return DefaultCalendar()
+	cal.Domain = strings.ToLower(cal.Domain)
+	if cal.Organizer.Email == "" {
+		cal.Organizer = User{Email: "noreply@" + cal.Domain}
+	}
+	return cal
+}
+
+// uid is a new UID of the invitations of interview id: its id, 16 random
+// hex digits so that two installations never share one, and the domain.
+func (cal Calendar) uid(id int64) (string, error) {
+	b := make([]byte, 8)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return "interview-" + strconv.FormatInt(id, 10) + "-" + hex.EncodeToString(b) + "@" + cal.Domain, nil
 }
 
 // InvitationRenderer writes an invitation as the iCalendar object its
@@ -77,21 +88,21 @@ type Invitation struct {
 	// interviewers a change took off it, whom alone it cancels the
 	// interview for (RFC 5546 §3.2.5).
 	Removed []User
+	// First, on a request, says its recipients never had the interview
+	// (interviewers a change added): it is worded as a new invitation.
+	First bool
 }
 
 // ForRemoved reports whether inv cancels a scheduled interview only for
 // the interviewers a change removed (Removed).
 func (inv Invitation) ForRemoved() bool { return inv.Method == MethodCancel && len(inv.Removed) > 0 }
 
-// invitation is iv's invitation from cal.
-func (cal Calendar) invitation(iv Interview) Invitation {
-	inv := Invitation{Interview: iv, UID: "interview-" + strconv.FormatInt(iv.ID, 10) + "@" + cal.Domain,
-		Method: MethodRequest, Organizer: cal.Organizer}
+// invitation is iv's invitation, with the UID and organizer iv stored
+// when it was scheduled.
+func invitation(iv Interview) Invitation {
+	inv := Invitation{Interview: iv, UID: iv.UID, Method: MethodRequest, Organizer: iv.Organizer}
 	if iv.Status == InterviewCancelled {
 		inv.Method = MethodCancel
-	}
-	if inv.Organizer.Email == "" {
-		inv.Organizer = iv.CreatedBy
 	}
 	return inv
 }
@@ -104,7 +115,7 @@ func (s *Service) InterviewInvite(ctx context.Context, jobID, candidateID, id in
 	if err != nil {
 		return Invitation{}, err
 	}
-	return s.calendar.invitation(iv), nil
+	return invitation(iv), nil
 }
 
 // InvitationMail is one email of an interview's invitation to one person,
@@ -131,17 +142,43 @@ type InvitationMail struct {
 // Without mail configured, or without a renderer, none is sent.
 func (s *Service) invite(ctx context.Context, tx Tx, iv Interview) error {
 	to := append(slices.Clone(iv.Interviewers), User{Name: iv.CandidateName, Email: iv.CandidateEmail})
-	return s.mailInvitation(ctx, tx, s.calendar.invitation(iv), to)
+	return s.mailInvitation(ctx, tx, invitation(iv), to)
+}
+
+// reinvite enqueues, in a change's transaction, the invitation of the
+// interview as it now is: worded as a change to those who had it before,
+// as a new invitation to the interviewers the change added.
+func (s *Service) reinvite(ctx context.Context, tx Tx, before, iv Interview) error {
+	var kept, added []User
+	for _, u := range iv.Interviewers {
+		if slices.ContainsFunc(before.Interviewers, func(v User) bool { return v.ID == u.ID }) {
+			kept = append(kept, u)
+		} else {
+			added = append(added, u)
+		}
+	}
+	kept = append(kept, User{Name: iv.CandidateName, Email: iv.CandidateEmail})
+	if err := s.mailInvitation(ctx, tx, invitation(iv), kept); err != nil {
+		return err
+	}
+	if len(added) == 0 {
+		return nil
+	}
+	inv := invitation(iv)
+	inv.First = true
+	return s.mailInvitation(ctx, tx, inv, added)
 }
 
 // uninvite enqueues, in the change's transaction, a cancellation of the
-// interview, as it now is, to each interviewer the change took off it,
-// so that their calendars drop it.
-func (s *Service) uninvite(ctx context.Context, tx Tx, iv Interview, removed []User) error {
+// interview as it was before the change (the time they had), at the
+// change's sequence, to each interviewer the change took off it, so that
+// their calendars drop it.
+func (s *Service) uninvite(ctx context.Context, tx Tx, before, iv Interview, removed []User) error {
 	if len(removed) == 0 {
 		return nil
 	}
-	inv := s.calendar.invitation(iv)
+	before.Sequence, before.UpdatedAt = iv.Sequence, iv.UpdatedAt
+	inv := invitation(before)
 	inv.Method, inv.Removed = MethodCancel, removed
 	return s.mailInvitation(ctx, tx, inv, removed)
 }
@@ -190,7 +227,7 @@ func invitationText(inv Invitation) (subject, body string) {
 	case inv.Method == MethodCancel:
 		subject = "Cancelled: " + what
 		b.WriteString("This interview is cancelled.\n\n")
-	case iv.Sequence > 0:
+	case iv.Sequence > 0 && !inv.First:
 		subject = "Updated invitation: " + what
 		b.WriteString("This interview has changed.\n\n")
 	default:

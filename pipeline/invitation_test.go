@@ -137,7 +137,8 @@ func TestInvitations_Lifecycle(t *testing.T) {
 		})
 		require.NoError(t, err)
 		iv := res.Value
-		uid := fmt.Sprintf("interview-%d@acme.example", iv.ID)
+		uid := iv.UID
+		assert.Regexp(t, fmt.Sprintf(`^interview-%d-[0-9a-f]{16}@acme\.example$`, iv.ID), uid)
 		people := []string{"ada@example.test", "mia@acme.test", "olivia@acme.test"}
 		check := func(t *testing.T, mails []invitationMail, method string, seq int, subject string, start time.Time) {
 			t.Helper()
@@ -222,7 +223,7 @@ func TestInvitations_RemovedInterviewer(t *testing.T) {
 		assert.Equal(t, "CANCEL", calMethod(mia.Cal))
 		assert.Equal(t, "No longer invited: "+what, mia.Subject)
 		assert.Contains(t, mia.Text, "You are no longer an interviewer of this interview.")
-		assert.Equal(t, fmt.Sprintf("interview-%d@acme.example", iv.ID), mia.Event.Id(), "the same calendar entry")
+		assert.Equal(t, iv.UID, mia.Event.Id(), "the same calendar entry")
 		assert.Equal(t, "1", prop(mia.Event, ics.ComponentPropertySequence))
 		assert.Empty(t, prop(mia.Event, ics.ComponentPropertyStatus), "not the whole interview")
 		assert.Equal(t, []string{"mia@acme.test"}, attendees(mia.Event))
@@ -254,7 +255,7 @@ func TestInvitations_NotSent(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		assert.Len(t, s.Received(), 2, "only the invitations of the Service with mail")
 		for _, m := range got {
-			assert.Equal(t, fmt.Sprintf("interview-%d@acme.example", after.ID), m.Event.Id())
+			assert.Equal(t, after.UID, m.Event.Id())
 		}
 	})
 	eachWorld(t, "a write that rolled back sends nothing", func(t *testing.T, w world) {
@@ -280,7 +281,7 @@ func TestInvitations_NotSent(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		assert.Len(t, s.Received(), 2, "only the committed schedule's")
 		for _, m := range got {
-			assert.Equal(t, fmt.Sprintf("interview-%d@acme.example", first.ID), m.Event.Id())
+			assert.Equal(t, first.UID, m.Event.Id())
 			assert.Equal(t, "0", prop(m.Event, ics.ComponentPropertySequence))
 		}
 	})

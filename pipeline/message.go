@@ -35,6 +35,7 @@ var MessageStatuses = []string{MessageQueued, MessageSent, MessageFailed, Messag
 const (
 	msgMailOff     = "Sending email is not configured."
 	msgAlreadySent = "The message has already been sent."
+	msgNotFailed   = "Only a failed message can be retried."
 )
 
 // Message is an email to a candidate, as the API shows it.
@@ -42,6 +43,7 @@ type Message struct {
 	ID          int64
 	JobID       int64
 	CandidateID int64
+	TeamID      int64  // the team of the job
 	To          string // the candidate's email when the message was written
 	ReplyTo     string // the author's email when the message was written
 	Subject     string
@@ -200,6 +202,63 @@ func (s *Service) CancelMessage(ctx context.Context, jobID, candidateID, id int6
 		}
 		changes := map[string]any{"message_id": t.msg.ID}
 		return t.msg, s.log(ctx, tx, c, t.cand.TeamID, t.cand.JobID, ActionCandidateMessageCancelled, SubjectCandidate, t.cand.ID, changes)
+	})
+}
+
+// MessageRetry is the input of RetryMessage: its key alone.
+type MessageRetry struct {
+	// Idempotency is the key of the call; nil: none.
+	Idempotency *Idempotency
+	// Unread is what a face could not read of the input; nil: all of it.
+	Unread error
+}
+
+// Validate reports what could not be read of the input.
+func (in MessageRetry) Validate() error { return in.Unread }
+
+// RetryMessage queues a failed message again, due now, with the same
+// Message-ID, once the cause of its failure is fixed; its attempts count
+// from 0 again and its last error stays until the next attempt. Scope:
+// messages:send. Errors: unauthenticated, insufficient_scope, not_found,
+// validation_failed (the key), forbidden (the message is not failed; mail
+// is not configured), conflict (idempotency key in flight).
+func (s *Service) RetryMessage(ctx context.Context, jobID, candidateID, id int64, in MessageRetry) (Result[Message], error) {
+	c, err := authorize(ctx, OpRetryMessage)
+	if err != nil {
+		return Result[Message]{}, err
+	}
+	k, err := takeKey(OpRetryMessage, Ref{Job: jobID, Candidate: candidateID, Message: id}, &in, &in.Idempotency)
+	if err != nil {
+		return Result[Message]{}, err
+	}
+	type target struct {
+		cand Candidate
+		msg  Message
+	}
+	load := func(tx Tx) (target, error) {
+		cand, err := tx.CandidateForUpdate(ctx, c.user.ID, jobID, candidateID)
+		if err != nil {
+			return target{}, err
+		}
+		m, err := tx.MessageForUpdate(ctx, cand.ID, id)
+		return target{cand, m}, err
+	}
+	return write(s, ctx, c, k, load, func(tx Tx, t target) (Message, error) {
+		if err := in.Validate(); err != nil {
+			return Message{}, err
+		}
+		if s.mail == nil {
+			return Message{}, Errorf(EForbidden, msgMailOff)
+		}
+		if t.msg.Status != MessageFailed {
+			return Message{}, Errorf(EForbidden, msgNotFailed)
+		}
+		t.msg.Status, t.msg.SendAt, t.msg.Attempts = MessageQueued, s.now(), 0
+		if err := tx.RequeueMessage(ctx, t.msg); err != nil {
+			return Message{}, err
+		}
+		changes := map[string]any{"message_id": t.msg.ID}
+		return t.msg, s.log(ctx, tx, c, t.cand.TeamID, t.cand.JobID, ActionCandidateMessageRetried, SubjectCandidate, t.cand.ID, changes)
 	})
 }
 

@@ -39,6 +39,7 @@ const (
 	OpListMessages  Op = "list_messages"
 	OpGetMessage    Op = "get_message"
 	OpCancelMessage Op = "cancel_message"
+	OpRetryMessage  Op = "retry_message"
 
 	OpScheduleInterview   Op = "schedule_interview"
 	OpRescheduleInterview Op = "reschedule_interview"
@@ -171,6 +172,7 @@ var opTable = []struct {
 	{OpListMessages, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/messages", 0}},
 	{OpGetMessage, opTraits{ScopeCandidatesRead, mGet, messagePath, 0}},
 	{OpCancelMessage, opTraits{ScopeMessagesSend, mPost, messagePath + "/cancel", forbids}},
+	{OpRetryMessage, opTraits{ScopeMessagesSend, mPost, messagePath + "/retry", forbids}},
 }
 
 var opTraitsOf = func() map[Op]opTraits {

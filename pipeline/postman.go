@@ -52,14 +52,20 @@ type MailPart struct {
 type MailReply struct {
 	Code int
 	Err  error
+	// Final says that no retry can change the outcome though no 5xx came:
+	// the server refused the TLS the URL asks for.
+	Final bool
 }
 
 // Sent reports whether the server took the mail.
 func (r MailReply) Sent() bool { return r.Err == nil }
 
-// Permanent reports whether the server refused the mail for good: a 5xx
-// reply. Anything else that failed may be retried.
-func (r MailReply) Permanent() bool { return r.Err != nil && r.Code >= 500 && r.Code < 600 }
+// Permanent reports whether the mail failed for good: a 5xx reply (refused
+// credentials included), or a Final failure. Anything else that failed
+// may be retried.
+func (r MailReply) Permanent() bool {
+	return r.Err != nil && (r.Final || r.Code >= 500 && r.Code < 600)
+}
 
 // Mailer sends mails: the transport of messages (package
 // pipeline/mail speaks SMTP).
@@ -200,7 +206,33 @@ func (p *Postman) Deliver(ctx context.Context, id int64, attempt int) error {
 	if m.Status != MessageQueued {
 		return nil // cancelled, or recorded already
 	}
-	return p.attempt(ctx, p.Mail(m), id, attempt, p.store.RecordMessageAttempt)
+	return p.attempt(ctx, p.Mail(m), id, attempt, func(ctx context.Context, a MessageAttempt) error {
+		return p.recordMessage(ctx, m, a)
+	})
+}
+
+// recordMessage stores the outcome a of an attempt of message m and, when
+// it is final (sent or failed), logs it in the same transaction as the
+// server's own act: no user, token or address.
+func (p *Postman) recordMessage(ctx context.Context, m Message, a MessageAttempt) error {
+	return p.store.Write(ctx, func(tx Tx) error {
+		changed, err := tx.RecordMessageAttempt(ctx, a)
+		if err != nil || !changed {
+			return err
+		}
+		changes := map[string]any{"message_id": m.ID}
+		var action string
+		switch a.Status {
+		case MessageSent:
+			action = ActionCandidateMessageSent
+		case MessageFailed:
+			action, changes["error"] = ActionCandidateMessageFailed, a.Error
+		default:
+			return nil
+		}
+		return tx.InsertActivity(ctx, Activity{TeamID: m.TeamID, JobID: m.JobID, Action: action,
+			SubjectType: SubjectCandidate, SubjectID: m.CandidateID, Changes: mustJSON(changes), CreatedAt: a.At})
+	})
 }
 
 // InvitationMail is the mail of invitation mail m: its text, and its

@@ -109,11 +109,6 @@ type Store interface {
 	// MessageToSend returns a message by id, for its queue; not_found
 	// when it is gone.
 	MessageToSend(ctx context.Context, id int64) (Message, error)
-	// RecordMessageAttempt stores the outcome of an attempt: its count,
-	// error and status, and the time a sent message was sent. Only a
-	// sent outcome changes a message no longer queued (a cancel that came
-	// while it was being sent): the mail is out.
-	RecordMessageAttempt(ctx context.Context, a MessageAttempt) error
 	// InvitationMailToSend returns an invitation mail by id, for its
 	// queue; not_found when it is gone.
 	InvitationMailToSend(ctx context.Context, id int64) (InvitationMail, error)
@@ -254,17 +249,34 @@ type Tx interface {
 	MessageForUpdate(ctx context.Context, candidateID, id int64) (Message, error)
 	// CancelMessage marks a message locked by MessageForUpdate cancelled.
 	CancelMessage(ctx context.Context, id int64) error
+	// RequeueMessage stores a message locked by MessageForUpdate queued
+	// again, due at its SendAt, with its attempts, and enqueues, in the
+	// same transaction, its sending.
+	RequeueMessage(ctx context.Context, m Message) error
+	// RecordMessageAttempt stores the outcome of an attempt: its count,
+	// error and status, and the time a sent message was sent, and reports
+	// whether it changed the message. Only a sent outcome changes a
+	// message no longer queued (a cancel that came while it was being
+	// sent): the mail is out.
+	RecordMessageAttempt(ctx context.Context, a MessageAttempt) (bool, error)
 	// TeamUsers is Store.TeamUsers inside the transaction.
 	TeamUsers(ctx context.Context, teamID int64, ids []int64) ([]User, error)
 	// InterviewForUpdate returns an interview of a candidate of a job
 	// viewer can reach, with its interviewers and its candidate's name,
 	// email and status, locked.
 	InterviewForUpdate(ctx context.Context, viewer, jobID, candidateID, id int64) (Interview, error)
+	// ScheduledInterviewsForUpdate returns the scheduled interviews of a
+	// candidate that end after a time, by start, with their interviewers
+	// and their candidate's name, email and status, locked.
+	ScheduledInterviewsForUpdate(ctx context.Context, candidateID int64, endsAfter time.Time) ([]Interview, error)
 	// InsertInterview stores an interview with its interviewers and
 	// returns it with its id and its job's title. Errors: ErrBooked (a scheduled interview of
 	// an interviewer or of the candidate overlaps it), here or when the
 	// transaction ends.
 	InsertInterview(ctx context.Context, iv Interview) (Interview, error)
+	// SetInterviewCalendar stores the UID and the organizer of an
+	// interview InsertInterview just stored.
+	SetInterviewCalendar(ctx context.Context, iv Interview) error
 	// UpdateInterview stores the times, time zone, location, video URL,
 	// interviewers, status, sequence and updated_at of an interview locked
 	// by InterviewForUpdate. Errors: ErrBooked, as InsertInterview.

@@ -29,7 +29,8 @@ type entrySubject struct {
 }
 
 type entryActor struct {
-	User    named  `json:"user"`
+	User *named `json:"user"` // null for the server's own entry
+
 	TokenID *int64 `json:"token_id"` // null for a write made without a token
 }
 
@@ -38,12 +39,14 @@ func newEntryItem(e pipeline.FeedEntry) entryItem {
 		ID:        e.ID,
 		Action:    e.Action,
 		Subject:   entrySubject{Type: e.SubjectType, ID: e.SubjectID},
-		Actor:     entryActor{User: named{ID: e.Actor.ID, Name: e.Actor.Name}},
 		Changes:   e.Changes,
 		CreatedAt: timestamp(e.CreatedAt),
 	}
 	if e.JobID != 0 {
 		it.JobID = &e.JobID
+	}
+	if e.Actor.ID != 0 {
+		it.Actor.User = &named{ID: e.Actor.ID, Name: e.Actor.Name}
 	}
 	if e.TokenID != 0 {
 		it.Actor.TokenID = &e.TokenID

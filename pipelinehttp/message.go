@@ -100,4 +100,14 @@ var messageOperations = []operation{
 			return data[messageItem]{Data: newMessageItem(res.Value)}, res.Replayed, err
 		},
 	}),
+	newOperation(opSpec[pipeline.MessageRetry, data[messageItem]]{
+		op: pipeline.OpRetryMessage, status: http.StatusOK,
+		tool: &toolInfo{title: "Retry a failed message",
+			description: "Queues a failed message again, due now and with the same Message-ID, once the cause of its failure is fixed, and returns it; a message that is not failed is forbidden (POST .../messages/{message}/retry)."},
+		params: []param[pipeline.MessageRetry]{jobID[pipeline.MessageRetry](), candidateID[pipeline.MessageRetry](), messageID[pipeline.MessageRetry]()},
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.MessageRetry]) (data[messageItem], bool, error) {
+			res, err := svc.RetryMessage(ctx, in.ref.Job, in.ref.Candidate, in.ref.Message, in.domain())
+			return data[messageItem]{Data: newMessageItem(res.Value)}, res.Replayed, err
+		},
+	}),
 }

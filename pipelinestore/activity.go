@@ -31,15 +31,19 @@ func (t *tx) InsertActivity(ctx context.Context, a pipeline.Activity) error {
 	if changes == "" {
 		changes = "{}"
 	}
-	// NULL for a write made without a token, and for an entry of no job.
-	var token, job any
+	// NULL for a write made without a token, for an entry of no job, and
+	// for the server's own entry, which has no user.
+	var user, token, job any
+	if a.UserID != 0 {
+		user = a.UserID
+	}
 	if a.TokenID != 0 {
 		token = a.TokenID
 	}
 	if a.JobID != 0 {
 		job = a.JobID
 	}
-	values := args(a.TeamID, job, a.UserID, token, a.IP, a.Action, a.SubjectType, a.SubjectID, changes, ts(a.CreatedAt))
+	values := args(a.TeamID, job, user, token, a.IP, a.Action, a.SubjectType, a.SubjectID, changes, ts(a.CreatedAt))
 	if t.pg {
 		// Its messages are enqueued before the commit (tx.enqueuePending).
 		return formatError(t.run.deferredReturning(ctx, qInsertActivityPG, t.scanMessages, values...), "Activity")

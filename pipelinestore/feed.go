@@ -103,7 +103,7 @@ func (db *DB) Feed(ctx context.Context, viewer int64, q pipeline.FeedQuery) (pip
 	if pg {
 		order = "a.xid, a.id"
 	}
-	query := `SELECT ` + feedColumns(pg) + ` FROM activity AS a JOIN users AS u ON u.id = a.user_id
+	query := `SELECT ` + feedColumns(pg) + ` FROM activity AS a LEFT JOIN users AS u ON u.id = a.user_id
 WHERE ` + strings.Join(where, "\nAND ") + `
 ORDER BY ` + order + ` LIMIT ` + p.add(q.Limit)
 	var rows []activityRow
@@ -174,8 +174,8 @@ func (db *DB) feedEntry(ctx context.Context, viewer, id int64) (*pipeline.FeedEn
 }
 
 var (
-	qFeedEntryPG = `SELECT ` + feedColumns(true) + ` FROM activity AS a JOIN users AS u ON u.id = a.user_id
+	qFeedEntryPG = `SELECT ` + feedColumns(true) + ` FROM activity AS a LEFT JOIN users AS u ON u.id = a.user_id
 WHERE a.id = $2 AND ` + feedVisible(1)
-	qFeedEntrySQLite = preparedSQLite(`SELECT ` + feedColumns(false) + ` FROM activity AS a JOIN users AS u ON u.id = a.user_id
+	qFeedEntrySQLite = preparedSQLite(`SELECT ` + feedColumns(false) + ` FROM activity AS a LEFT JOIN users AS u ON u.id = a.user_id
 WHERE a.id = $2 AND ` + feedVisible(1))
 )

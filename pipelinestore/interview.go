@@ -14,7 +14,7 @@ import (
 // team, its creator and its candidate, on interviews i, jobs j,
 // candidates c and users cb.
 const interviewColumns = `i.id, i.job_id, i.candidate_id, j.team_id, i.starts_at, i.ends_at, i.timezone, i.location,
-	i.video_url, i.status, i.sequence, i.created_by, cb.name AS created_by_name, cb.email AS created_by_email,
+	i.video_url, i.status, i.sequence, i.uid, i.organizer_name, i.organizer_email, i.created_by, cb.name AS created_by_name, cb.email AS created_by_email,
 	i.created_at, i.updated_at, c.name AS candidate_name, c.email AS candidate_email, c.status AS candidate_status,
 	j.title AS job_title`
 
@@ -38,6 +38,9 @@ type interviewRow struct {
 	VideoURL        string    `bun:"video_url"`
 	Status          string    `bun:"status"`
 	Sequence        int       `bun:"sequence"`
+	UID             string    `bun:"uid"`
+	OrganizerName   string    `bun:"organizer_name"`
+	OrganizerEmail  string    `bun:"organizer_email"`
 	CreatedBy       int64     `bun:"created_by"`
 	CreatedByName   string    `bun:"created_by_name"`
 	CreatedByEmail  string    `bun:"created_by_email"`
@@ -56,7 +59,7 @@ func (r interviewRow) toInterview() pipeline.Interview {
 	return pipeline.Interview{
 		ID: r.ID, JobID: r.JobID, CandidateID: r.CandidateID, TeamID: r.TeamID,
 		Start: r.StartsAt.UTC(), End: r.EndsAt.UTC(), Timezone: r.Timezone, Location: r.Location, VideoURL: r.VideoURL,
-		Status: r.Status, Sequence: r.Sequence,
+		Status: r.Status, Sequence: r.Sequence, UID: r.UID, Organizer: pipeline.User{Name: r.OrganizerName, Email: r.OrganizerEmail},
 		CreatedBy: pipeline.User{ID: r.CreatedBy, Name: r.CreatedByName, Email: r.CreatedByEmail},
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
 		CandidateName: r.CandidateName, CandidateEmail: r.CandidateEmail, CandidateStatus: r.CandidateStatus,
@@ -95,6 +98,11 @@ WHERE i.id = $1 AND i.candidate_id = $2 AND i.job_id = $3 AND `+visible(4),
 	qInterviews = prepared(`SELECT ` + interviewColumns + `, count(*) OVER () AS total` + interviewFrom + `
 WHERE i.candidate_id = $1 AND i.job_id = $2 AND ` + visible(3) + `
 ORDER BY i.starts_at, i.id LIMIT ` + strconv.Itoa(pipeline.PageSize) + ` OFFSET $4`)
+	// qScheduledInterviews are the scheduled interviews of the candidate
+	// $1 that end after $2, by start.
+	qScheduledInterviews = preparedLockingRead(`SELECT `+interviewColumns+interviewFrom+`
+WHERE i.candidate_id = $1 AND i.status = 'scheduled' AND i.ends_at > $2
+ORDER BY i.starts_at, i.id`, ` FOR NO KEY UPDATE OF i`)
 	qCountInterviews = prepared(`SELECT count(*) FROM interviews AS i WHERE i.candidate_id = $1 AND i.job_id = $2`)
 
 	// qInterviewers are the interviewers of the interviews of the JSON
@@ -132,7 +140,8 @@ RETURNING id, (SELECT j.title FROM jobs AS j WHERE j.id = interviews.job_id) AS 
 	qUpdateInterview = prepared(`UPDATE interviews SET starts_at = $1, ends_at = $2, timezone = $3, location = $4, video_url = $5,
 	status = $6, sequence = $7, updated_at = $8
 WHERE id = $9`)
-	qDeleteInterviewers = prepared(`DELETE FROM interview_interviewers WHERE interview_id = $1`)
+	qSetInterviewCalendar = prepared(`UPDATE interviews SET uid = $1, organizer_name = $2, organizer_email = $3 WHERE id = $4`)
+	qDeleteInterviewers   = prepared(`DELETE FROM interview_interviewers WHERE interview_id = $1`)
 	// qInsertInterviewers stores the interviewers of the JSON array $4 of
 	// the interview $1, in order, with its times $2, $3 and whether it is
 	// scheduled $5.
@@ -285,6 +294,21 @@ func (t *tx) InterviewForUpdate(ctx context.Context, viewer, jobID, candidateID,
 	return selectInterview(ctx, t.run, t.lock(qInterview), viewer, jobID, candidateID, id)
 }
 
+// ScheduledInterviewsForUpdate returns the scheduled interviews of a
+// candidate that end after endsAfter, by start, with their interviewers;
+// on PostgreSQL their rows stay locked until the transaction ends.
+func (t *tx) ScheduledInterviewsForUpdate(ctx context.Context, candidateID int64, endsAfter time.Time) ([]pipeline.Interview, error) {
+	var rows []interviewRow
+	if err := t.run.all(ctx, t.lock(qScheduledInterviews), args(candidateID, ts(endsAfter)), &rows); err != nil {
+		return nil, formatError(err, "Interview")
+	}
+	ivs := make([]pipeline.Interview, len(rows))
+	for i, r := range rows {
+		ivs[i] = r.toInterview()
+	}
+	return ivs, withInterviewers(ctx, t.run, ivs)
+}
+
 // InsertInterview stores an interview and its interviewers, and returns it
 // with its id and its job's title. A clash with a
 // scheduled interview is pipeline.ErrBooked: found by the one writer's
@@ -301,6 +325,12 @@ func (t *tx) InsertInterview(ctx context.Context, iv pipeline.Interview) (pipeli
 		return pipeline.Interview{}, formatError(err, "Interview")
 	}
 	return iv, t.insertInterviewers(ctx, iv)
+}
+
+// SetInterviewCalendar stores the UID and the organizer of an interview.
+func (t *tx) SetInterviewCalendar(ctx context.Context, iv pipeline.Interview) error {
+	_, err := t.run.exec(ctx, qSetInterviewCalendar, iv.UID, iv.Organizer.Name, iv.Organizer.Email, iv.ID)
+	return formatError(err, "Interview")
 }
 
 // UpdateInterview stores an interview's fields and its interviewers anew.

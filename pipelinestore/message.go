@@ -16,6 +16,7 @@ type messageRow struct {
 	ID          int64      `bun:"id"`
 	JobID       int64      `bun:"job_id"`
 	CandidateID int64      `bun:"candidate_id"`
+	TeamID      int64      `bun:"team_id"`
 	Recipient   string     `bun:"recipient"`
 	ReplyTo     string     `bun:"reply_to"`
 	Subject     string     `bun:"subject"`
@@ -36,7 +37,7 @@ func (r messageRow) windowTotal() int { return r.Total }
 
 func (r messageRow) toMessage() pipeline.Message {
 	m := pipeline.Message{
-		ID: r.ID, JobID: r.JobID, CandidateID: r.CandidateID, To: r.Recipient, ReplyTo: r.ReplyTo,
+		ID: r.ID, JobID: r.JobID, CandidateID: r.CandidateID, TeamID: r.TeamID, To: r.Recipient, ReplyTo: r.ReplyTo,
 		Subject: r.Subject, Body: r.Body, Status: r.Status, SendAt: r.SendAt.UTC(), SentAt: utcPtr(r.SentAt),
 		Attempts: r.Attempts, Author: pipeline.User{ID: r.AuthorID, Name: r.AuthorName}, CreatedAt: r.CreatedAt.UTC(),
 	}
@@ -48,7 +49,7 @@ func (r messageRow) toMessage() pipeline.Message {
 
 // messageColumns are a message's columns for the domain, on messages m,
 // candidates c and users u.
-const messageColumns = `m.id, c.job_id, m.candidate_id, m.recipient, m.reply_to, m.subject, m.body, m.status,
+const messageColumns = `m.id, c.job_id, m.candidate_id, j.team_id, m.recipient, m.reply_to, m.subject, m.body, m.status,
 	m.send_at, m.sent_at, m.attempts, m.last_error, m.created_at, u.id AS author_id, u.name AS author_name`
 
 const messageFrom = `FROM messages AS m
@@ -77,7 +78,8 @@ WHERE m.id = $1`)
 	qMessageForUpdate = preparedLockingRead(`SELECT `+messageColumns+`
 `+messageFrom+`
 WHERE m.id = $1 AND m.candidate_id = $2`, ` FOR NO KEY UPDATE OF m`)
-	qCancelMessage = prepared(`UPDATE messages SET status = 'cancelled' WHERE id = $1 AND status = 'queued'`)
+	qCancelMessage  = prepared(`UPDATE messages SET status = 'cancelled' WHERE id = $1 AND status = 'queued'`)
+	qRequeueMessage = prepared(`UPDATE messages SET status = 'queued', send_at = $2, attempts = $3 WHERE id = $1`)
 	// A retry or a failure is recorded only on a message still queued
 	// (a cancel wins); a sent one whatever it has become meanwhile.
 	qRecordMessageAttempt = prepared(`UPDATE messages SET status = $2, attempts = $3, last_error = COALESCE($4, last_error),
@@ -112,6 +114,15 @@ func (t *tx) MessageForUpdate(ctx context.Context, candidateID, id int64) (pipel
 func (t *tx) CancelMessage(ctx context.Context, id int64) error {
 	_, err := t.run.exec(ctx, qCancelMessage, id)
 	return formatError(err, "Message")
+}
+
+// RequeueMessage queues a message again and enqueues its sending.
+func (t *tx) RequeueMessage(ctx context.Context, m pipeline.Message) error {
+	m.SendAt = ts(m.SendAt)
+	if _, err := t.run.exec(ctx, qRequeueMessage, m.ID, m.SendAt, m.Attempts); err != nil {
+		return formatError(err, "Message")
+	}
+	return formatError(t.enqueueMessage(ctx, m), "Message")
 }
 
 // ListMessages returns a page of a candidate's messages, newest first,
@@ -152,24 +163,36 @@ func (db *DB) MessageToSend(ctx context.Context, id int64) (pipeline.Message, er
 	return r.toMessage(), nil
 }
 
-// RecordMessageAttempt stores the outcome of an attempt.
-func (db *DB) RecordMessageAttempt(ctx context.Context, a pipeline.MessageAttempt) error {
-	return db.recordAttempt(ctx, qRecordMessageAttempt, a, "Message")
+// RecordMessageAttempt stores the outcome of an attempt in the
+// transaction, and reports whether it changed the message.
+func (t *tx) RecordMessageAttempt(ctx context.Context, a pipeline.MessageAttempt) (bool, error) {
+	lastError, sentAt := attemptValues(a)
+	res, err := t.run.exec(ctx, qRecordMessageAttempt, a.MessageID, a.Status, a.Attempt, lastError, sentAt)
+	if err != nil {
+		return false, formatError(err, "Message")
+	}
+	n, err := res.RowsAffected()
+	return n > 0, formatError(err, "Message")
+}
+
+// attemptValues are the error (none: NULL) and, once sent, the time of
+// the outcome a, as the records of attempts store them.
+func attemptValues(a pipeline.MessageAttempt) (lastError *string, sentAt *time.Time) {
+	if a.Error != "" {
+		lastError = &a.Error
+	}
+	if a.Status == pipeline.MessageSent {
+		at := ts(a.At)
+		sentAt = &at
+	}
+	return lastError, sentAt
 }
 
 // recordAttempt runs query, a message's or an invitation mail's record of
 // an attempt, with a's outcome: its status, count, error (none: NULL) and,
 // once sent, when.
 func (db *DB) recordAttempt(ctx context.Context, query string, a pipeline.MessageAttempt, what string) error {
-	var lastError *string
-	if a.Error != "" {
-		lastError = &a.Error
-	}
-	var sentAt *time.Time
-	if a.Status == pipeline.MessageSent {
-		at := ts(a.At)
-		sentAt = &at
-	}
+	lastError, sentAt := attemptValues(a)
 	_, err := db.write().exec(ctx, query, a.MessageID, a.Status, a.Attempt, lastError, sentAt)
 	return formatError(err, what)
 }

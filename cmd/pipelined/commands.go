@@ -58,6 +58,7 @@ Take a user off a team, with their assignments to its jobs.
 
 If it was their current team, their lowest-id other team becomes current. A
 team keeps at least one owner and a user at least one team.`},
+		{name: "mail test", synopsis: "--to ADDRESS", run: runMailTest, doc: mailTestDoc},
 		{name: "activity", synopsis: "[--team TEAM] [--since-id ID] [--limit N]", run: runActivity, doc: activityDoc},
 		{name: "version", synopsis: "[-json]", run: runVersion, noConfig: true, doc: versionDoc},
 		{name: "help", synopsis: "[COMMAND]", noConfig: true, doc: `

@@ -230,7 +230,17 @@ func (cfg config) domainOptions() []pipeline.Option {
 		pipeline.WithSecretKey(cfg.SecretKey),
 		pipeline.WithMail(cfg.MailFrom, cfg.Mailer),
 		pipeline.WithInvitations(ical.Render),
+		pipeline.WithCalendar(pipeline.Calendar{Domain: cfg.calendarDomain()}),
 	}
+}
+
+// calendarDomain completes the UIDs of interviews scheduled without mail:
+// the host of PIPELINE_BASE_URL, else localhost.
+func (cfg config) calendarDomain() string {
+	if u, err := url.Parse(cfg.BaseURL); err == nil && u.Hostname() != "" {
+		return u.Hostname()
+	}
+	return "localhost"
 }
 
 // parseDuration reads a positive duration: Go's notation ("500ms", "30s",

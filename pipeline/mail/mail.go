@@ -7,9 +7,11 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/textproto"
 	"net/url"
 	"strconv"
@@ -145,7 +147,7 @@ func (s *smtpMailer) reply(ctx context.Context, err error) pipeline.MailReply {
 	if err == nil {
 		return pipeline.MailReply{Code: 250}
 	}
-	r := pipeline.MailReply{Code: replyCode(err)}
+	r := pipeline.MailReply{Code: replyCode(err), Final: tlsRefused(err)}
 	text := err.Error()
 	if ctx.Err() != nil && r.Code == 0 {
 		text = "The mail server did not answer within " + s.cfg.timeout.String() + ": " + text
@@ -157,6 +159,32 @@ func (s *smtpMailer) reply(ctx context.Context, err error) pipeline.MailReply {
 	}
 	r.Err = errors.New(text)
 	return r
+}
+
+// tlsRefused reports whether err is a refusal of the TLS the URL asks
+// for, which no retry changes until the settings do: a server that offers
+// no STARTTLS, or whose certificate or handshake TLS rejects.
+func tlsRefused(err error) bool {
+	var (
+		verify    *tls.CertificateVerificationError
+		alert     tls.AlertError
+		header    tls.RecordHeaderError
+		authority x509.UnknownAuthorityError
+		hostname  x509.HostnameError
+		invalid   x509.CertificateInvalidError
+	)
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
+		return false
+	}
+	if errors.As(err, &verify) || errors.As(err, &alert) || errors.As(err, &header) ||
+		errors.As(err, &authority) || errors.As(err, &hostname) || errors.As(err, &invalid) {
+		return true
+	}
+	// go-mail words these without wrapping the TLS error.
+	text := err.Error()
+	return strings.Contains(text, "does not support STARTTLS") || strings.Contains(text, "tls: ") ||
+		strings.Contains(text, "x509: ")
 }
 
 // replyCode is the SMTP reply code an error carries, 0 when none.
