@@ -23,6 +23,9 @@ import (
 const (
 	CandidateCreated          Action = "candidate.created"
 	CandidateMessageCancelled Action = "candidate.message_cancelled"
+	CandidateMessageFailed    Action = "candidate.message_failed"
+	CandidateMessageRetried   Action = "candidate.message_retried"
+	CandidateMessageSent      Action = "candidate.message_sent"
 	CandidateMessaged         Action = "candidate.messaged"
 	CandidateNoteAdded        Action = "candidate.note_added"
 	CandidateRated            Action = "candidate.rated"
@@ -43,6 +46,12 @@ func (e Action) Valid() bool {
 	case CandidateCreated:
 		return true
 	case CandidateMessageCancelled:
+		return true
+	case CandidateMessageFailed:
+		return true
+	case CandidateMessageRetried:
+		return true
+	case CandidateMessageSent:
 		return true
 	case CandidateMessaged:
 		return true
@@ -817,7 +826,7 @@ func (e GetOpenAPIDocument200JSONResponseBodyOpenapi) Valid() bool {
 	}
 }
 
-// Action The action of an activity entry.
+// Action The action of an activity entry. `candidate.message_sent` (the mail server took a message) and `candidate.message_failed` (it ended `failed`) are written by the server itself when the mail queue records the outcome: their `actor.user` and `actor.token_id` are `null`, and their `changes` are `{"message_id": 12}`, with `"error"` (the last reply or error) for a failure. `candidate.message_retried` is a failed message queued again (`POST …/messages/{message}/retry`), named as the other writes of a message are, by what became of it.
 type Action string
 
 // ActivityEntry An entry of the activity log, as the feed and webhook deliveries show
@@ -826,14 +835,14 @@ type Action string
 // a webhook's entries its `url`, `events` and `description`, and, when
 // a receiver's `410 Gone` deleted it, a `reason`.
 type ActivityEntry struct {
-	// Action The action of an activity entry.
+	// Action The action of an activity entry. `candidate.message_sent` (the mail server took a message) and `candidate.message_failed` (it ended `failed`) are written by the server itself when the mail queue records the outcome: their `actor.user` and `actor.token_id` are `null`, and their `changes` are `{"message_id": 12}`, with `"error"` (the last reply or error) for a failure. `candidate.message_retried` is a failed message queued again (`POST …/messages/{message}/retry`), named as the other writes of a message are, by what became of it.
 	Action Action `json:"action"`
 	Actor  struct {
 		// TokenId The token it was made with; `null` when it was made without one (by the server itself, or an operator's program).
 		TokenId *int64 `json:"token_id"`
 
-		// User The user who made the write.
-		User struct {
+		// User The user who made the write; `null` for what the server did by itself (`candidate.message_sent`, `candidate.message_failed`).
+		User *struct {
 			Id   Id     `json:"id"`
 			Name string `json:"name"`
 		} `json:"user"`
@@ -1619,15 +1628,17 @@ type MessageResponse struct {
 
 // MessageSendForbiddenError defines model for MessageSendForbiddenError.
 type MessageSendForbiddenError struct {
-	// Error The error object of a 403 from sending or cancelling a message:
-	// `insufficient_scope` (the token lacks `messages:send`) or `forbidden`
-	// (mail is not configured; the message was already sent).
+	// Error The error object of a 403 from sending, cancelling or retrying a
+	// message: `insufficient_scope` (the token lacks `messages:send`) or
+	// `forbidden` (mail is not configured; the message was already sent;
+	// the message to retry is not failed).
 	Error MessageSendForbiddenErrorObject `json:"error"`
 }
 
-// MessageSendForbiddenErrorObject The error object of a 403 from sending or cancelling a message:
-// `insufficient_scope` (the token lacks `messages:send`) or `forbidden`
-// (mail is not configured; the message was already sent).
+// MessageSendForbiddenErrorObject The error object of a 403 from sending, cancelling or retrying a
+// message: `insufficient_scope` (the token lacks `messages:send`) or
+// `forbidden` (mail is not configured; the message was already sent;
+// the message to retry is not failed).
 type MessageSendForbiddenErrorObject struct {
 	union json.RawMessage
 }
@@ -1934,7 +1945,7 @@ type WebhookCreateRequest struct {
 
 // WebhookDelivery One attempt to deliver a message.
 type WebhookDelivery struct {
-	// Action The action of an activity entry.
+	// Action The action of an activity entry. `candidate.message_sent` (the mail server took a message) and `candidate.message_failed` (it ended `failed`) are written by the server itself when the mail queue records the outcome: their `actor.user` and `actor.token_id` are `null`, and their `changes` are `{"message_id": 12}`, with `"error"` (the last reply or error) for a failure. `candidate.message_retried` is a failed message queued again (`POST …/messages/{message}/retry`), named as the other writes of a message are, by what became of it.
 	Action Action `json:"action"`
 
 	// Attempt 1 for the first attempt of the message, up to 8.
@@ -2369,6 +2380,22 @@ type CancelMessageParams struct {
 	XRequestId *RequestId `json:"X-Request-Id,omitempty"`
 }
 
+// RetryMessageParams defines parameters for RetryMessage.
+type RetryMessageParams struct {
+	// IdempotencyKey 1 to 255 printable ASCII characters naming this action, kept 24 hours
+	// for the token's team. A repeat within that time replays the first
+	// successful response with `Idempotent-Replay: true` instead of acting
+	// again. Any other value, an empty one included, or a key already used
+	// for a different request answers 422 naming `Idempotency-Key`; a key
+	// whose first request is still running answers 409 `conflict`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XRequestId An id of the client's choosing for this request. It is echoed in the
+	// response when it is 1 to 128 characters of `A-Z a-z 0-9 . _ -`;
+	// otherwise the server makes its own.
+	XRequestId *RequestId `json:"X-Request-Id,omitempty"`
+}
+
 // ListNotesParams defines parameters for ListNotes.
 type ListNotesParams struct {
 	// Page Page number, from 1; 1 when absent.
@@ -2563,7 +2590,7 @@ type DeliverActivityJSONBody struct {
 	// Examples: 2026-01-05T10:00:00Z
 	Timestamp Timestamp `json:"timestamp"`
 
-	// Type The action of an activity entry.
+	// Type The action of an activity entry. `candidate.message_sent` (the mail server took a message) and `candidate.message_failed` (it ended `failed`) are written by the server itself when the mail queue records the outcome: their `actor.user` and `actor.token_id` are `null`, and their `changes` are `{"message_id": 12}`, with `"error"` (the last reply or error) for a failure. `candidate.message_retried` is a failed message queued again (`POST …/messages/{message}/retry`), named as the other writes of a message are, by what became of it.
 	Type Action `json:"type"`
 }
 
@@ -3486,11 +3513,16 @@ type ClientInterface interface {
 	// Scope: `candidates:read`. The interview as its invitation carries it
 	// (RFC 5545): `METHOD:REQUEST` while scheduled, `METHOD:CANCEL` with
 	// `STATUS:CANCELLED` once cancelled; `UID`
-	// `interview-{id}@{domain}` for the interview's whole life (the domain
-	// is the server's host name); `SEQUENCE` the interview's; `DTSTART` and `DTEND` in UTC, with
-	// the `timezone` named for display (`X-WR-TIMEZONE` and the
-	// description); the organizer (the user who scheduled it) and an
-	// `ATTENDEE` for each interviewer and the candidate. Not an MCP tool.
+	// `interview-{id}-{16 random hex digits}@{domain}`, decided when the
+	// interview is scheduled and stored, so that it never changes for the
+	// interview's whole life whatever the server's settings become (the
+	// domain is that of `PIPELINE_MAIL_FROM`; without mail the host of
+	// `PIPELINE_BASE_URL`, else `localhost`); `SEQUENCE` the interview's;
+	// `DTSTART` and `DTEND` in UTC, with the `timezone` named for display
+	// (`X-WR-TIMEZONE` and the description); `ORGANIZER` the From address,
+	// stored with the `UID` (without mail `noreply@{that host}`), and an
+	// `ATTENDEE` for each interviewer and the candidate, named as their
+	// record names them. Not an MCP tool.
 	//
 	// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview}/invite.ics (the `GetInterviewInvite` operationId).
 	GetInterviewInvite(ctx context.Context, job JobId, candidate CandidateId, interview InterviewId, params *GetInterviewInviteParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3551,6 +3583,21 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/cancel (the `CancelMessage` operationId).
 	CancelMessage(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelMessageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RetryMessage Retry a failed message
+	//
+	// Scope: `messages:send`. A `failed` message is queued again, due now,
+	// once the cause of its failure is fixed: it keeps its `Message-ID`,
+	// its `attempts` count from 0 again and `last_error` stays until the
+	// next attempt (activity `candidate.message_retried`, `changes`
+	// `{"message_id": 12}`). Any other message answers 403 `forbidden`
+	// ("Only a failed message can be retried."). A failure that no retry
+	// can change (a 5xx reply, refused credentials, a server that refuses
+	// the TLS the URL asks for) fails a message at once; `pipelined mail
+	// test --to ADDRESS` tries the settings. It takes no body fields.
+	//
+	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/retry (the `RetryMessage` operationId).
+	RetryMessage(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *RetryMessageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListNotes List the notes of a candidate
 	//
@@ -4237,11 +4284,16 @@ func (c *Client) CancelInterview(ctx context.Context, job JobId, candidate Candi
 // Scope: `candidates:read`. The interview as its invitation carries it
 // (RFC 5545): `METHOD:REQUEST` while scheduled, `METHOD:CANCEL` with
 // `STATUS:CANCELLED` once cancelled; `UID`
-// `interview-{id}@{domain}` for the interview's whole life (the domain
-// is the server's host name); `SEQUENCE` the interview's; `DTSTART` and `DTEND` in UTC, with
-// the `timezone` named for display (`X-WR-TIMEZONE` and the
-// description); the organizer (the user who scheduled it) and an
-// `ATTENDEE` for each interviewer and the candidate. Not an MCP tool.
+// `interview-{id}-{16 random hex digits}@{domain}`, decided when the
+// interview is scheduled and stored, so that it never changes for the
+// interview's whole life whatever the server's settings become (the
+// domain is that of `PIPELINE_MAIL_FROM`; without mail the host of
+// `PIPELINE_BASE_URL`, else `localhost`); `SEQUENCE` the interview's;
+// `DTSTART` and `DTEND` in UTC, with the `timezone` named for display
+// (`X-WR-TIMEZONE` and the description); `ORGANIZER` the From address,
+// stored with the `UID` (without mail `noreply@{that host}`), and an
+// `ATTENDEE` for each interviewer and the candidate, named as their
+// record names them. Not an MCP tool.
 //
 // Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview}/invite.ics (the `GetInterviewInvite` operationId).
 func (c *Client) GetInterviewInvite(ctx context.Context, job JobId, candidate CandidateId, interview InterviewId, params *GetInterviewInviteParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4353,6 +4405,31 @@ func (c *Client) GetMessage(ctx context.Context, job JobId, candidate CandidateI
 // Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/cancel (the `CancelMessage` operationId).
 func (c *Client) CancelMessage(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelMessageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCancelMessageRequest(c.Server, job, candidate, message, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RetryMessage Retry a failed message
+//
+// Scope: `messages:send`. A `failed` message is queued again, due now,
+// once the cause of its failure is fixed: it keeps its `Message-ID`,
+// its `attempts` count from 0 again and `last_error` stays until the
+// next attempt (activity `candidate.message_retried`, `changes`
+// `{"message_id": 12}`). Any other message answers 403 `forbidden`
+// ("Only a failed message can be retried."). A failure that no retry
+// can change (a 5xx reply, refused credentials, a server that refuses
+// the TLS the URL asks for) fails a message at once; `pipelined mail
+// test --to ADDRESS` tries the settings. It takes no body fields.
+//
+// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/retry (the `RetryMessage` operationId).
+func (c *Client) RetryMessage(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *RetryMessageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRetryMessageRequest(c.Server, job, candidate, message, params)
 	if err != nil {
 		return nil, err
 	}
@@ -6286,6 +6363,80 @@ func NewCancelMessageRequest(server string, job JobId, candidate CandidateId, me
 	return req, nil
 }
 
+// NewRetryMessageRequest constructs an http.Request for the RetryMessage method
+func NewRetryMessageRequest(server string, job JobId, candidate CandidateId, message MessageId, params *RetryMessageParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "job", job, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "candidate", candidate, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "message", message, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/jobs/%s/candidates/%s/messages/%s/retry", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.XRequestId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewListNotesRequest constructs an http.Request for the ListNotes method
 func NewListNotesRequest(server string, job JobId, candidate CandidateId, params *ListNotesParams) (*http.Request, error) {
 	var err error
@@ -7581,11 +7732,16 @@ type ClientWithResponsesInterface interface {
 	// Scope: `candidates:read`. The interview as its invitation carries it
 	// (RFC 5545): `METHOD:REQUEST` while scheduled, `METHOD:CANCEL` with
 	// `STATUS:CANCELLED` once cancelled; `UID`
-	// `interview-{id}@{domain}` for the interview's whole life (the domain
-	// is the server's host name); `SEQUENCE` the interview's; `DTSTART` and `DTEND` in UTC, with
-	// the `timezone` named for display (`X-WR-TIMEZONE` and the
-	// description); the organizer (the user who scheduled it) and an
-	// `ATTENDEE` for each interviewer and the candidate. Not an MCP tool.
+	// `interview-{id}-{16 random hex digits}@{domain}`, decided when the
+	// interview is scheduled and stored, so that it never changes for the
+	// interview's whole life whatever the server's settings become (the
+	// domain is that of `PIPELINE_MAIL_FROM`; without mail the host of
+	// `PIPELINE_BASE_URL`, else `localhost`); `SEQUENCE` the interview's;
+	// `DTSTART` and `DTEND` in UTC, with the `timezone` named for display
+	// (`X-WR-TIMEZONE` and the description); `ORGANIZER` the From address,
+	// stored with the `UID` (without mail `noreply@{that host}`), and an
+	// `ATTENDEE` for each interviewer and the candidate, named as their
+	// record names them. Not an MCP tool.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7654,6 +7810,23 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/cancel (the `CancelMessage` operationId).
 	CancelMessageWithResponse(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelMessageParams, reqEditors ...RequestEditorFn) (*CancelMessageResponse, error)
+
+	// RetryMessageWithResponse Retry a failed message
+	//
+	// Scope: `messages:send`. A `failed` message is queued again, due now,
+	// once the cause of its failure is fixed: it keeps its `Message-ID`,
+	// its `attempts` count from 0 again and `last_error` stays until the
+	// next attempt (activity `candidate.message_retried`, `changes`
+	// `{"message_id": 12}`). Any other message answers 403 `forbidden`
+	// ("Only a failed message can be retried."). A failure that no retry
+	// can change (a 5xx reply, refused credentials, a server that refuses
+	// the TLS the URL asks for) fails a message at once; `pipelined mail
+	// test --to ADDRESS` tries the settings. It takes no body fields.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/retry (the `RetryMessage` operationId).
+	RetryMessageWithResponse(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *RetryMessageParams, reqEditors ...RequestEditorFn) (*RetryMessageResponse, error)
 
 	// ListNotesWithResponse List the notes of a candidate
 	//
@@ -12164,6 +12337,272 @@ func (r CancelMessageResponse) ContentType() string {
 	return ""
 }
 
+// RetryMessageResponse200Headers the declared response headers of an HTTP 200 response for RetryMessage
+type RetryMessageResponse200Headers struct {
+	CacheControl        string
+	IdempotentReplay    *string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// RetryMessageResponse400Headers the declared response headers of an HTTP 400 response for RetryMessage
+type RetryMessageResponse400Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// RetryMessageResponse401Headers the declared response headers of an HTTP 401 response for RetryMessage
+type RetryMessageResponse401Headers struct {
+	CacheControl        string
+	WWWAuthenticate     string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// RetryMessageResponse403Headers the declared response headers of an HTTP 403 response for RetryMessage
+type RetryMessageResponse403Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// RetryMessageResponse404Headers the declared response headers of an HTTP 404 response for RetryMessage
+type RetryMessageResponse404Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// RetryMessageResponse408Headers the declared response headers of an HTTP 408 response for RetryMessage
+type RetryMessageResponse408Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// RetryMessageResponse409Headers the declared response headers of an HTTP 409 response for RetryMessage
+type RetryMessageResponse409Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// RetryMessageResponse413Headers the declared response headers of an HTTP 413 response for RetryMessage
+type RetryMessageResponse413Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// RetryMessageResponse422Headers the declared response headers of an HTTP 422 response for RetryMessage
+type RetryMessageResponse422Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// RetryMessageResponse429Headers the declared response headers of an HTTP 429 response for RetryMessage
+type RetryMessageResponse429Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// RetryMessageResponse500Headers the declared response headers of an HTTP 500 response for RetryMessage
+type RetryMessageResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// RetryMessageResponse503Headers the declared response headers of an HTTP 503 response for RetryMessage
+type RetryMessageResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+type RetryMessageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MessageResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthenticated
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *MessageSendForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *ServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RetryMessageResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *RetryMessageResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *RetryMessageResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *RetryMessageResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *RetryMessageResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *RetryMessageResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *RetryMessageResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *RetryMessageResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *RetryMessageResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RetryMessageResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *RetryMessageResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RetryMessageResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RetryMessageResponse) GetJSON200() *MessageResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RetryMessageResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RetryMessageResponse) GetJSON401() *Unauthenticated {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r RetryMessageResponse) GetJSON403() *MessageSendForbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RetryMessageResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r RetryMessageResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RetryMessageResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r RetryMessageResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r RetryMessageResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RetryMessageResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r RetryMessageResponse) GetJSON500() *ServerError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RetryMessageResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r RetryMessageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RetryMessageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RetryMessageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RetryMessageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListNotesResponse200Headers the declared response headers of an HTTP 200 response for ListNotes
 type ListNotesResponse200Headers struct {
 	CacheControl        string
@@ -15244,11 +15683,16 @@ func (c *ClientWithResponses) CancelInterviewWithResponse(ctx context.Context, j
 // Scope: `candidates:read`. The interview as its invitation carries it
 // (RFC 5545): `METHOD:REQUEST` while scheduled, `METHOD:CANCEL` with
 // `STATUS:CANCELLED` once cancelled; `UID`
-// `interview-{id}@{domain}` for the interview's whole life (the domain
-// is the server's host name); `SEQUENCE` the interview's; `DTSTART` and `DTEND` in UTC, with
-// the `timezone` named for display (`X-WR-TIMEZONE` and the
-// description); the organizer (the user who scheduled it) and an
-// `ATTENDEE` for each interviewer and the candidate. Not an MCP tool.
+// `interview-{id}-{16 random hex digits}@{domain}`, decided when the
+// interview is scheduled and stored, so that it never changes for the
+// interview's whole life whatever the server's settings become (the
+// domain is that of `PIPELINE_MAIL_FROM`; without mail the host of
+// `PIPELINE_BASE_URL`, else `localhost`); `SEQUENCE` the interview's;
+// `DTSTART` and `DTEND` in UTC, with the `timezone` named for display
+// (`X-WR-TIMEZONE` and the description); `ORGANIZER` the From address,
+// stored with the `UID` (without mail `noreply@{that host}`), and an
+// `ATTENDEE` for each interviewer and the candidate, named as their
+// record names them. Not an MCP tool.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -15352,6 +15796,29 @@ func (c *ClientWithResponses) CancelMessageWithResponse(ctx context.Context, job
 		return nil, err
 	}
 	return ParseCancelMessageResponse(rsp)
+}
+
+// RetryMessageWithResponse Retry a failed message
+//
+// Scope: `messages:send`. A `failed` message is queued again, due now,
+// once the cause of its failure is fixed: it keeps its `Message-ID`,
+// its `attempts` count from 0 again and `last_error` stays until the
+// next attempt (activity `candidate.message_retried`, `changes`
+// `{"message_id": 12}`). Any other message answers 403 `forbidden`
+// ("Only a failed message can be retried."). A failure that no retry
+// can change (a 5xx reply, refused credentials, a server that refuses
+// the TLS the URL asks for) fails a message at once; `pipelined mail
+// test --to ADDRESS` tries the settings. It takes no body fields.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/retry (the `RetryMessage` operationId).
+func (c *ClientWithResponses) RetryMessageWithResponse(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *RetryMessageParams, reqEditors ...RequestEditorFn) (*RetryMessageResponse, error) {
+	rsp, err := c.RetryMessage(ctx, job, candidate, message, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRetryMessageResponse(rsp)
 }
 
 // ListNotesWithResponse List the notes of a candidate
@@ -26296,6 +26763,680 @@ func ParseCancelMessageResponse(rsp *http.Response) (*CancelMessageResponse, err
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers CancelMessageResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRetryMessageResponse parses an HTTP response from a RetryMessageWithResponse call
+func ParseRetryMessageResponse(rsp *http.Response) (*RetryMessageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RetryMessageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MessageResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest MessageSendForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest ServerError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers RetryMessageResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Idempotent-Replay"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replay", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplay = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers RetryMessageResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers RetryMessageResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers RetryMessageResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers RetryMessageResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers RetryMessageResponse408Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers RetryMessageResponse409Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers RetryMessageResponse413Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers RetryMessageResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers RetryMessageResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers RetryMessageResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers RetryMessageResponse503Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
