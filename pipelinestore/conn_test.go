@@ -83,6 +83,16 @@ func TestDB_Arguments(t *testing.T) {
 			"-42|" + text + "|t|2026-11-26 08:30:01.123456|t",
 		},
 		"bytes": {`SELECT encode($1::bytea, 'escape')`, []any{[]byte("a'b")}, "a'b"},
+		// River's statements carry comments with apostrophes, which the
+		// driver would take for the start of a string.
+		"after an apostrophe in a comment": {
+			"SELECT $1::text -- it's a comment\n|| /* and /* that's */ another */ $2::text",
+			[]any{"a", "b"}, "ab",
+		},
+		"comment marks in literals and bodies kept": {
+			`SELECT $1::text || '--x' || "x" || $$ -- /* $$ || $2::text FROM (SELECT 1 AS "x--") AS t(x)`,
+			[]any{"a", "b"}, "a--x1 -- /* b",
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var got string

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
@@ -134,8 +135,17 @@ type DeliveryConfig struct {
 	// pipeline.PurgeInterval.
 	PurgeInterval time.Duration
 	// PollInterval is how often the queue is read for messages that are
-	// due; 0 is one second.
+	// due. On PostgreSQL the queue listens for the notification of each
+	// insert, and the poll only makes up for one lost: 0 is one second. On
+	// SQLite, and with PollOnly, the poll is all there is: 0 is one second
+	// on SQLite, whose one writer connection it would otherwise keep busy,
+	// and PollOnlyInterval with PollOnly.
 	PollInterval time.Duration
+	// PollOnly makes the queue poll instead of listening on PostgreSQL:
+	// set it when the database is reached through a transaction pooler
+	// (PgBouncer's pool_mode = transaction), which lends no connection
+	// for as long as a LISTEN must hold one.
+	PollOnly bool
 	// Logger receives the queue's warnings and errors, and what each
 	// purge deleted; nil logs nothing.
 	Logger *slog.Logger
@@ -143,6 +153,13 @@ type DeliveryConfig struct {
 	// nil: none are sent by this program.
 	Postman Postman
 }
+
+// PollOnlyInterval is how often a queue that polls on PostgreSQL
+// (DeliveryConfig.PollOnly) reads it by default: a message waits half of
+// it for its first attempt on average, and each replica reads each of its
+// queues (messages, webhooks, the purge) five times a second, a short
+// statement each, which a transaction pooler lends a connection for.
+const PollOnlyInterval = 200 * time.Millisecond
 
 // Deliveries is the running delivery of webhook messages.
 type Deliveries struct {
@@ -159,9 +176,13 @@ const deliveryJobTimeout = 30 * time.Second
 // pipeline.MaxDeliveryAttempts attempts of a message. Every replica may
 // run it: each attempt is made by one of them (River locks each message
 // it works), and each purge is scheduled by the one River elects leader.
-// On SQLite the queue shares the one writer connection with the API's
-// writes: its statements are short and queue with theirs, and it polls
-// instead of listening.
+// On PostgreSQL the queue holds a connection of its own on which it
+// listens for the notification River sends with each insert, so that a
+// message is taken within milliseconds of its write's commit (see
+// listeningDriver); with cfg.PollOnly, behind a transaction pooler, it
+// polls every cfg.PollInterval instead. On SQLite the queue shares the one
+// writer connection with the API's writes: its statements are short and
+// queue with theirs, and it polls.
 func (db *DB) StartDeliveries(ctx context.Context, d Deliverer, cfg DeliveryConfig) (*Deliveries, error) {
 	if cfg.Workers < 0 {
 		return nil, errors.New("pipelinestore: a negative number of delivery workers")
@@ -172,9 +193,13 @@ func (db *DB) StartDeliveries(ctx context.Context, d Deliverer, cfg DeliveryConf
 	if n := d.MaxAttempts(); n > pipeline.MaxDeliveryAttempts {
 		return nil, fmt.Errorf("pipelinestore: a delivery schedule of %d attempts exceeds the %d a message is queued for", n, pipeline.MaxDeliveryAttempts)
 	}
+	listen := db.dialect == DialectPostgres && !cfg.PollOnly
 	poll := cfg.PollInterval
 	if poll <= 0 {
 		poll = time.Second
+		if db.dialect == DialectPostgres && cfg.PollOnly {
+			poll = PollOnlyInterval
+		}
 	}
 	logger := cfg.Logger
 	if logger == nil {
@@ -190,9 +215,13 @@ func (db *DB) StartDeliveries(ctx context.Context, d Deliverer, cfg DeliveryConf
 	if err := addPostman(workers, queues, cfg); err != nil {
 		return nil, err
 	}
-	client, err := river.NewClient(db.riverDriver(), &river.Config{
+	driver := db.riverDriver()
+	if listen {
+		driver = listeningDriver{Driver: riverdatabasesql.New(db.w.bun.DB), db: db.w.bun, schema: db.schema}
+	}
+	client, err := river.NewClient(driver, &river.Config{
 		Logger:               logger,
-		PollOnly:             true,
+		PollOnly:             !listen,
 		FetchPollInterval:    poll,
 		FetchCooldown:        min(poll, 100*time.Millisecond),
 		Queues:               queues,

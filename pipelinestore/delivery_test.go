@@ -81,7 +81,7 @@ func testPeriodicPurge(t *testing.T, db *pipelinestore.DB, workers int) {
 	sender := pipelinehttp.NewWebhookSender(pipelinehttp.WebhookSenderConfig{})
 	d := pipeline.NewDispatcher(db, sender, pipeline.WithSecretKey(secretKey))
 	run, err := db.StartDeliveries(ctx, d, pipelinestore.DeliveryConfig{
-		Workers: workers, PollInterval: 20 * time.Millisecond, PurgeInterval: 200 * time.Millisecond,
+		Workers: workers, PollInterval: 20 * time.Millisecond, PurgeInterval: 200 * time.Millisecond, PollOnly: storetest.Pooled(),
 	})
 	require.NoError(t, err)
 	defer func() { require.NoError(t, run.Stop(ctx)) }()
@@ -115,7 +115,7 @@ func TestDeliveries_LaterRetry(t *testing.T) {
 
 		sender := pipelinehttp.NewWebhookSender(pipelinehttp.WebhookSenderConfig{AllowPrivate: true})
 		d := pipeline.NewDispatcher(db, sender, pipeline.WithSecretKey(secretKey), pipeline.WithRetrySchedule([]time.Duration{6 * time.Second}))
-		run, err := db.StartDeliveries(context.Background(), d, pipelinestore.DeliveryConfig{Workers: 1, PollInterval: 20 * time.Millisecond})
+		run, err := db.StartDeliveries(context.Background(), d, pipelinestore.DeliveryConfig{Workers: 1, PollInterval: 20 * time.Millisecond, PollOnly: storetest.Pooled()})
 		require.NoError(t, err)
 		defer func() { require.NoError(t, run.Stop(context.Background())) }()
 
@@ -129,4 +129,37 @@ func TestDeliveries_LaterRetry(t *testing.T) {
 		assert.Equal(t, 2, got.Items[0].Attempt)
 		assert.Empty(t, got.Items[0].Error, "the retry was delivered")
 	})
+}
+
+// TestDeliveries_Listen: on PostgreSQL the queue takes a message when its
+// write commits, told by River's notification, not at its next poll,
+// here an hour away.
+func TestDeliveries_Listen(t *testing.T) {
+	if storetest.Pooled() {
+		t.Skip("behind a transaction pooler the queue polls")
+	}
+	db := storetest.OpenPostgres(t)
+	f := webhookFixture(t, db)
+	hits := make(chan struct{}, 1)
+	rc := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits <- struct{}{} }))
+	defer rc.Close()
+	olivia := f.As(t, "olivia")
+	_, err := f.Svc.CreateWebhook(olivia, pipeline.NewWebhook{URL: rc.URL, Events: []string{pipeline.ActionJobCreated}})
+	require.NoError(t, err)
+
+	sender := pipelinehttp.NewWebhookSender(pipelinehttp.WebhookSenderConfig{AllowPrivate: true})
+	d := pipeline.NewDispatcher(db, sender, pipeline.WithSecretKey(secretKey))
+	run, err := db.StartDeliveries(context.Background(), d, pipelinestore.DeliveryConfig{Workers: 1, PollInterval: time.Hour})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, run.Stop(context.Background())) }()
+	// River's producers fetch once as they start: the write comes after.
+	time.Sleep(500 * time.Millisecond)
+
+	_, err = f.Svc.CreateJob(olivia, pipeline.NewJob{Title: "Data Engineer"})
+	require.NoError(t, err)
+	select {
+	case <-hits:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the message was not delivered: the queue did not hear of it")
+	}
 }

@@ -216,11 +216,18 @@ func (messageArgs) InsertOpts() river.InsertOpts {
 
 // enqueueMessage inserts the job that sends m, due at its SendAt, after
 // the writes waiting in the batch, which River's statements must follow.
+// A message due now is queued available, to be taken at once: River
+// queues any job given a time as scheduled, past times included, and
+// makes it available only when its leader next looks (every 5 s).
 func (t *tx) enqueueMessage(ctx context.Context, m pipeline.Message) error {
 	if err := t.run.flush(ctx); err != nil {
 		return err
 	}
-	_, err := t.river.InsertTx(ctx, t.run.tx.Tx, messageArgs{MessageID: m.ID}, &river.InsertOpts{ScheduledAt: m.SendAt})
+	var opts river.InsertOpts
+	if m.SendAt.After(time.Now()) {
+		opts.ScheduledAt = m.SendAt
+	}
+	_, err := t.river.InsertTx(ctx, t.run.tx.Tx, messageArgs{MessageID: m.ID}, &opts)
 	return err
 }
 

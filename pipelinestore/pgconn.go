@@ -251,7 +251,7 @@ func (c *pgConn) ExecContext(ctx context.Context, query string, args []driver.Na
 		return s.ExecContext(ctx, args)
 	}
 	c.roundTrips.Add(1)
-	return c.Conn.ExecContext(ctx, c.prefix()+query, args)
+	return c.Conn.ExecContext(ctx, c.prefix()+withoutComments(query, args), args)
 }
 
 func (c *pgConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
@@ -263,7 +263,7 @@ func (c *pgConn) QueryContext(ctx context.Context, query string, args []driver.N
 		return s.QueryContext(ctx, args)
 	}
 	c.roundTrips.Add(1)
-	return c.Conn.QueryContext(ctx, c.prefix()+query, args)
+	return c.Conn.QueryContext(ctx, c.prefix()+withoutComments(query, args), args)
 }
 
 // stmt returns query's statement prepared on the connection, preparing it

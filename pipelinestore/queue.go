@@ -3,17 +3,14 @@ package pipelinestore
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
-	"github.com/riverqueue/river/rivertype"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
@@ -48,7 +45,7 @@ func (db *DB) riverDriver() riverdriver.Driver[*sql.Tx] { return db.riverDriverO
 // riverDriverOn is River's driver on the pool sqldb of the database.
 func (db *DB) riverDriverOn(sqldb *sql.DB) riverdriver.Driver[*sql.Tx] {
 	if db.dialect == DialectPostgres {
-		return pgRiverDriver{riverdatabasesql.New(sqldb)}
+		return riverdatabasesql.New(sqldb)
 	}
 	return riversqlite.New(sqldb)
 }
@@ -118,67 +115,4 @@ func (t *tx) enqueuePending(ctx context.Context) error {
 	t.pending = nil
 	_, err := t.river.InsertManyTx(ctx, t.run.tx.Tx, params)
 	return err
-}
-
-// pgRiverDriver is River's database/sql driver with its bid for
-// leadership sent in a form pgdriver reads. River's statement carries an
-// apostrophe in an SQL comment; pgdriver, which writes the arguments into
-// the text, takes it for the start of a string and leaves the parameters
-// after it unbound, so that no client would ever be elected and the work
-// River does on its leader only (periodic jobs such as the purge, moving
-// retries that come due back onto the queue) would never run.
-type pgRiverDriver struct {
-	riverdriver.Driver[*sql.Tx]
-}
-
-func (d pgRiverDriver) GetExecutor() riverdriver.Executor {
-	return pgRiverExecutor{Executor: d.Driver.GetExecutor(), d: d.Driver}
-}
-
-func (d pgRiverDriver) UnwrapTx(execTx riverdriver.ExecutorTx) *sql.Tx {
-	if t, ok := execTx.(pgRiverTx); ok {
-		execTx = t.ExecutorTx
-	}
-	return d.Driver.UnwrapTx(execTx)
-}
-
-// pgRiverExecutor is River's executor whose transactions bid as
-// pgRiverTx does.
-type pgRiverExecutor struct {
-	riverdriver.Executor
-	d riverdriver.Driver[*sql.Tx]
-}
-
-func (e pgRiverExecutor) Begin(ctx context.Context) (riverdriver.ExecutorTx, error) {
-	t, err := e.Executor.Begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return pgRiverTx{ExecutorTx: t, d: e.d}, nil
-}
-
-// pgRiverTx is a transaction of River's that bids for leadership with
-// River's statement, its comment left out.
-type pgRiverTx struct {
-	riverdriver.ExecutorTx
-	d riverdriver.Driver[*sql.Tx]
-}
-
-func (t pgRiverTx) LeaderAttemptElect(ctx context.Context, p *riverdriver.LeaderElectParams) (*riverdriver.Leader, error) {
-	table := "river_leader"
-	if p.Schema != "" {
-		table = `"` + strings.ReplaceAll(p.Schema, `"`, `""`) + `".` + table
-	}
-	var l riverdriver.Leader
-	err := t.d.UnwrapTx(t.ExecutorTx).QueryRowContext(ctx, `INSERT INTO `+table+` (leader_id, elected_at, expires_at)
-VALUES ($1, coalesce($2::timestamptz, now()), coalesce($2::timestamptz, now()) + make_interval(secs => $3))
-ON CONFLICT (name) DO NOTHING
-RETURNING elected_at, expires_at, leader_id`, p.LeaderID, p.Now, p.TTL.Seconds()).Scan(&l.ElectedAt, &l.ExpiresAt, &l.LeaderID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, rivertype.ErrNotFound // another client leads
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &l, nil
 }

@@ -80,7 +80,7 @@ func TestDeliveries_CreatorDemoted(t *testing.T) {
 
 		sender := pipelinehttp.NewWebhookSender(pipelinehttp.WebhookSenderConfig{AllowPrivate: true})
 		d := pipeline.NewDispatcher(db, sender, pipeline.WithSecretKey(secretKey))
-		run, err := db.StartDeliveries(context.Background(), d, pipelinestore.DeliveryConfig{Workers: 1, PollInterval: 20 * time.Millisecond})
+		run, err := db.StartDeliveries(context.Background(), d, pipelinestore.DeliveryConfig{Workers: 1, PollInterval: 20 * time.Millisecond, PollOnly: storetest.Pooled()})
 		require.NoError(t, err)
 		defer func() { require.NoError(t, run.Stop(context.Background())) }()
 
@@ -105,7 +105,7 @@ func TestDeliveries_CreatorDemoted(t *testing.T) {
 func TestDeliveries_LongerSchedule(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
 		sender := pipelinehttp.NewWebhookSender(pipelinehttp.WebhookSenderConfig{})
-		cfg := pipelinestore.DeliveryConfig{Workers: 1}
+		cfg := pipelinestore.DeliveryConfig{Workers: 1, PollOnly: storetest.Pooled()}
 		longer := append(slices.Clone(pipeline.RetrySchedule), time.Hour)
 		d := pipeline.NewDispatcher(db, sender, pipeline.WithSecretKey(secretKey), pipeline.WithRetrySchedule(longer))
 		_, err := db.StartDeliveries(context.Background(), d, cfg)

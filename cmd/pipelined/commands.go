@@ -395,9 +395,11 @@ whole number of seconds):
                        transaction pooler (PgBouncer's pool_mode =
                        transaction): the server then keeps nothing on a
                        server connection and parses and plans every
-                       statement; none (the default) prepares the reads on
-                       each connection, for a direct connection or a
-                       session pooler (default none)
+                       statement, and its queue of webhooks and mail polls
+                       every 200ms instead of listening (LISTEN/NOTIFY) for
+                       what a write enqueues; none (the default) prepares
+                       the reads on each connection and listens, for a
+                       direct connection or a session pooler (default none)
   PIPELINE_AUTO_MIGRATE
                        true or false: whether the commands that write apply
                        pending migrations first (default true)

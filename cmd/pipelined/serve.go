@@ -215,7 +215,9 @@ func startDeliveries(e env, db *pipelinestore.DB, logger *slog.Logger) (*pipelin
 	if err != nil {
 		return nil, err
 	}
-	dc := pipelinestore.DeliveryConfig{Workers: e.cfg.WebhookWorkers, Logger: logger}
+	// Behind a transaction pooler no connection stays for a LISTEN: the
+	// queue polls.
+	dc := pipelinestore.DeliveryConfig{Workers: e.cfg.WebhookWorkers, Logger: logger, PollOnly: e.cfg.Pooled}
 	if postman != nil {
 		dc.Postman = postman
 		logger.Info("sending email", "from", e.cfg.MailFrom.String())

@@ -67,6 +67,14 @@ const PreparedEnv = "PIPELINE_TEST_PREPARED"
 // Prepared reports whether PostgreSQL tests run WithPreparedStatements.
 func Prepared() bool { return os.Getenv(PreparedEnv) == "true" }
 
+// PoolerEnv names the environment variable that, set to transaction, says
+// that PIPELINE_TEST_POSTGRES reaches the server through a transaction
+// pooler, where the delivery queue must poll (DeliveryConfig.PollOnly).
+const PoolerEnv = "PIPELINE_TEST_POOLER"
+
+// Pooled reports whether PostgreSQL tests run through a transaction pooler.
+func Pooled() bool { return os.Getenv(PoolerEnv) == "transaction" }
+
 // PostgresDSN returns the DSN of the test server, skipping the test when
 // PIPELINE_TEST_POSTGRES is not set (failing it under CI=true).
 func PostgresDSN(tb testing.TB) string {

@@ -53,6 +53,8 @@ type Received struct {
 	To    []string
 	Raw   []byte
 	Reply Reply
+	// At is when the server had the whole of the data.
+	At time.Time
 }
 
 // Message parses the mail with net/mail.
@@ -181,6 +183,7 @@ func (s *Server) WaitReceived(tb testing.TB, n int, timeout time.Duration) []Rec
 
 // receive records a mail's data and returns the reply to give it.
 func (s *Server) receive(r Received) Reply {
+	r.At = time.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r.Reply = Accept
