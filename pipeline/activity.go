@@ -32,6 +32,7 @@ var Actions = []string{
 	ActionWebhookCreated, ActionWebhookDeleted,
 	ActionCandidateMessaged, ActionCandidateMessageCancelled,
 	ActionInterviewScheduled, ActionInterviewRescheduled, ActionInterviewCancelled,
+	ActionCandidateErased, ActionPrivacyExported, ActionPrivacyErased,
 }
 
 // Activity subject types.

@@ -42,6 +42,9 @@ const (
 	OpGetInterview        Op = "get_interview"
 	OpGetInterviewInvite  Op = "get_interview_invite"
 	OpGetAvailability     Op = "get_availability"
+
+	OpExportPerson Op = "export_person"
+	OpErasePerson  Op = "erase_person"
 )
 
 // Ref names the records an operation is about: its job and candidate ids,
@@ -96,6 +99,10 @@ var opTraitsOf = map[Op]opTraits{
 	OpGetInterview:        {scope: ScopeCandidatesRead},
 	OpGetInterviewInvite:  {scope: ScopeCandidatesRead},
 	OpGetAvailability:     {scope: ScopeSchedulingWrite},
+
+	// An export is a read: it takes no key and is never stored.
+	OpExportPerson: {scope: ScopePrivacyManage},
+	OpErasePerson:  {scope: ScopePrivacyManage, writes: true},
 }
 
 // Scope is the scope a caller needs for op; "" when any caller may call it.
