@@ -2,8 +2,13 @@ package pipelinestore
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"log/slog"
+	"strings"
 	"time"
+
+	"github.com/uptrace/bun/driver/pgdriver"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
@@ -228,10 +233,19 @@ var erasedTables = []string{"candidates", "candidate_search", "notes", "ratings"
 // versions of their rows. Each runs on its own, outside any transaction.
 func (db *DB) Scrub(ctx context.Context) {
 	if db.dialect == DialectPostgres {
-		for _, table := range erasedTables {
-			if _, err := db.w.bun.DB.ExecContext(ctx, `VACUUM `+table); err != nil {
-				slog.WarnContext(ctx, "pipelinestore: vacuum after an erasure", "table", table, "error", err)
-			}
+		// VACUUM runs outside a transaction, so not on the store's own
+		// pool, whose connections send their settings in front of each
+		// statement: on a connection that sets them when it opens.
+		var err error
+		if db.dsn == "" {
+			_, err = db.w.bun.DB.ExecContext(ctx, `VACUUM `+strings.Join(erasedTables, ", "))
+		} else {
+			conn := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(db.dsn)))
+			_, err = conn.ExecContext(ctx, `VACUUM `+strings.Join(erasedTables, ", "))
+			err = errors.Join(err, conn.Close())
+		}
+		if err != nil {
+			slog.WarnContext(ctx, "pipelinestore: vacuum after an erasure", "error", err)
 		}
 		return
 	}
