@@ -31,7 +31,7 @@ func TestService_CheckOrder(t *testing.T) {
 			for _, o := range operations {
 				if o.op == pipeline.OpGetMe || o.op == pipeline.OpListJobs || o.op == pipeline.OpCreateJob ||
 					o.op == pipeline.OpListActivity || o.op == pipeline.OpCreateWebhook || o.op == pipeline.OpListWebhooks ||
-					o.op == pipeline.OpGetAvailability {
+					o.op == pipeline.OpGetAvailability || o.op == pipeline.OpExportPerson || o.op == pipeline.OpErasePerson {
 					continue // these name no record
 				}
 				if u.p.ref.Job == w.Job("backend") && (o.op == pipeline.OpGetJob || o.op == pipeline.OpUpdateJob ||
@@ -45,6 +45,19 @@ func TestService_CheckOrder(t *testing.T) {
 			}
 		}
 		assert.Len(t, w.Activity(t), 1, "only the webhook of the set-up")
+	})
+	eachWorld(t, "a member managing privacy is forbidden before the input is read", func(t *testing.T, w world) {
+		for _, o := range operations {
+			if o.op.Scope() != pipeline.ScopePrivacyManage {
+				continue
+			}
+			p := nowhere() // an invalid input
+			p.idem = &pipeline.Idempotency{Key: "bad\tkey"}
+			err := o.call(w.As(t, "mia"), w.Svc, p)
+			assert.ErrorIs(t, err, pipeline.ErrForbidden, o.op)
+			err = o.call(w.As(t, "olivia"), w.Svc, p)
+			assert.Equal(t, pipeline.EValidation, pipeline.ErrorCode(err), o.op)
+		}
 	})
 	eachWorld(t, "a member managing webhooks is forbidden before the record is looked up", func(t *testing.T, w world) {
 		for _, o := range operations {
