@@ -42,6 +42,8 @@ var mcpOperations = map[pipeline.Op][2]string{
 	pipeline.OpRescheduleInterview: {"PATCH", "/api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview}"},
 	pipeline.OpCancelInterview:     {"POST", "/api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview}/cancel"},
 	pipeline.OpGetAvailability:     {"GET", "/api/v1/availability"},
+	pipeline.OpExportPerson:        {"POST", "/api/v1/privacy/exports"},
+	pipeline.OpErasePerson:         {"POST", "/api/v1/privacy/erasures"},
 }
 
 // argumentNames are the MCP names of the API's path and header parameters.

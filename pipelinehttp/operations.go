@@ -183,6 +183,8 @@ var operations = append([]operation{
 	cancelInterviewOperation,
 	getInterviewInviteOperation,
 	getAvailabilityOperation,
+	exportPersonOperation,
+	erasePersonOperation,
 }, messageOperations...)
 
 // onCandidate is the call of a write on a candidate: method, given the
