@@ -40,6 +40,7 @@ var Actions = []string{
 	ActionCandidateMessaged, ActionCandidateMessageCancelled,
 	ActionCandidateMessageSent, ActionCandidateMessageFailed, ActionCandidateMessageRetried,
 	ActionInterviewScheduled, ActionInterviewRescheduled, ActionInterviewCancelled,
+	ActionCandidateErased, ActionPrivacyExported, ActionPrivacyErased,
 }
 
 // Activity subject types.

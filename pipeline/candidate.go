@@ -31,6 +31,8 @@ type Candidate struct {
 	Status     string
 	ResumeURL  string
 	NotesCount int
+	// ErasedAt is when the candidate's person was erased; nil: never.
+	ErasedAt *time.Time `json:",omitempty"`
 }
 
 // CandidateFilter selects a page of a job's candidates. The zero value

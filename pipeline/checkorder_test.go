@@ -45,6 +45,19 @@ func TestService_CheckOrder(t *testing.T) {
 		}
 		assert.Len(t, w.Activity(t), 1, "only the webhook of the set-up")
 	})
+	eachWorld(t, "a member managing privacy is forbidden before the input is read", func(t *testing.T, w world) {
+		for _, o := range operations {
+			if o.op.Scope() != pipeline.ScopePrivacyManage {
+				continue
+			}
+			p := nowhere() // an invalid input
+			p.idem = &pipeline.Idempotency{Key: "bad\tkey"}
+			err := o.call(w.As(t, "mia"), w.Svc, p)
+			assert.ErrorIs(t, err, pipeline.ErrForbidden, o.op)
+			err = o.call(w.As(t, "olivia"), w.Svc, p)
+			assert.Equal(t, pipeline.EValidation, pipeline.ErrorCode(err), o.op)
+		}
+	})
 	eachWorld(t, "a member managing webhooks is forbidden before the record is looked up", func(t *testing.T, w world) {
 		for _, o := range operations {
 			if o.op.Scope() != pipeline.ScopeWebhooksWrite {

@@ -285,6 +285,14 @@ var operations = []operation{
 			From: from.Format(time.RFC3339), To: from.Add(pick(p, time.Hour, 32*24*time.Hour)).Format(time.RFC3339)})
 		return err
 	}},
+	{pipeline.OpExportPerson, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.ExportPerson(ctx, pipeline.PersonQuery{Email: pick(p, "nobody@example.test", "")})
+		return err
+	}},
+	{pipeline.OpErasePerson, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.ErasePerson(ctx, pipeline.PersonErasure{Email: "nobody@example.test", Reason: pick(p, "Probe", " "), Idempotency: p.idem})
+		return err
+	}},
 }
 
 // probeSlots numbers the probes' interviews, each an hour of its own, and

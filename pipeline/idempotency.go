@@ -218,9 +218,12 @@ func writeCandidate[T any](s *Service, ctx context.Context, op Op, jobID, candid
 		return Result[T]{}, err
 	}
 	return write(s, ctx, c, k, s.loadCandidate(ctx, c, jobID, candidateID), func(tx Tx, cand Candidate) (T, error) {
+		var zero T
 		if err := in.Validate(); err != nil {
-			var zero T
 			return zero, err
+		}
+		if cand.ErasedAt != nil {
+			return zero, errErased()
 		}
 		return act(tx, c, cand)
 	})

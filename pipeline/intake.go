@@ -267,6 +267,11 @@ func (s *Service) UpdateCandidate(ctx context.Context, jobID, id int64, p Candid
 		if err := withUnread(p.Unread, f.Err()); err != nil {
 			return Candidate{}, err
 		}
+		// An erased candidate's status may still change, so that counts
+		// and reports stay true; its person's fields may not come back.
+		if cand.ErasedAt != nil && (p.Name != nil || p.Email != nil || p.ResumeURL != nil) {
+			return Candidate{}, errErased()
+		}
 		wasActive := cand.Status == CandidateActive
 		changes := p.apply(&cand)
 		if len(changes) == 0 {

@@ -61,6 +61,8 @@ type Interview struct {
 	// invitations; CandidateStatus is the candidate's status, for the
 	// rules of a change.
 	CandidateName, CandidateEmail, CandidateStatus string
+	// CandidateErased: the candidate's person was erased.
+	CandidateErased bool `json:",omitempty"`
 	// JobTitle is the job's title, for invitations.
 	JobTitle string
 }

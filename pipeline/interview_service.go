@@ -30,7 +30,7 @@ func (s *Service) ScheduleInterview(ctx context.Context, jobID, candidateID int6
 	res, err := write(s, ctx, c, k, s.loadCandidate(ctx, c, jobID, candidateID), func(tx Tx, cand Candidate) (Interview, error) {
 		now := s.now()
 		iv := Interview{JobID: cand.JobID, CandidateID: cand.ID, TeamID: cand.TeamID, CandidateStatus: cand.Status,
-			CandidateName: cand.Name, CandidateEmail: cand.Email, Status: InterviewScheduled,
+			CandidateName: cand.Name, CandidateEmail: cand.Email, CandidateErased: cand.ErasedAt != nil, Status: InterviewScheduled,
 			CreatedBy: c.user, CreatedAt: now, UpdatedAt: now}
 		if err := s.checkSlot(ctx, tx, &iv, FieldErrors{}, in.slot(), in.Unread, now); err != nil {
 			return Interview{}, err
@@ -73,6 +73,9 @@ func (s *Service) checkSlot(ctx context.Context, tx Tx, iv *Interview, f FieldEr
 	}
 	if iv.CandidateStatus != CandidateActive {
 		return Errorf(EForbidden, msgNotActive)
+	}
+	if iv.CandidateErased {
+		return errErased()
 	}
 	iv.Start, iv.End, iv.Timezone = start, end, sc.timezone
 	if iv.Timezone == "" {
@@ -240,6 +243,9 @@ func (s *Service) CancelInterview(ctx context.Context, jobID, candidateID, id in
 		}
 		if iv.Status == InterviewCancelled {
 			return iv, nil
+		}
+		if iv.CandidateErased {
+			return Interview{}, errErased()
 		}
 		return s.cancelInterview(ctx, tx, c, iv)
 	})

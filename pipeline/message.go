@@ -133,6 +133,9 @@ func (s *Service) SendMessage(ctx context.Context, jobID, candidateID int64, in 
 		if err := withUnread(in.Unread, in.check(now)); err != nil {
 			return Message{}, err
 		}
+		if cand.ErasedAt != nil {
+			return Message{}, errErased()
+		}
 		if s.mail == nil {
 			return Message{}, Errorf(EForbidden, msgMailOff)
 		}

@@ -48,6 +48,9 @@ const (
 	OpGetInterview        Op = "get_interview"
 	OpGetInterviewInvite  Op = "get_interview_invite"
 	OpGetAvailability     Op = "get_availability"
+
+	OpExportPerson Op = "export_person"
+	OpErasePerson  Op = "erase_person"
 )
 
 // Ref names the records an operation is about: its job and candidate ids,
@@ -95,25 +98,30 @@ func (r *Ref) ID(name string) *int64 {
 // opTraits are what every face tells of an operation: the scope it needs;
 // the REST request that stands for it (its method and its path below
 // /api/v1, path parameters as {job}), which a proposal records whichever
-// face it came from; and what it may refuse beyond what those imply, which
-// the API document lists.
+// face it came from; and facts its request does not tell (what it may
+// refuse beyond what those imply, which the API document lists; a read
+// sent as a POST).
 type opTraits struct {
-	scope   Scope
-	method  string
-	path    string
-	refuses refusal
+	scope  Scope
+	method string
+	path   string
+	flags  opFlag
 }
 
-// refusal is a set of answers an operation may give an allowed caller.
-type refusal uint8
+// opFlag is a set of facts about an operation.
+type opFlag uint8
 
 const (
 	// forbids: a business rule may refuse the caller (forbidden: a plan's
 	// limit, a closed job, a role).
-	forbids refusal = 1 << iota
+	forbids opFlag = 1 << iota
 	// conflicts: the operation may clash with other records (conflict),
 	// beyond the key in flight that any write may meet.
 	conflicts
+	// readsByPost: a read whose input travels in a POST's body, so that
+	// it stays out of URLs and their logs (a person's email); it takes no
+	// key and changes nothing.
+	readsByPost
 )
 
 // The paths of one record, below /api/v1.
@@ -173,6 +181,9 @@ var opTable = []struct {
 	{OpGetMessage, opTraits{ScopeCandidatesRead, mGet, messagePath, 0}},
 	{OpCancelMessage, opTraits{ScopeMessagesSend, mPost, messagePath + "/cancel", forbids}},
 	{OpRetryMessage, opTraits{ScopeMessagesSend, mPost, messagePath + "/retry", forbids}},
+
+	{OpExportPerson, opTraits{ScopePrivacyManage, mPost, "/privacy/exports", forbids | readsByPost}},
+	{OpErasePerson, opTraits{ScopePrivacyManage, mPost, "/privacy/erasures", forbids}},
 }
 
 var opTraitsOf = func() map[Op]opTraits {
@@ -197,15 +208,18 @@ func Ops() []Op {
 func (o Op) Scope() Scope { return opTraitsOf[o].scope }
 
 // Writes reports whether op changes data.
-func (o Op) Writes() bool { return opTraitsOf[o].method != mGet }
+func (o Op) Writes() bool {
+	t := opTraitsOf[o]
+	return t.method != mGet && t.flags&readsByPost == 0
+}
 
 // Forbids reports whether op may refuse a caller its scope allows by a
 // business rule: EForbidden (a plan's limit, a closed job, a role).
-func (o Op) Forbids() bool { return opTraitsOf[o].refuses&forbids != 0 }
+func (o Op) Forbids() bool { return opTraitsOf[o].flags&forbids != 0 }
 
 // Conflicts reports whether op may answer EConflict for a clash with other
 // records, beyond the key in flight that any write may meet.
-func (o Op) Conflicts() bool { return opTraitsOf[o].refuses&conflicts != 0 }
+func (o Op) Conflicts() bool { return opTraitsOf[o].flags&conflicts != 0 }
 
 // Method is the HTTP method of the REST request that stands for op.
 func (o Op) Method() string { return opTraitsOf[o].method }

@@ -128,6 +128,21 @@ type Store interface {
 	// TeamUsers returns the users among ids who are members of a team, in
 	// the order of ids.
 	TeamUsers(ctx context.Context, teamID int64, ids []int64) ([]User, error)
+
+	// Person returns the candidates of a team's jobs whose email equals
+	// email in any letter case, by id.
+	Person(ctx context.Context, teamID int64, email string) ([]Candidate, error)
+	// Ratings returns the ratings of a candidate with their users, by
+	// user id.
+	Ratings(ctx context.Context, candidateID int64) ([]UserRating, error)
+	// CandidateActivity returns the entries whose subject is one of the
+	// candidates, in commit order, with their actors.
+	CandidateActivity(ctx context.Context, candidateIDs []int64) ([]FeedEntry, error)
+	// Scrub makes what an erasure deleted unreadable in the database's
+	// files, once it committed: a checkpoint on SQLite (which runs with
+	// secure_delete), a vacuum of the tables erasures touch on
+	// PostgreSQL. Its failure is logged, not returned: the erasure stands.
+	Scrub(ctx context.Context)
 }
 
 // KeyClaim is a team's idempotency key claimed by a write transaction
@@ -284,4 +299,28 @@ type Tx interface {
 	// InsertInvitationMails stores queued invitation mails and enqueues,
 	// in the same transaction, the sending of each.
 	InsertInvitationMails(ctx context.Context, ms []InvitationMail) error
+
+	// PersonForErasure returns, locked, the candidates of a team's jobs
+	// whose email equals email in any letter case and that are not erased.
+	PersonForErasure(ctx context.Context, teamID int64, email string) ([]Candidate, error)
+	// CandidatesForErasure returns, locked, those of the candidates ids
+	// that are not erased, with their teams.
+	CandidatesForErasure(ctx context.Context, ids []int64) ([]Candidate, error)
+	// EraseCandidate erases a locked candidate's row (name, email, resume
+	// URL, erased_at), deletes its notes, ratings and invitation mails,
+	// empties its messages (cancelling queued ones), and deletes the
+	// queued jobs of those messages and mails.
+	EraseCandidate(ctx context.Context, candidateID int64, at time.Time) error
+	// InterviewsToCancel returns, locked, the scheduled interviews of a
+	// candidate that end after at, with their interviewers.
+	InterviewsToCancel(ctx context.Context, candidateID int64, at time.Time) ([]Interview, error)
+	// CandidateEntries returns the activity entries about a candidate and
+	// its interviews.
+	CandidateEntries(ctx context.Context, candidateID int64) ([]Activity, error)
+	// SetActivityChanges replaces the changes of an entry.
+	SetActivityChanges(ctx context.Context, id int64, changes []byte) error
+	// IdempotencyRecords returns the records of a team's keys.
+	IdempotencyRecords(ctx context.Context, teamID int64) ([]IdempotencyRecord, error)
+	// SetIdempotencyResult replaces the stored result of a team's key.
+	SetIdempotencyResult(ctx context.Context, teamID int64, key string, result []byte) error
 }

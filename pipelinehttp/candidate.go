@@ -26,6 +26,8 @@ type candidateFull struct {
 	candidateSparse
 	ResumeURL  string `json:"resume_url,omitempty"`
 	NotesCount int    `json:"notes_count"`
+	// ErasedAt is shown on an erased candidate only.
+	ErasedAt string `json:"erased_at,omitempty"`
 }
 
 // candidateSparse is candidateItem with its empty fields but id left out.
@@ -50,11 +52,15 @@ func newCandidateItem(k pipeline.Candidate) candidateItem {
 }
 
 func newCandidateFull(k pipeline.Candidate) candidateFull {
-	return candidateFull{
+	c := candidateFull{
 		candidateSparse: candidateSparse(newCandidateItem(k)),
 		ResumeURL:       k.ResumeURL,
 		NotesCount:      k.NotesCount,
 	}
+	if k.ErasedAt != nil {
+		c.ErasedAt = timestamp(*k.ErasedAt)
+	}
+	return c
 }
 
 // Schemas of a candidate's fields: the API's limits.

@@ -60,8 +60,9 @@ func TestMCP_ToolAnnotations(t *testing.T) {
 			require.NotNil(t, a, tool.Name)
 			assert.Equal(t, !op.Writes(), a.ReadOnlyHint, "%s readOnlyHint", tool.Name)
 			if op.Writes() {
+				// An erasure cannot be undone; every other write can be.
 				require.NotNil(t, a.DestructiveHint, tool.Name)
-				assert.False(t, *a.DestructiveHint, "%s destructiveHint", tool.Name)
+				assert.Equal(t, op == pipeline.OpErasePerson, *a.DestructiveHint, "%s destructiveHint", tool.Name)
 			}
 			wantIdempotent := op == pipeline.OpMoveCandidate || op == pipeline.OpRateCandidate || op == pipeline.OpUpdateCandidate ||
 				op == pipeline.OpCancelMessage || op == pipeline.OpRescheduleInterview || op == pipeline.OpCancelInterview

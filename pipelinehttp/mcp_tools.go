@@ -19,6 +19,8 @@ type toolInfo struct {
 	// idempotent writes change nothing when repeated with the same
 	// arguments.
 	idempotent bool
+	// destructive writes delete what cannot be brought back.
+	destructive bool
 }
 
 // mcpTools are the tools: the operations of the table that are tools, in
@@ -39,8 +41,8 @@ func (a *api) newTool(o operation) mcpTool {
 	info := o.tool
 	hints := &mcp.ToolAnnotations{Title: info.title, ReadOnlyHint: true, OpenWorldHint: new(false)}
 	if o.op.Writes() {
-		// No tool deletes anything.
-		hints = &mcp.ToolAnnotations{Title: info.title, DestructiveHint: new(false),
+		// Only an erasure deletes for good.
+		hints = &mcp.ToolAnnotations{Title: info.title, DestructiveHint: new(info.destructive),
 			IdempotentHint: info.idempotent, OpenWorldHint: new(false)}
 	}
 	description := info.description

@@ -3,6 +3,7 @@ package pipelinehttp
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
 	"slices"
@@ -45,8 +46,10 @@ import (
 // only prose (proseKeys); anything else is an error, so that no fact is
 // written twice.
 
-// requestNames are the component names of the request bodies: they are
-// the generated clients' type names, so they stay as they were.
+// requestNames are the component names of the request bodies that had
+// one before the document was generated: they are the generated clients'
+// type names, so they stay as they were. Any other operation's body is
+// named after the operation (ErasePersonRequest).
 var requestNames = map[pipeline.Op]string{
 	pipeline.OpCreateJob:           "JobCreateRequest",
 	pipeline.OpUpdateJob:           "JobUpdateRequest",
@@ -135,7 +138,23 @@ func generateOpenAPI(overlay []byte) ([]byte, error) {
 	if ov.Kind != yaml.DocumentNode || len(ov.Content) != 1 {
 		return nil, fmt.Errorf("openapi overlay: want one document")
 	}
-	g := &docGen{open: map[*yaml.Node]bool{}}
+	g := &docGen{open: map[*yaml.Node]bool{}, overlaid: map[string]bool{}, described: map[string]bool{}}
+	if paths := get(ov.Content[0], "paths"); paths != nil {
+		for i := 0; i+1 < len(paths.Content); i += 2 {
+			item := paths.Content[i+1]
+			for j := 0; j+1 < len(item.Content); j += 2 {
+				op := item.Content[j+1]
+				if get(op, "summary") != nil || get(op, "description") != nil {
+					g.described[item.Content[j].Value+" "+paths.Content[i].Value] = true
+				}
+			}
+		}
+	}
+	if schemas := get(get(ov.Content[0], "components"), "schemas"); schemas != nil {
+		for i := 0; i < len(schemas.Content); i += 2 {
+			g.overlaid[schemas.Content[i].Value] = true
+		}
+	}
 	root, err := g.build()
 	if err != nil {
 		return nil, err
@@ -163,6 +182,8 @@ func generateOpenAPI(overlay []byte) ([]byte, error) {
 // overlay may add entries of any kind (the document's sections).
 type docGen struct {
 	open                                    map[*yaml.Node]bool
+	overlaid                                map[string]bool // the schemas the overlay holds
+	described                               map[string]bool // "method path" of the operations the overlay describes
 	root, paths, params, responses, schemas *yaml.Node
 	shared                                  []namedSchema
 }
@@ -232,6 +253,12 @@ func (g *docGen) operation(o operation) error {
 		return fmt.Errorf("%s %s twice", o.method, path)
 	}
 	op := mapping("operationId", string(o.op))
+	// A tool's title and description are its operation's prose, unless
+	// the overlay says more.
+	if o.tool != nil && !g.described[method+" "+path] {
+		set(op, "summary", o.tool.title)
+		set(op, "description", o.tool.description)
+	}
 	scopes := seq()
 	scopes.Style = yaml.FlowStyle
 	if s := o.op.Scope(); s != "" {
@@ -271,7 +298,7 @@ func (g *docGen) operation(o operation) error {
 	if len(body) > 0 {
 		name, ok := requestNames[o.op]
 		if !ok {
-			return fmt.Errorf("its request body has no name in requestNames")
+			name = camel(string(o.op)) + "Request"
 		}
 		set(g.schemas, name, g.requestSchema(o, body))
 		set(op, "requestBody", mapping("required", true,
@@ -283,7 +310,10 @@ func (g *docGen) operation(o operation) error {
 		return err
 	}
 	responses := mapping(strconv.Itoa(o.status), success)
-	if o.op.Writes() {
+	// Every POST, PATCH and DELETE reads a body (a read sent as a POST too);
+	// only a write takes a key that may be in flight.
+	bodied := o.method != http.MethodGet
+	if bodied {
 		set(responses, "400", ref("responses", "BadRequest"))
 	}
 	set(responses, "401", ref("responses", "Unauthenticated"))
@@ -293,13 +323,17 @@ func (g *docGen) operation(o operation) error {
 	if takesPath {
 		set(responses, "404", ref("responses", "NotFound"))
 	}
-	if o.op.Writes() {
+	if bodied {
 		set(responses, "408", ref("responses", "RequestTimeout"))
+	}
+	if o.op.Writes() {
 		conflict := "Conflict"
 		if o.op.Conflicts() {
 			conflict = clashResponse
 		}
 		set(responses, "409", ref("responses", conflict))
+	}
+	if bodied {
 		set(responses, "413", ref("responses", "PayloadTooLarge"))
 	}
 	if takesInput {
@@ -371,6 +405,38 @@ func (g *docGen) success(o operation) (*yaml.Node, error) {
 	return r, nil
 }
 
+// record is the component name of a record's Go type t: its name in
+// schemaNames, else its Go name without Item and capitalized (erasure is
+// Erasure), whose schema the overlay holds or, when it does not, is
+// generated here from t as the MCP face's output schemas are.
+func (g *docGen) record(t reflect.Type) (string, error) {
+	if name, ok := schemaNames[t]; ok {
+		return name, nil
+	}
+	name := camel(strings.TrimSuffix(t.Name(), "Item"))
+	if g.overlaid[name] || get(g.schemas, name) != nil {
+		return name, nil
+	}
+	s, err := jsonschema.ForType(t, mcpSchemas)
+	if err != nil {
+		return "", fmt.Errorf("the schema of %v: %w", t, err)
+	}
+	dropNull(s, false)
+	set(g.schemas, name, g.schema(s, false))
+	return name, nil
+}
+
+// camel is a snake_case or lowerCamel name in UpperCamelCase.
+func camel(name string) string {
+	var b strings.Builder
+	for part := range strings.SplitSeq(name, "_") {
+		if part != "" {
+			b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+		}
+	}
+	return b.String()
+}
+
 // locationHeader is the component name of the Location of a record made
 // at path: the job's is plain Location, as clients know it.
 func locationHeader(path string) string {
@@ -390,17 +456,20 @@ func (g *docGen) bodyName(t reflect.Type) (string, error) {
 		return name, nil
 	}
 	generic, _, _ := strings.Cut(t.Name(), "[")
-	if t.PkgPath() != reflect.TypeFor[operation]().PkgPath() || (generic != "data" && generic != "list") {
-		return "", fmt.Errorf("its body %v has no name in schemaNames", t)
+	if t.PkgPath() != reflect.TypeFor[operation]().PkgPath() {
+		return "", fmt.Errorf("its body %v is not this package's", t)
+	}
+	if generic != "data" && generic != "list" {
+		return g.record(t)
 	}
 	elem := t.Field(0).Type // Data
 	var list bool
 	if elem.Kind() == reflect.Slice {
 		elem, list = elem.Elem(), true
 	}
-	record, ok := schemaNames[elem]
-	if !ok {
-		return "", fmt.Errorf("its record %v has no name in schemaNames", elem)
+	record, err := g.record(elem)
+	if err != nil {
+		return "", err
 	}
 	name := record + "Response"
 	s := mapping("type", "object", "additionalProperties", false)
@@ -538,6 +607,25 @@ func (g *docGen) schema(s *jsonschema.Schema, top bool) *yaml.Node {
 	}
 	if s.Items != nil {
 		set(m, "items", g.schema(s.Items, true))
+	}
+	if len(s.Properties) > 0 {
+		// An object of a record generated from its Go type: no other
+		// property, the ones it always sends required.
+		if s.AdditionalProperties != nil && s.AdditionalProperties.Not != nil {
+			set(m, "additionalProperties", false)
+		}
+		if len(s.Required) > 0 {
+			set(m, "required", flow(s.Required...))
+		}
+		names := slices.Clone(s.PropertyOrder)
+		if len(names) == 0 {
+			names = slices.Sorted(maps.Keys(s.Properties))
+		}
+		props := mapping()
+		for _, n := range names {
+			set(props, n, g.schema(s.Properties[n], true))
+		}
+		set(m, "properties", props)
 	}
 	return m
 }
@@ -687,6 +775,9 @@ func ref(section, name string) *yaml.Node {
 
 // get is the value of key in the mapping m, nil when absent.
 func get(m *yaml.Node, key string) *yaml.Node {
+	if m == nil {
+		return nil
+	}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if m.Content[i].Value == key {
 			return m.Content[i+1]

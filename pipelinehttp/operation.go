@@ -148,7 +148,9 @@ func (spec opSpec[In, Out]) readRequest(a *api, c *gin.Context) (*input[In], err
 		}
 	}
 	readQuery(in, c.Request.URL.RawQuery, query)
-	if !spec.op.Writes() {
+	// A read sent as a POST (an export, whose email stays out of URLs)
+	// has a body, and no key.
+	if !spec.op.Writes() && spec.op.Method() != http.MethodPost {
 		return in, nil
 	}
 	raw, err := readBody(c)
@@ -159,7 +161,7 @@ func (spec opSpec[In, Out]) readRequest(a *api, c *gin.Context) (*input[In], err
 	if err != nil {
 		return nil, err
 	}
-	if keys, sent := c.Request.Header[IdempotencyKeyHeader]; sent {
+	if keys, sent := c.Request.Header[IdempotencyKeyHeader]; sent && spec.op.Writes() {
 		// Even an empty header is a key, which the domain refuses.
 		in.key = &pipeline.Idempotency{}
 		if len(keys) > 0 {

@@ -17,7 +17,8 @@ var pageSchema = described(idSchema(), "Page number, from 1; 1 when absent.")
 // endpoint table, each declared beside its resource's rendering. Both faces
 // are registered from it.
 var operations = slices.Concat(meOperations, jobOperations, stageOperations, candidateOperations,
-	noteOperations, ratingOperations, activityOperations, webhookOperations, interviewOperations, messageOperations)
+	noteOperations, ratingOperations, activityOperations, webhookOperations, interviewOperations, messageOperations,
+	privacyOperations)
 
 // onCandidate is the call of a write on a candidate: method, given the
 // path's ids and the input, its value rendered by render.

@@ -14,7 +14,7 @@ import (
 // candidateColumns are a candidate's columns for the domain, with its team
 // and stage name, on candidates c and jobs j.
 const candidateColumns = `c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
-	j.team_id, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage`
+	c.erased_at, j.team_id, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage`
 
 // candidateListQuery is the SQL of a candidate list. Its parameters: the
 // job, the viewer, then the stage, the status and the search pattern when

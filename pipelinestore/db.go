@@ -233,7 +233,9 @@ func milliseconds(d time.Duration) string {
 // (which is what fails with SQLITE_BUSY despite busy_timeout); busy_timeout
 // covers other processes on the same file.
 const (
-	sqliteWriter = "_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+	// secure_delete: deleted content is overwritten with zeros, so that
+	// an erasure leaves no trace in the file (privacy.md).
+	sqliteWriter = "_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=secure_delete(1)&_txlock=immediate"
 	sqliteReader = "_pragma=query_only(1)&_pragma=foreign_keys(1)"
 	// sqliteBusyTimeout is the busy timeout without WithStatementTimeout.
 	sqliteBusyTimeout = 10 * time.Second

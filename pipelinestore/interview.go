@@ -16,7 +16,7 @@ import (
 const interviewColumns = `i.id, i.job_id, i.candidate_id, j.team_id, i.starts_at, i.ends_at, i.timezone, i.location,
 	i.video_url, i.status, i.sequence, i.uid, i.organizer_name, i.organizer_email, i.created_by, cb.name AS created_by_name, cb.email AS created_by_email,
 	i.created_at, i.updated_at, c.name AS candidate_name, c.email AS candidate_email, c.status AS candidate_status,
-	j.title AS job_title`
+	CASE WHEN c.erased_at IS NULL THEN 0 ELSE 1 END AS candidate_erased, j.title AS job_title`
 
 // interviewFrom joins an interview i to its job j, its candidate c and
 // its creator cb.
@@ -49,6 +49,7 @@ type interviewRow struct {
 	CandidateName   string    `bun:"candidate_name"`
 	CandidateEmail  string    `bun:"candidate_email"`
 	CandidateStatus string    `bun:"candidate_status"`
+	CandidateErased int       `bun:"candidate_erased"`
 	JobTitle        string    `bun:"job_title"`
 	Total           int       `bun:"total,scanonly"`
 }
@@ -63,7 +64,7 @@ func (r interviewRow) toInterview() pipeline.Interview {
 		CreatedBy: pipeline.User{ID: r.CreatedBy, Name: r.CreatedByName, Email: r.CreatedByEmail},
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
 		CandidateName: r.CandidateName, CandidateEmail: r.CandidateEmail, CandidateStatus: r.CandidateStatus,
-		JobTitle: r.JobTitle,
+		CandidateErased: r.CandidateErased == 1, JobTitle: r.JobTitle,
 	}
 }
 

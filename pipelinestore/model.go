@@ -140,6 +140,8 @@ type candidateRow struct {
 	CreatedAt time.Time `bun:"created_at"`
 	UpdatedAt time.Time `bun:"updated_at"`
 
+	ErasedAt *time.Time `bun:"erased_at"`
+
 	TeamID     int64  `bun:"team_id,scanonly"`
 	Stage      string `bun:"stage,scanonly"`
 	NotesCount int    `bun:"notes_count"`
@@ -160,6 +162,7 @@ func (r candidateRow) toCandidate() pipeline.Candidate {
 		Status:     r.Status,
 		ResumeURL:  r.ResumeURL,
 		NotesCount: r.NotesCount,
+		ErasedAt:   utcPtr(r.ErasedAt),
 	}
 }
 

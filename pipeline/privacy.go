@@ -1,0 +1,506 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Privacy (privacy.md): a person is every candidate of the caller's
+// current team whose email equals one given, in any letter case. Their
+// data can be exported, erased, and is not kept beyond the team's
+// retention period.
+
+// Privacy activity actions and the subject of a team's own entries.
+const (
+	ActionCandidateErased = "candidate.erased"
+	ActionPrivacyExported = "privacy.exported"
+	ActionPrivacyErased   = "privacy.erased"
+	SubjectTeam           = "team"
+)
+
+// ErasedName is an erased candidate's name.
+const ErasedName = "Erased candidate"
+
+// ErasedValue replaces the person's data in the activity log.
+const ErasedValue = "[erased]"
+
+// ErasedEmail is the email an erased candidate keeps: unique, and never
+// delivered (.invalid is reserved, RFC 2606).
+func ErasedEmail(candidateID int64) string {
+	return "erased-" + strconv.FormatInt(candidateID, 10) + "@erased.invalid"
+}
+
+// MaxErasureReasonLength is the longest reason of an erasure, in
+// characters.
+const MaxErasureReasonLength = 1000
+
+const (
+	msgPrivacyAdmin = "Only owners and admins of the team can do this."
+	msgErased       = "The candidate was erased."
+)
+
+// errErased answers a write to an erased candidate.
+func errErased() error { return Errorf(EForbidden, msgErased) }
+
+// PersonQuery is the input of ExportPerson.
+type PersonQuery struct {
+	Email string
+	// Unread is what a face could not read of the input; nil: all of it.
+	Unread error
+}
+
+// Validate reports what is wrong with the input.
+func (in PersonQuery) Validate() error {
+	bad := FieldErrors{}
+	checkPersonEmail(bad, in.Email)
+	return withUnread(in.Unread, bad.Err())
+}
+
+func checkPersonEmail(bad FieldErrors, email string) {
+	if !checkText(bad, "email", email) {
+		return
+	}
+	if strings.TrimSpace(email) == "" {
+		bad.Add("email", "The email field is required.")
+	} else if utf8.RuneCountInString(email) > MaxEmailLength {
+		bad.Add("email", "The email may not be greater than 254 characters.")
+	}
+}
+
+// PersonErasure is the input of ErasePerson.
+type PersonErasure struct {
+	Email  string
+	Reason string // required: 1–1,000 characters once trimmed
+	// Idempotency is the key of the call; nil: none.
+	Idempotency *Idempotency
+	// Unread is what a face could not read of the input; nil: all of it.
+	Unread error
+}
+
+// Validate reports what is wrong with the input.
+func (in PersonErasure) Validate() error {
+	bad := FieldErrors{}
+	checkPersonEmail(bad, in.Email)
+	if checkText(bad, "reason", in.Reason) {
+		switch r := strings.TrimSpace(in.Reason); {
+		case r == "":
+			bad.Add("reason", "The reason field is required.")
+		case utf8.RuneCountInString(r) > MaxErasureReasonLength:
+			bad.Add("reason", "The reason may not be greater than 1000 characters.")
+		}
+	}
+	return withUnread(in.Unread, bad.Err())
+}
+
+// Erasure is what ErasePerson did: the candidates it erased (none when
+// the person was erased before, or never was a candidate) and when.
+type Erasure struct {
+	CandidateIDs []int64
+	ErasedAt     time.Time
+}
+
+// PersonExport is everything stored about a person.
+type PersonExport struct {
+	Email      string
+	Candidates []CandidateExport
+	// Activity are the entries whose subject is one of the candidates, in
+	// commit order.
+	Activity []FeedEntry
+}
+
+// CandidateExport is one candidate of a person with what is stored about
+// it. Documents and proposals do not exist yet: the faces show them as
+// empty lists.
+type CandidateExport struct {
+	Job        Job // ID and Title
+	Candidate  Candidate
+	Notes      []Note
+	Ratings    []UserRating
+	Messages   []Message
+	Interviews []Interview
+}
+
+// UserRating is a rating with its user.
+type UserRating struct {
+	User  User // ID and Name
+	Value RatingValue
+}
+
+// privacyAdmin returns the caller of the privacy operation op: one whose
+// token carries its scope and whose user owns or administers the current
+// team, else insufficient_scope or forbidden.
+func (s *Service) privacyAdmin(ctx context.Context, op Op) (Caller, error) {
+	c, err := authorize(ctx, op)
+	if err != nil {
+		return Caller{}, err
+	}
+	role, err := s.store.MemberRole(ctx, c.user.ID, c.team.ID)
+	if err != nil {
+		return Caller{}, err
+	}
+	if role != RoleOwner && role != RoleAdmin {
+		return Caller{}, Errorf(EForbidden, msgPrivacyAdmin)
+	}
+	return c, nil
+}
+
+// ExportPerson returns everything stored about the person with an email
+// on the caller's current team, each part as the API shows it; a person
+// with no candidate has empty lists. It is logged as privacy.exported with
+// the count of candidates, never the email. Scope: privacy:manage; the
+// caller's user must own or administer the team. Errors:
+// unauthenticated, insufficient_scope, forbidden, validation_failed
+// (email).
+func (s *Service) ExportPerson(ctx context.Context, in PersonQuery) (PersonExport, error) {
+	c, err := s.privacyAdmin(ctx, OpExportPerson)
+	if err != nil {
+		return PersonExport{}, err
+	}
+	if err := in.Validate(); err != nil {
+		return PersonExport{}, err
+	}
+	out := PersonExport{Email: in.Email, Candidates: []CandidateExport{}, Activity: []FeedEntry{}}
+	cands, err := s.store.Person(ctx, c.team.ID, in.Email)
+	if err != nil {
+		return PersonExport{}, err
+	}
+	ids := make([]int64, len(cands))
+	for i, k := range cands {
+		ids[i] = k.ID
+		x, err := s.exportCandidate(ctx, c, k)
+		if err != nil {
+			return PersonExport{}, err
+		}
+		out.Candidates = append(out.Candidates, x)
+	}
+	if len(ids) > 0 {
+		if out.Activity, err = s.store.CandidateActivity(ctx, ids); err != nil {
+			return PersonExport{}, err
+		}
+	}
+	err = s.store.Write(ctx, func(tx Tx) error {
+		return s.log(ctx, tx, c, c.team.ID, 0, ActionPrivacyExported, SubjectTeam, c.team.ID, map[string]int{"count": len(cands)})
+	})
+	return out, err
+}
+
+// exportCandidate reads what is stored about one candidate, every page
+// of each part, as the caller (who reaches every job of the team).
+func (s *Service) exportCandidate(ctx context.Context, c Caller, k Candidate) (CandidateExport, error) {
+	x := CandidateExport{Candidate: k}
+	job, err := s.store.Job(ctx, c.user.ID, k.JobID)
+	if err != nil {
+		return x, err
+	}
+	x.Job = job
+	if x.Notes, err = allPages(func(p int) (List[Note], error) { return s.store.ListNotes(ctx, c.user.ID, k.JobID, k.ID, p) }); err != nil {
+		return x, err
+	}
+	if x.Messages, err = allPages(func(p int) (List[Message], error) {
+		return s.store.ListMessages(ctx, c.user.ID, k.JobID, k.ID, p)
+	}); err != nil {
+		return x, err
+	}
+	if x.Interviews, err = allPages(func(p int) (List[Interview], error) {
+		return s.store.ListInterviews(ctx, c.user.ID, k.JobID, k.ID, p)
+	}); err != nil {
+		return x, err
+	}
+	x.Ratings, err = s.store.Ratings(ctx, k.ID)
+	return x, err
+}
+
+// allPages reads every page of a list.
+func allPages[T any](page func(int) (List[T], error)) ([]T, error) {
+	out := []T{}
+	for p := 1; ; p++ {
+		l, err := page(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l.Items...)
+		if len(l.Items) < PageSize || len(out) >= l.Total {
+			return out, nil
+		}
+	}
+}
+
+// ErasePerson erases the person with an email from the caller's current
+// team, in one transaction: each of their candidates not erased before is
+// renamed, its email and resume URL replaced, its notes and ratings
+// deleted, its messages emptied (queued ones cancelled), its future
+// interviews cancelled (interviewers told, the person not), its
+// invitations deleted, the activity log's values of its data and the
+// idempotency records that hold them erased; candidate.erased is logged
+// for each and privacy.erased with the count. A closed job does not stop
+// it; a person erased before, or unknown, is an erasure of none. Scope:
+// privacy:manage; the caller's user must own or administer the team.
+// Errors: unauthenticated, insufficient_scope, forbidden,
+// validation_failed (email, reason, the key), conflict (idempotency key
+// in flight).
+func (s *Service) ErasePerson(ctx context.Context, in PersonErasure) (Result[Erasure], error) {
+	c, err := s.privacyAdmin(ctx, OpErasePerson)
+	if err != nil {
+		return Result[Erasure]{}, err
+	}
+	k, err := takeKey(OpErasePerson, Ref{}, &in, &in.Idempotency)
+	if err != nil {
+		return Result[Erasure]{}, err
+	}
+	res, err := write(s, ctx, c, k, nil, func(tx Tx, _ struct{}) (Erasure, error) {
+		if err := in.Validate(); err != nil {
+			return Erasure{}, err
+		}
+		cands, err := tx.PersonForErasure(ctx, c.team.ID, in.Email)
+		if err != nil {
+			return Erasure{}, err
+		}
+		return s.erase(ctx, tx, c, c.team.ID, cands)
+	})
+	if err == nil && !res.Replayed && len(res.Value.CandidateIDs) > 0 {
+		s.store.Scrub(ctx)
+	}
+	return res, err
+}
+
+// erase erases cands, candidates of a team locked in tx, on behalf of c,
+// and logs it.
+func (s *Service) erase(ctx context.Context, tx Tx, c Caller, teamID int64, cands []Candidate) (Erasure, error) {
+	now := s.now()
+	out := Erasure{CandidateIDs: []int64{}, ErasedAt: now}
+	var people []erasedPerson
+	for _, k := range cands {
+		if k.ErasedAt != nil {
+			continue
+		}
+		people = append(people, erasedPerson{cand: k})
+		out.CandidateIDs = append(out.CandidateIDs, k.ID)
+	}
+	if len(people) == 0 {
+		return out, nil
+	}
+	for _, p := range people {
+		if err := s.eraseCandidate(ctx, tx, c, p, now); err != nil {
+			return Erasure{}, err
+		}
+	}
+	if err := s.eraseIdempotency(ctx, tx, teamID, people); err != nil {
+		return Erasure{}, err
+	}
+	for _, p := range people {
+		changes := map[string]Change{"erased_at": {After: now.Format(time.RFC3339)}}
+		if err := s.log(ctx, tx, c, teamID, p.cand.JobID, ActionCandidateErased, SubjectCandidate, p.cand.ID, changes); err != nil {
+			return Erasure{}, err
+		}
+	}
+	return out, s.log(ctx, tx, c, teamID, 0, ActionPrivacyErased, SubjectTeam, teamID, map[string]int{"count": len(people)})
+}
+
+// eraseCandidate erases one candidate: its row, notes, ratings, messages
+// and invitations (tx.EraseCandidate), then cancels its future interviews
+// with the name already erased, so that the cancellations the
+// interviewers get do not name the person, then erases its activity.
+func (s *Service) eraseCandidate(ctx context.Context, tx Tx, c Caller, p erasedPerson, now time.Time) error {
+	k := p.cand
+	if err := tx.EraseCandidate(ctx, k.ID, now); err != nil {
+		return err
+	}
+	ivs, err := tx.InterviewsToCancel(ctx, k.ID, now)
+	if err != nil {
+		return err
+	}
+	for _, iv := range ivs {
+		iv.CandidateName, iv.CandidateEmail, iv.CandidateErased = ErasedName, ErasedEmail(k.ID), true
+		iv.Status, iv.Sequence, iv.UpdatedAt = InterviewCancelled, iv.Sequence+1, now
+		if err := tx.UpdateInterview(ctx, iv); err != nil {
+			return err
+		}
+		changes := map[string]Change{"status": {Before: InterviewScheduled, After: InterviewCancelled}}
+		if err := s.log(ctx, tx, c, iv.TeamID, iv.JobID, ActionInterviewCancelled, SubjectInterview, iv.ID, changes); err != nil {
+			return err
+		}
+		if err := s.mailInvitation(ctx, tx, invitation(iv), iv.Interviewers); err != nil {
+			return err
+		}
+	}
+	entries, err := tx.CandidateEntries(ctx, k.ID)
+	if err != nil {
+		return err
+	}
+	for _, a := range entries {
+		if changed, ok := p.scrubEntry(a.Changes); ok {
+			if err := tx.SetActivityChanges(ctx, a.ID, changed); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// erasedPerson is a candidate as it was before its erasure, whose data
+// is to be found and erased elsewhere.
+type erasedPerson struct {
+	cand Candidate
+}
+
+// personalKeys are the fields of activity changes, and of stored results,
+// that hold a person's data whatever their value.
+var personalKeys = []string{"name", "email", "resume_url", "content", "to", "subject", "body", "error", "last_error", "reason", "note",
+	"Name", "Email", "ResumeURL", "Content", "To", "Subject", "Body", "LastError", "CandidateName", "CandidateEmail"}
+
+// holds reports whether s holds the person's name, email or resume URL,
+// in any letter case.
+func (p erasedPerson) holds(s string) bool {
+	f := Fold(s)
+	for _, v := range []string{p.cand.Name, p.cand.Email, p.cand.ResumeURL} {
+		if v = strings.TrimSpace(v); v != "" && strings.Contains(f, Fold(v)) {
+			return true
+		}
+	}
+	return false
+}
+
+// scrubEntry is the changes of an entry about the person with every
+// value of their data "[erased]", and whether that changed them.
+func (p erasedPerson) scrubEntry(raw json.RawMessage) (json.RawMessage, bool) {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return raw, false
+	}
+	changed := false
+	v = p.walk(v, &changed)
+	if !changed {
+		return raw, false
+	}
+	return mustJSON(v), true
+}
+
+// walk returns v with each value under a personal key (each side of a
+// {before, after}), and each string that holds the person's data,
+// replaced by "[erased]".
+func (p erasedPerson) walk(v any, changed *bool) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if !slices.Contains(personalKeys, k) {
+				x[k] = p.walk(e, changed)
+				continue
+			}
+			if m, ok := e.(map[string]any); ok {
+				for side, sv := range m {
+					if sv != nil && !isErased(sv) {
+						m[side], *changed = ErasedValue, true
+					}
+				}
+			} else if e != nil && !isErased(e) {
+				x[k], *changed = ErasedValue, true
+			}
+		}
+		return x
+	case []any:
+		for i, e := range x {
+			x[i] = p.walk(e, changed)
+		}
+		return x
+	case string:
+		if p.holds(x) {
+			*changed = true
+			return ErasedValue
+		}
+	}
+	return v
+}
+
+func isErased(v any) bool {
+	s, ok := v.(string)
+	return ok && (s == ErasedValue || s == ErasedName || strings.HasSuffix(s, "@erased.invalid"))
+}
+
+// eraseIdempotency rewrites each stored result of the team's keys that
+// holds the data of one of people as it reads after the erasure: the
+// candidate's name and email as erased, other values of theirs empty.
+// The request a key is bound to is already only a digest.
+func (s *Service) eraseIdempotency(ctx context.Context, tx Tx, teamID int64, people []erasedPerson) error {
+	recs, err := tx.IdempotencyRecords(ctx, teamID)
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		var v any
+		if json.Unmarshal(r.Result, &v) != nil {
+			continue
+		}
+		changed := false
+		// Each record about a candidate reads as after the erasure first;
+		// then any other value of the people's data is emptied.
+		for _, about := range []bool{true, false} {
+			for _, p := range people {
+				v = p.walkResult(v, about, &changed)
+			}
+		}
+		if changed {
+			if err := tx.SetIdempotencyResult(ctx, teamID, r.Key, mustJSON(v)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// walkResult erases the person from a stored result: with about, a
+// record about the candidate (its own, or one with its CandidateID) reads
+// as after the erasure; without, any other value holding their data
+// becomes empty.
+func (p erasedPerson) walkResult(v any, about bool, changed *bool) any {
+	id := float64(p.cand.ID)
+	repl := func(key string) any {
+		switch key {
+		case "Name", "CandidateName":
+			return ErasedName
+		case "Email", "CandidateEmail", "To":
+			if key == "To" {
+				return ""
+			}
+			return ErasedEmail(p.cand.ID)
+		}
+		return ""
+	}
+	var visit func(v any) any
+	visit = func(v any) any {
+		switch x := v.(type) {
+		case map[string]any:
+			_, isCand := x["StageID"]
+			its := (isCand && x["ID"] == id) || x["CandidateID"] == id
+			for k, e := range x {
+				if its && slices.Contains(personalKeys, k) {
+					if !about {
+						continue
+					}
+					if s, ok := e.(string); ok && s != "" && !isErased(s) {
+						x[k], *changed = repl(k), true
+					}
+					continue
+				}
+				x[k] = visit(e)
+			}
+			return x
+		case []any:
+			for i, e := range x {
+				x[i] = visit(e)
+			}
+			return x
+		case string:
+			if !about && p.holds(x) {
+				*changed = true
+				return ""
+			}
+		}
+		return v
+	}
+	return visit(v)
+}

@@ -1,0 +1,281 @@
+package pipeline_test
+
+import (
+	"bytes"
+	"context"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipelinestore"
+	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
+)
+
+// pgDump is where the tests find pg_dump; PIPELINE_TEST_PG_DUMP names
+// another.
+func pgDump() string {
+	if p := os.Getenv("PIPELINE_TEST_PG_DUMP"); p != "" {
+		return p
+	}
+	if p, err := exec.LookPath("pg_dump"); err == nil {
+		return p
+	}
+	return "/usr/lib/postgresql/15/bin/pg_dump"
+}
+
+// dumpable is a database with a way to read everything it holds, as
+// bytes: the SQLite file and its WAL, or pg_dump of the PostgreSQL
+// schema.
+type dumpable struct {
+	db   *pipelinestore.DB
+	dump func(t *testing.T) []byte
+}
+
+// eachDumpableDB runs fn once per database on a fresh, migrated one.
+func eachDumpableDB(t *testing.T, fn func(t *testing.T, d dumpable)) {
+	t.Run("sqlite", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "pipeline.db")
+		db := openMigrated(t, path)
+		fn(t, dumpable{db: db, dump: func(t *testing.T) []byte {
+			main, err := os.ReadFile(path)
+			require.NoError(t, err)
+			wal, err := os.ReadFile(path + "-wal")
+			if !os.IsNotExist(err) {
+				require.NoError(t, err)
+			}
+			return append(main, wal...)
+		}})
+	})
+	t.Run("postgres", func(t *testing.T) {
+		dsn := storetest.PostgresSchemaDSN(t)
+		db := openMigrated(t, dsn)
+		u, err := url.Parse(dsn)
+		require.NoError(t, err)
+		schema := u.Query().Get("search_path")
+		q := u.Query()
+		q.Del("search_path")
+		u.RawQuery = q.Encode()
+		fn(t, dumpable{db: db, dump: func(t *testing.T) []byte {
+			out, err := exec.Command(pgDump(), "--no-owner", "-n", schema, u.String()).Output()
+			require.NoError(t, err, "pg_dump")
+			return out
+		}})
+	})
+}
+
+func openMigrated(t *testing.T, dsn string) *pipelinestore.DB {
+	t.Helper()
+	db, err := pipelinestore.Open(context.Background(), dsn)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	require.NoError(t, db.Migrate(context.Background()))
+	return db
+}
+
+// holds reports whether b holds s in any letter case.
+func holds(b []byte, s string) bool {
+	return bytes.Contains(bytes.ToLower(b), []byte(strings.ToLower(s)))
+}
+
+// syncRecorder is a Sender that keeps what it is given, safe for the
+// queue's workers, and answers 200.
+type syncRecorder struct {
+	mu   sync.Mutex
+	sent []pipeline.Outgoing
+}
+
+func (r *syncRecorder) Send(_ context.Context, o pipeline.Outgoing) pipeline.Reply {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sent = append(r.sent, o)
+	return pipeline.Reply{StatusCode: 200}
+}
+
+func (r *syncRecorder) actions() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, o := range r.sent {
+		out = append(out, o.Entry.Action)
+	}
+	return out
+}
+
+func TestService_ErasePerson(t *testing.T) {
+	t.Parallel()
+	eachDumpableDB(t, func(t *testing.T, d dumpable) {
+		clock := time.Now().UTC().Truncate(time.Second)
+		w := storetest.Seeded(t, d.db, hookOptions(pipeline.WithClock(pipeline.ClockFunc(func() time.Time { return clock })))...)
+		ctx := w.As(t, "olivia")
+		backend, frontend, ada := w.Job("backend"), w.Job("frontend"), w.Res.Candidates["ada"]
+		const name, email = "Ada Lovelace", "ada@example.test"
+
+		// The person's second candidate, on another job, with the email
+		// in other letters.
+		second, err := w.Svc.AddCandidate(ctx, frontend, pipeline.NewCandidate{Name: name, Email: "ADA@Example.TEST",
+			ResumeURL: "https://files.example.test/ada-2.pdf", Idempotency: &pipeline.Idempotency{Key: "intake-ada"}})
+		require.NoError(t, err)
+		other := w.Res.Candidates["grace"]
+
+		hook := newHook(t, w, "olivia", "https://hooks.example.test/erasure", pipeline.ActionCandidateErased)
+		_, err = w.Svc.AddNote(ctx, backend, ada, pipeline.NewNote{Content: "Ada Lovelace answered well."})
+		require.NoError(t, err)
+		_, err = w.Svc.AddNote(ctx, frontend, second.Value.ID, pipeline.NewNote{Content: "Second note."})
+		require.NoError(t, err)
+		_, err = w.Svc.RateCandidate(ctx, backend, ada, pipeline.NewRating{Value: pipeline.GoodFit})
+		require.NoError(t, err)
+		sent, err := w.Svc.SendMessage(ctx, backend, ada, pipeline.NewMessage{Subject: "Hello Ada Lovelace", Body: "Dear Ada Lovelace, ada@example.test"})
+		require.NoError(t, err)
+		require.NoError(t, w.DB.Write(context.Background(), func(tx pipeline.Tx) error {
+			_, err := tx.RecordMessageAttempt(context.Background(), pipeline.MessageAttempt{MessageID: sent.Value.ID, Attempt: 1,
+				Status: pipeline.MessageSent, At: clock})
+			return err
+		}))
+		queued, err := w.Svc.SendMessage(ctx, backend, ada, pipeline.NewMessage{Subject: "Next week", Body: "Dear Ada Lovelace",
+			SendAt: clock.Add(48 * time.Hour).Format(time.RFC3339)})
+		require.NoError(t, err)
+		olivia, adam := w.User("olivia"), w.User("adam")
+		slot := func(from time.Duration, who int64) pipeline.NewInterview {
+			start := clock.Add(from)
+			return pipeline.NewInterview{Start: start.Format(time.RFC3339), End: start.Add(time.Hour).Format(time.RFC3339),
+				InterviewerIDs: []int64{who}}
+		}
+		past, err := w.Svc.ScheduleInterview(ctx, backend, ada, slot(time.Hour, olivia))
+		require.NoError(t, err)
+		future, err := w.Svc.ScheduleInterview(ctx, backend, ada, slot(72*time.Hour, adam))
+		require.NoError(t, err)
+
+		counts := stageCounts(t, w, ctx, backend)
+		before := d.dump(t)
+		require.True(t, holds(before, name), "the dump held the name before")
+		require.True(t, holds(before, email), "the dump held the email before")
+
+		clock = clock.Add(3 * time.Hour) // the first interview is over
+		res, err := w.Svc.ErasePerson(ctx, pipeline.PersonErasure{Email: "Ada@EXAMPLE.test", Reason: "Art. 17 request"})
+		require.NoError(t, err)
+		assert.ElementsMatch(t, []int64{ada, second.Value.ID}, res.Value.CandidateIDs)
+		assert.Equal(t, clock, res.Value.ErasedAt)
+
+		after := d.dump(t)
+		assert.False(t, holds(after, name), "the dump holds the name")
+		assert.False(t, holds(after, email), "the dump holds the email")
+		assert.False(t, holds(after, "Lovelace"), "the dump holds the surname")
+
+		// The candidates read as erased; others are untouched.
+		got, err := w.Svc.Candidate(ctx, backend, ada)
+		require.NoError(t, err)
+		assert.Equal(t, pipeline.ErasedName, got.Name)
+		assert.Equal(t, pipeline.ErasedEmail(ada), got.Email)
+		assert.Empty(t, got.ResumeURL)
+		assert.Zero(t, got.NotesCount)
+		require.NotNil(t, got.ErasedAt)
+		grace, err := w.Svc.Candidate(ctx, backend, other)
+		require.NoError(t, err)
+		assert.Equal(t, "Grace Hopper", grace.Name)
+		assert.Nil(t, grace.ErasedAt)
+		assert.Equal(t, counts, stageCounts(t, w, ctx, backend), "stage counts")
+
+		// Messages keep status and times; the queued one is cancelled.
+		m, err := w.Svc.Message(ctx, backend, ada, sent.Value.ID)
+		require.NoError(t, err)
+		assert.Equal(t, pipeline.MessageSent, m.Status)
+		assert.Empty(t, m.To+m.Subject+m.Body)
+		m, err = w.Svc.Message(ctx, backend, ada, queued.Value.ID)
+		require.NoError(t, err)
+		assert.Equal(t, pipeline.MessageCancelled, m.Status)
+
+		// The past interview stays a busy time; the future one is cancelled.
+		iv, err := w.Svc.Interview(ctx, backend, ada, past.Value.ID)
+		require.NoError(t, err)
+		assert.Equal(t, pipeline.InterviewScheduled, iv.Status)
+		iv, err = w.Svc.Interview(ctx, backend, ada, future.Value.ID)
+		require.NoError(t, err)
+		assert.Equal(t, pipeline.InterviewCancelled, iv.Status)
+		assert.Equal(t, pipeline.ErasedName, iv.CandidateName)
+
+		// Searches and exports find nothing.
+		for _, job := range []int64{backend, frontend} {
+			l, err := w.Svc.ListCandidates(ctx, job, pipeline.CandidateFilter{Search: "lovelace"})
+			require.NoError(t, err)
+			assert.Zero(t, l.Total, "search by the old name")
+		}
+		x, err := w.Svc.ExportPerson(ctx, pipeline.PersonQuery{Email: email})
+		require.NoError(t, err)
+		assert.Empty(t, x.Candidates)
+		assert.Empty(t, x.Activity)
+
+		// The feed tells the erasure, with no personal data.
+		feed, err := w.Svc.ListActivity(ctx, pipeline.FeedFilter{Limit: pipeline.MaxFeedLimit, Actions: []string{pipeline.ActionCandidateErased}})
+		require.NoError(t, err)
+		var subjects []int64
+		for _, e := range feed.Entries {
+			subjects = append(subjects, e.SubjectID)
+			assert.NotContains(t, strings.ToLower(string(e.Changes)), "lovelace")
+		}
+		assert.ElementsMatch(t, []int64{ada, second.Value.ID}, subjects)
+		log := w.Activity(t)
+		var erasures []string
+		for _, a := range log {
+			if a.Action == pipeline.ActionPrivacyErased {
+				erasures = append(erasures, string(a.Changes))
+			}
+		}
+		assert.Equal(t, []string{`{"count":2}`}, erasures, "privacy.erased, with the count")
+
+		// A retried intake key replays the candidate as it reads now.
+		replay, err := w.Svc.AddCandidate(ctx, frontend, pipeline.NewCandidate{Name: name, Email: "ADA@Example.TEST",
+			ResumeURL: "https://files.example.test/ada-2.pdf", Idempotency: &pipeline.Idempotency{Key: "intake-ada"}})
+		require.NoError(t, err)
+		assert.True(t, replay.Replayed)
+		assert.Equal(t, pipeline.ErasedName, replay.Value.Name)
+
+		// Writes to an erased candidate but a move or a status change are
+		// forbidden.
+		_, err = w.Svc.AddNote(ctx, backend, ada, pipeline.NewNote{Content: "Again."})
+		assert.Equal(t, pipeline.EForbidden, pipeline.ErrorCode(err))
+		_, err = w.Svc.UpdateCandidate(ctx, backend, ada, pipeline.CandidatePatch{Name: new("Ada")})
+		assert.Equal(t, pipeline.EForbidden, pipeline.ErrorCode(err))
+		_, err = w.Svc.UpdateCandidate(ctx, backend, ada, pipeline.CandidatePatch{Status: new(pipeline.CandidateRejected)})
+		assert.NoError(t, err)
+		_, err = w.Svc.MoveCandidate(ctx, backend, ada, pipeline.StageMove{StageID: w.Res.Stages["backend"]["Screening"]})
+		assert.NoError(t, err)
+
+		// Erasing again is an erasure of none.
+		again, err := w.Svc.ErasePerson(ctx, pipeline.PersonErasure{Email: email, Reason: "Asked twice"})
+		require.NoError(t, err)
+		assert.Empty(t, again.Value.CandidateIDs)
+
+		// A webhook subscriber learns of each erasure.
+		r := &syncRecorder{}
+		run, err := w.DB.StartDeliveries(context.Background(), pipeline.NewDispatcher(w.DB, r, hookOptions()...),
+			pipelinestore.DeliveryConfig{Workers: 2, PollInterval: 20 * time.Millisecond})
+		require.NoError(t, err)
+		t.Cleanup(func() { require.NoError(t, run.Stop(context.Background())) })
+		require.Eventually(t, func() bool { return len(r.actions()) >= 2 }, 30*time.Second, 20*time.Millisecond)
+		assert.Equal(t, []string{pipeline.ActionCandidateErased, pipeline.ActionCandidateErased}, r.actions())
+		_ = hook
+	})
+}
+
+// stageCounts are the totals of a job's candidates in each of its stages.
+func stageCounts(t *testing.T, w world, ctx context.Context, job int64) map[string]int {
+	t.Helper()
+	stages, err := w.Svc.Stages(ctx, job)
+	require.NoError(t, err)
+	out := map[string]int{}
+	for _, s := range stages {
+		l, err := w.Svc.ListCandidates(ctx, job, pipeline.CandidateFilter{StageID: s.ID})
+		require.NoError(t, err)
+		out[s.Name] = l.Total
+	}
+	return out
+}

@@ -1,0 +1,113 @@
+package pipelinehttp
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// personExport is everything stored about a person (privacy.md §1).
+type personExport struct {
+	Email      string            `json:"email"`
+	Candidates []candidateExport `json:"candidates"`
+	Activity   []entryItem       `json:"activity"`
+}
+
+// candidateExport is one candidate of the person with what is stored
+// about it. Documents and proposals do not exist yet (workflow.md §4,
+// oversight.md): their lists are always empty.
+type candidateExport struct {
+	Job        jobRef          `json:"job"`
+	Candidate  candidateFull   `json:"candidate"`
+	Notes      []noteItem      `json:"notes"`
+	Ratings    []userRating    `json:"ratings"`
+	Messages   []messageItem   `json:"messages"`
+	Interviews []interviewItem `json:"interviews"`
+	Documents  []struct{}      `json:"documents"`
+	Proposals  []struct{}      `json:"proposals"`
+}
+
+// jobRef names a job by id and title.
+type jobRef struct {
+	ID    int64  `json:"id"`
+	Title string `json:"title"`
+}
+
+// userRating is a rating with its user.
+type userRating struct {
+	User   named                `json:"user"`
+	Rating pipeline.RatingValue `json:"rating"`
+}
+
+func newPersonExport(x pipeline.PersonExport) personExport {
+	out := personExport{Email: x.Email, Candidates: []candidateExport{}, Activity: mapItems(x.Activity, newEntryItem)}
+	for _, c := range x.Candidates {
+		out.Candidates = append(out.Candidates, candidateExport{
+			Job:        jobRef{ID: c.Job.ID, Title: c.Job.Title},
+			Candidate:  newCandidateFull(c.Candidate),
+			Notes:      mapItems(c.Notes, newNoteItem),
+			Ratings:    mapItems(c.Ratings, func(r pipeline.UserRating) userRating { return userRating{named{r.User.ID, r.User.Name}, r.Value} }),
+			Messages:   mapItems(c.Messages, newMessageItem),
+			Interviews: mapItems(c.Interviews, newInterviewItem),
+			Documents:  []struct{}{},
+			Proposals:  []struct{}{},
+		})
+	}
+	return out
+}
+
+// mapItems renders each of xs, [] for none.
+func mapItems[T, U any](xs []T, f func(T) U) []U {
+	out := make([]U, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
+	}
+	return out
+}
+
+// erasure is what an erasure did.
+type erasure struct {
+	CandidateIDs []int64 `json:"candidate_ids"`
+	ErasedAt     string  `json:"erased_at"`
+}
+
+var (
+	personEmailSchema   = described(textSchema(1, pipeline.MaxEmailLength, ""), "The person's email; every candidate of the token's current team with it, in any letter case, is the person.")
+	erasureReasonSchema = described(textSchema(1, pipeline.MaxErasureReasonLength, `\S`), "Why the person is erased: 1 to 1,000 characters once trimmed.")
+)
+
+var exportPersonOperation = newOperation(opSpec[pipeline.PersonQuery, data[personExport]]{
+	op: pipeline.OpExportPerson, status: http.StatusOK,
+	tool: &toolInfo{title: "Export a person's data",
+		description: "Everything stored about a person: every candidate of the token's current team with the email, in any letter case, with its notes, ratings, messages, interviews and activity (POST /api/v1/privacy/exports). Owners and admins only. A read: it takes no key."},
+	params: []param[pipeline.PersonQuery]{
+		textField("email", true, personEmailSchema, func(in *pipeline.PersonQuery) *string { return &in.Email }),
+	},
+	call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.PersonQuery]) (data[personExport], bool, error) {
+		x, err := svc.ExportPerson(ctx, in.domain())
+		return data[personExport]{Data: newPersonExport(x)}, false, err
+	},
+})
+
+var erasePersonOperation = newOperation(opSpec[pipeline.PersonErasure, data[erasure]]{
+	op: pipeline.OpErasePerson, status: http.StatusOK,
+	tool: &toolInfo{title: "Erase a person", destructive: true,
+		description: "Erases a person from the token's current team for good: every candidate with the email, in any letter case, is renamed, its notes, ratings, messages' text and invitations deleted, its future interviews cancelled, and its data erased from the activity log; candidate.erased is logged for each (POST /api/v1/privacy/erasures). Owners and admins only. Erasing again erases none."},
+	params: []param[pipeline.PersonErasure]{
+		textField("email", true, personEmailSchema, func(in *pipeline.PersonErasure) *string { return &in.Email }),
+		textField("reason", true, erasureReasonSchema, func(in *pipeline.PersonErasure) *string { return &in.Reason }),
+	},
+	call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.PersonErasure]) (data[erasure], bool, error) {
+		res, err := svc.ErasePerson(ctx, in.domain())
+		ids := res.Value.CandidateIDs
+		if ids == nil {
+			ids = []int64{}
+		}
+		return data[erasure]{Data: erasure{CandidateIDs: ids, ErasedAt: timestamp(res.Value.ErasedAt)}}, res.Replayed, err
+	},
+})
+
+// privacyOperations are the operations on a person's data, in the order of
+// the document.
+var privacyOperations = []operation{exportPersonOperation, erasePersonOperation}

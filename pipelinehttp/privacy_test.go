@@ -1,0 +1,64 @@
+package pipelinehttp
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// TestAPI_PrivacyCheckOrder: the privacy endpoints answer authentication,
+// the rate limit, the scope, the team role, then the body, in that order.
+func TestAPI_PrivacyCheckOrder(t *testing.T) {
+	paths := []string{"/api/v1/privacy/exports", "/api/v1/privacy/erasures"}
+	bad := map[string]any{"email": "", "reason": " "}
+	each(t, "401, 403 scope, 403 role, 422", func(t *testing.T, e *env) {
+		for _, path := range paths {
+			requireError(t, e.do(t, http.MethodPost, path, "", bad), http.StatusUnauthorized, "unauthenticated")
+			r := e.do(t, http.MethodPost, path, e.token("olivia_jobs_read"), bad)
+			requireError(t, r, http.StatusForbidden, "insufficient_scope")
+			assert.Equal(t, "privacy:manage", r.Details(t)["required_scope"])
+			requireError(t, e.do(t, http.MethodPost, path, e.token("mia"), bad), http.StatusForbidden, "forbidden")
+			requireError(t, e.do(t, http.MethodPost, path, e.token("olivia"), bad), http.StatusUnprocessableEntity, "validation_failed")
+		}
+		requireValidation(t, e.do(t, http.MethodPost, paths[1], e.token("olivia"), bad), "email", "reason")
+	})
+	each(t, "429 before the scope and the role", func(t *testing.T, e *env) {
+		for _, path := range paths {
+			for range 2 {
+				e.do(t, http.MethodGet, "/api/v1/me", e.token("mia"), nil)
+			}
+			requireError(t, e.do(t, http.MethodPost, path, e.token("mia"), bad), http.StatusTooManyRequests, "rate_limited")
+			e.clock.Advance(pipeline.RateWindow)
+		}
+	}, withLimiter(pipeline.NewMemoryLimiter(2)))
+}
+
+func TestAPI_PrivacyErasure(t *testing.T) {
+	each(t, "an export, an erasure, an export of nothing", func(t *testing.T, e *env) {
+		ada := e.Res.Candidates["ada"]
+		x := e.do(t, http.MethodPost, "/api/v1/privacy/exports", e.token("olivia"), map[string]any{"email": "ADA@example.test"})
+		require.Equal(t, http.StatusOK, x.Code, string(x.Body))
+		cands := x.Data(t)["candidates"].([]any)
+		require.Len(t, cands, 1)
+		assert.Equal(t, "Ada Lovelace", cands[0].(map[string]any)["candidate"].(map[string]any)["name"])
+
+		r := e.do(t, http.MethodPost, "/api/v1/privacy/erasures", e.token("olivia"),
+			map[string]any{"email": "ada@example.test", "reason": "Asked to be forgotten."}, "Idempotency-Key", "erase-ada")
+		require.Equal(t, http.StatusOK, r.Code, string(r.Body))
+		assert.Equal(t, []any{float64(ada)}, r.Data(t)["candidate_ids"])
+
+		got := e.do(t, http.MethodGet, candidatePath(e.Job("backend"), ada), e.token("olivia"), nil)
+		assert.Equal(t, "Erased candidate", got.Data(t)["name"])
+		assert.NotEmpty(t, got.Data(t)["erased_at"])
+
+		x = e.do(t, http.MethodPost, "/api/v1/privacy/exports", e.token("olivia"), map[string]any{"email": "ada@example.test"})
+		assert.Empty(t, x.Data(t)["candidates"])
+		again := e.do(t, http.MethodPost, "/api/v1/privacy/erasures", e.token("olivia"),
+			map[string]any{"email": "ada@example.test", "reason": "Again."})
+		assert.Equal(t, []any{}, again.Data(t)["candidate_ids"])
+	})
+}
