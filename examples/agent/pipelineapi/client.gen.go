@@ -22,6 +22,7 @@ import (
 // Defines values for Action.
 const (
 	CandidateCreated          Action = "candidate.created"
+	CandidateErased           Action = "candidate.erased"
 	CandidateMessageCancelled Action = "candidate.message_cancelled"
 	CandidateMessageFailed    Action = "candidate.message_failed"
 	CandidateMessageRetried   Action = "candidate.message_retried"
@@ -36,6 +37,8 @@ const (
 	InterviewScheduled        Action = "interview.scheduled"
 	JobCreated                Action = "job.created"
 	JobUpdated                Action = "job.updated"
+	PrivacyErased             Action = "privacy.erased"
+	PrivacyExported           Action = "privacy.exported"
 	WebhookCreated            Action = "webhook.created"
 	WebhookDeleted            Action = "webhook.deleted"
 )
@@ -44,6 +47,8 @@ const (
 func (e Action) Valid() bool {
 	switch e {
 	case CandidateCreated:
+		return true
+	case CandidateErased:
 		return true
 	case CandidateMessageCancelled:
 		return true
@@ -72,6 +77,10 @@ func (e Action) Valid() bool {
 	case JobCreated:
 		return true
 	case JobUpdated:
+		return true
+	case PrivacyErased:
+		return true
+	case PrivacyExported:
 		return true
 	case WebhookCreated:
 		return true
@@ -415,6 +424,36 @@ func (e InsufficientScopeMessagesSendErrorObjectDetailsRequiredScope) Valid() bo
 	}
 }
 
+// Defines values for InsufficientScopePrivacyManageErrorObjectCode.
+const (
+	InsufficientScopePrivacyManageErrorObjectCodeInsufficientScope InsufficientScopePrivacyManageErrorObjectCode = "insufficient_scope"
+)
+
+// Valid indicates whether the value is a known member of the InsufficientScopePrivacyManageErrorObjectCode enum.
+func (e InsufficientScopePrivacyManageErrorObjectCode) Valid() bool {
+	switch e {
+	case InsufficientScopePrivacyManageErrorObjectCodeInsufficientScope:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InsufficientScopePrivacyManageErrorObjectDetailsRequiredScope.
+const (
+	InsufficientScopePrivacyManageErrorObjectDetailsRequiredScopePrivacyManage InsufficientScopePrivacyManageErrorObjectDetailsRequiredScope = "privacy:manage"
+)
+
+// Valid indicates whether the value is a known member of the InsufficientScopePrivacyManageErrorObjectDetailsRequiredScope enum.
+func (e InsufficientScopePrivacyManageErrorObjectDetailsRequiredScope) Valid() bool {
+	switch e {
+	case InsufficientScopePrivacyManageErrorObjectDetailsRequiredScopePrivacyManage:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InsufficientScopeSchedulingWriteErrorObjectCode.
 const (
 	InsufficientScopeSchedulingWriteErrorObjectCodeInsufficientScope InsufficientScopeSchedulingWriteErrorObjectCode = "insufficient_scope"
@@ -672,6 +711,7 @@ const (
 	ScopeJobsRead        Scope = "jobs:read"
 	ScopeJobsWrite       Scope = "jobs:write"
 	ScopeMessagesSend    Scope = "messages:send"
+	ScopePrivacyManage   Scope = "privacy:manage"
 	ScopeSchedulingWrite Scope = "scheduling:write"
 	ScopeWebhooksWrite   Scope = "webhooks:write"
 )
@@ -690,6 +730,8 @@ func (e Scope) Valid() bool {
 	case ScopeJobsWrite:
 		return true
 	case ScopeMessagesSend:
+		return true
+	case ScopePrivacyManage:
 		return true
 	case ScopeSchedulingWrite:
 		return true
@@ -930,11 +972,16 @@ type Candidate struct {
 	// Applied A calendar date, `YYYY-MM-DD`.
 	//
 	// Examples: 2026-02-04
-	Applied    Date   `json:"applied"`
-	Email      string `json:"email"`
-	Id         Id     `json:"id"`
-	Name       string `json:"name"`
-	NotesCount int    `json:"notes_count"`
+	Applied Date   `json:"applied"`
+	Email   string `json:"email"`
+
+	// ErasedAt When the candidate's person was erased; absent on every other candidate.
+	//
+	// Examples: 2026-01-05T10:00:00Z
+	ErasedAt   *Timestamp `json:"erased_at,omitempty"`
+	Id         Id         `json:"id"`
+	Name       string     `json:"name"`
+	NotesCount int        `json:"notes_count"`
 
 	// ResumeUrl Where the résumé is; absent when there is none.
 	ResumeUrl *string `json:"resume_url,omitempty"`
@@ -1076,8 +1123,34 @@ type Date = openapi_types.Date
 // EmploymentType defines model for EmploymentType.
 type EmploymentType string
 
+// ErasePersonRequest defines model for ErasePersonRequest.
+type ErasePersonRequest struct {
+	// Email The person's email; every candidate of the token's current team with it, in any letter case, is the person.
+	Email string `json:"email"`
+
+	// Reason Why the person is erased: 1 to 1,000 characters once trimmed.
+	Reason string `json:"reason"`
+}
+
+// Erasure defines model for Erasure.
+type Erasure struct {
+	CandidateIds []int64 `json:"candidate_ids"`
+	ErasedAt     string  `json:"erased_at"`
+}
+
+// ErasureResponse defines model for ErasureResponse.
+type ErasureResponse struct {
+	Data Erasure `json:"data"`
+}
+
 // ErrorMessage For people; branch on `code`, not on the message.
 type ErrorMessage = string
+
+// ExportPersonRequest defines model for ExportPersonRequest.
+type ExportPersonRequest struct {
+	// Email The person's email; every candidate of the token's current team with it, in any letter case, is the person.
+	Email string `json:"email"`
+}
 
 // ForbiddenErrorObject `forbidden`: allowed by scope, refused by a business rule (the plan's job limit; a candidate added to a closed job; a webhook endpoint called by a user who is not an owner or admin of the team).
 type ForbiddenErrorObject struct {
@@ -1256,6 +1329,23 @@ type InsufficientScopeMessagesSendErrorObjectCode string
 
 // InsufficientScopeMessagesSendErrorObjectDetailsRequiredScope defines model for InsufficientScopeMessagesSendErrorObject.Details.RequiredScope.
 type InsufficientScopeMessagesSendErrorObjectDetailsRequiredScope string
+
+// InsufficientScopePrivacyManageErrorObject `insufficient_scope` naming `privacy:manage`.
+type InsufficientScopePrivacyManageErrorObject struct {
+	Code    InsufficientScopePrivacyManageErrorObjectCode `json:"code"`
+	Details struct {
+		RequiredScope InsufficientScopePrivacyManageErrorObjectDetailsRequiredScope `json:"required_scope"`
+	} `json:"details"`
+
+	// Message For people; branch on `code`, not on the message.
+	Message ErrorMessage `json:"message"`
+}
+
+// InsufficientScopePrivacyManageErrorObjectCode defines model for InsufficientScopePrivacyManageErrorObject.Code.
+type InsufficientScopePrivacyManageErrorObjectCode string
+
+// InsufficientScopePrivacyManageErrorObjectDetailsRequiredScope defines model for InsufficientScopePrivacyManageErrorObject.Details.RequiredScope.
+type InsufficientScopePrivacyManageErrorObjectDetailsRequiredScope string
 
 // InsufficientScopeSchedulingWriteError defines model for InsufficientScopeSchedulingWriteError.
 type InsufficientScopeSchedulingWriteError struct {
@@ -1742,6 +1832,121 @@ type PayloadTooLargeErrorObject struct {
 // PayloadTooLargeErrorObjectCode defines model for PayloadTooLargeErrorObject.Code.
 type PayloadTooLargeErrorObjectCode string
 
+// PersonExport defines model for PersonExport.
+type PersonExport struct {
+	Activity []struct {
+		Action string `json:"action"`
+		Actor  struct {
+			TokenId *int64 `json:"token_id"`
+			User    *struct {
+				Id   int64  `json:"id"`
+				Name string `json:"name"`
+			} `json:"user"`
+		} `json:"actor"`
+		Changes   map[string]interface{} `json:"changes"`
+		CreatedAt string                 `json:"created_at"`
+		Id        int64                  `json:"id"`
+		JobId     *int64                 `json:"job_id"`
+		Subject   struct {
+			Id   int64  `json:"id"`
+			Type string `json:"type"`
+		} `json:"subject"`
+	} `json:"activity"`
+	Candidates []struct {
+		Candidate struct {
+			Applied    *string `json:"applied,omitempty"`
+			Email      *string `json:"email,omitempty"`
+			ErasedAt   *string `json:"erased_at,omitempty"`
+			Id         int64   `json:"id"`
+			Name       *string `json:"name,omitempty"`
+			NotesCount int64   `json:"notes_count"`
+			ResumeUrl  *string `json:"resume_url,omitempty"`
+			Stage      *string `json:"stage,omitempty"`
+			Status     *string `json:"status,omitempty"`
+		} `json:"candidate"`
+		Documents  []map[string]interface{} `json:"documents"`
+		Interviews []struct {
+			CandidateId int64  `json:"candidate_id"`
+			CreatedAt   string `json:"created_at"`
+			CreatedBy   struct {
+				Id   int64  `json:"id"`
+				Name string `json:"name"`
+			} `json:"created_by"`
+			End          string `json:"end"`
+			Id           int64  `json:"id"`
+			Interviewers []struct {
+				Email string `json:"email"`
+				Id    int64  `json:"id"`
+				Name  string `json:"name"`
+			} `json:"interviewers"`
+			JobId     int64   `json:"job_id"`
+			Location  *string `json:"location"`
+			Sequence  int64   `json:"sequence"`
+			Start     string  `json:"start"`
+			Status    string  `json:"status"`
+			Timezone  string  `json:"timezone"`
+			UpdatedAt string  `json:"updated_at"`
+			VideoUrl  *string `json:"video_url"`
+		} `json:"interviews"`
+		Job struct {
+			Id    int64  `json:"id"`
+			Title string `json:"title"`
+		} `json:"job"`
+		Messages []struct {
+			Attempts int64 `json:"attempts"`
+			Author   struct {
+				Id   int64  `json:"id"`
+				Name string `json:"name"`
+			} `json:"author"`
+			Body        string  `json:"body"`
+			CandidateId int64   `json:"candidate_id"`
+			CreatedAt   string  `json:"created_at"`
+			Id          int64   `json:"id"`
+			JobId       int64   `json:"job_id"`
+			LastError   *string `json:"last_error"`
+			SendAt      string  `json:"send_at"`
+			SentAt      *string `json:"sent_at"`
+			Status      string  `json:"status"`
+			Subject     string  `json:"subject"`
+			To          string  `json:"to"`
+		} `json:"messages"`
+		Notes []struct {
+			Author struct {
+				Id   int64  `json:"id"`
+				Name string `json:"name"`
+			} `json:"author"`
+			Content   string `json:"content"`
+			CreatedAt string `json:"created_at"`
+			Id        int64  `json:"id"`
+		} `json:"notes"`
+		Proposals []map[string]interface{} `json:"proposals"`
+		Ratings   []struct {
+			Rating RatingValue `json:"rating"`
+			User   struct {
+				Id   int64  `json:"id"`
+				Name string `json:"name"`
+			} `json:"user"`
+		} `json:"ratings"`
+	} `json:"candidates"`
+	Email string `json:"email"`
+}
+
+// PersonExportResponse defines model for PersonExportResponse.
+type PersonExportResponse struct {
+	Data PersonExport `json:"data"`
+}
+
+// PrivacyManageForbiddenError defines model for PrivacyManageForbiddenError.
+type PrivacyManageForbiddenError struct {
+	// Error The error object of a 403: `insufficient_scope` or `forbidden`.
+	Error PrivacyManageForbiddenErrorObject `json:"error"`
+}
+
+// PrivacyManageForbiddenErrorObject The error object of a 403: `insufficient_scope` or `forbidden`.
+type PrivacyManageForbiddenErrorObject struct {
+	union json.RawMessage
+}
+
 // RateLimitedError defines model for RateLimitedError.
 type RateLimitedError struct {
 	Error RateLimitedErrorObject `json:"error"`
@@ -2075,6 +2280,9 @@ type NotFound = NotFoundError
 
 // PayloadTooLarge defines model for PayloadTooLarge.
 type PayloadTooLarge = PayloadTooLargeError
+
+// PrivacyManageForbidden defines model for PrivacyManageForbidden.
+type PrivacyManageForbidden = PrivacyManageForbiddenError
 
 // RateLimited defines model for RateLimited.
 type RateLimited = RateLimitedError
@@ -2482,6 +2690,30 @@ type GetOpenAPIDocumentParams struct {
 // GetOpenAPIDocument200JSONResponseBodyOpenapi defines parameters for GetOpenAPIDocument.
 type GetOpenAPIDocument200JSONResponseBodyOpenapi string
 
+// ErasePersonParams defines parameters for ErasePerson.
+type ErasePersonParams struct {
+	// IdempotencyKey 1 to 255 printable ASCII characters naming this action, kept 24 hours
+	// for the token's team. A repeat within that time replays the first
+	// successful response with `Idempotent-Replay: true` instead of acting
+	// again. Any other value, an empty one included, or a key already used
+	// for a different request answers 422 naming `Idempotency-Key`; a key
+	// whose first request is still running answers 409 `conflict`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XRequestId An id of the client's choosing for this request. It is echoed in the
+	// response when it is 1 to 128 characters of `A-Z a-z 0-9 . _ -`;
+	// otherwise the server makes its own.
+	XRequestId *RequestId `json:"X-Request-Id,omitempty"`
+}
+
+// ExportPersonParams defines parameters for ExportPerson.
+type ExportPersonParams struct {
+	// XRequestId An id of the client's choosing for this request. It is echoed in the
+	// response when it is 1 to 128 characters of `A-Z a-z 0-9 . _ -`;
+	// otherwise the server makes its own.
+	XRequestId *RequestId `json:"X-Request-Id,omitempty"`
+}
+
 // ListWebhooksParams defines parameters for ListWebhooks.
 type ListWebhooksParams struct {
 	// Page Page number, from 1; 1 when absent.
@@ -2638,6 +2870,12 @@ type RateCandidateJSONRequestBody = RatingRequest
 
 // MoveCandidateJSONRequestBody defines body for MoveCandidate for application/json ContentType.
 type MoveCandidateJSONRequestBody = StageMoveRequest
+
+// ErasePersonJSONRequestBody defines body for ErasePerson for application/json ContentType.
+type ErasePersonJSONRequestBody = ErasePersonRequest
+
+// ExportPersonJSONRequestBody defines body for ExportPerson for application/json ContentType.
+type ExportPersonJSONRequestBody = ExportPersonRequest
 
 // CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
 type CreateWebhookJSONRequestBody = WebhookCreateRequest
@@ -3045,6 +3283,107 @@ func (t MessageSendForbiddenErrorObject) MarshalJSON() ([]byte, error) {
 }
 
 func (t *MessageSendForbiddenErrorObject) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsInsufficientScopePrivacyManageErrorObject returns the union data inside the PrivacyManageForbiddenErrorObject as a InsufficientScopePrivacyManageErrorObject
+func (t PrivacyManageForbiddenErrorObject) AsInsufficientScopePrivacyManageErrorObject() (InsufficientScopePrivacyManageErrorObject, error) {
+	var body InsufficientScopePrivacyManageErrorObject
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromInsufficientScopePrivacyManageErrorObject overwrites any union data inside the PrivacyManageForbiddenErrorObject as the provided InsufficientScopePrivacyManageErrorObject
+func (t *PrivacyManageForbiddenErrorObject) FromInsufficientScopePrivacyManageErrorObject(v InsufficientScopePrivacyManageErrorObject) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"code":"insufficient_scope"}`))
+	t.union = b
+	return err
+}
+
+// MergeInsufficientScopePrivacyManageErrorObject performs a merge with any union data inside the PrivacyManageForbiddenErrorObject, using the provided InsufficientScopePrivacyManageErrorObject
+func (t *PrivacyManageForbiddenErrorObject) MergeInsufficientScopePrivacyManageErrorObject(v InsufficientScopePrivacyManageErrorObject) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"code":"insufficient_scope"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsForbiddenErrorObject returns the union data inside the PrivacyManageForbiddenErrorObject as a ForbiddenErrorObject
+func (t PrivacyManageForbiddenErrorObject) AsForbiddenErrorObject() (ForbiddenErrorObject, error) {
+	var body ForbiddenErrorObject
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromForbiddenErrorObject overwrites any union data inside the PrivacyManageForbiddenErrorObject as the provided ForbiddenErrorObject
+func (t *PrivacyManageForbiddenErrorObject) FromForbiddenErrorObject(v ForbiddenErrorObject) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"code":"forbidden"}`))
+	t.union = b
+	return err
+}
+
+// MergeForbiddenErrorObject performs a merge with any union data inside the PrivacyManageForbiddenErrorObject, using the provided ForbiddenErrorObject
+func (t *PrivacyManageForbiddenErrorObject) MergeForbiddenErrorObject(v ForbiddenErrorObject) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"code":"forbidden"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t PrivacyManageForbiddenErrorObject) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"code"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t PrivacyManageForbiddenErrorObject) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "forbidden":
+		return t.AsForbiddenErrorObject()
+	case "insufficient_scope":
+		return t.AsInsufficientScopePrivacyManageErrorObject()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t PrivacyManageForbiddenErrorObject) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *PrivacyManageForbiddenErrorObject) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -3693,6 +4032,74 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/v1/openapi.json (the `GetOpenAPIDocument` operationId).
 	GetOpenAPIDocument(ctx context.Context, params *GetOpenAPIDocumentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ErasePersonWithBody Erase a person
+	//
+	// Scope: `privacy:manage`, and an owner or admin of the token's current
+	// team. In one transaction, each candidate of the person is renamed
+	// `Erased candidate` with the email `erased-{id}@erased.invalid` and no
+	// résumé URL, keeps its stage and status, and shows `erased_at`; its
+	// notes and ratings are deleted; its messages keep their status and
+	// times without their text (queued ones are cancelled); its future
+	// interviews are cancelled (the interviewers are told, the person is
+	// not) and its invitations deleted; the activity log's values of the
+	// person's data become `"[erased]"`. `candidate.erased` is logged for
+	// each candidate and `privacy.erased` with the count. Erasing again
+	// answers `candidate_ids: []`. A closed job does not stop it.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/privacy/erasures (the `ErasePerson` operationId).
+	ErasePersonWithBody(ctx context.Context, params *ErasePersonParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ErasePerson Erase a person
+	//
+	// Scope: `privacy:manage`, and an owner or admin of the token's current
+	// team. In one transaction, each candidate of the person is renamed
+	// `Erased candidate` with the email `erased-{id}@erased.invalid` and no
+	// résumé URL, keeps its stage and status, and shows `erased_at`; its
+	// notes and ratings are deleted; its messages keep their status and
+	// times without their text (queued ones are cancelled); its future
+	// interviews are cancelled (the interviewers are told, the person is
+	// not) and its invitations deleted; the activity log's values of the
+	// person's data become `"[erased]"`. `candidate.erased` is logged for
+	// each candidate and `privacy.erased` with the count. Erasing again
+	// answers `candidate_ids: []`. A closed job does not stop it.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v1/privacy/erasures (the `ErasePerson` operationId).
+	ErasePerson(ctx context.Context, params *ErasePersonParams, body ErasePersonJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExportPersonWithBody Export everything stored about a person
+	//
+	// Scope: `privacy:manage`, and an owner or admin of the token's current
+	// team. Every candidate of the token's current team whose email is the
+	// one sent, in any letter case, with its job, notes, ratings, messages
+	// and interviews (`documents` and `proposals` are empty lists until
+	// those exist), and the activity entries about them. The email travels
+	// in the body, never in a URL. A read: it takes no `Idempotency-Key`,
+	// is never stored, and is logged as `privacy.exported` with the count.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/privacy/exports (the `ExportPerson` operationId).
+	ExportPersonWithBody(ctx context.Context, params *ExportPersonParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExportPerson Export everything stored about a person
+	//
+	// Scope: `privacy:manage`, and an owner or admin of the token's current
+	// team. Every candidate of the token's current team whose email is the
+	// one sent, in any letter case, with its job, notes, ratings, messages
+	// and interviews (`documents` and `proposals` are empty lists until
+	// those exist), and the activity entries about them. The email travels
+	// in the body, never in a URL. A read: it takes no `Idempotency-Key`,
+	// is never stored, and is logged as `privacy.exported` with the count.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v1/privacy/exports (the `ExportPerson` operationId).
+	ExportPerson(ctx context.Context, params *ExportPersonParams, body ExportPersonJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListWebhooks List the team's webhooks
 	//
@@ -4625,6 +5032,114 @@ func (c *Client) GetMe(ctx context.Context, params *GetMeParams, reqEditors ...R
 // Corresponds with GET /api/v1/openapi.json (the `GetOpenAPIDocument` operationId).
 func (c *Client) GetOpenAPIDocument(ctx context.Context, params *GetOpenAPIDocumentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetOpenAPIDocumentRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ErasePersonWithBody Erase a person
+//
+// Scope: `privacy:manage`, and an owner or admin of the token's current
+// team. In one transaction, each candidate of the person is renamed
+// `Erased candidate` with the email `erased-{id}@erased.invalid` and no
+// résumé URL, keeps its stage and status, and shows `erased_at`; its
+// notes and ratings are deleted; its messages keep their status and
+// times without their text (queued ones are cancelled); its future
+// interviews are cancelled (the interviewers are told, the person is
+// not) and its invitations deleted; the activity log's values of the
+// person's data become `"[erased]"`. `candidate.erased` is logged for
+// each candidate and `privacy.erased` with the count. Erasing again
+// answers `candidate_ids: []`. A closed job does not stop it.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/privacy/erasures (the `ErasePerson` operationId).
+func (c *Client) ErasePersonWithBody(ctx context.Context, params *ErasePersonParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewErasePersonRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ErasePerson Erase a person
+//
+// Scope: `privacy:manage`, and an owner or admin of the token's current
+// team. In one transaction, each candidate of the person is renamed
+// `Erased candidate` with the email `erased-{id}@erased.invalid` and no
+// résumé URL, keeps its stage and status, and shows `erased_at`; its
+// notes and ratings are deleted; its messages keep their status and
+// times without their text (queued ones are cancelled); its future
+// interviews are cancelled (the interviewers are told, the person is
+// not) and its invitations deleted; the activity log's values of the
+// person's data become `"[erased]"`. `candidate.erased` is logged for
+// each candidate and `privacy.erased` with the count. Erasing again
+// answers `candidate_ids: []`. A closed job does not stop it.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v1/privacy/erasures (the `ErasePerson` operationId).
+func (c *Client) ErasePerson(ctx context.Context, params *ErasePersonParams, body ErasePersonJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewErasePersonRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExportPersonWithBody Export everything stored about a person
+//
+// Scope: `privacy:manage`, and an owner or admin of the token's current
+// team. Every candidate of the token's current team whose email is the
+// one sent, in any letter case, with its job, notes, ratings, messages
+// and interviews (`documents` and `proposals` are empty lists until
+// those exist), and the activity entries about them. The email travels
+// in the body, never in a URL. A read: it takes no `Idempotency-Key`,
+// is never stored, and is logged as `privacy.exported` with the count.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/privacy/exports (the `ExportPerson` operationId).
+func (c *Client) ExportPersonWithBody(ctx context.Context, params *ExportPersonParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExportPersonRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExportPerson Export everything stored about a person
+//
+// Scope: `privacy:manage`, and an owner or admin of the token's current
+// team. Every candidate of the token's current team whose email is the
+// one sent, in any letter case, with its job, notes, ratings, messages
+// and interviews (`documents` and `proposals` are empty lists until
+// those exist), and the activity entries about them. The email travels
+// in the body, never in a URL. A read: it takes no `Idempotency-Key`,
+// is never stored, and is logged as `privacy.exported` with the count.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v1/privacy/exports (the `ExportPerson` operationId).
+func (c *Client) ExportPerson(ctx context.Context, params *ExportPersonParams, body ExportPersonJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExportPersonRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6893,6 +7408,127 @@ func NewGetOpenAPIDocumentRequest(server string, params *GetOpenAPIDocumentParam
 	return req, nil
 }
 
+// NewErasePersonRequest calls the generic ErasePerson builder with application/json body
+func NewErasePersonRequest(server string, params *ErasePersonParams, body ErasePersonJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewErasePersonRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewErasePersonRequestWithBody constructs an http.Request for the ErasePerson method, with any body, and a specified content type
+func NewErasePersonRequestWithBody(server string, params *ErasePersonParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/privacy/erasures")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.XRequestId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewExportPersonRequest calls the generic ExportPerson builder with application/json body
+func NewExportPersonRequest(server string, params *ExportPersonParams, body ExportPersonJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewExportPersonRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewExportPersonRequestWithBody constructs an http.Request for the ExportPerson method, with any body, and a specified content type
+func NewExportPersonRequestWithBody(server string, params *ExportPersonParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/privacy/exports")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewListWebhooksRequest constructs an http.Request for the ListWebhooks method
 func NewListWebhooksRequest(server string, params *ListWebhooksParams) (*http.Request, error) {
 	var err error
@@ -7930,6 +8566,74 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/v1/openapi.json (the `GetOpenAPIDocument` operationId).
 	GetOpenAPIDocumentWithResponse(ctx context.Context, params *GetOpenAPIDocumentParams, reqEditors ...RequestEditorFn) (*GetOpenAPIDocumentResponse, error)
+
+	// ErasePersonWithBodyWithResponse Erase a person
+	//
+	// Scope: `privacy:manage`, and an owner or admin of the token's current
+	// team. In one transaction, each candidate of the person is renamed
+	// `Erased candidate` with the email `erased-{id}@erased.invalid` and no
+	// résumé URL, keeps its stage and status, and shows `erased_at`; its
+	// notes and ratings are deleted; its messages keep their status and
+	// times without their text (queued ones are cancelled); its future
+	// interviews are cancelled (the interviewers are told, the person is
+	// not) and its invitations deleted; the activity log's values of the
+	// person's data become `"[erased]"`. `candidate.erased` is logged for
+	// each candidate and `privacy.erased` with the count. Erasing again
+	// answers `candidate_ids: []`. A closed job does not stop it.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/privacy/erasures (the `ErasePerson` operationId).
+	ErasePersonWithBodyWithResponse(ctx context.Context, params *ErasePersonParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ErasePersonResponse, error)
+
+	// ErasePersonWithResponse Erase a person
+	//
+	// Scope: `privacy:manage`, and an owner or admin of the token's current
+	// team. In one transaction, each candidate of the person is renamed
+	// `Erased candidate` with the email `erased-{id}@erased.invalid` and no
+	// résumé URL, keeps its stage and status, and shows `erased_at`; its
+	// notes and ratings are deleted; its messages keep their status and
+	// times without their text (queued ones are cancelled); its future
+	// interviews are cancelled (the interviewers are told, the person is
+	// not) and its invitations deleted; the activity log's values of the
+	// person's data become `"[erased]"`. `candidate.erased` is logged for
+	// each candidate and `privacy.erased` with the count. Erasing again
+	// answers `candidate_ids: []`. A closed job does not stop it.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/privacy/erasures (the `ErasePerson` operationId).
+	ErasePersonWithResponse(ctx context.Context, params *ErasePersonParams, body ErasePersonJSONRequestBody, reqEditors ...RequestEditorFn) (*ErasePersonResponse, error)
+
+	// ExportPersonWithBodyWithResponse Export everything stored about a person
+	//
+	// Scope: `privacy:manage`, and an owner or admin of the token's current
+	// team. Every candidate of the token's current team whose email is the
+	// one sent, in any letter case, with its job, notes, ratings, messages
+	// and interviews (`documents` and `proposals` are empty lists until
+	// those exist), and the activity entries about them. The email travels
+	// in the body, never in a URL. A read: it takes no `Idempotency-Key`,
+	// is never stored, and is logged as `privacy.exported` with the count.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/privacy/exports (the `ExportPerson` operationId).
+	ExportPersonWithBodyWithResponse(ctx context.Context, params *ExportPersonParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ExportPersonResponse, error)
+
+	// ExportPersonWithResponse Export everything stored about a person
+	//
+	// Scope: `privacy:manage`, and an owner or admin of the token's current
+	// team. Every candidate of the token's current team whose email is the
+	// one sent, in any letter case, with its job, notes, ratings, messages
+	// and interviews (`documents` and `proposals` are empty lists until
+	// those exist), and the activity entries about them. The email travels
+	// in the body, never in a URL. A read: it takes no `Idempotency-Key`,
+	// is never stored, and is logged as `privacy.exported` with the count.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/privacy/exports (the `ExportPerson` operationId).
+	ExportPersonWithResponse(ctx context.Context, params *ExportPersonParams, body ExportPersonJSONRequestBody, reqEditors ...RequestEditorFn) (*ExportPersonResponse, error)
 
 	// ListWebhooksWithResponse List the team's webhooks
 	//
@@ -14012,6 +14716,480 @@ func (r GetOpenAPIDocumentResponse) ContentType() string {
 	return ""
 }
 
+// ErasePersonResponse200Headers the declared response headers of an HTTP 200 response for ErasePerson
+type ErasePersonResponse200Headers struct {
+	CacheControl        string
+	IdempotentReplay    *string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ErasePersonResponse400Headers the declared response headers of an HTTP 400 response for ErasePerson
+type ErasePersonResponse400Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ErasePersonResponse401Headers the declared response headers of an HTTP 401 response for ErasePerson
+type ErasePersonResponse401Headers struct {
+	CacheControl        string
+	WWWAuthenticate     string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ErasePersonResponse403Headers the declared response headers of an HTTP 403 response for ErasePerson
+type ErasePersonResponse403Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ErasePersonResponse408Headers the declared response headers of an HTTP 408 response for ErasePerson
+type ErasePersonResponse408Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ErasePersonResponse409Headers the declared response headers of an HTTP 409 response for ErasePerson
+type ErasePersonResponse409Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ErasePersonResponse413Headers the declared response headers of an HTTP 413 response for ErasePerson
+type ErasePersonResponse413Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ErasePersonResponse422Headers the declared response headers of an HTTP 422 response for ErasePerson
+type ErasePersonResponse422Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ErasePersonResponse429Headers the declared response headers of an HTTP 429 response for ErasePerson
+type ErasePersonResponse429Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ErasePersonResponse500Headers the declared response headers of an HTTP 500 response for ErasePerson
+type ErasePersonResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ErasePersonResponse503Headers the declared response headers of an HTTP 503 response for ErasePerson
+type ErasePersonResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+type ErasePersonResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ErasureResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthenticated
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *PrivacyManageForbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *ServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ErasePersonResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ErasePersonResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ErasePersonResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ErasePersonResponse403Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *ErasePersonResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *ErasePersonResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *ErasePersonResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ErasePersonResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ErasePersonResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ErasePersonResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ErasePersonResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ErasePersonResponse) GetJSON200() *ErasureResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ErasePersonResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ErasePersonResponse) GetJSON401() *Unauthenticated {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ErasePersonResponse) GetJSON403() *PrivacyManageForbidden {
+	return r.JSON403
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ErasePersonResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r ErasePersonResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ErasePersonResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ErasePersonResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ErasePersonResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ErasePersonResponse) GetJSON500() *ServerError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ErasePersonResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ErasePersonResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ErasePersonResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ErasePersonResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ErasePersonResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ExportPersonResponse200Headers the declared response headers of an HTTP 200 response for ExportPerson
+type ExportPersonResponse200Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ExportPersonResponse400Headers the declared response headers of an HTTP 400 response for ExportPerson
+type ExportPersonResponse400Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ExportPersonResponse401Headers the declared response headers of an HTTP 401 response for ExportPerson
+type ExportPersonResponse401Headers struct {
+	CacheControl        string
+	WWWAuthenticate     string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ExportPersonResponse403Headers the declared response headers of an HTTP 403 response for ExportPerson
+type ExportPersonResponse403Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ExportPersonResponse408Headers the declared response headers of an HTTP 408 response for ExportPerson
+type ExportPersonResponse408Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ExportPersonResponse413Headers the declared response headers of an HTTP 413 response for ExportPerson
+type ExportPersonResponse413Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ExportPersonResponse422Headers the declared response headers of an HTTP 422 response for ExportPerson
+type ExportPersonResponse422Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ExportPersonResponse429Headers the declared response headers of an HTTP 429 response for ExportPerson
+type ExportPersonResponse429Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ExportPersonResponse500Headers the declared response headers of an HTTP 500 response for ExportPerson
+type ExportPersonResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ExportPersonResponse503Headers the declared response headers of an HTTP 503 response for ExportPerson
+type ExportPersonResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+type ExportPersonResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PersonExportResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthenticated
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *PrivacyManageForbidden
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *ServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ExportPersonResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ExportPersonResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ExportPersonResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ExportPersonResponse403Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *ExportPersonResponse408Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *ExportPersonResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ExportPersonResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ExportPersonResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ExportPersonResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ExportPersonResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ExportPersonResponse) GetJSON200() *PersonExportResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ExportPersonResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ExportPersonResponse) GetJSON401() *Unauthenticated {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ExportPersonResponse) GetJSON403() *PrivacyManageForbidden {
+	return r.JSON403
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ExportPersonResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ExportPersonResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ExportPersonResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ExportPersonResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ExportPersonResponse) GetJSON500() *ServerError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ExportPersonResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ExportPersonResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExportPersonResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExportPersonResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExportPersonResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListWebhooksResponse200Headers the declared response headers of an HTTP 200 response for ListWebhooks
 type ListWebhooksResponse200Headers struct {
 	CacheControl        string
@@ -15982,6 +17160,98 @@ func (c *ClientWithResponses) GetOpenAPIDocumentWithResponse(ctx context.Context
 		return nil, err
 	}
 	return ParseGetOpenAPIDocumentResponse(rsp)
+}
+
+// ErasePersonWithBodyWithResponse Erase a person
+//
+// Scope: `privacy:manage`, and an owner or admin of the token's current
+// team. In one transaction, each candidate of the person is renamed
+// `Erased candidate` with the email `erased-{id}@erased.invalid` and no
+// résumé URL, keeps its stage and status, and shows `erased_at`; its
+// notes and ratings are deleted; its messages keep their status and
+// times without their text (queued ones are cancelled); its future
+// interviews are cancelled (the interviewers are told, the person is
+// not) and its invitations deleted; the activity log's values of the
+// person's data become `"[erased]"`. `candidate.erased` is logged for
+// each candidate and `privacy.erased` with the count. Erasing again
+// answers `candidate_ids: []`. A closed job does not stop it.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/privacy/erasures (the `ErasePerson` operationId).
+func (c *ClientWithResponses) ErasePersonWithBodyWithResponse(ctx context.Context, params *ErasePersonParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ErasePersonResponse, error) {
+	rsp, err := c.ErasePersonWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseErasePersonResponse(rsp)
+}
+
+// ErasePersonWithResponse Erase a person
+//
+// Scope: `privacy:manage`, and an owner or admin of the token's current
+// team. In one transaction, each candidate of the person is renamed
+// `Erased candidate` with the email `erased-{id}@erased.invalid` and no
+// résumé URL, keeps its stage and status, and shows `erased_at`; its
+// notes and ratings are deleted; its messages keep their status and
+// times without their text (queued ones are cancelled); its future
+// interviews are cancelled (the interviewers are told, the person is
+// not) and its invitations deleted; the activity log's values of the
+// person's data become `"[erased]"`. `candidate.erased` is logged for
+// each candidate and `privacy.erased` with the count. Erasing again
+// answers `candidate_ids: []`. A closed job does not stop it.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/privacy/erasures (the `ErasePerson` operationId).
+func (c *ClientWithResponses) ErasePersonWithResponse(ctx context.Context, params *ErasePersonParams, body ErasePersonJSONRequestBody, reqEditors ...RequestEditorFn) (*ErasePersonResponse, error) {
+	rsp, err := c.ErasePerson(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseErasePersonResponse(rsp)
+}
+
+// ExportPersonWithBodyWithResponse Export everything stored about a person
+//
+// Scope: `privacy:manage`, and an owner or admin of the token's current
+// team. Every candidate of the token's current team whose email is the
+// one sent, in any letter case, with its job, notes, ratings, messages
+// and interviews (`documents` and `proposals` are empty lists until
+// those exist), and the activity entries about them. The email travels
+// in the body, never in a URL. A read: it takes no `Idempotency-Key`,
+// is never stored, and is logged as `privacy.exported` with the count.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/privacy/exports (the `ExportPerson` operationId).
+func (c *ClientWithResponses) ExportPersonWithBodyWithResponse(ctx context.Context, params *ExportPersonParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ExportPersonResponse, error) {
+	rsp, err := c.ExportPersonWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExportPersonResponse(rsp)
+}
+
+// ExportPersonWithResponse Export everything stored about a person
+//
+// Scope: `privacy:manage`, and an owner or admin of the token's current
+// team. Every candidate of the token's current team whose email is the
+// one sent, in any letter case, with its job, notes, ratings, messages
+// and interviews (`documents` and `proposals` are empty lists until
+// those exist), and the activity entries about them. The email travels
+// in the body, never in a URL. A read: it takes no `Idempotency-Key`,
+// is never stored, and is logged as `privacy.exported` with the count.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/privacy/exports (the `ExportPerson` operationId).
+func (c *ClientWithResponses) ExportPersonWithResponse(ctx context.Context, params *ExportPersonParams, body ExportPersonJSONRequestBody, reqEditors ...RequestEditorFn) (*ExportPersonResponse, error) {
+	rsp, err := c.ExportPerson(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExportPersonResponse(rsp)
 }
 
 // ListWebhooksWithResponse List the team's webhooks
@@ -30876,6 +32146,1191 @@ func ParseGetOpenAPIDocumentResponse(rsp *http.Response) (*GetOpenAPIDocumentRes
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetOpenAPIDocumentResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseErasePersonResponse parses an HTTP response from a ErasePersonWithResponse call
+func ParseErasePersonResponse(rsp *http.Response) (*ErasePersonResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ErasePersonResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ErasureResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest PrivacyManageForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest ServerError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ErasePersonResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Idempotent-Replay"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replay", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplay = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ErasePersonResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ErasePersonResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ErasePersonResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 408:
+		var headers ErasePersonResponse408Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers ErasePersonResponse409Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers ErasePersonResponse413Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers ErasePersonResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ErasePersonResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ErasePersonResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ErasePersonResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseExportPersonResponse parses an HTTP response from a ExportPersonWithResponse call
+func ParseExportPersonResponse(rsp *http.Response) (*ExportPersonResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExportPersonResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PersonExportResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest PrivacyManageForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest ServerError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ExportPersonResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ExportPersonResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ExportPersonResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ExportPersonResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 408:
+		var headers ExportPersonResponse408Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 413:
+		var headers ExportPersonResponse413Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers ExportPersonResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ExportPersonResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ExportPersonResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ExportPersonResponse503Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
