@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 

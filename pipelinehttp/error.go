@@ -212,3 +212,9 @@ func (a *api) notFound(c *gin.Context) { fail(c, errNotFound) }
 // methodNotAllowed answers a known path asked with another method; Gin has
 // set the Allow header.
 func (a *api) methodNotAllowed(c *gin.Context) { fail(c, errMethodNotAllowed) }
+
+// fail hands err to the error middleware, which alone chooses the status.
+func fail(c *gin.Context, err error) {
+	_ = c.Error(err)
+	c.Abort()
+}

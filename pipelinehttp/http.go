@@ -7,21 +7,19 @@
 // context (see [pipeline.NewContext]), so the Service sees the same caller an
 // embedding Go program would supply.
 //
-// The operations are declared once, in the table operations
-// (operations.go): each entry names its method and path, its domain
-// operation (pipeline.Op, which carries the scope), its parameters (path
-// ids, query parameters and body fields, with their types and limits), the
-// Service call and how the result renders. The Gin routes and the MCP
-// tools are both registered from it, and one reader fills the operation's
-// input from an HTTP request or from a tool's arguments, recording what it
-// could not read for the domain to answer in its check order. The OpenAPI
-// document, openapi.yaml, is generated from the table and the prose of
-// openapi/overlay.yaml (openapi_gen.go), and a test fails when it drifts.
-//
-// Adding an operation takes a Service method with its test, a store
-// method with its SQL, one entry in the table (its scope and traits in
-// pipeline/op.go), the operation's prose in the overlay, and
-// `go test ./pipelinehttp -run TestOpenAPI_Generated -update`.
+// The operations are declared once, in the table operations: each
+// resource's entries in its own file (job.go, candidate.go, …; assembled in
+// operations.go) name the domain operation (pipeline.Op, which carries the
+// scope, the method and the path), its parameters (path ids, query
+// parameters and body fields, with their types and limits), its prose,
+// the Service call and how the result renders. The table knows no face;
+// each face reads it: the REST routes (rest.go), the MCP tools
+// (mcp_tools.go), and the OpenAPI document (openapi_gen.go), generated from
+// the table and the prose of openapi/overlay.yaml, which a test holds to
+// the committed openapi.yaml. One reader fills an operation's input from an
+// HTTP request or from a tool's arguments (input.go), recording what it
+// could not read for the domain to answer in its check order. How to add
+// an operation: see the code map of package pipeline.
 //
 // Each /api/ request passes, in order: tracing (when Config.TracerProvider
 // is set), response headers, request id, access log, metrics (when
@@ -203,8 +201,8 @@ func (a *api) engine() *gin.Engine {
 	_ = e.SetTrustedProxies(a.proxies) // prefixes of netip never fail to parse
 
 	a.routes(e.Group(a.prefix + "/api/v1"))
+	a.mountMCP(e)
 	base := a.baseChain()
-	e.POST(a.mcpPath, append(base, a.serveMCP(a.newMCP()))...)
 	e.NoRoute(append(base, a.apiOnly(a.guard), a.notFound)...)
 	e.NoMethod(append(base, a.apiOnly(a.guard), a.methodNotAllowed)...)
 	return e
@@ -245,17 +243,6 @@ func (a *api) deadline(c *gin.Context) {
 	defer cancel()
 	c.Request = c.Request.WithContext(ctx)
 	c.Next()
-}
-
-func (a *api) routes(v1 *gin.RouterGroup) {
-	v1.Use(a.baseChain()...)
-	// The OpenAPI document needs no token: it is counted against the
-	// client's address like any anonymous request.
-	v1.GET("/openapi.json", a.guardAnonymous, serveOpenAPI)
-	g := v1.Group("", a.guard)
-	for _, o := range operations {
-		g.Handle(o.method, ginPath(o.path), func(c *gin.Context) { o.http(a, c) })
-	}
 }
 
 // apiOnly runs h only for requests that are rate-limited (see limited).
@@ -335,12 +322,6 @@ func respond(c *gin.Context, status int, v any) {
 		return
 	}
 	c.Data(status, jsonContentType, body)
-}
-
-// fail hands err to the error middleware, which alone chooses the status.
-func fail(c *gin.Context, err error) {
-	_ = c.Error(err)
-	c.Abort()
 }
 
 // data is the single-object envelope.

@@ -6,6 +6,7 @@ import (
 	"net/url"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 

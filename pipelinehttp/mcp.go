@@ -67,6 +67,11 @@ func exchangeFrom(ctx context.Context) *exchange {
 	return x
 }
 
+// mountMCP serves the MCP face at POST a.mcpPath of e.
+func (a *api) mountMCP(e *gin.Engine) {
+	e.POST(a.mcpPath, append(a.baseChain(), a.serveMCP(a.newMCP()))...)
+}
+
 // newMCP returns the MCP face's handler: the official SDK's Streamable
 // HTTP transport, stateless, answering in JSON, on one server that holds a
 // tool per operation.

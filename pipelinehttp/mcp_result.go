@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"reflect"
 	"runtime/debug"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
@@ -49,47 +47,4 @@ func (a *api) recoverTool(ctx context.Context, op pipeline.Op, res **mcp.CallToo
 	if r := recover(); r != nil {
 		*res = a.toolFailure(ctx, op, fmt.Errorf("panic: %v\n%s", r, debug.Stack()))
 	}
-}
-
-// mcpSchemas are the schemas of the body types whose values the API
-// documents: the types carry them into every schema generated from a
-// struct that holds them.
-var mcpSchemas = func() *jsonschema.ForOptions {
-	var scopes []string
-	for _, s := range pipeline.AllScopes {
-		scopes = append(scopes, string(s))
-	}
-	return &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
-		reflect.TypeFor[pipeline.JobStatus]():   statusSchema,
-		reflect.TypeFor[pipeline.RatingValue](): ratingSchema,
-		reflect.TypeFor[pipeline.Scope]():       enumSchema(scopes...),
-		reflect.TypeFor[json.RawMessage]():      {Type: "object"}, // an entry's changes
-	}}
-}()
-
-// schemaFor is the JSON schema of T: an argument struct, whose optional
-// arguments are absent rather than null (the API refuses null), or an API
-// body, whose arrays are never null.
-func schemaFor[T any](input bool) *jsonschema.Schema {
-	s, err := jsonschema.For[T](mcpSchemas)
-	if err != nil {
-		panic(err) // the types are this package's; its tests build every schema
-	}
-	dropNull(s, input)
-	return s
-}
-
-// dropNull removes null from the types the schema allows where the API
-// never sends or takes it: everywhere in arguments, for arrays in bodies.
-func dropNull(s *jsonschema.Schema, all bool) {
-	if s == nil {
-		return
-	}
-	if len(s.Types) == 2 && s.Types[0] == "null" && (all || s.Types[1] == "array") {
-		s.Type, s.Types = s.Types[1], nil
-	}
-	for _, p := range s.Properties {
-		dropNull(p, all)
-	}
-	dropNull(s.Items, all)
 }

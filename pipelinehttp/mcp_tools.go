@@ -1,10 +1,14 @@
 package pipelinehttp
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
 // mcpTool is an operation of the Service as an MCP tool.
@@ -61,7 +65,7 @@ func (a *api) newTool(o operation) mcpTool {
 		defer a.recoverTool(ctx, o.op, &res)
 		ctx, cancel := exchangeFrom(ctx).bound(ctx)
 		defer cancel()
-		out, replayed, err := o.call(ctx, a, req.Params.Arguments)
+		out, replayed, err := o.faces.callTool(ctx, a, req.Params.Arguments)
 		if err != nil {
 			return a.toolFailure(ctx, o.op, err), nil
 		}
@@ -94,4 +98,42 @@ func (o operation) inputSchema() *jsonschema.Schema {
 		s.Properties[argKey] = keySchema
 	}
 	return s
+}
+
+// callTool calls the operation with a tool's arguments.
+func (spec opSpec[In, Out]) callTool(ctx context.Context, a *api, args json.RawMessage) (any, bool, error) {
+	return spec.run(ctx, a.svc, spec.readArguments(ctx, a, args))
+}
+
+// readArguments reads the operation's input from a tool's arguments: the
+// API's parameters under their names, the path's ids as job_id and
+// candidate_id, a write's key as idempotency_key.
+func (spec opSpec[In, Out]) readArguments(ctx context.Context, a *api, raw json.RawMessage) *input[In] {
+	in := &input[In]{unread: pipeline.FieldErrors{}}
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		raw = nil
+	}
+	var others []string
+	if spec.op.Writes() {
+		others = []string{argKey}
+	}
+	args := readObject(in, raw, "arguments", spec.params, others...)
+	if in.unread["arguments"] != nil {
+		in.idUnread = true // no id was read: none names a record
+	}
+	for _, p := range spec.params {
+		if _, sent := args[p.argName()]; p.place == inPath && !sent && in.unread["arguments"] == nil {
+			in.idUnread = true
+			in.unread.Add(p.argName(), "The "+p.argName()+" field is required.")
+		}
+	}
+	if v, sent := args[argKey]; sent && spec.op.Writes() {
+		if key, ok := textOf(bytes.TrimSpace(v)); ok {
+			in.key = &pipeline.Idempotency{Key: key}
+		} else {
+			in.unread.Add(argKey, wrongType(argKey, "a string"))
+		}
+	}
+	in.self = exchangeFrom(ctx).origin + a.prefix + "/api/v1" + fillPath(spec.op.Path(), in.ref)
+	return in
 }

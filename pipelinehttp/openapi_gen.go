@@ -417,7 +417,7 @@ func (g *docGen) record(t reflect.Type) (string, error) {
 	if g.overlaid[name] || get(g.schemas, name) != nil {
 		return name, nil
 	}
-	s, err := jsonschema.ForType(t, mcpSchemas)
+	s, err := jsonschema.ForType(t, bodySchemas)
 	if err != nil {
 		return "", fmt.Errorf("the schema of %v: %w", t, err)
 	}

@@ -5,8 +5,6 @@ import (
 	"net/url"
 	"slices"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
@@ -43,38 +41,4 @@ func setFilter(q url.Values, name, value string) {
 	if value != "" {
 		q.Set(name, value)
 	}
-}
-
-// idSchema is a positive integer's.
-func idSchema() *jsonschema.Schema {
-	return &jsonschema.Schema{Type: "integer", Minimum: jsonschema.Ptr(1.0)}
-}
-
-// textSchema is a string's of minLen to maxLen characters (0: no bound)
-// matching pattern.
-func textSchema(minLen, maxLen int, pattern string) *jsonschema.Schema {
-	s := &jsonschema.Schema{Type: "string", Pattern: pattern}
-	if maxLen > 0 {
-		s.MaxLength = jsonschema.Ptr(maxLen)
-	}
-	if minLen > 0 {
-		s.MinLength = jsonschema.Ptr(minLen)
-	}
-	return s
-}
-
-// enumSchema is a string's of one of values.
-func enumSchema(values ...string) *jsonschema.Schema {
-	s := &jsonschema.Schema{Type: "string"}
-	for _, v := range values {
-		s.Enum = append(s.Enum, v)
-	}
-	return s
-}
-
-// described is s with a description, for a tool's argument.
-func described(s *jsonschema.Schema, doc string) *jsonschema.Schema {
-	c := *s
-	c.Description = doc
-	return &c
 }

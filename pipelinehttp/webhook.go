@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
