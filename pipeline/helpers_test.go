@@ -118,14 +118,15 @@ func newHook(t *testing.T, w world, user, url string, events ...string) pipeline
 }
 
 // probe is what the tables of operations call an operation with: the
-// records it is about, a stage for a move, its idempotency key (writes
-// only), and whether its input is valid.
+// records it is about, a stage for a move, its idempotency key and its
+// reason (writes only), and whether its input is valid.
 type probe struct {
-	ref   pipeline.Ref
-	stage int64
-	user  int64 // a member of the caller's team, for availability
-	idem  *pipeline.Idempotency
-	valid bool
+	ref    pipeline.Ref
+	stage  int64
+	user   int64 // a member of the caller's team, for availability
+	idem   *pipeline.Idempotency
+	reason *string // the writes' reason
+	valid  bool
 }
 
 // operation calls one operation of the Service as the caller on ctx.
@@ -159,11 +160,11 @@ var operations = []operation{
 		return err
 	}},
 	{pipeline.OpCreateJob, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.CreateJob(ctx, pipeline.NewJob{Title: pick(p, "Probe", " "), Idempotency: p.idem})
+		_, err := svc.CreateJob(ctx, pipeline.NewJob{Title: pick(p, "Probe", " "), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
 		return err
 	}},
 	{pipeline.OpUpdateJob, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.UpdateJob(ctx, p.ref.Job, pipeline.JobPatch{Title: new(pick(p, "Probe", "")), Idempotency: p.idem})
+		_, err := svc.UpdateJob(ctx, p.ref.Job, pipeline.JobPatch{Title: new(pick(p, "Probe", "")), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
 		return err
 	}},
 	{pipeline.OpListStages, func(ctx context.Context, svc *pipeline.Service, p probe) error {
@@ -181,19 +182,19 @@ var operations = []operation{
 	{pipeline.OpAddCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
 		// Each valid intake has an email of its own, so that it can succeed again.
 		email := pick(p, "probe"+strconv.FormatInt(probeEmails.Add(1), 10)+"@example.test", "no-at-sign")
-		_, err := svc.AddCandidate(ctx, p.ref.Job, pipeline.NewCandidate{Name: "Probe", Email: email, Idempotency: p.idem})
+		_, err := svc.AddCandidate(ctx, p.ref.Job, pipeline.NewCandidate{Name: "Probe", Email: email, Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
 		return err
 	}},
 	{pipeline.OpUpdateCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.UpdateCandidate(ctx, p.ref.Job, p.ref.Candidate, pipeline.CandidatePatch{Name: new(pick(p, "Probe", " ")), Idempotency: p.idem})
+		_, err := svc.UpdateCandidate(ctx, p.ref.Job, p.ref.Candidate, pipeline.CandidatePatch{Name: new(pick(p, "Probe", " ")), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
 		return err
 	}},
 	{pipeline.OpMoveCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.MoveCandidate(ctx, p.ref.Job, p.ref.Candidate, pipeline.StageMove{StageID: pick(p, p.stage, 0), Idempotency: p.idem})
+		_, err := svc.MoveCandidate(ctx, p.ref.Job, p.ref.Candidate, pipeline.StageMove{StageID: pick(p, p.stage, 0), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
 		return err
 	}},
 	{pipeline.OpAddNote, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.AddNote(ctx, p.ref.Job, p.ref.Candidate, pipeline.NewNote{Content: pick(p, "Probe note.", " "), Idempotency: p.idem})
+		_, err := svc.AddNote(ctx, p.ref.Job, p.ref.Candidate, pipeline.NewNote{Content: pick(p, "Probe note.", " "), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
 		return err
 	}},
 	{pipeline.OpListNotes, func(ctx context.Context, svc *pipeline.Service, p probe) error {
@@ -201,7 +202,7 @@ var operations = []operation{
 		return err
 	}},
 	{pipeline.OpRateCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.RateCandidate(ctx, p.ref.Job, p.ref.Candidate, pipeline.NewRating{Value: pick(p, pipeline.GoodFit, "GOOD_FIT"), Idempotency: p.idem})
+		_, err := svc.RateCandidate(ctx, p.ref.Job, p.ref.Candidate, pipeline.NewRating{Value: pick(p, pipeline.GoodFit, "GOOD_FIT"), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
 		return err
 	}},
 	{pipeline.OpListActivity, func(ctx context.Context, svc *pipeline.Service, p probe) error {
@@ -209,7 +210,7 @@ var operations = []operation{
 		return err
 	}},
 	{pipeline.OpCreateWebhook, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.CreateWebhook(ctx, pipeline.NewWebhook{URL: pick(p, "https://hooks.example.test/probe", ""), Idempotency: p.idem})
+		_, err := svc.CreateWebhook(ctx, pipeline.NewWebhook{URL: pick(p, "https://hooks.example.test/probe", ""), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
 		return err
 	}},
 	{pipeline.OpListWebhooks, func(ctx context.Context, svc *pipeline.Service, p probe) error {
@@ -221,7 +222,7 @@ var operations = []operation{
 		return err
 	}},
 	{pipeline.OpDeleteWebhook, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.DeleteWebhook(ctx, p.ref.Webhook, pipeline.WebhookDeletion{Idempotency: p.idem})
+		_, err := svc.DeleteWebhook(ctx, p.ref.Webhook, pipeline.WebhookDeletion{Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
 		return err
 	}},
 	{pipeline.OpListWebhookDeliveries, func(ctx context.Context, svc *pipeline.Service, p probe) error {
@@ -229,7 +230,7 @@ var operations = []operation{
 		return err
 	}},
 	{pipeline.OpSendMessage, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.SendMessage(ctx, p.ref.Job, p.ref.Candidate, pipeline.NewMessage{Subject: pick(p, "Probe", "Two\nlines"), Body: "Hello.", Idempotency: p.idem})
+		_, err := svc.SendMessage(ctx, p.ref.Job, p.ref.Candidate, pipeline.NewMessage{Subject: pick(p, "Probe", "Two\nlines"), Body: "Hello.", Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
 		return err
 	}},
 	{pipeline.OpListMessages, func(ctx context.Context, svc *pipeline.Service, p probe) error {
@@ -241,18 +242,19 @@ var operations = []operation{
 		return err
 	}},
 	{pipeline.OpCancelMessage, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.CancelMessage(ctx, p.ref.Job, p.ref.Candidate, p.ref.Message, pipeline.MessageCancel{Idempotency: p.idem})
+		_, err := svc.CancelMessage(ctx, p.ref.Job, p.ref.Candidate, p.ref.Message, pipeline.MessageCancel{Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
 		return err
 	}},
 	{pipeline.OpScheduleInterview, func(ctx context.Context, svc *pipeline.Service, p probe) error {
 		in := probeInterview(p.user)
 		in.Timezone = pick(p, "UTC", "Nowhere")
 		in.Idempotency = p.idem
+		in.Reason = p.reason
 		_, err := svc.ScheduleInterview(ctx, p.ref.Job, p.ref.Candidate, in)
 		return err
 	}},
 	{pipeline.OpRescheduleInterview, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		patch := pipeline.InterviewPatch{Location: new("Room " + strconv.FormatInt(probeSlots.Add(1), 10)), Idempotency: p.idem}
+		patch := pipeline.InterviewPatch{Location: new("Room " + strconv.FormatInt(probeSlots.Add(1), 10)), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}}
 		if !p.valid {
 			patch.Timezone = new("Nowhere")
 		}
@@ -260,7 +262,7 @@ var operations = []operation{
 		return err
 	}},
 	{pipeline.OpCancelInterview, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.CancelInterview(ctx, p.ref.Job, p.ref.Candidate, p.ref.Interview, pipeline.InterviewCancellation{Idempotency: p.idem})
+		_, err := svc.CancelInterview(ctx, p.ref.Job, p.ref.Candidate, p.ref.Interview, pipeline.InterviewCancellation{Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
 		return err
 	}},
 	{pipeline.OpListInterviews, func(ctx context.Context, svc *pipeline.Service, p probe) error {

@@ -62,6 +62,7 @@ type NewMessage struct {
 	SendAt  string // RFC 3339 with an offset, not before now, at most 30 days ahead; "": now
 	// Idempotency is the key of the call; nil: none.
 	Idempotency *Idempotency
+	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
 	Unread error
 }
@@ -151,6 +152,7 @@ func (s *Service) SendMessage(ctx context.Context, jobID, candidateID int64, in 
 type MessageCancel struct {
 	// Idempotency is the key of the call; nil: none.
 	Idempotency *Idempotency
+	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
 	Unread error
 }

@@ -249,6 +249,7 @@ type activityRow struct {
 	SubjectType string    `bun:"subject_type"`
 	SubjectID   int64     `bun:"subject_id"`
 	Changes     string    `bun:"changes"` // JSON text, stored and returned as written
+	Reason      *string   `bun:"reason"`  // NULL when none was given
 	CreatedAt   time.Time `bun:"created_at"`
 
 	Seq      int64  `bun:"seq,scanonly"`       // the feed's sequence (see FeedPosition)
@@ -267,6 +268,7 @@ func (r activityRow) toActivity() pipeline.Activity {
 		SubjectType: r.SubjectType,
 		SubjectID:   r.SubjectID,
 		Changes:     json.RawMessage(r.Changes),
+		Reason:      r.Reason,
 		CreatedAt:   r.CreatedAt.UTC(),
 	}
 }
