@@ -20,6 +20,7 @@ type entryItem struct {
 	JobID     *int64          `json:"job_id"`
 	Actor     entryActor      `json:"actor"`
 	Changes   json.RawMessage `json:"changes"`
+	Reason    *string         `json:"reason"` // null when the write gave none
 	CreatedAt string          `json:"created_at"`
 }
 
@@ -40,6 +41,7 @@ func newEntryItem(e pipeline.FeedEntry) entryItem {
 		Subject:   entrySubject{Type: e.SubjectType, ID: e.SubjectID},
 		Actor:     entryActor{User: named{ID: e.Actor.ID, Name: e.Actor.Name}},
 		Changes:   e.Changes,
+		Reason:    e.Reason,
 		CreatedAt: timestamp(e.CreatedAt),
 	}
 	if e.JobID != 0 {
