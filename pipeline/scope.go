@@ -15,13 +15,16 @@ const (
 	ScopeSchedulingWrite Scope = "scheduling:write"
 	ScopeActivityRead    Scope = "activity:read"
 	ScopeWebhooksWrite   Scope = "webhooks:write"
+	// ScopeProposalsReview is to decide agents' proposals. For now it only
+	// excludes an approval policy on the same token.
+	ScopeProposalsReview Scope = "proposals:review"
 )
 
 // AllScopes lists every scope in the order of the scope table.
 var AllScopes = []Scope{
 	ScopeJobsRead, ScopeJobsWrite, ScopeCandidatesRead,
 	ScopeCandidatesWrite, ScopeMessagesSend, ScopeSchedulingWrite,
-	ScopeActivityRead, ScopeWebhooksWrite,
+	ScopeActivityRead, ScopeWebhooksWrite, ScopeProposalsReview,
 }
 
 // Valid reports whether s is a known scope.
