@@ -63,7 +63,10 @@ type Activity struct {
 	SubjectType string          `json:"subject_type"`
 	SubjectID   int64           `json:"subject_id"`
 	Changes     json.RawMessage `json:"changes"` // field → {before, after}; a note as {note_id}
-	CreatedAt   time.Time       `json:"created_at"`
+	// Reason is the reason given with the write that made the entry (see
+	// Reasoned); nil when none was.
+	Reason    *string   `json:"reason"`
+	CreatedAt time.Time `json:"created_at"`
 }
 
 // log appends an activity entry inside the write's transaction; jobID is

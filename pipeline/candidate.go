@@ -113,6 +113,7 @@ func (s *Service) Candidate(ctx context.Context, jobID, id int64) (Candidate, er
 type StageMove struct {
 	StageID     int64 // required: a stage of the candidate's job
 	Idempotency *Idempotency
+	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
 	Unread error
 }

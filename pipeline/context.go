@@ -17,8 +17,10 @@ type Caller struct {
 	team    Team
 	tokenID int64
 	scopes  []Scope
-	ip      string
-	valid   bool
+	// approval is the token's approval policy (see Held).
+	approval []Op
+	ip       string
+	valid    bool
 }
 
 // User is the user the caller acts for.

@@ -118,14 +118,16 @@ func newHook(t *testing.T, w world, user, url string, events ...string) pipeline
 }
 
 // probe is what the tables of operations call an operation with: the
-// records it is about, a stage for a move, its idempotency key (writes
-// only), and whether its input is valid.
+// records it is about, a stage for a move, its idempotency key and its
+// reason (writes only), and whether its input is valid.
 type probe struct {
-	ref   pipeline.Ref
-	stage int64
-	user  int64 // a member of the caller's team, for availability
-	idem  *pipeline.Idempotency
-	valid bool
+	ref    pipeline.Ref
+	stage  int64
+	user   int64 // a member of the caller's team, for availability
+	idem   *pipeline.Idempotency
+	reason *string // the writes' reason
+	valid  bool
+	failed int64 // a failed message to the candidate, which a retry takes
 }
 
 // operation calls one operation of the Service as the caller on ctx.
@@ -159,11 +161,11 @@ var operations = []operation{
 		return err
 	}},
 	{pipeline.OpCreateJob, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.CreateJob(ctx, pipeline.NewJob{Title: pick(p, "Probe", " "), Idempotency: p.idem})
+		_, err := svc.CreateJob(ctx, pipeline.NewJob{Title: pick(p, "Probe", " "), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
 		return err
 	}},
 	{pipeline.OpUpdateJob, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.UpdateJob(ctx, p.ref.Job, pipeline.JobPatch{Title: new(pick(p, "Probe", "")), Idempotency: p.idem})
+		_, err := svc.UpdateJob(ctx, p.ref.Job, pipeline.JobPatch{Title: new(pick(p, "Probe", "")), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
 		return err
 	}},
 	{pipeline.OpListStages, func(ctx context.Context, svc *pipeline.Service, p probe) error {
@@ -181,19 +183,19 @@ var operations = []operation{
 	{pipeline.OpAddCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
 		// Each valid intake has an email of its own, so that it can succeed again.
 		email := pick(p, "probe"+strconv.FormatInt(probeEmails.Add(1), 10)+"@example.test", "no-at-sign")
-		_, err := svc.AddCandidate(ctx, p.ref.Job, pipeline.NewCandidate{Name: "Probe", Email: email, Idempotency: p.idem})
+		_, err := svc.AddCandidate(ctx, p.ref.Job, pipeline.NewCandidate{Name: "Probe", Email: email, Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
 		return err
 	}},
 	{pipeline.OpUpdateCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.UpdateCandidate(ctx, p.ref.Job, p.ref.Candidate, pipeline.CandidatePatch{Name: new(pick(p, "Probe", " ")), Idempotency: p.idem})
+		_, err := svc.UpdateCandidate(ctx, p.ref.Job, p.ref.Candidate, pipeline.CandidatePatch{Name: new(pick(p, "Probe", " ")), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
 		return err
 	}},
 	{pipeline.OpMoveCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.MoveCandidate(ctx, p.ref.Job, p.ref.Candidate, pipeline.StageMove{StageID: pick(p, p.stage, 0), Idempotency: p.idem})
+		_, err := svc.MoveCandidate(ctx, p.ref.Job, p.ref.Candidate, pipeline.StageMove{StageID: pick(p, p.stage, 0), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
 		return err
 	}},
 	{pipeline.OpAddNote, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.AddNote(ctx, p.ref.Job, p.ref.Candidate, pipeline.NewNote{Content: pick(p, "Probe note.", " "), Idempotency: p.idem})
+		_, err := svc.AddNote(ctx, p.ref.Job, p.ref.Candidate, pipeline.NewNote{Content: pick(p, "Probe note.", " "), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
 		return err
 	}},
 	{pipeline.OpListNotes, func(ctx context.Context, svc *pipeline.Service, p probe) error {
@@ -201,7 +203,7 @@ var operations = []operation{
 		return err
 	}},
 	{pipeline.OpRateCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.RateCandidate(ctx, p.ref.Job, p.ref.Candidate, pipeline.NewRating{Value: pick(p, pipeline.GoodFit, "GOOD_FIT"), Idempotency: p.idem})
+		_, err := svc.RateCandidate(ctx, p.ref.Job, p.ref.Candidate, pipeline.NewRating{Value: pick(p, pipeline.GoodFit, "GOOD_FIT"), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
 		return err
 	}},
 	{pipeline.OpListActivity, func(ctx context.Context, svc *pipeline.Service, p probe) error {
@@ -209,7 +211,7 @@ var operations = []operation{
 		return err
 	}},
 	{pipeline.OpCreateWebhook, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.CreateWebhook(ctx, pipeline.NewWebhook{URL: pick(p, "https://hooks.example.test/probe", ""), Idempotency: p.idem})
+		_, err := svc.CreateWebhook(ctx, pipeline.NewWebhook{URL: pick(p, "https://hooks.example.test/probe", ""), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
 		return err
 	}},
 	{pipeline.OpListWebhooks, func(ctx context.Context, svc *pipeline.Service, p probe) error {
@@ -221,7 +223,7 @@ var operations = []operation{
 		return err
 	}},
 	{pipeline.OpDeleteWebhook, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.DeleteWebhook(ctx, p.ref.Webhook, pipeline.WebhookDeletion{Idempotency: p.idem})
+		_, err := svc.DeleteWebhook(ctx, p.ref.Webhook, pipeline.WebhookDeletion{Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
 		return err
 	}},
 	{pipeline.OpListWebhookDeliveries, func(ctx context.Context, svc *pipeline.Service, p probe) error {
@@ -229,7 +231,7 @@ var operations = []operation{
 		return err
 	}},
 	{pipeline.OpSendMessage, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.SendMessage(ctx, p.ref.Job, p.ref.Candidate, pipeline.NewMessage{Subject: pick(p, "Probe", "Two\nlines"), Body: "Hello.", Idempotency: p.idem})
+		_, err := svc.SendMessage(ctx, p.ref.Job, p.ref.Candidate, pipeline.NewMessage{Subject: pick(p, "Probe", "Two\nlines"), Body: "Hello.", Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
 		return err
 	}},
 	{pipeline.OpListMessages, func(ctx context.Context, svc *pipeline.Service, p probe) error {
@@ -241,22 +243,27 @@ var operations = []operation{
 		return err
 	}},
 	{pipeline.OpCancelMessage, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.CancelMessage(ctx, p.ref.Job, p.ref.Candidate, p.ref.Message, pipeline.MessageCancel{Idempotency: p.idem})
+		_, err := svc.CancelMessage(ctx, p.ref.Job, p.ref.Candidate, p.ref.Message, pipeline.MessageCancel{Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
 		return err
 	}},
 	{pipeline.OpRetryMessage, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.RetryMessage(ctx, p.ref.Job, p.ref.Candidate, p.ref.Message, pipeline.MessageRetry{Idempotency: p.idem})
+		id := p.ref.Message
+		if p.failed != 0 {
+			id = p.failed
+		}
+		_, err := svc.RetryMessage(ctx, p.ref.Job, p.ref.Candidate, id, pipeline.MessageRetry{Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
 		return err
 	}},
 	{pipeline.OpScheduleInterview, func(ctx context.Context, svc *pipeline.Service, p probe) error {
 		in := probeInterview(p.user)
 		in.Timezone = pick(p, "UTC", "Nowhere")
 		in.Idempotency = p.idem
+		in.Reason = p.reason
 		_, err := svc.ScheduleInterview(ctx, p.ref.Job, p.ref.Candidate, in)
 		return err
 	}},
 	{pipeline.OpRescheduleInterview, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		patch := pipeline.InterviewPatch{Location: new("Room " + strconv.FormatInt(probeSlots.Add(1), 10)), Idempotency: p.idem}
+		patch := pipeline.InterviewPatch{Location: new("Room " + strconv.FormatInt(probeSlots.Add(1), 10)), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}}
 		if !p.valid {
 			patch.Timezone = new("Nowhere")
 		}
@@ -264,7 +271,7 @@ var operations = []operation{
 		return err
 	}},
 	{pipeline.OpCancelInterview, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.CancelInterview(ctx, p.ref.Job, p.ref.Candidate, p.ref.Interview, pipeline.InterviewCancellation{Idempotency: p.idem})
+		_, err := svc.CancelInterview(ctx, p.ref.Job, p.ref.Candidate, p.ref.Interview, pipeline.InterviewCancellation{Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
 		return err
 	}},
 	{pipeline.OpListInterviews, func(ctx context.Context, svc *pipeline.Service, p probe) error {
@@ -290,7 +297,7 @@ var operations = []operation{
 		return err
 	}},
 	{pipeline.OpErasePerson, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.ErasePerson(ctx, pipeline.PersonErasure{Email: "nobody@example.test", Reason: pick(p, "Probe", " "), Idempotency: p.idem})
+		_, err := svc.ErasePerson(ctx, pipeline.PersonErasure{Email: "nobody@example.test", Reasoned: pipeline.Because(pick(p, "Probe", " ")), Idempotency: p.idem})
 		return err
 	}},
 }
@@ -322,9 +329,22 @@ func reachable(t *testing.T, w world, hook int64) probe {
 	return probe{
 		ref:   pipeline.Ref{Job: job, Candidate: ada, Webhook: hook, Message: probeMessage(w), Interview: iv.Value.ID},
 		stage: w.Res.Stages["backend"]["Interview"],
-		user:  w.User("olivia"),
-		valid: true,
+		user:   w.User("olivia"),
+		valid:  true,
+		failed: failedMessage(t, w),
 	}
+}
+
+// failedMessage is a message to ada that failed, for a retry.
+func failedMessage(t *testing.T, w world) int64 {
+	t.Helper()
+	id := probeMessage(w)
+	require.NoError(t, w.DB.Write(context.Background(), func(tx pipeline.Tx) error {
+		_, err := tx.RecordMessageAttempt(context.Background(), pipeline.MessageAttempt{MessageID: id, Attempt: 1,
+			Status: pipeline.MessageFailed, Error: "550 no such user", At: time.Now().UTC()})
+		return err
+	}))
+	return id
 }
 
 // nowhere is a probe at records nobody reaches, with an invalid input.

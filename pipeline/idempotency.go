@@ -69,16 +69,24 @@ type boundKey struct {
 	key, request string
 }
 
+// writeCall is what the write helpers need of a write's input besides its
+// own fields: its key bound to the request (nil: no key), and its reason.
+type writeCall struct {
+	key    *boundKey
+	reason *string
+}
+
 // takeKey takes the idempotency out of a write's input (input points to the
-// input, idem to its Idempotency field) and binds its key to the request
-// (see RequestDigest).
-func takeKey(op Op, r Ref, input any, idem **Idempotency) (*boundKey, error) {
+// input, idem to its Idempotency field), binds its key to the request
+// (see RequestDigest), and reads the input's reason.
+func takeKey(op Op, r Ref, input any, idem **Idempotency) (writeCall, error) {
+	w := writeCall{reason: reasonOf(input)}
 	i := *idem
 	*idem = nil
-	if i == nil {
-		return nil, nil
+	if i != nil {
+		w.key = &boundKey{key: i.Key, request: RequestDigest(op, r, input)}
 	}
-	return &boundKey{key: i.Key, request: RequestDigest(op, r, input)}, nil
+	return w, nil
 }
 
 // RequestDigest is the request an idempotency key is bound to: a digest
@@ -125,8 +133,16 @@ func writeValue(w io.Writer, v reflect.Value) {
 		}
 		writeValue(w, v.Elem())
 	case reflect.Struct:
-		fmt.Fprintf(w, "{%d:", v.NumField())
+		// An input without a reason is written as it was before inputs
+		// had one, so that keys stored then still match their requests.
+		var fields []int
 		for i := range v.NumField() {
+			if f := v.Field(i); f.Type() != reflect.TypeFor[Reasoned]() || !f.Field(0).IsNil() {
+				fields = append(fields, i)
+			}
+		}
+		fmt.Fprintf(w, "{%d:", len(fields))
+		for _, i := range fields {
 			fmt.Fprintf(w, "%s=", v.Type().Field(i).Name)
 			writeValue(w, v.Field(i))
 		}
@@ -147,12 +163,15 @@ func writeValue(w io.Writer, v reflect.Value) {
 // write runs a write in one transaction, in the API's check order: load
 // finds the record the write is about (not_found), then the idempotency key
 // is judged (validation_failed, conflict) or replays its stored result,
-// then act validates the input and acts. A record not found still replays
+// then act validates the input and acts, the write's reason judged with
+// the input (see withReason) and kept on every activity entry act logs. A
+// record not found still replays
 // the stored result of the same request under the key: a retried delete
 // answers as the delete did. The value act returns is stored
 // under the key in the same transaction. A nil load finds nothing.
-func write[R, T any](s *Service, ctx context.Context, c Caller, k *boundKey, load func(Tx) (R, error), act func(Tx, R) (T, error)) (Result[T], error) {
+func write[R, T any](s *Service, ctx context.Context, c Caller, w writeCall, load func(Tx) (R, error), act func(Tx, R) (T, error)) (Result[T], error) {
 	var out Result[T]
+	k, badReason := w.key, checkReason(w.reason)
 	busy, release := s.reserveKey(c, k)
 	defer release()
 	err := s.store.Write(ctx, func(tx Tx) error {
@@ -188,8 +207,8 @@ func write[R, T any](s *Service, ctx context.Context, c Caller, k *boundKey, loa
 				return json.Unmarshal(stored, &out.Value)
 			}
 		}
-		v, err := act(tx, rec)
-		if err != nil {
+		v, err := act(reasonTx{Tx: tx, reason: w.reason}, rec)
+		if err := withReason(err, badReason); err != nil {
 			return err
 		}
 		out.Value = v

@@ -42,6 +42,7 @@ type NewCandidate struct {
 	ResumeURL string // absolute http or https URL; "": none
 	// Idempotency is the key of the call; nil: none.
 	Idempotency *Idempotency
+	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
 	Unread error
 }
@@ -80,6 +81,7 @@ type CandidatePatch struct {
 	Status    *string // one of CandidateStatuses
 	// Idempotency is the key of the call; nil: none.
 	Idempotency *Idempotency
+	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
 	Unread error
 }

@@ -134,6 +134,7 @@ type NewInterview struct {
 	VideoURL       string  // absolute https URL; "": none
 	// Idempotency is the key of the call; nil: none.
 	Idempotency *Idempotency
+	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
 	Unread error
 }
@@ -148,6 +149,7 @@ type InterviewPatch struct {
 	VideoURL       *string // "": clears it
 	// Idempotency is the key of the call; nil: none.
 	Idempotency *Idempotency
+	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
 	Unread error
 }

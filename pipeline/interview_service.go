@@ -219,6 +219,7 @@ func (s *Service) loadInterview(ctx context.Context, c Caller, jobID, candidateI
 // InterviewCancellation is the input of CancelInterview.
 type InterviewCancellation struct {
 	Idempotency *Idempotency
+	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
 	Unread error
 }

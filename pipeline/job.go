@@ -96,6 +96,7 @@ type NewJob struct {
 	Title       string
 	Description string // HTML; optional
 	Idempotency *Idempotency
+	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
 	Unread error
 }
@@ -116,6 +117,7 @@ type JobPatch struct {
 	Description *string
 	Status      *JobStatus
 	Idempotency *Idempotency
+	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
 	Unread error
 }

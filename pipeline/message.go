@@ -64,6 +64,7 @@ type NewMessage struct {
 	SendAt  string // RFC 3339 with an offset, not before now, at most 30 days ahead; "": now
 	// Idempotency is the key of the call; nil: none.
 	Idempotency *Idempotency
+	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
 	Unread error
 }
@@ -140,7 +141,7 @@ func (s *Service) SendMessage(ctx context.Context, jobID, candidateID int64, in 
 			return Message{}, Errorf(EForbidden, msgMailOff)
 		}
 		m, err := tx.InsertMessage(ctx, Message{
-			JobID: cand.JobID, CandidateID: cand.ID, To: cand.Email, ReplyTo: c.user.Email,
+			JobID: cand.JobID, CandidateID: cand.ID, TeamID: cand.TeamID, To: cand.Email, ReplyTo: c.user.Email,
 			Subject: strings.TrimSpace(in.Subject), Body: in.Body, Status: MessageQueued,
 			SendAt: in.sendAt(now), Author: User{ID: c.user.ID, Name: c.user.Name}, CreatedAt: now,
 		})
@@ -156,6 +157,7 @@ func (s *Service) SendMessage(ctx context.Context, jobID, candidateID int64, in 
 type MessageCancel struct {
 	// Idempotency is the key of the call; nil: none.
 	Idempotency *Idempotency
+	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
 	Unread error
 }
@@ -208,10 +210,11 @@ func (s *Service) CancelMessage(ctx context.Context, jobID, candidateID, id int6
 	})
 }
 
-// MessageRetry is the input of RetryMessage: its key alone.
+// MessageRetry is the input of RetryMessage: its key and reason.
 type MessageRetry struct {
 	// Idempotency is the key of the call; nil: none.
 	Idempotency *Idempotency
+	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
 	Unread error
 }

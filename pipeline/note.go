@@ -23,6 +23,7 @@ type Note struct {
 type NewNote struct {
 	Content     string
 	Idempotency *Idempotency
+	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
 	Unread error
 }

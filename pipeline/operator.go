@@ -45,13 +45,17 @@ func (o *Operator) ActAs(ctx context.Context, userID int64, scopes []Scope) (Cal
 type TokenRequest struct {
 	UserEmail string
 	Name      string
-	Scopes    []Scope   // none: a token that reaches GET /me only
+	Scopes    []Scope // none: a token that reaches GET /me only
+	// Approval names the writes the token may only propose, or EveryWrite;
+	// none: the token makes every write its scopes allow.
+	Approval  []Op
 	CreatedAt time.Time // zero: now
 }
 
 // IssueToken creates a token for a user inside the user's current team and
 // returns it with its value, which is shown this once. Errors: not_found
-// (user), validation_failed.
+// (user), validation_failed (name; scopes: unknown, or proposals:review
+// with an approval policy; approval: a read or an unknown operation).
 func (o *Operator) IssueToken(ctx context.Context, r TokenRequest) (Token, string, error) {
 	if bad := (FieldErrors{}); !checkText(bad, "name", r.Name) {
 		return Token{}, "", bad.Err()
@@ -60,6 +64,10 @@ func (o *Operator) IssueToken(ctx context.Context, r TokenRequest) (Token, strin
 		return Token{}, "", Invalid("name", "The name field is required.")
 	}
 	scopes, err := NormalizeScopes("scopes", r.Scopes)
+	if err != nil {
+		return Token{}, "", err
+	}
+	approval, err := NormalizeApproval(ApprovalField, "scopes", r.Approval, scopes)
 	if err != nil {
 		return Token{}, "", err
 	}
@@ -73,7 +81,7 @@ func (o *Operator) IssueToken(ctx context.Context, r TokenRequest) (Token, strin
 	}
 	value := NewTokenValue()
 	t, err := o.store.CreateToken(ctx, Token{
-		UserID: u.ID, Name: r.Name, Scopes: scopes, Hash: HashToken(value),
+		UserID: u.ID, Name: r.Name, Scopes: scopes, Approval: approval, Hash: HashToken(value),
 		CreatedAt: created.UTC(), ExpiresAt: AddMonths(created.UTC(), TokenLifetime),
 	})
 	return t, value, err

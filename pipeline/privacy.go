@@ -35,10 +35,6 @@ func ErasedEmail(candidateID int64) string {
 	return "erased-" + strconv.FormatInt(candidateID, 10) + "@erased.invalid"
 }
 
-// MaxErasureReasonLength is the longest reason of an erasure, in
-// characters.
-const MaxErasureReasonLength = 1000
-
 const (
 	msgPrivacyAdmin = "Only owners and admins of the team can do this."
 	msgErased       = "The candidate was erased."
@@ -74,8 +70,10 @@ func checkPersonEmail(bad FieldErrors, email string) {
 
 // PersonErasure is the input of ErasePerson.
 type PersonErasure struct {
-	Email  string
-	Reason string // required: 1–1,000 characters once trimmed
+	Email string
+	// Reasoned is why, required here: 1–1,000 characters once trimmed. It
+	// is judged but kept nowhere, as it may name the person.
+	Reasoned
 	// Idempotency is the key of the call; nil: none.
 	Idempotency *Idempotency
 	// Unread is what a face could not read of the input; nil: all of it.
@@ -86,12 +84,11 @@ type PersonErasure struct {
 func (in PersonErasure) Validate() error {
 	bad := FieldErrors{}
 	checkPersonEmail(bad, in.Email)
-	if checkText(bad, "reason", in.Reason) {
-		switch r := strings.TrimSpace(in.Reason); {
-		case r == "":
-			bad.Add("reason", "The reason field is required.")
-		case utf8.RuneCountInString(r) > MaxErasureReasonLength:
-			bad.Add("reason", "The reason may not be greater than 1000 characters.")
+	if in.Reason == nil {
+		bad.Add(ReasonField, "The reason field is required.")
+	} else {
+		for _, msg := range Fields(checkReason(in.Reason))[ReasonField] {
+			bad.Add(ReasonField, msg)
 		}
 	}
 	return withUnread(in.Unread, bad.Err())
@@ -252,6 +249,8 @@ func (s *Service) ErasePerson(ctx context.Context, in PersonErasure) (Result[Era
 	if err != nil {
 		return Result[Erasure]{}, err
 	}
+	k.reason = nil // judged by Validate, and kept on no entry
+
 	res, err := write(s, ctx, c, k, nil, func(tx Tx, _ struct{}) (Erasure, error) {
 		if err := in.Validate(); err != nil {
 			return Erasure{}, err

@@ -160,7 +160,7 @@ func TestService_ErasePerson(t *testing.T) {
 		require.True(t, holds(before, email), "the dump held the email before")
 
 		clock = clock.Add(3 * time.Hour) // the first interview is over
-		res, err := w.Svc.ErasePerson(ctx, pipeline.PersonErasure{Email: "Ada@EXAMPLE.test", Reason: "Art. 17 request"})
+		res, err := w.Svc.ErasePerson(ctx, pipeline.PersonErasure{Email: "Ada@EXAMPLE.test", Reasoned: pipeline.Because("Art. 17 request")})
 		require.NoError(t, err)
 		assert.ElementsMatch(t, []int64{ada, second.Value.ID}, res.Value.CandidateIDs)
 		assert.Equal(t, clock, res.Value.ErasedAt)
@@ -250,7 +250,7 @@ func TestService_ErasePerson(t *testing.T) {
 		assert.NoError(t, err)
 
 		// Erasing again is an erasure of none.
-		again, err := w.Svc.ErasePerson(ctx, pipeline.PersonErasure{Email: email, Reason: "Asked twice"})
+		again, err := w.Svc.ErasePerson(ctx, pipeline.PersonErasure{Email: email, Reasoned: pipeline.Because("Asked twice")})
 		require.NoError(t, err)
 		assert.Empty(t, again.Value.CandidateIDs)
 

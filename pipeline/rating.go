@@ -30,6 +30,7 @@ type Rating struct {
 type NewRating struct {
 	Value       RatingValue
 	Idempotency *Idempotency
+	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
 	Unread error
 }

@@ -15,8 +15,10 @@ const (
 	ScopeSchedulingWrite Scope = "scheduling:write"
 	ScopeActivityRead    Scope = "activity:read"
 	ScopeWebhooksWrite   Scope = "webhooks:write"
-	// proposals:review (oversight.md) is to come between webhooks:write
-	// and privacy:manage.
+	// ScopeProposalsReview is to decide agents' proposals. For now it only
+	// excludes an approval policy on the same token.
+	ScopeProposalsReview Scope = "proposals:review"
+	// ScopePrivacyManage is to export and erase a person's data.
 	ScopePrivacyManage Scope = "privacy:manage"
 )
 
@@ -24,7 +26,7 @@ const (
 var AllScopes = []Scope{
 	ScopeJobsRead, ScopeJobsWrite, ScopeCandidatesRead,
 	ScopeCandidatesWrite, ScopeMessagesSend, ScopeSchedulingWrite,
-	ScopeActivityRead, ScopeWebhooksWrite, ScopePrivacyManage,
+	ScopeActivityRead, ScopeWebhooksWrite, ScopeProposalsReview, ScopePrivacyManage,
 }
 
 // Valid reports whether s is a known scope.

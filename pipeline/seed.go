@@ -76,10 +76,12 @@ type SeedCandidate struct {
 
 // SeedToken is a token of the seed file.
 type SeedToken struct {
-	Key       string     `json:"key"`
-	User      string     `json:"user"`
-	Name      string     `json:"name"`
-	Scopes    []Scope    `json:"scopes"`
+	Key    string  `json:"key"`
+	User   string  `json:"user"`
+	Name   string  `json:"name"`
+	Scopes []Scope `json:"scopes"`
+	// Approval is the token's approval policy (see TokenRequest.Approval).
+	Approval  []Op       `json:"approval"`
 	CreatedAt *time.Time `json:"created_at"`
 	Revoked   bool       `json:"revoked"`
 
@@ -320,6 +322,11 @@ func (sc *seedCheck) token(i int, t *SeedToken) {
 		sc.f[field] = append(sc.f[field], msgs...)
 	}
 	t.Scopes = scopes
+	approval, err := NormalizeApproval(at+".approval", at+".scopes", t.Approval, scopes)
+	for field, msgs := range Fields(err) {
+		sc.f[field] = append(sc.f[field], msgs...)
+	}
+	t.Approval = approval
 	if t.CreatedAt == nil {
 		c := sc.now
 		t.CreatedAt = &c

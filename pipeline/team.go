@@ -35,11 +35,15 @@ type User struct {
 	Email string
 }
 
-// Identity is what GET /me shows: the token's user, current team and scopes.
+// Identity is what GET /me shows: the token's user, current team, scopes
+// and approval policy.
 type Identity struct {
 	User   User
 	Team   Team
 	Scopes []Scope
+	// ApprovalRequired is the token's approval policy: the names as given,
+	// sorted, EveryWrite as itself; empty when none.
+	ApprovalRequired []Op
 }
 
 // Me returns the identity of the caller. Any valid token may call it.
@@ -49,5 +53,5 @@ func (s *Service) Me(ctx context.Context) (Identity, error) {
 	if err != nil {
 		return Identity{}, err
 	}
-	return Identity{User: c.user, Team: c.team, Scopes: c.Scopes()}, nil
+	return Identity{User: c.user, Team: c.team, Scopes: c.Scopes(), ApprovalRequired: c.ApprovalRequired()}, nil
 }

@@ -34,11 +34,14 @@ const (
 
 // Token is an API token. Its value is never stored: only Hash is.
 type Token struct {
-	ID         int64
-	UserID     int64
-	TeamID     int64 // the team it was created inside
-	Name       string
-	Scopes     []Scope
+	ID     int64
+	UserID int64
+	TeamID int64 // the team it was created inside
+	Name   string
+	Scopes []Scope
+	// Approval is the write operations the token may only propose, sorted
+	// (see NormalizeApproval); empty when none.
+	Approval   []Op
 	Hash       string
 	CreatedAt  time.Time
 	ExpiresAt  time.Time
@@ -119,7 +122,8 @@ func (s *Service) Authenticate(ctx context.Context, value string) (Caller, error
 		return Caller{}, ErrUnauthenticated
 	}
 	s.touch(ctx, a.Token, now)
-	return Caller{user: a.User, team: a.Team, tokenID: a.Token.ID, scopes: a.Token.Scopes, valid: true}, nil
+	return Caller{user: a.User, team: a.Team, tokenID: a.Token.ID, scopes: a.Token.Scopes,
+		approval: a.Token.Approval, valid: true}, nil
 }
 
 // token returns what the store has of a token, read at most once per

@@ -51,6 +51,7 @@ type NewWebhook struct {
 	Events      []string // actions; none: every action
 	Description string
 	Idempotency *Idempotency
+	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
 	Unread error
 }
@@ -213,6 +214,7 @@ func (s *Service) Webhook(ctx context.Context, id int64) (Webhook, error) {
 // but its key.
 type WebhookDeletion struct {
 	Idempotency *Idempotency
+	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
 	Unread error
 }

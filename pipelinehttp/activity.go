@@ -21,6 +21,7 @@ type entryItem struct {
 	JobID     *int64          `json:"job_id"`
 	Actor     entryActor      `json:"actor"`
 	Changes   json.RawMessage `json:"changes"`
+	Reason    *string         `json:"reason"` // null when the write gave none
 	CreatedAt string          `json:"created_at"`
 }
 
@@ -41,6 +42,7 @@ func newEntryItem(e pipeline.FeedEntry) entryItem {
 		Action:    e.Action,
 		Subject:   entrySubject{Type: e.SubjectType, ID: e.SubjectID},
 		Changes:   e.Changes,
+		Reason:    e.Reason,
 		CreatedAt: timestamp(e.CreatedAt),
 	}
 	if e.JobID != 0 {

@@ -23,6 +23,7 @@ type input[In any] struct {
 	ref    pipeline.Ref
 	value  In
 	key    *pipeline.Idempotency
+	reason *string // a write's reason; nil: none given
 	unread pipeline.FieldErrors
 	// unreadErr is an input not read at all for another reason than its
 	// content: a body over the size limit.
@@ -43,9 +44,9 @@ func (in *input[In]) problems() error {
 	return in.unread.Err()
 }
 
-// domain is the input's value as the domain takes it: with the key and
-// what could not be read in its Idempotency and Unread fields, where it
-// has them.
+// domain is the input's value as the domain takes it: with the key, the
+// reason and what could not be read in its Idempotency, Reason and Unread
+// fields, where it has them.
 func (in *input[In]) domain() In {
 	v := in.value
 	rv := reflect.ValueOf(&v).Elem()
@@ -57,6 +58,9 @@ func (in *input[In]) domain() In {
 	}
 	if f := rv.FieldByName("Idempotency"); f.IsValid() {
 		f.Set(reflect.ValueOf(in.key))
+	}
+	if f := rv.FieldByName("Reason"); f.IsValid() {
+		f.Set(reflect.ValueOf(in.reason))
 	}
 	return v
 }
@@ -188,6 +192,32 @@ func nullableField[In any](name string, s *jsonschema.Schema, at func(*In) **str
 		}
 		return read(in, raw)
 	}
+	return p
+}
+
+// reasonSchema is a write's reason's. Its length is counted once trimmed,
+// which no schema can say: the description does.
+var reasonSchema = described(textSchema(1, 0, `\S`), "Optional: why this write is made, 1 to 1,000 characters once trimmed, line breaks allowed. "+
+	"Kept on the write's activity entry, in the feed and in webhook payloads.")
+
+// reasonParam is the reason every write's body takes (newOperation adds
+// it), which the domain judges.
+func reasonParam[In any]() param[In] {
+	return param[In]{name: pipeline.ReasonField, place: inBody, schema: reasonSchema,
+		fromJSON: func(in *input[In], raw []byte) string {
+			v, ok := textOf(raw)
+			if !ok {
+				return wrongType(pipeline.ReasonField, "a string")
+			}
+			in.reason = &v
+			return ""
+		}}
+}
+
+// requiredReason is the reason of a write that must give one.
+func requiredReason[In any]() param[In] {
+	p := reasonParam[In]()
+	p.required = true
 	return p
 }
 

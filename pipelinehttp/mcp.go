@@ -45,6 +45,7 @@ const mcpInstructions = `Tools over a recruitment pipeline: jobs, their stages a
 	`Each tool is one operation of the REST API under /api/v1 and answers with that API's response body. ` +
 	`Only the tools your token's scopes allow are listed. ` +
 	`Writes take an optional idempotency_key: repeating a write with the same key within 24 hours returns the first result instead of acting again. ` +
+	`Writes also take an optional reason, why you make the write, kept on its activity entry for the people who review what was done. ` +
 	`Errors are {"error": {"code", "message", "details"}}; on rate_limited, wait details.retry_after seconds.`
 
 // exchange is what the tools of one MCP request need from its HTTP

@@ -7,13 +7,15 @@ import (
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
-// identity is the token's user, current team and scopes.
+// identity is the token's user, current team, scopes and approval policy.
 type identity struct {
 	ID     int64            `json:"id"`
 	Name   string           `json:"name"`
 	Email  string           `json:"email"`
 	Team   named            `json:"team"`
 	Scopes []pipeline.Scope `json:"scopes"`
+	// ApprovalRequired: the names as given, sorted, "*" as itself.
+	ApprovalRequired []pipeline.Op `json:"approval_required"`
 }
 
 func newIdentity(id pipeline.Identity) identity {
@@ -23,6 +25,8 @@ func newIdentity(id pipeline.Identity) identity {
 		Email:  id.User.Email,
 		Team:   named{ID: id.Team.ID, Name: id.Team.Name},
 		Scopes: id.Scopes,
+		// [] when none, never null.
+		ApprovalRequired: append([]pipeline.Op{}, id.ApprovalRequired...),
 	}
 }
 
@@ -31,7 +35,7 @@ func newIdentity(id pipeline.Identity) identity {
 var meOperations = []operation{
 	newOperation(opSpec[struct{}, data[identity]]{
 		op: pipeline.OpGetMe, status: http.StatusOK,
-		tool: &toolInfo{title: "Who am I", description: "The token's user, current team and scopes: the cheapest check that the token is alive (GET /api/v1/me)."},
+		tool: &toolInfo{title: "Who am I", description: "The token's user, current team, scopes and approval policy (the writes it may only propose): the cheapest check that the token is alive (GET /api/v1/me)."},
 		call: func(ctx context.Context, svc *pipeline.Service, _ *input[struct{}]) (data[identity], bool, error) {
 			id, err := svc.Me(ctx)
 			return data[identity]{Data: newIdentity(id)}, false, err

@@ -301,7 +301,10 @@ func (g *docGen) operation(o operation) error {
 			name = camel(string(o.op)) + "Request"
 		}
 		set(g.schemas, name, g.requestSchema(o, body))
-		set(op, "requestBody", mapping("required", true,
+		// A write that takes nothing but its reason may be sent without a
+		// body.
+		required := len(body) > 1 || body[0].name != pipeline.ReasonField || body[0].required
+		set(op, "requestBody", mapping("required", required,
 			"content", mapping("application/json", mapping("schema", ref("schemas", name)))))
 	}
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -71,6 +72,15 @@ type opSpec[In, Out any] struct {
 }
 
 func newOperation[In, Out any](spec opSpec[In, Out]) operation {
+	if spec.op.Writes() {
+		// Every write takes a reason, its body's as much as its own fields.
+		if f, ok := reflect.TypeFor[In]().FieldByName("Reason"); !ok || f.Type != reflect.TypeFor[*string]() {
+			panic("pipelinehttp: the input of " + string(spec.op) + " has no Reason")
+		}
+		if !hasParam(spec.params, pipeline.ReasonField) {
+			spec.params = append(slices.Clip(spec.params), reasonParam[In]())
+		}
+	}
 	o := operation{op: spec.op, method: spec.op.Method(), path: spec.op.Path(), tool: spec.tool,
 		output: func() *jsonschema.Schema { return schemaFor[Out](false) },
 		status: spec.status, creates: spec.created != nil, body: reflect.TypeFor[Out]()}

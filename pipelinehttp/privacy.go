@@ -73,8 +73,7 @@ type erasure struct {
 }
 
 var (
-	personEmailSchema   = described(textSchema(1, pipeline.MaxEmailLength, ""), "The person's email; every candidate of the token's current team with it, in any letter case, is the person.")
-	erasureReasonSchema = described(textSchema(1, pipeline.MaxErasureReasonLength, `\S`), "Why the person is erased: 1 to 1,000 characters once trimmed.")
+	personEmailSchema = described(textSchema(1, pipeline.MaxEmailLength, ""), "The person's email; every candidate of the token's current team with it, in any letter case, is the person.")
 )
 
 var exportPersonOperation = newOperation(opSpec[pipeline.PersonQuery, data[personExport]]{
@@ -96,7 +95,7 @@ var erasePersonOperation = newOperation(opSpec[pipeline.PersonErasure, data[eras
 		description: "Erases a person from the token's current team for good: every candidate with the email, in any letter case, is renamed, its notes, ratings, messages' text and invitations deleted, its future interviews cancelled, and its data erased from the activity log; candidate.erased is logged for each (POST /api/v1/privacy/erasures). Owners and admins only. Erasing again erases none."},
 	params: []param[pipeline.PersonErasure]{
 		textField("email", true, personEmailSchema, func(in *pipeline.PersonErasure) *string { return &in.Email }),
-		textField("reason", true, erasureReasonSchema, func(in *pipeline.PersonErasure) *string { return &in.Reason }),
+		requiredReason[pipeline.PersonErasure](),
 	},
 	call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.PersonErasure]) (data[erasure], bool, error) {
 		res, err := svc.ErasePerson(ctx, in.domain())

@@ -13,14 +13,14 @@ import (
 // takes no INSERT in a WITH) in two.
 var (
 	qInsertActivityPG = (`WITH a AS (INSERT INTO activity
-	(team_id, job_id, user_id, token_id, ip, action, subject_type, subject_id, changes, created_at)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id, team_id, action)
+	(team_id, job_id, user_id, token_id, ip, action, subject_type, subject_id, changes, created_at, reason)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id, team_id, action)
 SELECT a.id, w.id AS webhook_id FROM a
 LEFT JOIN webhooks AS w ON w.team_id = a.team_id
 	AND (w.events = '' OR strpos(',' || w.events || ',', ',' || a.action || ',') > 0)`)
 	qInsertActivity = preparedSQLite(`INSERT INTO activity
-(team_id, job_id, user_id, token_id, ip, action, subject_type, subject_id, changes, created_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`)
+(team_id, job_id, user_id, token_id, ip, action, subject_type, subject_id, changes, created_at, reason)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`)
 	qSelectingWebhooks = preparedSQLite(`SELECT id FROM webhooks
 WHERE team_id = $1 AND (events = '' OR instr(',' || events || ',', ',' || $2 || ',') > 0)`)
 )
@@ -43,7 +43,7 @@ func (t *tx) InsertActivity(ctx context.Context, a pipeline.Activity) error {
 	if a.JobID != 0 {
 		job = a.JobID
 	}
-	values := args(a.TeamID, job, user, token, a.IP, a.Action, a.SubjectType, a.SubjectID, changes, ts(a.CreatedAt))
+	values := args(a.TeamID, job, user, token, a.IP, a.Action, a.SubjectType, a.SubjectID, changes, ts(a.CreatedAt), a.Reason)
 	if t.pg {
 		// Its messages are enqueued before the commit (tx.enqueuePending).
 		return formatError(t.run.deferredReturning(ctx, qInsertActivityPG, t.scanMessages, values...), "Activity")

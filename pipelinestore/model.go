@@ -197,16 +197,17 @@ func (r ratingRow) toRating() pipeline.Rating {
 type tokenRow struct {
 	bun.BaseModel `bun:"table:tokens"`
 
-	ID         int64      `bun:"id,pk,autoincrement"`
-	UserID     int64      `bun:"user_id"`
-	TeamID     int64      `bun:"team_id"`
-	Name       string     `bun:"name"`
-	Scopes     scopeList  `bun:"scopes"`
-	Hash       string     `bun:"hash"`
-	CreatedAt  time.Time  `bun:"created_at"`
-	ExpiresAt  time.Time  `bun:"expires_at"`
-	LastUsedAt *time.Time `bun:"last_used_at"`
-	RevokedAt  *time.Time `bun:"revoked_at"`
+	ID         int64                    `bun:"id,pk,autoincrement"`
+	UserID     int64                    `bun:"user_id"`
+	TeamID     int64                    `bun:"team_id"`
+	Name       string                   `bun:"name"`
+	Scopes     textList[pipeline.Scope] `bun:"scopes"`
+	Approval   textList[pipeline.Op]    `bun:"approval"` // the names as given, sorted
+	Hash       string                   `bun:"hash"`
+	CreatedAt  time.Time                `bun:"created_at"`
+	ExpiresAt  time.Time                `bun:"expires_at"`
+	LastUsedAt *time.Time               `bun:"last_used_at"`
+	RevokedAt  *time.Time               `bun:"revoked_at"`
 }
 
 func newTokenRow(t pipeline.Token) tokenRow {
@@ -215,7 +216,8 @@ func newTokenRow(t pipeline.Token) tokenRow {
 		UserID:     t.UserID,
 		TeamID:     t.TeamID,
 		Name:       t.Name,
-		Scopes:     scopeList(t.Scopes),
+		Scopes:     textList[pipeline.Scope](t.Scopes),
+		Approval:   textList[pipeline.Op](t.Approval),
 		Hash:       t.Hash,
 		CreatedAt:  ts(t.CreatedAt),
 		ExpiresAt:  ts(t.ExpiresAt),
@@ -231,6 +233,7 @@ func (r tokenRow) toToken() pipeline.Token {
 		TeamID:     r.TeamID,
 		Name:       r.Name,
 		Scopes:     []pipeline.Scope(r.Scopes),
+		Approval:   append([]pipeline.Op{}, r.Approval...),
 		Hash:       r.Hash,
 		CreatedAt:  r.CreatedAt.UTC(),
 		ExpiresAt:  r.ExpiresAt.UTC(),
@@ -252,6 +255,7 @@ type activityRow struct {
 	SubjectType string    `bun:"subject_type"`
 	SubjectID   int64     `bun:"subject_id"`
 	Changes     string    `bun:"changes"` // JSON text, stored and returned as written
+	Reason      *string   `bun:"reason"`  // NULL when none was given
 	CreatedAt   time.Time `bun:"created_at"`
 
 	Seq      int64  `bun:"seq,scanonly"`       // the feed's sequence (see FeedPosition)
@@ -270,6 +274,7 @@ func (r activityRow) toActivity() pipeline.Activity {
 		SubjectType: r.SubjectType,
 		SubjectID:   r.SubjectID,
 		Changes:     json.RawMessage(r.Changes),
+		Reason:      r.Reason,
 		CreatedAt:   r.CreatedAt.UTC(),
 	}
 }
@@ -332,12 +337,12 @@ func (d *date) Scan(src any) error {
 	return nil
 }
 
-// scopeList is a token's scopes, stored as one comma-separated text column:
-// the set is small and always read whole.
-type scopeList []pipeline.Scope
+// textList is a token's scopes or approval policy, stored as one
+// comma-separated text column: the set is small and always read whole.
+type textList[T ~string] []T
 
 // Value implements driver.Valuer.
-func (l scopeList) Value() (driver.Value, error) {
+func (l textList[T]) Value() (driver.Value, error) {
 	parts := make([]string, len(l))
 	for i, s := range l {
 		parts[i] = string(s)
@@ -346,7 +351,7 @@ func (l scopeList) Value() (driver.Value, error) {
 }
 
 // Scan implements sql.Scanner.
-func (l *scopeList) Scan(src any) error {
+func (l *textList[T]) Scan(src any) error {
 	var s string
 	switch v := src.(type) {
 	case string:
@@ -354,14 +359,14 @@ func (l *scopeList) Scan(src any) error {
 	case []byte:
 		s = string(v)
 	default:
-		return fmt.Errorf("pipelinestore: cannot scan %T into scopes", src)
+		return fmt.Errorf("pipelinestore: cannot scan %T into a list", src)
 	}
 	*l = nil
 	if s == "" {
 		return nil
 	}
 	for _, p := range strings.Split(s, ",") {
-		*l = append(*l, pipeline.Scope(p))
+		*l = append(*l, T(p))
 	}
 	return nil
 }

@@ -211,7 +211,7 @@ func (s *seeder) token(ctx context.Context, t pipeline.SeedToken) error {
 		return err
 	}
 	r := newTokenRow(pipeline.Token{
-		UserID: user, TeamID: s.current[t.User], Name: t.Name, Scopes: t.Scopes, Hash: t.Hash,
+		UserID: user, TeamID: s.current[t.User], Name: t.Name, Scopes: t.Scopes, Approval: t.Approval, Hash: t.Hash,
 		CreatedAt: *t.CreatedAt, ExpiresAt: t.ExpiresAt, RevokedAt: t.RevokedAt,
 	})
 	return s.insert(ctx, &r, noName)

@@ -20,7 +20,7 @@ type tokenAuthRow struct {
 	TeamJobLimit *int   `bun:"team_job_limit"`
 }
 
-var qTokenByHash = prepared(`SELECT t.id, t.user_id, t.team_id, t.name, t.scopes, t.hash, t.created_at, t.expires_at,
+var qTokenByHash = prepared(`SELECT t.id, t.user_id, t.team_id, t.name, t.scopes, t.approval, t.hash, t.created_at, t.expires_at,
 	t.last_used_at, t.revoked_at, u.name AS user_name, u.email AS user_email,
 	tm.id AS current_team_id, tm.key AS team_key, tm.name AS team_name, tm.job_limit AS team_job_limit
 FROM tokens AS t
@@ -57,10 +57,10 @@ func (db *DB) TouchToken(ctx context.Context, id int64, at time.Time) error {
 // same statement, and returns it with its id and team.
 func (db *DB) CreateToken(ctx context.Context, t pipeline.Token) (pipeline.Token, error) {
 	r := newTokenRow(t)
-	err := db.w.bun.NewRaw(`INSERT INTO tokens (user_id, team_id, name, scopes, hash, created_at, expires_at, last_used_at, revoked_at)
-SELECT u.id, u.current_team_id, ?, ?, ?, ?, ?, ?, ? FROM users AS u WHERE u.id = ?
+	err := db.w.bun.NewRaw(`INSERT INTO tokens (user_id, team_id, name, scopes, approval, hash, created_at, expires_at, last_used_at, revoked_at)
+SELECT u.id, u.current_team_id, ?, ?, ?, ?, ?, ?, ?, ? FROM users AS u WHERE u.id = ?
 RETURNING id, team_id`,
-		r.Name, r.Scopes, r.Hash, r.CreatedAt, r.ExpiresAt, r.LastUsedAt, r.RevokedAt, r.UserID).Scan(ctx, &r)
+		r.Name, r.Scopes, r.Approval, r.Hash, r.CreatedAt, r.ExpiresAt, r.LastUsedAt, r.RevokedAt, r.UserID).Scan(ctx, &r)
 	if err != nil {
 		return pipeline.Token{}, formatError(err, "User")
 	}

@@ -101,7 +101,7 @@ func TestMailer_STARTTLSRequired(t *testing.T) {
 	s := mailtest.Start(t, mailtest.Options{NoSTARTTLS: true, User: "relay-user", Password: "s3cret-pass"})
 	reply := newMailer(t, s, s.URL()).Send(context.Background(), testMail())
 	require.Error(t, reply.Err)
-	assert.False(t, reply.Permanent(), "another attempt may find STARTTLS")
+	assert.True(t, reply.Permanent(), "a server that refuses the TLS the URL asks for is not retried")
 	assert.Contains(t, reply.Err.Error(), "STARTTLS")
 	assert.NotContains(t, reply.Err.Error(), "s3cret-pass")
 	assert.Empty(t, s.Received(), "nothing was sent in the clear")

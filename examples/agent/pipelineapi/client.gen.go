@@ -96,6 +96,7 @@ const (
 	ActivityEntrySubjectTypeCandidate ActivityEntrySubjectType = "candidate"
 	ActivityEntrySubjectTypeInterview ActivityEntrySubjectType = "interview"
 	ActivityEntrySubjectTypeJob       ActivityEntrySubjectType = "job"
+	ActivityEntrySubjectTypeTeam      ActivityEntrySubjectType = "team"
 	ActivityEntrySubjectTypeWebhook   ActivityEntrySubjectType = "webhook"
 )
 
@@ -107,6 +108,8 @@ func (e ActivityEntrySubjectType) Valid() bool {
 	case ActivityEntrySubjectTypeInterview:
 		return true
 	case ActivityEntrySubjectTypeJob:
+		return true
+	case ActivityEntrySubjectTypeTeam:
 		return true
 	case ActivityEntrySubjectTypeWebhook:
 		return true
@@ -712,6 +715,7 @@ const (
 	ScopeJobsWrite       Scope = "jobs:write"
 	ScopeMessagesSend    Scope = "messages:send"
 	ScopePrivacyManage   Scope = "privacy:manage"
+	ScopeProposalsReview Scope = "proposals:review"
 	ScopeSchedulingWrite Scope = "scheduling:write"
 	ScopeWebhooksWrite   Scope = "webhooks:write"
 )
@@ -732,6 +736,8 @@ func (e Scope) Valid() bool {
 	case ScopeMessagesSend:
 		return true
 	case ScopePrivacyManage:
+		return true
+	case ScopeProposalsReview:
 		return true
 	case ScopeSchedulingWrite:
 		return true
@@ -900,6 +906,9 @@ type ActivityEntry struct {
 	// JobId The job concerned; `null` for a webhook's entries.
 	JobId *int64 `json:"job_id"`
 
+	// Reason The reason the write was given, as sent; `null` when it was given none, and on the entries the server makes itself.
+	Reason *string `json:"reason"`
+
 	// Subject What the write changed.
 	Subject struct {
 		Id   Id                       `json:"id"`
@@ -966,6 +975,18 @@ type BadRequestErrorObject struct {
 // BadRequestErrorObjectCode defines model for BadRequestErrorObject.Code.
 type BadRequestErrorObjectCode string
 
+// CancelInterviewRequest defines model for CancelInterviewRequest.
+type CancelInterviewRequest struct {
+	// Reason Optional: why this write is made, 1 to 1,000 characters once trimmed, line breaks allowed. Kept on the write's activity entry, in the feed and in webhook payloads.
+	Reason *string `json:"reason,omitempty"`
+}
+
+// CancelMessageRequest defines model for CancelMessageRequest.
+type CancelMessageRequest struct {
+	// Reason Optional: why this write is made, 1 to 1,000 characters once trimmed, line breaks allowed. Kept on the write's activity entry, in the feed and in webhook payloads.
+	Reason *string `json:"reason,omitempty"`
+}
+
 // Candidate A candidate in full. A field without a value (null or empty) is left
 // out rather than sent as `null` or `""`; `notes_count` is always sent.
 type Candidate struct {
@@ -1001,6 +1022,9 @@ type CandidateCreateRequest struct {
 
 	// Name Up to 255 characters once trimmed, not blank; stored trimmed.
 	Name string `json:"name"`
+
+	// Reason Optional: why this write is made, 1 to 1,000 characters once trimmed, line breaks allowed. Kept on the write's activity entry, in the feed and in webhook payloads.
+	Reason *string `json:"reason,omitempty"`
 
 	// ResumeUrl An absolute http or https URL, up to 2,048 characters.
 	ResumeUrl *string `json:"resume_url,omitempty"`
@@ -1064,6 +1088,9 @@ type CandidateUpdateRequest struct {
 	// Name Up to 255 characters once trimmed, not blank; stored trimmed.
 	Name *string `json:"name,omitempty"`
 
+	// Reason Optional: why this write is made, 1 to 1,000 characters once trimmed, line breaks allowed. Kept on the write's activity entry, in the feed and in webhook payloads.
+	Reason *string `json:"reason,omitempty"`
+
 	// ResumeUrl An absolute `http` or `https` URL, up to 2,048 characters; `null` clears it.
 	ResumeUrl *string `json:"resume_url,omitempty"`
 
@@ -1120,6 +1147,12 @@ type CreatedWebhookResponse struct {
 // Examples: 2026-02-04
 type Date = openapi_types.Date
 
+// DeleteWebhookRequest defines model for DeleteWebhookRequest.
+type DeleteWebhookRequest struct {
+	// Reason Optional: why this write is made, 1 to 1,000 characters once trimmed, line breaks allowed. Kept on the write's activity entry, in the feed and in webhook payloads.
+	Reason *string `json:"reason,omitempty"`
+}
+
 // EmploymentType defines model for EmploymentType.
 type EmploymentType string
 
@@ -1128,7 +1161,7 @@ type ErasePersonRequest struct {
 	// Email The person's email; every candidate of the token's current team with it, in any letter case, is the person.
 	Email string `json:"email"`
 
-	// Reason Why the person is erased: 1 to 1,000 characters once trimmed.
+	// Reason Optional: why this write is made, 1 to 1,000 characters once trimmed, line breaks allowed. Kept on the write's activity entry, in the feed and in webhook payloads.
 	Reason string `json:"reason"`
 }
 
@@ -1185,9 +1218,16 @@ type Id = int64
 
 // Identity defines model for Identity.
 type Identity struct {
-	Email string `json:"email"`
-	Id    Id     `json:"id"`
-	Name  string `json:"name"`
+	// ApprovalRequired The token's approval policy: the write operations it may only
+	// propose, for a person to approve. The names are kept as the
+	// token's creator gave them, sorted, each once; `*` (every write the
+	// token's scopes allow) is shown as `*`, not expanded, so that the
+	// policy reads the same as operations are added. `[]` when the token
+	// makes every write its scopes allow.
+	ApprovalRequired []string `json:"approval_required"`
+	Email            string   `json:"email"`
+	Id               Id       `json:"id"`
+	Name             string   `json:"name"`
 
 	// Scopes The token's scopes, in the order of the scope table.
 	Scopes []Scope `json:"scopes"`
@@ -1488,6 +1528,9 @@ type InterviewCreateRequest struct {
 	// Location Up to 255 characters.
 	Location *string `json:"location,omitempty"`
 
+	// Reason Optional: why this write is made, 1 to 1,000 characters once trimmed, line breaks allowed. Kept on the write's activity entry, in the feed and in webhook payloads.
+	Reason *string `json:"reason,omitempty"`
+
 	// Start RFC 3339 date and time with an offset; not in the past, at most 365 days ahead.
 	Start time.Time `json:"start"`
 
@@ -1529,6 +1572,9 @@ type InterviewUpdateRequest struct {
 
 	// Location Up to 255 characters; `null` clears it.
 	Location *string `json:"location,omitempty"`
+
+	// Reason Optional: why this write is made, 1 to 1,000 characters once trimmed, line breaks allowed. Kept on the write's activity entry, in the feed and in webhook payloads.
+	Reason *string `json:"reason,omitempty"`
 
 	// Start RFC 3339 date and time with an offset; not in the past, at most 365 days ahead.
 	Start *time.Time `json:"start,omitempty"`
@@ -1588,6 +1634,9 @@ type JobCreateRequest struct {
 	// Description HTML, up to 65,535 characters.
 	Description *string `json:"description,omitempty"`
 
+	// Reason Optional: why this write is made, 1 to 1,000 characters once trimmed, line breaks allowed. Kept on the write's activity entry, in the feed and in webhook payloads.
+	Reason *string `json:"reason,omitempty"`
+
 	// Title Up to 255 characters, not blank.
 	Title string `json:"title"`
 }
@@ -1630,6 +1679,9 @@ type JobSummary struct {
 type JobUpdateRequest struct {
 	// Description HTML, up to 65,535 characters.
 	Description *string `json:"description,omitempty"`
+
+	// Reason Optional: why this write is made, 1 to 1,000 characters once trimmed, line breaks allowed. Kept on the write's activity entry, in the feed and in webhook payloads.
+	Reason *string `json:"reason,omitempty"`
 
 	// Status Any status may follow any; reopening a closed job counts against the plan's job limit.
 	Status *JobStatus `json:"status,omitempty"`
@@ -1694,6 +1746,9 @@ type Message struct {
 type MessageCreateRequest struct {
 	// Body Plain text, up to 20,000 characters.
 	Body string `json:"body"`
+
+	// Reason Optional: why this write is made, 1 to 1,000 characters once trimmed, line breaks allowed. Kept on the write's activity entry, in the feed and in webhook payloads.
+	Reason *string `json:"reason,omitempty"`
 
 	// SendAt RFC 3339 date and time with an offset, not in the past, at most 30 days ahead; now when absent.
 	SendAt *time.Time `json:"send_at,omitempty"`
@@ -1773,6 +1828,9 @@ type Note struct {
 type NoteCreateRequest struct {
 	// Content Up to 5,000 characters, not blank.
 	Content string `json:"content"`
+
+	// Reason Optional: why this write is made, 1 to 1,000 characters once trimmed, line breaks allowed. Kept on the write's activity entry, in the feed and in webhook payloads.
+	Reason *string `json:"reason,omitempty"`
 }
 
 // NoteListResponse defines model for NoteListResponse.
@@ -1847,6 +1905,7 @@ type PersonExport struct {
 		CreatedAt string                 `json:"created_at"`
 		Id        int64                  `json:"id"`
 		JobId     *int64                 `json:"job_id"`
+		Reason    *string                `json:"reason"`
 		Subject   struct {
 			Id   int64  `json:"id"`
 			Type string `json:"type"`
@@ -1981,6 +2040,9 @@ type Rating struct {
 type RatingRequest struct {
 	// Rating The verdict.
 	Rating RatingValue `json:"rating"`
+
+	// Reason Optional: why this write is made, 1 to 1,000 characters once trimmed, line breaks allowed. Kept on the write's activity entry, in the feed and in webhook payloads.
+	Reason *string `json:"reason,omitempty"`
 }
 
 // RatingResponse defines model for RatingResponse.
@@ -2009,6 +2071,12 @@ type RequestTimeoutErrorObject struct {
 
 // RequestTimeoutErrorObjectCode defines model for RequestTimeoutErrorObject.Code.
 type RequestTimeoutErrorObjectCode string
+
+// RetryMessageRequest defines model for RetryMessageRequest.
+type RetryMessageRequest struct {
+	// Reason Optional: why this write is made, 1 to 1,000 characters once trimmed, line breaks allowed. Kept on the write's activity entry, in the feed and in webhook payloads.
+	Reason *string `json:"reason,omitempty"`
+}
 
 // Scope defines model for Scope.
 type Scope string
@@ -2045,6 +2113,9 @@ type StageListResponse struct {
 
 // StageMoveRequest defines model for StageMoveRequest.
 type StageMoveRequest struct {
+	// Reason Optional: why this write is made, 1 to 1,000 characters once trimmed, line breaks allowed. Kept on the write's activity entry, in the feed and in webhook payloads.
+	Reason *string `json:"reason,omitempty"`
+
 	// Stage Id of a stage of this job, from `GET /api/v1/jobs/{job}/stages`.
 	Stage int64 `json:"stage"`
 }
@@ -2140,6 +2211,9 @@ type WebhookCreateRequest struct {
 
 	// Events The actions to send; absent or empty sends every action.
 	Events *[]Action `json:"events,omitempty"`
+
+	// Reason Optional: why this write is made, 1 to 1,000 characters once trimmed, line breaks allowed. Kept on the write's activity entry, in the feed and in webhook payloads.
+	Reason *string `json:"reason,omitempty"`
 
 	// Url An absolute `https://` URL (`http://` when the operator allows
 	// it), without user information or a fragment, whose host resolves
@@ -2859,8 +2933,17 @@ type ScheduleInterviewJSONRequestBody = InterviewCreateRequest
 // RescheduleInterviewJSONRequestBody defines body for RescheduleInterview for application/json ContentType.
 type RescheduleInterviewJSONRequestBody = InterviewUpdateRequest
 
+// CancelInterviewJSONRequestBody defines body for CancelInterview for application/json ContentType.
+type CancelInterviewJSONRequestBody = CancelInterviewRequest
+
 // SendMessageJSONRequestBody defines body for SendMessage for application/json ContentType.
 type SendMessageJSONRequestBody = MessageCreateRequest
+
+// CancelMessageJSONRequestBody defines body for CancelMessage for application/json ContentType.
+type CancelMessageJSONRequestBody = CancelMessageRequest
+
+// RetryMessageJSONRequestBody defines body for RetryMessage for application/json ContentType.
+type RetryMessageJSONRequestBody = RetryMessageRequest
 
 // AddNoteJSONRequestBody defines body for AddNote for application/json ContentType.
 type AddNoteJSONRequestBody = NoteCreateRequest
@@ -2879,6 +2962,9 @@ type ExportPersonJSONRequestBody = ExportPersonRequest
 
 // CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
 type CreateWebhookJSONRequestBody = WebhookCreateRequest
+
+// DeleteWebhookJSONRequestBody defines body for DeleteWebhook for application/json ContentType.
+type DeleteWebhookJSONRequestBody = DeleteWebhookRequest
 
 // DeliverActivityJSONRequestBody defines body for DeliverActivity for application/json ContentType.
 type DeliverActivityJSONRequestBody DeliverActivityJSONBody
@@ -3837,6 +3923,18 @@ type ClientInterface interface {
 	// Corresponds with PATCH /api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview} (the `RescheduleInterview` operationId).
 	RescheduleInterview(ctx context.Context, job JobId, candidate CandidateId, interview InterviewId, params *RescheduleInterviewParams, body RescheduleInterviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// CancelInterviewWithBody Cancel an interview
+	//
+	// Scope: `scheduling:write`. The interview becomes `cancelled`, its
+	// `sequence` grows by 1, its time is free again, and it is logged as
+	// `interview.cancelled`. A cancelled interview answers 200 unchanged
+	// and is not logged. The body is empty or `{}`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview}/cancel (the `CancelInterview` operationId).
+	CancelInterviewWithBody(ctx context.Context, job JobId, candidate CandidateId, interview InterviewId, params *CancelInterviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// CancelInterview Cancel an interview
 	//
 	// Scope: `scheduling:write`. The interview becomes `cancelled`, its
@@ -3844,8 +3942,10 @@ type ClientInterface interface {
 	// `interview.cancelled`. A cancelled interview answers 200 unchanged
 	// and is not logged. The body is empty or `{}`.
 	//
+	// Takes a body of the `application/json` content type.
+	//
 	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview}/cancel (the `CancelInterview` operationId).
-	CancelInterview(ctx context.Context, job JobId, candidate CandidateId, interview InterviewId, params *CancelInterviewParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CancelInterview(ctx context.Context, job JobId, candidate CandidateId, interview InterviewId, params *CancelInterviewParams, body CancelInterviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetInterviewInvite Read an interview as iCalendar
 	//
@@ -3913,6 +4013,18 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/messages/{message} (the `GetMessage` operationId).
 	GetMessage(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *GetMessageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// CancelMessageWithBody Cancel a queued message
+	//
+	// Scope: `messages:send`. A `queued` message becomes `cancelled` and is
+	// never sent (activity `candidate.message_cancelled`); a cancelled one
+	// answers unchanged; a `sent` or `failed` one answers 403 `forbidden`
+	// ("The message has already been sent."). It takes no body fields.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/cancel (the `CancelMessage` operationId).
+	CancelMessageWithBody(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// CancelMessage Cancel a queued message
 	//
 	// Scope: `messages:send`. A `queued` message becomes `cancelled` and is
@@ -3920,8 +4032,27 @@ type ClientInterface interface {
 	// answers unchanged; a `sent` or `failed` one answers 403 `forbidden`
 	// ("The message has already been sent."). It takes no body fields.
 	//
+	// Takes a body of the `application/json` content type.
+	//
 	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/cancel (the `CancelMessage` operationId).
-	CancelMessage(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelMessageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CancelMessage(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelMessageParams, body CancelMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RetryMessageWithBody Retry a failed message
+	//
+	// Scope: `messages:send`. A `failed` message is queued again, due now,
+	// once the cause of its failure is fixed: it keeps its `Message-ID`,
+	// its `attempts` count from 0 again and `last_error` stays until the
+	// next attempt (activity `candidate.message_retried`, `changes`
+	// `{"message_id": 12}`). Any other message answers 403 `forbidden`
+	// ("Only a failed message can be retried."). A failure that no retry
+	// can change (a 5xx reply, refused credentials, a server that refuses
+	// the TLS the URL asks for) fails a message at once; `pipelined mail
+	// test --to ADDRESS` tries the settings. It takes no body fields.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/retry (the `RetryMessage` operationId).
+	RetryMessageWithBody(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *RetryMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RetryMessage Retry a failed message
 	//
@@ -3935,8 +4066,10 @@ type ClientInterface interface {
 	// the TLS the URL asks for) fails a message at once; `pipelined mail
 	// test --to ADDRESS` tries the settings. It takes no body fields.
 	//
+	// Takes a body of the `application/json` content type.
+	//
 	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/retry (the `RetryMessage` operationId).
-	RetryMessage(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *RetryMessageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RetryMessage(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *RetryMessageParams, body RetryMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListNotes List the notes of a candidate
 	//
@@ -4018,8 +4151,8 @@ type ClientInterface interface {
 
 	// GetMe Identity and scopes of the token
 	//
-	// The token's user, the user's current team and the token's scopes.
-	// Scope: any valid token, no particular scope. It is the cheapest check
+	// The token's user, the user's current team, the token's scopes and its
+	// approval policy (`approval_required`). Scope: any valid token, no particular scope. It is the cheapest check
 	// that a token is alive.
 	//
 	// Corresponds with GET /api/v1/me (the `GetMe` operationId).
@@ -4134,14 +4267,27 @@ type ClientInterface interface {
 	// Corresponds with POST /api/v1/webhooks (the `CreateWebhook` operationId).
 	CreateWebhook(ctx context.Context, params *CreateWebhookParams, body CreateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// DeleteWebhookWithBody Delete a webhook
+	//
+	// Scope: `webhooks:write`, and an owner or admin of the token's current
+	// team. Nothing more is sent to it, its deliveries go with it, and its
+	// deletion is an activity entry (`webhook.deleted`).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with DELETE /api/v1/webhooks/{webhook} (the `DeleteWebhook` operationId).
+	DeleteWebhookWithBody(ctx context.Context, webhook WebhookId, params *DeleteWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// DeleteWebhook Delete a webhook
 	//
 	// Scope: `webhooks:write`, and an owner or admin of the token's current
 	// team. Nothing more is sent to it, its deliveries go with it, and its
 	// deletion is an activity entry (`webhook.deleted`).
 	//
+	// Takes a body of the `application/json` content type.
+	//
 	// Corresponds with DELETE /api/v1/webhooks/{webhook} (the `DeleteWebhook` operationId).
-	DeleteWebhook(ctx context.Context, webhook WebhookId, params *DeleteWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	DeleteWebhook(ctx context.Context, webhook WebhookId, params *DeleteWebhookParams, body DeleteWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetWebhook Read a webhook
 	//
@@ -4666,6 +4812,28 @@ func (c *Client) RescheduleInterview(ctx context.Context, job JobId, candidate C
 	return c.Client.Do(req)
 }
 
+// CancelInterviewWithBody Cancel an interview
+//
+// Scope: `scheduling:write`. The interview becomes `cancelled`, its
+// `sequence` grows by 1, its time is free again, and it is logged as
+// `interview.cancelled`. A cancelled interview answers 200 unchanged
+// and is not logged. The body is empty or `{}`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview}/cancel (the `CancelInterview` operationId).
+func (c *Client) CancelInterviewWithBody(ctx context.Context, job JobId, candidate CandidateId, interview InterviewId, params *CancelInterviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCancelInterviewRequestWithBody(c.Server, job, candidate, interview, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // CancelInterview Cancel an interview
 //
 // Scope: `scheduling:write`. The interview becomes `cancelled`, its
@@ -4673,9 +4841,11 @@ func (c *Client) RescheduleInterview(ctx context.Context, job JobId, candidate C
 // `interview.cancelled`. A cancelled interview answers 200 unchanged
 // and is not logged. The body is empty or `{}`.
 //
+// Takes a body of the `application/json` content type.
+//
 // Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview}/cancel (the `CancelInterview` operationId).
-func (c *Client) CancelInterview(ctx context.Context, job JobId, candidate CandidateId, interview InterviewId, params *CancelInterviewParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCancelInterviewRequest(c.Server, job, candidate, interview, params)
+func (c *Client) CancelInterview(ctx context.Context, job JobId, candidate CandidateId, interview InterviewId, params *CancelInterviewParams, body CancelInterviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCancelInterviewRequest(c.Server, job, candidate, interview, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4802,6 +4972,28 @@ func (c *Client) GetMessage(ctx context.Context, job JobId, candidate CandidateI
 	return c.Client.Do(req)
 }
 
+// CancelMessageWithBody Cancel a queued message
+//
+// Scope: `messages:send`. A `queued` message becomes `cancelled` and is
+// never sent (activity `candidate.message_cancelled`); a cancelled one
+// answers unchanged; a `sent` or `failed` one answers 403 `forbidden`
+// ("The message has already been sent."). It takes no body fields.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/cancel (the `CancelMessage` operationId).
+func (c *Client) CancelMessageWithBody(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCancelMessageRequestWithBody(c.Server, job, candidate, message, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // CancelMessage Cancel a queued message
 //
 // Scope: `messages:send`. A `queued` message becomes `cancelled` and is
@@ -4809,9 +5001,38 @@ func (c *Client) GetMessage(ctx context.Context, job JobId, candidate CandidateI
 // answers unchanged; a `sent` or `failed` one answers 403 `forbidden`
 // ("The message has already been sent."). It takes no body fields.
 //
+// Takes a body of the `application/json` content type.
+//
 // Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/cancel (the `CancelMessage` operationId).
-func (c *Client) CancelMessage(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelMessageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCancelMessageRequest(c.Server, job, candidate, message, params)
+func (c *Client) CancelMessage(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelMessageParams, body CancelMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCancelMessageRequest(c.Server, job, candidate, message, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RetryMessageWithBody Retry a failed message
+//
+// Scope: `messages:send`. A `failed` message is queued again, due now,
+// once the cause of its failure is fixed: it keeps its `Message-ID`,
+// its `attempts` count from 0 again and `last_error` stays until the
+// next attempt (activity `candidate.message_retried`, `changes`
+// `{"message_id": 12}`). Any other message answers 403 `forbidden`
+// ("Only a failed message can be retried."). A failure that no retry
+// can change (a 5xx reply, refused credentials, a server that refuses
+// the TLS the URL asks for) fails a message at once; `pipelined mail
+// test --to ADDRESS` tries the settings. It takes no body fields.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/retry (the `RetryMessage` operationId).
+func (c *Client) RetryMessageWithBody(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *RetryMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRetryMessageRequestWithBody(c.Server, job, candidate, message, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4834,9 +5055,11 @@ func (c *Client) CancelMessage(ctx context.Context, job JobId, candidate Candida
 // the TLS the URL asks for) fails a message at once; `pipelined mail
 // test --to ADDRESS` tries the settings. It takes no body fields.
 //
+// Takes a body of the `application/json` content type.
+//
 // Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/retry (the `RetryMessage` operationId).
-func (c *Client) RetryMessage(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *RetryMessageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRetryMessageRequest(c.Server, job, candidate, message, params)
+func (c *Client) RetryMessage(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *RetryMessageParams, body RetryMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRetryMessageRequest(c.Server, job, candidate, message, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5007,8 +5230,8 @@ func (c *Client) ListStages(ctx context.Context, job JobId, params *ListStagesPa
 
 // GetMe Identity and scopes of the token
 //
-// The token's user, the user's current team and the token's scopes.
-// Scope: any valid token, no particular scope. It is the cheapest check
+// The token's user, the user's current team, the token's scopes and its
+// approval policy (`approval_required`). Scope: any valid token, no particular scope. It is the cheapest check
 // that a token is alive.
 //
 // Corresponds with GET /api/v1/me (the `GetMe` operationId).
@@ -5213,15 +5436,38 @@ func (c *Client) CreateWebhook(ctx context.Context, params *CreateWebhookParams,
 	return c.Client.Do(req)
 }
 
+// DeleteWebhookWithBody Delete a webhook
+//
+// Scope: `webhooks:write`, and an owner or admin of the token's current
+// team. Nothing more is sent to it, its deliveries go with it, and its
+// deletion is an activity entry (`webhook.deleted`).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with DELETE /api/v1/webhooks/{webhook} (the `DeleteWebhook` operationId).
+func (c *Client) DeleteWebhookWithBody(ctx context.Context, webhook WebhookId, params *DeleteWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteWebhookRequestWithBody(c.Server, webhook, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // DeleteWebhook Delete a webhook
 //
 // Scope: `webhooks:write`, and an owner or admin of the token's current
 // team. Nothing more is sent to it, its deliveries go with it, and its
 // deletion is an activity entry (`webhook.deleted`).
 //
+// Takes a body of the `application/json` content type.
+//
 // Corresponds with DELETE /api/v1/webhooks/{webhook} (the `DeleteWebhook` operationId).
-func (c *Client) DeleteWebhook(ctx context.Context, webhook WebhookId, params *DeleteWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewDeleteWebhookRequest(c.Server, webhook, params)
+func (c *Client) DeleteWebhook(ctx context.Context, webhook WebhookId, params *DeleteWebhookParams, body DeleteWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteWebhookRequest(c.Server, webhook, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6441,8 +6687,19 @@ func NewRescheduleInterviewRequestWithBody(server string, job JobId, candidate C
 	return req, nil
 }
 
-// NewCancelInterviewRequest constructs an http.Request for the CancelInterview method
-func NewCancelInterviewRequest(server string, job JobId, candidate CandidateId, interview InterviewId, params *CancelInterviewParams) (*http.Request, error) {
+// NewCancelInterviewRequest calls the generic CancelInterview builder with application/json body
+func NewCancelInterviewRequest(server string, job JobId, candidate CandidateId, interview InterviewId, params *CancelInterviewParams, body CancelInterviewJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCancelInterviewRequestWithBody(server, job, candidate, interview, params, "application/json", bodyReader)
+}
+
+// NewCancelInterviewRequestWithBody constructs an http.Request for the CancelInterview method, with any body, and a specified content type
+func NewCancelInterviewRequestWithBody(server string, job JobId, candidate CandidateId, interview InterviewId, params *CancelInterviewParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6481,10 +6738,12 @@ func NewCancelInterviewRequest(server string, job JobId, candidate CandidateId, 
 		return nil, err
 	}
 
-	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	if params != nil {
 
@@ -6804,8 +7063,19 @@ func NewGetMessageRequest(server string, job JobId, candidate CandidateId, messa
 	return req, nil
 }
 
-// NewCancelMessageRequest constructs an http.Request for the CancelMessage method
-func NewCancelMessageRequest(server string, job JobId, candidate CandidateId, message MessageId, params *CancelMessageParams) (*http.Request, error) {
+// NewCancelMessageRequest calls the generic CancelMessage builder with application/json body
+func NewCancelMessageRequest(server string, job JobId, candidate CandidateId, message MessageId, params *CancelMessageParams, body CancelMessageJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCancelMessageRequestWithBody(server, job, candidate, message, params, "application/json", bodyReader)
+}
+
+// NewCancelMessageRequestWithBody constructs an http.Request for the CancelMessage method, with any body, and a specified content type
+func NewCancelMessageRequestWithBody(server string, job JobId, candidate CandidateId, message MessageId, params *CancelMessageParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6844,10 +7114,12 @@ func NewCancelMessageRequest(server string, job JobId, candidate CandidateId, me
 		return nil, err
 	}
 
-	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	if params != nil {
 
@@ -6878,8 +7150,19 @@ func NewCancelMessageRequest(server string, job JobId, candidate CandidateId, me
 	return req, nil
 }
 
-// NewRetryMessageRequest constructs an http.Request for the RetryMessage method
-func NewRetryMessageRequest(server string, job JobId, candidate CandidateId, message MessageId, params *RetryMessageParams) (*http.Request, error) {
+// NewRetryMessageRequest calls the generic RetryMessage builder with application/json body
+func NewRetryMessageRequest(server string, job JobId, candidate CandidateId, message MessageId, params *RetryMessageParams, body RetryMessageJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRetryMessageRequestWithBody(server, job, candidate, message, params, "application/json", bodyReader)
+}
+
+// NewRetryMessageRequestWithBody constructs an http.Request for the RetryMessage method, with any body, and a specified content type
+func NewRetryMessageRequestWithBody(server string, job JobId, candidate CandidateId, message MessageId, params *RetryMessageParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6918,10 +7201,12 @@ func NewRetryMessageRequest(server string, job JobId, candidate CandidateId, mes
 		return nil, err
 	}
 
-	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	if params != nil {
 
@@ -7664,8 +7949,19 @@ func NewCreateWebhookRequestWithBody(server string, params *CreateWebhookParams,
 	return req, nil
 }
 
-// NewDeleteWebhookRequest constructs an http.Request for the DeleteWebhook method
-func NewDeleteWebhookRequest(server string, webhook WebhookId, params *DeleteWebhookParams) (*http.Request, error) {
+// NewDeleteWebhookRequest calls the generic DeleteWebhook builder with application/json body
+func NewDeleteWebhookRequest(server string, webhook WebhookId, params *DeleteWebhookParams, body DeleteWebhookJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewDeleteWebhookRequestWithBody(server, webhook, params, "application/json", bodyReader)
+}
+
+// NewDeleteWebhookRequestWithBody constructs an http.Request for the DeleteWebhook method, with any body, and a specified content type
+func NewDeleteWebhookRequestWithBody(server string, webhook WebhookId, params *DeleteWebhookParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -7690,10 +7986,12 @@ func NewDeleteWebhookRequest(server string, webhook WebhookId, params *DeleteWeb
 		return nil, err
 	}
 
-	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	if params != nil {
 
@@ -8351,6 +8649,18 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview} (the `RescheduleInterview` operationId).
 	RescheduleInterviewWithResponse(ctx context.Context, job JobId, candidate CandidateId, interview InterviewId, params *RescheduleInterviewParams, body RescheduleInterviewJSONRequestBody, reqEditors ...RequestEditorFn) (*RescheduleInterviewResponse, error)
 
+	// CancelInterviewWithBodyWithResponse Cancel an interview
+	//
+	// Scope: `scheduling:write`. The interview becomes `cancelled`, its
+	// `sequence` grows by 1, its time is free again, and it is logged as
+	// `interview.cancelled`. A cancelled interview answers 200 unchanged
+	// and is not logged. The body is empty or `{}`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview}/cancel (the `CancelInterview` operationId).
+	CancelInterviewWithBodyWithResponse(ctx context.Context, job JobId, candidate CandidateId, interview InterviewId, params *CancelInterviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CancelInterviewResponse, error)
+
 	// CancelInterviewWithResponse Cancel an interview
 	//
 	// Scope: `scheduling:write`. The interview becomes `cancelled`, its
@@ -8358,10 +8668,10 @@ type ClientWithResponsesInterface interface {
 	// `interview.cancelled`. A cancelled interview answers 200 unchanged
 	// and is not logged. The body is empty or `{}`.
 	//
-	// Returns a wrapper object for the known response body format(s).
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview}/cancel (the `CancelInterview` operationId).
-	CancelInterviewWithResponse(ctx context.Context, job JobId, candidate CandidateId, interview InterviewId, params *CancelInterviewParams, reqEditors ...RequestEditorFn) (*CancelInterviewResponse, error)
+	CancelInterviewWithResponse(ctx context.Context, job JobId, candidate CandidateId, interview InterviewId, params *CancelInterviewParams, body CancelInterviewJSONRequestBody, reqEditors ...RequestEditorFn) (*CancelInterviewResponse, error)
 
 	// GetInterviewInviteWithResponse Read an interview as iCalendar
 	//
@@ -8435,6 +8745,18 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/messages/{message} (the `GetMessage` operationId).
 	GetMessageWithResponse(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *GetMessageParams, reqEditors ...RequestEditorFn) (*GetMessageResponse, error)
 
+	// CancelMessageWithBodyWithResponse Cancel a queued message
+	//
+	// Scope: `messages:send`. A `queued` message becomes `cancelled` and is
+	// never sent (activity `candidate.message_cancelled`); a cancelled one
+	// answers unchanged; a `sent` or `failed` one answers 403 `forbidden`
+	// ("The message has already been sent."). It takes no body fields.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/cancel (the `CancelMessage` operationId).
+	CancelMessageWithBodyWithResponse(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CancelMessageResponse, error)
+
 	// CancelMessageWithResponse Cancel a queued message
 	//
 	// Scope: `messages:send`. A `queued` message becomes `cancelled` and is
@@ -8442,10 +8764,27 @@ type ClientWithResponsesInterface interface {
 	// answers unchanged; a `sent` or `failed` one answers 403 `forbidden`
 	// ("The message has already been sent."). It takes no body fields.
 	//
-	// Returns a wrapper object for the known response body format(s).
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/cancel (the `CancelMessage` operationId).
-	CancelMessageWithResponse(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelMessageParams, reqEditors ...RequestEditorFn) (*CancelMessageResponse, error)
+	CancelMessageWithResponse(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelMessageParams, body CancelMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*CancelMessageResponse, error)
+
+	// RetryMessageWithBodyWithResponse Retry a failed message
+	//
+	// Scope: `messages:send`. A `failed` message is queued again, due now,
+	// once the cause of its failure is fixed: it keeps its `Message-ID`,
+	// its `attempts` count from 0 again and `last_error` stays until the
+	// next attempt (activity `candidate.message_retried`, `changes`
+	// `{"message_id": 12}`). Any other message answers 403 `forbidden`
+	// ("Only a failed message can be retried."). A failure that no retry
+	// can change (a 5xx reply, refused credentials, a server that refuses
+	// the TLS the URL asks for) fails a message at once; `pipelined mail
+	// test --to ADDRESS` tries the settings. It takes no body fields.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/retry (the `RetryMessage` operationId).
+	RetryMessageWithBodyWithResponse(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *RetryMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RetryMessageResponse, error)
 
 	// RetryMessageWithResponse Retry a failed message
 	//
@@ -8459,10 +8798,10 @@ type ClientWithResponsesInterface interface {
 	// the TLS the URL asks for) fails a message at once; `pipelined mail
 	// test --to ADDRESS` tries the settings. It takes no body fields.
 	//
-	// Returns a wrapper object for the known response body format(s).
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/retry (the `RetryMessage` operationId).
-	RetryMessageWithResponse(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *RetryMessageParams, reqEditors ...RequestEditorFn) (*RetryMessageResponse, error)
+	RetryMessageWithResponse(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *RetryMessageParams, body RetryMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*RetryMessageResponse, error)
 
 	// ListNotesWithResponse List the notes of a candidate
 	//
@@ -8548,8 +8887,8 @@ type ClientWithResponsesInterface interface {
 
 	// GetMeWithResponse Identity and scopes of the token
 	//
-	// The token's user, the user's current team and the token's scopes.
-	// Scope: any valid token, no particular scope. It is the cheapest check
+	// The token's user, the user's current team, the token's scopes and its
+	// approval policy (`approval_required`). Scope: any valid token, no particular scope. It is the cheapest check
 	// that a token is alive.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -8670,16 +9009,27 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/v1/webhooks (the `CreateWebhook` operationId).
 	CreateWebhookWithResponse(ctx context.Context, params *CreateWebhookParams, body CreateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateWebhookResponse, error)
 
+	// DeleteWebhookWithBodyWithResponse Delete a webhook
+	//
+	// Scope: `webhooks:write`, and an owner or admin of the token's current
+	// team. Nothing more is sent to it, its deliveries go with it, and its
+	// deletion is an activity entry (`webhook.deleted`).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/v1/webhooks/{webhook} (the `DeleteWebhook` operationId).
+	DeleteWebhookWithBodyWithResponse(ctx context.Context, webhook WebhookId, params *DeleteWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteWebhookResponse, error)
+
 	// DeleteWebhookWithResponse Delete a webhook
 	//
 	// Scope: `webhooks:write`, and an owner or admin of the token's current
 	// team. Nothing more is sent to it, its deliveries go with it, and its
 	// deletion is an activity entry (`webhook.deleted`).
 	//
-	// Returns a wrapper object for the known response body format(s).
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with DELETE /api/v1/webhooks/{webhook} (the `DeleteWebhook` operationId).
-	DeleteWebhookWithResponse(ctx context.Context, webhook WebhookId, params *DeleteWebhookParams, reqEditors ...RequestEditorFn) (*DeleteWebhookResponse, error)
+	DeleteWebhookWithResponse(ctx context.Context, webhook WebhookId, params *DeleteWebhookParams, body DeleteWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteWebhookResponse, error)
 
 	// GetWebhookWithResponse Read a webhook
 	//
@@ -16838,6 +17188,24 @@ func (c *ClientWithResponses) RescheduleInterviewWithResponse(ctx context.Contex
 	return ParseRescheduleInterviewResponse(rsp)
 }
 
+// CancelInterviewWithBodyWithResponse Cancel an interview
+//
+// Scope: `scheduling:write`. The interview becomes `cancelled`, its
+// `sequence` grows by 1, its time is free again, and it is logged as
+// `interview.cancelled`. A cancelled interview answers 200 unchanged
+// and is not logged. The body is empty or `{}`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview}/cancel (the `CancelInterview` operationId).
+func (c *ClientWithResponses) CancelInterviewWithBodyWithResponse(ctx context.Context, job JobId, candidate CandidateId, interview InterviewId, params *CancelInterviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CancelInterviewResponse, error) {
+	rsp, err := c.CancelInterviewWithBody(ctx, job, candidate, interview, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCancelInterviewResponse(rsp)
+}
+
 // CancelInterviewWithResponse Cancel an interview
 //
 // Scope: `scheduling:write`. The interview becomes `cancelled`, its
@@ -16845,11 +17213,11 @@ func (c *ClientWithResponses) RescheduleInterviewWithResponse(ctx context.Contex
 // `interview.cancelled`. A cancelled interview answers 200 unchanged
 // and is not logged. The body is empty or `{}`.
 //
-// Returns a wrapper object for the known response body format(s).
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview}/cancel (the `CancelInterview` operationId).
-func (c *ClientWithResponses) CancelInterviewWithResponse(ctx context.Context, job JobId, candidate CandidateId, interview InterviewId, params *CancelInterviewParams, reqEditors ...RequestEditorFn) (*CancelInterviewResponse, error) {
-	rsp, err := c.CancelInterview(ctx, job, candidate, interview, params, reqEditors...)
+func (c *ClientWithResponses) CancelInterviewWithResponse(ctx context.Context, job JobId, candidate CandidateId, interview InterviewId, params *CancelInterviewParams, body CancelInterviewJSONRequestBody, reqEditors ...RequestEditorFn) (*CancelInterviewResponse, error) {
+	rsp, err := c.CancelInterview(ctx, job, candidate, interview, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -16958,6 +17326,24 @@ func (c *ClientWithResponses) GetMessageWithResponse(ctx context.Context, job Jo
 	return ParseGetMessageResponse(rsp)
 }
 
+// CancelMessageWithBodyWithResponse Cancel a queued message
+//
+// Scope: `messages:send`. A `queued` message becomes `cancelled` and is
+// never sent (activity `candidate.message_cancelled`); a cancelled one
+// answers unchanged; a `sent` or `failed` one answers 403 `forbidden`
+// ("The message has already been sent."). It takes no body fields.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/cancel (the `CancelMessage` operationId).
+func (c *ClientWithResponses) CancelMessageWithBodyWithResponse(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CancelMessageResponse, error) {
+	rsp, err := c.CancelMessageWithBody(ctx, job, candidate, message, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCancelMessageResponse(rsp)
+}
+
 // CancelMessageWithResponse Cancel a queued message
 //
 // Scope: `messages:send`. A `queued` message becomes `cancelled` and is
@@ -16965,15 +17351,38 @@ func (c *ClientWithResponses) GetMessageWithResponse(ctx context.Context, job Jo
 // answers unchanged; a `sent` or `failed` one answers 403 `forbidden`
 // ("The message has already been sent."). It takes no body fields.
 //
-// Returns a wrapper object for the known response body format(s).
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/cancel (the `CancelMessage` operationId).
-func (c *ClientWithResponses) CancelMessageWithResponse(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelMessageParams, reqEditors ...RequestEditorFn) (*CancelMessageResponse, error) {
-	rsp, err := c.CancelMessage(ctx, job, candidate, message, params, reqEditors...)
+func (c *ClientWithResponses) CancelMessageWithResponse(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelMessageParams, body CancelMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*CancelMessageResponse, error) {
+	rsp, err := c.CancelMessage(ctx, job, candidate, message, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
 	return ParseCancelMessageResponse(rsp)
+}
+
+// RetryMessageWithBodyWithResponse Retry a failed message
+//
+// Scope: `messages:send`. A `failed` message is queued again, due now,
+// once the cause of its failure is fixed: it keeps its `Message-ID`,
+// its `attempts` count from 0 again and `last_error` stays until the
+// next attempt (activity `candidate.message_retried`, `changes`
+// `{"message_id": 12}`). Any other message answers 403 `forbidden`
+// ("Only a failed message can be retried."). A failure that no retry
+// can change (a 5xx reply, refused credentials, a server that refuses
+// the TLS the URL asks for) fails a message at once; `pipelined mail
+// test --to ADDRESS` tries the settings. It takes no body fields.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/retry (the `RetryMessage` operationId).
+func (c *ClientWithResponses) RetryMessageWithBodyWithResponse(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *RetryMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RetryMessageResponse, error) {
+	rsp, err := c.RetryMessageWithBody(ctx, job, candidate, message, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRetryMessageResponse(rsp)
 }
 
 // RetryMessageWithResponse Retry a failed message
@@ -16988,11 +17397,11 @@ func (c *ClientWithResponses) CancelMessageWithResponse(ctx context.Context, job
 // the TLS the URL asks for) fails a message at once; `pipelined mail
 // test --to ADDRESS` tries the settings. It takes no body fields.
 //
-// Returns a wrapper object for the known response body format(s).
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/retry (the `RetryMessage` operationId).
-func (c *ClientWithResponses) RetryMessageWithResponse(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *RetryMessageParams, reqEditors ...RequestEditorFn) (*RetryMessageResponse, error) {
-	rsp, err := c.RetryMessage(ctx, job, candidate, message, params, reqEditors...)
+func (c *ClientWithResponses) RetryMessageWithResponse(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *RetryMessageParams, body RetryMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*RetryMessageResponse, error) {
+	rsp, err := c.RetryMessage(ctx, job, candidate, message, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -17131,8 +17540,8 @@ func (c *ClientWithResponses) ListStagesWithResponse(ctx context.Context, job Jo
 
 // GetMeWithResponse Identity and scopes of the token
 //
-// The token's user, the user's current team and the token's scopes.
-// Scope: any valid token, no particular scope. It is the cheapest check
+// The token's user, the user's current team, the token's scopes and its
+// approval policy (`approval_required`). Scope: any valid token, no particular scope. It is the cheapest check
 // that a token is alive.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -17307,17 +17716,34 @@ func (c *ClientWithResponses) CreateWebhookWithResponse(ctx context.Context, par
 	return ParseCreateWebhookResponse(rsp)
 }
 
+// DeleteWebhookWithBodyWithResponse Delete a webhook
+//
+// Scope: `webhooks:write`, and an owner or admin of the token's current
+// team. Nothing more is sent to it, its deliveries go with it, and its
+// deletion is an activity entry (`webhook.deleted`).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/v1/webhooks/{webhook} (the `DeleteWebhook` operationId).
+func (c *ClientWithResponses) DeleteWebhookWithBodyWithResponse(ctx context.Context, webhook WebhookId, params *DeleteWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteWebhookResponse, error) {
+	rsp, err := c.DeleteWebhookWithBody(ctx, webhook, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteWebhookResponse(rsp)
+}
+
 // DeleteWebhookWithResponse Delete a webhook
 //
 // Scope: `webhooks:write`, and an owner or admin of the token's current
 // team. Nothing more is sent to it, its deliveries go with it, and its
 // deletion is an activity entry (`webhook.deleted`).
 //
-// Returns a wrapper object for the known response body format(s).
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with DELETE /api/v1/webhooks/{webhook} (the `DeleteWebhook` operationId).
-func (c *ClientWithResponses) DeleteWebhookWithResponse(ctx context.Context, webhook WebhookId, params *DeleteWebhookParams, reqEditors ...RequestEditorFn) (*DeleteWebhookResponse, error) {
-	rsp, err := c.DeleteWebhook(ctx, webhook, params, reqEditors...)
+func (c *ClientWithResponses) DeleteWebhookWithResponse(ctx context.Context, webhook WebhookId, params *DeleteWebhookParams, body DeleteWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteWebhookResponse, error) {
+	rsp, err := c.DeleteWebhook(ctx, webhook, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,1 @@
+ALTER TABLE activity DROP COLUMN reason;
