@@ -83,8 +83,7 @@ func newTab(t *testing.T, f storetest.Fixture, base string, width, height int64)
 		chromedp.Flag("disable-dev-shm-usage", true))
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelTab := chromedp.NewContext(actx)
-	ctx, cancelTime := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() { cancelTime(); cancelTab(); cancelAlloc() })
+	t.Cleanup(func() { cancelTab(); cancelAlloc() })
 	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(width, height)))
 	tb := &tab{t: t, ctx: ctx, base: base, f: f}
 	t.Cleanup(func() {
@@ -98,13 +97,26 @@ func newTab(t *testing.T, f storetest.Fixture, base string, width, height int64)
 // run runs actions, failing the test at the first error.
 func (b *tab) run(actions ...chromedp.Action[chromedp.Void]) {
 	b.t.Helper()
-	require.NoError(b.t, chromedp.Do(b.ctx, actions...))
+	require.NoError(b.t, chromedp.Do(b.step(), actions...))
+}
+
+// stepTimeout bounds each step, so that a page that never shows what a
+// test waits for fails it soon, with the tab still alive for the
+// screenshot.
+const stepTimeout = 20 * time.Second
+
+// step is the tab's context with stepTimeout; a timeout derives from a
+// context that has run once, or it would stop the whole browser.
+func (b *tab) step() context.Context {
+	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	b.t.Cleanup(cancel)
+	return ctx
 }
 
 // get runs one action and returns its value, failing the test on error.
 func get[T any](b *tab, a chromedp.Action[T]) T {
 	b.t.Helper()
-	v, err := chromedp.Run(b.ctx, a)
+	v, err := chromedp.Run(b.step(), a)
 	require.NoError(b.t, err)
 	return v
 }
