@@ -9,7 +9,8 @@ import (
 // [Operator.ActAs]), the user's current team, the token's scopes and the
 // client address. Activity entries record it.
 //
-// Only [Service.Authenticate] and [Operator.ActAs] make callers; the Service
+// Only [Service.Authenticate], [Service.ResumeSession] (a person signed in
+// to the pages: every scope, no token) and [Operator.ActAs] make callers; the Service
 // treats any other Caller, the zero value included, as unauthenticated, so
 // that a caller cannot be forged or given scopes its token lacks.
 type Caller struct {
@@ -21,6 +22,7 @@ type Caller struct {
 	approval []Op
 	ip       string
 	valid    bool
+	person   bool // signed in to the pages (Service.ResumeSession), not a token
 }
 
 // User is the user the caller acts for.
@@ -30,7 +32,7 @@ func (c Caller) User() User { return c.user }
 func (c Caller) Team() Team { return c.team }
 
 // TokenID is the id of the token the caller authenticated with; 0 for a
-// caller made by Operator.ActAs.
+// caller made by Operator.ActAs or a signed-in person.
 func (c Caller) TokenID() int64 { return c.tokenID }
 
 // Scopes are the scopes the caller carries, in the order of the scope

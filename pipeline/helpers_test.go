@@ -327,8 +327,8 @@ func reachable(t *testing.T, w world, hook int64) probe {
 	iv, err := w.Svc.ScheduleInterview(w.As(t, "olivia"), job, ada, probeInterview(w.User("olivia")))
 	require.NoError(t, err)
 	return probe{
-		ref:   pipeline.Ref{Job: job, Candidate: ada, Webhook: hook, Message: probeMessage(w), Interview: iv.Value.ID},
-		stage: w.Res.Stages["backend"]["Interview"],
+		ref:    pipeline.Ref{Job: job, Candidate: ada, Webhook: hook, Message: probeMessage(w), Interview: iv.Value.ID},
+		stage:  w.Res.Stages["backend"]["Interview"],
 		user:   w.User("olivia"),
 		valid:  true,
 		failed: failedMessage(t, w),

@@ -143,6 +143,39 @@ type Store interface {
 	// secure_delete), a vacuum of the tables erasures touch on
 	// PostgreSQL. Its failure is logged, not returned: the erasure stands.
 	Scrub(ctx context.Context)
+
+	// The people's sign-in and tokens (session.go).
+
+	// CreateSignInLink stores a sign-in link (its hash, never its secret).
+	CreateSignInLink(ctx context.Context, l SignInLink) error
+	// SignInLink returns the sign-in link with the given hash, used and
+	// expired ones included, with its user.
+	SignInLink(ctx context.Context, hash string) (SignInLink, error)
+	// UseSignInLink marks a link used at the given time; not_found when
+	// it was used already, so that only one use succeeds.
+	UseSignInLink(ctx context.Context, id int64, at time.Time) error
+	// CreateSession stores a session (its hash, never its value) and
+	// returns it with its id.
+	CreateSession(ctx context.Context, s Session) (Session, error)
+	// SessionByHash returns a session with its user and the team it acts
+	// in: its team while the user is a member of it, else the user's
+	// current team; with the user's role there.
+	SessionByHash(ctx context.Context, hash string) (SessionAuth, error)
+	// TouchSession records the last use of a session.
+	TouchSession(ctx context.Context, id int64, at time.Time) error
+	// SetSessionTeam sets the team of the session with the given hash and
+	// user; not_found when there is none such.
+	SetSessionTeam(ctx context.Context, hash string, userID, teamID int64) error
+	// DeleteSession deletes the session with the given hash, if any.
+	DeleteSession(ctx context.Context, hash string) error
+	// UserTeams returns the teams of a user, by id, with the user's roles.
+	UserTeams(ctx context.Context, userID int64) ([]TeamRole, error)
+	// UserTokens returns a user's tokens in every team, oldest first.
+	UserTokens(ctx context.Context, userID int64) ([]Token, error)
+	// CreateTokenOnce stores a token inside t.TeamID, once per form: a
+	// second token with the same user and form hash is a conflict, and
+	// nothing is stored.
+	CreateTokenOnce(ctx context.Context, t Token, formHash string) (Token, error)
 }
 
 // KeyClaim is a team's idempotency key claimed by a write transaction

@@ -45,3 +45,15 @@ func (c *tokenCache) put(hash string, a TokenAuth, now time.Time, ttl time.Durat
 	}
 	c.entries[hash] = cachedToken{auth: a, read: now}
 }
+
+// forget drops what was read of token id, so that its revocation here
+// takes effect at once.
+func (c *tokenCache) forget(id int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for h, e := range c.entries {
+		if e.auth.Token.ID == id {
+			delete(c.entries, h)
+		}
+	}
+}

@@ -139,7 +139,8 @@ func newAPI(svc *pipeline.Service, cfg Config, prefix string) *api {
 }
 
 // New returns a Gin engine serving the API under /api/v1 (with its OpenAPI
-// document at GET /api/v1/openapi.json, which needs no token), /healthz
+// document at GET /api/v1/openapi.json, which needs no token), the
+// people's pages under /app/ (see MountPages), /healthz
 // (200 while the process is up) and /readyz (200 while the database
 // answers, else 503), the probes to GET and HEAD. Unknown routes answer 404 not_found and known paths
 // with the wrong method 405 method_not_allowed with an Allow header, both in
@@ -158,6 +159,7 @@ func New(svc *pipeline.Service, cfg Config) *gin.Engine {
 		e.Handle(method, "/healthz", append(base, a.healthz)...)
 		e.Handle(method, "/readyz", append(base, a.readyz)...)
 	}
+	newPages(svc, cfg, "").routes(e.Group("/app"))
 	return e
 }
 

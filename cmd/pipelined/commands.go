@@ -28,6 +28,7 @@ func commands() []command {
 		{name: "migrate", synopsis: "", run: runMigrate, doc: migrateDoc},
 		{name: "migrate status", synopsis: "", run: runMigrateStatus, doc: migrateStatusDoc},
 		{name: "seed", synopsis: "FILE", run: runSeed, doc: seedDoc},
+		{name: "sign-in-link", synopsis: "--email EMAIL", run: runSignInLink, doc: signInLinkDoc},
 		{name: "token create", synopsis: "--user EMAIL --name NAME --scopes a,b", run: runTokenCreate, doc: tokenCreateDoc},
 		{name: "token list", synopsis: "--team TEAM", run: runTokenList, doc: `
 The tokens created inside a team, as JSON lines, never their values: id,
@@ -69,8 +70,8 @@ prints it, without the flags).`},
 
 const demoDoc = `
 Serve a demo world on a fresh SQLite database in a temporary directory,
-after printing a token with every scope and curl lines to paste into a
-shell.
+after printing a token with every scope, curl lines to paste into a shell,
+and a one-time link that signs the owner in to the pages (/app/).
 
 PIPELINE_DB is ignored, and the directory is removed on exit. The world: team
 Acme (key acme) with an owner, an admin and a member, three jobs on the
@@ -131,8 +132,14 @@ pseudo-version of the revision when built in a git checkout, else (devel).
 The revision and time are what go build records inside a git checkout.`
 
 const serveDoc = `
-Serve the API and the MCP tools (at /mcp) on PIPELINE_ADDR and deliver
+Serve the API, the MCP tools (at /mcp) and the people's pages (at /app/:
+sign-in by emailed one-time link, API tokens) on PIPELINE_ADDR and deliver
 webhooks; the default command.
+
+Sign-in links are mailed only when mail is configured (PIPELINE_SMTP_URL)
+and PIPELINE_BASE_URL is set; else an operator hands one over with
+pipelined sign-in-link. Session cookies are Secure when PIPELINE_BASE_URL
+is https.
 
 It writes a JSON access log on stderr: method, path, status, duration,
 client IP, request id, trace id when traced, user id; never a token. Expired

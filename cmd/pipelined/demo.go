@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"fmt"
@@ -54,7 +55,12 @@ func runDemo(ctx context.Context, e env, args []string) (err error) {
 		if err != nil {
 			return fmt.Errorf("seed the demo world: %w", err)
 		}
-		printDemo(e.stdout, "http://"+dialAddr(addr), e.cfg.DB, res)
+		link, err := pipeline.NewOperator(db).SignInLink(ctx, demoOwner)
+		if err != nil {
+			return fmt.Errorf("sign-in link of the demo: %w", err)
+		}
+		base := "http://" + dialAddr(addr)
+		printDemo(e.stdout, base, e.cfg.DB, res, pipeline.SignInURL(cmp.Or(e.cfg.BaseURL, base), link))
 		return nil
 	})
 }
@@ -64,6 +70,7 @@ const (
 	demoJob       = "backend"
 	demoCandidate = "backend-1" // the newest applicant, in Applied; the last curl line moves it
 	demoToken     = "demo"
+	demoOwner     = "olivia@acme.test" // signed in by the printed link
 )
 
 // demoWorld builds the demo: one team with an owner, an admin and a member,
@@ -162,7 +169,7 @@ func dialAddr(a net.Addr) string {
 // printDemo writes the token and curl lines of the demo. Every line is
 // either a comment or a command, so the whole text may be pasted into a
 // shell.
-func printDemo(w io.Writer, base, dbPath string, res pipeline.SeedResult) {
+func printDemo(w io.Writer, base, dbPath string, res pipeline.SeedResult, signIn string) {
 	token := res.Tokens[demoToken]
 	job := res.Jobs[demoJob]
 	auth := `-H "Authorization: Bearer $PIPELINE_TOKEN"`
@@ -180,6 +187,8 @@ curl -s %s/api/v1/jobs/%d/candidates/%d/stage %s -H 'Content-Type: application/j
 curl -s %s/mcp %s -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' -d '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'
 # The activity log of this demo, from another shell while it runs:
 #   PIPELINE_DB=%s go run ./cmd/pipelined activity
+# Sign in to the pages as Olivia Owner (once, within 15 minutes):
+#   %s
 `,
 		token, token,
 		base, auth,
@@ -188,5 +197,5 @@ curl -s %s/mcp %s -H 'Content-Type: application/json' -H 'Accept: application/js
 		base, job, auth,
 		base, job, res.Candidates[demoCandidate], auth, res.Stages[demoJob]["Screening"],
 		base, auth,
-		dbPath)
+		dbPath, signIn)
 }

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+const signInLinkDoc = `
+Print a one-time sign-in link to the people's pages (/app/) for the user
+with that email, to hand over without mail: it works once, within 15
+minutes, and only its hash is stored.
+
+The link is on PIPELINE_BASE_URL, else on the listen address
+(PIPELINE_ADDR, or -addr), as a server there would serve it. An unknown
+email is an error (exit 1).`
+
+func runSignInLink(ctx context.Context, e env, args []string) error {
+	fs := newFlagSet(e)
+	withDB(&e, fs)
+	fs.StringVar(&e.cfg.Addr, "addr", e.cfg.Addr, "listen address the link names without PIPELINE_BASE_URL (PIPELINE_ADDR)")
+	email := fs.String("email", "", "email of the user the link signs in")
+	if err := parseFlagsOnly(e, fs, args, "email"); err != nil {
+		return err
+	}
+	return withOperator(ctx, e.cfg, writes, func(op *pipeline.Operator) error {
+		secret, err := op.SignInLink(ctx, *email)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(e.stdout, pipeline.SignInURL(pagesBase(e.cfg.BaseURL, e.cfg.Addr), secret))
+		return err
+	})
+}
+
+// pagesBase is where the pages are reached: PIPELINE_BASE_URL, else the
+// listen address, an unspecified host made loopback.
+func pagesBase(baseURL, addr string) string {
+	if baseURL != "" {
+		return baseURL
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://" + addr
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
