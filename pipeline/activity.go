@@ -41,6 +41,7 @@ var Actions = []string{
 	ActionCandidateMessageSent, ActionCandidateMessageFailed, ActionCandidateMessageRetried,
 	ActionInterviewScheduled, ActionInterviewRescheduled, ActionInterviewCancelled,
 	ActionCandidateErased, ActionPrivacyExported, ActionPrivacyErased,
+	ActionProposalCreated, ActionProposalApproved, ActionProposalRejected, ActionProposalExpired, ActionProposalWithdrawn,
 }
 
 // Activity subject types.
@@ -65,8 +66,11 @@ type Activity struct {
 	Changes     json.RawMessage `json:"changes"` // field → {before, after}; a note as {note_id}
 	// Reason is the reason given with the write that made the entry (see
 	// Reasoned); nil when none was.
-	Reason    *string   `json:"reason"`
-	CreatedAt time.Time `json:"created_at"`
+	Reason *string `json:"reason"`
+	// ApprovedBy is who approved the proposal whose run made the entry;
+	// nil on every entry that was not approved.
+	ApprovedBy *ApprovedBy `json:"approved_by"`
+	CreatedAt  time.Time   `json:"created_at"`
 }
 
 // log appends an activity entry inside the write's transaction; jobID is

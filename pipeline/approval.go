@@ -30,6 +30,9 @@ func NormalizeApproval(field, scopesField string, names []Op, scopes []Scope) ([
 		case !op.Writes():
 			bad.Add(field, "The operation "+string(op)+" is a read; only writes can wait for approval.")
 			continue
+		case op.decides():
+			bad.Add(field, "The operation "+string(op)+" decides proposals; it cannot wait for approval.")
+			continue
 		}
 		if !slices.Contains(out, op) {
 			out = append(out, op)
@@ -62,7 +65,7 @@ func SplitApproval(s string) []Op {
 // make it: its approval policy names op, or is EveryWrite and op is a
 // write. A caller made without a token (Operator.ActAs) holds nothing.
 func (c Caller) Held(op Op) bool {
-	if !op.Writes() {
+	if !op.Writes() || op.decides() {
 		return false
 	}
 	if slices.Contains(c.approval, op) {

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -74,17 +75,23 @@ type boundKey struct {
 type writeCall struct {
 	key    *boundKey
 	reason *string
+	// op, ref and digest are the request, for a proposal when the caller
+	// may only propose op (see Caller.Held).
+	op     Op
+	ref    Ref
+	digest string
 }
 
 // takeKey takes the idempotency out of a write's input (input points to the
 // input, idem to its Idempotency field), binds its key to the request
 // (see RequestDigest), and reads the input's reason.
 func takeKey(op Op, r Ref, input any, idem **Idempotency) (writeCall, error) {
-	w := writeCall{reason: reasonOf(input)}
+	w := writeCall{reason: reasonOf(input), op: op, ref: r}
 	i := *idem
 	*idem = nil
+	w.digest = RequestDigest(op, r, input)
 	if i != nil {
-		w.key = &boundKey{key: i.Key, request: RequestDigest(op, r, input)}
+		w.key = &boundKey{key: i.Key, request: w.digest}
 	}
 	return w, nil
 }
@@ -169,11 +176,19 @@ func writeValue(w io.Writer, v reflect.Value) {
 // the stored result of the same request under the key: a retried delete
 // answers as the delete did. The value act returns is stored
 // under the key in the same transaction. A nil load finds nothing.
+//
+// A write the caller may only propose (Caller.Held) runs the same checks,
+// rolls back once act succeeded, and returns *Proposed (see propose). The
+// approved run of a proposal (see ApproveProposal) is not held; it claims
+// its proposal in its own transaction, after act, so that it runs once.
 func write[R, T any](s *Service, ctx context.Context, c Caller, w writeCall, load func(Tx) (R, error), act func(Tx, R) (T, error)) (Result[T], error) {
 	var out Result[T]
 	k, badReason := w.key, checkReason(w.reason)
 	busy, release := s.reserveKey(c, k)
 	defer release()
+	run, approved := approvalFrom(ctx)
+	held := !approved && c.Held(w.op)
+	var replayedProposal int64
 	err := s.store.Write(ctx, func(tx Tx) error {
 		// The key is claimed before load locks the record, so that a
 		// request whose key another holds answers conflict instead of
@@ -190,6 +205,10 @@ func write[R, T any](s *Service, ctx context.Context, c Caller, w writeCall, loa
 				// request's answer is still the answer to its key.
 				if k != nil && ErrorCode(err) == ENotFound {
 					if stored, rerr := cl.replay(ctx, c, k); rerr == nil && stored != nil {
+						if id, ok := storedProposal(stored); ok {
+							replayedProposal = id
+							return nil
+						}
 						out.Replayed = true
 						return json.Unmarshal(stored, &out.Value)
 					}
@@ -203,13 +222,29 @@ func write[R, T any](s *Service, ctx context.Context, c Caller, w writeCall, loa
 				return err
 			}
 			if stored != nil {
+				if id, ok := storedProposal(stored); ok {
+					replayedProposal = id
+					return nil
+				}
 				out.Replayed = true
 				return json.Unmarshal(stored, &out.Value)
 			}
 		}
-		v, err := act(reasonTx{Tx: tx, reason: w.reason}, rec)
+		var actTx Tx = reasonTx{Tx: tx, reason: w.reason}
+		if approved {
+			actTx = reasonTx{Tx: approvedTx{Tx: tx, by: run.approvedBy()}, reason: w.reason}
+		}
+		v, err := act(actTx, rec)
 		if err := withReason(err, badReason); err != nil {
 			return err
+		}
+		if held {
+			return errPropose
+		}
+		if approved {
+			if err := s.decide(ctx, tx, run, ProposalApplied, nil); err != nil {
+				return err
+			}
 		}
 		out.Value = v
 		if k != nil {
@@ -217,8 +252,18 @@ func write[R, T any](s *Service, ctx context.Context, c Caller, w writeCall, loa
 		}
 		return nil
 	})
+	if errors.Is(err, errPropose) {
+		p, replayed, err := s.propose(ctx, c, w, busy)
+		if err != nil {
+			return Result[T]{}, err
+		}
+		return Result[T]{}, &Proposed{Proposal: p, Replayed: replayed}
+	}
 	if err != nil {
 		return Result[T]{}, err
+	}
+	if replayedProposal != 0 {
+		return Result[T]{}, s.proposedReplay(ctx, replayedProposal)
 	}
 	return out, nil
 }

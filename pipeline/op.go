@@ -51,6 +51,11 @@ const (
 
 	OpExportPerson Op = "export_person"
 	OpErasePerson  Op = "erase_person"
+
+	OpListProposals   Op = "list_proposals"
+	OpGetProposal     Op = "get_proposal"
+	OpApproveProposal Op = "approve_proposal"
+	OpRejectProposal  Op = "reject_proposal"
 )
 
 // Ref names the records an operation is about: its job and candidate ids,
@@ -63,6 +68,7 @@ type Ref struct {
 	Webhook   int64
 	Message   int64
 	Interview int64
+	Proposal  int64
 }
 
 // RefID is one record of a Ref: the name of its path parameter ("job")
@@ -81,6 +87,7 @@ func (r *Ref) IDs() []RefID {
 		{"webhook", &r.Webhook},
 		{"message", &r.Message},
 		{"interview", &r.Interview},
+		{"proposal", &r.Proposal},
 	}
 }
 
@@ -131,6 +138,7 @@ const (
 	webhookPath   = "/webhooks/{webhook}"
 	messagePath   = candidatePath + "/messages/{message}"
 	interviewPath = candidatePath + "/interviews/{interview}"
+	proposalPath  = "/proposals/{proposal}"
 )
 
 // The HTTP methods of the REST requests.
@@ -184,6 +192,13 @@ var opTable = []struct {
 
 	{OpExportPerson, opTraits{ScopePrivacyManage, mPost, "/privacy/exports", forbids | readsByPost}},
 	{OpErasePerson, opTraits{ScopePrivacyManage, mPost, "/privacy/erasures", forbids}},
+
+	// Reading needs no scope: what a token sees depends on whether it
+	// made the proposal or carries proposals:review (see Proposal).
+	{OpListProposals, opTraits{"", mGet, "/proposals", 0}},
+	{OpGetProposal, opTraits{"", mGet, proposalPath, 0}},
+	{OpApproveProposal, opTraits{ScopeProposalsReview, mPost, proposalPath + "/approve", forbids | conflicts}},
+	{OpRejectProposal, opTraits{ScopeProposalsReview, mPost, proposalPath + "/reject", forbids | conflicts}},
 }
 
 var opTraitsOf = func() map[Op]opTraits {

@@ -18,6 +18,7 @@ type Service struct {
 	calendar Calendar
 	render   InvitationRenderer // nil: no invitation is emailed
 	limiter  Limiter
+	runner   Runner // nil: proposals cannot be approved
 
 	tokens   tokenCache
 	touched  sync.Map // token id → time.Time of the last recorded use
@@ -39,6 +40,7 @@ type options struct {
 	calendar    *Calendar
 	render      InvitationRenderer
 	limiter     Limiter
+	runner      Runner
 }
 
 // WithClock sets the clock; the default is SystemClock.
@@ -77,7 +79,7 @@ func newOptions(opts []Option) options {
 func NewService(store Store, opts ...Option) *Service {
 	o := newOptions(opts)
 	return &Service{store: store, clock: o.clock, tokenTTL: o.tokenTTL, webhooks: o.webhooks, secrets: o.secrets, mail: o.mail,
-		calendar: o.calendarOf(), render: o.render, limiter: o.limiter}
+		calendar: o.calendarOf(), render: o.render, limiter: o.limiter, runner: o.runner}
 }
 
 // Ping reports whether the storage answers, for readiness checks.

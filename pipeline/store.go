@@ -21,6 +21,8 @@ type Store interface {
 	// TokenByHash returns the token with the given hash, its user and the
 	// user's current team, revoked and expired tokens included.
 	TokenByHash(ctx context.Context, hash string) (TokenAuth, error)
+	// TokenByID is TokenByHash by the token's id.
+	TokenByID(ctx context.Context, id int64) (TokenAuth, error)
 	// TouchToken records the last use of a token.
 	TouchToken(ctx context.Context, id int64, at time.Time) error
 
@@ -176,6 +178,15 @@ type Store interface {
 	// second token with the same user and form hash is a conflict, and
 	// nothing is stored.
 	CreateTokenOnce(ctx context.Context, t Token, formHash string) (Token, error)
+
+	// Proposal returns a proposal with the names of its requester and
+	// decider (and their tokens), as stored: a pending one may be past
+	// its expiry.
+	Proposal(ctx context.Context, id int64) (Proposal, error)
+	// ListProposals returns a page of the proposals q selects, newest
+	// first (created_at, then id, descending); a status filter of
+	// expired or pending reads the expiry at q.Now.
+	ListProposals(ctx context.Context, q ProposalQuery) (List[Proposal], error)
 }
 
 // KeyClaim is a team's idempotency key claimed by a write transaction
@@ -354,6 +365,23 @@ type Tx interface {
 	SetActivityChanges(ctx context.Context, id int64, changes []byte) error
 	// IdempotencyRecords returns the records of a team's keys.
 	IdempotencyRecords(ctx context.Context, teamID int64) ([]IdempotencyRecord, error)
+	// InsertProposal stores a proposal and returns it with its id.
+	InsertProposal(ctx context.Context, p Proposal) (Proposal, error)
+	// ProposalByID is Store.Proposal inside the transaction.
+	ProposalByID(ctx context.Context, id int64) (Proposal, error)
+	// PendingProposal returns the proposal of a token with that request
+	// digest that is pending and not expired at now, or nil.
+	PendingProposal(ctx context.Context, tokenID int64, digest string, now time.Time) (*Proposal, error)
+	// CountPendingProposals counts a token's proposals pending and not
+	// expired at now.
+	CountPendingProposals(ctx context.Context, tokenID int64, now time.Time) (int, error)
+	// DecideProposal stores a decision of a proposal if it is pending and
+	// not expired at d.Now, in one conditional update, and reports
+	// whether it was.
+	DecideProposal(ctx context.Context, d ProposalDecisionRecord) (bool, error)
+	// SetProposalResult stores what an applied proposal's run answered.
+	SetProposalResult(ctx context.Context, id int64, r ProposalResult) error
+
 	// SetIdempotencyResult replaces the stored result of a team's key.
 	SetIdempotencyResult(ctx context.Context, teamID int64, key string, result []byte) error
 }

@@ -3,6 +3,7 @@ package pipelinestore
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
@@ -13,14 +14,14 @@ import (
 // takes no INSERT in a WITH) in two.
 var (
 	qInsertActivityPG = (`WITH a AS (INSERT INTO activity
-	(team_id, job_id, user_id, token_id, ip, action, subject_type, subject_id, changes, created_at, reason)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id, team_id, action)
+	(team_id, job_id, user_id, token_id, ip, action, subject_type, subject_id, changes, created_at, reason, approved_by)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id, team_id, action)
 SELECT a.id, w.id AS webhook_id FROM a
 LEFT JOIN webhooks AS w ON w.team_id = a.team_id
 	AND (w.events = '' OR strpos(',' || w.events || ',', ',' || a.action || ',') > 0)`)
 	qInsertActivity = preparedSQLite(`INSERT INTO activity
-(team_id, job_id, user_id, token_id, ip, action, subject_type, subject_id, changes, created_at, reason)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`)
+(team_id, job_id, user_id, token_id, ip, action, subject_type, subject_id, changes, created_at, reason, approved_by)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id`)
 	qSelectingWebhooks = preparedSQLite(`SELECT id FROM webhooks
 WHERE team_id = $1 AND (events = '' OR instr(',' || events || ',', ',' || $2 || ',') > 0)`)
 )
@@ -43,7 +44,16 @@ func (t *tx) InsertActivity(ctx context.Context, a pipeline.Activity) error {
 	if a.JobID != 0 {
 		job = a.JobID
 	}
-	values := args(a.TeamID, job, user, token, a.IP, a.Action, a.SubjectType, a.SubjectID, changes, ts(a.CreatedAt), a.Reason)
+	var approvedBy *string
+	if a.ApprovedBy != nil {
+		b, err := json.Marshal(a.ApprovedBy)
+		if err != nil {
+			return err
+		}
+		text := string(b)
+		approvedBy = &text
+	}
+	values := args(a.TeamID, job, user, token, a.IP, a.Action, a.SubjectType, a.SubjectID, changes, ts(a.CreatedAt), a.Reason, approvedBy)
 	if t.pg {
 		// Its messages are enqueued before the commit (tx.enqueuePending).
 		return formatError(t.run.deferredReturning(ctx, qInsertActivityPG, t.scanMessages, values...), "Activity")

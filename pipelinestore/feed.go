@@ -33,7 +33,7 @@ func feedColumns(pg bool) string {
 		seq = "a.xid"
 	}
 	return `a.id, a.team_id, a.job_id, a.user_id, a.token_id, a.action, a.subject_type, a.subject_id, a.changes,
-	a.reason, a.created_at, ` + seq + ` AS seq, u.name AS user_name`
+	a.reason, a.approved_by, a.created_at, ` + seq + ` AS seq, u.name AS user_name`
 }
 
 // feedVisible is the feed's visibility rule on the entry a for the viewer

@@ -255,7 +255,8 @@ type activityRow struct {
 	SubjectType string    `bun:"subject_type"`
 	SubjectID   int64     `bun:"subject_id"`
 	Changes     string    `bun:"changes"` // JSON text, stored and returned as written
-	Reason      *string   `bun:"reason"`  // NULL when none was given
+	Reason      *string   `bun:"reason"`      // NULL when none was given
+	ApprovedBy  *string   `bun:"approved_by"` // JSON; NULL when not approved
 	CreatedAt   time.Time `bun:"created_at"`
 
 	Seq      int64  `bun:"seq,scanonly"`       // the feed's sequence (see FeedPosition)
@@ -263,7 +264,15 @@ type activityRow struct {
 }
 
 func (r activityRow) toActivity() pipeline.Activity {
+	var by *pipeline.ApprovedBy
+	if r.ApprovedBy != nil {
+		by = new(pipeline.ApprovedBy)
+		if json.Unmarshal([]byte(*r.ApprovedBy), by) != nil {
+			by = nil
+		}
+	}
 	return pipeline.Activity{
+		ApprovedBy:  by,
 		ID:          r.ID,
 		TeamID:      r.TeamID,
 		JobID:       r.JobID,

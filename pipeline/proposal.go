@@ -1,0 +1,663 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Proposal statuses. A pending proposal past its ExpiresAt reads as
+// expired.
+const (
+	ProposalPending   = "pending"
+	ProposalApplied   = "applied"
+	ProposalFailed    = "failed"
+	ProposalRejected  = "rejected"
+	ProposalExpired   = "expired"
+	ProposalWithdrawn = "withdrawn"
+)
+
+// ProposalStatuses are the statuses a proposal may read as.
+var ProposalStatuses = []string{ProposalPending, ProposalApplied, ProposalFailed, ProposalRejected, ProposalExpired, ProposalWithdrawn}
+
+// Proposal actions and subject.
+const (
+	ActionProposalCreated   = "proposal.created"
+	ActionProposalApproved  = "proposal.approved"
+	ActionProposalRejected  = "proposal.rejected"
+	ActionProposalExpired   = "proposal.expired"
+	ActionProposalWithdrawn = "proposal.withdrawn"
+
+	SubjectProposal = "proposal"
+)
+
+// ProposalLifetime is how long a proposal waits for a decision.
+const ProposalLifetime = 7 * 24 * time.Hour
+
+// MaxPendingProposals is the most proposals one token may have waiting.
+const MaxPendingProposals = 100
+
+// MaxDecisionNoteLength is the longest note of a decision, in characters.
+const MaxDecisionNoteLength = 1000
+
+// ProposalFilter selects proposals: by status ("" any) and job (0 any).
+type ProposalFilter struct {
+	Status string
+	JobID  int64
+	Page   int
+	// Unread is what a face could not read of the filter (see Answer).
+	Unread error
+}
+
+// ProposalQuery is a ProposalFilter with who reads it, for the store: the
+// proposals of Token on jobs Viewer reaches (or on no job); with Review,
+// also those of Team on jobs Viewer reaches, and, with Manager (Viewer is
+// an owner or admin of Team), Team's on no job. Now decides which pending
+// ones read as expired.
+type ProposalQuery struct {
+	ProposalFilter
+	Viewer, Token, Team int64
+	Review, Manager     bool
+	Now                 time.Time
+}
+
+// TokenRef is a token by id and name.
+type TokenRef struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+}
+
+// ProposalActor is who requested or decided a proposal: a user, and the
+// token used (nil: decided on a page or by the CLI).
+type ProposalActor struct {
+	User  User      `json:"user"`
+	Token *TokenRef `json:"token"`
+}
+
+// ProposalResult is what the approved run answered: the HTTP status and
+// the body (the write's, or its error envelope) the REST face would have.
+type ProposalResult struct {
+	Status int             `json:"status"`
+	Body   json.RawMessage `json:"body"`
+}
+
+// Proposal is a write held for a person's decision (oversight.md §3): the
+// REST request it stands for, whichever face it came from, and what became
+// of it.
+type Proposal struct {
+	ID          int64           `json:"id"`
+	TeamID      int64           `json:"team_id"` // its job's team, or the requester's team then
+	Operation   Op              `json:"operation"`
+	Method      string          `json:"method"`
+	Path        string          `json:"path"`  // below /api/v1, ids filled in
+	Input       json.RawMessage `json:"input"` // the REST body; {} when none
+	Reason      *string         `json:"reason"`
+	Status      string          `json:"status"`
+	RequestedBy ProposalActor   `json:"requested_by"`
+	JobID       int64           `json:"job_id"` // 0: on no job
+	Digest      string          `json:"-"`      // the request (see RequestDigest), for the same request again
+	CreatedAt   time.Time       `json:"created_at"`
+	ExpiresAt   time.Time       `json:"expires_at"`
+	DecidedBy   *ProposalActor  `json:"decided_by"`
+	DecidedAt   *time.Time      `json:"decided_at"`
+	Note        *string         `json:"note"`
+	Result      *ProposalResult `json:"result"`
+}
+
+// readAt is p as it reads at now: pending past its expiry reads expired.
+func (p Proposal) readAt(now time.Time) Proposal {
+	if p.Status == ProposalPending && !now.Before(p.ExpiresAt) {
+		p.Status = ProposalExpired
+	}
+	return p
+}
+
+// Proposed is what a write by a token under an approval policy returns
+// (see Caller.Held), as an error value: nothing changed; a person decides.
+// Faces answer it as a success (202 and the proposal). Replayed: it is the
+// proposal an idempotency key stored, as it reads now.
+type Proposed struct {
+	Proposal Proposal
+	Replayed bool
+}
+
+func (p *Proposed) Error() string {
+	return "pipeline: proposal " + strconv.FormatInt(p.Proposal.ID, 10) + " waits for a decision"
+}
+
+// Request is the REST request a face read for a write, which a proposal
+// records: its path below /api/v1 with its ids ("" for the operation's
+// path filled with the write's records) and its body as a JSON value (nil
+// for none).
+type Request struct {
+	Path string
+	Body json.RawMessage
+}
+
+type requestKey struct{}
+
+// WithRequest returns a context that tells the Service the request a face
+// read for the call it makes with it.
+func WithRequest(ctx context.Context, r Request) context.Context {
+	return context.WithValue(ctx, requestKey{}, r)
+}
+
+// Runner runs a proposal's operation as its REST request would: the face
+// that reads REST bodies implements it (the domain cannot decode them).
+type Runner interface {
+	// Run calls the Service svc with ctx (which carries the requester's
+	// caller, when its token still works) and p's stored request, and
+	// returns the HTTP status and body the REST face would answer, and
+	// the call's error (nil on success).
+	Run(ctx context.Context, svc *Service, p Proposal) (status int, body json.RawMessage, err error)
+}
+
+// WithRunner sets what runs approved proposals; without one, approving
+// answers an internal error.
+func WithRunner(r Runner) Option { return func(o *options) { o.runner = r } }
+
+// ProposalDecision is the body of approving or rejecting a proposal.
+type ProposalDecision struct {
+	Reasoned
+	// Note is at most 1,000 characters; nil: none.
+	Note        *string
+	Idempotency *Idempotency
+	Unread      error
+}
+
+func (d ProposalDecision) check() FieldErrors {
+	f := FieldErrors{}
+	if d.Note != nil && checkText(f, "note", *d.Note) && utf8.RuneCountInString(*d.Note) > MaxDecisionNoteLength {
+		f.Add("note", "The note may not be greater than 1000 characters.")
+	}
+	return f
+}
+
+// decides reports whether op decides proposals.
+func (o Op) decides() bool { return o == OpApproveProposal || o == OpRejectProposal }
+
+// errPropose rolls back a held write's transaction once its checks passed.
+var errPropose = errors.New("pipeline: propose instead")
+
+// errAlreadyDecided answers a decision on a proposal that is no longer
+// pending; an approved run that finds it so returns this very value.
+var errAlreadyDecided = Errorf(EConflict, "The proposal has already been decided.")
+
+func errDecided() error { return errAlreadyDecided }
+
+// proposalMarker is what a key stores for a write that became a proposal,
+// so that its replay reads the proposal as it is now.
+type proposalMarker struct {
+	Proposal int64 `json:"$proposal"`
+}
+
+// storedProposal is the proposal a key's stored result names, if any.
+func storedProposal(stored []byte) (int64, bool) {
+	if !strings.HasPrefix(string(stored), `{"$proposal":`) {
+		return 0, false
+	}
+	var m proposalMarker
+	if json.Unmarshal(stored, &m) != nil || m.Proposal == 0 {
+		return 0, false
+	}
+	return m.Proposal, true
+}
+
+// filledPath is op's path with the ids of r.
+func filledPath(op Op, r Ref) string {
+	path := op.Path()
+	for _, id := range r.IDs() {
+		path = strings.ReplaceAll(path, "{"+id.Name+"}", strconv.FormatInt(*id.ID, 10))
+	}
+	return path
+}
+
+// propose stores a held write as a proposal, in a transaction of its own
+// once the write's checked and rolled back: the same request of the same
+// token still pending is that proposal; a token may have
+// MaxPendingProposals waiting.
+func (s *Service) propose(ctx context.Context, c Caller, w writeCall, busy bool) (Proposal, bool, error) {
+	req, _ := ctx.Value(requestKey{}).(Request)
+	if req.Path == "" {
+		req.Path = filledPath(w.op, w.ref)
+	}
+	input := json.RawMessage(`{}`)
+	if len(req.Body) > 0 {
+		input = req.Body
+	}
+	var out Proposal
+	replayed := false
+	err := s.store.Write(ctx, func(tx Tx) error {
+		k := w.key
+		if k != nil {
+			cl := s.claim(ctx, tx, c, k.key, busy)
+			stored, err := cl.replay(ctx, c, k)
+			if err != nil {
+				return err
+			}
+			if stored != nil {
+				id, ok := storedProposal(stored)
+				if !ok {
+					return errDecided() // cannot happen: this request was held
+				}
+				p, err := tx.ProposalByID(ctx, id)
+				out, replayed = p, true
+				return err
+			}
+		}
+		now := s.now()
+		p, err := tx.PendingProposal(ctx, c.tokenID, w.digest, now)
+		if err != nil {
+			return err
+		}
+		if p == nil {
+			n, err := tx.CountPendingProposals(ctx, c.tokenID, now)
+			if err != nil {
+				return err
+			}
+			if n >= MaxPendingProposals {
+				return Errorf(EForbidden, "Too many proposals are waiting for a decision.")
+			}
+			teamID := c.team.ID
+			if w.ref.Job != 0 {
+				j, err := s.store.Job(ctx, c.user.ID, w.ref.Job)
+				if err != nil {
+					return err
+				}
+				teamID = j.TeamID
+			}
+			np, err := tx.InsertProposal(ctx, Proposal{
+				TeamID: teamID, Operation: w.op, Method: w.op.Method(), Path: req.Path, Input: input,
+				Reason: w.reason, Status: ProposalPending, RequestedBy: ProposalActor{User: c.user, Token: &TokenRef{ID: c.tokenID}},
+				JobID: w.ref.Job, Digest: w.digest, CreatedAt: now, ExpiresAt: now.Add(ProposalLifetime),
+			})
+			if err != nil {
+				return err
+			}
+			if err := s.log(ctx, tx, c, teamID, w.ref.Job, ActionProposalCreated, SubjectProposal, np.ID, map[string]any{
+				"operation": w.op, "status": Change{Before: nil, After: ProposalPending}}); err != nil {
+				return err
+			}
+			p = &np
+		}
+		out = *p
+		if k != nil {
+			return s.remember(ctx, tx, c, k, proposalMarker{Proposal: p.ID})
+		}
+		return nil
+	})
+	if err != nil {
+		return Proposal{}, false, err
+	}
+	if out.ID != 0 && out.CreatedAt.IsZero() {
+		out, err = s.store.Proposal(ctx, out.ID)
+	} else if out.RequestedBy.Token != nil && out.RequestedBy.Token.Name == "" {
+		out, err = s.store.Proposal(ctx, out.ID)
+	}
+	return out.readAt(s.now()), replayed, err
+}
+
+// proposedReplay is the Proposed a key's stored marker names, read now.
+func (s *Service) proposedReplay(ctx context.Context, id int64) error {
+	p, err := s.store.Proposal(ctx, id)
+	if err != nil {
+		return err
+	}
+	return &Proposed{Proposal: p.readAt(s.now()), Replayed: true}
+}
+
+// approvalRun is on the context of an approved proposal's run: the write
+// path claims the proposal inside the write's transaction, and every entry
+// the run logs names the approver.
+type approvalRun struct {
+	proposal Proposal
+	approver Caller
+	note     *string
+}
+
+type approvalKey struct{}
+
+func approvalFrom(ctx context.Context) (approvalRun, bool) {
+	r, ok := ctx.Value(approvalKey{}).(approvalRun)
+	return r, ok
+}
+
+// ApprovedBy is who approved the write an activity entry records.
+type ApprovedBy struct {
+	User    User   `json:"user"`
+	TokenID *int64 `json:"token_id"` // nil: decided on a page or by the CLI
+}
+
+// approvedBy is the ApprovedBy of r's approver.
+func (r approvalRun) approvedBy() *ApprovedBy {
+	a := &ApprovedBy{User: User{ID: r.approver.user.ID, Name: r.approver.user.Name}}
+	if r.approver.tokenID != 0 {
+		id := r.approver.tokenID
+		a.TokenID = &id
+	}
+	return a
+}
+
+// approvedTx is an approved run's transaction: every entry it logs names
+// the approver.
+type approvedTx struct {
+	Tx
+	by *ApprovedBy
+}
+
+func (t approvedTx) InsertActivity(ctx context.Context, a Activity) error {
+	a.ApprovedBy = t.by
+	return t.Tx.InsertActivity(ctx, a)
+}
+
+// decide claims r's proposal for outcome (applied or failed) if it is
+// still pending, inside tx, and logs proposal.approved; errDecided when
+// another decision came first.
+func (s *Service) decide(ctx context.Context, tx Tx, r approvalRun, status string, result *ProposalResult) error {
+	now := s.now()
+	ok, err := tx.DecideProposal(ctx, ProposalDecisionRecord{ID: r.proposal.ID, Status: status, UserID: r.approver.user.ID,
+		TokenID: r.approver.tokenID, At: now, Note: r.note, Result: result, Now: now})
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errDecided()
+	}
+	action := ActionProposalApproved
+	if status == ProposalRejected {
+		action = ActionProposalRejected
+	}
+	return s.log(ctx, tx, r.approver, r.proposal.TeamID, r.proposal.JobID, action, SubjectProposal, r.proposal.ID,
+		map[string]any{"status": Change{Before: ProposalPending, After: status}})
+}
+
+// ProposalDecisionRecord is a decision the store makes of a pending
+// proposal, conditionally: only one not yet expired at Now.
+type ProposalDecisionRecord struct {
+	ID      int64
+	Status  string
+	UserID  int64
+	TokenID int64 // 0: none
+	At      time.Time
+	Note    *string
+	Result  *ProposalResult
+	Now     time.Time
+}
+
+// sees reports whether c may read p: its own proposals, and with
+// proposals:review its team's, on jobs c's user reaches now; on no job,
+// its own, and its team's for owners and admins.
+func (s *Service) sees(ctx context.Context, c Caller, p Proposal) (bool, error) {
+	own := c.tokenID != 0 && p.RequestedBy.Token != nil && p.RequestedBy.Token.ID == c.tokenID
+	review := c.Has(ScopeProposalsReview) && p.TeamID == c.team.ID
+	if !own && !review {
+		return false, nil
+	}
+	if p.JobID != 0 {
+		_, err := s.store.Job(ctx, c.user.ID, p.JobID)
+		if ErrorCode(err) == ENotFound {
+			return false, nil
+		}
+		return err == nil, err
+	}
+	if own {
+		return true, nil
+	}
+	role, err := s.store.MemberRole(ctx, c.user.ID, p.TeamID)
+	return role == RoleOwner || role == RoleAdmin, err
+}
+
+// visibleProposal is proposal id if c may read it, else not_found.
+func (s *Service) visibleProposal(ctx context.Context, c Caller, id int64) (Proposal, error) {
+	p, err := s.store.Proposal(ctx, id)
+	if err != nil {
+		return Proposal{}, err
+	}
+	ok, err := s.sees(ctx, c, p)
+	if err != nil {
+		return Proposal{}, err
+	}
+	if !ok {
+		return Proposal{}, errNotFound("Proposal")
+	}
+	return p.readAt(s.now()), nil
+}
+
+// Proposal returns a proposal the caller may read (see ListProposals).
+// Needs no scope. Errors: unauthenticated, not_found.
+func (s *Service) Proposal(ctx context.Context, id int64) (Proposal, error) {
+	c, err := authorize(ctx, OpGetProposal)
+	if err != nil {
+		return Proposal{}, err
+	}
+	return s.visibleProposal(ctx, c, id)
+}
+
+// ListProposals returns a page of the proposals the caller may read,
+// newest first: those its token made on jobs its user reaches now; with
+// proposals:review also its team's on jobs its user reaches (and, for
+// owners and admins, those on no job). A token's own proposals on no job
+// are its to read too. Needs no scope. Errors: unauthenticated,
+// validation_failed (status, job_id, page).
+func (s *Service) ListProposals(ctx context.Context, f ProposalFilter) (List[Proposal], error) {
+	c, err := authorize(ctx, OpListProposals)
+	if err != nil {
+		return List[Proposal]{}, err
+	}
+	bad := FieldErrors{}
+	if f.Status != "" && !containsString(ProposalStatuses, f.Status) {
+		bad.Add("status", "The status must be one of "+strings.Join(ProposalStatuses, ", ")+".")
+	}
+	if err := withUnread(f.Unread, bad.Err()); err != nil {
+		return List[Proposal]{}, err
+	}
+	f.Page = max(f.Page, 1)
+	q := ProposalQuery{ProposalFilter: f, Viewer: c.user.ID, Token: c.tokenID, Team: c.team.ID,
+		Review: c.Has(ScopeProposalsReview), Now: s.now()}
+	if q.Review {
+		role, err := s.store.MemberRole(ctx, c.user.ID, c.team.ID)
+		if err != nil {
+			return List[Proposal]{}, err
+		}
+		q.Manager = role == RoleOwner || role == RoleAdmin
+	}
+	l, err := s.store.ListProposals(ctx, q)
+	for i := range l.Items {
+		l.Items[i] = l.Items[i].readAt(q.Now)
+	}
+	return l, err
+}
+
+func containsString(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// loadDecision is the proposal id as a decider c may decide it, in the
+// check order: not_found (c's user cannot reach it), insufficient_scope
+// (c lacks the operation's own scope), forbidden (c's user requested it).
+func (s *Service) loadDecision(ctx context.Context, c Caller, id int64) (Proposal, error) {
+	p, err := s.visibleProposal(ctx, c, id)
+	if err != nil {
+		return Proposal{}, err
+	}
+	if scope := p.Operation.Scope(); scope != "" && !c.Has(scope) {
+		return Proposal{}, &Error{Code: EInsufficientScope,
+			Message: "The token does not carry the scope " + string(scope) + ".",
+			Details: map[string]string{"required_scope": string(scope)}}
+	}
+	if p.RequestedBy.User.ID == c.user.ID {
+		return Proposal{}, Errorf(EForbidden, "A proposal must be decided by another user.")
+	}
+	return p, nil
+}
+
+// checkPending is the conflict of deciding p when it is not pending.
+func checkPending(p Proposal) error {
+	if p.Status != ProposalPending {
+		return errDecided()
+	}
+	return nil
+}
+
+// RejectProposal rejects a pending proposal: nothing of it is done.
+// Needs proposals:review. Errors: unauthenticated, insufficient_scope
+// (also when the token lacks the proposal's operation's scope), not_found,
+// validation_failed (note, idempotency_key), forbidden (the caller's user
+// requested it), conflict (it was decided, expired or withdrawn).
+func (s *Service) RejectProposal(ctx context.Context, id int64, in ProposalDecision) (Result[Proposal], error) {
+	c, err := authorize(ctx, OpRejectProposal)
+	if err != nil {
+		return Result[Proposal]{}, err
+	}
+	k, err := takeKey(OpRejectProposal, Ref{Proposal: id}, &in, &in.Idempotency)
+	if err != nil {
+		return Result[Proposal]{}, err
+	}
+	res, err := write(s, ctx, c, k, func(Tx) (Proposal, error) { return s.loadDecision(ctx, c, id) },
+		func(tx Tx, p Proposal) (Proposal, error) {
+			if err := withUnread(in.Unread, in.check().Err()); err != nil {
+				return Proposal{}, err
+			}
+			if err := checkPending(p); err != nil {
+				return Proposal{}, err
+			}
+			r := approvalRun{proposal: p, approver: c, note: in.Note}
+			if err := s.decide(ctx, tx, r, ProposalRejected, nil); err != nil {
+				return Proposal{}, err
+			}
+			return tx.ProposalByID(ctx, p.ID)
+		})
+	res.Value = res.Value.readAt(s.now())
+	return res, err
+}
+
+// ApproveProposal runs a pending proposal's operation now, as its
+// requester (the user, token and scopes as they are now, from the
+// approver's address, without the token's approval policy and without
+// spending its rate limit), with the stored request, through the
+// operation's whole check order. The run claims the proposal inside its
+// own transaction, so of concurrent approvals on any replica one runs; a
+// refused run leaves it failed with the answer, and nothing changed.
+// Either way the proposal is returned. Needs proposals:review. Errors: as
+// RejectProposal.
+func (s *Service) ApproveProposal(ctx context.Context, id int64, in ProposalDecision) (Result[Proposal], error) {
+	c, err := authorize(ctx, OpApproveProposal)
+	if err != nil {
+		return Result[Proposal]{}, err
+	}
+	k, err := takeKey(OpApproveProposal, Ref{Proposal: id}, &in, &in.Idempotency)
+	if err != nil {
+		return Result[Proposal]{}, err
+	}
+	busy, release := s.reserveKey(c, k.key)
+	defer release()
+	// The checks, and a replay, in a transaction rolled back: the run
+	// writes in its own.
+	var p Proposal
+	checked := errors.New("checked")
+	var replay *Result[Proposal]
+	err = s.store.Write(ctx, func(tx Tx) error {
+		var cl claimedKey
+		if k.key != nil {
+			cl = s.claim(ctx, tx, c, k.key.key, busy)
+		}
+		var err error
+		if p, err = s.loadDecision(ctx, c, id); err != nil {
+			return err
+		}
+		if k.key != nil {
+			stored, err := cl.replay(ctx, c, k.key)
+			if err != nil {
+				return err
+			}
+			if stored != nil {
+				replay = &Result[Proposal]{Replayed: true}
+				return json.Unmarshal(stored, &replay.Value)
+			}
+		}
+		if err := withReason(withUnread(in.Unread, in.check().Err()), checkReason(k.reason)); err != nil {
+			return err
+		}
+		if err := checkPending(p); err != nil {
+			return err
+		}
+		return checked
+	})
+	if replay != nil && err == nil {
+		v, err := s.store.Proposal(ctx, replay.Value.ID)
+		return Result[Proposal]{Value: v.readAt(s.now()), Replayed: true}, err
+	}
+	if !errors.Is(err, checked) {
+		return Result[Proposal]{}, err
+	}
+	if s.runner == nil {
+		return Result[Proposal]{}, errors.New("pipeline: no Runner to approve proposals with")
+	}
+	r := approvalRun{proposal: p, approver: c, note: in.Note}
+	runCtx := context.WithValue(ctx, approvalKey{}, r)
+	if requester, err := s.requester(ctx, p); err != nil {
+		return Result[Proposal]{}, err
+	} else if requester != nil {
+		runCtx = NewContext(runCtx, requester.WithIP(c.ip))
+	} else {
+		runCtx = NewContext(runCtx, Caller{})
+	}
+	status, body, runErr := s.runner.Run(runCtx, s, p)
+	if runErr == errAlreadyDecided {
+		return Result[Proposal]{}, runErr
+	}
+	result := &ProposalResult{Status: status, Body: body}
+	err = s.store.Write(ctx, func(tx Tx) error {
+		if runErr == nil {
+			// Applied in the run's transaction; the answer is known now.
+			if err := tx.SetProposalResult(ctx, p.ID, *result); err != nil {
+				return err
+			}
+		} else if err := s.decide(ctx, tx, r, ProposalFailed, result); err != nil {
+			return err
+		}
+		if k.key != nil {
+			cl := s.claim(ctx, tx, c, k.key.key, busy)
+			if _, err := cl.replay(ctx, c, k.key); err != nil {
+				return err
+			}
+			return s.remember(ctx, tx, c, k.key, Proposal{ID: p.ID})
+		}
+		return nil
+	})
+	if err != nil {
+		return Result[Proposal]{}, err
+	}
+	v, err := s.store.Proposal(ctx, p.ID)
+	return Result[Proposal]{Value: v.readAt(s.now())}, err
+}
+
+// requester is the caller of p's requesting token as it is now; nil when
+// the token no longer works (revoked, expired, gone): the run answers
+// unauthenticated.
+func (s *Service) requester(ctx context.Context, p Proposal) (*Caller, error) {
+	if p.RequestedBy.Token == nil {
+		return nil, nil
+	}
+	a, err := s.store.TokenByID(ctx, p.RequestedBy.Token.ID)
+	if ErrorCode(err) == ENotFound {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !a.Token.Active(s.now()) {
+		return nil, nil
+	}
+	return &Caller{user: a.User, team: a.Team, tokenID: a.Token.ID, scopes: a.Token.Scopes,
+		approval: a.Token.Approval, valid: true}, nil
+}

@@ -1,0 +1,3 @@
+ALTER TABLE activity DROP COLUMN approved_by;
+--bun:split
+DROP TABLE proposals;

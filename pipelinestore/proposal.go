@@ -1,0 +1,248 @@
+package pipelinestore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// proposalRow is a proposal with the names of its requester and decider
+// and of their tokens, as the queries read it.
+type proposalRow struct {
+	ID          int64      `bun:"id"`
+	TeamID      int64      `bun:"team_id"`
+	JobID       *int64     `bun:"job_id"`
+	UserID      int64      `bun:"user_id"`
+	UserName    string     `bun:"user_name"`
+	TokenID     int64      `bun:"token_id"`
+	TokenName   string     `bun:"token_name"`
+	Operation   string     `bun:"operation"`
+	Method      string     `bun:"method"`
+	Path        string     `bun:"path"`
+	Input       string     `bun:"input"`
+	Reason      *string    `bun:"reason"`
+	Digest      string     `bun:"digest"`
+	Status      string     `bun:"status"`
+	CreatedAt   time.Time  `bun:"created_at"`
+	ExpiresAt   time.Time  `bun:"expires_at"`
+	DeciderID   *int64     `bun:"decider_id"`
+	DeciderName *string    `bun:"decider_name"`
+	DTokenID    *int64     `bun:"decider_token_id"`
+	DTokenName  *string    `bun:"decider_token_name"`
+	DecidedAt   *time.Time `bun:"decided_at"`
+	Note        *string    `bun:"note"`
+	Result      *string    `bun:"result"`
+
+	Total int `bun:"total,scanonly"`
+}
+
+func (r proposalRow) windowTotal() int { return r.Total }
+
+func (r proposalRow) toProposal() pipeline.Proposal {
+	p := pipeline.Proposal{
+		ID: r.ID, TeamID: r.TeamID, Operation: pipeline.Op(r.Operation), Method: r.Method, Path: r.Path,
+		Input: json.RawMessage(r.Input), Reason: r.Reason, Status: r.Status, Digest: r.Digest,
+		RequestedBy: pipeline.ProposalActor{User: pipeline.User{ID: r.UserID, Name: r.UserName},
+			Token: &pipeline.TokenRef{ID: r.TokenID, Name: r.TokenName}},
+		CreatedAt: r.CreatedAt.UTC(), ExpiresAt: r.ExpiresAt.UTC(), DecidedAt: utcPtr(r.DecidedAt), Note: r.Note,
+	}
+	if r.JobID != nil {
+		p.JobID = *r.JobID
+	}
+	if r.DeciderID != nil {
+		d := &pipeline.ProposalActor{User: pipeline.User{ID: *r.DeciderID}}
+		if r.DeciderName != nil {
+			d.User.Name = *r.DeciderName
+		}
+		if r.DTokenID != nil {
+			d.Token = &pipeline.TokenRef{ID: *r.DTokenID}
+			if r.DTokenName != nil {
+				d.Token.Name = *r.DTokenName
+			}
+		}
+		p.DecidedBy = d
+	}
+	if r.Result != nil {
+		var res pipeline.ProposalResult
+		if json.Unmarshal([]byte(*r.Result), &res) == nil {
+			p.Result = &res
+		}
+	}
+	return p
+}
+
+const proposalColumns = `p.id, p.team_id, p.job_id, p.user_id, ru.name AS user_name, p.token_id, rt.name AS token_name,
+	p.operation, p.method, p.path, p.input, p.reason, p.digest, p.status, p.created_at, p.expires_at,
+	p.decided_by_user_id AS decider_id, du.name AS decider_name, p.decided_by_token_id AS decider_token_id,
+	dt.name AS decider_token_name, p.decided_at, p.note, p.result`
+
+const proposalFrom = `FROM proposals AS p
+JOIN users AS ru ON ru.id = p.user_id
+JOIN tokens AS rt ON rt.id = p.token_id
+LEFT JOIN users AS du ON du.id = p.decided_by_user_id
+LEFT JOIN tokens AS dt ON dt.id = p.decided_by_token_id
+LEFT JOIN jobs AS j ON j.id = p.job_id`
+
+// proposalStatus is the status a proposal reads as at the time bound to
+// parameter $n.
+func proposalStatus(n int) string {
+	return `(CASE WHEN p.status = 'pending' AND p.expires_at <= $` + strconv.Itoa(n) + ` THEN 'expired' ELSE p.status END)`
+}
+
+var (
+	qInsertProposal = prepared(`INSERT INTO proposals
+(team_id, job_id, user_id, token_id, operation, method, path, input, reason, digest, status, created_at, expires_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id`)
+	qProposal        = prepared(`SELECT ` + proposalColumns + "\n" + proposalFrom + "\nWHERE p.id = $1")
+	qPendingProposal = prepared(`SELECT ` + proposalColumns + "\n" + proposalFrom + `
+WHERE p.token_id = $1 AND p.status = 'pending' AND p.digest = $2 AND p.expires_at > $3
+ORDER BY p.id LIMIT 1`)
+	qCountPendingProposals = prepared(`SELECT count(*) FROM proposals AS p
+WHERE p.token_id = $1 AND p.status = 'pending' AND p.expires_at > $2`)
+	// The decision is one conditional update: of concurrent ones, on any
+	// replica, one finds the proposal pending.
+	qDecideProposal = prepared(`UPDATE proposals SET status = $2, decided_by_user_id = $3, decided_by_token_id = $4,
+	decided_at = $5, note = $6, result = $7
+WHERE id = $1 AND status = 'pending' AND expires_at > $8`)
+	qSetProposalResult = prepared(`UPDATE proposals SET result = $2 WHERE id = $1`)
+	qProposalsPage     = prepared(`SELECT ` + proposalColumns + `, count(*) OVER () AS total
+` + proposalFrom + `
+WHERE (p.job_id IS NULL OR ` + visible(1) + `)
+	AND (p.token_id = $2
+		OR ($4 = 1 AND p.team_id = $3 AND (p.job_id IS NOT NULL OR $5 = 1)))
+	AND ($6 = '' OR ` + proposalStatus(8) + ` = $6)
+	AND ($7 = 0 OR p.job_id = $7)
+ORDER BY p.created_at DESC, p.id DESC
+LIMIT ` + strconv.Itoa(pipeline.PageSize) + ` OFFSET $9`)
+)
+
+// InsertProposal stores a proposal and returns it with its id.
+func (t *tx) InsertProposal(ctx context.Context, p pipeline.Proposal) (pipeline.Proposal, error) {
+	var job any
+	if p.JobID != 0 {
+		job = p.JobID
+	}
+	p.CreatedAt, p.ExpiresAt = ts(p.CreatedAt), ts(p.ExpiresAt)
+	err := t.run.get(ctx, qInsertProposal, args(p.TeamID, job, p.RequestedBy.User.ID, p.RequestedBy.Token.ID,
+		string(p.Operation), p.Method, p.Path, string(p.Input), p.Reason, p.Digest, p.Status, p.CreatedAt, p.ExpiresAt), &p.ID)
+	if err != nil {
+		return pipeline.Proposal{}, formatError(err, "Proposal")
+	}
+	return p, nil
+}
+
+// ProposalByID returns a proposal, read in the transaction.
+func (t *tx) ProposalByID(ctx context.Context, id int64) (pipeline.Proposal, error) {
+	var r proposalRow
+	if err := t.run.get(ctx, qProposal, args(id), &r); err != nil {
+		return pipeline.Proposal{}, formatError(err, "Proposal")
+	}
+	return r.toProposal(), nil
+}
+
+// PendingProposal returns a token's pending proposal of a request, or nil.
+func (t *tx) PendingProposal(ctx context.Context, tokenID int64, digest string, now time.Time) (*pipeline.Proposal, error) {
+	var r proposalRow
+	err := t.run.get(ctx, qPendingProposal, args(tokenID, digest, ts(now)), &r)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, formatError(err, "Proposal")
+	}
+	p := r.toProposal()
+	return &p, nil
+}
+
+// CountPendingProposals counts a token's pending proposals.
+func (t *tx) CountPendingProposals(ctx context.Context, tokenID int64, now time.Time) (int, error) {
+	var n int
+	err := t.run.get(ctx, qCountPendingProposals, args(tokenID, ts(now)), &n)
+	return n, formatError(err, "Proposal")
+}
+
+// DecideProposal decides a pending proposal, and reports whether it was.
+func (t *tx) DecideProposal(ctx context.Context, d pipeline.ProposalDecisionRecord) (bool, error) {
+	var token, result any
+	if d.TokenID != 0 {
+		token = d.TokenID
+	}
+	if d.Result != nil {
+		b, err := json.Marshal(d.Result)
+		if err != nil {
+			return false, err
+		}
+		result = string(b)
+	}
+	res, err := t.run.exec(ctx, qDecideProposal, d.ID, d.Status, d.UserID, token, ts(d.At), d.Note, result, ts(d.Now))
+	if err != nil {
+		return false, formatError(err, "Proposal")
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+// SetProposalResult stores what an applied proposal's run answered.
+func (t *tx) SetProposalResult(ctx context.Context, id int64, r pipeline.ProposalResult) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	_, err = t.run.exec(ctx, qSetProposalResult, id, string(b))
+	return formatError(err, "Proposal")
+}
+
+// Proposal returns a proposal. It is read on the writer: a decision
+// just made must read as made.
+func (db *DB) Proposal(ctx context.Context, id int64) (pipeline.Proposal, error) {
+	var r proposalRow
+	if err := db.write().get(ctx, qProposal, args(id), &r); err != nil {
+		return pipeline.Proposal{}, formatError(err, "Proposal")
+	}
+	return r.toProposal(), nil
+}
+
+// ListProposals returns a page of the proposals q selects, newest first.
+func (db *DB) ListProposals(ctx context.Context, q pipeline.ProposalQuery) (pipeline.List[pipeline.Proposal], error) {
+	var rows []proposalRow
+	review, manager := 0, 0
+	if q.Review {
+		review = 1
+	}
+	if q.Manager {
+		manager = 1
+	}
+	err := db.read().all(ctx, qProposalsPage, args(q.Viewer, q.Token, q.Team, review, manager, q.Status, q.JobID,
+		ts(q.Now), pipeline.Offset(q.Page)), &rows)
+	if err != nil {
+		return pipeline.List[pipeline.Proposal]{}, formatError(err, "Proposal")
+	}
+	return pageOf(q.Page, rows, proposalRow.toProposal), nil
+}
+
+var qTokenByID = prepared(`SELECT t.id, t.user_id, t.team_id, t.name, t.scopes, t.approval, t.hash, t.created_at, t.expires_at,
+	t.last_used_at, t.revoked_at, u.name AS user_name, u.email AS user_email,
+	tm.id AS current_team_id, tm.key AS team_key, tm.name AS team_name, tm.job_limit AS team_job_limit
+FROM tokens AS t
+JOIN users AS u ON u.id = t.user_id
+JOIN teams AS tm ON tm.id = u.current_team_id
+WHERE t.id = $1`)
+
+// TokenByID returns a token by id, its user and the user's current team,
+// read on the writer: a revocation just made counts.
+func (db *DB) TokenByID(ctx context.Context, id int64) (pipeline.TokenAuth, error) {
+	var r tokenAuthRow
+	if err := db.write().get(ctx, qTokenByID, args(id), &r); err != nil {
+		return pipeline.TokenAuth{}, formatError(err, "Token")
+	}
+	return pipeline.TokenAuth{
+		Token: r.toToken(),
+		User:  pipeline.User{ID: r.UserID, Name: r.UserName, Email: r.UserEmail},
+		Team:  pipeline.Team{ID: r.CurrentTeam, Key: r.TeamKey, Name: r.TeamName, JobLimit: r.TeamJobLimit},
+	}, nil
+}
