@@ -17,6 +17,7 @@ import (
 	"github.com/pipeline-dev/pipeline/pipeline"
 	"github.com/pipeline-dev/pipeline/pipeline/ical"
 	"github.com/pipeline-dev/pipeline/pipeline/mail"
+	"github.com/pipeline-dev/pipeline/pipelinehttp"
 	"github.com/pipeline-dev/pipeline/pipelinestore"
 	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
 )
@@ -39,6 +40,7 @@ func hookOptions(extra ...pipeline.Option) []pipeline.Option {
 		pipeline.WithWebhookPolicy(pipeline.WebhookPolicy{AllowHTTP: true, AllowPrivate: true}),
 		pipeline.WithMail(testFrom, logMailer),
 		pipeline.WithInvitations(ical.Render),
+		pipeline.WithRunner(pipelinehttp.Runner()),
 	}, extra...)
 }
 

@@ -15,14 +15,22 @@ import (
 // entryItem is an activity entry as the feed and webhook deliveries show
 // it; the IP address stays out.
 type entryItem struct {
-	ID        int64           `json:"id"`
-	Action    string          `json:"action"`
-	Subject   entrySubject    `json:"subject"`
-	JobID     *int64          `json:"job_id"`
-	Actor     entryActor      `json:"actor"`
-	Changes   json.RawMessage `json:"changes"`
-	Reason    *string         `json:"reason"` // null when the write gave none
-	CreatedAt string          `json:"created_at"`
+	ID      int64           `json:"id"`
+	Action  string          `json:"action"`
+	Subject entrySubject    `json:"subject"`
+	JobID   *int64          `json:"job_id"`
+	Actor   entryActor      `json:"actor"`
+	Changes json.RawMessage `json:"changes"`
+	Reason  *string         `json:"reason"` // null when the write gave none
+	// ApprovedBy is who approved the proposal whose run made the entry;
+	// null on every other entry.
+	ApprovedBy *approvedBy `json:"approved_by"`
+	CreatedAt  string      `json:"created_at"`
+}
+
+type approvedBy struct {
+	User    named  `json:"user"`
+	TokenID *int64 `json:"token_id"` // null: decided on a page or by the CLI
 }
 
 type entrySubject struct {
@@ -47,6 +55,9 @@ func newEntryItem(e pipeline.FeedEntry) entryItem {
 	}
 	if e.JobID != 0 {
 		it.JobID = &e.JobID
+	}
+	if b := e.ApprovedBy; b != nil {
+		it.ApprovedBy = &approvedBy{User: named{ID: b.User.ID, Name: b.User.Name}, TokenID: b.TokenID}
 	}
 	if e.Actor.ID != 0 {
 		it.Actor.User = &named{ID: e.Actor.ID, Name: e.Actor.Name}

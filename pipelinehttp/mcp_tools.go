@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -66,6 +67,10 @@ func (a *api) newTool(o operation) mcpTool {
 		ctx, cancel := exchangeFrom(ctx).bound(ctx)
 		defer cancel()
 		out, replayed, err := o.faces.callTool(ctx, a, req.Params.Arguments)
+		var proposed *pipeline.Proposed
+		if errors.As(err, &proposed) {
+			return proposedTool(proposed), nil
+		}
 		if err != nil {
 			return a.toolFailure(ctx, o.op, err), nil
 		}
@@ -102,7 +107,11 @@ func (o operation) inputSchema() *jsonschema.Schema {
 
 // callTool calls the operation with a tool's arguments.
 func (spec opSpec[In, Out]) callTool(ctx context.Context, a *api, args json.RawMessage) (any, bool, error) {
-	return spec.run(ctx, a.svc, spec.readArguments(ctx, a, args))
+	in := spec.readArguments(ctx, a, args)
+	if spec.op.Writes() {
+		ctx = pipeline.WithRequest(ctx, pipeline.Request{Path: fillPath(spec.op.Path(), in.ref), Body: in.body})
+	}
+	return spec.run(ctx, a.svc, in)
 }
 
 // readArguments reads the operation's input from a tool's arguments: the
@@ -118,6 +127,7 @@ func (spec opSpec[In, Out]) readArguments(ctx context.Context, a *api, raw json.
 		others = []string{argKey}
 	}
 	args := readObject(in, raw, "arguments", spec.params, others...)
+	in.body = bodyOf(spec.params, args)
 	if in.unread["arguments"] != nil {
 		in.idUnread = true // no id was read: none names a record
 	}

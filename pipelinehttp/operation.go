@@ -41,6 +41,8 @@ type operation struct {
 type faces interface {
 	serveREST(a *api, c *gin.Context)
 	callTool(ctx context.Context, a *api, args json.RawMessage) (body any, replayed bool, err error)
+	// runStored runs an approved proposal (see Runner).
+	runStored(ctx context.Context, svc *pipeline.Service, p pipeline.Proposal) (status int, body json.RawMessage, err error)
 }
 
 // paramInfo is what is declared of a parameter, its type erased.

@@ -1,6 +1,8 @@
 package pipelinehttp
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -34,7 +36,21 @@ func (spec opSpec[In, Out]) serveREST(a *api, c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	out, replayed, err := spec.run(c.Request.Context(), a.svc, in)
+	ctx := c.Request.Context()
+	if spec.op.Writes() {
+		ctx = pipeline.WithRequest(ctx, pipeline.Request{Path: fillPath(spec.op.Path(), in.ref), Body: in.body})
+	}
+	out, replayed, err := spec.run(ctx, a.svc, in)
+	var proposed *pipeline.Proposed
+	if errors.As(err, &proposed) {
+		// A held write: nothing changed; a person decides.
+		if proposed.Replayed {
+			c.Header(ReplayHeader, "true")
+		}
+		c.Header("Location", a.basePath+a.prefix+"/api/v1/proposals/"+strconv.FormatInt(proposed.Proposal.ID, 10))
+		respond(c, http.StatusAccepted, proposedBody(proposed))
+		return
+	}
 	if err != nil {
 		fail(c, err)
 		return
@@ -106,6 +122,9 @@ func (spec opSpec[In, Out]) readRequest(a *api, c *gin.Context) (*input[In], err
 		}
 	}
 	readObject(in, raw, "body", body)
+	if trimmed := bytes.TrimSpace(raw); json.Valid(trimmed) {
+		in.body = trimmed
+	}
 	return in, nil
 }
 

@@ -254,7 +254,7 @@ type activityRow struct {
 	Action      string    `bun:"action"`
 	SubjectType string    `bun:"subject_type"`
 	SubjectID   int64     `bun:"subject_id"`
-	Changes     string    `bun:"changes"` // JSON text, stored and returned as written
+	Changes     string    `bun:"changes"`     // JSON text, stored and returned as written
 	Reason      *string   `bun:"reason"`      // NULL when none was given
 	ApprovedBy  *string   `bun:"approved_by"` // JSON; NULL when not approved
 	CreatedAt   time.Time `bun:"created_at"`

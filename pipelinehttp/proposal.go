@@ -1,0 +1,239 @@
+package pipelinehttp
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// proposalItem is a proposal as read, listed and decided.
+type proposalItem struct {
+	ID          int64           `json:"id"`
+	Operation   string          `json:"operation"`
+	Method      string          `json:"method"`
+	Path        string          `json:"path"`
+	Input       json.RawMessage `json:"input"`
+	Reason      *string         `json:"reason"`
+	Status      string          `json:"status"`
+	RequestedBy proposalActor   `json:"requested_by"`
+	JobID       *int64          `json:"job_id"` // null: on no job
+	CreatedAt   string          `json:"created_at"`
+	ExpiresAt   string          `json:"expires_at"`
+	DecidedBy   *proposalActor  `json:"decided_by"`
+	DecidedAt   *string         `json:"decided_at"`
+	Note        *string         `json:"note"`
+	Result      *proposalResult `json:"result"`
+}
+
+type proposalActor struct {
+	User  named  `json:"user"`
+	Token *named `json:"token"` // null: decided on a page or by the CLI
+}
+
+type proposalResult struct {
+	Status int             `json:"status"`
+	Body   json.RawMessage `json:"body"`
+}
+
+func newProposalActor(a pipeline.ProposalActor) proposalActor {
+	out := proposalActor{User: named{ID: a.User.ID, Name: a.User.Name}}
+	if a.Token != nil {
+		out.Token = &named{ID: a.Token.ID, Name: a.Token.Name}
+	}
+	return out
+}
+
+func newProposalItem(p pipeline.Proposal) proposalItem {
+	it := proposalItem{ID: p.ID, Operation: string(p.Operation), Method: p.Method, Path: p.Path, Input: p.Input,
+		Reason: p.Reason, Status: p.Status, RequestedBy: newProposalActor(p.RequestedBy),
+		CreatedAt: timestamp(p.CreatedAt), ExpiresAt: timestamp(p.ExpiresAt), Note: p.Note}
+	if len(it.Input) == 0 {
+		it.Input = json.RawMessage("{}")
+	}
+	if p.JobID != 0 {
+		it.JobID = &p.JobID
+	}
+	if p.DecidedBy != nil {
+		d := newProposalActor(*p.DecidedBy)
+		it.DecidedBy = &d
+	}
+	if p.DecidedAt != nil {
+		at := timestamp(*p.DecidedAt)
+		it.DecidedAt = &at
+	}
+	if p.Result != nil {
+		it.Result = &proposalResult{Status: p.Result.Status, Body: p.Result.Body}
+		if len(it.Result.Body) == 0 {
+			it.Result.Body = json.RawMessage("null")
+		}
+	}
+	return it
+}
+
+func proposalID[In any]() param[In] {
+	return pathID[In]("proposal", "Id of a proposal the token can read.")
+}
+
+var proposalStatus = described(&jsonschema.Schema{Type: "string", Enum: []any{"pending", "applied", "failed", "rejected", "expired", "withdrawn"}},
+	"Only proposals of this status; any when absent.")
+
+var noteSchema = described(textSchema(0, pipeline.MaxDecisionNoteLength, ""), "Optional note on the decision, at most 1,000 characters.")
+
+// proposalOperations are the operations on proposals, in the order of the
+// document.
+var proposalOperations = []operation{
+	newOperation(opSpec[pipeline.ProposalFilter, list[proposalItem]]{
+		op: pipeline.OpListProposals, status: http.StatusOK,
+		tool: &toolInfo{title: "List proposals", description: "A page of 15 of the proposals the token may read, newest first: its own, and with proposals:review its team's, on jobs its user reaches (GET /api/v1/proposals)."},
+		params: []param[pipeline.ProposalFilter]{
+			statusParam(proposalStatus, func(in *pipeline.ProposalFilter) *string { return &in.Status }),
+			queryParam("job_id", described(idSchema(), "Only proposals on this job."), "The job_id must be a positive integer.",
+				func(in *input[pipeline.ProposalFilter], text string) bool {
+					id, ok := parseID(text)
+					in.value.JobID = id
+					return ok
+				}),
+			pageParam(pageSchema, func(in *pipeline.ProposalFilter) *int { return &in.Page }),
+		},
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.ProposalFilter]) (list[proposalItem], bool, error) {
+			f := in.domain()
+			l, err := svc.ListProposals(ctx, f)
+			filters := url.Values{}
+			setFilter(filters, "status", f.Status)
+			if f.JobID > 0 {
+				filters.Set("job_id", strconv.FormatInt(f.JobID, 10))
+			}
+			return listOf(in.self, filters, l, newProposalItem), false, err
+		},
+	}),
+	newOperation(opSpec[struct{}, data[proposalItem]]{
+		op: pipeline.OpGetProposal, status: http.StatusOK,
+		tool:   &toolInfo{title: "Get a proposal", description: "One proposal: the write it stands for, its status and, once decided, who decided and what the write answered (GET /api/v1/proposals/{proposal})."},
+		params: []param[struct{}]{proposalID[struct{}]()},
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[proposalItem], bool, error) {
+			p, err := svc.Proposal(ctx, in.ref.Proposal)
+			return data[proposalItem]{Data: newProposalItem(p)}, false, err
+		},
+	}),
+	decideOperation(pipeline.OpApproveProposal, "Approve a proposal",
+		"Runs the proposed write now, as its requester, and returns the proposal, applied or failed with the write's answer (POST /api/v1/proposals/{proposal}/approve). "+
+			"Needs the write's own scope too; the requester's user cannot decide it.",
+		(*pipeline.Service).ApproveProposal),
+	decideOperation(pipeline.OpRejectProposal, "Reject a proposal",
+		"Rejects a pending proposal: the write is never made (POST /api/v1/proposals/{proposal}/reject). The requester's user cannot decide it.",
+		(*pipeline.Service).RejectProposal),
+}
+
+func decideOperation(op pipeline.Op, title, description string,
+	method func(*pipeline.Service, context.Context, int64, pipeline.ProposalDecision) (pipeline.Result[pipeline.Proposal], error)) operation {
+	return newOperation(opSpec[pipeline.ProposalDecision, data[proposalItem]]{
+		op: op, status: http.StatusOK,
+		tool: &toolInfo{title: title, description: description},
+		params: []param[pipeline.ProposalDecision]{
+			proposalID[pipeline.ProposalDecision](),
+			optionalField("note", noteSchema, func(in *pipeline.ProposalDecision) **string { return &in.Note }),
+		},
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.ProposalDecision]) (data[proposalItem], bool, error) {
+			res, err := method(svc, ctx, in.ref.Proposal, in.domain())
+			return data[proposalItem]{Data: newProposalItem(res.Value)}, res.Replayed, err
+		},
+	})
+}
+
+// proposedBody is the 202 answer of a held write.
+func proposedBody(p *pipeline.Proposed) data[proposalItem] {
+	return data[proposalItem]{Data: newProposalItem(p.Proposal)}
+}
+
+// proposedTool is a held write's tool result: the 202 body, not an error.
+func proposedTool(p *pipeline.Proposed) *mcp.CallToolResult {
+	res := toolResult(proposedBody(p), false)
+	text := res.Content[0].(*mcp.TextContent)
+	text.Text = "Pending approval: proposal " + strconv.FormatInt(p.Proposal.ID, 10) + "; nothing has changed yet.\n" + text.Text
+	if p.Replayed {
+		res.Meta = mcp.Meta{"idempotent_replay": true}
+	}
+	return res
+}
+
+// Runner runs approved proposals for a Service (pipeline.WithRunner): it
+// reads a proposal's stored request as the REST face reads a request, and
+// answers what the REST face would.
+func Runner() pipeline.Runner { return runner{} }
+
+type runner struct{}
+
+func (runner) Run(ctx context.Context, svc *pipeline.Service, p pipeline.Proposal) (int, json.RawMessage, error) {
+	for _, o := range operations {
+		if o.op == p.Operation {
+			return o.faces.runStored(ctx, svc, p)
+		}
+	}
+	err := pipeline.Errorf(pipeline.EInternal, "No operation %s.", p.Operation)
+	status, env, _ := envelopeOf(err)
+	b, _ := encode(env)
+	return status, b, err
+}
+
+// runStored calls the operation with a proposal's stored request.
+func (spec opSpec[In, Out]) runStored(ctx context.Context, svc *pipeline.Service, p pipeline.Proposal) (int, json.RawMessage, error) {
+	in := &input[In]{unread: pipeline.FieldErrors{}, self: p.Path}
+	ids := pathIDs(spec.op.Path(), p.Path)
+	var body []param[In]
+	for _, prm := range spec.params {
+		switch prm.place {
+		case inPath:
+			prm.fromText(in, []string{ids[prm.name]})
+		case inBody:
+			body = append(body, prm)
+		}
+	}
+	readObject(in, p.Input, "body", body)
+	out, _, err := spec.run(ctx, svc, in)
+	if err != nil {
+		status, env, _ := envelopeOf(err)
+		b, _ := encode(env)
+		return status, b, err
+	}
+	if spec.status == http.StatusNoContent {
+		return spec.status, json.RawMessage("null"), nil
+	}
+	b, err := encode(out)
+	return spec.status, b, err
+}
+
+// pathIDs are the ids of path as template names them.
+func pathIDs(template, path string) map[string]string {
+	out := map[string]string{}
+	t, p := strings.Split(template, "/"), strings.Split(path, "/")
+	for i := range min(len(t), len(p)) {
+		if strings.HasPrefix(t[i], "{") {
+			out[strings.Trim(t[i], "{}")] = p[i]
+		}
+	}
+	return out
+}
+
+// bodyOf is a tool's arguments that are body parameters, as the REST body
+// they stand for; nil when none is.
+func bodyOf[In any](params []param[In], args map[string]json.RawMessage) json.RawMessage {
+	body := map[string]json.RawMessage{}
+	for _, p := range params {
+		if v, ok := args[p.argName()]; ok && p.place == inBody {
+			body[p.name] = v
+		}
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		return nil
+	}
+	return b
+}
