@@ -294,7 +294,7 @@ func TestService_ListCandidates_Status(t *testing.T) {
 // replicas opens two store handles on one fresh database, seeds it through
 // the first, and returns the fixture and a second Service on the other
 // handle: two replicas of the server.
-func replicas(t *testing.T, dsn string) (world, *pipeline.Service) {
+func replicas(t *testing.T, dsn string, opts ...pipeline.Option) (world, *pipeline.Service) {
 	ctx := context.Background()
 	open := func() *pipelinestore.DB {
 		db, err := pipelinestore.Open(ctx, dsn)
@@ -303,12 +303,13 @@ func replicas(t *testing.T, dsn string) (world, *pipeline.Service) {
 		require.NoError(t, db.Migrate(ctx))
 		return db
 	}
-	w := storetest.Seeded(t, open())
-	return w, pipeline.NewService(open())
+	w := storetest.Seeded(t, open(), opts...)
+	return w, pipeline.NewService(open(), opts...)
 }
 
-// eachReplicated runs fn once per database on two replicas of it.
-func eachReplicated(t *testing.T, name string, fn func(t *testing.T, w world, other *pipeline.Service)) {
+// eachReplicated runs fn once per database on two replicas of it, whose
+// Services have opts.
+func eachReplicated(t *testing.T, name string, fn func(t *testing.T, w world, other *pipeline.Service), opts ...pipeline.Option) {
 	t.Run(name, func(t *testing.T) {
 		t.Parallel()
 		dsns := map[string]func(t *testing.T) string{
@@ -317,7 +318,7 @@ func eachReplicated(t *testing.T, name string, fn func(t *testing.T, w world, ot
 		}
 		for db, dsn := range dsns {
 			t.Run(db, func(t *testing.T) {
-				w, other := replicas(t, dsn(t))
+				w, other := replicas(t, dsn(t), opts...)
 				fn(t, w, other)
 			})
 		}

@@ -1,0 +1,240 @@
+package pipeline_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
+)
+
+// heldMove is mia's agent, whose move_candidate waits for approval, moving
+// ada to the stage named, as the REST face would send it.
+type heldMove struct {
+	ctx   context.Context
+	token int64
+	job   int64
+	ada   int64
+	stage int64
+}
+
+func newHeldMove(t *testing.T, w world, stage string) heldMove {
+	c := heldCaller(t, w, []pipeline.Scope{pipeline.ScopeCandidatesRead, pipeline.ScopeCandidatesWrite}, pipeline.OpMoveCandidate)
+	h := heldMove{token: c.TokenID(), job: w.Job("backend"), ada: w.Res.Candidates["ada"], stage: w.Res.Stages["backend"][stage]}
+	if stage == "" {
+		h.stage = 999999
+	}
+	h.ctx = pipeline.NewContext(context.Background(), c.WithIP(storetest.IP))
+	return h
+}
+
+// move proposes the move; the face tells the domain the body it read.
+func (h heldMove) move(w world, key string) (pipeline.Result[pipeline.Candidate], error) {
+	body := `{"stage_id":` + strconv.FormatInt(h.stage, 10) + `,"reason":"Strong screen."}`
+	ctx := pipeline.WithRequest(h.ctx, pipeline.Request{Body: json.RawMessage(body)})
+	in := pipeline.StageMove{StageID: h.stage, Reasoned: pipeline.Because("Strong screen.")}
+	if key != "" {
+		in.Idempotency = &pipeline.Idempotency{Key: key}
+	}
+	return w.Svc.MoveCandidate(ctx, h.job, h.ada, in)
+}
+
+func proposed(t *testing.T, err error) pipeline.Proposal {
+	t.Helper()
+	var p *pipeline.Proposed
+	require.True(t, errors.As(err, &p), "want a proposal, got %v", err)
+	return p.Proposal
+}
+
+func stageOf(t *testing.T, w world, job, id int64) string {
+	t.Helper()
+	c, err := w.Svc.Candidate(w.As(t, "olivia"), job, id)
+	require.NoError(t, err)
+	return c.Stage
+}
+
+func TestService_HeldWriteProposes(t *testing.T) {
+	eachWorld(t, "a held move is proposed and nothing changes", func(t *testing.T, w world) {
+		h := newHeldMove(t, w, "Screening")
+		_, err := h.move(w, "")
+		p := proposed(t, err)
+		assert.Equal(t, pipeline.ProposalPending, p.Status)
+		assert.Equal(t, pipeline.OpMoveCandidate, p.Operation)
+		assert.Equal(t, "POST", p.Method)
+		assert.Equal(t, "/jobs/"+strconv.FormatInt(h.job, 10)+"/candidates/"+strconv.FormatInt(h.ada, 10)+"/stage", p.Path)
+		assert.JSONEq(t, `{"stage_id":`+strconv.FormatInt(h.stage, 10)+`,"reason":"Strong screen."}`, string(p.Input))
+		assert.Equal(t, h.job, p.JobID)
+		assert.Equal(t, "agent", p.RequestedBy.Token.Name)
+		assert.Equal(t, w.User("mia"), p.RequestedBy.User.ID)
+		assert.Equal(t, p.CreatedAt.Add(pipeline.ProposalLifetime), p.ExpiresAt)
+		assert.Equal(t, "Applied", stageOf(t, w, h.job, h.ada))
+		log := w.Activity(t)
+		require.Equal(t, []string{pipeline.ActionProposalCreated}, actionsOf(log))
+		assert.Equal(t, "proposal", log[0].SubjectType)
+		assert.Equal(t, p.ID, log[0].SubjectID)
+		assert.JSONEq(t, `{"operation":"move_candidate","status":{"before":null,"after":"pending"}}`, string(log[0].Changes))
+	})
+	eachWorld(t, "the check order comes first: a bad stage is refused, not proposed", func(t *testing.T, w world) {
+		h := newHeldMove(t, w, "")
+		_, err := h.move(w, "")
+		require.ErrorIs(t, err, pipeline.ErrValidation)
+		assert.Empty(t, w.Activity(t))
+	})
+	eachWorld(t, "the same request again is the same proposal; a key replays it", func(t *testing.T, w world) {
+		h := newHeldMove(t, w, "Screening")
+		_, err := h.move(w, "k1")
+		first := proposed(t, err)
+		_, err = h.move(w, "")
+		assert.Equal(t, first.ID, proposed(t, err).ID)
+		_, err = h.move(w, "k1")
+		var p *pipeline.Proposed
+		require.True(t, errors.As(err, &p))
+		assert.True(t, p.Replayed)
+		assert.Equal(t, first.ID, p.Proposal.ID)
+		assert.Len(t, w.Activity(t), 1)
+	})
+}
+
+func TestService_DecideProposal(t *testing.T) {
+	eachWorld(t, "approve runs the write as the requester", func(t *testing.T, w world) {
+		h := newHeldMove(t, w, "Screening")
+		_, err := h.move(w, "")
+		p := proposed(t, err)
+		note := "Agreed."
+		res, err := w.Svc.ApproveProposal(w.As(t, "olivia"), p.ID, pipeline.ProposalDecision{Note: &note})
+		require.NoError(t, err)
+		assert.Equal(t, pipeline.ProposalApplied, res.Value.Status)
+		require.NotNil(t, res.Value.Result)
+		assert.Equal(t, 200, res.Value.Result.Status)
+		assert.Equal(t, w.User("olivia"), res.Value.DecidedBy.User.ID)
+		assert.Equal(t, &note, res.Value.Note)
+		assert.Equal(t, "Screening", stageOf(t, w, h.job, h.ada))
+		log := w.Activity(t)
+		require.Equal(t, []string{pipeline.ActionProposalCreated, pipeline.ActionCandidateStageChanged, pipeline.ActionProposalApproved}, actionsOf(log))
+		moved := log[1]
+		assert.Equal(t, w.User("mia"), moved.UserID)
+		assert.Equal(t, h.token, moved.TokenID)
+		require.NotNil(t, moved.Reason)
+		assert.Equal(t, "Strong screen.", *moved.Reason)
+		require.NotNil(t, moved.ApprovedBy)
+		assert.Equal(t, w.User("olivia"), moved.ApprovedBy.User.ID)
+		assert.NotNil(t, moved.ApprovedBy.TokenID)
+		assert.Nil(t, log[0].ApprovedBy)
+		assert.JSONEq(t, `{"status":{"before":"pending","after":"applied"}}`, string(log[2].Changes))
+		// A second decision is a conflict.
+		_, err = w.Svc.RejectProposal(w.As(t, "olivia"), p.ID, pipeline.ProposalDecision{})
+		assert.Equal(t, pipeline.EConflict, pipeline.ErrorCode(err))
+	})
+	eachWorld(t, "reject leaves everything as it was", func(t *testing.T, w world) {
+		h := newHeldMove(t, w, "Screening")
+		_, err := h.move(w, "")
+		p := proposed(t, err)
+		res, err := w.Svc.RejectProposal(w.As(t, "olivia"), p.ID, pipeline.ProposalDecision{})
+		require.NoError(t, err)
+		assert.Equal(t, pipeline.ProposalRejected, res.Value.Status)
+		assert.Equal(t, "Applied", stageOf(t, w, h.job, h.ada))
+		assert.Equal(t, []string{pipeline.ActionProposalCreated, pipeline.ActionProposalRejected}, actionsOf(w.Activity(t)))
+		_, err = w.Svc.ApproveProposal(w.As(t, "olivia"), p.ID, pipeline.ProposalDecision{})
+		assert.Equal(t, pipeline.EConflict, pipeline.ErrorCode(err))
+	})
+	eachWorld(t, "the requester's user cannot decide", func(t *testing.T, w world) {
+		h := newHeldMove(t, w, "Screening")
+		_, err := h.move(w, "")
+		p := proposed(t, err)
+		_, err = w.Svc.ApproveProposal(w.As(t, "mia"), p.ID, pipeline.ProposalDecision{})
+		assert.Equal(t, pipeline.EForbidden, pipeline.ErrorCode(err))
+		assert.Equal(t, "Applied", stageOf(t, w, h.job, h.ada))
+	})
+	eachWorld(t, "approval after the requester's token was revoked fails with its 401", func(t *testing.T, w world) {
+		h := newHeldMove(t, w, "Screening")
+		_, err := h.move(w, "")
+		p := proposed(t, err)
+		require.NoError(t, w.Op.RevokeToken(context.Background(), h.token))
+		res, err := w.Svc.ApproveProposal(w.As(t, "olivia"), p.ID, pipeline.ProposalDecision{})
+		require.NoError(t, err)
+		assert.Equal(t, pipeline.ProposalFailed, res.Value.Status)
+		require.NotNil(t, res.Value.Result)
+		assert.Equal(t, 401, res.Value.Result.Status)
+		assert.Contains(t, string(res.Value.Result.Body), `"unauthenticated"`)
+		assert.Equal(t, "Applied", stageOf(t, w, h.job, h.ada))
+		assert.Equal(t, []string{pipeline.ActionProposalCreated, pipeline.ActionProposalApproved}, actionsOf(w.Activity(t)))
+	})
+	eachWorld(t, "approval of a write the world now refuses fails with the write's answer", func(t *testing.T, w world) {
+		c := heldCaller(t, w, []pipeline.Scope{pipeline.ScopeCandidatesWrite}, pipeline.OpUpdateCandidate)
+		job, ada := w.Job("backend"), w.Res.Candidates["ada"]
+		email := "new@example.test"
+		ctx := pipeline.WithRequest(pipeline.NewContext(context.Background(), c), pipeline.Request{Body: json.RawMessage(`{"email":"new@example.test"}`)})
+		_, err := w.Svc.UpdateCandidate(ctx, job, ada, pipeline.CandidatePatch{Email: &email})
+		p := proposed(t, err)
+		// Meanwhile another candidate of the job takes the address.
+		_, err = w.Svc.UpdateCandidate(w.As(t, "olivia"), job, w.Res.Candidates["linus"], pipeline.CandidatePatch{Email: &email})
+		require.NoError(t, err)
+		res, err := w.Svc.ApproveProposal(w.As(t, "olivia"), p.ID, pipeline.ProposalDecision{})
+		require.NoError(t, err)
+		assert.Equal(t, pipeline.ProposalFailed, res.Value.Status)
+		assert.Equal(t, 422, res.Value.Result.Status)
+		got, err := w.Svc.Candidate(w.As(t, "olivia"), job, ada)
+		require.NoError(t, err)
+		assert.NotEqual(t, email, got.Email)
+	})
+}
+
+func TestService_ApproveProposal_Once(t *testing.T) {
+	eachReplicated(t, "ten approvals on two replicas: one applies", func(t *testing.T, w world, other *pipeline.Service) {
+		h := newHeldMove(t, w, "Screening")
+		_, err := h.move(w, "")
+		p := proposed(t, err)
+		svcs := []*pipeline.Service{w.Svc, other}
+		var wg sync.WaitGroup
+		outcomes := make([]error, 10)
+		for i := range outcomes {
+			wg.Go(func() {
+				_, outcomes[i] = svcs[i%2].ApproveProposal(w.As(t, "olivia"), p.ID, pipeline.ProposalDecision{})
+			})
+		}
+		wg.Wait()
+		applied := 0
+		for _, err := range outcomes {
+			if err == nil {
+				applied++
+			} else {
+				assert.Equal(t, pipeline.EConflict, pipeline.ErrorCode(err), err)
+			}
+		}
+		assert.Equal(t, 1, applied)
+		moves := 0
+		for _, a := range w.Activity(t) {
+			if a.Action == pipeline.ActionCandidateStageChanged {
+				moves++
+			}
+		}
+		assert.Equal(t, 1, moves)
+	}, hookOptions()...)
+}
+
+func TestService_ReadProposals(t *testing.T) {
+	eachWorld(t, "the requester and reviewers of the team see it; others do not", func(t *testing.T, w world) {
+		h := newHeldMove(t, w, "Screening")
+		_, err := h.move(w, "")
+		p := proposed(t, err)
+		got, err := w.Svc.Proposal(h.ctx, p.ID)
+		require.NoError(t, err)
+		assert.Equal(t, p.ID, got.ID)
+		l, err := w.Svc.ListProposals(w.As(t, "olivia"), pipeline.ProposalFilter{Status: pipeline.ProposalPending})
+		require.NoError(t, err)
+		require.Len(t, l.Items, 1)
+		assert.Equal(t, p.ID, l.Items[0].ID)
+		_, err = w.Svc.Proposal(w.As(t, "gary"), p.ID)
+		assert.ErrorIs(t, err, pipeline.ErrNotFound)
+		l, err = w.Svc.ListProposals(w.As(t, "gary"), pipeline.ProposalFilter{})
+		require.NoError(t, err)
+		assert.Empty(t, l.Items)
+	})
+}
