@@ -45,6 +45,42 @@
 // repository's examples/embed is a whole program, and examples/mount serves
 // the API inside another Gin application.
 //
+// # Code map
+//
+// Each part of the module, where the next engineer looks for it:
+//
+//   - pipeline (this package): op.go is the table of operations, each
+//     with its name (the MCP tool's, the document's operationId), scope,
+//     REST method and path; one file per aggregate holds its types, rules
+//     and Service methods (job.go, candidate.go and intake.go, note.go,
+//     rating.go, message.go, interview_service.go, webhook.go, feed.go,
+//     privacy.go, session.go); admission.go authenticates and rate-limits
+//     a request; idempotency.go is the write path every write takes (its
+//     key, its reason, its transaction); store.go is the contract the
+//     storage keeps.
+//   - pipelinestore: the Store on Bun, a file per aggregate mirroring
+//     these, and migrations/ with a folder per dialect; queue.go runs River.
+//   - pipelinehttp: the faces. Each resource's file (job.go, …) declares
+//     its operations' entries: parameters, prose, the Service call and the
+//     rendering; operation.go and input.go read an input; rest.go serves
+//     the routes, mcp*.go the MCP tools, openapi_gen.go writes the
+//     document (its prose in openapi/overlay.yaml), pages.go the people's
+//     pages.
+//   - cmd/pipelined: the server and the operator's commands.
+//
+// Adding an operation:
+//
+//  1. its Op, and its line of the table in op.go;
+//  2. its Service method, starting with authorize(ctx, OpX), in its
+//     aggregate's file, with its test and a probe in the tests' table of
+//     operations (TestOperations_Complete fails until it has one);
+//  3. its store method and SQL, and a migration per dialect when the
+//     schema changes;
+//  4. its entry in pipelinehttp's resource file. The REST route, the MCP
+//     tool and the document follow; run
+//     go test ./pipelinehttp -run TestOpenAPI_Generated -update
+//     and commit openapi.yaml.
+//
 // # Callers
 //
 // A [Service] implements every operation of the API on behalf of the
