@@ -37,7 +37,7 @@ func newHeldMove(t *testing.T, w world, stage string) heldMove {
 
 // move proposes the move; the face tells the domain the body it read.
 func (h heldMove) move(w world, key string) (pipeline.Result[pipeline.Candidate], error) {
-	body := `{"stage_id":` + strconv.FormatInt(h.stage, 10) + `,"reason":"Strong screen."}`
+	body := `{"stage":` + strconv.FormatInt(h.stage, 10) + `,"reason":"Strong screen."}`
 	ctx := pipeline.WithRequest(h.ctx, pipeline.Request{Body: json.RawMessage(body)})
 	in := pipeline.StageMove{StageID: h.stage, Reasoned: pipeline.Because("Strong screen.")}
 	if key != "" {
@@ -69,7 +69,7 @@ func TestService_HeldWriteProposes(t *testing.T) {
 		assert.Equal(t, pipeline.OpMoveCandidate, p.Operation)
 		assert.Equal(t, "POST", p.Method)
 		assert.Equal(t, "/jobs/"+strconv.FormatInt(h.job, 10)+"/candidates/"+strconv.FormatInt(h.ada, 10)+"/stage", p.Path)
-		assert.JSONEq(t, `{"stage_id":`+strconv.FormatInt(h.stage, 10)+`,"reason":"Strong screen."}`, string(p.Input))
+		assert.JSONEq(t, `{"stage":`+strconv.FormatInt(h.stage, 10)+`,"reason":"Strong screen."}`, string(p.Input))
 		assert.Equal(t, h.job, p.JobID)
 		assert.Equal(t, "agent", p.RequestedBy.Token.Name)
 		assert.Equal(t, w.User("mia"), p.RequestedBy.User.ID)

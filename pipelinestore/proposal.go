@@ -197,11 +197,11 @@ func (t *tx) SetProposalResult(ctx context.Context, id int64, r pipeline.Proposa
 	return formatError(err, "Proposal")
 }
 
-// Proposal returns a proposal. It is read on the writer: a decision
-// just made must read as made.
+// Proposal returns a proposal. It is read on the readers: the Service
+// reads it inside write transactions, and SQLite has one writer.
 func (db *DB) Proposal(ctx context.Context, id int64) (pipeline.Proposal, error) {
 	var r proposalRow
-	if err := db.write().get(ctx, qProposal, args(id), &r); err != nil {
+	if err := db.read().get(ctx, qProposal, args(id), &r); err != nil {
 		return pipeline.Proposal{}, formatError(err, "Proposal")
 	}
 	return r.toProposal(), nil
@@ -233,11 +233,10 @@ JOIN users AS u ON u.id = t.user_id
 JOIN teams AS tm ON tm.id = u.current_team_id
 WHERE t.id = $1`)
 
-// TokenByID returns a token by id, its user and the user's current team,
-// read on the writer: a revocation just made counts.
+// TokenByID returns a token by id, its user and the user's current team.
 func (db *DB) TokenByID(ctx context.Context, id int64) (pipeline.TokenAuth, error) {
 	var r tokenAuthRow
-	if err := db.write().get(ctx, qTokenByID, args(id), &r); err != nil {
+	if err := db.read().get(ctx, qTokenByID, args(id), &r); err != nil {
 		return pipeline.TokenAuth{}, formatError(err, "Token")
 	}
 	return pipeline.TokenAuth{
