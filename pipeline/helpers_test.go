@@ -149,7 +149,7 @@ func pick[T any](p probe, valid, invalid T) T {
 // it to pipeline.Ops).
 var operations = []operation{
 	{pipeline.OpGetMe, func(ctx context.Context, svc *pipeline.Service, _ probe) error {
-		_, err := svc.Me(ctx)
+		_, err := svc.GetMe(ctx)
 		return err
 	}},
 	{pipeline.OpListJobs, func(ctx context.Context, svc *pipeline.Service, p probe) error {
@@ -157,7 +157,7 @@ var operations = []operation{
 		return err
 	}},
 	{pipeline.OpGetJob, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.Job(ctx, p.ref.Job)
+		_, err := svc.GetJob(ctx, p.ref.Job)
 		return err
 	}},
 	{pipeline.OpCreateJob, func(ctx context.Context, svc *pipeline.Service, p probe) error {
@@ -169,7 +169,7 @@ var operations = []operation{
 		return err
 	}},
 	{pipeline.OpListStages, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.Stages(ctx, p.ref.Job)
+		_, err := svc.ListStages(ctx, p.ref.Job)
 		return err
 	}},
 	{pipeline.OpListCandidates, func(ctx context.Context, svc *pipeline.Service, p probe) error {
@@ -177,7 +177,7 @@ var operations = []operation{
 		return err
 	}},
 	{pipeline.OpGetCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.Candidate(ctx, p.ref.Job, p.ref.Candidate)
+		_, err := svc.GetCandidate(ctx, p.ref.Job, p.ref.Candidate)
 		return err
 	}},
 	{pipeline.OpAddCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
@@ -219,7 +219,7 @@ var operations = []operation{
 		return err
 	}},
 	{pipeline.OpGetWebhook, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.Webhook(ctx, p.ref.Webhook)
+		_, err := svc.GetWebhook(ctx, p.ref.Webhook)
 		return err
 	}},
 	{pipeline.OpDeleteWebhook, func(ctx context.Context, svc *pipeline.Service, p probe) error {
@@ -227,7 +227,7 @@ var operations = []operation{
 		return err
 	}},
 	{pipeline.OpListWebhookDeliveries, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.WebhookDeliveries(ctx, p.ref.Webhook, pick(p, 1, -1))
+		_, err := svc.ListWebhookDeliveries(ctx, p.ref.Webhook, pick(p, 1, -1))
 		return err
 	}},
 	{pipeline.OpSendMessage, func(ctx context.Context, svc *pipeline.Service, p probe) error {
@@ -239,7 +239,7 @@ var operations = []operation{
 		return err
 	}},
 	{pipeline.OpGetMessage, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.Message(ctx, p.ref.Job, p.ref.Candidate, p.ref.Message)
+		_, err := svc.GetMessage(ctx, p.ref.Job, p.ref.Candidate, p.ref.Message)
 		return err
 	}},
 	{pipeline.OpCancelMessage, func(ctx context.Context, svc *pipeline.Service, p probe) error {
@@ -279,16 +279,16 @@ var operations = []operation{
 		return err
 	}},
 	{pipeline.OpGetInterview, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.Interview(ctx, p.ref.Job, p.ref.Candidate, p.ref.Interview)
+		_, err := svc.GetInterview(ctx, p.ref.Job, p.ref.Candidate, p.ref.Interview)
 		return err
 	}},
 	{pipeline.OpGetInterviewInvite, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.InterviewInvite(ctx, p.ref.Job, p.ref.Candidate, p.ref.Interview)
+		_, err := svc.GetInterviewInvite(ctx, p.ref.Job, p.ref.Candidate, p.ref.Interview)
 		return err
 	}},
 	{pipeline.OpGetAvailability, func(ctx context.Context, svc *pipeline.Service, p probe) error {
 		from := time.Now().UTC().Truncate(time.Second)
-		_, err := svc.Availability(ctx, pipeline.AvailabilityQuery{UserIDs: []int64{p.user},
+		_, err := svc.GetAvailability(ctx, pipeline.AvailabilityQuery{UserIDs: []int64{p.user},
 			From: from.Format(time.RFC3339), To: from.Add(pick(p, time.Hour, 32*24*time.Hour)).Format(time.RFC3339)})
 		return err
 	}},

@@ -303,9 +303,9 @@ func (s *Service) ListMessages(ctx context.Context, jobID, candidateID int64, f 
 	return s.store.ListMessages(ctx, c.user.ID, jobID, candidateID, max(f.Page, 1))
 }
 
-// Message returns a message of a candidate of a job. Scope:
+// GetMessage returns a message of a candidate of a job. Scope:
 // candidates:read. Errors: unauthenticated, insufficient_scope, not_found.
-func (s *Service) Message(ctx context.Context, jobID, candidateID, id int64) (Message, error) {
+func (s *Service) GetMessage(ctx context.Context, jobID, candidateID, id int64) (Message, error) {
 	c, err := authorize(ctx, OpGetMessage)
 	if err != nil {
 		return Message{}, err

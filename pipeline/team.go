@@ -46,9 +46,9 @@ type Identity struct {
 	ApprovalRequired []Op
 }
 
-// Me returns the identity of the caller. Any valid token may call it.
+// GetMe returns the identity of the caller. Any valid token may call it.
 // Errors: unauthenticated.
-func (s *Service) Me(ctx context.Context) (Identity, error) {
+func (s *Service) GetMe(ctx context.Context) (Identity, error) {
 	c, err := authorize(ctx, OpGetMe)
 	if err != nil {
 		return Identity{}, err

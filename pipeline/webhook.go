@@ -198,11 +198,11 @@ func (s *Service) ListWebhooks(ctx context.Context, page int) (List[Webhook], er
 	return s.store.Webhooks(ctx, c.team.ID, max(page, 1))
 }
 
-// Webhook returns one webhook of the caller's current team, without its
+// GetWebhook returns one webhook of the caller's current team, without its
 // secret. Scope: webhooks:write; owners and admins only. Errors:
 // unauthenticated, insufficient_scope, forbidden, not_found (also another
 // team's webhook).
-func (s *Service) Webhook(ctx context.Context, id int64) (Webhook, error) {
+func (s *Service) GetWebhook(ctx context.Context, id int64) (Webhook, error) {
 	c, err := s.webhookAdmin(ctx, OpGetWebhook)
 	if err != nil {
 		return Webhook{}, err
@@ -255,11 +255,11 @@ func (s *Service) deleteWebhook(ctx context.Context, tx Tx, c Caller, w Webhook,
 	return s.log(ctx, tx, c, w.TeamID, 0, ActionWebhookDeleted, SubjectWebhook, w.ID, changes)
 }
 
-// WebhookDeliveries returns a page of the delivery attempts of a webhook of
+// ListWebhookDeliveries returns a page of the delivery attempts of a webhook of
 // the caller's current team, newest first. Scope: webhooks:write; owners
 // and admins only. Errors: unauthenticated, insufficient_scope, forbidden,
 // not_found, validation_failed (page).
-func (s *Service) WebhookDeliveries(ctx context.Context, id int64, page int) (List[Delivery], error) {
+func (s *Service) ListWebhookDeliveries(ctx context.Context, id int64, page int) (List[Delivery], error) {
 	c, err := s.webhookAdmin(ctx, OpListWebhookDeliveries)
 	if err != nil {
 		return List[Delivery]{}, err

@@ -120,7 +120,7 @@ func TestLibrary_Callers(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, "Acme", c.Team().Name)
 		ctx := pipeline.NewContext(context.Background(), c)
-		_, err = l.svc.Job(ctx, l.res.Jobs["backend"])
+		_, err = l.svc.GetJob(ctx, l.res.Jobs["backend"])
 		require.NoError(t, err)
 		_, err = l.svc.CreateJob(ctx, pipeline.NewJob{Title: "Not allowed"})
 		assert.ErrorIs(t, err, pipeline.ErrInsufficientScope)
@@ -129,7 +129,7 @@ func TestLibrary_Callers(t *testing.T) {
 	})
 	t.Run("errors.Is finds the code through wrapping", func(t *testing.T) {
 		l := openLibrary(t)
-		_, err := l.svc.Candidate(l.bot, l.res.Jobs["backend"], 999999)
+		_, err := l.svc.GetCandidate(l.bot, l.res.Jobs["backend"], 999999)
 		wrapped := errors.Join(errors.New("loading the candidate"), err)
 		assert.ErrorIs(t, wrapped, pipeline.ErrNotFound)
 		assert.NotErrorIs(t, wrapped, pipeline.ErrForbidden)
