@@ -99,14 +99,21 @@ func TestLibrary_Idempotency(t *testing.T) {
 }
 
 func TestLibrary_Callers(t *testing.T) {
-	t.Run("the Service cannot issue, revoke or list tokens, seed, or read the whole log", func(t *testing.T) {
+	t.Run("the Service cannot issue tokens, list a team's, seed, or read the whole log", func(t *testing.T) {
 		svc := reflect.TypeFor[*pipeline.Service]()
-		for _, name := range []string{"IssueToken", "RevokeToken", "TeamTokens", "Seed", "ActivityLog", "ActAs"} {
+		for _, name := range []string{"IssueToken", "TeamTokens", "Seed", "ActivityLog", "ActAs"} {
 			_, has := svc.MethodByName(name)
 			assert.False(t, has, "Service.%s", name)
 			_, op := reflect.TypeFor[*pipeline.Operator]().MethodByName(name)
 			assert.True(t, op, "Operator.%s", name)
 		}
+	})
+	t.Run("a token's caller cannot revoke tokens: only a signed-in person, on the pages", func(t *testing.T) {
+		l := openLibrary(t)
+		err := l.svc.RevokeToken(l.bot, 1)
+		assert.ErrorIs(t, err, pipeline.ErrForbidden)
+		_, err = l.svc.GetMe(l.bot)
+		assert.NoError(t, err, "the token still works")
 	})
 	t.Run("a hand-built caller is no caller", func(t *testing.T) {
 		l := openLibrary(t)
