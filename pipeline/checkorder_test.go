@@ -144,7 +144,7 @@ func TestService_CheckOrder(t *testing.T) {
 func keyedWrites() []operation {
 	var out []operation
 	for _, o := range operations {
-		if o.op.Writes() && o.op != pipeline.OpDeleteWebhook && o.op != pipeline.OpCancelMessage && o.op != pipeline.OpRetryMessage && o.op != pipeline.OpCancelInterview {
+		if o.op.Writes() && hasInput(o.op) {
 			out = append(out, o)
 		}
 	}

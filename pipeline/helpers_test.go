@@ -297,7 +297,7 @@ var operations = []operation{
 		return err
 	}},
 	{pipeline.OpErasePerson, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.ErasePerson(ctx, pipeline.PersonErasure{Email: "nobody@example.test", Reasoned: pipeline.Because(pick(p, "Probe", " ")), Idempotency: p.idem})
+		_, err := svc.ErasePerson(ctx, pipeline.PersonErasure{Email: pick(p, "nobody@example.test", ""), Reasoned: probeReason(p), Idempotency: p.idem})
 		return err
 	}},
 }
@@ -406,4 +406,13 @@ func eachClockedWorld(t *testing.T, name string, fn func(t *testing.T, w world, 
 			fn(t, storetest.Seeded(t, db, hookOptions(opt)...), &clock)
 		})
 	})
+}
+
+// probeReason is the probe's reason, or, for a write that needs one, a
+// reason that is valid when the probe's input is.
+func probeReason(p probe) pipeline.Reasoned {
+	if p.reason != nil {
+		return pipeline.Reasoned{Reason: p.reason}
+	}
+	return pipeline.Because(pick(p, "Probe", " "))
 }
