@@ -5,6 +5,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
 // mcpTool is an operation of the Service as an MCP tool.
@@ -92,4 +94,18 @@ func (o operation) inputSchema() *jsonschema.Schema {
 		s.Properties[argKey] = keySchema
 	}
 	return s
+}
+
+// Tools are the operations that are MCP tools, in the order of the table;
+// the others (the webhooks', an invitation's calendar file) are served by
+// the REST API only. Whether an operation is a tool is a trait of this
+// face, declared beside its description, so the list comes from here.
+func Tools() []pipeline.Op {
+	var out []pipeline.Op
+	for _, o := range operations {
+		if o.tool != nil {
+			out = append(out, o.op)
+		}
+	}
+	return out
 }
