@@ -114,7 +114,9 @@ token may only propose, for a person to approve (an agent's token, under
 oversight): operation names as "pipelined help operations" lists them
 (move_candidate,send_message), or "*" for every write its scopes allow. A
 read or an unknown name is refused, and so is a policy on a token that
-carries proposals:review, the scope to decide agents' proposals (exit 2). A token expires six calendar months after
+carries proposals:review, the scope to decide agents' proposals (exit 2). Proposals
+are not served yet: until they are, the policy is recorded and shown
+(token list, GET /api/v1/me) and the token's writes act. A token expires six calendar months after
 its creation. Values look like plt_ followed by 32 base62 characters and a
 6-character checksum, so that secret scanners find leaked ones; only a hash
 is stored.`
