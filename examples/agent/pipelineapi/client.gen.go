@@ -663,6 +663,7 @@ const (
 	ScopeJobsRead        Scope = "jobs:read"
 	ScopeJobsWrite       Scope = "jobs:write"
 	ScopeMessagesSend    Scope = "messages:send"
+	ScopeProposalsReview Scope = "proposals:review"
 	ScopeSchedulingWrite Scope = "scheduling:write"
 	ScopeWebhooksWrite   Scope = "webhooks:write"
 )
@@ -681,6 +682,8 @@ func (e Scope) Valid() bool {
 	case ScopeJobsWrite:
 		return true
 	case ScopeMessagesSend:
+		return true
+	case ScopeProposalsReview:
 		return true
 	case ScopeSchedulingWrite:
 		return true
@@ -849,6 +852,9 @@ type ActivityEntry struct {
 	// JobId The job concerned; `null` for a webhook's entries.
 	JobId *int64 `json:"job_id"`
 
+	// Reason The reason the write was given (see `Reason`), as sent; `null` when it was given none, and on the entries the server makes itself.
+	Reason *string `json:"reason"`
+
 	// Subject What the write changed.
 	Subject struct {
 		Id   Id                       `json:"id"`
@@ -950,6 +956,16 @@ type CandidateCreateRequest struct {
 	// Name Up to 255 characters once surrounding white space is trimmed, not blank; stored trimmed.
 	Name CandidateName `json:"name"`
 
+	// Reason Why the write is made, in the caller's words: optional, 1 to 1,000
+	// characters once surrounding white space is trimmed (the length is
+	// counted trimmed, so no `maxLength` is declared), line breaks allowed,
+	// stored as sent. Kept on the write's activity entry (`reason` in the
+	// feed and in webhook payloads) and on every entry the write causes. A
+	// blank or longer one answers 422 naming `reason`, with every other
+	// field of the request that is wrong. Part of the body, so an
+	// `Idempotency-Key` binds it like any other field.
+	Reason *Reason `json:"reason,omitempty"`
+
 	// ResumeUrl An absolute `http` or `https` URL, up to 2,048 characters.
 	ResumeUrl *ResumeUrl `json:"resume_url,omitempty"`
 
@@ -1025,6 +1041,16 @@ type CandidateUpdateRequest struct {
 
 	// Name Up to 255 characters once surrounding white space is trimmed, not blank; stored trimmed.
 	Name *CandidateName `json:"name,omitempty"`
+
+	// Reason Why the write is made, in the caller's words: optional, 1 to 1,000
+	// characters once surrounding white space is trimmed (the length is
+	// counted trimmed, so no `maxLength` is declared), line breaks allowed,
+	// stored as sent. Kept on the write's activity entry (`reason` in the
+	// feed and in webhook payloads) and on every entry the write causes. A
+	// blank or longer one answers 422 naming `reason`, with every other
+	// field of the request that is wrong. Part of the body, so an
+	// `Idempotency-Key` binds it like any other field.
+	Reason *Reason `json:"reason,omitempty"`
 
 	// ResumeUrl An absolute `http` or `https` URL, up to 2,048 characters; `null` clears it.
 	ResumeUrl *string `json:"resume_url,omitempty"`
@@ -1125,9 +1151,18 @@ type Id = int64
 
 // Identity defines model for Identity.
 type Identity struct {
-	Email string `json:"email"`
-	Id    Id     `json:"id"`
-	Name  string `json:"name"`
+	// ApprovalRequired The token's approval policy: the write operations it may only
+	// propose, for a person to approve. The names are kept as the
+	// token's creator gave them, sorted, each once; `*` (every write the
+	// token's scopes allow) is shown as `*`, not expanded, so that the
+	// policy reads the same as operations are added. `[]` when the token
+	// makes every write its scopes allow. Proposals are not served yet:
+	// until they are, the policy is recorded and shown here, and the
+	// token's writes act.
+	ApprovalRequired []string `json:"approval_required"`
+	Email            string   `json:"email"`
+	Id               Id       `json:"id"`
+	Name             string   `json:"name"`
 
 	// Scopes The token's scopes, in the order of the scope table.
 	Scopes []Scope `json:"scopes"`
@@ -1411,6 +1446,16 @@ type InterviewCreateRequest struct {
 	// Location Up to 255 characters.
 	Location *string `json:"location,omitempty"`
 
+	// Reason Why the write is made, in the caller's words: optional, 1 to 1,000
+	// characters once surrounding white space is trimmed (the length is
+	// counted trimmed, so no `maxLength` is declared), line breaks allowed,
+	// stored as sent. Kept on the write's activity entry (`reason` in the
+	// feed and in webhook payloads) and on every entry the write causes. A
+	// blank or longer one answers 422 naming `reason`, with every other
+	// field of the request that is wrong. Part of the body, so an
+	// `Idempotency-Key` binds it like any other field.
+	Reason *Reason `json:"reason,omitempty"`
+
 	// Start RFC 3339 date and time with an offset (any offset); not in the past, at most 365 days ahead.
 	Start InterviewStart `json:"start"`
 
@@ -1461,6 +1506,16 @@ type InterviewUpdateRequest struct {
 
 	// Location Up to 255 characters; `null` clears it.
 	Location *string `json:"location,omitempty"`
+
+	// Reason Why the write is made, in the caller's words: optional, 1 to 1,000
+	// characters once surrounding white space is trimmed (the length is
+	// counted trimmed, so no `maxLength` is declared), line breaks allowed,
+	// stored as sent. Kept on the write's activity entry (`reason` in the
+	// feed and in webhook payloads) and on every entry the write causes. A
+	// blank or longer one answers 422 naming `reason`, with every other
+	// field of the request that is wrong. Part of the body, so an
+	// `Idempotency-Key` binds it like any other field.
+	Reason *Reason `json:"reason,omitempty"`
 
 	// Start RFC 3339 date and time with an offset (any offset); not in the past, at most 365 days ahead.
 	Start *InterviewStart `json:"start,omitempty"`
@@ -1524,6 +1579,16 @@ type JobCreateRequest struct {
 	// longer answers 422 naming `description`. May be empty.
 	Description *DescriptionInput `json:"description,omitempty"`
 
+	// Reason Why the write is made, in the caller's words: optional, 1 to 1,000
+	// characters once surrounding white space is trimmed (the length is
+	// counted trimmed, so no `maxLength` is declared), line breaks allowed,
+	// stored as sent. Kept on the write's activity entry (`reason` in the
+	// feed and in webhook payloads) and on every entry the write causes. A
+	// blank or longer one answers 422 naming `reason`, with every other
+	// field of the request that is wrong. Part of the body, so an
+	// `Idempotency-Key` binds it like any other field.
+	Reason *Reason `json:"reason,omitempty"`
+
 	// Title Up to 255 characters, not blank.
 	Title Title `json:"title"`
 }
@@ -1567,7 +1632,17 @@ type JobUpdateRequest struct {
 	// Description HTML, up to 65,535 characters (Unicode code points, not bytes);
 	// longer answers 422 naming `description`. May be empty.
 	Description *DescriptionInput `json:"description,omitempty"`
-	Status      *JobStatus        `json:"status,omitempty"`
+
+	// Reason Why the write is made, in the caller's words: optional, 1 to 1,000
+	// characters once surrounding white space is trimmed (the length is
+	// counted trimmed, so no `maxLength` is declared), line breaks allowed,
+	// stored as sent. Kept on the write's activity entry (`reason` in the
+	// feed and in webhook payloads) and on every entry the write causes. A
+	// blank or longer one answers 422 naming `reason`, with every other
+	// field of the request that is wrong. Part of the body, so an
+	// `Idempotency-Key` binds it like any other field.
+	Reason *Reason    `json:"reason,omitempty"`
+	Status *JobStatus `json:"status,omitempty"`
 
 	// Title Up to 255 characters, not blank.
 	Title *Title `json:"title,omitempty"`
@@ -1629,6 +1704,16 @@ type Message struct {
 type MessageCreateRequest struct {
 	// Body Plain text, up to 20,000 characters.
 	Body string `json:"body"`
+
+	// Reason Why the write is made, in the caller's words: optional, 1 to 1,000
+	// characters once surrounding white space is trimmed (the length is
+	// counted trimmed, so no `maxLength` is declared), line breaks allowed,
+	// stored as sent. Kept on the write's activity entry (`reason` in the
+	// feed and in webhook payloads) and on every entry the write causes. A
+	// blank or longer one answers 422 naming `reason`, with every other
+	// field of the request that is wrong. Part of the body, so an
+	// `Idempotency-Key` binds it like any other field.
+	Reason *Reason `json:"reason,omitempty"`
 
 	// SendAt RFC 3339 date and time with an offset, not in the past, at most 30 days ahead; now when absent.
 	SendAt *time.Time `json:"send_at,omitempty"`
@@ -1706,6 +1791,16 @@ type Note struct {
 type NoteCreateRequest struct {
 	// Content Up to 5,000 characters, not blank.
 	Content string `json:"content"`
+
+	// Reason Why the write is made, in the caller's words: optional, 1 to 1,000
+	// characters once surrounding white space is trimmed (the length is
+	// counted trimmed, so no `maxLength` is declared), line breaks allowed,
+	// stored as sent. Kept on the write's activity entry (`reason` in the
+	// feed and in webhook payloads) and on every entry the write causes. A
+	// blank or longer one answers 422 naming `reason`, with every other
+	// field of the request that is wrong. Part of the body, so an
+	// `Idempotency-Key` binds it like any other field.
+	Reason *Reason `json:"reason,omitempty"`
 }
 
 // NoteListResponse defines model for NoteListResponse.
@@ -1798,6 +1893,16 @@ type Rating struct {
 // RatingRequest defines model for RatingRequest.
 type RatingRequest struct {
 	Rating RatingValue `json:"rating"`
+
+	// Reason Why the write is made, in the caller's words: optional, 1 to 1,000
+	// characters once surrounding white space is trimmed (the length is
+	// counted trimmed, so no `maxLength` is declared), line breaks allowed,
+	// stored as sent. Kept on the write's activity entry (`reason` in the
+	// feed and in webhook payloads) and on every entry the write causes. A
+	// blank or longer one answers 422 naming `reason`, with every other
+	// field of the request that is wrong. Part of the body, so an
+	// `Idempotency-Key` binds it like any other field.
+	Reason *Reason `json:"reason,omitempty"`
 }
 
 // RatingResponse defines model for RatingResponse.
@@ -1808,6 +1913,29 @@ type RatingResponse struct {
 
 // RatingValue defines model for RatingValue.
 type RatingValue string
+
+// Reason Why the write is made, in the caller's words: optional, 1 to 1,000
+// characters once surrounding white space is trimmed (the length is
+// counted trimmed, so no `maxLength` is declared), line breaks allowed,
+// stored as sent. Kept on the write's activity entry (`reason` in the
+// feed and in webhook payloads) and on every entry the write causes. A
+// blank or longer one answers 422 naming `reason`, with every other
+// field of the request that is wrong. Part of the body, so an
+// `Idempotency-Key` binds it like any other field.
+type Reason = string
+
+// ReasonRequest The body of a write that takes no fields of its own; empty, `{}`, or its reason.
+type ReasonRequest struct {
+	// Reason Why the write is made, in the caller's words: optional, 1 to 1,000
+	// characters once surrounding white space is trimmed (the length is
+	// counted trimmed, so no `maxLength` is declared), line breaks allowed,
+	// stored as sent. Kept on the write's activity entry (`reason` in the
+	// feed and in webhook payloads) and on every entry the write causes. A
+	// blank or longer one answers 422 naming `reason`, with every other
+	// field of the request that is wrong. Part of the body, so an
+	// `Idempotency-Key` binds it like any other field.
+	Reason *Reason `json:"reason,omitempty"`
+}
 
 // RequestTimeoutError defines model for RequestTimeoutError.
 type RequestTimeoutError struct {
@@ -1865,6 +1993,16 @@ type StageListResponse struct {
 
 // StageMoveRequest defines model for StageMoveRequest.
 type StageMoveRequest struct {
+	// Reason Why the write is made, in the caller's words: optional, 1 to 1,000
+	// characters once surrounding white space is trimmed (the length is
+	// counted trimmed, so no `maxLength` is declared), line breaks allowed,
+	// stored as sent. Kept on the write's activity entry (`reason` in the
+	// feed and in webhook payloads) and on every entry the write causes. A
+	// blank or longer one answers 422 naming `reason`, with every other
+	// field of the request that is wrong. Part of the body, so an
+	// `Idempotency-Key` binds it like any other field.
+	Reason *Reason `json:"reason,omitempty"`
+
 	// Stage Id of a stage of this job, from `GET /api/v1/jobs/{job}/stages`.
 	Stage Id `json:"stage"`
 }
@@ -1960,6 +2098,16 @@ type WebhookCreateRequest struct {
 
 	// Events The actions to send; absent or empty sends every action.
 	Events *[]Action `json:"events,omitempty"`
+
+	// Reason Why the write is made, in the caller's words: optional, 1 to 1,000
+	// characters once surrounding white space is trimmed (the length is
+	// counted trimmed, so no `maxLength` is declared), line breaks allowed,
+	// stored as sent. Kept on the write's activity entry (`reason` in the
+	// feed and in webhook payloads) and on every entry the write causes. A
+	// blank or longer one answers 422 naming `reason`, with every other
+	// field of the request that is wrong. Part of the body, so an
+	// `Idempotency-Key` binds it like any other field.
+	Reason *Reason `json:"reason,omitempty"`
 
 	// Url An absolute `https://` URL (`http://` when the operator allows
 	// it), without user information or a fragment, whose host resolves
@@ -2656,8 +2804,14 @@ type ScheduleInterviewJSONRequestBody = InterviewCreateRequest
 // RescheduleInterviewJSONRequestBody defines body for RescheduleInterview for application/json ContentType.
 type RescheduleInterviewJSONRequestBody = InterviewUpdateRequest
 
+// CancelInterviewJSONRequestBody defines body for CancelInterview for application/json ContentType.
+type CancelInterviewJSONRequestBody = ReasonRequest
+
 // SendCandidateMessageJSONRequestBody defines body for SendCandidateMessage for application/json ContentType.
 type SendCandidateMessageJSONRequestBody = MessageCreateRequest
+
+// CancelCandidateMessageJSONRequestBody defines body for CancelCandidateMessage for application/json ContentType.
+type CancelCandidateMessageJSONRequestBody = ReasonRequest
 
 // AddCandidateNoteJSONRequestBody defines body for AddCandidateNote for application/json ContentType.
 type AddCandidateNoteJSONRequestBody = NoteCreateRequest
@@ -2670,6 +2824,9 @@ type MoveCandidateJSONRequestBody = StageMoveRequest
 
 // CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
 type CreateWebhookJSONRequestBody = WebhookCreateRequest
+
+// DeleteWebhookJSONRequestBody defines body for DeleteWebhook for application/json ContentType.
+type DeleteWebhookJSONRequestBody = ReasonRequest
 
 // DeliverActivityJSONRequestBody defines body for DeliverActivity for application/json ContentType.
 type DeliverActivityJSONRequestBody DeliverActivityJSONBody
@@ -3527,15 +3684,29 @@ type ClientInterface interface {
 	// Corresponds with PATCH /api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview} (the `RescheduleInterview` operationId).
 	RescheduleInterview(ctx context.Context, job JobId, candidate CandidateId, interview InterviewId, params *RescheduleInterviewParams, body RescheduleInterviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// CancelInterviewWithBody Cancel an interview
+	//
+	// Scope: `scheduling:write`. The interview becomes `cancelled`, its
+	// `sequence` grows by 1, its time is free again, and it is logged as
+	// `interview.cancelled`. A cancelled interview answers 200 unchanged
+	// and is not logged. The body is empty, `{}`, or only a `reason`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview}/cancel (the `CancelInterview` operationId).
+	CancelInterviewWithBody(ctx context.Context, job JobId, candidate CandidateId, interview InterviewId, params *CancelInterviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// CancelInterview Cancel an interview
 	//
 	// Scope: `scheduling:write`. The interview becomes `cancelled`, its
 	// `sequence` grows by 1, its time is free again, and it is logged as
 	// `interview.cancelled`. A cancelled interview answers 200 unchanged
-	// and is not logged. The body is empty or `{}`.
+	// and is not logged. The body is empty, `{}`, or only a `reason`.
+	//
+	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview}/cancel (the `CancelInterview` operationId).
-	CancelInterview(ctx context.Context, job JobId, candidate CandidateId, interview InterviewId, params *CancelInterviewParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CancelInterview(ctx context.Context, job JobId, candidate CandidateId, interview InterviewId, params *CancelInterviewParams, body CancelInterviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetInterviewInvite Read an interview as iCalendar
 	//
@@ -3598,15 +3769,29 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/messages/{message} (the `GetCandidateMessage` operationId).
 	GetCandidateMessage(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *GetCandidateMessageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// CancelCandidateMessageWithBody Cancel a queued message
+	//
+	// Scope: `messages:send`. A `queued` message becomes `cancelled` and is
+	// never sent (activity `candidate.message_cancelled`); a cancelled one
+	// answers unchanged; a `sent` or `failed` one answers 403 `forbidden`
+	// ("The message has already been sent."). Its body takes only a `reason`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/cancel (the `CancelCandidateMessage` operationId).
+	CancelCandidateMessageWithBody(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelCandidateMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// CancelCandidateMessage Cancel a queued message
 	//
 	// Scope: `messages:send`. A `queued` message becomes `cancelled` and is
 	// never sent (activity `candidate.message_cancelled`); a cancelled one
 	// answers unchanged; a `sent` or `failed` one answers 403 `forbidden`
-	// ("The message has already been sent."). It takes no body fields.
+	// ("The message has already been sent."). Its body takes only a `reason`.
+	//
+	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/cancel (the `CancelCandidateMessage` operationId).
-	CancelCandidateMessage(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelCandidateMessageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CancelCandidateMessage(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelCandidateMessageParams, body CancelCandidateMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListCandidateNotes List the notes of a candidate
 	//
@@ -3688,8 +3873,8 @@ type ClientInterface interface {
 
 	// GetMe Identity and scopes of the token
 	//
-	// The token's user, the user's current team and the token's scopes.
-	// Scope: any valid token, no particular scope. It is the cheapest check
+	// The token's user, the user's current team, the token's scopes and its
+	// approval policy (`approval_required`). Scope: any valid token, no particular scope. It is the cheapest check
 	// that a token is alive.
 	//
 	// Corresponds with GET /api/v1/me (the `GetMe` operationId).
@@ -3736,14 +3921,27 @@ type ClientInterface interface {
 	// Corresponds with POST /api/v1/webhooks (the `CreateWebhook` operationId).
 	CreateWebhook(ctx context.Context, params *CreateWebhookParams, body CreateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// DeleteWebhookWithBody Delete a webhook
+	//
+	// Scope: `webhooks:write`, and an owner or admin of the token's current
+	// team. Nothing more is sent to it, its deliveries go with it, and its
+	// deletion is an activity entry (`webhook.deleted`).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with DELETE /api/v1/webhooks/{webhook} (the `DeleteWebhook` operationId).
+	DeleteWebhookWithBody(ctx context.Context, webhook WebhookId, params *DeleteWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// DeleteWebhook Delete a webhook
 	//
 	// Scope: `webhooks:write`, and an owner or admin of the token's current
 	// team. Nothing more is sent to it, its deliveries go with it, and its
 	// deletion is an activity entry (`webhook.deleted`).
 	//
+	// Takes a body of the `application/json` content type.
+	//
 	// Corresponds with DELETE /api/v1/webhooks/{webhook} (the `DeleteWebhook` operationId).
-	DeleteWebhook(ctx context.Context, webhook WebhookId, params *DeleteWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	DeleteWebhook(ctx context.Context, webhook WebhookId, params *DeleteWebhookParams, body DeleteWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetWebhook Read a webhook
 	//
@@ -4268,16 +4466,40 @@ func (c *Client) RescheduleInterview(ctx context.Context, job JobId, candidate C
 	return c.Client.Do(req)
 }
 
+// CancelInterviewWithBody Cancel an interview
+//
+// Scope: `scheduling:write`. The interview becomes `cancelled`, its
+// `sequence` grows by 1, its time is free again, and it is logged as
+// `interview.cancelled`. A cancelled interview answers 200 unchanged
+// and is not logged. The body is empty, `{}`, or only a `reason`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview}/cancel (the `CancelInterview` operationId).
+func (c *Client) CancelInterviewWithBody(ctx context.Context, job JobId, candidate CandidateId, interview InterviewId, params *CancelInterviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCancelInterviewRequestWithBody(c.Server, job, candidate, interview, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // CancelInterview Cancel an interview
 //
 // Scope: `scheduling:write`. The interview becomes `cancelled`, its
 // `sequence` grows by 1, its time is free again, and it is logged as
 // `interview.cancelled`. A cancelled interview answers 200 unchanged
-// and is not logged. The body is empty or `{}`.
+// and is not logged. The body is empty, `{}`, or only a `reason`.
+//
+// Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview}/cancel (the `CancelInterview` operationId).
-func (c *Client) CancelInterview(ctx context.Context, job JobId, candidate CandidateId, interview InterviewId, params *CancelInterviewParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCancelInterviewRequest(c.Server, job, candidate, interview, params)
+func (c *Client) CancelInterview(ctx context.Context, job JobId, candidate CandidateId, interview InterviewId, params *CancelInterviewParams, body CancelInterviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCancelInterviewRequest(c.Server, job, candidate, interview, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4399,16 +4621,40 @@ func (c *Client) GetCandidateMessage(ctx context.Context, job JobId, candidate C
 	return c.Client.Do(req)
 }
 
+// CancelCandidateMessageWithBody Cancel a queued message
+//
+// Scope: `messages:send`. A `queued` message becomes `cancelled` and is
+// never sent (activity `candidate.message_cancelled`); a cancelled one
+// answers unchanged; a `sent` or `failed` one answers 403 `forbidden`
+// ("The message has already been sent."). Its body takes only a `reason`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/cancel (the `CancelCandidateMessage` operationId).
+func (c *Client) CancelCandidateMessageWithBody(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelCandidateMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCancelCandidateMessageRequestWithBody(c.Server, job, candidate, message, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // CancelCandidateMessage Cancel a queued message
 //
 // Scope: `messages:send`. A `queued` message becomes `cancelled` and is
 // never sent (activity `candidate.message_cancelled`); a cancelled one
 // answers unchanged; a `sent` or `failed` one answers 403 `forbidden`
-// ("The message has already been sent."). It takes no body fields.
+// ("The message has already been sent."). Its body takes only a `reason`.
+//
+// Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/cancel (the `CancelCandidateMessage` operationId).
-func (c *Client) CancelCandidateMessage(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelCandidateMessageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCancelCandidateMessageRequest(c.Server, job, candidate, message, params)
+func (c *Client) CancelCandidateMessage(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelCandidateMessageParams, body CancelCandidateMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCancelCandidateMessageRequest(c.Server, job, candidate, message, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4579,8 +4825,8 @@ func (c *Client) ListJobStages(ctx context.Context, job JobId, params *ListJobSt
 
 // GetMe Identity and scopes of the token
 //
-// The token's user, the user's current team and the token's scopes.
-// Scope: any valid token, no particular scope. It is the cheapest check
+// The token's user, the user's current team, the token's scopes and its
+// approval policy (`approval_required`). Scope: any valid token, no particular scope. It is the cheapest check
 // that a token is alive.
 //
 // Corresponds with GET /api/v1/me (the `GetMe` operationId).
@@ -4677,15 +4923,38 @@ func (c *Client) CreateWebhook(ctx context.Context, params *CreateWebhookParams,
 	return c.Client.Do(req)
 }
 
+// DeleteWebhookWithBody Delete a webhook
+//
+// Scope: `webhooks:write`, and an owner or admin of the token's current
+// team. Nothing more is sent to it, its deliveries go with it, and its
+// deletion is an activity entry (`webhook.deleted`).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with DELETE /api/v1/webhooks/{webhook} (the `DeleteWebhook` operationId).
+func (c *Client) DeleteWebhookWithBody(ctx context.Context, webhook WebhookId, params *DeleteWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteWebhookRequestWithBody(c.Server, webhook, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // DeleteWebhook Delete a webhook
 //
 // Scope: `webhooks:write`, and an owner or admin of the token's current
 // team. Nothing more is sent to it, its deliveries go with it, and its
 // deletion is an activity entry (`webhook.deleted`).
 //
+// Takes a body of the `application/json` content type.
+//
 // Corresponds with DELETE /api/v1/webhooks/{webhook} (the `DeleteWebhook` operationId).
-func (c *Client) DeleteWebhook(ctx context.Context, webhook WebhookId, params *DeleteWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewDeleteWebhookRequest(c.Server, webhook, params)
+func (c *Client) DeleteWebhook(ctx context.Context, webhook WebhookId, params *DeleteWebhookParams, body DeleteWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteWebhookRequest(c.Server, webhook, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5905,8 +6174,19 @@ func NewRescheduleInterviewRequestWithBody(server string, job JobId, candidate C
 	return req, nil
 }
 
-// NewCancelInterviewRequest constructs an http.Request for the CancelInterview method
-func NewCancelInterviewRequest(server string, job JobId, candidate CandidateId, interview InterviewId, params *CancelInterviewParams) (*http.Request, error) {
+// NewCancelInterviewRequest calls the generic CancelInterview builder with application/json body
+func NewCancelInterviewRequest(server string, job JobId, candidate CandidateId, interview InterviewId, params *CancelInterviewParams, body CancelInterviewJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCancelInterviewRequestWithBody(server, job, candidate, interview, params, "application/json", bodyReader)
+}
+
+// NewCancelInterviewRequestWithBody constructs an http.Request for the CancelInterview method, with any body, and a specified content type
+func NewCancelInterviewRequestWithBody(server string, job JobId, candidate CandidateId, interview InterviewId, params *CancelInterviewParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -5945,10 +6225,12 @@ func NewCancelInterviewRequest(server string, job JobId, candidate CandidateId, 
 		return nil, err
 	}
 
-	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	if params != nil {
 
@@ -6268,8 +6550,19 @@ func NewGetCandidateMessageRequest(server string, job JobId, candidate Candidate
 	return req, nil
 }
 
-// NewCancelCandidateMessageRequest constructs an http.Request for the CancelCandidateMessage method
-func NewCancelCandidateMessageRequest(server string, job JobId, candidate CandidateId, message MessageId, params *CancelCandidateMessageParams) (*http.Request, error) {
+// NewCancelCandidateMessageRequest calls the generic CancelCandidateMessage builder with application/json body
+func NewCancelCandidateMessageRequest(server string, job JobId, candidate CandidateId, message MessageId, params *CancelCandidateMessageParams, body CancelCandidateMessageJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCancelCandidateMessageRequestWithBody(server, job, candidate, message, params, "application/json", bodyReader)
+}
+
+// NewCancelCandidateMessageRequestWithBody constructs an http.Request for the CancelCandidateMessage method, with any body, and a specified content type
+func NewCancelCandidateMessageRequestWithBody(server string, job JobId, candidate CandidateId, message MessageId, params *CancelCandidateMessageParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6308,10 +6601,12 @@ func NewCancelCandidateMessageRequest(server string, job JobId, candidate Candid
 		return nil, err
 	}
 
-	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	if params != nil {
 
@@ -6933,8 +7228,19 @@ func NewCreateWebhookRequestWithBody(server string, params *CreateWebhookParams,
 	return req, nil
 }
 
-// NewDeleteWebhookRequest constructs an http.Request for the DeleteWebhook method
-func NewDeleteWebhookRequest(server string, webhook WebhookId, params *DeleteWebhookParams) (*http.Request, error) {
+// NewDeleteWebhookRequest calls the generic DeleteWebhook builder with application/json body
+func NewDeleteWebhookRequest(server string, webhook WebhookId, params *DeleteWebhookParams, body DeleteWebhookJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewDeleteWebhookRequestWithBody(server, webhook, params, "application/json", bodyReader)
+}
+
+// NewDeleteWebhookRequestWithBody constructs an http.Request for the DeleteWebhook method, with any body, and a specified content type
+func NewDeleteWebhookRequestWithBody(server string, webhook WebhookId, params *DeleteWebhookParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6959,10 +7265,12 @@ func NewDeleteWebhookRequest(server string, webhook WebhookId, params *DeleteWeb
 		return nil, err
 	}
 
-	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	if params != nil {
 
@@ -7620,17 +7928,29 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview} (the `RescheduleInterview` operationId).
 	RescheduleInterviewWithResponse(ctx context.Context, job JobId, candidate CandidateId, interview InterviewId, params *RescheduleInterviewParams, body RescheduleInterviewJSONRequestBody, reqEditors ...RequestEditorFn) (*RescheduleInterviewResponse, error)
 
+	// CancelInterviewWithBodyWithResponse Cancel an interview
+	//
+	// Scope: `scheduling:write`. The interview becomes `cancelled`, its
+	// `sequence` grows by 1, its time is free again, and it is logged as
+	// `interview.cancelled`. A cancelled interview answers 200 unchanged
+	// and is not logged. The body is empty, `{}`, or only a `reason`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview}/cancel (the `CancelInterview` operationId).
+	CancelInterviewWithBodyWithResponse(ctx context.Context, job JobId, candidate CandidateId, interview InterviewId, params *CancelInterviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CancelInterviewResponse, error)
+
 	// CancelInterviewWithResponse Cancel an interview
 	//
 	// Scope: `scheduling:write`. The interview becomes `cancelled`, its
 	// `sequence` grows by 1, its time is free again, and it is logged as
 	// `interview.cancelled`. A cancelled interview answers 200 unchanged
-	// and is not logged. The body is empty or `{}`.
+	// and is not logged. The body is empty, `{}`, or only a `reason`.
 	//
-	// Returns a wrapper object for the known response body format(s).
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview}/cancel (the `CancelInterview` operationId).
-	CancelInterviewWithResponse(ctx context.Context, job JobId, candidate CandidateId, interview InterviewId, params *CancelInterviewParams, reqEditors ...RequestEditorFn) (*CancelInterviewResponse, error)
+	CancelInterviewWithResponse(ctx context.Context, job JobId, candidate CandidateId, interview InterviewId, params *CancelInterviewParams, body CancelInterviewJSONRequestBody, reqEditors ...RequestEditorFn) (*CancelInterviewResponse, error)
 
 	// GetInterviewInviteWithResponse Read an interview as iCalendar
 	//
@@ -7699,17 +8019,29 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/messages/{message} (the `GetCandidateMessage` operationId).
 	GetCandidateMessageWithResponse(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *GetCandidateMessageParams, reqEditors ...RequestEditorFn) (*GetCandidateMessageResponse, error)
 
+	// CancelCandidateMessageWithBodyWithResponse Cancel a queued message
+	//
+	// Scope: `messages:send`. A `queued` message becomes `cancelled` and is
+	// never sent (activity `candidate.message_cancelled`); a cancelled one
+	// answers unchanged; a `sent` or `failed` one answers 403 `forbidden`
+	// ("The message has already been sent."). Its body takes only a `reason`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/cancel (the `CancelCandidateMessage` operationId).
+	CancelCandidateMessageWithBodyWithResponse(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelCandidateMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CancelCandidateMessageResponse, error)
+
 	// CancelCandidateMessageWithResponse Cancel a queued message
 	//
 	// Scope: `messages:send`. A `queued` message becomes `cancelled` and is
 	// never sent (activity `candidate.message_cancelled`); a cancelled one
 	// answers unchanged; a `sent` or `failed` one answers 403 `forbidden`
-	// ("The message has already been sent."). It takes no body fields.
+	// ("The message has already been sent."). Its body takes only a `reason`.
 	//
-	// Returns a wrapper object for the known response body format(s).
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/cancel (the `CancelCandidateMessage` operationId).
-	CancelCandidateMessageWithResponse(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelCandidateMessageParams, reqEditors ...RequestEditorFn) (*CancelCandidateMessageResponse, error)
+	CancelCandidateMessageWithResponse(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelCandidateMessageParams, body CancelCandidateMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*CancelCandidateMessageResponse, error)
 
 	// ListCandidateNotesWithResponse List the notes of a candidate
 	//
@@ -7795,8 +8127,8 @@ type ClientWithResponsesInterface interface {
 
 	// GetMeWithResponse Identity and scopes of the token
 	//
-	// The token's user, the user's current team and the token's scopes.
-	// Scope: any valid token, no particular scope. It is the cheapest check
+	// The token's user, the user's current team, the token's scopes and its
+	// approval policy (`approval_required`). Scope: any valid token, no particular scope. It is the cheapest check
 	// that a token is alive.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -7849,16 +8181,27 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/v1/webhooks (the `CreateWebhook` operationId).
 	CreateWebhookWithResponse(ctx context.Context, params *CreateWebhookParams, body CreateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateWebhookResponse, error)
 
+	// DeleteWebhookWithBodyWithResponse Delete a webhook
+	//
+	// Scope: `webhooks:write`, and an owner or admin of the token's current
+	// team. Nothing more is sent to it, its deliveries go with it, and its
+	// deletion is an activity entry (`webhook.deleted`).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/v1/webhooks/{webhook} (the `DeleteWebhook` operationId).
+	DeleteWebhookWithBodyWithResponse(ctx context.Context, webhook WebhookId, params *DeleteWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteWebhookResponse, error)
+
 	// DeleteWebhookWithResponse Delete a webhook
 	//
 	// Scope: `webhooks:write`, and an owner or admin of the token's current
 	// team. Nothing more is sent to it, its deliveries go with it, and its
 	// deletion is an activity entry (`webhook.deleted`).
 	//
-	// Returns a wrapper object for the known response body format(s).
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with DELETE /api/v1/webhooks/{webhook} (the `DeleteWebhook` operationId).
-	DeleteWebhookWithResponse(ctx context.Context, webhook WebhookId, params *DeleteWebhookParams, reqEditors ...RequestEditorFn) (*DeleteWebhookResponse, error)
+	DeleteWebhookWithResponse(ctx context.Context, webhook WebhookId, params *DeleteWebhookParams, body DeleteWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteWebhookResponse, error)
 
 	// GetWebhookWithResponse Read a webhook
 	//
@@ -15277,18 +15620,36 @@ func (c *ClientWithResponses) RescheduleInterviewWithResponse(ctx context.Contex
 	return ParseRescheduleInterviewResponse(rsp)
 }
 
+// CancelInterviewWithBodyWithResponse Cancel an interview
+//
+// Scope: `scheduling:write`. The interview becomes `cancelled`, its
+// `sequence` grows by 1, its time is free again, and it is logged as
+// `interview.cancelled`. A cancelled interview answers 200 unchanged
+// and is not logged. The body is empty, `{}`, or only a `reason`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview}/cancel (the `CancelInterview` operationId).
+func (c *ClientWithResponses) CancelInterviewWithBodyWithResponse(ctx context.Context, job JobId, candidate CandidateId, interview InterviewId, params *CancelInterviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CancelInterviewResponse, error) {
+	rsp, err := c.CancelInterviewWithBody(ctx, job, candidate, interview, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCancelInterviewResponse(rsp)
+}
+
 // CancelInterviewWithResponse Cancel an interview
 //
 // Scope: `scheduling:write`. The interview becomes `cancelled`, its
 // `sequence` grows by 1, its time is free again, and it is logged as
 // `interview.cancelled`. A cancelled interview answers 200 unchanged
-// and is not logged. The body is empty or `{}`.
+// and is not logged. The body is empty, `{}`, or only a `reason`.
 //
-// Returns a wrapper object for the known response body format(s).
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/interviews/{interview}/cancel (the `CancelInterview` operationId).
-func (c *ClientWithResponses) CancelInterviewWithResponse(ctx context.Context, job JobId, candidate CandidateId, interview InterviewId, params *CancelInterviewParams, reqEditors ...RequestEditorFn) (*CancelInterviewResponse, error) {
-	rsp, err := c.CancelInterview(ctx, job, candidate, interview, params, reqEditors...)
+func (c *ClientWithResponses) CancelInterviewWithResponse(ctx context.Context, job JobId, candidate CandidateId, interview InterviewId, params *CancelInterviewParams, body CancelInterviewJSONRequestBody, reqEditors ...RequestEditorFn) (*CancelInterviewResponse, error) {
+	rsp, err := c.CancelInterview(ctx, job, candidate, interview, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -15392,18 +15753,36 @@ func (c *ClientWithResponses) GetCandidateMessageWithResponse(ctx context.Contex
 	return ParseGetCandidateMessageResponse(rsp)
 }
 
+// CancelCandidateMessageWithBodyWithResponse Cancel a queued message
+//
+// Scope: `messages:send`. A `queued` message becomes `cancelled` and is
+// never sent (activity `candidate.message_cancelled`); a cancelled one
+// answers unchanged; a `sent` or `failed` one answers 403 `forbidden`
+// ("The message has already been sent."). Its body takes only a `reason`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/cancel (the `CancelCandidateMessage` operationId).
+func (c *ClientWithResponses) CancelCandidateMessageWithBodyWithResponse(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelCandidateMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CancelCandidateMessageResponse, error) {
+	rsp, err := c.CancelCandidateMessageWithBody(ctx, job, candidate, message, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCancelCandidateMessageResponse(rsp)
+}
+
 // CancelCandidateMessageWithResponse Cancel a queued message
 //
 // Scope: `messages:send`. A `queued` message becomes `cancelled` and is
 // never sent (activity `candidate.message_cancelled`); a cancelled one
 // answers unchanged; a `sent` or `failed` one answers 403 `forbidden`
-// ("The message has already been sent."). It takes no body fields.
+// ("The message has already been sent."). Its body takes only a `reason`.
 //
-// Returns a wrapper object for the known response body format(s).
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/messages/{message}/cancel (the `CancelCandidateMessage` operationId).
-func (c *ClientWithResponses) CancelCandidateMessageWithResponse(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelCandidateMessageParams, reqEditors ...RequestEditorFn) (*CancelCandidateMessageResponse, error) {
-	rsp, err := c.CancelCandidateMessage(ctx, job, candidate, message, params, reqEditors...)
+func (c *ClientWithResponses) CancelCandidateMessageWithResponse(ctx context.Context, job JobId, candidate CandidateId, message MessageId, params *CancelCandidateMessageParams, body CancelCandidateMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*CancelCandidateMessageResponse, error) {
+	rsp, err := c.CancelCandidateMessage(ctx, job, candidate, message, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -15542,8 +15921,8 @@ func (c *ClientWithResponses) ListJobStagesWithResponse(ctx context.Context, job
 
 // GetMeWithResponse Identity and scopes of the token
 //
-// The token's user, the user's current team and the token's scopes.
-// Scope: any valid token, no particular scope. It is the cheapest check
+// The token's user, the user's current team, the token's scopes and its
+// approval policy (`approval_required`). Scope: any valid token, no particular scope. It is the cheapest check
 // that a token is alive.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -15626,17 +16005,34 @@ func (c *ClientWithResponses) CreateWebhookWithResponse(ctx context.Context, par
 	return ParseCreateWebhookResponse(rsp)
 }
 
+// DeleteWebhookWithBodyWithResponse Delete a webhook
+//
+// Scope: `webhooks:write`, and an owner or admin of the token's current
+// team. Nothing more is sent to it, its deliveries go with it, and its
+// deletion is an activity entry (`webhook.deleted`).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/v1/webhooks/{webhook} (the `DeleteWebhook` operationId).
+func (c *ClientWithResponses) DeleteWebhookWithBodyWithResponse(ctx context.Context, webhook WebhookId, params *DeleteWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteWebhookResponse, error) {
+	rsp, err := c.DeleteWebhookWithBody(ctx, webhook, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteWebhookResponse(rsp)
+}
+
 // DeleteWebhookWithResponse Delete a webhook
 //
 // Scope: `webhooks:write`, and an owner or admin of the token's current
 // team. Nothing more is sent to it, its deliveries go with it, and its
 // deletion is an activity entry (`webhook.deleted`).
 //
-// Returns a wrapper object for the known response body format(s).
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with DELETE /api/v1/webhooks/{webhook} (the `DeleteWebhook` operationId).
-func (c *ClientWithResponses) DeleteWebhookWithResponse(ctx context.Context, webhook WebhookId, params *DeleteWebhookParams, reqEditors ...RequestEditorFn) (*DeleteWebhookResponse, error) {
-	rsp, err := c.DeleteWebhook(ctx, webhook, params, reqEditors...)
+func (c *ClientWithResponses) DeleteWebhookWithResponse(ctx context.Context, webhook WebhookId, params *DeleteWebhookParams, body DeleteWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteWebhookResponse, error) {
+	rsp, err := c.DeleteWebhook(ctx, webhook, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
