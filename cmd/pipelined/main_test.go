@@ -499,7 +499,7 @@ func TestDemo(t *testing.T) {
 		case strings.Contains(line, "/mcp "):
 			assert.Contains(t, body, `"name":"move_candidate"`)
 		case strings.HasSuffix(strings.Fields(line)[2], "/api/v1/me"):
-			assert.Contains(t, body, `"scopes":["jobs:read","jobs:write","candidates:read","candidates:write","messages:send","scheduling:write","activity:read","webhooks:write"]`)
+			assert.Contains(t, body, `"scopes":["jobs:read","jobs:write","candidates:read","candidates:write","messages:send","scheduling:write","activity:read","webhooks:write","proposals:review"],"approval_required":[]`)
 		}
 	}
 
