@@ -29,11 +29,12 @@ func commands() []command {
 		{name: "migrate status", synopsis: "", run: runMigrateStatus, doc: migrateStatusDoc},
 		{name: "seed", synopsis: "FILE", run: runSeed, doc: seedDoc},
 		{name: "sign-in-link", synopsis: "--email EMAIL", run: runSignInLink, doc: signInLinkDoc},
-		{name: "token create", synopsis: "--user EMAIL --name NAME --scopes a,b", run: runTokenCreate, doc: tokenCreateDoc},
+		{name: "token create", synopsis: "--user EMAIL --name NAME --scopes a,b [--approval OPS]", run: runTokenCreate, doc: tokenCreateDoc},
 		{name: "token list", synopsis: "--team TEAM", run: runTokenList, doc: `
 The tokens created inside a team, as JSON lines, never their values: id,
-name, creator {id, name, email}, scopes, created_at, expires_at,
-last_used_at, revoked_at.`},
+name, creator {id, name, email}, scopes, approval_required (the writes it
+may only propose; [] for none), created_at, expires_at, last_used_at,
+revoked_at.`},
 		{name: "token revoke", synopsis: "ID", run: runTokenRevoke, doc: `
 Revoke a token; a running server refuses it within a second (each server
 trusts what it read of a token for that long). Prints {"id", "revoked"}.`},
@@ -64,7 +65,8 @@ team keeps at least one owner and a user at least one team.`},
 		{name: "version", synopsis: "[-json]", run: runVersion, noConfig: true, doc: versionDoc},
 		{name: "help", synopsis: "[COMMAND]", noConfig: true, doc: `
 This text (also -h or --help), or all of one command's usage (as COMMAND -h
-prints it, without the flags).`},
+prints it, without the flags). "pipelined help operations" lists the API's
+operations: name, method, path, scope, and whether each is an MCP tool.`},
 	}
 }
 
@@ -105,11 +107,18 @@ know (a newer version applied them) are left out.`
 
 const tokenCreateDoc = `
 Issue a token in the user's current team; prints it as JSON with its value,
-shown this once: {id, name, user_id, team_id, scopes, created_at,
-expires_at, token}.
+shown this once: {id, name, user_id, team_id, scopes, approval_required,
+created_at, expires_at, token}.
 
-The three flags are required. --scopes "" issues a token without scopes,
-which reaches GET /api/v1/me only. A token expires six calendar months after
+--user, --name and --scopes are required. --scopes "" issues a token without
+scopes, which reaches GET /api/v1/me only. --approval names the writes the
+token may only propose, for a person to approve (an agent's token, under
+oversight): operation names as "pipelined help operations" lists them
+(move_candidate,send_message), or "*" for every write its scopes allow. A
+read or an unknown name is refused, and so is a policy on a token that
+carries proposals:review, the scope to decide agents' proposals (exit 2). Proposals
+are not served yet: until they are, the policy is recorded and shown
+(token list, GET /api/v1/me) and the token's writes act. A token expires six calendar months after
 its creation. Values look like plt_ followed by 32 base62 characters and a
 6-character checksum, so that secret scanners find leaked ones; only a hash
 is stored.`
@@ -117,7 +126,8 @@ is stored.`
 const activityDoc = `
 The activity log as JSON lines, oldest first (by id), IP addresses included:
 of one team or all, after an entry id (to resume where a previous read
-stopped), at most N entries.
+stopped), at most N entries. Each entry has the reason its write was given
+("reason", null when none).
 
 Every committed entry shows at once. On PostgreSQL, ids are taken before
 commit, so while writes run a read resumed with --since-id can pass over an
@@ -220,7 +230,10 @@ refers to them by key:
 Optional: job_limit (none: unlimited), assignees, description, created_at
 (default now), stages (default the pipeline Applied, Screening, Interview,
 Offer, Hired), a candidate's stage (default the first) and status (default
-active), resume_url, a token's created_at and revoked. Unknown fields are
+active), resume_url, a token's created_at, revoked and approval (the
+writes it may only propose, as "pipelined token create --approval" takes
+them: ["move_candidate"], or ["*"]; a read, an unknown name, or a policy
+with proposals:review fails the file). Unknown fields are
 an error. A reference to a key the file does not define (a team, an owner,
 an assignee, a stage, a token's user) fails the whole file, naming the
 field. A token may carry no scope ("scopes": []): it reaches GET /api/v1/me

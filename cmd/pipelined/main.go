@@ -125,11 +125,15 @@ func lookup(e env, args []string) (command, []string, error) {
 
 func isHelp(arg string) bool { return arg == "-h" || arg == "-help" || arg == "--help" }
 
-// runHelp prints the whole usage, or that of the commands named.
+// runHelp prints the whole usage, that of the commands named, or the
+// table of operations ("help operations").
 func runHelp(e env, args []string) error {
 	if len(args) == 0 {
 		fmt.Fprint(e.stdout, usage())
 		return nil
+	}
+	if len(args) == 1 && args[0] == "operations" {
+		return printOperations(e.stdout)
 	}
 	all := commands()
 	for _, c := range all {
