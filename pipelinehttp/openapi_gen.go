@@ -301,8 +301,12 @@ func (g *docGen) operation(o operation) error {
 			name = camel(string(o.op)) + "Request"
 		}
 		set(g.schemas, name, g.requestSchema(o, body))
+		media := "application/json"
+		if o.reads == multipartBody {
+			media = "multipart/form-data"
+		}
 		set(op, "requestBody", mapping("required", true,
-			"content", mapping("application/json", mapping("schema", ref("schemas", name)))))
+			"content", mapping(media, mapping("schema", ref("schemas", name)))))
 	}
 
 	success, err := g.success(o)

@@ -32,8 +32,10 @@ type operation struct {
 	status  int
 	creates bool
 	body    reflect.Type
-	http    func(a *api, c *gin.Context)
-	call    func(ctx context.Context, a *api, args json.RawMessage) (body any, replayed bool, err error)
+	// reads is how the HTTP body is read.
+	reads bodyKind
+	http  func(a *api, c *gin.Context)
+	call  func(ctx context.Context, a *api, args json.RawMessage) (body any, replayed bool, err error)
 }
 
 // paramInfo is what is declared of a parameter, its type erased.
@@ -62,12 +64,14 @@ type opSpec[In, Out any] struct {
 	// created is the id of the record a write created, for HTTP's
 	// Location; nil when it creates none.
 	created func(Out) int64
+	// body is how the HTTP body is read: JSON unless it says otherwise.
+	body bodyKind
 }
 
 func newOperation[In, Out any](spec opSpec[In, Out]) operation {
 	o := operation{op: spec.op, method: spec.op.Method(), path: spec.op.Path(), tool: spec.tool,
 		output: func() *jsonschema.Schema { return schemaFor[Out](false) },
-		status: spec.status, creates: spec.created != nil, body: reflect.TypeFor[Out]()}
+		status: spec.status, creates: spec.created != nil, body: reflect.TypeFor[Out](), reads: spec.body}
 	for _, p := range spec.params {
 		o.params = append(o.params, paramInfo{name: p.name, arg: p.argName(), place: p.place, required: p.required, schema: p.schema})
 	}
@@ -115,6 +119,10 @@ func (spec opSpec[In, Out]) serveHTTP(a *api, c *gin.Context) {
 		c.Writer.WriteHeaderNow()
 		return
 	}
+	if s, ok := any(out).(servedBody); ok {
+		s.serve(c.Writer, c.Request)
+		return
+	}
 	if raw, ok := any(out).(rawBody); ok {
 		contentType, body := raw.media()
 		c.Data(spec.status, contentType, body)
@@ -127,6 +135,12 @@ func (spec opSpec[In, Out]) serveHTTP(a *api, c *gin.Context) {
 // media type and its bytes (an invitation's iCalendar text).
 type rawBody interface {
 	media() (contentType string, body []byte)
+}
+
+// servedBody is a success body that serves itself: a document's bytes,
+// whose request's Range and If-None-Match it answers.
+type servedBody interface {
+	serve(w http.ResponseWriter, r *http.Request)
 }
 
 // readRequest reads the operation's input from an HTTP request: the path's
@@ -152,6 +166,15 @@ func (spec opSpec[In, Out]) readRequest(a *api, c *gin.Context) (*input[In], err
 	// has a body, and no key.
 	if !spec.op.Writes() && spec.op.Method() != http.MethodPost {
 		return in, nil
+	}
+	if keys, sent := c.Request.Header[IdempotencyKeyHeader]; sent && spec.op.Writes() && spec.body == multipartBody {
+		in.key = &pipeline.Idempotency{}
+		if len(keys) > 0 {
+			in.key.Key = keys[0]
+		}
+	}
+	if spec.body == multipartBody {
+		return in, readMultipart(a, c, in, body)
 	}
 	raw, err := readBody(c)
 	if errors.Is(err, errPayloadTooLarge) {
