@@ -337,8 +337,15 @@ func (g *docGen) operation(o operation) error {
 		}
 		set(responses, "409", ref("responses", conflict))
 	}
+	if o.op == pipeline.OpGetDocumentText {
+		// A text still being read: conflict, with Retry-After.
+		set(responses, "409", ref("responses", "Conflict"))
+	}
 	if bodied {
 		set(responses, "413", ref("responses", "PayloadTooLarge"))
+	}
+	if o.reads == multipartBody {
+		set(responses, "415", ref("responses", "UnsupportedMediaType"))
 	}
 	if takesInput {
 		set(responses, "422", ref("responses", "ValidationFailed"))

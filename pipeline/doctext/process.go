@@ -30,8 +30,10 @@ const (
 const (
 	DefaultWallTime = 10 * time.Second
 	DefaultCPUTime  = 10 * time.Second
-	// DefaultMemory bounds the child's address space (RLIMIT_AS): the Go
-	// runtime's own reservations, the file and what parsing it takes.
+	// DefaultMemory bounds the child's writable memory (RLIMIT_DATA: the
+	// heap, the file and what parsing it takes); its address space
+	// (RLIMIT_AS) is bounded at four times that, room for the Go
+	// runtime's reservations, which a larger binary makes larger.
 	DefaultMemory = 1 << 30
 )
 
@@ -145,7 +147,10 @@ func serveChild() int {
 	if err := syscall.Setrlimit(syscall.RLIMIT_CPU, &syscall.Rlimit{Cur: cpu, Max: cpu + 1}); err != nil {
 		return 2
 	}
-	if err := syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: mem, Max: mem}); err != nil {
+	if err := syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: 4 * mem, Max: 4 * mem}); err != nil {
+		return 2
+	}
+	if err := syscall.Setrlimit(syscall.RLIMIT_DATA, &syscall.Rlimit{Cur: mem, Max: mem}); err != nil {
 		return 2
 	}
 	// The collector works harder as the heap nears the limit, before the
