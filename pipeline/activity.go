@@ -41,6 +41,7 @@ var Actions = []string{
 	ActionCandidateMessageSent, ActionCandidateMessageFailed, ActionCandidateMessageRetried,
 	ActionInterviewScheduled, ActionInterviewRescheduled, ActionInterviewCancelled,
 	ActionCandidateErased, ActionPrivacyExported, ActionPrivacyErased,
+	ActionCandidateDocumentAdded, ActionCandidateDocumentRemoved,
 }
 
 // Activity subject types.

@@ -129,6 +129,24 @@ type Store interface {
 	// the order of ids.
 	TeamUsers(ctx context.Context, teamID int64, ids []int64) ([]User, error)
 
+	// ListDocuments returns a page of the documents of a candidate of a job
+	// viewer can reach, newest first (created_at, then id, descending).
+	ListDocuments(ctx context.Context, viewer, jobID, candidateID int64, page int) (List[Document], error)
+	// Document returns a document of a candidate of a job viewer can reach.
+	Document(ctx context.Context, viewer, jobID, candidateID, id int64) (Document, error)
+	// DocumentText is Document with the document's kept text ("" unless
+	// ready).
+	DocumentText(ctx context.Context, viewer, jobID, candidateID, id int64) (Document, string, error)
+	// OpenDocument returns the bytes of a document; not_found when they
+	// are gone with it.
+	OpenDocument(ctx context.Context, id int64) (Content, error)
+	// DocumentForText returns a document by id, for its text's extraction;
+	// not_found when it is gone.
+	DocumentForText(ctx context.Context, id int64) (Document, error)
+	// SetDocumentText stores the outcome of a document's extraction: its
+	// status, and its text when ready. Only a pending document changes.
+	SetDocumentText(ctx context.Context, id int64, status, text string, truncated bool) error
+
 	// Person returns the candidates of a team's jobs whose email equals
 	// email in any letter case, by id.
 	Person(ctx context.Context, teamID int64, email string) ([]Candidate, error)
@@ -332,6 +350,18 @@ type Tx interface {
 	// InsertInvitationMails stores queued invitation mails and enqueues,
 	// in the same transaction, the sending of each.
 	InsertInvitationMails(ctx context.Context, ms []InvitationMail) error
+
+	// InsertDocument stores a document with its bytes, returns it with
+	// its id, and enqueues, in the same transaction, the extraction of its
+	// text when it is pending. Bytes kept outside the database are written
+	// before the transaction commits.
+	InsertDocument(ctx context.Context, d Document, content []byte) (Document, error)
+	// DocumentForDelete returns a document of a candidate, locked.
+	DocumentForDelete(ctx context.Context, candidateID, id int64) (Document, error)
+	// DeleteDocument deletes a document locked by DocumentForDelete; its
+	// bytes go with it, or, when kept outside the database, once the
+	// transaction has committed.
+	DeleteDocument(ctx context.Context, id int64) error
 
 	// PersonForErasure returns, locked, the candidates of a team's jobs
 	// whose email equals email in any letter case and that are not erased.

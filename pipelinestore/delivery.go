@@ -152,6 +152,10 @@ type DeliveryConfig struct {
 	// Postman sends the queued messages to candidates, Workers at once;
 	// nil: none are sent by this program.
 	Postman Postman
+	// Texts extracts the text of documents added, TextWorkers at once
+	// (0 is 1); nil: none are extracted by this program.
+	Texts       Texts
+	TextWorkers int
 }
 
 // PollOnlyInterval is how often a queue that polls on PostgreSQL
@@ -215,6 +219,7 @@ func (db *DB) StartDeliveries(ctx context.Context, d Deliverer, cfg DeliveryConf
 	if err := addPostman(workers, queues, cfg); err != nil {
 		return nil, err
 	}
+	addTexts(workers, queues, cfg)
 	driver := db.riverDriver()
 	if listen {
 		driver = listeningDriver{Driver: riverdatabasesql.New(db.w.bun.DB), db: db.w.bun, schema: db.schema}

@@ -17,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipeline/doctext"
 )
 
 // Exit statuses: a runtime failure, and a mistake in the command line.
@@ -26,6 +27,9 @@ const (
 )
 
 func main() {
+	// Run again as the child that reads a document's text, this process
+	// parses one file under limits and exits here.
+	doctext.ServeChildIfAsked()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
 	stop()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipeline/doctext"
 	"github.com/pipeline-dev/pipeline/pipelinehttp"
 	"github.com/pipeline-dev/pipeline/pipelinestore"
 )
@@ -192,12 +193,13 @@ func servedService(e env, db *pipelinestore.DB) *pipeline.Service {
 // stopping makes its /readyz answer 503.
 func apiConfig(e env, o *observability, db *pipelinestore.DB, stopping <-chan struct{}) pipelinehttp.Config {
 	return pipelinehttp.Config{
-		BaseURL:        e.cfg.BaseURL,
-		Logger:         o.log, // the access log; it never holds a token
-		TrustedProxies: e.cfg.TrustedProxies,
-		TracerProvider: o.tracer,
-		RequestTimeout: e.cfg.RequestTimeout,
-		Stopping:       stopping,
+		BaseURL:          e.cfg.BaseURL,
+		Logger:           o.log, // the access log; it never holds a token
+		TrustedProxies:   e.cfg.TrustedProxies,
+		TracerProvider:   o.tracer,
+		RequestTimeout:   e.cfg.RequestTimeout,
+		Stopping:         stopping,
+		MaxDocumentBytes: e.cfg.DocumentMaxBytes,
 	}
 }
 
@@ -217,7 +219,10 @@ func startDeliveries(e env, db *pipelinestore.DB, logger *slog.Logger) (*pipelin
 	}
 	// Behind a transaction pooler no connection stays for a LISTEN: the
 	// queue polls.
-	dc := pipelinestore.DeliveryConfig{Workers: e.cfg.WebhookWorkers, Logger: logger, PollOnly: e.cfg.Pooled}
+	dc := pipelinestore.DeliveryConfig{Workers: e.cfg.WebhookWorkers, Logger: logger, PollOnly: e.cfg.Pooled,
+		// Documents' text is read by this binary run again as a child
+		// with limits (main calls doctext.ServeChildIfAsked).
+		Texts: pipeline.NewTexts(db, doctext.Process{})}
 	if postman != nil {
 		dc.Postman = postman
 		logger.Info("sending email", "from", e.cfg.MailFrom.String())
