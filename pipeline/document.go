@@ -303,6 +303,7 @@ func (s *Service) DocumentText(ctx context.Context, jobID, candidateID, id int64
 // DocumentRemoval is the input of RemoveDocument.
 type DocumentRemoval struct {
 	Idempotency *Idempotency
+	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
 	Unread error
 }

@@ -987,7 +987,7 @@ type AddDocumentRequest struct {
 	// Kind resume, cover_letter or other; resume when absent.
 	Kind *AddDocumentRequestKind `json:"kind,omitempty"`
 
-	// Reason Why the document is added: up to 1,000 characters.
+	// Reason Optional: why this write is made, 1 to 1,000 characters once trimmed, line breaks allowed. Kept on the write's activity entry, in the feed and in webhook payloads.
 	Reason *string `json:"reason,omitempty"`
 }
 
@@ -2155,6 +2155,12 @@ type RatingResponse struct {
 // RatingValue defines model for RatingValue.
 type RatingValue string
 
+// RemoveDocumentRequest defines model for RemoveDocumentRequest.
+type RemoveDocumentRequest struct {
+	// Reason Optional: why this write is made, 1 to 1,000 characters once trimmed, line breaks allowed. Kept on the write's activity entry, in the feed and in webhook payloads.
+	Reason *string `json:"reason,omitempty"`
+}
+
 // RequestTimeoutError defines model for RequestTimeoutError.
 type RequestTimeoutError struct {
 	// Error `request_timeout`: the body did not arrive in time.
@@ -3127,6 +3133,9 @@ type UpdateCandidateJSONRequestBody = CandidateUpdateRequest
 // AddDocumentMultipartRequestBody defines body for AddDocument for multipart/form-data ContentType.
 type AddDocumentMultipartRequestBody = AddDocumentRequest
 
+// RemoveDocumentJSONRequestBody defines body for RemoveDocument for application/json ContentType.
+type RemoveDocumentJSONRequestBody = RemoveDocumentRequest
+
 // ScheduleInterviewJSONRequestBody defines body for ScheduleInterview for application/json ContentType.
 type ScheduleInterviewJSONRequestBody = InterviewCreateRequest
 
@@ -4031,8 +4040,13 @@ type ClientInterface interface {
 	// with any type of body and a specified content type.
 	AddDocumentWithBody(ctx context.Context, job JobId, candidate CandidateId, params *AddDocumentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// RemoveDocumentWithBody performs a DELETE /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `RemoveDocument` operationId) request,
+	// with any type of body and a specified content type.
+	RemoveDocumentWithBody(ctx context.Context, job JobId, candidate CandidateId, document DocumentId, params *RemoveDocumentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RemoveDocument performs a DELETE /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `RemoveDocument` operationId) request.
-	RemoveDocument(ctx context.Context, job JobId, candidate CandidateId, document DocumentId, params *RemoveDocumentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	// Takes a body of the `application/json` content type.
+	RemoveDocument(ctx context.Context, job JobId, candidate CandidateId, document DocumentId, params *RemoveDocumentParams, body RemoveDocumentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetDocument performs a GET /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `GetDocument` operationId) request.
 	GetDocument(ctx context.Context, job JobId, candidate CandidateId, document DocumentId, params *GetDocumentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4907,9 +4921,24 @@ func (c *Client) AddDocumentWithBody(ctx context.Context, job JobId, candidate C
 	return c.Client.Do(req)
 }
 
+// RemoveDocumentWithBody performs a DELETE /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `RemoveDocument` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) RemoveDocumentWithBody(ctx context.Context, job JobId, candidate CandidateId, document DocumentId, params *RemoveDocumentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRemoveDocumentRequestWithBody(c.Server, job, candidate, document, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // RemoveDocument performs a DELETE /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `RemoveDocument` operationId) request.
-func (c *Client) RemoveDocument(ctx context.Context, job JobId, candidate CandidateId, document DocumentId, params *RemoveDocumentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRemoveDocumentRequest(c.Server, job, candidate, document, params)
+// Takes a body of the `application/json` content type.
+func (c *Client) RemoveDocument(ctx context.Context, job JobId, candidate CandidateId, document DocumentId, params *RemoveDocumentParams, body RemoveDocumentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRemoveDocumentRequest(c.Server, job, candidate, document, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6840,8 +6869,19 @@ func NewAddDocumentRequestWithBody(server string, job JobId, candidate Candidate
 	return req, nil
 }
 
-// NewRemoveDocumentRequest constructs an http.Request for the RemoveDocument method
-func NewRemoveDocumentRequest(server string, job JobId, candidate CandidateId, document DocumentId, params *RemoveDocumentParams) (*http.Request, error) {
+// NewRemoveDocumentRequest calls the generic RemoveDocument builder with application/json body
+func NewRemoveDocumentRequest(server string, job JobId, candidate CandidateId, document DocumentId, params *RemoveDocumentParams, body RemoveDocumentJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRemoveDocumentRequestWithBody(server, job, candidate, document, params, "application/json", bodyReader)
+}
+
+// NewRemoveDocumentRequestWithBody constructs an http.Request for the RemoveDocument method, with any body, and a specified content type
+func NewRemoveDocumentRequestWithBody(server string, job JobId, candidate CandidateId, document DocumentId, params *RemoveDocumentParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6880,10 +6920,12 @@ func NewRemoveDocumentRequest(server string, job JobId, candidate CandidateId, d
 		return nil, err
 	}
 
-	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	if params != nil {
 
@@ -9325,10 +9367,15 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	AddDocumentWithBodyWithResponse(ctx context.Context, job JobId, candidate CandidateId, params *AddDocumentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddDocumentResponse, error)
 
-	// RemoveDocumentWithResponse performs a DELETE /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `RemoveDocument` operationId) request.
+	// RemoveDocumentWithBodyWithResponse performs a DELETE /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `RemoveDocument` operationId) request,
+	// with any type of body and a specified content type.
 	//
 	// Returns a wrapper object for the known response body format(s).
-	RemoveDocumentWithResponse(ctx context.Context, job JobId, candidate CandidateId, document DocumentId, params *RemoveDocumentParams, reqEditors ...RequestEditorFn) (*RemoveDocumentResponse, error)
+	RemoveDocumentWithBodyWithResponse(ctx context.Context, job JobId, candidate CandidateId, document DocumentId, params *RemoveDocumentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RemoveDocumentResponse, error)
+
+	// RemoveDocumentWithResponse performs a DELETE /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `RemoveDocument` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	RemoveDocumentWithResponse(ctx context.Context, job JobId, candidate CandidateId, document DocumentId, params *RemoveDocumentParams, body RemoveDocumentJSONRequestBody, reqEditors ...RequestEditorFn) (*RemoveDocumentResponse, error)
 
 	// GetDocumentWithResponse performs a GET /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `GetDocument` operationId) request.
 	//
@@ -19154,11 +19201,22 @@ func (c *ClientWithResponses) AddDocumentWithBodyWithResponse(ctx context.Contex
 	return ParseAddDocumentResponse(rsp)
 }
 
-// RemoveDocumentWithResponse performs a DELETE /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `RemoveDocument` operationId) request.
+// RemoveDocumentWithBodyWithResponse performs a DELETE /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `RemoveDocument` operationId) request,
+// with any type of body and a specified content type.
 //
 // Returns a wrapper object for the known response body format(s).
-func (c *ClientWithResponses) RemoveDocumentWithResponse(ctx context.Context, job JobId, candidate CandidateId, document DocumentId, params *RemoveDocumentParams, reqEditors ...RequestEditorFn) (*RemoveDocumentResponse, error) {
-	rsp, err := c.RemoveDocument(ctx, job, candidate, document, params, reqEditors...)
+func (c *ClientWithResponses) RemoveDocumentWithBodyWithResponse(ctx context.Context, job JobId, candidate CandidateId, document DocumentId, params *RemoveDocumentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RemoveDocumentResponse, error) {
+	rsp, err := c.RemoveDocumentWithBody(ctx, job, candidate, document, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRemoveDocumentResponse(rsp)
+}
+
+// RemoveDocumentWithResponse performs a DELETE /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `RemoveDocument` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) RemoveDocumentWithResponse(ctx context.Context, job JobId, candidate CandidateId, document DocumentId, params *RemoveDocumentParams, body RemoveDocumentJSONRequestBody, reqEditors ...RequestEditorFn) (*RemoveDocumentResponse, error) {
+	rsp, err := c.RemoveDocument(ctx, job, candidate, document, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
