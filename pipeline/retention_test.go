@@ -262,3 +262,27 @@ func TestService_SweepRetention_twoReplicas(t *testing.T) {
 		})
 	}
 }
+
+// TestDeliveries_RetentionPass: the queue runs the pass when it starts,
+// and hourly after.
+func TestDeliveries_RetentionPass(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		clock := &movableClock{t: time.Now().UTC().Truncate(time.Second)}
+		w := storetest.Seeded(t, db, hookOptions(pipeline.WithClock(clock))...)
+		bg, linus := context.Background(), w.Res.Candidates["linus"] // rejected
+		_, err := w.Op.SetRetention(bg, w.Res.Teams["acme"], 30)
+		require.NoError(t, err)
+		clock.add(40 * day)
+
+		run, err := db.StartDeliveries(bg, pipeline.NewDispatcher(db, &syncRecorder{}, hookOptions()...),
+			pipelinestore.DeliveryConfig{PollInterval: 20 * time.Millisecond, Sweeper: w.Svc})
+		require.NoError(t, err)
+		t.Cleanup(func() { require.NoError(t, run.Stop(bg)) })
+		ctx := w.As(t, "olivia")
+		require.Eventually(t, func() bool {
+			c, err := w.Svc.Candidate(ctx, w.Job("backend"), linus)
+			return err == nil && c.ErasedAt != nil
+		}, 30*time.Second, 50*time.Millisecond, "the pass ran")
+	})
+}
