@@ -365,19 +365,19 @@ required flag (with the command's usage), or a value that the domain refuses
 as invalid (with the domain's field messages).
 
 Migrations: the commands that write (serve, demo, seed, token create and
-revoke, team create and set, user add, set-role and remove, privacy sweep) apply pending migrations
-first unless PIPELINE_AUTO_MIGRATE is false; then they refuse a schema that
-is behind and name "pipelined migrate". The commands that only read
-(activity, the list commands, migrate status) never change the schema and
-never create a SQLite file: on a schema that is behind they refuse with exit
-status 1 and name "pipelined migrate", whatever PIPELINE_AUTO_MIGRATE says
-(migrate status reports it instead). A command finds out what is pending by
-reading alone, so a database role with nothing but USAGE on the schema and
-SELECT on its tables runs the commands that read. A schema ahead of the
-binary (a newer version migrated it) is accepted: migrations only add.
-On PostgreSQL every command, migrate included, works through a transaction
-pooler such as PgBouncer (pool_mode = transaction) as on a direct
-connection.
+revoke, team create and set, user add, set-role and remove, privacy sweep)
+apply pending migrations first unless PIPELINE_AUTO_MIGRATE is false; then
+they refuse a schema that is behind and name "pipelined migrate". The
+commands that only read (activity, the list commands, migrate status) never
+change the schema and never create a SQLite file: on a schema that is behind
+they refuse with exit status 1 and name "pipelined migrate", whatever
+PIPELINE_AUTO_MIGRATE says (migrate status reports it instead). A command
+finds out what is pending by reading alone, so a database role with nothing
+but USAGE on the schema and SELECT on its tables runs the commands that
+read. A schema ahead of the binary (a newer version migrated it) is
+accepted: migrations only add. On PostgreSQL every command, migrate
+included, works through a transaction pooler such as PgBouncer (pool_mode =
+transaction) as on a direct connection.
 
 Teams and users: a team's key is stored with it, unique and for good (teams
 from before keys existed got team-<id>); it is how seed files, --team and
@@ -493,8 +493,8 @@ idle_in_transaction_session_timeout on the server.
 
 Scopes: jobs:read, jobs:write, candidates:read, candidates:write,
 messages:send (messages to candidates), scheduling:write (interviews and
-availability), activity:read, webhooks:write, privacy:manage (exporting
-and erasing a person's data: POST /api/v1/privacy/exports and erasures).
-The webhook and privacy endpoints also need an owner or admin of the
-token's current team.
+availability), activity:read, webhooks:write, privacy:manage (exporting and
+erasing a person's data: POST /api/v1/privacy/exports and erasures). The
+webhook and privacy endpoints also need an owner or admin of the token's
+current team.
 `
