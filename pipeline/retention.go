@@ -72,7 +72,9 @@ func (o *Operator) SetRetention(ctx context.Context, teamID int64, days int) (Te
 // each batch locks its candidates and skips those erased meanwhile.
 //
 // It takes no caller and checks no scope: the server's background queue
-// and "pipelined privacy sweep" run it, never a request.
+// and "pipelined privacy sweep" run it, never a request. Errors: none of
+// the API's codes; a storage failure is returned as is, with what the
+// batches committed before it erased.
 func (s *Service) SweepRetention(ctx context.Context, dryRun bool) ([]Swept, error) {
 	teams, err := s.store.Teams(ctx)
 	if err != nil {
