@@ -232,7 +232,8 @@ type Tx interface {
 	// JobForUpdate returns a job viewer can reach, locked.
 	JobForUpdate(ctx context.Context, viewer, id int64) (Job, error)
 	// UpdateJob stores the title, description, status and updated_at of a
-	// job locked by JobForUpdate.
+	// job locked by JobForUpdate, and when it last changed to closed: set
+	// when it becomes closed, cleared when it is reopened.
 	UpdateJob(ctx context.Context, j Job) error
 
 	// CandidateForUpdate returns a candidate of a job viewer can reach, with
@@ -386,4 +387,14 @@ type Tx interface {
 	IdempotencyRecords(ctx context.Context, teamID int64) ([]IdempotencyRecord, error)
 	// SetIdempotencyResult replaces the stored result of a team's key.
 	SetIdempotencyResult(ctx context.Context, teamID int64, key string, result []byte) error
+
+	// SetRetention stores the retention period of a team locked by
+	// TeamForMembers.
+	SetRetention(ctx context.Context, teamID int64, r Retention) error
+	// ExpiredCandidates returns, locked and by id, up to limit candidates
+	// of a team with ids above afterID that are not erased and that the
+	// retention pass erases at cutoff (see Service.SweepRetention): not
+	// hired, and on a job closed at or before cutoff, or rejected or
+	// withdrawn with no activity entry about them after it.
+	ExpiredCandidates(ctx context.Context, teamID int64, cutoff time.Time, afterID int64, limit int) ([]Expired, error)
 }

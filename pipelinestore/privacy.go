@@ -61,10 +61,13 @@ WHERE interview_id IN (SELECT i.id FROM interviews AS i WHERE i.candidate_id = $
 
 	qInterviewsToCancel = preparedLockingRead(`SELECT `+interviewColumns+interviewFrom+`
 WHERE i.candidate_id = $1 AND i.status = 'scheduled' AND i.ends_at > $2 ORDER BY i.starts_at, i.id`, ` FOR NO KEY UPDATE OF i`)
+	// Two reads of activity_subject_idx: as one OR, PostgreSQL reads
+	// every interview's entries and filters them.
 	qCandidateEntries = prepared(`SELECT id, team_id, job_id, user_id, token_id, ip, action, subject_type, subject_id, changes, created_at
-FROM activity
-WHERE (subject_type = 'candidate' AND subject_id = $1)
-	OR (subject_type = 'interview' AND subject_id IN (SELECT i.id FROM interviews AS i WHERE i.candidate_id = $1))
+FROM activity WHERE subject_type = 'candidate' AND subject_id = $1
+UNION ALL
+SELECT id, team_id, job_id, user_id, token_id, ip, action, subject_type, subject_id, changes, created_at
+FROM activity WHERE subject_type = 'interview' AND subject_id IN (SELECT i.id FROM interviews AS i WHERE i.candidate_id = $1)
 ORDER BY id`)
 	qSetActivityChanges  = prepared(`UPDATE activity SET changes = $1 WHERE id = $2`)
 	qIdempotencyRecords  = prepared(`SELECT team_id, key, user_id, request, result, created_at FROM idempotency_keys WHERE team_id = $1`)

@@ -239,7 +239,7 @@ func TestCLI_Output(t *testing.T) {
 	r = pipelined(t, env, "team", "create", "--key", "acme", "--name", "Acme")
 	assert.Equal(t, 0, r.code)
 	assert.Empty(t, r.stderr)
-	assert.JSONEq(t, `{"id":1,"key":"acme","name":"Acme","job_limit":null}`, r.stdout)
+	assert.JSONEq(t, `{"id":1,"key":"acme","name":"Acme","job_limit":null,"retention_days":0,"retention_days_in_effect":0,"retention_effective_at":null}`, r.stdout)
 }
 
 // TestCLI_FlagsAnywhere: a command reads its flags wherever they stand

@@ -39,12 +39,25 @@ revoked_at.`},
 Revoke a token; a running server refuses it within a second (each server
 trusts what it read of a token for that long). Prints {"id", "revoked"}.`},
 		{name: "team list", synopsis: "", run: runTeamList, doc: `
-Every team as JSON lines: id, key, name, job_limit.`},
+Every team as JSON lines: id, key, name, job_limit, retention_days (0:
+off), retention_days_in_effect, retention_effective_at (when a new or
+shorter period takes effect; null once it has).`},
 		{name: "team create", synopsis: "--key KEY --name NAME [--job-limit N]", run: runTeamCreate, doc: `
 Create a team; prints it as JSON. The key names the team for good.
 
 --job-limit is the plan's limit on the team's jobs that are not closed;
 without it the team has no limit.`},
+		{name: "team set", synopsis: "--key KEY --retention-days N", run: runTeamSet, doc: `
+Set how long a team keeps the data of candidates it is done with; prints
+the team as JSON.
+
+N is 30 to 3650 days, or 0 to turn retention off (the default). A new or
+shorter period takes effect 7 days after it is set (team list shows when, in
+retention_effective_at, and the period in effect until then); turning it off
+or lengthening it applies at once. With a period in effect, the server
+erases each candidate that is not hired once it is on a job closed N days
+ago, or is rejected or withdrawn with no activity about it for N days (see
+"pipelined help privacy sweep").`},
 		{name: "user list", synopsis: "[--team TEAM]", run: runUserList, doc: `
 Users as JSON lines: id, name, email, current_team_id, teams: [{id, key,
 role}]; all of them, or the members of a team.`},
@@ -61,6 +74,7 @@ Take a user off a team, with their assignments to its jobs.
 If it was their current team, their lowest-id other team becomes current. A
 team keeps at least one owner and a user at least one team.`},
 		{name: "mail test", synopsis: "--to ADDRESS", run: runMailTest, doc: mailTestDoc},
+		{name: "privacy sweep", synopsis: "[--dry-run]", run: runPrivacySweep, doc: privacySweepDoc},
 		{name: "activity", synopsis: "[--team TEAM] [--since-id ID] [--limit N]", run: runActivity, doc: activityDoc},
 		{name: "version", synopsis: "[-json]", run: runVersion, noConfig: true, doc: versionDoc},
 		{name: "help", synopsis: "[COMMAND]", noConfig: true, doc: `
@@ -154,7 +168,8 @@ is https.
 It writes a JSON access log on stderr: method, path, status, duration,
 client IP, request id, trace id when traced, user id; never a token. Expired
 idempotency records, and webhook delivery attempts older than 30 days, are
-purged hourly. PIPELINE_WEBHOOK_WORKERS deliveries run at once.
+purged hourly, and the retention pass (pipelined help privacy sweep) runs
+hourly, on one replica at a time. PIPELINE_WEBHOOK_WORKERS deliveries run at once.
 
 SIGINT or SIGTERM makes /readyz answer 503 ({"status":"stopping"}); after
 PIPELINE_SHUTDOWN_DELAY it stops accepting connections and lets the requests
@@ -370,19 +385,19 @@ required flag (with the command's usage), or a value that the domain refuses
 as invalid (with the domain's field messages).
 
 Migrations: the commands that write (serve, demo, seed, token create and
-revoke, team create, user add, set-role and remove) apply pending migrations
-first unless PIPELINE_AUTO_MIGRATE is false; then they refuse a schema that
-is behind and name "pipelined migrate". The commands that only read
-(activity, the list commands, migrate status) never change the schema and
-never create a SQLite file: on a schema that is behind they refuse with exit
-status 1 and name "pipelined migrate", whatever PIPELINE_AUTO_MIGRATE says
-(migrate status reports it instead). A command finds out what is pending by
-reading alone, so a database role with nothing but USAGE on the schema and
-SELECT on its tables runs the commands that read. A schema ahead of the
-binary (a newer version migrated it) is accepted: migrations only add.
-On PostgreSQL every command, migrate included, works through a transaction
-pooler such as PgBouncer (pool_mode = transaction) as on a direct
-connection.
+revoke, team create and set, user add, set-role and remove, privacy sweep)
+apply pending migrations first unless PIPELINE_AUTO_MIGRATE is false; then
+they refuse a schema that is behind and name "pipelined migrate". The
+commands that only read (activity, the list commands, migrate status) never
+change the schema and never create a SQLite file: on a schema that is behind
+they refuse with exit status 1 and name "pipelined migrate", whatever
+PIPELINE_AUTO_MIGRATE says (migrate status reports it instead). A command
+finds out what is pending by reading alone, so a database role with nothing
+but USAGE on the schema and SELECT on its tables runs the commands that
+read. A schema ahead of the binary (a newer version migrated it) is
+accepted: migrations only add. On PostgreSQL every command, migrate
+included, works through a transaction pooler such as PgBouncer (pool_mode =
+transaction) as on a direct connection.
 
 Teams and users: a team's key is stored with it, unique and for good (teams
 from before keys existed got team-<id>); it is how seed files, --team and
@@ -498,6 +513,8 @@ idle_in_transaction_session_timeout on the server.
 
 Scopes: jobs:read, jobs:write, candidates:read, candidates:write,
 messages:send (messages to candidates), scheduling:write (interviews and
-availability), activity:read, webhooks:write (the webhook endpoints also
-need an owner or admin of the token's current team).
+availability), activity:read, webhooks:write, privacy:manage (exporting and
+erasing a person's data: POST /api/v1/privacy/exports and erasures). The
+webhook and privacy endpoints also need an owner or admin of the token's
+current team.
 `
