@@ -470,6 +470,10 @@ whole number of seconds):
                        Acme Hiring <jobs@acme.example>; required with
                        PIPELINE_SMTP_URL. Message-IDs are
                        <message-{id}@{its domain}>
+  PIPELINE_DOCUMENT_MAX_BYTES
+                       the largest file a candidate's document may be, in
+                       bytes; an upload's whole body may exceed it by 64 KiB
+                       of form (default 10485760, 10 MiB)
   PIPELINE_WEBHOOK_ALLOW_HTTP
                        true: webhook URLs may be http:// as well as https://
                        (default false)
