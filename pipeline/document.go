@@ -184,9 +184,9 @@ func (s *Service) ListDocuments(ctx context.Context, jobID, candidateID int64, f
 	return s.store.ListDocuments(ctx, c.user.ID, jobID, candidateID, max(f.Page, 1))
 }
 
-// Document returns a document of a candidate. Scope: candidates:read.
+// GetDocument returns a document of a candidate. Scope: candidates:read.
 // Errors: unauthenticated, insufficient_scope, not_found.
-func (s *Service) Document(ctx context.Context, jobID, candidateID, id int64) (Document, error) {
+func (s *Service) GetDocument(ctx context.Context, jobID, candidateID, id int64) (Document, error) {
 	c, err := authorize(ctx, OpGetDocument)
 	if err != nil {
 		return Document{}, err
@@ -201,10 +201,10 @@ type Content interface {
 	io.Closer
 }
 
-// DocumentContent returns a document and its bytes as uploaded, which the
+// GetDocumentContent returns a document and its bytes as uploaded, which the
 // caller closes. Scope: candidates:read. Errors: unauthenticated,
 // insufficient_scope, not_found.
-func (s *Service) DocumentContent(ctx context.Context, jobID, candidateID, id int64) (Document, Content, error) {
+func (s *Service) GetDocumentContent(ctx context.Context, jobID, candidateID, id int64) (Document, Content, error) {
 	c, err := authorize(ctx, OpGetDocumentContent)
 	if err != nil {
 		return Document{}, nil, err
@@ -265,11 +265,11 @@ var ErrTextPending = particular(EConflict, "The text is not ready.")
 // for a text that is pending.
 const TextRetryAfter = 2 * time.Second
 
-// DocumentText returns the text of a document, or the part r selects.
+// GetDocumentText returns the text of a document, or the part r selects.
 // Scope: candidates:read. Errors: unauthenticated, insufficient_scope,
 // not_found, conflict (ErrTextPending), validation_failed (offset, limit;
 // document: its text_status is none or failed).
-func (s *Service) DocumentText(ctx context.Context, jobID, candidateID, id int64, r TextRange) (DocumentText, error) {
+func (s *Service) GetDocumentText(ctx context.Context, jobID, candidateID, id int64, r TextRange) (DocumentText, error) {
 	c, err := authorize(ctx, OpGetDocumentText)
 	if err != nil {
 		return DocumentText{}, err

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipeline/doctext"
 	"github.com/pipeline-dev/pipeline/pipeline/ical"
 	"github.com/pipeline-dev/pipeline/pipeline/mail"
 	"github.com/pipeline-dev/pipeline/pipelinestore"
@@ -296,6 +297,32 @@ var operations = []operation{
 		_, err := svc.ExportPerson(ctx, pipeline.PersonQuery{Email: pick(p, "nobody@example.test", "")})
 		return err
 	}},
+	{pipeline.OpAddDocument, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.AddDocument(ctx, p.ref.Job, p.ref.Candidate, pipeline.NewDocument{Filename: "probe.txt",
+			Content: pick(p, []byte("Probe."), []byte{}), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
+		return err
+	}},
+	{pipeline.OpListDocuments, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.ListDocuments(ctx, p.ref.Job, p.ref.Candidate, pipeline.DocumentFilter{Page: pick(p, 1, -1)})
+		return err
+	}},
+	{pipeline.OpGetDocument, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.GetDocument(ctx, p.ref.Job, p.ref.Candidate, p.ref.Document)
+		return err
+	}},
+	{pipeline.OpGetDocumentContent, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, _, err := svc.GetDocumentContent(ctx, p.ref.Job, p.ref.Candidate, p.ref.Document)
+		return err
+	}},
+	{pipeline.OpGetDocumentText, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.GetDocumentText(ctx, p.ref.Job, p.ref.Candidate, p.ref.Document, pipeline.TextRange{Offset: pick(p, 0, -1)})
+		return err
+	}},
+	{pipeline.OpRemoveDocument, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.RemoveDocument(ctx, p.ref.Job, p.ref.Candidate, p.ref.Document,
+			pipeline.DocumentRemoval{Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
+		return err
+	}},
 	{pipeline.OpErasePerson, func(ctx context.Context, svc *pipeline.Service, p probe) error {
 		_, err := svc.ErasePerson(ctx, pipeline.PersonErasure{Email: pick(p, "nobody@example.test", ""), Reasoned: probeReason(p), Idempotency: p.idem})
 		return err
@@ -327,7 +354,8 @@ func reachable(t *testing.T, w world, hook int64) probe {
 	iv, err := w.Svc.ScheduleInterview(w.As(t, "olivia"), job, ada, probeInterview(w.User("olivia")))
 	require.NoError(t, err)
 	return probe{
-		ref:    pipeline.Ref{Job: job, Candidate: ada, Webhook: hook, Message: probeMessage(w), Interview: iv.Value.ID},
+		ref: pipeline.Ref{Job: job, Candidate: ada, Webhook: hook, Message: probeMessage(w), Interview: iv.Value.ID,
+			Document: probeDocument(t, w)},
 		stage:  w.Res.Stages["backend"]["Interview"],
 		user:   w.User("olivia"),
 		valid:  true,
@@ -415,4 +443,25 @@ func probeReason(p probe) pipeline.Reasoned {
 		return pipeline.Reasoned{Reason: p.reason}
 	}
 	return pipeline.Because(pick(p, "Probe", " "))
+}
+
+// probeDocument is a text document of ada's whose text is read.
+func probeDocument(t *testing.T, w world) int64 {
+	t.Helper()
+	ctx := context.Background()
+	c, err := w.Op.ActAs(ctx, w.User("olivia"), []pipeline.Scope{pipeline.ScopeCandidatesWrite})
+	require.NoError(t, err)
+	d, err := w.Svc.AddDocument(pipeline.NewContext(ctx, c), w.Job("backend"), w.Res.Candidates["ada"],
+		pipeline.NewDocument{Filename: "cv.txt", Content: []byte("Ada Lovelace, analyst.")})
+	require.NoError(t, err)
+	require.NoError(t, pipeline.NewTexts(w.DB, parser{}).Extract(ctx, d.Value.ID))
+	return d.Value.ID
+}
+
+// parser reads documents' text in this process, with the parsers the
+// server's child runs.
+type parser struct{}
+
+func (parser) Extract(_ context.Context, contentType string, content []byte) (string, bool, error) {
+	return doctext.Parse(contentType, content, pipeline.MaxDocumentText)
 }

@@ -121,7 +121,7 @@ func TestService_Reason(t *testing.T) {
 // own, which its invalid probe gets wrong.
 func hasInput(op pipeline.Op) bool {
 	switch op {
-	case pipeline.OpDeleteWebhook, pipeline.OpCancelMessage, pipeline.OpCancelInterview, pipeline.OpRetryMessage:
+	case pipeline.OpDeleteWebhook, pipeline.OpCancelMessage, pipeline.OpCancelInterview, pipeline.OpRetryMessage, pipeline.OpRemoveDocument:
 		return false
 	}
 	return true

@@ -127,7 +127,7 @@ var documentOperations = []operation{
 		op: pipeline.OpGetDocument, status: http.StatusOK,
 		params: []param[struct{}]{jobID[struct{}](), candidateID[struct{}](), documentID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[documentItem], bool, error) {
-			d, err := svc.Document(ctx, in.ref.Job, in.ref.Candidate, in.ref.Document)
+			d, err := svc.GetDocument(ctx, in.ref.Job, in.ref.Candidate, in.ref.Document)
 			return data[documentItem]{Data: newDocumentItem(d)}, false, err
 		},
 	}),
@@ -135,7 +135,7 @@ var documentOperations = []operation{
 		op: pipeline.OpGetDocumentContent, status: http.StatusOK,
 		params: []param[struct{}]{jobID[struct{}](), candidateID[struct{}](), documentID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (documentContent, bool, error) {
-			d, content, err := svc.DocumentContent(ctx, in.ref.Job, in.ref.Candidate, in.ref.Document)
+			d, content, err := svc.GetDocumentContent(ctx, in.ref.Job, in.ref.Candidate, in.ref.Document)
 			return documentContent{doc: d, content: content}, false, err
 		},
 	}),
@@ -158,7 +158,7 @@ var documentOperations = []operation{
 			}),
 		},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.TextRange]) (data[documentTextItem], bool, error) {
-			t, err := svc.DocumentText(ctx, in.ref.Job, in.ref.Candidate, in.ref.Document, in.domain())
+			t, err := svc.GetDocumentText(ctx, in.ref.Job, in.ref.Candidate, in.ref.Document, in.domain())
 			return data[documentTextItem]{Data: documentTextItem{Text: t.Text, Truncated: t.Truncated, Offset: t.Offset, NextOffset: t.NextOffset}}, false, err
 		},
 	}),
