@@ -154,6 +154,12 @@ func TestService_ErasePerson(t *testing.T) {
 		future, err := w.Svc.ScheduleInterview(ctx, backend, ada, slot(72*time.Hour, adam))
 		require.NoError(t, err)
 
+		// A document whose bytes, text and filename name the person.
+		doc, err := w.Svc.AddDocument(ctx, backend, ada, pipeline.NewDocument{Filename: "Ada Lovelace.txt",
+			Content: []byte("Ada Lovelace, ada@example.test: notes on the analytical engine.")})
+		require.NoError(t, err)
+		require.NoError(t, pipeline.NewTexts(w.DB, parser{}).Extract(context.Background(), doc.Value.ID))
+
 		counts := stageCounts(t, w, ctx, backend)
 		before := d.dump(t)
 		require.True(t, holds(before, name), "the dump held the name before")
@@ -168,6 +174,8 @@ func TestService_ErasePerson(t *testing.T) {
 		after := d.dump(t)
 		assert.False(t, holds(after, name), "the dump holds the name")
 		assert.False(t, holds(after, email), "the dump holds the email")
+		_, err = w.Svc.GetDocument(ctx, backend, ada, doc.Value.ID)
+		assert.ErrorIs(t, err, pipeline.ErrNotFound, "the document went with the person")
 		assert.False(t, holds(after, "Lovelace"), "the dump holds the surname")
 
 		// The candidates read as erased; others are untouched.

@@ -372,8 +372,9 @@ type Tx interface {
 	CandidatesForErasure(ctx context.Context, ids []int64) ([]Candidate, error)
 	// EraseCandidate erases a locked candidate's row (name, email, resume
 	// URL, erased_at), deletes its notes, ratings and invitation mails,
-	// empties its messages (cancelling queued ones), and deletes the
-	// queued jobs of those messages and mails.
+	// empties its messages (cancelling queued ones), deletes the queued
+	// jobs of those messages and mails, and deletes its documents as
+	// DeleteDocument does.
 	EraseCandidate(ctx context.Context, candidateID int64, at time.Time) error
 	// InterviewsToCancel returns, locked, the scheduled interviews of a
 	// candidate that end after at, with their interviewers.
