@@ -4036,22 +4036,68 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/documents (the `ListDocuments` operationId).
 	ListDocuments(ctx context.Context, job JobId, candidate CandidateId, params *ListDocumentsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// AddDocumentWithBody performs a POST /api/v1/jobs/{job}/candidates/{candidate}/documents (the `AddDocument` operationId) request,
-	// with any type of body and a specified content type.
+	// AddDocumentWithBody Add a document
+	//
+	// Scope: `candidates:write`. A `multipart/form-data` body with one
+	// `file` part (its filename is kept, cleaned: its last segment,
+	// NFC-normalized, without control or bidirectional-override
+	// characters, at most 255 characters) and optional `kind` (`resume`,
+	// `cover_letter` or `other`; `resume` when absent) and `reason`
+	// fields. The type is read from the content, never from the declared
+	// type or the name: PDF, Word (`.docx`), OpenDocument text (`.odt`),
+	// plain UTF-8 text, PNG or JPEG; anything else, or an empty file, is
+	// 422 on `file`. At most 10 MiB of file (the server's
+	// `PIPELINE_DOCUMENT_MAX_BYTES`), the whole body at most 64 KiB more:
+	// beyond, 413 and nothing more is read. A body that is not multipart
+	// is 415. Its text is read in the background (`text_status`
+	// `pending`, then `ready`, `none` for an image, or `failed`). An
+	// `Idempotency-Key` binds the file's SHA-256, its filename, `kind`
+	// and `reason`. Activity `candidate.document_added`. Not an MCP tool.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/documents (the `AddDocument` operationId).
 	AddDocumentWithBody(ctx context.Context, job JobId, candidate CandidateId, params *AddDocumentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// RemoveDocumentWithBody performs a DELETE /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `RemoveDocument` operationId) request,
-	// with any type of body and a specified content type.
+	// RemoveDocumentWithBody Remove a document
+	//
+	// Scope: `candidates:write`. The document goes, and its bytes with it
+	// (activity `candidate.document_removed`). Its body takes only a
+	// `reason`. Not an MCP tool.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with DELETE /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `RemoveDocument` operationId).
 	RemoveDocumentWithBody(ctx context.Context, job JobId, candidate CandidateId, document DocumentId, params *RemoveDocumentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// RemoveDocument performs a DELETE /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `RemoveDocument` operationId) request.
+	// RemoveDocument Remove a document
+	//
+	// Scope: `candidates:write`. The document goes, and its bytes with it
+	// (activity `candidate.document_removed`). Its body takes only a
+	// `reason`. Not an MCP tool.
+	//
 	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with DELETE /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `RemoveDocument` operationId).
 	RemoveDocument(ctx context.Context, job JobId, candidate CandidateId, document DocumentId, params *RemoveDocumentParams, body RemoveDocumentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetDocument performs a GET /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `GetDocument` operationId) request.
+	// GetDocument Get a document
+	//
+	// Scope `candidates:read`. One document of the candidate, without its bytes or text.
+	//
+	// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `GetDocument` operationId).
 	GetDocument(ctx context.Context, job JobId, candidate CandidateId, document DocumentId, params *GetDocumentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetDocumentContent performs a GET /api/v1/jobs/{job}/candidates/{candidate}/documents/{document}/content (the `GetDocumentContent` operationId) request.
+	// GetDocumentContent Download a document
+	//
+	// Scope: `candidates:read`. The bytes as uploaded, with the detected
+	// `Content-Type` (plain text as `text/plain; charset=utf-8`),
+	// `Content-Disposition: attachment; filename*=UTF-8''…`,
+	// `X-Content-Type-Options: nosniff`, `Content-Security-Policy:
+	// sandbox; default-src 'none'` and an `ETag` from the SHA-256; `Range`
+	// and `If-None-Match` are honoured (206, 304). Not an MCP tool.
+	//
+	// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/documents/{document}/content (the `GetDocumentContent` operationId).
 	GetDocumentContent(ctx context.Context, job JobId, candidate CandidateId, document DocumentId, params *GetDocumentContentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetDocumentText Get a document's text
@@ -4907,8 +4953,27 @@ func (c *Client) ListDocuments(ctx context.Context, job JobId, candidate Candida
 	return c.Client.Do(req)
 }
 
-// AddDocumentWithBody performs a POST /api/v1/jobs/{job}/candidates/{candidate}/documents (the `AddDocument` operationId) request,
-// with any type of body and a specified content type.
+// AddDocumentWithBody Add a document
+//
+// Scope: `candidates:write`. A `multipart/form-data` body with one
+// `file` part (its filename is kept, cleaned: its last segment,
+// NFC-normalized, without control or bidirectional-override
+// characters, at most 255 characters) and optional `kind` (`resume`,
+// `cover_letter` or `other`; `resume` when absent) and `reason`
+// fields. The type is read from the content, never from the declared
+// type or the name: PDF, Word (`.docx`), OpenDocument text (`.odt`),
+// plain UTF-8 text, PNG or JPEG; anything else, or an empty file, is
+// 422 on `file`. At most 10 MiB of file (the server's
+// `PIPELINE_DOCUMENT_MAX_BYTES`), the whole body at most 64 KiB more:
+// beyond, 413 and nothing more is read. A body that is not multipart
+// is 415. Its text is read in the background (`text_status`
+// `pending`, then `ready`, `none` for an image, or `failed`). An
+// `Idempotency-Key` binds the file's SHA-256, its filename, `kind`
+// and `reason`. Activity `candidate.document_added`. Not an MCP tool.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/documents (the `AddDocument` operationId).
 func (c *Client) AddDocumentWithBody(ctx context.Context, job JobId, candidate CandidateId, params *AddDocumentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAddDocumentRequestWithBody(c.Server, job, candidate, params, contentType, body)
 	if err != nil {
@@ -4921,8 +4986,15 @@ func (c *Client) AddDocumentWithBody(ctx context.Context, job JobId, candidate C
 	return c.Client.Do(req)
 }
 
-// RemoveDocumentWithBody performs a DELETE /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `RemoveDocument` operationId) request,
-// with any type of body and a specified content type.
+// RemoveDocumentWithBody Remove a document
+//
+// Scope: `candidates:write`. The document goes, and its bytes with it
+// (activity `candidate.document_removed`). Its body takes only a
+// `reason`. Not an MCP tool.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with DELETE /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `RemoveDocument` operationId).
 func (c *Client) RemoveDocumentWithBody(ctx context.Context, job JobId, candidate CandidateId, document DocumentId, params *RemoveDocumentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRemoveDocumentRequestWithBody(c.Server, job, candidate, document, params, contentType, body)
 	if err != nil {
@@ -4935,8 +5007,15 @@ func (c *Client) RemoveDocumentWithBody(ctx context.Context, job JobId, candidat
 	return c.Client.Do(req)
 }
 
-// RemoveDocument performs a DELETE /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `RemoveDocument` operationId) request.
+// RemoveDocument Remove a document
+//
+// Scope: `candidates:write`. The document goes, and its bytes with it
+// (activity `candidate.document_removed`). Its body takes only a
+// `reason`. Not an MCP tool.
+//
 // Takes a body of the `application/json` content type.
+//
+// Corresponds with DELETE /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `RemoveDocument` operationId).
 func (c *Client) RemoveDocument(ctx context.Context, job JobId, candidate CandidateId, document DocumentId, params *RemoveDocumentParams, body RemoveDocumentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRemoveDocumentRequest(c.Server, job, candidate, document, params, body)
 	if err != nil {
@@ -4949,7 +5028,11 @@ func (c *Client) RemoveDocument(ctx context.Context, job JobId, candidate Candid
 	return c.Client.Do(req)
 }
 
-// GetDocument performs a GET /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `GetDocument` operationId) request.
+// GetDocument Get a document
+//
+// Scope `candidates:read`. One document of the candidate, without its bytes or text.
+//
+// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `GetDocument` operationId).
 func (c *Client) GetDocument(ctx context.Context, job JobId, candidate CandidateId, document DocumentId, params *GetDocumentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetDocumentRequest(c.Server, job, candidate, document, params)
 	if err != nil {
@@ -4962,7 +5045,16 @@ func (c *Client) GetDocument(ctx context.Context, job JobId, candidate Candidate
 	return c.Client.Do(req)
 }
 
-// GetDocumentContent performs a GET /api/v1/jobs/{job}/candidates/{candidate}/documents/{document}/content (the `GetDocumentContent` operationId) request.
+// GetDocumentContent Download a document
+//
+// Scope: `candidates:read`. The bytes as uploaded, with the detected
+// `Content-Type` (plain text as `text/plain; charset=utf-8`),
+// `Content-Disposition: attachment; filename*=UTF-8”…`,
+// `X-Content-Type-Options: nosniff`, `Content-Security-Policy:
+// sandbox; default-src 'none'` and an `ETag` from the SHA-256; `Range`
+// and `If-None-Match` are honoured (206, 304). Not an MCP tool.
+//
+// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/documents/{document}/content (the `GetDocumentContent` operationId).
 func (c *Client) GetDocumentContent(ctx context.Context, job JobId, candidate CandidateId, document DocumentId, params *GetDocumentContentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetDocumentContentRequest(c.Server, job, candidate, document, params)
 	if err != nil {
@@ -9361,30 +9453,72 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/documents (the `ListDocuments` operationId).
 	ListDocumentsWithResponse(ctx context.Context, job JobId, candidate CandidateId, params *ListDocumentsParams, reqEditors ...RequestEditorFn) (*ListDocumentsResponse, error)
 
-	// AddDocumentWithBodyWithResponse performs a POST /api/v1/jobs/{job}/candidates/{candidate}/documents (the `AddDocument` operationId) request,
-	// with any type of body and a specified content type.
+	// AddDocumentWithBodyWithResponse Add a document
 	//
-	// Returns a wrapper object for the known response body format(s).
+	// Scope: `candidates:write`. A `multipart/form-data` body with one
+	// `file` part (its filename is kept, cleaned: its last segment,
+	// NFC-normalized, without control or bidirectional-override
+	// characters, at most 255 characters) and optional `kind` (`resume`,
+	// `cover_letter` or `other`; `resume` when absent) and `reason`
+	// fields. The type is read from the content, never from the declared
+	// type or the name: PDF, Word (`.docx`), OpenDocument text (`.odt`),
+	// plain UTF-8 text, PNG or JPEG; anything else, or an empty file, is
+	// 422 on `file`. At most 10 MiB of file (the server's
+	// `PIPELINE_DOCUMENT_MAX_BYTES`), the whole body at most 64 KiB more:
+	// beyond, 413 and nothing more is read. A body that is not multipart
+	// is 415. Its text is read in the background (`text_status`
+	// `pending`, then `ready`, `none` for an image, or `failed`). An
+	// `Idempotency-Key` binds the file's SHA-256, its filename, `kind`
+	// and `reason`. Activity `candidate.document_added`. Not an MCP tool.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/documents (the `AddDocument` operationId).
 	AddDocumentWithBodyWithResponse(ctx context.Context, job JobId, candidate CandidateId, params *AddDocumentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddDocumentResponse, error)
 
-	// RemoveDocumentWithBodyWithResponse performs a DELETE /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `RemoveDocument` operationId) request,
-	// with any type of body and a specified content type.
+	// RemoveDocumentWithBodyWithResponse Remove a document
 	//
-	// Returns a wrapper object for the known response body format(s).
+	// Scope: `candidates:write`. The document goes, and its bytes with it
+	// (activity `candidate.document_removed`). Its body takes only a
+	// `reason`. Not an MCP tool.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `RemoveDocument` operationId).
 	RemoveDocumentWithBodyWithResponse(ctx context.Context, job JobId, candidate CandidateId, document DocumentId, params *RemoveDocumentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RemoveDocumentResponse, error)
 
-	// RemoveDocumentWithResponse performs a DELETE /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `RemoveDocument` operationId) request.
+	// RemoveDocumentWithResponse Remove a document
+	//
+	// Scope: `candidates:write`. The document goes, and its bytes with it
+	// (activity `candidate.document_removed`). Its body takes only a
+	// `reason`. Not an MCP tool.
+	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `RemoveDocument` operationId).
 	RemoveDocumentWithResponse(ctx context.Context, job JobId, candidate CandidateId, document DocumentId, params *RemoveDocumentParams, body RemoveDocumentJSONRequestBody, reqEditors ...RequestEditorFn) (*RemoveDocumentResponse, error)
 
-	// GetDocumentWithResponse performs a GET /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `GetDocument` operationId) request.
+	// GetDocumentWithResponse Get a document
+	//
+	// Scope `candidates:read`. One document of the candidate, without its bytes or text.
 	//
 	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `GetDocument` operationId).
 	GetDocumentWithResponse(ctx context.Context, job JobId, candidate CandidateId, document DocumentId, params *GetDocumentParams, reqEditors ...RequestEditorFn) (*GetDocumentResponse, error)
 
-	// GetDocumentContentWithResponse performs a GET /api/v1/jobs/{job}/candidates/{candidate}/documents/{document}/content (the `GetDocumentContent` operationId) request.
+	// GetDocumentContentWithResponse Download a document
+	//
+	// Scope: `candidates:read`. The bytes as uploaded, with the detected
+	// `Content-Type` (plain text as `text/plain; charset=utf-8`),
+	// `Content-Disposition: attachment; filename*=UTF-8''…`,
+	// `X-Content-Type-Options: nosniff`, `Content-Security-Policy:
+	// sandbox; default-src 'none'` and an `ETag` from the SHA-256; `Range`
+	// and `If-None-Match` are honoured (206, 304). Not an MCP tool.
 	//
 	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/documents/{document}/content (the `GetDocumentContent` operationId).
 	GetDocumentContentWithResponse(ctx context.Context, job JobId, candidate CandidateId, document DocumentId, params *GetDocumentContentParams, reqEditors ...RequestEditorFn) (*GetDocumentContentResponse, error)
 
 	// GetDocumentTextWithResponse Get a document's text
@@ -19189,10 +19323,27 @@ func (c *ClientWithResponses) ListDocumentsWithResponse(ctx context.Context, job
 	return ParseListDocumentsResponse(rsp)
 }
 
-// AddDocumentWithBodyWithResponse performs a POST /api/v1/jobs/{job}/candidates/{candidate}/documents (the `AddDocument` operationId) request,
-// with any type of body and a specified content type.
+// AddDocumentWithBodyWithResponse Add a document
 //
-// Returns a wrapper object for the known response body format(s).
+// Scope: `candidates:write`. A `multipart/form-data` body with one
+// `file` part (its filename is kept, cleaned: its last segment,
+// NFC-normalized, without control or bidirectional-override
+// characters, at most 255 characters) and optional `kind` (`resume`,
+// `cover_letter` or `other`; `resume` when absent) and `reason`
+// fields. The type is read from the content, never from the declared
+// type or the name: PDF, Word (`.docx`), OpenDocument text (`.odt`),
+// plain UTF-8 text, PNG or JPEG; anything else, or an empty file, is
+// 422 on `file`. At most 10 MiB of file (the server's
+// `PIPELINE_DOCUMENT_MAX_BYTES`), the whole body at most 64 KiB more:
+// beyond, 413 and nothing more is read. A body that is not multipart
+// is 415. Its text is read in the background (`text_status`
+// `pending`, then `ready`, `none` for an image, or `failed`). An
+// `Idempotency-Key` binds the file's SHA-256, its filename, `kind`
+// and `reason`. Activity `candidate.document_added`. Not an MCP tool.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/jobs/{job}/candidates/{candidate}/documents (the `AddDocument` operationId).
 func (c *ClientWithResponses) AddDocumentWithBodyWithResponse(ctx context.Context, job JobId, candidate CandidateId, params *AddDocumentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddDocumentResponse, error) {
 	rsp, err := c.AddDocumentWithBody(ctx, job, candidate, params, contentType, body, reqEditors...)
 	if err != nil {
@@ -19201,10 +19352,15 @@ func (c *ClientWithResponses) AddDocumentWithBodyWithResponse(ctx context.Contex
 	return ParseAddDocumentResponse(rsp)
 }
 
-// RemoveDocumentWithBodyWithResponse performs a DELETE /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `RemoveDocument` operationId) request,
-// with any type of body and a specified content type.
+// RemoveDocumentWithBodyWithResponse Remove a document
 //
-// Returns a wrapper object for the known response body format(s).
+// Scope: `candidates:write`. The document goes, and its bytes with it
+// (activity `candidate.document_removed`). Its body takes only a
+// `reason`. Not an MCP tool.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `RemoveDocument` operationId).
 func (c *ClientWithResponses) RemoveDocumentWithBodyWithResponse(ctx context.Context, job JobId, candidate CandidateId, document DocumentId, params *RemoveDocumentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RemoveDocumentResponse, error) {
 	rsp, err := c.RemoveDocumentWithBody(ctx, job, candidate, document, params, contentType, body, reqEditors...)
 	if err != nil {
@@ -19213,8 +19369,15 @@ func (c *ClientWithResponses) RemoveDocumentWithBodyWithResponse(ctx context.Con
 	return ParseRemoveDocumentResponse(rsp)
 }
 
-// RemoveDocumentWithResponse performs a DELETE /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `RemoveDocument` operationId) request.
+// RemoveDocumentWithResponse Remove a document
+//
+// Scope: `candidates:write`. The document goes, and its bytes with it
+// (activity `candidate.document_removed`). Its body takes only a
+// `reason`. Not an MCP tool.
+//
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `RemoveDocument` operationId).
 func (c *ClientWithResponses) RemoveDocumentWithResponse(ctx context.Context, job JobId, candidate CandidateId, document DocumentId, params *RemoveDocumentParams, body RemoveDocumentJSONRequestBody, reqEditors ...RequestEditorFn) (*RemoveDocumentResponse, error) {
 	rsp, err := c.RemoveDocument(ctx, job, candidate, document, params, body, reqEditors...)
 	if err != nil {
@@ -19223,9 +19386,13 @@ func (c *ClientWithResponses) RemoveDocumentWithResponse(ctx context.Context, jo
 	return ParseRemoveDocumentResponse(rsp)
 }
 
-// GetDocumentWithResponse performs a GET /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `GetDocument` operationId) request.
+// GetDocumentWithResponse Get a document
+//
+// Scope `candidates:read`. One document of the candidate, without its bytes or text.
 //
 // Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/documents/{document} (the `GetDocument` operationId).
 func (c *ClientWithResponses) GetDocumentWithResponse(ctx context.Context, job JobId, candidate CandidateId, document DocumentId, params *GetDocumentParams, reqEditors ...RequestEditorFn) (*GetDocumentResponse, error) {
 	rsp, err := c.GetDocument(ctx, job, candidate, document, params, reqEditors...)
 	if err != nil {
@@ -19234,9 +19401,18 @@ func (c *ClientWithResponses) GetDocumentWithResponse(ctx context.Context, job J
 	return ParseGetDocumentResponse(rsp)
 }
 
-// GetDocumentContentWithResponse performs a GET /api/v1/jobs/{job}/candidates/{candidate}/documents/{document}/content (the `GetDocumentContent` operationId) request.
+// GetDocumentContentWithResponse Download a document
+//
+// Scope: `candidates:read`. The bytes as uploaded, with the detected
+// `Content-Type` (plain text as `text/plain; charset=utf-8`),
+// `Content-Disposition: attachment; filename*=UTF-8”…`,
+// `X-Content-Type-Options: nosniff`, `Content-Security-Policy:
+// sandbox; default-src 'none'` and an `ETag` from the SHA-256; `Range`
+// and `If-None-Match` are honoured (206, 304). Not an MCP tool.
 //
 // Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/jobs/{job}/candidates/{candidate}/documents/{document}/content (the `GetDocumentContent` operationId).
 func (c *ClientWithResponses) GetDocumentContentWithResponse(ctx context.Context, job JobId, candidate CandidateId, document DocumentId, params *GetDocumentContentParams, reqEditors ...RequestEditorFn) (*GetDocumentContentResponse, error) {
 	rsp, err := c.GetDocumentContent(ctx, job, candidate, document, params, reqEditors...)
 	if err != nil {
