@@ -88,10 +88,16 @@ func (in NewWebhook) events() []string {
 	return out
 }
 
-// webhookAdmin returns the caller of the webhook operation op: one whose
-// token carries op's scope and whose user owns or administers the current
-// team, else insufficient_scope or forbidden.
+// webhookAdmin returns the caller of the webhook operation op (see
+// teamAdmin).
 func (s *Service) webhookAdmin(ctx context.Context, op Op) (Caller, error) {
+	return s.teamAdmin(ctx, op, "Only owners and admins of the team manage its webhooks.")
+}
+
+// teamAdmin returns the caller of op, one whose token carries op's scope
+// and whose user owns or administers the current team: else
+// insufficient_scope, or forbidden with refusal, right after the scope.
+func (s *Service) teamAdmin(ctx context.Context, op Op, refusal string) (Caller, error) {
 	c, err := authorize(ctx, op)
 	if err != nil {
 		return Caller{}, err
@@ -101,7 +107,7 @@ func (s *Service) webhookAdmin(ctx context.Context, op Op) (Caller, error) {
 		return Caller{}, err
 	}
 	if role != RoleOwner && role != RoleAdmin {
-		return Caller{}, Errorf(EForbidden, "Only owners and admins of the team manage its webhooks.")
+		return Caller{}, &Error{Code: EForbidden, Message: refusal}
 	}
 	return c, nil
 }
