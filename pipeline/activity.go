@@ -42,6 +42,7 @@ var Actions = []string{
 	ActionInterviewScheduled, ActionInterviewRescheduled, ActionInterviewCancelled,
 	ActionCandidateErased, ActionPrivacyExported, ActionPrivacyErased,
 	ActionProposalCreated, ActionProposalApproved, ActionProposalRejected, ActionProposalExpired, ActionProposalWithdrawn,
+	ActionCandidateDocumentAdded, ActionCandidateDocumentRemoved,
 }
 
 // Activity subject types.

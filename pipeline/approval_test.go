@@ -103,7 +103,7 @@ func TestService_MeApprovalRequired(t *testing.T) {
 			{[]pipeline.Op{pipeline.OpSendMessage, pipeline.OpAddNote}, []pipeline.Op{pipeline.OpAddNote, pipeline.OpSendMessage}},
 			{[]pipeline.Op{pipeline.OpMoveCandidate, pipeline.EveryWrite}, []pipeline.Op{pipeline.EveryWrite, pipeline.OpMoveCandidate}},
 		} {
-			me, err := w.Svc.Me(pipeline.NewContext(context.Background(), heldCaller(t, w, nil, c.approval...)))
+			me, err := w.Svc.GetMe(pipeline.NewContext(context.Background(), heldCaller(t, w, nil, c.approval...)))
 			require.NoError(t, err)
 			assert.Equal(t, c.want, me.ApprovalRequired)
 		}

@@ -98,10 +98,10 @@ func (s *Service) ListCandidates(ctx context.Context, jobID int64, f CandidateFi
 	return l, err
 }
 
-// Candidate returns one candidate of a job with its resume URL and notes
+// GetCandidate returns one candidate of a job with its resume URL and notes
 // count. Scope: candidates:read. Errors: unauthenticated,
 // insufficient_scope, not_found (also for a candidate of another job).
-func (s *Service) Candidate(ctx context.Context, jobID, id int64) (Candidate, error) {
+func (s *Service) GetCandidate(ctx context.Context, jobID, id int64) (Candidate, error) {
 	c, err := authorize(ctx, OpGetCandidate)
 	if err != nil {
 		return Candidate{}, err

@@ -53,7 +53,7 @@ func TestService_MoveCandidate(t *testing.T) {
 		res, err := w.Svc.MoveCandidate(ctx, job, ada, pipeline.StageMove{StageID: w.Res.Stages["backend"]["Screening"]})
 		require.NoError(t, err)
 		assert.Equal(t, "Screening", res.Value.Stage)
-		got, err := w.Svc.Candidate(ctx, job, ada)
+		got, err := w.Svc.GetCandidate(ctx, job, ada)
 		require.NoError(t, err)
 		assert.Equal(t, res.Value, got)
 		log := w.Activity(t)
@@ -95,7 +95,7 @@ func TestService_AddNote(t *testing.T) {
 			assert.Equal(t, pipeline.User{ID: w.User("mia"), Name: "Mia Member"}, res.Value.Author)
 			ids = append(ids, res.Value.ID)
 		}
-		c, err := w.Svc.Candidate(ctx, job, grace)
+		c, err := w.Svc.GetCandidate(ctx, job, grace)
 		require.NoError(t, err)
 		assert.Equal(t, 3, c.NotesCount)
 

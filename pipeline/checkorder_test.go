@@ -132,7 +132,7 @@ func TestService_CheckOrder(t *testing.T) {
 		ctx := w.As(t, "olivia")
 		_, err := w.Svc.ListCandidates(ctx, w.Job("ops"), pipeline.CandidateFilter{Page: -1, StageID: -1})
 		assert.ErrorIs(t, err, pipeline.ErrNotFound)
-		_, err = w.Svc.WebhookDeliveries(ctx, missing, -1)
+		_, err = w.Svc.ListWebhookDeliveries(ctx, missing, -1)
 		assert.ErrorIs(t, err, pipeline.ErrNotFound)
 		_, err = w.Svc.ListCandidates(ctx, w.Job("backend"), pipeline.CandidateFilter{Page: -1, StageID: -1})
 		require.ErrorIs(t, err, pipeline.ErrValidation)
@@ -144,7 +144,7 @@ func TestService_CheckOrder(t *testing.T) {
 func keyedWrites() []operation {
 	var out []operation
 	for _, o := range operations {
-		if o.op.Writes() && o.op != pipeline.OpDeleteWebhook && o.op != pipeline.OpCancelMessage && o.op != pipeline.OpRetryMessage && o.op != pipeline.OpCancelInterview {
+		if o.op.Writes() && hasInput(o.op) {
 			out = append(out, o)
 		}
 	}

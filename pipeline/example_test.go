@@ -258,10 +258,10 @@ func ExampleOperator_ActAs() {
 		panic(err)
 	}
 	ctx := pipeline.NewContext(context.Background(), caller)
-	c, err := svc.Candidate(ctx, res.Jobs["backend"], res.Candidates["grace"])
+	c, err := svc.GetCandidate(ctx, res.Jobs["backend"], res.Candidates["grace"])
 	fmt.Println(c.Name, err)
 
-	_, err = svc.Candidate(ctx, res.Jobs["backend"], 999)
+	_, err = svc.GetCandidate(ctx, res.Jobs["backend"], 999)
 	fmt.Println(errors.Is(err, pipeline.ErrNotFound))
 	// Output:
 	// Grace Hopper <nil>

@@ -89,7 +89,7 @@ func sameRecordChains(t *testing.T, first world, other *pipeline.Service) {
 		}
 	}
 	require.Zero(t, broken, "of %d stage changes in feed order, %d did not chain", len(chain), broken)
-	got, err := replicas[1].Candidate(as, job, cand)
+	got, err := replicas[1].GetCandidate(as, job, cand)
 	require.NoError(t, err)
 	require.Equal(t, got.Stage, chain[len(chain)-1]["stage"].After, "the last entry names the stage the candidate is in")
 }

@@ -99,7 +99,7 @@ func TestService_EveryOffendingFieldAtOnce(t *testing.T) {
 	})
 	eachWorld(t, "get_availability", func(t *testing.T, w world) {
 		from := time.Now().UTC().Truncate(time.Hour)
-		_, err := w.Svc.Availability(w.As(t, "olivia"), pipeline.AvailabilityQuery{UserIDs: []int64{w.User("gary")},
+		_, err := w.Svc.GetAvailability(w.As(t, "olivia"), pipeline.AvailabilityQuery{UserIDs: []int64{w.User("gary")},
 			From: from.Format(time.RFC3339), To: from.Add(-time.Hour).Format(time.RFC3339)})
 		assertFields(t, err, pipeline.FieldErrors{
 			"user_ids": {"Each user must be a member of the token's current team."},

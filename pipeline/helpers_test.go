@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipeline/doctext"
 	"github.com/pipeline-dev/pipeline/pipeline/ical"
 	"github.com/pipeline-dev/pipeline/pipeline/mail"
 	"github.com/pipeline-dev/pipeline/pipelinehttp"
@@ -151,7 +152,7 @@ func pick[T any](p probe, valid, invalid T) T {
 // it to pipeline.Ops).
 var operations = []operation{
 	{pipeline.OpGetMe, func(ctx context.Context, svc *pipeline.Service, _ probe) error {
-		_, err := svc.Me(ctx)
+		_, err := svc.GetMe(ctx)
 		return err
 	}},
 	{pipeline.OpListJobs, func(ctx context.Context, svc *pipeline.Service, p probe) error {
@@ -159,7 +160,7 @@ var operations = []operation{
 		return err
 	}},
 	{pipeline.OpGetJob, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.Job(ctx, p.ref.Job)
+		_, err := svc.GetJob(ctx, p.ref.Job)
 		return err
 	}},
 	{pipeline.OpCreateJob, func(ctx context.Context, svc *pipeline.Service, p probe) error {
@@ -171,7 +172,7 @@ var operations = []operation{
 		return err
 	}},
 	{pipeline.OpListStages, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.Stages(ctx, p.ref.Job)
+		_, err := svc.ListStages(ctx, p.ref.Job)
 		return err
 	}},
 	{pipeline.OpListCandidates, func(ctx context.Context, svc *pipeline.Service, p probe) error {
@@ -179,7 +180,7 @@ var operations = []operation{
 		return err
 	}},
 	{pipeline.OpGetCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.Candidate(ctx, p.ref.Job, p.ref.Candidate)
+		_, err := svc.GetCandidate(ctx, p.ref.Job, p.ref.Candidate)
 		return err
 	}},
 	{pipeline.OpAddCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
@@ -221,7 +222,7 @@ var operations = []operation{
 		return err
 	}},
 	{pipeline.OpGetWebhook, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.Webhook(ctx, p.ref.Webhook)
+		_, err := svc.GetWebhook(ctx, p.ref.Webhook)
 		return err
 	}},
 	{pipeline.OpDeleteWebhook, func(ctx context.Context, svc *pipeline.Service, p probe) error {
@@ -229,7 +230,7 @@ var operations = []operation{
 		return err
 	}},
 	{pipeline.OpListWebhookDeliveries, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.WebhookDeliveries(ctx, p.ref.Webhook, pick(p, 1, -1))
+		_, err := svc.ListWebhookDeliveries(ctx, p.ref.Webhook, pick(p, 1, -1))
 		return err
 	}},
 	{pipeline.OpSendMessage, func(ctx context.Context, svc *pipeline.Service, p probe) error {
@@ -241,7 +242,7 @@ var operations = []operation{
 		return err
 	}},
 	{pipeline.OpGetMessage, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.Message(ctx, p.ref.Job, p.ref.Candidate, p.ref.Message)
+		_, err := svc.GetMessage(ctx, p.ref.Job, p.ref.Candidate, p.ref.Message)
 		return err
 	}},
 	{pipeline.OpCancelMessage, func(ctx context.Context, svc *pipeline.Service, p probe) error {
@@ -281,16 +282,16 @@ var operations = []operation{
 		return err
 	}},
 	{pipeline.OpGetInterview, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.Interview(ctx, p.ref.Job, p.ref.Candidate, p.ref.Interview)
+		_, err := svc.GetInterview(ctx, p.ref.Job, p.ref.Candidate, p.ref.Interview)
 		return err
 	}},
 	{pipeline.OpGetInterviewInvite, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.InterviewInvite(ctx, p.ref.Job, p.ref.Candidate, p.ref.Interview)
+		_, err := svc.GetInterviewInvite(ctx, p.ref.Job, p.ref.Candidate, p.ref.Interview)
 		return err
 	}},
 	{pipeline.OpGetAvailability, func(ctx context.Context, svc *pipeline.Service, p probe) error {
 		from := time.Now().UTC().Truncate(time.Second)
-		_, err := svc.Availability(ctx, pipeline.AvailabilityQuery{UserIDs: []int64{p.user},
+		_, err := svc.GetAvailability(ctx, pipeline.AvailabilityQuery{UserIDs: []int64{p.user},
 			From: from.Format(time.RFC3339), To: from.Add(pick(p, time.Hour, 32*24*time.Hour)).Format(time.RFC3339)})
 		return err
 	}},
@@ -298,8 +299,34 @@ var operations = []operation{
 		_, err := svc.ExportPerson(ctx, pipeline.PersonQuery{Email: pick(p, "nobody@example.test", "")})
 		return err
 	}},
+	{pipeline.OpAddDocument, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.AddDocument(ctx, p.ref.Job, p.ref.Candidate, pipeline.NewDocument{Filename: "probe.txt",
+			Content: pick(p, []byte("Probe."), []byte{}), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
+		return err
+	}},
+	{pipeline.OpListDocuments, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.ListDocuments(ctx, p.ref.Job, p.ref.Candidate, pipeline.DocumentFilter{Page: pick(p, 1, -1)})
+		return err
+	}},
+	{pipeline.OpGetDocument, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.GetDocument(ctx, p.ref.Job, p.ref.Candidate, p.ref.Document)
+		return err
+	}},
+	{pipeline.OpGetDocumentContent, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, _, err := svc.GetDocumentContent(ctx, p.ref.Job, p.ref.Candidate, p.ref.Document)
+		return err
+	}},
+	{pipeline.OpGetDocumentText, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.GetDocumentText(ctx, p.ref.Job, p.ref.Candidate, p.ref.Document, pipeline.TextRange{Offset: pick(p, 0, -1)})
+		return err
+	}},
+	{pipeline.OpRemoveDocument, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.RemoveDocument(ctx, p.ref.Job, p.ref.Candidate, p.ref.Document,
+			pipeline.DocumentRemoval{Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
+		return err
+	}},
 	{pipeline.OpErasePerson, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.ErasePerson(ctx, pipeline.PersonErasure{Email: "nobody@example.test", Reasoned: pipeline.Because(pick(p, "Probe", " ")), Idempotency: p.idem})
+		_, err := svc.ErasePerson(ctx, pipeline.PersonErasure{Email: pick(p, "nobody@example.test", ""), Reasoned: probeReason(p), Idempotency: p.idem})
 		return err
 	}},
 }
@@ -329,7 +356,8 @@ func reachable(t *testing.T, w world, hook int64) probe {
 	iv, err := w.Svc.ScheduleInterview(w.As(t, "olivia"), job, ada, probeInterview(w.User("olivia")))
 	require.NoError(t, err)
 	return probe{
-		ref:    pipeline.Ref{Job: job, Candidate: ada, Webhook: hook, Message: probeMessage(w), Interview: iv.Value.ID},
+		ref: pipeline.Ref{Job: job, Candidate: ada, Webhook: hook, Message: probeMessage(w), Interview: iv.Value.ID,
+			Document: probeDocument(t, w)},
 		stage:  w.Res.Stages["backend"]["Interview"],
 		user:   w.User("olivia"),
 		valid:  true,
@@ -408,4 +436,34 @@ func eachClockedWorld(t *testing.T, name string, fn func(t *testing.T, w world, 
 			fn(t, storetest.Seeded(t, db, hookOptions(opt)...), &clock)
 		})
 	})
+}
+
+// probeReason is the probe's reason, or, for a write that needs one, a
+// reason that is valid when the probe's input is.
+func probeReason(p probe) pipeline.Reasoned {
+	if p.reason != nil {
+		return pipeline.Reasoned{Reason: p.reason}
+	}
+	return pipeline.Because(pick(p, "Probe", " "))
+}
+
+// probeDocument is a text document of ada's whose text is read.
+func probeDocument(t *testing.T, w world) int64 {
+	t.Helper()
+	ctx := context.Background()
+	c, err := w.Op.ActAs(ctx, w.User("olivia"), []pipeline.Scope{pipeline.ScopeCandidatesWrite})
+	require.NoError(t, err)
+	d, err := w.Svc.AddDocument(pipeline.NewContext(ctx, c), w.Job("backend"), w.Res.Candidates["ada"],
+		pipeline.NewDocument{Filename: "cv.txt", Content: []byte("Ada Lovelace, analyst.")})
+	require.NoError(t, err)
+	require.NoError(t, pipeline.NewTexts(w.DB, parser{}).Extract(ctx, d.Value.ID))
+	return d.Value.ID
+}
+
+// parser reads documents' text in this process, with the parsers the
+// server's child runs.
+type parser struct{}
+
+func (parser) Extract(_ context.Context, contentType string, content []byte) (string, bool, error) {
+	return doctext.Parse(contentType, content, pipeline.MaxDocumentText)
 }

@@ -31,7 +31,7 @@ func TestService_AddCandidate(t *testing.T) {
 		assert.Equal(t, pipeline.CandidateActive, k.Status)
 		assert.Equal(t, pipeline.Date(time.Now()), k.Applied)
 		assert.Empty(t, k.ResumeURL)
-		got, err := w.Svc.Candidate(ctx, job, k.ID)
+		got, err := w.Svc.GetCandidate(ctx, job, k.ID)
 		require.NoError(t, err)
 		assert.Equal(t, k, got, "what is returned is what is stored")
 
@@ -196,7 +196,7 @@ func TestService_UpdateCandidate(t *testing.T) {
 		assert.Equal(t, "ADA@example.test", k.Email, "its own email in another case is not taken")
 		assert.Empty(t, k.ResumeURL)
 		assert.Equal(t, pipeline.CandidateHired, k.Status)
-		got, err := w.Svc.Candidate(ctx, job, ada)
+		got, err := w.Svc.GetCandidate(ctx, job, ada)
 		require.NoError(t, err)
 		assert.Equal(t, k, got)
 		log := w.Activity(t)
@@ -222,7 +222,7 @@ func TestService_UpdateCandidate(t *testing.T) {
 	eachWorld(t, "nothing changed: the candidate, no entry", func(t *testing.T, w world) {
 		ctx := w.As(t, "olivia")
 		job, ada := w.Job("backend"), w.Res.Candidates["ada"]
-		before, err := w.Svc.Candidate(ctx, job, ada)
+		before, err := w.Svc.GetCandidate(ctx, job, ada)
 		require.NoError(t, err)
 		res, err := w.Svc.UpdateCandidate(ctx, job, ada, pipeline.CandidatePatch{
 			Name: new("Ada Lovelace "), Email: new("ada@example.test"), Status: new("active"), ResumeURL: new(before.ResumeURL)})
@@ -253,7 +253,7 @@ func TestService_UpdateCandidate(t *testing.T) {
 		assert.Equal(t, pipeline.FieldErrors{"email": {"The email has already been taken."}}, pipeline.Fields(err))
 		_, err = w.Svc.UpdateCandidate(ctx, job, ada, pipeline.CandidatePatch{Status: new("promoted")})
 		assert.Equal(t, pipeline.FieldErrors{"status": {"The status must be one of active, hired, rejected, withdrawn."}}, pipeline.Fields(err))
-		got, err := w.Svc.Candidate(ctx, job, ada)
+		got, err := w.Svc.GetCandidate(ctx, job, ada)
 		require.NoError(t, err)
 		assert.Equal(t, "ada@example.test", got.Email)
 		assert.Empty(t, w.Activity(t))

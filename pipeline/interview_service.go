@@ -311,10 +311,10 @@ func (s *Service) ListInterviews(ctx context.Context, jobID, candidateID int64, 
 	return s.store.ListInterviews(ctx, c.user.ID, jobID, candidateID, max(f.Page, 1))
 }
 
-// Interview returns an interview of a candidate of a job. Scope:
+// GetInterview returns an interview of a candidate of a job. Scope:
 // candidates:read. Errors: unauthenticated, insufficient_scope, not_found
 // (also for an interview of another candidate).
-func (s *Service) Interview(ctx context.Context, jobID, candidateID, id int64) (Interview, error) {
+func (s *Service) GetInterview(ctx context.Context, jobID, candidateID, id int64) (Interview, error) {
 	c, err := authorize(ctx, OpGetInterview)
 	if err != nil {
 		return Interview{}, err
@@ -322,13 +322,13 @@ func (s *Service) Interview(ctx context.Context, jobID, candidateID, id int64) (
 	return s.store.Interview(ctx, c.user.ID, jobID, candidateID, id)
 }
 
-// Availability returns the busy times, from scheduled interviews, of
+// GetAvailability returns the busy times, from scheduled interviews, of
 // members of the caller's current team in a window of at most 31 days:
 // one entry per user, in the order asked, each by start. Scope:
 // scheduling:write. Errors: unauthenticated, insufficient_scope,
 // validation_failed (user_ids, a user who is no member of the team
 // included; from; to).
-func (s *Service) Availability(ctx context.Context, q AvailabilityQuery) ([]UserBusy, error) {
+func (s *Service) GetAvailability(ctx context.Context, q AvailabilityQuery) ([]UserBusy, error) {
 	c, err := authorize(ctx, OpGetAvailability)
 	if err != nil {
 		return nil, err

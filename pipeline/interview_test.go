@@ -79,7 +79,7 @@ func TestService_ScheduleInterview(t *testing.T) {
 			{ID: w.User("olivia"), Name: "Olivia Owner", Email: "olivia@acme.test"},
 		}, iv.Interviewers, "in the order given")
 		assert.Equal(t, w.User("olivia"), iv.CreatedBy.ID)
-		read, err := w.Svc.Interview(w.As(t, "mia"), w.Job("backend"), w.Res.Candidates["ada"], iv.ID)
+		read, err := w.Svc.GetInterview(w.As(t, "mia"), w.Job("backend"), w.Res.Candidates["ada"], iv.ID)
 		require.NoError(t, err)
 		assert.Equal(t, iv.Start, read.Start)
 		assert.Equal(t, iv.Interviewers, read.Interviewers)
@@ -312,7 +312,7 @@ func TestService_RescheduleInterview(t *testing.T) {
 			"location":        map[string]any{"before": nil, "after": "Room 2"},
 			"interviewer_ids": map[string]any{"before": []any{float64(w.User("olivia"))}, "after": []any{float64(w.User("mia"))}},
 		}, changesOf(t, log[2]))
-		read, err := w.Svc.Interview(w.As(t, "olivia"), w.Job("backend"), w.Res.Candidates["ada"], iv.ID)
+		read, err := w.Svc.GetInterview(w.As(t, "olivia"), w.Job("backend"), w.Res.Candidates["ada"], iv.ID)
 		require.NoError(t, err)
 		assert.Equal(t, again.Interviewers, read.Interviewers)
 		assert.Equal(t, 2, read.Sequence)
@@ -332,7 +332,7 @@ func TestService_RescheduleInterview(t *testing.T) {
 		_, err = reschedule(t, w, iv.ID, pipeline.InterviewPatch{InterviewerIDs: &[]int64{w.User("olivia"), w.User("mia")},
 			Start: new(slotAt(3, 0)), End: new(slotAt(4, 0))})
 		assert.Equal(t, []pipeline.Busy{{UserID: w.User("mia"), Start: res.Value.Start, End: res.Value.End}}, busyOf(t, err))
-		read, err := w.Svc.Interview(w.As(t, "olivia"), w.Job("backend"), w.Res.Candidates["ada"], iv.ID)
+		read, err := w.Svc.GetInterview(w.As(t, "olivia"), w.Job("backend"), w.Res.Candidates["ada"], iv.ID)
 		require.NoError(t, err)
 		assert.Equal(t, 0, read.Sequence, "unchanged")
 	})
@@ -362,7 +362,7 @@ func TestService_RescheduleInterview(t *testing.T) {
 		_, err := w.Svc.RescheduleInterview(w.As(t, "olivia"), w.Job("backend"), w.Res.Candidates["grace"], iv.ID,
 			pipeline.InterviewPatch{Location: new("x")})
 		assert.ErrorIs(t, err, pipeline.ErrNotFound)
-		_, err = w.Svc.Interview(w.As(t, "olivia"), w.Job("backend"), w.Res.Candidates["grace"], iv.ID)
+		_, err = w.Svc.GetInterview(w.As(t, "olivia"), w.Job("backend"), w.Res.Candidates["grace"], iv.ID)
 		assert.ErrorIs(t, err, pipeline.ErrNotFound)
 	})
 }
@@ -418,7 +418,7 @@ func TestService_Availability(t *testing.T) {
 		c := schedule(t, w, 5, "olivia")
 		_, err := w.Svc.CancelInterview(w.As(t, "olivia"), w.Job("backend"), w.Res.Candidates["ada"], c.ID, pipeline.InterviewCancellation{})
 		require.NoError(t, err)
-		got, err := w.Svc.Availability(w.As(t, "mia"), pipeline.AvailabilityQuery{
+		got, err := w.Svc.GetAvailability(w.As(t, "mia"), pipeline.AvailabilityQuery{
 			UserIDs: []int64{w.User("mia"), w.User("olivia"), w.User("nina"), w.User("mia")}, From: slotAt(0, 0), To: slotAt(24, 0)})
 		require.NoError(t, err)
 		assert.Equal(t, []pipeline.UserBusy{
@@ -426,13 +426,13 @@ func TestService_Availability(t *testing.T) {
 			{UserID: w.User("olivia"), Busy: []pipeline.Busy{{Start: a.Start, End: a.End}, {Start: b.Start, End: b.End}}},
 			{UserID: w.User("nina"), Busy: []pipeline.Busy{}},
 		}, got, "each user once, in the order asked; a cancelled interview is no busy time")
-		got, err = w.Svc.Availability(w.As(t, "mia"), pipeline.AvailabilityQuery{UserIDs: []int64{w.User("olivia")}, From: slotAt(2, 0), To: slotAt(3, 0)})
+		got, err = w.Svc.GetAvailability(w.As(t, "mia"), pipeline.AvailabilityQuery{UserIDs: []int64{w.User("olivia")}, From: slotAt(2, 0), To: slotAt(3, 0)})
 		require.NoError(t, err)
 		assert.Equal(t, []pipeline.Busy{}, got[0].Busy, "the window is half-open as the interviews are")
 	})
 	eachWorld(t, "the input", func(t *testing.T, w world) {
 		ask := func(q pipeline.AvailabilityQuery) []string {
-			_, err := w.Svc.Availability(w.As(t, "olivia"), q)
+			_, err := w.Svc.GetAvailability(w.As(t, "olivia"), q)
 			require.ErrorIs(t, err, pipeline.ErrValidation)
 			return fieldNames(err)
 		}
@@ -442,7 +442,7 @@ func TestService_Availability(t *testing.T) {
 		assert.Equal(t, []string{"to"}, ask(pipeline.AvailabilityQuery{UserIDs: team, From: slotAt(0, 0), To: slotAt(31*24, 1)}))
 		assert.Equal(t, []string{"to"}, ask(pipeline.AvailabilityQuery{UserIDs: team, From: slotAt(1, 0), To: slotAt(1, 0)}))
 		assert.Equal(t, []string{"from", "to"}, ask(pipeline.AvailabilityQuery{UserIDs: team, From: "today", To: ""}))
-		_, err := w.Svc.Availability(w.As(t, "olivia"), pipeline.AvailabilityQuery{UserIDs: team, From: slotAt(0, 0), To: slotAt(31*24, 0)})
+		_, err := w.Svc.GetAvailability(w.As(t, "olivia"), pipeline.AvailabilityQuery{UserIDs: team, From: slotAt(0, 0), To: slotAt(31*24, 0)})
 		assert.NoError(t, err, "31 days")
 	})
 }
@@ -454,7 +454,7 @@ func TestService_InterviewInvite(t *testing.T) {
 		res, err := svc.ScheduleInterview(ctx, w.Job("backend"), w.Res.Candidates["ada"], interviewAt(w, 1, "mia"))
 		require.NoError(t, err)
 		iv := res.Value
-		inv, err := svc.InterviewInvite(ctx, w.Job("backend"), w.Res.Candidates["ada"], iv.ID)
+		inv, err := svc.GetInterviewInvite(ctx, w.Job("backend"), w.Res.Candidates["ada"], iv.ID)
 		require.NoError(t, err)
 		assert.Regexp(t, fmt.Sprintf(`^interview-%d-[0-9a-f]{16}@hiring\.example\.test$`, iv.ID), inv.UID)
 		assert.Equal(t, iv.UID, inv.UID)
@@ -463,11 +463,11 @@ func TestService_InterviewInvite(t *testing.T) {
 		assert.Equal(t, "ada@example.test", inv.Interview.CandidateEmail)
 		_, err = svc.CancelInterview(ctx, w.Job("backend"), w.Res.Candidates["ada"], iv.ID, pipeline.InterviewCancellation{})
 		require.NoError(t, err)
-		inv2, err := svc.InterviewInvite(ctx, w.Job("backend"), w.Res.Candidates["ada"], iv.ID)
+		inv2, err := svc.GetInterviewInvite(ctx, w.Job("backend"), w.Res.Candidates["ada"], iv.ID)
 		require.NoError(t, err)
 		assert.Equal(t, inv.UID, inv2.UID)
 		assert.Equal(t, pipeline.MethodCancel, inv2.Method)
-		_, err = svc.InterviewInvite(w.As(t, "gary"), w.Job("backend"), w.Res.Candidates["ada"], iv.ID)
+		_, err = svc.GetInterviewInvite(w.As(t, "gary"), w.Job("backend"), w.Res.Candidates["ada"], iv.ID)
 		assert.ErrorIs(t, err, pipeline.ErrNotFound)
 	})
 	eachWorld(t, "the UID and organizer are stored: other settings later change neither", func(t *testing.T, w world) {
@@ -485,11 +485,11 @@ func TestService_InterviewInvite(t *testing.T) {
 
 		for _, svc := range []*pipeline.Service{w.Svc, without,
 			pipeline.NewService(w.DB, pipeline.WithCalendar(pipeline.Calendar{Domain: "elsewhere.example.test"}))} {
-			inv, err := svc.InterviewInvite(ctx, job, ada, first.ID)
+			inv, err := svc.GetInterviewInvite(ctx, job, ada, first.ID)
 			require.NoError(t, err)
 			assert.Equal(t, first.UID, inv.UID)
 			assert.Equal(t, pipeline.User{Email: "noreply@localhost"}, inv.Organizer)
-			inv, err = svc.InterviewInvite(ctx, job, ada, second.ID)
+			inv, err = svc.GetInterviewInvite(ctx, job, ada, second.ID)
 			require.NoError(t, err)
 			assert.Equal(t, second.UID, inv.UID)
 			assert.Equal(t, pipeline.User{Name: "Acme Hiring", Email: "jobs@acme.example"}, inv.Organizer)

@@ -107,11 +107,11 @@ func invitation(iv Interview) Invitation {
 	return inv
 }
 
-// InterviewInvite returns an interview of a candidate of a job as its
+// GetInterviewInvite returns an interview of a candidate of a job as its
 // invitation carries it. Scope: candidates:read. Errors: unauthenticated,
 // insufficient_scope, not_found.
-func (s *Service) InterviewInvite(ctx context.Context, jobID, candidateID, id int64) (Invitation, error) {
-	iv, err := s.Interview(ctx, jobID, candidateID, id)
+func (s *Service) GetInterviewInvite(ctx context.Context, jobID, candidateID, id int64) (Invitation, error) {
+	iv, err := s.GetInterview(ctx, jobID, candidateID, id)
 	if err != nil {
 		return Invitation{}, err
 	}

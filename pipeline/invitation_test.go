@@ -175,7 +175,7 @@ func TestInvitations_Lifecycle(t *testing.T) {
 		require.NoError(t, err)
 		cancelled := waitInvitations(t, s, 6, 9)
 		check(t, cancelled, "CANCEL", 2, "Cancelled: "+what, slotTime(t, 4, 0))
-		inv, err := w.Svc.InterviewInvite(ctx, job, ada, iv.ID)
+		inv, err := w.Svc.GetInterviewInvite(ctx, job, ada, iv.ID)
 		require.NoError(t, err)
 		assert.Equal(t, string(ical.Render(inv)), string(cancelled[0].Raw), "invite.ics is what was sent")
 

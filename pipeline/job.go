@@ -172,9 +172,9 @@ func (s *Service) ListJobs(ctx context.Context, f JobFilter) (List[Job], error) 
 	return s.store.ListJobs(ctx, c.user.ID, f.withDefaults())
 }
 
-// Job returns one job. Scope: jobs:read. Errors: unauthenticated,
+// GetJob returns one job. Scope: jobs:read. Errors: unauthenticated,
 // insufficient_scope, not_found.
-func (s *Service) Job(ctx context.Context, id int64) (Job, error) {
+func (s *Service) GetJob(ctx context.Context, id int64) (Job, error) {
 	c, err := authorize(ctx, OpGetJob)
 	if err != nil {
 		return Job{}, err

@@ -55,10 +55,10 @@ func TestService_CreateJob(t *testing.T) {
 		assert.Equal(t, w.Res.Teams["acme"], j.TeamID)
 		assert.Equal(t, w.User("mia"), j.OwnerID)
 
-		got, err := w.Svc.Job(ctx, j.ID)
+		got, err := w.Svc.GetJob(ctx, j.ID)
 		require.NoError(t, err, "the creator owns the job and so reaches it")
 		assert.Equal(t, j.Title, got.Title)
-		stages, err := w.Svc.Stages(ctx, j.ID)
+		stages, err := w.Svc.ListStages(ctx, j.ID)
 		require.NoError(t, err)
 		var names []string
 		for _, s := range stages {
@@ -189,7 +189,7 @@ func TestService_UpdateJob(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, title, res.Value.Title)
 		assert.Equal(t, draft, res.Value.Status)
-		got, err := w.Svc.Job(ctx, w.Job("backend"))
+		got, err := w.Svc.GetJob(ctx, w.Job("backend"))
 		require.NoError(t, err)
 		assert.Equal(t, res.Value, got)
 

@@ -30,7 +30,7 @@ func TestService_UpdateCandidate_LeavingCancelsInterviews(t *testing.T) {
 		require.NoError(t, err)
 
 		read := func(id int64) pipeline.Interview {
-			iv, err := w.Svc.Interview(ctx, job, ada, id)
+			iv, err := w.Svc.GetInterview(ctx, job, ada, id)
 			require.NoError(t, err)
 			return iv
 		}

@@ -108,7 +108,7 @@ func TestOperator_RemoveUser(t *testing.T) {
 		join(t, w, "mia", "acme", pipeline.RoleMember)
 		mia, err := w.Op.ActAs(ctx, w.User("mia"), []pipeline.Scope{pipeline.ScopeJobsRead})
 		require.NoError(t, err)
-		_, err = w.Svc.Job(pipeline.NewContext(ctx, mia), w.Job("backend"))
+		_, err = w.Svc.GetJob(pipeline.NewContext(ctx, mia), w.Job("backend"))
 		assert.ErrorIs(t, err, pipeline.ErrNotFound)
 	})
 	each(t, "another team than the current one", func(t *testing.T, w world) {

@@ -171,11 +171,29 @@ func (in MessageCancel) Validate() error { return in.Unread }
 // key), forbidden (the message was sent, or failed), conflict (idempotency
 // key in flight).
 func (s *Service) CancelMessage(ctx context.Context, jobID, candidateID, id int64, in MessageCancel) (Result[Message], error) {
-	c, err := authorize(ctx, OpCancelMessage)
+	return s.writeMessage(ctx, OpCancelMessage, jobID, candidateID, id, &in, &in.Idempotency, func(tx Tx, m Message) (Message, string, error) {
+		switch m.Status {
+		case MessageCancelled:
+			return m, "", nil
+		case MessageSent, MessageFailed:
+			return Message{}, "", Errorf(EForbidden, msgAlreadySent)
+		}
+		m.Status = MessageCancelled
+		return m, ActionCandidateMessageCancelled, tx.CancelMessage(ctx, m.ID)
+	})
+}
+
+// writeMessage is the keyed write op on message id to a candidate of a job
+// the caller reaches, in the check order: act, given the message locked,
+// changes it and names the action to log ("" when nothing changed);
+// input, whose Idempotency idem is, is validated first.
+func (s *Service) writeMessage(ctx context.Context, op Op, jobID, candidateID, id int64, input interface{ Validate() error },
+	idem **Idempotency, act func(Tx, Message) (Message, string, error)) (Result[Message], error) {
+	c, err := authorize(ctx, op)
 	if err != nil {
 		return Result[Message]{}, err
 	}
-	k, err := takeKey(OpCancelMessage, Ref{Job: jobID, Candidate: candidateID, Message: id}, &in, &in.Idempotency)
+	k, err := takeKey(op, Ref{Job: jobID, Candidate: candidateID, Message: id}, input, idem)
 	if err != nil {
 		return Result[Message]{}, err
 	}
@@ -192,21 +210,15 @@ func (s *Service) CancelMessage(ctx context.Context, jobID, candidateID, id int6
 		return target{cand, m}, err
 	}
 	return write(s, ctx, c, k, load, func(tx Tx, t target) (Message, error) {
-		if err := in.Validate(); err != nil {
+		if err := input.Validate(); err != nil {
 			return Message{}, err
 		}
-		switch t.msg.Status {
-		case MessageCancelled:
-			return t.msg, nil
-		case MessageSent, MessageFailed:
-			return Message{}, Errorf(EForbidden, msgAlreadySent)
+		m, action, err := act(tx, t.msg)
+		if err != nil || action == "" {
+			return m, err
 		}
-		t.msg.Status = MessageCancelled
-		if err := tx.CancelMessage(ctx, t.msg.ID); err != nil {
-			return Message{}, err
-		}
-		changes := map[string]any{"message_id": t.msg.ID}
-		return t.msg, s.log(ctx, tx, c, t.cand.TeamID, t.cand.JobID, ActionCandidateMessageCancelled, SubjectCandidate, t.cand.ID, changes)
+		changes := map[string]any{"message_id": m.ID}
+		return m, s.log(ctx, tx, c, t.cand.TeamID, t.cand.JobID, action, SubjectCandidate, t.cand.ID, changes)
 	})
 }
 
@@ -229,42 +241,15 @@ func (in MessageRetry) Validate() error { return in.Unread }
 // validation_failed (the key), forbidden (the message is not failed; mail
 // is not configured), conflict (idempotency key in flight).
 func (s *Service) RetryMessage(ctx context.Context, jobID, candidateID, id int64, in MessageRetry) (Result[Message], error) {
-	c, err := authorize(ctx, OpRetryMessage)
-	if err != nil {
-		return Result[Message]{}, err
-	}
-	k, err := takeKey(OpRetryMessage, Ref{Job: jobID, Candidate: candidateID, Message: id}, &in, &in.Idempotency)
-	if err != nil {
-		return Result[Message]{}, err
-	}
-	type target struct {
-		cand Candidate
-		msg  Message
-	}
-	load := func(tx Tx) (target, error) {
-		cand, err := tx.CandidateForUpdate(ctx, c.user.ID, jobID, candidateID)
-		if err != nil {
-			return target{}, err
-		}
-		m, err := tx.MessageForUpdate(ctx, cand.ID, id)
-		return target{cand, m}, err
-	}
-	return write(s, ctx, c, k, load, func(tx Tx, t target) (Message, error) {
-		if err := in.Validate(); err != nil {
-			return Message{}, err
-		}
+	return s.writeMessage(ctx, OpRetryMessage, jobID, candidateID, id, &in, &in.Idempotency, func(tx Tx, m Message) (Message, string, error) {
 		if s.mail == nil {
-			return Message{}, Errorf(EForbidden, msgMailOff)
+			return Message{}, "", Errorf(EForbidden, msgMailOff)
 		}
-		if t.msg.Status != MessageFailed {
-			return Message{}, Errorf(EForbidden, msgNotFailed)
+		if m.Status != MessageFailed {
+			return Message{}, "", Errorf(EForbidden, msgNotFailed)
 		}
-		t.msg.Status, t.msg.SendAt, t.msg.Attempts = MessageQueued, s.now(), 0
-		if err := tx.RequeueMessage(ctx, t.msg); err != nil {
-			return Message{}, err
-		}
-		changes := map[string]any{"message_id": t.msg.ID}
-		return t.msg, s.log(ctx, tx, c, t.cand.TeamID, t.cand.JobID, ActionCandidateMessageRetried, SubjectCandidate, t.cand.ID, changes)
+		m.Status, m.SendAt, m.Attempts = MessageQueued, s.now(), 0
+		return m, ActionCandidateMessageRetried, tx.RequeueMessage(ctx, m)
 	})
 }
 
@@ -303,9 +288,9 @@ func (s *Service) ListMessages(ctx context.Context, jobID, candidateID int64, f 
 	return s.store.ListMessages(ctx, c.user.ID, jobID, candidateID, max(f.Page, 1))
 }
 
-// Message returns a message of a candidate of a job. Scope:
+// GetMessage returns a message of a candidate of a job. Scope:
 // candidates:read. Errors: unauthenticated, insufficient_scope, not_found.
-func (s *Service) Message(ctx context.Context, jobID, candidateID, id int64) (Message, error) {
+func (s *Service) GetMessage(ctx context.Context, jobID, candidateID, id int64) (Message, error) {
 	c, err := authorize(ctx, OpGetMessage)
 	if err != nil {
 		return Message{}, err

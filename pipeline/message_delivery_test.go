@@ -53,7 +53,7 @@ func waitMessage(t *testing.T, w world, id int64) pipeline.Message {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		m, err := w.Svc.Message(w.As(t, "olivia"), w.Job("backend"), w.Res.Candidates["ada"], id)
+		m, err := w.Svc.GetMessage(w.As(t, "olivia"), w.Job("backend"), w.Res.Candidates["ada"], id)
 		require.NoError(t, err)
 		if m.Status != pipeline.MessageQueued || time.Now().After(deadline) {
 			return m

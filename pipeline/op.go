@@ -49,6 +49,13 @@ const (
 	OpGetInterviewInvite  Op = "get_interview_invite"
 	OpGetAvailability     Op = "get_availability"
 
+	OpAddDocument        Op = "add_document"
+	OpListDocuments      Op = "list_documents"
+	OpGetDocument        Op = "get_document"
+	OpGetDocumentContent Op = "get_document_content"
+	OpGetDocumentText    Op = "get_document_text"
+	OpRemoveDocument     Op = "remove_document"
+
 	OpExportPerson Op = "export_person"
 	OpErasePerson  Op = "erase_person"
 
@@ -59,7 +66,7 @@ const (
 )
 
 // Ref names the records an operation is about: its job and candidate ids,
-// its interview's or its message's, or its webhook's, zero where the
+// its interview's, its message's or its document's, or its webhook's, zero where the
 // operation takes none. A new kind of record is a field here and a line
 // of IDs.
 type Ref struct {
@@ -69,6 +76,7 @@ type Ref struct {
 	Message   int64
 	Interview int64
 	Proposal  int64
+	Document  int64
 }
 
 // RefID is one record of a Ref: the name of its path parameter ("job")
@@ -88,6 +96,7 @@ func (r *Ref) IDs() []RefID {
 		{"message", &r.Message},
 		{"interview", &r.Interview},
 		{"proposal", &r.Proposal},
+		{"document", &r.Document},
 	}
 }
 
@@ -139,6 +148,7 @@ const (
 	messagePath   = candidatePath + "/messages/{message}"
 	interviewPath = candidatePath + "/interviews/{interview}"
 	proposalPath  = "/proposals/{proposal}"
+	documentPath  = candidatePath + "/documents/{document}"
 )
 
 // The HTTP methods of the REST requests.
@@ -189,6 +199,13 @@ var opTable = []struct {
 	{OpGetMessage, opTraits{ScopeCandidatesRead, mGet, messagePath, 0}},
 	{OpCancelMessage, opTraits{ScopeMessagesSend, mPost, messagePath + "/cancel", forbids}},
 	{OpRetryMessage, opTraits{ScopeMessagesSend, mPost, messagePath + "/retry", forbids}},
+
+	{OpAddDocument, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/documents", 0}},
+	{OpListDocuments, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/documents", 0}},
+	{OpGetDocument, opTraits{ScopeCandidatesRead, mGet, documentPath, 0}},
+	{OpGetDocumentContent, opTraits{ScopeCandidatesRead, mGet, documentPath + "/content", 0}},
+	{OpGetDocumentText, opTraits{ScopeCandidatesRead, mGet, documentPath + "/text", 0}},
+	{OpRemoveDocument, opTraits{ScopeCandidatesWrite, mDelete, documentPath, 0}},
 
 	{OpExportPerson, opTraits{ScopePrivacyManage, mPost, "/privacy/exports", forbids | readsByPost}},
 	{OpErasePerson, opTraits{ScopePrivacyManage, mPost, "/privacy/erasures", forbids}},

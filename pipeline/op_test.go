@@ -1,7 +1,9 @@
 package pipeline
 
 import (
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -37,6 +39,20 @@ func TestRef_IDs(t *testing.T) {
 	for i, id := range r.IDs() {
 		*r.ID(id.Name) = int64(i + 1)
 	}
-	assert.Equal(t, Ref{Job: 1, Candidate: 2, Webhook: 3, Message: 4, Interview: 5}, r)
+	assert.Equal(t, Ref{Job: 1, Candidate: 2, Webhook: 3, Message: 4, Interview: 5, Document: 6}, r)
 	assert.Nil(t, r.ID("nothing"))
+}
+
+// TestOp_OneName: each operation's Service method is its name in
+// CamelCase, as its MCP tool and its operationId are its name.
+func TestOp_OneName(t *testing.T) {
+	svc := reflect.TypeFor[*Service]()
+	for _, op := range Ops() {
+		var name strings.Builder
+		for part := range strings.SplitSeq(string(op), "_") {
+			name.WriteString(strings.ToUpper(part[:1]) + part[1:])
+		}
+		_, ok := svc.MethodByName(name.String())
+		assert.True(t, ok, "%s has no method Service.%s", op, name.String())
+	}
 }

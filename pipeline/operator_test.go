@@ -51,7 +51,7 @@ func TestOperator_Seed(t *testing.T) {
 		assert.Equal(t, res.Users["olivia"], c.User().ID)
 		assert.Equal(t, []pipeline.Scope{pipeline.ScopeJobsRead, pipeline.ScopeCandidatesRead}, c.Scopes())
 		ctx := pipeline.NewContext(context.Background(), c)
-		j, err := svc.Job(ctx, res.Jobs["backend"])
+		j, err := svc.GetJob(ctx, res.Jobs["backend"])
 		require.NoError(t, err)
 		assert.Equal(t, pipeline.Job{
 			ID: res.Jobs["backend"], TeamID: res.Teams["acme"], OwnerID: res.Users["olivia"],
@@ -61,7 +61,7 @@ func TestOperator_Seed(t *testing.T) {
 			CreatedAt:           time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC),
 			UpdatedAt:           time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC),
 		}, j)
-		cand, err := svc.Candidate(ctx, res.Jobs["backend"], res.Candidates["ada"])
+		cand, err := svc.GetCandidate(ctx, res.Jobs["backend"], res.Candidates["ada"])
 		require.NoError(t, err)
 		assert.Equal(t, "Screening", cand.Stage)
 		assert.Equal(t, res.Stages["backend"]["Screening"], cand.StageID)
@@ -69,7 +69,7 @@ func TestOperator_Seed(t *testing.T) {
 
 		mia, err := op.ActAs(context.Background(), res.Users["mia"], []pipeline.Scope{pipeline.ScopeJobsRead})
 		require.NoError(t, err)
-		_, err = svc.Job(pipeline.NewContext(context.Background(), mia), res.Jobs["backend"])
+		_, err = svc.GetJob(pipeline.NewContext(context.Background(), mia), res.Jobs["backend"])
 		require.NoError(t, err, "mia reaches the job through the assignment")
 
 		log, err := op.ActivityLog(context.Background(), nil)
@@ -132,7 +132,7 @@ func TestOperator_Tokens(t *testing.T) {
 		c, err := w.Svc.Authenticate(context.Background(), value)
 		require.NoError(t, err)
 		ctx := pipeline.NewContext(context.Background(), c)
-		me, err := w.Svc.Me(ctx)
+		me, err := w.Svc.GetMe(ctx)
 		require.NoError(t, err)
 		assert.Empty(t, me.Scopes)
 		_, err = w.Svc.ListJobs(ctx, pipeline.JobFilter{})
@@ -189,7 +189,7 @@ func TestOperator_ActAs(t *testing.T) {
 	each(t, "the visibility rule applies", func(t *testing.T, w world) {
 		c, err := w.Op.ActAs(context.Background(), w.User("mia"), pipeline.AllScopes)
 		require.NoError(t, err)
-		_, err = w.Svc.Job(pipeline.NewContext(context.Background(), c), w.Job("design"))
+		_, err = w.Svc.GetJob(pipeline.NewContext(context.Background(), c), w.Job("design"))
 		assert.ErrorIs(t, err, pipeline.ErrNotFound)
 	})
 	each(t, "an unknown scope", func(t *testing.T, w world) {

@@ -132,18 +132,7 @@ type UserRating struct {
 // token carries its scope and whose user owns or administers the current
 // team, else insufficient_scope or forbidden.
 func (s *Service) privacyAdmin(ctx context.Context, op Op) (Caller, error) {
-	c, err := authorize(ctx, op)
-	if err != nil {
-		return Caller{}, err
-	}
-	role, err := s.store.MemberRole(ctx, c.user.ID, c.team.ID)
-	if err != nil {
-		return Caller{}, err
-	}
-	if role != RoleOwner && role != RoleAdmin {
-		return Caller{}, Errorf(EForbidden, msgPrivacyAdmin)
-	}
-	return c, nil
+	return s.teamAdmin(ctx, op, msgPrivacyAdmin)
 }
 
 // ExportPerson returns everything stored about the person with an email

@@ -154,6 +154,12 @@ func TestService_ErasePerson(t *testing.T) {
 		future, err := w.Svc.ScheduleInterview(ctx, backend, ada, slot(72*time.Hour, adam))
 		require.NoError(t, err)
 
+		// A document whose bytes, text and filename name the person.
+		doc, err := w.Svc.AddDocument(ctx, backend, ada, pipeline.NewDocument{Filename: "Ada Lovelace.txt",
+			Content: []byte("Ada Lovelace, ada@example.test: notes on the analytical engine.")})
+		require.NoError(t, err)
+		require.NoError(t, pipeline.NewTexts(w.DB, parser{}).Extract(context.Background(), doc.Value.ID))
+
 		counts := stageCounts(t, w, ctx, backend)
 		before := d.dump(t)
 		require.True(t, holds(before, name), "the dump held the name before")
@@ -168,36 +174,38 @@ func TestService_ErasePerson(t *testing.T) {
 		after := d.dump(t)
 		assert.False(t, holds(after, name), "the dump holds the name")
 		assert.False(t, holds(after, email), "the dump holds the email")
+		_, err = w.Svc.GetDocument(ctx, backend, ada, doc.Value.ID)
+		assert.ErrorIs(t, err, pipeline.ErrNotFound, "the document went with the person")
 		assert.False(t, holds(after, "Lovelace"), "the dump holds the surname")
 
 		// The candidates read as erased; others are untouched.
-		got, err := w.Svc.Candidate(ctx, backend, ada)
+		got, err := w.Svc.GetCandidate(ctx, backend, ada)
 		require.NoError(t, err)
 		assert.Equal(t, pipeline.ErasedName, got.Name)
 		assert.Equal(t, pipeline.ErasedEmail(ada), got.Email)
 		assert.Empty(t, got.ResumeURL)
 		assert.Zero(t, got.NotesCount)
 		require.NotNil(t, got.ErasedAt)
-		grace, err := w.Svc.Candidate(ctx, backend, other)
+		grace, err := w.Svc.GetCandidate(ctx, backend, other)
 		require.NoError(t, err)
 		assert.Equal(t, "Grace Hopper", grace.Name)
 		assert.Nil(t, grace.ErasedAt)
 		assert.Equal(t, counts, stageCounts(t, w, ctx, backend), "stage counts")
 
 		// Messages keep status and times; the queued one is cancelled.
-		m, err := w.Svc.Message(ctx, backend, ada, sent.Value.ID)
+		m, err := w.Svc.GetMessage(ctx, backend, ada, sent.Value.ID)
 		require.NoError(t, err)
 		assert.Equal(t, pipeline.MessageSent, m.Status)
 		assert.Empty(t, m.To+m.Subject+m.Body)
-		m, err = w.Svc.Message(ctx, backend, ada, queued.Value.ID)
+		m, err = w.Svc.GetMessage(ctx, backend, ada, queued.Value.ID)
 		require.NoError(t, err)
 		assert.Equal(t, pipeline.MessageCancelled, m.Status)
 
 		// The past interview stays a busy time; the future one is cancelled.
-		iv, err := w.Svc.Interview(ctx, backend, ada, past.Value.ID)
+		iv, err := w.Svc.GetInterview(ctx, backend, ada, past.Value.ID)
 		require.NoError(t, err)
 		assert.Equal(t, pipeline.InterviewScheduled, iv.Status)
-		iv, err = w.Svc.Interview(ctx, backend, ada, future.Value.ID)
+		iv, err = w.Svc.GetInterview(ctx, backend, ada, future.Value.ID)
 		require.NoError(t, err)
 		assert.Equal(t, pipeline.InterviewCancelled, iv.Status)
 		assert.Equal(t, pipeline.ErasedName, iv.CandidateName)
@@ -269,7 +277,7 @@ func TestService_ErasePerson(t *testing.T) {
 // stageCounts are the totals of a job's candidates in each of its stages.
 func stageCounts(t *testing.T, w world, ctx context.Context, job int64) map[string]int {
 	t.Helper()
-	stages, err := w.Svc.Stages(ctx, job)
+	stages, err := w.Svc.ListStages(ctx, job)
 	require.NoError(t, err)
 	out := map[string]int{}
 	for _, s := range stages {

@@ -55,7 +55,7 @@ func proposed(t *testing.T, err error) pipeline.Proposal {
 
 func stageOf(t *testing.T, w world, job, id int64) string {
 	t.Helper()
-	c, err := w.Svc.Candidate(w.As(t, "olivia"), job, id)
+	c, err := w.Svc.GetCandidate(w.As(t, "olivia"), job, id)
 	require.NoError(t, err)
 	return c.Stage
 }
@@ -180,7 +180,7 @@ func TestService_DecideProposal(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, pipeline.ProposalFailed, res.Value.Status)
 		assert.Equal(t, 422, res.Value.Result.Status)
-		got, err := w.Svc.Candidate(w.As(t, "olivia"), job, ada)
+		got, err := w.Svc.GetCandidate(w.As(t, "olivia"), job, ada)
 		require.NoError(t, err)
 		assert.NotEqual(t, email, got.Email)
 	})

@@ -55,7 +55,7 @@ func TestService_MoveRules(t *testing.T) {
 		}
 		_, err := w.Svc.MoveCandidate(ctx, job, grace, pipeline.StageMove{StageID: -3})
 		assert.ErrorIs(t, err, pipeline.ErrValidation, "a negative stage")
-		c, err := w.Svc.Candidate(ctx, job, grace)
+		c, err := w.Svc.GetCandidate(ctx, job, grace)
 		require.NoError(t, err)
 		assert.Equal(t, "Screening", c.Stage, "she did not move")
 		assert.Empty(t, w.Activity(t))
@@ -100,11 +100,11 @@ func TestService_NoteRules(t *testing.T) {
 			t.Run(tc.name, func(t *testing.T) {
 				ctx := w.As(t, "mia")
 				job, ada := w.Job("backend"), w.Res.Candidates["ada"]
-				before, err := w.Svc.Candidate(ctx, job, ada)
+				before, err := w.Svc.GetCandidate(ctx, job, ada)
 				require.NoError(t, err)
 				logged := len(w.Activity(t))
 				res, err := w.Svc.AddNote(ctx, job, ada, pipeline.NewNote{Content: tc.content})
-				after, cerr := w.Svc.Candidate(ctx, job, ada)
+				after, cerr := w.Svc.GetCandidate(ctx, job, ada)
 				require.NoError(t, cerr)
 				if !tc.ok {
 					require.ErrorIs(t, err, pipeline.ErrValidation)
@@ -211,7 +211,7 @@ func TestService_CandidateReads(t *testing.T) {
 	eachWorld(t, "one candidate", func(t *testing.T, w world) {
 		ctx := w.As(t, "mia")
 		job := w.Job("backend")
-		ada, err := w.Svc.Candidate(ctx, job, w.Res.Candidates["ada"])
+		ada, err := w.Svc.GetCandidate(ctx, job, w.Res.Candidates["ada"])
 		require.NoError(t, err)
 		assert.Equal(t, pipeline.Candidate{
 			ID: w.Res.Candidates["ada"], JobID: job, TeamID: w.Res.Teams["acme"],
@@ -219,7 +219,7 @@ func TestService_CandidateReads(t *testing.T) {
 			StageID: w.Res.Stages["backend"]["Applied"], Stage: "Applied", Status: pipeline.CandidateActive,
 			ResumeURL: "https://files.example.test/ada.pdf",
 		}, ada)
-		linus, err := w.Svc.Candidate(ctx, job, w.Res.Candidates["linus"])
+		linus, err := w.Svc.GetCandidate(ctx, job, w.Res.Candidates["linus"])
 		require.NoError(t, err)
 		assert.Equal(t, pipeline.CandidateRejected, linus.Status)
 		assert.Empty(t, linus.ResumeURL)

@@ -31,7 +31,7 @@ func TestService_ConcurrentWrites(t *testing.T) {
 		for _, err := range errs {
 			require.NoError(t, err)
 		}
-		c, err := w.Svc.Candidate(w.As(t, "olivia"), job, ada)
+		c, err := w.Svc.GetCandidate(w.As(t, "olivia"), job, ada)
 		require.NoError(t, err)
 		at := "Applied"
 		for _, a := range w.Activity(t) {
@@ -85,7 +85,7 @@ func TestService_ConcurrentWrites(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		c, err := w.Svc.Candidate(w.As(t, "mia"), job, grace)
+		c, err := w.Svc.GetCandidate(w.As(t, "mia"), job, grace)
 		require.NoError(t, err)
 		assert.Equal(t, n, c.NotesCount)
 		logged := map[int64]bool{}
@@ -117,7 +117,7 @@ func TestService_ConcurrentWrites(t *testing.T) {
 			assert.Equal(t, at, ch["before"])
 			at = ch["after"].(string)
 		}
-		j, err := w.Svc.Job(w.As(t, "olivia"), job)
+		j, err := w.Svc.GetJob(w.As(t, "olivia"), job)
 		require.NoError(t, err)
 		assert.Equal(t, at, j.Title)
 	})

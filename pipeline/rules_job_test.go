@@ -35,7 +35,7 @@ func TestService_JobStatusTransitions(t *testing.T) {
 					res, err := w.Svc.UpdateJob(ctx, id, pipeline.JobPatch{Status: &to})
 					require.NoError(t, err)
 					assert.Equal(t, to, res.Value.Status)
-					got, err := w.Svc.Job(ctx, id)
+					got, err := w.Svc.GetJob(ctx, id)
 					require.NoError(t, err)
 					assert.Equal(t, to, got.Status, "stored")
 					log := w.Activity(t)
@@ -90,7 +90,7 @@ func TestService_JobLimitRules(t *testing.T) {
 		before := len(w.Activity(t))
 		_, err := w.Svc.UpdateJob(ctx, w.Job("archive"), pipeline.JobPatch{Status: &open, Title: new("Reopened")})
 		require.ErrorIs(t, err, pipeline.ErrForbidden)
-		j, err := w.Svc.Job(ctx, w.Job("archive"))
+		j, err := w.Svc.GetJob(ctx, w.Job("archive"))
 		require.NoError(t, err)
 		assert.Equal(t, pipeline.JobClosed, j.Status)
 		assert.Equal(t, "Old Role", j.Title, "the whole patch is refused")
@@ -150,7 +150,7 @@ func TestService_JobWrites(t *testing.T) {
 		res, err := w.Svc.CreateJob(w.As(t, "nina"), pipeline.NewJob{Title: "QA Lead", Description: `<p class="x">Tests & "quotes"</p>`})
 		require.NoError(t, err)
 		j := res.Value
-		got, err := w.Svc.Job(w.As(t, "nina"), j.ID)
+		got, err := w.Svc.GetJob(w.As(t, "nina"), j.ID)
 		require.NoError(t, err)
 		assert.Equal(t, j, got, "what the write returns is what is read back")
 		log := w.Activity(t)
@@ -193,7 +193,7 @@ func TestService_JobWrites(t *testing.T) {
 	})
 	eachClockedWorld(t, "a patch to equal values writes nothing", func(t *testing.T, w world, clock *time.Time) {
 		ctx := w.As(t, "olivia")
-		before, err := w.Svc.Job(ctx, w.Job("design"))
+		before, err := w.Svc.GetJob(ctx, w.Job("design"))
 		require.NoError(t, err)
 		*clock = clock.Add(time.Hour)
 		draft := pipeline.JobDraft
@@ -201,7 +201,7 @@ func TestService_JobWrites(t *testing.T) {
 			Title: new(before.Title), Description: new(before.Description), Status: &draft})
 		require.NoError(t, err)
 		assert.Equal(t, before, res.Value)
-		after, err := w.Svc.Job(ctx, w.Job("design"))
+		after, err := w.Svc.GetJob(ctx, w.Job("design"))
 		require.NoError(t, err)
 		assert.Equal(t, before.UpdatedAt, after.UpdatedAt)
 		assert.Empty(t, w.Activity(t))
@@ -236,7 +236,7 @@ func TestService_JobWrites(t *testing.T) {
 			Title: new(" \t"), Description: new("ok"), Status: &bad})
 		require.ErrorIs(t, err, pipeline.ErrValidation)
 		assert.Equal(t, []string{"status", "title"}, fieldNames(err))
-		j, err := w.Svc.Job(w.As(t, "olivia"), w.Job("backend"))
+		j, err := w.Svc.GetJob(w.As(t, "olivia"), w.Job("backend"))
 		require.NoError(t, err)
 		assert.Equal(t, "<p>Go and PostgreSQL.</p>", j.Description, "the valid field is not applied alone")
 		assert.Empty(t, w.Activity(t))
@@ -305,7 +305,7 @@ func TestService_StagesOrder(t *testing.T) {
 		created, err := w.Svc.CreateJob(ctx, pipeline.NewJob{Title: "New pipeline"})
 		require.NoError(t, err)
 		for _, job := range []int64{w.Job("frontend"), created.Value.ID} {
-			stages, err := w.Svc.Stages(ctx, job)
+			stages, err := w.Svc.ListStages(ctx, job)
 			require.NoError(t, err)
 			require.Len(t, stages, len(pipeline.DefaultStages))
 			for i, st := range stages {

@@ -51,9 +51,9 @@ func TestService_ScopeCheck(t *testing.T) {
 		cands := actAs(t, w, "olivia", pipeline.ScopeCandidatesRead)
 		_, err = w.Svc.AddNote(cands, w.Job("backend"), w.Res.Candidates["ada"], pipeline.NewNote{Content: "Nope"})
 		assert.ErrorIs(t, err, pipeline.ErrInsufficientScope)
-		_, err = w.Svc.Stages(cands, w.Job("backend"))
+		_, err = w.Svc.ListStages(cands, w.Job("backend"))
 		assert.ErrorIs(t, err, pipeline.ErrInsufficientScope, "stages are read with jobs:read")
-		job, err := w.Svc.Job(jobs, w.Job("backend"))
+		job, err := w.Svc.GetJob(jobs, w.Job("backend"))
 		require.NoError(t, err)
 		assert.Equal(t, "Backend Engineer", job.Title, "nothing was written")
 		assert.Empty(t, w.Activity(t))
@@ -75,7 +75,7 @@ func TestService_ScopeCheck(t *testing.T) {
 // TestService_Me: who the caller is, for a caller with any scopes.
 func TestService_MeIdentity(t *testing.T) {
 	eachWorld(t, "the user, the current team and the scopes in table order", func(t *testing.T, w world) {
-		id, err := w.Svc.Me(actAs(t, w, "gary", pipeline.ScopeWebhooksWrite, pipeline.ScopeJobsRead, pipeline.ScopeJobsRead))
+		id, err := w.Svc.GetMe(actAs(t, w, "gary", pipeline.ScopeWebhooksWrite, pipeline.ScopeJobsRead, pipeline.ScopeJobsRead))
 		require.NoError(t, err)
 		assert.Equal(t, w.User("gary"), id.User.ID)
 		assert.Equal(t, "Gary Globex", id.User.Name)
@@ -83,7 +83,7 @@ func TestService_MeIdentity(t *testing.T) {
 		assert.Equal(t, []pipeline.Scope{pipeline.ScopeJobsRead, pipeline.ScopeWebhooksWrite}, id.Scopes)
 	})
 	eachWorld(t, "no scope at all", func(t *testing.T, w world) {
-		id, err := w.Svc.Me(actAs(t, w, "mia"))
+		id, err := w.Svc.GetMe(actAs(t, w, "mia"))
 		require.NoError(t, err)
 		assert.Equal(t, "mia@acme.test", id.User.Email)
 		assert.NotNil(t, id.Scopes)

@@ -81,7 +81,7 @@ type SeedToken struct {
 	Name   string  `json:"name"`
 	Scopes []Scope `json:"scopes"`
 	// Approval is the token's approval policy (see TokenRequest.Approval).
-	Approval  []Op       `json:"approval"`
+	Approval  []Op       `json:"approval,omitempty"`
 	CreatedAt *time.Time `json:"created_at"`
 	Revoked   bool       `json:"revoked"`
 

@@ -69,15 +69,16 @@ func newOptions(opts []Option) options {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if o.limiter == nil {
-		o.limiter = NewMemoryLimiter(DefaultRateLimit)
-	}
 	return o
 }
 
 // NewService returns a Service on store.
 func NewService(store Store, opts ...Option) *Service {
 	o := newOptions(opts)
+	if o.limiter == nil {
+		// Only a Service admits requests: the default is made here.
+		o.limiter = NewMemoryLimiter(DefaultRateLimit)
+	}
 	return &Service{store: store, clock: o.clock, tokenTTL: o.tokenTTL, webhooks: o.webhooks, secrets: o.secrets, mail: o.mail,
 		calendar: o.calendarOf(), render: o.render, limiter: o.limiter, runner: o.runner}
 }

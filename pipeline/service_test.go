@@ -100,17 +100,17 @@ func TestService_Authenticate(t *testing.T) {
 
 func TestService_Me(t *testing.T) {
 	each(t, "any valid token", func(t *testing.T, w world) {
-		id, err := w.Svc.Me(w.As(t, "olivia_messages"))
+		id, err := w.Svc.GetMe(w.As(t, "olivia_messages"))
 		require.NoError(t, err)
 		assert.Equal(t, "Olivia Owner", id.User.Name)
 		assert.Equal(t, []pipeline.Scope{pipeline.ScopeMessagesSend}, id.Scopes)
 	})
 	each(t, "no caller", func(t *testing.T, w world) {
-		_, err := w.Svc.Me(context.Background())
+		_, err := w.Svc.GetMe(context.Background())
 		assert.ErrorIs(t, err, pipeline.ErrUnauthenticated)
 	})
 	each(t, "a caller not made by the Service", func(t *testing.T, w world) {
-		_, err := w.Svc.Me(pipeline.NewContext(context.Background(), pipeline.Caller{}))
+		_, err := w.Svc.GetMe(pipeline.NewContext(context.Background(), pipeline.Caller{}))
 		assert.ErrorIs(t, err, pipeline.ErrUnauthenticated)
 	})
 }
@@ -126,11 +126,11 @@ var calls = map[pipeline.Op]func(svc *pipeline.Service, ctx context.Context, r p
 		return err
 	},
 	pipeline.OpGetJob: func(svc *pipeline.Service, ctx context.Context, r pipeline.Ref) error {
-		_, err := svc.Job(ctx, r.Job)
+		_, err := svc.GetJob(ctx, r.Job)
 		return err
 	},
 	pipeline.OpListStages: func(svc *pipeline.Service, ctx context.Context, r pipeline.Ref) error {
-		_, err := svc.Stages(ctx, r.Job)
+		_, err := svc.ListStages(ctx, r.Job)
 		return err
 	},
 	pipeline.OpCreateJob: func(svc *pipeline.Service, ctx context.Context, _ pipeline.Ref) error {
@@ -146,7 +146,7 @@ var calls = map[pipeline.Op]func(svc *pipeline.Service, ctx context.Context, r p
 		return err
 	},
 	pipeline.OpGetCandidate: func(svc *pipeline.Service, ctx context.Context, r pipeline.Ref) error {
-		_, err := svc.Candidate(ctx, r.Job, r.Candidate)
+		_, err := svc.GetCandidate(ctx, r.Job, r.Candidate)
 		return err
 	},
 	pipeline.OpMoveCandidate: func(svc *pipeline.Service, ctx context.Context, r pipeline.Ref) error {
@@ -226,7 +226,7 @@ func TestService_Visibility(t *testing.T) {
 		})
 	}
 	each(t, "candidate of another job", func(t *testing.T, w world) {
-		_, err := w.Svc.Candidate(w.As(t, "olivia"), w.Job("backend"), w.Res.Candidates["ken"])
+		_, err := w.Svc.GetCandidate(w.As(t, "olivia"), w.Job("backend"), w.Res.Candidates["ken"])
 		assert.ErrorIs(t, err, pipeline.ErrNotFound)
 	})
 }
@@ -253,13 +253,13 @@ func TestService_UnreadInput(t *testing.T) {
 	})
 	each(t, "a read of ids answers it once its own checks pass", func(t *testing.T, w world) {
 		ctx := w.As(t, "olivia")
-		j, err := w.Svc.Job(ctx, missing)
+		j, err := w.Svc.GetJob(ctx, missing)
 		_, err = pipeline.Answer(unread, false, j, err)
 		assert.ErrorIs(t, err, pipeline.ErrNotFound)
-		j, err = w.Svc.Job(ctx, w.Job("backend"))
+		j, err = w.Svc.GetJob(ctx, w.Job("backend"))
 		_, err = pipeline.Answer(unread, false, j, err)
 		assert.Equal(t, unread, err)
-		j, err = w.Svc.Job(ctx, 0)
+		j, err = w.Svc.GetJob(ctx, 0)
 		_, err = pipeline.Answer(unread, true, j, err)
 		assert.Equal(t, unread, err, "an id that could not be read names no record")
 	})

@@ -69,7 +69,7 @@ func TestService_SignIn(t *testing.T) {
 
 			pctx, auth, err := f.Svc.ResumeSession(ctx, first, "192.0.2.7")
 			require.NoError(t, err)
-			me, err := f.Svc.Me(pctx)
+			me, err := f.Svc.GetMe(pctx)
 			require.NoError(t, err)
 			assert.Equal(t, "olivia@acme.test", me.User.Email)
 			assert.Equal(t, pipeline.AllScopes, me.Scopes, "a person acts with every scope")
@@ -146,7 +146,7 @@ func TestService_SwitchTeam(t *testing.T) {
 		assert.Equal(t, globex, auth.Team.ID)
 		assert.Equal(t, pipeline.RoleMember, auth.Role)
 		// Tokens still act in the user's current team.
-		me, err := f.Svc.Me(f.As(t, "olivia"))
+		me, err := f.Svc.GetMe(f.As(t, "olivia"))
 		require.NoError(t, err)
 		assert.Equal(t, f.Res.Teams["acme"], me.Team.ID)
 

@@ -11,9 +11,9 @@ type Stage struct {
 	Position int
 }
 
-// Stages returns the stages of a job in pipeline order. Scope: jobs:read.
+// ListStages returns the stages of a job in pipeline order. Scope: jobs:read.
 // Errors: unauthenticated, insufficient_scope, not_found.
-func (s *Service) Stages(ctx context.Context, jobID int64) ([]Stage, error) {
+func (s *Service) ListStages(ctx context.Context, jobID int64) ([]Stage, error) {
 	c, err := authorize(ctx, OpListStages)
 	if err != nil {
 		return nil, err

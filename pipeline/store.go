@@ -131,6 +131,24 @@ type Store interface {
 	// the order of ids.
 	TeamUsers(ctx context.Context, teamID int64, ids []int64) ([]User, error)
 
+	// ListDocuments returns a page of the documents of a candidate of a job
+	// viewer can reach, newest first (created_at, then id, descending).
+	ListDocuments(ctx context.Context, viewer, jobID, candidateID int64, page int) (List[Document], error)
+	// Document returns a document of a candidate of a job viewer can reach.
+	Document(ctx context.Context, viewer, jobID, candidateID, id int64) (Document, error)
+	// DocumentText is Document with the document's kept text ("" unless
+	// ready).
+	DocumentText(ctx context.Context, viewer, jobID, candidateID, id int64) (Document, string, error)
+	// OpenDocument returns the bytes of a document; not_found when they
+	// are gone with it.
+	OpenDocument(ctx context.Context, id int64) (Content, error)
+	// DocumentForText returns a document by id, for its text's extraction;
+	// not_found when it is gone.
+	DocumentForText(ctx context.Context, id int64) (Document, error)
+	// SetDocumentText stores the outcome of a document's extraction: its
+	// status, and its text when ready. Only a pending document changes.
+	SetDocumentText(ctx context.Context, id int64, status, text string, truncated bool) error
+
 	// Person returns the candidates of a team's jobs whose email equals
 	// email in any letter case, by id.
 	Person(ctx context.Context, teamID int64, email string) ([]Candidate, error)
@@ -225,7 +243,8 @@ type Tx interface {
 	// JobForUpdate returns a job viewer can reach, locked.
 	JobForUpdate(ctx context.Context, viewer, id int64) (Job, error)
 	// UpdateJob stores the title, description, status and updated_at of a
-	// job locked by JobForUpdate.
+	// job locked by JobForUpdate, and when it last changed to closed: set
+	// when it becomes closed, cleared when it is reopened.
 	UpdateJob(ctx context.Context, j Job) error
 
 	// CandidateForUpdate returns a candidate of a job viewer can reach, with
@@ -344,6 +363,18 @@ type Tx interface {
 	// in the same transaction, the sending of each.
 	InsertInvitationMails(ctx context.Context, ms []InvitationMail) error
 
+	// InsertDocument stores a document with its bytes, returns it with
+	// its id, and enqueues, in the same transaction, the extraction of its
+	// text when it is pending. Bytes kept outside the database are written
+	// before the transaction commits.
+	InsertDocument(ctx context.Context, d Document, content []byte) (Document, error)
+	// DocumentForDelete returns a document of a candidate, locked.
+	DocumentForDelete(ctx context.Context, candidateID, id int64) (Document, error)
+	// DeleteDocument deletes a document locked by DocumentForDelete; its
+	// bytes go with it, or, when kept outside the database, once the
+	// transaction has committed.
+	DeleteDocument(ctx context.Context, id int64) error
+
 	// PersonForErasure returns, locked, the candidates of a team's jobs
 	// whose email equals email in any letter case and that are not erased.
 	PersonForErasure(ctx context.Context, teamID int64, email string) ([]Candidate, error)
@@ -352,8 +383,9 @@ type Tx interface {
 	CandidatesForErasure(ctx context.Context, ids []int64) ([]Candidate, error)
 	// EraseCandidate erases a locked candidate's row (name, email, resume
 	// URL, erased_at), deletes its notes, ratings and invitation mails,
-	// empties its messages (cancelling queued ones), and deletes the
-	// queued jobs of those messages and mails.
+	// empties its messages (cancelling queued ones), deletes the queued
+	// jobs of those messages and mails, and deletes its documents as
+	// DeleteDocument does.
 	EraseCandidate(ctx context.Context, candidateID int64, at time.Time) error
 	// InterviewsToCancel returns, locked, the scheduled interviews of a
 	// candidate that end after at, with their interviewers.
@@ -384,4 +416,14 @@ type Tx interface {
 
 	// SetIdempotencyResult replaces the stored result of a team's key.
 	SetIdempotencyResult(ctx context.Context, teamID int64, key string, result []byte) error
+
+	// SetRetention stores the retention period of a team locked by
+	// TeamForMembers.
+	SetRetention(ctx context.Context, teamID int64, r Retention) error
+	// ExpiredCandidates returns, locked and by id, up to limit candidates
+	// of a team with ids above afterID that are not erased and that the
+	// retention pass erases at cutoff (see Service.SweepRetention): not
+	// hired, and on a job closed at or before cutoff, or rejected or
+	// withdrawn with no activity entry about them after it.
+	ExpiredCandidates(ctx context.Context, teamID int64, cutoff time.Time, afterID int64, limit int) ([]Expired, error)
 }

@@ -1,6 +1,9 @@
 package pipeline
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Role is a user's role on a team.
 type Role string
@@ -26,6 +29,61 @@ type Team struct {
 	Key      string
 	Name     string
 	JobLimit *int
+	// Retention is how long the team keeps the data of the candidates it
+	// is done with; set by the operator's reads, as Key is.
+	Retention Retention
+}
+
+// Retention bounds for a team's retention period (privacy.md §2), in days.
+const (
+	MinRetentionDays = 30
+	MaxRetentionDays = 3650
+)
+
+// RetentionDelay is how long after it is set a new or shorter retention
+// period takes effect, so that a mistaken period can be undone before it
+// erases anything.
+const RetentionDelay = 7 * 24 * time.Hour
+
+// Retention is a team's retention period in days, 0 when off. A period
+// set new or shorter than the one in effect applies from SetAt plus
+// RetentionDelay; until then PreviousDays, the period in effect when it
+// was set, applies.
+type Retention struct {
+	Days         int
+	PreviousDays int
+	SetAt        *time.Time // nil: never set, or in effect at once
+}
+
+// At returns the period in effect at t, in days; 0: off.
+func (r Retention) At(t time.Time) int {
+	if r.SetAt != nil && t.Before(r.SetAt.Add(RetentionDelay)) {
+		return r.PreviousDays
+	}
+	return r.Days
+}
+
+// EffectiveAt is when Days takes effect, or nil when it is in effect.
+func (r Retention) EffectiveAt(t time.Time) *time.Time {
+	if r.SetAt == nil {
+		return nil
+	}
+	at := r.SetAt.Add(RetentionDelay)
+	if !t.Before(at) {
+		return nil
+	}
+	return &at
+}
+
+// set returns r with days set at now: turning it off or lengthening the
+// period in effect applies at once; a new or shorter period after
+// RetentionDelay, the one in effect kept until then.
+func (r Retention) set(days int, now time.Time) Retention {
+	cur := r.At(now)
+	if days == 0 || cur != 0 && days >= cur {
+		return Retention{Days: days, PreviousDays: days}
+	}
+	return Retention{Days: days, PreviousDays: cur, SetAt: &now}
 }
 
 // User is a person using the application.
@@ -46,9 +104,9 @@ type Identity struct {
 	ApprovalRequired []Op
 }
 
-// Me returns the identity of the caller. Any valid token may call it.
+// GetMe returns the identity of the caller. Any valid token may call it.
 // Errors: unauthenticated.
-func (s *Service) Me(ctx context.Context) (Identity, error) {
+func (s *Service) GetMe(ctx context.Context) (Identity, error) {
 	c, err := authorize(ctx, OpGetMe)
 	if err != nil {
 		return Identity{}, err

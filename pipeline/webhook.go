@@ -88,10 +88,16 @@ func (in NewWebhook) events() []string {
 	return out
 }
 
-// webhookAdmin returns the caller of the webhook operation op: one whose
-// token carries op's scope and whose user owns or administers the current
-// team, else insufficient_scope or forbidden.
+// webhookAdmin returns the caller of the webhook operation op (see
+// teamAdmin).
 func (s *Service) webhookAdmin(ctx context.Context, op Op) (Caller, error) {
+	return s.teamAdmin(ctx, op, "Only owners and admins of the team manage its webhooks.")
+}
+
+// teamAdmin returns the caller of op, one whose token carries op's scope
+// and whose user owns or administers the current team: else
+// insufficient_scope, or forbidden with refusal, right after the scope.
+func (s *Service) teamAdmin(ctx context.Context, op Op, refusal string) (Caller, error) {
 	c, err := authorize(ctx, op)
 	if err != nil {
 		return Caller{}, err
@@ -101,7 +107,7 @@ func (s *Service) webhookAdmin(ctx context.Context, op Op) (Caller, error) {
 		return Caller{}, err
 	}
 	if role != RoleOwner && role != RoleAdmin {
-		return Caller{}, Errorf(EForbidden, "Only owners and admins of the team manage its webhooks.")
+		return Caller{}, &Error{Code: EForbidden, Message: refusal}
 	}
 	return c, nil
 }
@@ -198,11 +204,11 @@ func (s *Service) ListWebhooks(ctx context.Context, page int) (List[Webhook], er
 	return s.store.Webhooks(ctx, c.team.ID, max(page, 1))
 }
 
-// Webhook returns one webhook of the caller's current team, without its
+// GetWebhook returns one webhook of the caller's current team, without its
 // secret. Scope: webhooks:write; owners and admins only. Errors:
 // unauthenticated, insufficient_scope, forbidden, not_found (also another
 // team's webhook).
-func (s *Service) Webhook(ctx context.Context, id int64) (Webhook, error) {
+func (s *Service) GetWebhook(ctx context.Context, id int64) (Webhook, error) {
 	c, err := s.webhookAdmin(ctx, OpGetWebhook)
 	if err != nil {
 		return Webhook{}, err
@@ -255,11 +261,11 @@ func (s *Service) deleteWebhook(ctx context.Context, tx Tx, c Caller, w Webhook,
 	return s.log(ctx, tx, c, w.TeamID, 0, ActionWebhookDeleted, SubjectWebhook, w.ID, changes)
 }
 
-// WebhookDeliveries returns a page of the delivery attempts of a webhook of
+// ListWebhookDeliveries returns a page of the delivery attempts of a webhook of
 // the caller's current team, newest first. Scope: webhooks:write; owners
 // and admins only. Errors: unauthenticated, insufficient_scope, forbidden,
 // not_found, validation_failed (page).
-func (s *Service) WebhookDeliveries(ctx context.Context, id int64, page int) (List[Delivery], error) {
+func (s *Service) ListWebhookDeliveries(ctx context.Context, id int64, page int) (List[Delivery], error) {
 	c, err := s.webhookAdmin(ctx, OpListWebhookDeliveries)
 	if err != nil {
 		return List[Delivery]{}, err

@@ -36,7 +36,7 @@ func TestService_CreateWebhookRules(t *testing.T) {
 		assert.Equal(t, w.Res.Teams["acme"], h.TeamID)
 		assert.NotContains(t, string(h.SealedSecret), h.Secret[len(pipeline.WebhookSecretPrefix):])
 
-		got, err := w.Svc.Webhook(w.As(t, "olivia"), h.ID)
+		got, err := w.Svc.GetWebhook(w.As(t, "olivia"), h.ID)
 		require.NoError(t, err)
 		assert.Equal(t, h.URL, got.URL)
 		assert.Equal(t, h.Events, got.Events)
@@ -164,9 +164,9 @@ func TestService_WebhookListAndDelete(t *testing.T) {
 		res, err := w.Svc.DeleteWebhook(ctx, h.ID, pipeline.WebhookDeletion{})
 		require.NoError(t, err)
 		assert.False(t, res.Replayed)
-		_, err = w.Svc.Webhook(ctx, h.ID)
+		_, err = w.Svc.GetWebhook(ctx, h.ID)
 		assert.ErrorIs(t, err, pipeline.ErrNotFound)
-		_, err = w.Svc.WebhookDeliveries(ctx, h.ID, 1)
+		_, err = w.Svc.ListWebhookDeliveries(ctx, h.ID, 1)
 		assert.ErrorIs(t, err, pipeline.ErrNotFound)
 		_, err = w.Svc.DeleteWebhook(ctx, h.ID, pipeline.WebhookDeletion{})
 		assert.ErrorIs(t, err, pipeline.ErrNotFound, "deleting twice")
@@ -204,7 +204,7 @@ func TestService_WebhookListAndDelete(t *testing.T) {
 		_, err = w.Svc.DeleteWebhook(ctx, other.ID, pipeline.WebhookDeletion{Idempotency: &pipeline.Idempotency{Key: "delete-it"}})
 		require.ErrorIs(t, err, pipeline.ErrValidation, "the key was used for another webhook")
 		assert.Equal(t, []string{pipeline.IdempotencyField}, fieldNames(err))
-		_, err = w.Svc.Webhook(ctx, other.ID)
+		_, err = w.Svc.GetWebhook(ctx, other.ID)
 		assert.NoError(t, err, "and the other webhook stays")
 	})
 }
@@ -223,7 +223,7 @@ func TestService_WebhookDeliveries(t *testing.T) {
 		ctx := w.As(t, "olivia")
 		h := newHook(t, w, "olivia", "https://hooks.example.test/a")
 		other := newHook(t, w, "olivia", "https://hooks.example.test/b")
-		none, err := w.Svc.WebhookDeliveries(ctx, h.ID, 1)
+		none, err := w.Svc.ListWebhookDeliveries(ctx, h.ID, 1)
 		require.NoError(t, err)
 		assert.Zero(t, none.Total, "nothing attempted yet")
 
@@ -235,7 +235,7 @@ func TestService_WebhookDeliveries(t *testing.T) {
 		require.ErrorIs(t, failing.Deliver(context.Background(), m, 1), pipeline.ErrDeliveryFailed)
 		require.NoError(t, pipeline.NewDispatcher(w.DB, reply(204), hookOptions()...).Deliver(context.Background(), m, 2))
 
-		l, err := w.Svc.WebhookDeliveries(ctx, h.ID, 1)
+		l, err := w.Svc.ListWebhookDeliveries(ctx, h.ID, 1)
 		require.NoError(t, err)
 		require.Len(t, l.Items, 2)
 		assert.Equal(t, 2, l.Total)
@@ -251,10 +251,10 @@ func TestService_WebhookDeliveries(t *testing.T) {
 		assert.NotEmpty(t, earlier.Error)
 		assert.NotNil(t, earlier.NextAttemptAt, "a failed attempt is retried")
 
-		o, err := w.Svc.WebhookDeliveries(ctx, other.ID, 1)
+		o, err := w.Svc.ListWebhookDeliveries(ctx, other.ID, 1)
 		require.NoError(t, err)
 		assert.Zero(t, o.Total, "another webhook's attempts are not listed")
-		_, err = w.Svc.WebhookDeliveries(ctx, h.ID, -1)
+		_, err = w.Svc.ListWebhookDeliveries(ctx, h.ID, -1)
 		assert.ErrorIs(t, err, pipeline.ErrValidation)
 	})
 	eachWorld(t, "pages of fifteen attempts", func(t *testing.T, w world) {
@@ -266,17 +266,17 @@ func TestService_WebhookDeliveries(t *testing.T) {
 		for attempt := 1; attempt <= pipeline.PageSize+2; attempt++ {
 			require.ErrorIs(t, d.Deliver(context.Background(), m, attempt), pipeline.ErrDeliveryFailed)
 		}
-		first, err := w.Svc.WebhookDeliveries(ctx, h.ID, 0)
+		first, err := w.Svc.ListWebhookDeliveries(ctx, h.ID, 0)
 		require.NoError(t, err)
 		assert.Equal(t, 1, first.Page)
 		assert.Equal(t, pipeline.PageSize+2, first.Total)
 		require.Len(t, first.Items, pipeline.PageSize)
 		assert.Equal(t, pipeline.PageSize+2, first.Items[0].Attempt, "the latest first")
-		second, err := w.Svc.WebhookDeliveries(ctx, h.ID, 2)
+		second, err := w.Svc.ListWebhookDeliveries(ctx, h.ID, 2)
 		require.NoError(t, err)
 		require.Len(t, second.Items, 2)
 		assert.Equal(t, 1, second.Items[1].Attempt)
-		past, err := w.Svc.WebhookDeliveries(ctx, h.ID, 3)
+		past, err := w.Svc.ListWebhookDeliveries(ctx, h.ID, 3)
 		require.NoError(t, err)
 		assert.Empty(t, past.Items)
 		assert.Equal(t, pipeline.PageSize+2, past.Total, "past the last page, the total still counts")
@@ -289,7 +289,7 @@ func TestService_WebhookDeliveries(t *testing.T) {
 		log := w.Activity(t)
 		m := pipeline.WebhookMessage{WebhookID: h.ID, ActivityID: log[len(log)-1].ID}
 		require.NoError(t, pipeline.NewDispatcher(w.DB, reply(410), hookOptions()...).Deliver(context.Background(), m, 1))
-		_, err = w.Svc.Webhook(ctx, h.ID)
+		_, err = w.Svc.GetWebhook(ctx, h.ID)
 		assert.ErrorIs(t, err, pipeline.ErrNotFound)
 		log = w.Activity(t)
 		last := log[len(log)-1]

@@ -121,7 +121,7 @@ var candidateOperations = []operation{
 		tool:   &toolInfo{title: "Get a candidate", description: "One candidate of a job with resume_url and notes_count; empty fields are left out (GET /api/v1/jobs/{job}/candidates/{candidate})."},
 		params: []param[struct{}]{jobID[struct{}](), candidateID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[candidateFull], bool, error) {
-			k, err := svc.Candidate(ctx, in.ref.Job, in.ref.Candidate)
+			k, err := svc.GetCandidate(ctx, in.ref.Job, in.ref.Candidate)
 			return data[candidateFull]{Data: newCandidateFull(k)}, false, err
 		},
 	}),

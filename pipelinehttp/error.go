@@ -51,6 +51,7 @@ var errorStatus = map[string]int{
 	CodeMethodNotAllowed:        http.StatusMethodNotAllowed,
 	CodeRequestTimeout:          http.StatusRequestTimeout,
 	CodeBadRequest:              http.StatusBadRequest,
+	CodeUnsupportedMediaType:    http.StatusUnsupportedMediaType,
 	pipeline.EInternal:          http.StatusInternalServerError,
 }
 
@@ -115,6 +116,9 @@ func (a *api) writeError(c *gin.Context, err error) {
 	}
 	if env.Error.Code == pipeline.EUnavailable {
 		c.Header(HeaderRetryAfter, strconv.Itoa(int(UnavailableRetryAfter/time.Second)))
+	}
+	if errors.Is(err, pipeline.ErrTextPending) {
+		c.Header(HeaderRetryAfter, strconv.Itoa(int(pipeline.TextRetryAfter/time.Second)))
 	}
 	a.holdOff(c, env.Error.Code)
 	if f := pipeline.Fields(err); f[pipeline.IdempotencyField] != nil {

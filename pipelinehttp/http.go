@@ -82,6 +82,10 @@ type Config struct {
 	// stops cuts the requests it no longer waits for, answers 503 at once,
 	// its body read included.
 	RequestTimeout time.Duration
+	// MaxDocumentBytes is the largest document file an upload takes; its
+	// multipart body may be 64 KiB larger. Zero:
+	// pipeline.DefaultMaxDocumentBytes. Other bodies keep MaxBodyBytes.
+	MaxDocumentBytes int64
 	// Stopping, once closed, makes /readyz answer 503 {"status":"stopping"}
 	// so that load balancers send no more requests while the server drains
 	// the ones in flight. Nil: never.
@@ -108,19 +112,22 @@ type api struct {
 	tracer   trace.TracerProvider
 	traced   gin.HandlerFunc // the tracing middleware, when tracer is set
 	timeout  time.Duration   // of each request; 0: none
-	stopping <-chan struct{}
+	// maxDocument is the largest document file an upload takes.
+	maxDocument int64
+	stopping    <-chan struct{}
 }
 
 func newAPI(svc *pipeline.Service, cfg Config, prefix string) *api {
 	a := &api{
-		svc:      svc,
-		baseURL:  strings.TrimRight(cfg.BaseURL, "/"),
-		prefix:   strings.TrimRight(prefix, "/"),
-		log:      cfg.Logger,
-		metrics:  cfg.Metrics,
-		tracer:   cfg.TracerProvider,
-		timeout:  max(cmp.Or(cfg.RequestTimeout, DefaultRequestTimeout), 0),
-		stopping: cfg.Stopping,
+		svc:         svc,
+		baseURL:     strings.TrimRight(cfg.BaseURL, "/"),
+		prefix:      strings.TrimRight(prefix, "/"),
+		log:         cfg.Logger,
+		metrics:     cfg.Metrics,
+		tracer:      cfg.TracerProvider,
+		timeout:     max(cmp.Or(cfg.RequestTimeout, DefaultRequestTimeout), 0),
+		stopping:    cfg.Stopping,
+		maxDocument: cmp.Or(cfg.MaxDocumentBytes, pipeline.DefaultMaxDocumentBytes),
 	}
 	a.apiPath, a.mcpPath = a.prefix+"/api/", a.prefix+MCPPath
 	for _, p := range cfg.TrustedProxies {

@@ -89,6 +89,8 @@ type param[In any] struct {
 	schema   *jsonschema.Schema
 	fromText func(in *input[In], values []string) string
 	fromJSON func(in *input[In], raw []byte) string
+	// fromFile reads a multipart body's file part (see fileField).
+	fromFile func(in *input[In], filename string, content []byte)
 }
 
 // argName is the name of p as a tool's argument: a path id is job_id,

@@ -178,7 +178,7 @@ var interviewOperations = []operation{
 		tool:   &toolInfo{title: "Get an interview", description: "One interview of a candidate (GET .../interviews/{interview})."},
 		params: []param[struct{}]{jobID[struct{}](), candidateID[struct{}](), interviewID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[interviewItem], bool, error) {
-			iv, err := svc.Interview(ctx, in.ref.Job, in.ref.Candidate, in.ref.Interview)
+			iv, err := svc.GetInterview(ctx, in.ref.Job, in.ref.Candidate, in.ref.Interview)
 			return data[interviewItem]{Data: newInterviewItem(iv)}, false, err
 		},
 	}),
@@ -216,7 +216,7 @@ var interviewOperations = []operation{
 		op: pipeline.OpGetInterviewInvite, status: http.StatusOK,
 		params: []param[struct{}]{jobID[struct{}](), candidateID[struct{}](), interviewID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (calendar, bool, error) {
-			inv, err := svc.InterviewInvite(ctx, in.ref.Job, in.ref.Candidate, in.ref.Interview)
+			inv, err := svc.GetInterviewInvite(ctx, in.ref.Job, in.ref.Candidate, in.ref.Interview)
 			if err != nil {
 				return nil, false, err
 			}
@@ -247,7 +247,7 @@ var interviewOperations = []operation{
 				func(in *input[pipeline.AvailabilityQuery], text string) bool { in.value.To = text; return true })),
 		},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.AvailabilityQuery]) (data[[]userBusy], bool, error) {
-			users, err := svc.Availability(ctx, in.domain())
+			users, err := svc.GetAvailability(ctx, in.domain())
 			out := make([]userBusy, len(users))
 			for i, u := range users {
 				out[i] = newUserBusy(u)

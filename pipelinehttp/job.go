@@ -93,7 +93,7 @@ var jobOperations = []operation{
 		tool:   &toolInfo{title: "Get a job", description: "One job in full (GET /api/v1/jobs/{job})."},
 		params: []param[struct{}]{jobID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[jobFull], bool, error) {
-			j, err := svc.Job(ctx, in.ref.Job)
+			j, err := svc.GetJob(ctx, in.ref.Job)
 			return data[jobFull]{Data: newJobFull(j)}, false, err
 		},
 	}),

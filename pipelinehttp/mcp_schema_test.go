@@ -26,7 +26,7 @@ var mcpOperations = func() map[pipeline.Op][2]string {
 }()
 
 // argumentNames are the MCP names of the API's path and header parameters.
-var argumentNames = map[string]string{"job": "job_id", "candidate": "candidate_id", "message": "message_id", "interview": "interview_id", IdempotencyKeyHeader: argKey}
+var argumentNames = map[string]string{"job": "job_id", "candidate": "candidate_id", "message": "message_id", "interview": "interview_id", "document": "document_id", IdempotencyKeyHeader: argKey}
 
 // limits are the keywords of a schema that say what a value may be.
 type limits struct {

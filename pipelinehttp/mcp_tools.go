@@ -147,3 +147,17 @@ func (spec opSpec[In, Out]) readArguments(ctx context.Context, a *api, raw json.
 	in.self = exchangeFrom(ctx).origin + a.prefix + "/api/v1" + fillPath(spec.op.Path(), in.ref)
 	return in
 }
+
+// Tools are the operations that are MCP tools, in the order of the table;
+// the others (the webhooks', an invitation's calendar file) are served by
+// the REST API only. Whether an operation is a tool is a trait of this
+// face, declared beside its description, so the list comes from here.
+func Tools() []pipeline.Op {
+	var out []pipeline.Op
+	for _, o := range operations {
+		if o.tool != nil {
+			out = append(out, o.op)
+		}
+	}
+	return out
+}

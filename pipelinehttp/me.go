@@ -37,7 +37,7 @@ var meOperations = []operation{
 		op: pipeline.OpGetMe, status: http.StatusOK,
 		tool: &toolInfo{title: "Who am I", description: "The token's user, current team, scopes and approval policy (the writes it may only propose): the cheapest check that the token is alive (GET /api/v1/me)."},
 		call: func(ctx context.Context, svc *pipeline.Service, _ *input[struct{}]) (data[identity], bool, error) {
-			id, err := svc.Me(ctx)
+			id, err := svc.GetMe(ctx)
 			return data[identity]{Data: newIdentity(id)}, false, err
 		},
 	}),

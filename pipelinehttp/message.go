@@ -86,7 +86,7 @@ var messageOperations = []operation{
 		tool:   &toolInfo{title: "Get a message", description: "One message to a candidate, with its status: queued, sent, failed or cancelled (GET .../candidates/{candidate}/messages/{message})."},
 		params: []param[struct{}]{jobID[struct{}](), candidateID[struct{}](), messageID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[messageItem], bool, error) {
-			m, err := svc.Message(ctx, in.ref.Job, in.ref.Candidate, in.ref.Message)
+			m, err := svc.GetMessage(ctx, in.ref.Job, in.ref.Candidate, in.ref.Message)
 			return data[messageItem]{Data: newMessageItem(m)}, false, err
 		},
 	}),

@@ -301,11 +301,15 @@ func (g *docGen) operation(o operation) error {
 			name = camel(string(o.op)) + "Request"
 		}
 		set(g.schemas, name, g.requestSchema(o, body))
+		media := "application/json"
+		if o.reads == multipartBody {
+			media = "multipart/form-data"
+		}
 		// A write that takes nothing but its reason may be sent without a
 		// body.
 		required := len(body) > 1 || body[0].name != pipeline.ReasonField || body[0].required
 		set(op, "requestBody", mapping("required", required,
-			"content", mapping("application/json", mapping("schema", ref("schemas", name)))))
+			"content", mapping(media, mapping("schema", ref("schemas", name)))))
 	}
 
 	success, err := g.success(o)
@@ -336,8 +340,15 @@ func (g *docGen) operation(o operation) error {
 		}
 		set(responses, "409", ref("responses", conflict))
 	}
+	if o.op == pipeline.OpGetDocumentText {
+		// A text still being read: conflict, with Retry-After.
+		set(responses, "409", ref("responses", "Conflict"))
+	}
 	if bodied {
 		set(responses, "413", ref("responses", "PayloadTooLarge"))
+	}
+	if o.reads == multipartBody {
+		set(responses, "415", ref("responses", "UnsupportedMediaType"))
 	}
 	if takesInput {
 		set(responses, "422", ref("responses", "ValidationFailed"))

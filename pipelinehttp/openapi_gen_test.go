@@ -109,3 +109,18 @@ func unrequired(doc *openapi3.Schema, declared *jsonschema.Schema, at string) []
 	}
 	return out
 }
+
+// TestOpenAPI_EveryOperationDescribed: every operation of the document has
+// a summary, a description and a tag, from its tool's prose or the
+// overlay, as the linters require.
+func TestOpenAPI_EveryOperationDescribed(t *testing.T) {
+	ct, err := loadContract()
+	require.NoError(t, err)
+	for _, o := range operations {
+		op := ct.doc.Paths.Find("/api/v1" + o.path).GetOperation(o.method)
+		require.NotNil(t, op, "%s %s", o.method, o.path)
+		assert.NotEmpty(t, op.Summary, "%s: summary", o.op)
+		assert.NotEmpty(t, op.Description, "%s: description", o.op)
+		assert.NotEmpty(t, op.Tags, "%s: tags", o.op)
+	}
+}

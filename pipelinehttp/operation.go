@@ -31,6 +31,8 @@ type operation struct {
 	status  int
 	creates bool
 	body    reflect.Type
+	// reads is how the HTTP body is read.
+	reads bodyKind
 	// faces serves the operation: each face implements its method in a
 	// file of its own (rest.go, mcp_tools.go).
 	faces faces
@@ -71,6 +73,8 @@ type opSpec[In, Out any] struct {
 	// created is the id of the record a write created, for HTTP's
 	// Location; nil when it creates none.
 	created func(Out) int64
+	// body is how the HTTP body is read: JSON unless it says otherwise.
+	body bodyKind
 }
 
 func newOperation[In, Out any](spec opSpec[In, Out]) operation {
@@ -85,7 +89,7 @@ func newOperation[In, Out any](spec opSpec[In, Out]) operation {
 	}
 	o := operation{op: spec.op, method: spec.op.Method(), path: spec.op.Path(), tool: spec.tool,
 		output: func() *jsonschema.Schema { return schemaFor[Out](false) },
-		status: spec.status, creates: spec.created != nil, body: reflect.TypeFor[Out]()}
+		status: spec.status, creates: spec.created != nil, body: reflect.TypeFor[Out](), reads: spec.body}
 	for _, p := range spec.params {
 		o.params = append(o.params, paramInfo{name: p.name, arg: p.argName(), place: p.place, required: p.required, schema: p.schema})
 	}

@@ -16,7 +16,7 @@ var pageSchema = described(idSchema(), "Page number, from 1; 1 when absent.")
 // are registered from it.
 var operations = slices.Concat(meOperations, jobOperations, stageOperations, candidateOperations,
 	noteOperations, ratingOperations, activityOperations, webhookOperations, interviewOperations, messageOperations,
-	privacyOperations, proposalOperations)
+	privacyOperations, proposalOperations, documentOperations)
 
 // onCandidate is the call of a write on a candidate: method, given the
 // path's ids and the input, its value rendered by render.

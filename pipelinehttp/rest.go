@@ -68,6 +68,10 @@ func (spec opSpec[In, Out]) serveREST(a *api, c *gin.Context) {
 		c.Writer.WriteHeaderNow()
 		return
 	}
+	if s, ok := any(out).(servedBody); ok {
+		s.serve(c.Writer, c.Request)
+		return
+	}
 	if raw, ok := any(out).(rawBody); ok {
 		contentType, body := raw.media()
 		c.Data(spec.status, contentType, body)
@@ -80,6 +84,12 @@ func (spec opSpec[In, Out]) serveREST(a *api, c *gin.Context) {
 // media type and its bytes (an invitation's iCalendar text).
 type rawBody interface {
 	media() (contentType string, body []byte)
+}
+
+// servedBody is a success body that serves itself: a document's bytes,
+// whose request's Range and If-None-Match it answers.
+type servedBody interface {
+	serve(w http.ResponseWriter, r *http.Request)
 }
 
 // readRequest reads the operation's input from an HTTP request: the path's
@@ -105,6 +115,15 @@ func (spec opSpec[In, Out]) readRequest(a *api, c *gin.Context) (*input[In], err
 	// has a body, and no key.
 	if !spec.op.Writes() && spec.op.Method() != http.MethodPost {
 		return in, nil
+	}
+	if keys, sent := c.Request.Header[IdempotencyKeyHeader]; sent && spec.op.Writes() && spec.body == multipartBody {
+		in.key = &pipeline.Idempotency{}
+		if len(keys) > 0 {
+			in.key.Key = keys[0]
+		}
+	}
+	if spec.body == multipartBody {
+		return in, readMultipart(a, c, in, body)
 	}
 	raw, err := readBody(c)
 	if errors.Is(err, errPayloadTooLarge) {

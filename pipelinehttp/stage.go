@@ -29,7 +29,7 @@ var stageOperations = []operation{
 		tool:   &toolInfo{title: "List a job's stages", description: "The stages of a job in pipeline order, with the ids move_candidate and list_candidates take (GET /api/v1/jobs/{job}/stages)."},
 		params: []param[struct{}]{jobID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[[]stageItem], bool, error) {
-			st, err := svc.Stages(ctx, in.ref.Job)
+			st, err := svc.ListStages(ctx, in.ref.Job)
 			return data[[]stageItem]{Data: newStageItems(st)}, false, err
 		},
 	}),

@@ -92,7 +92,7 @@ var webhookOperations = []operation{
 		op: pipeline.OpGetWebhook, status: http.StatusOK,
 		params: []param[struct{}]{webhookID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[webhookItem], bool, error) {
-			w, err := svc.Webhook(ctx, in.ref.Webhook)
+			w, err := svc.GetWebhook(ctx, in.ref.Webhook)
 			return data[webhookItem]{Data: newWebhookItem(w)}, false, err
 		},
 	}),
@@ -108,7 +108,7 @@ var webhookOperations = []operation{
 		op: pipeline.OpListWebhookDeliveries, status: http.StatusOK,
 		params: []param[struct{ page int }]{webhookID[struct{ page int }](), pageParam(pageSchema, func(in *struct{ page int }) *int { return &in.page })},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{ page int }]) (list[deliveryItem], bool, error) {
-			l, err := svc.WebhookDeliveries(ctx, in.ref.Webhook, in.value.page)
+			l, err := svc.ListWebhookDeliveries(ctx, in.ref.Webhook, in.value.page)
 			return listOf(in.self, nil, l, newDeliveryItem), false, err
 		},
 	}),

@@ -138,7 +138,7 @@ func TestDB_Batch(t *testing.T) {
 		require.NoError(t, err, i)
 		assert.Equal(t, stage, res.Value.Stage)
 	}
-	c, err := f.Svc.Candidate(olivia, job, ada)
+	c, err := f.Svc.GetCandidate(olivia, job, ada)
 	require.NoError(t, err)
 	assert.Equal(t, "Interview", c.Stage)
 	res, err := f.Svc.MoveCandidate(olivia, job, ada, pipeline.StageMove{StageID: f.Res.Stages["backend"]["Screening"],

@@ -59,6 +59,7 @@ type DB struct {
 	schema  string                 // PostgreSQL's current schema, which scopes advisory locks
 	owned   bool                   // Open opened the pools, so Close closes them
 	river   *river.Client[*sql.Tx] // inserts webhook messages (see queue.go)
+	blobs   BlobStore              // documents' bytes; nil: in the database
 	// dsn is PostgreSQL's DSN when Open opened the pool: the operator's
 	// work connects with it, without the statement timeout (see
 	// onOperatorDB).
@@ -85,6 +86,7 @@ type options struct {
 	statementTimeout time.Duration
 	sessions         bool
 	largeJobSize     int64 // see largeJobs; 0 is largeJobSize
+	blobs            BlobStore
 }
 
 // DefaultMaxConns is the PostgreSQL pool size when WithMaxConns is not
@@ -172,6 +174,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	db.blobs = o.blobs
 	if db.river, err = db.newInserter(); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
@@ -362,7 +365,7 @@ func (db *DB) Write(ctx context.Context, fn func(pipeline.Tx) error) error {
 	pg := db.dialect == DialectPostgres
 	var t *tx
 	err := db.w.bun.RunInTx(ctx, nil, func(ctx context.Context, btx bun.Tx) error {
-		t = &tx{run: runner{p: db.w, tx: &btx}, pg: pg, schema: db.schema, river: db.river}
+		t = &tx{run: runner{p: db.w, tx: &btx}, pg: pg, schema: db.schema, river: db.river, blobs: db.blobs}
 		if pg {
 			t.run.waiting = &batch{}
 		}
@@ -373,6 +376,9 @@ func (db *DB) Write(ctx context.Context, fn func(pipeline.Tx) error) error {
 	})
 	if err == nil && t.countsChanged {
 		db.appended()
+	}
+	if err == nil {
+		db.afterCommit(ctx, t.committed)
 	}
 	return formatError(err, "Record")
 }
@@ -391,6 +397,24 @@ type tx struct {
 	// countsChanged: the transaction appended deltas of the stages' counts
 	// (PostgreSQL), to fold once it commits.
 	countsChanged bool
+	blobs         BlobStore
+	// committed are what to do once the transaction has committed: remove
+	// the bytes of deleted documents from the BlobStore.
+	committed []func(context.Context) error
+}
+
+// afterCommit runs what a committed transaction left to do, even when the
+// request that made it has gone: a failure leaves an orphan, which
+// RemoveOrphans takes later.
+func (db *DB) afterCommit(ctx context.Context, fns []func(context.Context) error) {
+	if len(fns) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	for _, fn := range fns {
+		_ = fn(ctx)
+	}
 }
 
 var _ pipeline.Tx = (*tx)(nil)

@@ -152,6 +152,15 @@ type DeliveryConfig struct {
 	// Postman sends the queued messages to candidates, Workers at once;
 	// nil: none are sent by this program.
 	Postman Postman
+	// Texts extracts the text of documents added, TextWorkers at once
+	// (0 is 1); nil: none are extracted by this program.
+	Texts       Texts
+	TextWorkers int
+	// Sweeper runs the retention pass periodically, first at once, on
+	// the replica River elects leader; nil: this program runs none.
+	Sweeper Sweeper
+	// RetentionInterval is how often Sweeper runs; 0: RetentionInterval.
+	RetentionInterval time.Duration
 }
 
 // PollOnlyInterval is how often a queue that polls on PostgreSQL
@@ -175,7 +184,8 @@ const deliveryJobTimeout = 30 * time.Second
 // every cfg.PurgeInterval, first at once. d may make at most
 // pipeline.MaxDeliveryAttempts attempts of a message. Every replica may
 // run it: each attempt is made by one of them (River locks each message
-// it works), and each purge is scheduled by the one River elects leader.
+// it works), and each purge and retention pass is scheduled by the one
+// River elects leader, so it runs once across replicas.
 // On PostgreSQL the queue holds a connection of its own on which it
 // listens for the notification River sends with each insert, so that a
 // message is taken within milliseconds of its write's commit (see
@@ -215,6 +225,12 @@ func (db *DB) StartDeliveries(ctx context.Context, d Deliverer, cfg DeliveryConf
 	if err := addPostman(workers, queues, cfg); err != nil {
 		return nil, err
 	}
+	addTexts(workers, queues, cfg)
+	periodic := []*river.PeriodicJob{purgeJob(cfg.PurgeInterval)}
+	if cfg.Sweeper != nil {
+		river.AddWorker(workers, &retentionWorker{s: cfg.Sweeper, log: logger})
+		periodic = append(periodic, retentionJob(cfg.RetentionInterval))
+	}
 	driver := db.riverDriver()
 	if listen {
 		driver = listeningDriver{Driver: riverdatabasesql.New(db.w.bun.DB), db: db.w.bun, schema: db.schema}
@@ -226,7 +242,7 @@ func (db *DB) StartDeliveries(ctx context.Context, d Deliverer, cfg DeliveryConf
 		FetchCooldown:        min(poll, 100*time.Millisecond),
 		Queues:               queues,
 		Workers:              workers,
-		PeriodicJobs:         []*river.PeriodicJob{purgeJob(cfg.PurgeInterval)},
+		PeriodicJobs:         periodic,
 		RetryPolicy:          retryPolicy{d: d},
 		JobTimeout:           deliveryJobTimeout,
 		RescueStuckJobsAfter: 10 * deliveryJobTimeout,

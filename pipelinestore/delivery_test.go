@@ -122,7 +122,7 @@ func TestDeliveries_LaterRetry(t *testing.T) {
 		var got pipeline.List[pipeline.Delivery]
 		for deadline := time.Now().Add(30 * time.Second); len(got.Items) < 2 && time.Now().Before(deadline); {
 			time.Sleep(50 * time.Millisecond)
-			got, err = f.Svc.WebhookDeliveries(olivia, w.Value.ID, 1)
+			got, err = f.Svc.ListWebhookDeliveries(olivia, w.Value.ID, 1)
 			require.NoError(t, err)
 		}
 		require.Len(t, got.Items, 2)

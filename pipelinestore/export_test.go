@@ -74,6 +74,18 @@ func ListPlans(ctx context.Context, db *DB, viewer, jobID, stageID int64, search
 		{"candidates, searched", candidateListQuery(false, false, true, false).page, args(jobID, viewer, pattern, 0)},
 		{"candidates of a large job, searched", qLargeJobSearches[0][0].page, args(jobID, viewer, pattern, 0)},
 	}
+	return explain(ctx, db, queries, settings)
+}
+
+// explainQuery is a statement to explain, by name, with its arguments.
+type explainQuery = struct {
+	name, query string
+	args        []any
+}
+
+// explain returns the plan of each query by name, with settings SET
+// LOCAL first; nothing runs.
+func explain(ctx context.Context, db *DB, queries []explainQuery, settings []string) (map[string]string, error) {
 	plans := map[string]string{}
 	err := db.r.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		for _, set := range settings {
@@ -95,6 +107,30 @@ func ListPlans(ctx context.Context, db *DB, viewer, jobID, stageID int64, search
 		return nil
 	})
 	return plans, err
+}
+
+// ErasurePlans explains on PostgreSQL every statement the retention pass
+// and an erasure of candidate run on a team, by name.
+func ErasurePlans(ctx context.Context, db *DB, teamID, candidateID int64, email string, at time.Time, settings ...string) (map[string]string, error) {
+	erased := pipeline.ErasedEmail(candidateID)
+	return explain(ctx, db, []explainQuery{
+		{"expired candidates", qExpiredCandidates.locked(), args(teamID, ts(at), 0, pipeline.RetentionBatch)},
+		{"person for erasure", qPersonForErasure.locked(), args(teamID, pipeline.Fold(email))},
+		{"candidates for erasure", qCandidatesErasePG, args(jsonIDs([]int64{candidateID}))},
+		{"erase message jobs", qEraseMessageJobsPG, args(candidateID)},
+		{"erase invitation jobs", qEraseInvitationJobsPG, args(candidateID)},
+		{"erase candidate", qEraseCandidate, args(pipeline.ErasedName, pipeline.Fold(pipeline.ErasedName), erased, erased, ts(at), candidateID)},
+		{"erase notes", qEraseNotes, args(candidateID)},
+		{"erase ratings", qEraseRatings, args(candidateID)},
+		{"erase messages", qEraseMessages, args(candidateID)},
+		{"erase invitations", qEraseInvitations, args(candidateID)},
+		{"interviews to cancel", qInterviewsToCancel.locked(), args(candidateID, ts(at))},
+		{"candidate entries", qCandidateEntries, args(candidateID)},
+		{"set activity changes", qSetActivityChanges, args("{}", int64(1))},
+		{"idempotency records", qIdempotencyRecords, args(teamID)},
+		{"set idempotency result", qSetIdempotencyResul, args([]byte("{}"), teamID, "k")},
+		{"insert activity", qInsertActivityPG, args(teamID, nil, nil, nil, "", "candidate.erased", "candidate", candidateID, "{}", ts(at), nil)},
+	}, settings)
 }
 
 // Exec runs a statement on db's writer, for tests that change what no

@@ -37,7 +37,7 @@ func TestMigration_InterviewUIDs(t *testing.T) {
 		run("up.sql")
 		var uids []string
 		for _, id := range ids {
-			iv, err := f.Svc.Interview(ctx, job, ada, id)
+			iv, err := f.Svc.GetInterview(ctx, job, ada, id)
 			require.NoError(t, err)
 			assert.Regexp(t, fmt.Sprintf(`^interview-%d-[0-9a-f]{16}@localhost$`, id), iv.UID, "an interview scheduled before gets a UID")
 			assert.Equal(t, "noreply@localhost", iv.Organizer.Email)

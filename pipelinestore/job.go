@@ -64,7 +64,10 @@ WHERE j.id = $1 AND ` + visible(2) + `
 ORDER BY s.position`)
 	qLockTeam        = preparedLockingRead(`SELECT id, name, job_limit FROM teams WHERE id = $1`, ` FOR NO KEY UPDATE`)
 	qCountActiveJobs = prepared(`SELECT count(*) FROM jobs WHERE team_id = $1 AND status IN ($2, $3)`)
-	qUpdateJob       = prepared(`UPDATE jobs SET title = $1, title_fold = $2, description = $3, status = $4, updated_at = $5
+	// closed_at is when the job last changed to closed: kept while it
+	// stays closed, set when it becomes closed, cleared when it reopens.
+	qUpdateJob = prepared(`UPDATE jobs SET title = $1, title_fold = $2, description = $3, status = $4, updated_at = $5,
+	closed_at = CASE WHEN $4 <> 'closed' THEN NULL WHEN status = 'closed' THEN closed_at ELSE $5 END
 WHERE id = $6`)
 
 	qJobsPage = [2]string{

@@ -23,10 +23,20 @@ type teamRow struct {
 	Key      string `bun:"key"`
 	Name     string `bun:"name"`
 	JobLimit *int   `bun:"job_limit"`
+
+	RetentionDays         int        `bun:"retention_days"`
+	RetentionPreviousDays int        `bun:"retention_previous_days"`
+	RetentionSetAt        *time.Time `bun:"retention_set_at"`
 }
 
 func (r teamRow) toTeam() pipeline.Team {
-	return pipeline.Team{ID: r.ID, Key: r.Key, Name: r.Name, JobLimit: r.JobLimit}
+	var setAt *time.Time
+	if r.RetentionSetAt != nil {
+		t := r.RetentionSetAt.UTC()
+		setAt = &t
+	}
+	return pipeline.Team{ID: r.ID, Key: r.Key, Name: r.Name, JobLimit: r.JobLimit,
+		Retention: pipeline.Retention{Days: r.RetentionDays, PreviousDays: r.RetentionPreviousDays, SetAt: setAt}}
 }
 
 type userRow struct {
@@ -65,6 +75,9 @@ type jobRow struct {
 	ApplicationDeadline date      `bun:"application_deadline"`
 	CreatedAt           time.Time `bun:"created_at"`
 	UpdatedAt           time.Time `bun:"updated_at"`
+	// ClosedAt is when the job last changed to closed; nil while it is
+	// not closed.
+	ClosedAt *time.Time `bun:"closed_at"`
 
 	Total int `bun:"total,scanonly"` // window count of a list query
 }
@@ -83,7 +96,18 @@ func newJobRow(j pipeline.Job) jobRow {
 		ApplicationDeadline: date(pipeline.Date(j.ApplicationDeadline)),
 		CreatedAt:           ts(j.CreatedAt),
 		UpdatedAt:           ts(j.UpdatedAt),
+		ClosedAt:            closedAt(j),
 	}
+}
+
+// closedAt is when a job stored as it is changed to closed: its last
+// change, when it is closed.
+func closedAt(j pipeline.Job) *time.Time {
+	if j.Status != pipeline.JobClosed {
+		return nil
+	}
+	at := ts(j.UpdatedAt)
+	return &at
 }
 
 func (r jobRow) windowTotal() int { return r.Total }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -72,4 +73,76 @@ FROM generate_series(1, 5000) AS g`, f.Res.Teams["globex"], f.User("gary")))
 	assert.Contains(t, served["candidates, searched"], "candidates_job_applied_idx", "a smaller job's search walks the job's index")
 	assert.Regexp(t, `candidate_search_(name_trgm_idx|email_trgm_idx|pkey)`, served["candidates of a large job, searched"],
 		"a large job's search is served by the copy's indexes")
+}
+
+// TestStore_ErasurePlans checks on PostgreSQL that every statement the
+// retention pass and an erasure run is served by an index: with another
+// team's 5,000 jobs, 20,000 candidates, 80,000 activity entries and 20,000
+// messages, none scans candidates, activity, messages or webhook
+// deliveries whole. The plans are logged (go test -v -run
+// TestStore_ErasurePlans).
+func TestStore_ErasurePlans(t *testing.T) {
+	db := storetest.OpenPostgres(t)
+	f := seeded(t, db)
+	ctx := context.Background()
+	globex, gary := f.Res.Teams["globex"], f.User("gary")
+	require.NoError(t, pipelinestore.Exec(db, `INSERT INTO jobs
+(team_id, owner_id, title, title_fold, status, application_deadline, created_at, updated_at)
+SELECT $1, $2, 'Role ' || g, 'role ' || g, 'open', DATE '2026-12-31', now(), now()
+FROM generate_series(1, 5000) AS g`, globex, gary))
+	require.NoError(t, pipelinestore.Exec(db, `INSERT INTO stages (job_id, name, position)
+SELECT j.id, 'Applied', 1 FROM jobs AS j WHERE NOT EXISTS (SELECT 1 FROM stages AS s WHERE s.job_id = j.id)`))
+	require.NoError(t, pipelinestore.Exec(db, `INSERT INTO candidates
+(job_id, stage_id, name, email, name_fold, email_fold, applied, status, resume_url, created_at, updated_at)
+SELECT j.id, (SELECT min(s.id) FROM stages AS s WHERE s.job_id = j.id), 'Person ' || g, 'person' || g || '@example.test',
+	'person ' || g, 'person' || g || '@example.test', DATE '2026-01-01' + g % 300,
+	(ARRAY['active', 'rejected', 'withdrawn', 'hired'])[1 + g % 4], '', now(), now()
+FROM jobs AS j, generate_series(1, 4) AS g WHERE j.team_id = $1`, globex))
+	require.NoError(t, pipelinestore.Exec(db, `INSERT INTO activity
+(team_id, job_id, user_id, ip, action, subject_type, subject_id, changes, created_at)
+SELECT $1, c.job_id, $2, '', 'candidate.updated', 'candidate', c.id, '{}', now() - g * interval '1 hour'
+FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id, generate_series(1, 3) AS g WHERE j.team_id = $1`, globex, gary))
+	require.NoError(t, pipelinestore.Exec(db, `INSERT INTO activity
+(team_id, user_id, ip, action, subject_type, subject_id, changes, created_at)
+SELECT $1, $2, '', 'interview.scheduled', 'interview', g, '{}', now() FROM generate_series(1, 20000) AS g`, globex, gary))
+	require.NoError(t, pipelinestore.Exec(db, `INSERT INTO messages
+(candidate_id, user_id, recipient, reply_to, subject, body, status, send_at, created_at)
+SELECT c.id, $2, c.email, '', 'Hello', 'Body', 'sent', now(), now()
+FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id WHERE j.team_id = $1`, globex, gary))
+	require.NoError(t, pipelinestore.Exec(db, `ANALYZE`))
+
+	linus := f.Res.Candidates["linus"]
+	plans, err := pipelinestore.ErasurePlans(ctx, db, f.Res.Teams["acme"], linus, "linus@example.test", time.Now())
+	require.NoError(t, err)
+	require.NotEmpty(t, plans)
+	for name, plan := range plans {
+		t.Logf("%s:\n%s", name, plan)
+		for _, table := range []string{"candidates", "activity", "messages", "webhook_deliveries"} {
+			assert.NotContains(t, plan, "Seq Scan on "+table+" ", "%s scans %s", name, table)
+		}
+	}
+	// The pass starts from the team's jobs, not from the whole table in
+	// id order, and reads the last activity about each by subject.
+	assert.NotContains(t, plans["expired candidates"], "candidates_pkey", "expired candidates")
+	assert.Contains(t, plans["expired candidates"], "jobs_team_status_created_idx", "expired candidates")
+	assert.Contains(t, plans["expired candidates"], "activity_subject_idx", "expired candidates")
+	assert.NotContains(t, plans["candidate entries"], "Index Cond: (subject_type = 'interview'::text)\n",
+		"the entries about a candidate's interviews, not every interview's")
+
+	// The small tables are scanned at this size; an index serves each
+	// all the same.
+	served, err := pipelinestore.ErasurePlans(ctx, db, f.Res.Teams["acme"], linus, "linus@example.test", time.Now(),
+		"enable_seqscan = off")
+	require.NoError(t, err)
+	for name, plan := range served {
+		for _, line := range strings.Split(plan, "\n") {
+			if strings.Contains(line, "Seq Scan") {
+				t.Logf("%s: %s", name, strings.TrimSpace(line))
+			}
+		}
+		for _, table := range []string{"candidates", "activity", "messages", "webhook_deliveries", "notes", "ratings",
+			"interviews", "invitation_mails", "idempotency_keys", "jobs"} {
+			assert.NotContains(t, plan, "Seq Scan on "+table+" ", "%s scans %s", name, table)
+		}
+	}
 }

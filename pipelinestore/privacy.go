@@ -38,9 +38,11 @@ WHERE r.candidate_id = $1 ORDER BY u.id`)
 	qEraseCandidate = prepared(`UPDATE candidates SET name = $1, name_fold = $2, email = $3, email_fold = $4, resume_url = '',
 	erased_at = $5, updated_at = $5
 WHERE id = $6`)
-	qEraseNotes    = prepared(`DELETE FROM notes WHERE candidate_id = $1`)
-	qEraseRatings  = prepared(`DELETE FROM ratings WHERE candidate_id = $1`)
-	qEraseMessages = prepared(`UPDATE messages SET recipient = '', subject = '', body = '', last_error = NULL,
+	qEraseNotes = prepared(`DELETE FROM notes WHERE candidate_id = $1`)
+	// The candidate's documents, each deleted as RemoveDocument deletes one.
+	qCandidateDocuments = prepared(`SELECT id FROM documents WHERE candidate_id = $1`)
+	qEraseRatings       = prepared(`DELETE FROM ratings WHERE candidate_id = $1`)
+	qEraseMessages      = prepared(`UPDATE messages SET recipient = '', subject = '', body = '', last_error = NULL,
 	status = CASE WHEN status = 'queued' THEN 'cancelled' ELSE status END
 WHERE candidate_id = $1`)
 	qEraseInvitations = prepared(`DELETE FROM invitation_mails
@@ -61,10 +63,13 @@ WHERE interview_id IN (SELECT i.id FROM interviews AS i WHERE i.candidate_id = $
 
 	qInterviewsToCancel = preparedLockingRead(`SELECT `+interviewColumns+interviewFrom+`
 WHERE i.candidate_id = $1 AND i.status = 'scheduled' AND i.ends_at > $2 ORDER BY i.starts_at, i.id`, ` FOR NO KEY UPDATE OF i`)
+	// Two reads of activity_subject_idx: as one OR, PostgreSQL reads
+	// every interview's entries and filters them.
 	qCandidateEntries = prepared(`SELECT id, team_id, job_id, user_id, token_id, ip, action, subject_type, subject_id, changes, created_at
-FROM activity
-WHERE (subject_type = 'candidate' AND subject_id = $1)
-	OR (subject_type = 'interview' AND subject_id IN (SELECT i.id FROM interviews AS i WHERE i.candidate_id = $1))
+FROM activity WHERE subject_type = 'candidate' AND subject_id = $1
+UNION ALL
+SELECT id, team_id, job_id, user_id, token_id, ip, action, subject_type, subject_id, changes, created_at
+FROM activity WHERE subject_type = 'interview' AND subject_id IN (SELECT i.id FROM interviews AS i WHERE i.candidate_id = $1)
 ORDER BY id`)
 	qSetActivityChanges  = prepared(`UPDATE activity SET changes = $1 WHERE id = $2`)
 	qIdempotencyRecords  = prepared(`SELECT team_id, key, user_id, request, result, created_at FROM idempotency_keys WHERE team_id = $1`)
@@ -156,6 +161,17 @@ func (t *tx) EraseCandidate(ctx context.Context, candidateID int64, at time.Time
 	for _, s := range stmts {
 		if err := t.run.deferred(ctx, s.q, s.a...); err != nil {
 			return formatError(err, "Candidate")
+		}
+	}
+	// Documents go whole, bytes, text and filename; bytes in an object
+	// store once the erasure has committed.
+	var docs []int64
+	if err := t.run.all(ctx, qCandidateDocuments, args(candidateID), &docs); err != nil {
+		return formatError(err, "Document")
+	}
+	for _, id := range docs {
+		if err := t.DeleteDocument(ctx, id); err != nil {
+			return err
 		}
 	}
 	return nil

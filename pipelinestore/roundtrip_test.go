@@ -54,16 +54,16 @@ func TestStore_RoundTrips(t *testing.T) {
 		}
 		move := pipeline.StageMove{StageID: f.Res.Stages["backend"]["Offer"], Idempotency: &pipeline.Idempotency{Key: "k"}}
 		ops := map[string]func(ctx context.Context) error{
-			"Me":       func(ctx context.Context) error { _, err := f.Svc.Me(ctx); return err },
+			"Me":       func(ctx context.Context) error { _, err := f.Svc.GetMe(ctx); return err },
 			"ListJobs": func(ctx context.Context) error { _, err := f.Svc.ListJobs(ctx, pipeline.JobFilter{}); return err },
-			"Job":      func(ctx context.Context) error { _, err := f.Svc.Job(ctx, job); return err },
-			"Stages":   func(ctx context.Context) error { _, err := f.Svc.Stages(ctx, job); return err },
+			"Job":      func(ctx context.Context) error { _, err := f.Svc.GetJob(ctx, job); return err },
+			"Stages":   func(ctx context.Context) error { _, err := f.Svc.ListStages(ctx, job); return err },
 			"ListCandidates": func(ctx context.Context) error {
 				_, err := f.Svc.ListCandidates(ctx, job, pipeline.CandidateFilter{})
 				return err
 			},
 			"Candidate": func(ctx context.Context) error {
-				_, err := f.Svc.Candidate(ctx, job, f.Res.Candidates["ada"])
+				_, err := f.Svc.GetCandidate(ctx, job, f.Res.Candidates["ada"])
 				return err
 			},
 			// BEGIN, key lock and record, candidate with its new stage
@@ -143,11 +143,11 @@ func roundTrips(t *testing.T, db *pipelinestore.DB, want map[string]int64) {
 			return err
 		},
 		"Candidate": func() error {
-			_, err := f.Svc.Candidate(olivia, job, ada)
+			_, err := f.Svc.GetCandidate(olivia, job, ada)
 			return err
 		},
 		"Job": func() error {
-			_, err := f.Svc.Job(olivia, job)
+			_, err := f.Svc.GetJob(olivia, job)
 			return err
 		},
 	}

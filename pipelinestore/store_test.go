@@ -142,7 +142,7 @@ func TestOpen_WithSQLDB(t *testing.T) {
 			}
 			_, err = f.Svc.AddNote(olivia, job, ada, pipeline.NewNote{Content: "Strong on systems."})
 			require.NoError(t, err)
-			c, err := f.Svc.Candidate(olivia, job, ada)
+			c, err := f.Svc.GetCandidate(olivia, job, ada)
 			require.NoError(t, err)
 			assert.Equal(t, "Interview", c.Stage)
 			assert.Equal(t, 1, c.NotesCount)
@@ -216,7 +216,7 @@ func TestDB_ConcurrentWrites(t *testing.T) {
 					st := stages[pipeline.DefaultStages[(i+k)%len(pipeline.DefaultStages)]]
 					_, err = f.Svc.MoveCandidate(ctx, backend, ada, pipeline.StageMove{StageID: st})
 					errs <- err
-					_, err = f.Svc.Candidate(ctx, backend, ada)
+					_, err = f.Svc.GetCandidate(ctx, backend, ada)
 					errs <- err
 				}
 			}()
@@ -226,7 +226,7 @@ func TestDB_ConcurrentWrites(t *testing.T) {
 		for err := range errs {
 			require.NoError(t, err)
 		}
-		c, err := f.Svc.Candidate(ctx, backend, ada)
+		c, err := f.Svc.GetCandidate(ctx, backend, ada)
 		require.NoError(t, err)
 		assert.Equal(t, writers*rounds, c.NotesCount)
 	})

@@ -88,7 +88,7 @@ func TestDeliveries_CreatorDemoted(t *testing.T) {
 		var got pipeline.List[pipeline.Delivery]
 		for deadline := time.Now().Add(20 * time.Second); len(got.Items) == 0 && time.Now().Before(deadline); {
 			time.Sleep(20 * time.Millisecond)
-			got, err = f.Svc.WebhookDeliveries(olivia, w.Value.ID, 1)
+			got, err = f.Svc.ListWebhookDeliveries(olivia, w.Value.ID, 1)
 			require.NoError(t, err)
 		}
 		require.Len(t, got.Items, 1)
@@ -138,7 +138,7 @@ func TestDeliveries_Purge(t *testing.T) {
 		n, err := f.Op.PurgeDeliveries(context.Background())
 		require.NoError(t, err)
 		assert.EqualValues(t, 1, n)
-		left, err := f.Svc.WebhookDeliveries(olivia, w.Value.ID, 1)
+		left, err := f.Svc.ListWebhookDeliveries(olivia, w.Value.ID, 1)
 		require.NoError(t, err)
 		require.Len(t, left.Items, 1)
 		assert.WithinDuration(t, now, left.Items[0].AttemptedAt, time.Second)
@@ -164,7 +164,7 @@ func TestIDs_NeverReused(t *testing.T) {
 			require.NoError(t, db.RecordDelivery(context.Background(), pipeline.Delivery{
 				WebhookID: next.Value.ID, ActivityID: f.Activity(t)[0].ID, Attempt: 1, AttemptedAt: at,
 			}))
-			l, err := f.Svc.WebhookDeliveries(olivia, next.Value.ID, 1)
+			l, err := f.Svc.ListWebhookDeliveries(olivia, next.Value.ID, 1)
 			require.NoError(t, err)
 			require.NotEmpty(t, l.Items)
 			return l.Items[0].ID
@@ -199,7 +199,7 @@ func TestMigration_IDsNeverReused(t *testing.T) {
 	hooks, err := f.Svc.ListWebhooks(olivia, 1)
 	require.NoError(t, err)
 	assert.Equal(t, []int64{ids[1], ids[0]}, []int64{hooks.Items[0].ID, hooks.Items[1].ID})
-	got, err := f.Svc.WebhookDeliveries(olivia, ids[1], 1)
+	got, err := f.Svc.ListWebhookDeliveries(olivia, ids[1], 1)
 	require.NoError(t, err)
 	assert.Len(t, got.Items, 1, "the attempts are kept")
 	_, err = f.Svc.DeleteWebhook(olivia, ids[1], pipeline.WebhookDeletion{})

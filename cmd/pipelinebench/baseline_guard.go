@@ -25,6 +25,7 @@ type caller struct {
 	teamName  string
 	tokenID   int64
 	scopes    []string
+	approval  []string // the token's approval policy, as stored
 	ip        string
 }
 
@@ -36,7 +37,7 @@ func (cl *caller) has(scope pipeline.Scope) bool { return slices.Contains(cl.sco
 // when the token is active at $2 and the client address's ($3) otherwise.
 // $4 is the start of the oldest window still open.
 const guardSQL = `WITH a AS (
-	SELECT t.id, t.user_id, t.scopes, t.expires_at, t.revoked_at, t.last_used_at,
+	SELECT t.id, t.user_id, t.scopes, t.approval, t.expires_at, t.revoked_at, t.last_used_at,
 		u.name AS user_name, u.email AS user_email, tm.id AS team_id, tm.name AS team_name
 	FROM tokens AS t
 	JOIN users AS u ON u.id = t.user_id
@@ -50,7 +51,7 @@ const guardSQL = `WITH a AS (
 		count = CASE WHEN r.window_start <= $4 THEN 1 ELSE r.count + 1 END
 	RETURNING count, window_start
 )
-SELECT q.count, q.window_start, a.id, a.user_id, a.scopes, a.expires_at, a.revoked_at, a.last_used_at,
+SELECT q.count, q.window_start, a.id, a.user_id, a.scopes, a.approval, a.expires_at, a.revoked_at, a.last_used_at,
 	a.user_name, a.user_email, a.team_id, a.team_name
 FROM q LEFT JOIN a ON true`
 
@@ -66,7 +67,8 @@ RETURNING count, window_start`
 // the hash.
 type tokenRow struct {
 	id, userID, teamID            *int64
-	scopes, userName, userEmail   *string
+	scopes, approval              *string
+	userName, userEmail           *string
 	teamName                      *string
 	expiresAt, revokedAt, lastUse *time.Time
 }
@@ -89,7 +91,7 @@ func (b *baseline) guard(c *gin.Context) {
 	)
 	if pipeline.WellFormedToken(value) {
 		err = b.pool.QueryRow(ctx, guardSQL, pipeline.HashToken(value), now, ipBucket, ended).Scan(
-			&count, &start, &t.id, &t.userID, &t.scopes, &t.expiresAt, &t.revokedAt, &t.lastUse,
+			&count, &start, &t.id, &t.userID, &t.scopes, &t.approval, &t.expiresAt, &t.revokedAt, &t.lastUse,
 			&t.userName, &t.userEmail, &t.teamID, &t.teamName)
 	} else {
 		err = b.pool.QueryRow(ctx, limitSQL, ipBucket, now, ended).Scan(&count, &start)
@@ -124,6 +126,10 @@ func (b *baseline) guard(c *gin.Context) {
 	}
 	if *t.scopes != "" {
 		cl.scopes = strings.Split(*t.scopes, ",")
+	}
+	cl.approval = []string{}
+	if *t.approval != "" {
+		cl.approval = strings.Split(*t.approval, ",")
 	}
 	c.Set(callerKey, cl)
 	c.Next()

@@ -27,7 +27,7 @@ func (b *baseline) me(c *gin.Context) {
 	cl, _ := scoped(c, "")
 	respond(c, http.StatusOK, envelope[identity]{Data: identity{
 		ID: cl.userID, Name: cl.userName, Email: cl.userEmail,
-		Team: named{ID: cl.teamID, Name: cl.teamName}, Scopes: cl.scopes,
+		Team: named{ID: cl.teamID, Name: cl.teamName}, Scopes: cl.scopes, ApprovalRequired: cl.approval,
 	}})
 }
 

@@ -29,6 +29,8 @@ type (
 		Email  string   `json:"email"`
 		Team   named    `json:"team"`
 		Scopes []string `json:"scopes"`
+		// ApprovalRequired is the token's approval policy, [] for none.
+		ApprovalRequired []string `json:"approval_required"`
 	}
 	jobBody struct {
 		ID                  int64  `json:"id"`

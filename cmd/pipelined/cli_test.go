@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
 // The tests below run the real binary, built once per test process, to
@@ -113,6 +115,28 @@ func TestCLI_Help(t *testing.T) {
 		assert.Empty(t, r.stderr, group)
 		assert.Contains(t, r.stdout, "pipelined "+group+" list", group)
 	}
+}
+
+// TestCLI_HelpOperations: help operations lists every operation with its
+// method, path, scope, and whether it is a tool.
+func TestCLI_HelpOperations(t *testing.T) {
+	t.Parallel()
+	r := pipelined(t, nil, "help", "operations")
+	require.Equal(t, 0, r.code, r.stderr)
+	rows := map[string][]string{}
+	for line := range strings.Lines(r.stdout) {
+		if f := strings.Fields(line); len(f) == 6 {
+			rows[f[0]] = f[1:]
+		}
+	}
+	assert.Equal(t, []string{"METHOD", "PATH", "SCOPE", "TOOL", "WRITE"}, rows["NAME"])
+	for _, op := range pipeline.Ops() {
+		require.Contains(t, rows, string(op))
+		assert.Equal(t, []string{op.Method(), "/api/v1" + op.Path()}, rows[string(op)][:2], op)
+	}
+	assert.Equal(t, []string{"POST", "/api/v1/jobs/{job}/candidates/{candidate}/stage", "candidates:write", "yes", "yes"}, rows["move_candidate"])
+	assert.Equal(t, []string{"GET", "/api/v1/me", "-", "yes", "no"}, rows["get_me"])
+	assert.Equal(t, []string{"DELETE", "/api/v1/webhooks/{webhook}", "webhooks:write", "no", "yes"}, rows["delete_webhook"])
 }
 
 // TestCLI_UsageErrors: a mistake in the command line exits 2 with the
@@ -215,7 +239,7 @@ func TestCLI_Output(t *testing.T) {
 	r = pipelined(t, env, "team", "create", "--key", "acme", "--name", "Acme")
 	assert.Equal(t, 0, r.code)
 	assert.Empty(t, r.stderr)
-	assert.JSONEq(t, `{"id":1,"key":"acme","name":"Acme","job_limit":null}`, r.stdout)
+	assert.JSONEq(t, `{"id":1,"key":"acme","name":"Acme","job_limit":null,"retention_days":0,"retention_days_in_effect":0,"retention_effective_at":null}`, r.stdout)
 }
 
 // TestCLI_FlagsAnywhere: a command reads its flags wherever they stand

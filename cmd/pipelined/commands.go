@@ -29,21 +29,35 @@ func commands() []command {
 		{name: "migrate status", synopsis: "", run: runMigrateStatus, doc: migrateStatusDoc},
 		{name: "seed", synopsis: "FILE", run: runSeed, doc: seedDoc},
 		{name: "sign-in-link", synopsis: "--email EMAIL", run: runSignInLink, doc: signInLinkDoc},
-		{name: "token create", synopsis: "--user EMAIL --name NAME --scopes a,b", run: runTokenCreate, doc: tokenCreateDoc},
+		{name: "token create", synopsis: "--user EMAIL --name NAME --scopes a,b [--approval OPS]", run: runTokenCreate, doc: tokenCreateDoc},
 		{name: "token list", synopsis: "--team TEAM", run: runTokenList, doc: `
 The tokens created inside a team, as JSON lines, never their values: id,
-name, creator {id, name, email}, scopes, created_at, expires_at,
-last_used_at, revoked_at.`},
+name, creator {id, name, email}, scopes, approval_required (the writes it
+may only propose; [] for none), created_at, expires_at, last_used_at,
+revoked_at.`},
 		{name: "token revoke", synopsis: "ID", run: runTokenRevoke, doc: `
 Revoke a token; a running server refuses it within a second (each server
 trusts what it read of a token for that long). Prints {"id", "revoked"}.`},
 		{name: "team list", synopsis: "", run: runTeamList, doc: `
-Every team as JSON lines: id, key, name, job_limit.`},
+Every team as JSON lines: id, key, name, job_limit, retention_days (0:
+off), retention_days_in_effect, retention_effective_at (when a new or
+shorter period takes effect; null once it has).`},
 		{name: "team create", synopsis: "--key KEY --name NAME [--job-limit N]", run: runTeamCreate, doc: `
 Create a team; prints it as JSON. The key names the team for good.
 
 --job-limit is the plan's limit on the team's jobs that are not closed;
 without it the team has no limit.`},
+		{name: "team set", synopsis: "--key KEY --retention-days N", run: runTeamSet, doc: `
+Set how long a team keeps the data of candidates it is done with; prints
+the team as JSON.
+
+N is 30 to 3650 days, or 0 to turn retention off (the default). A new or
+shorter period takes effect 7 days after it is set (team list shows when, in
+retention_effective_at, and the period in effect until then); turning it off
+or lengthening it applies at once. With a period in effect, the server
+erases each candidate that is not hired once it is on a job closed N days
+ago, or is rejected or withdrawn with no activity about it for N days (see
+"pipelined help privacy sweep").`},
 		{name: "user list", synopsis: "[--team TEAM]", run: runUserList, doc: `
 Users as JSON lines: id, name, email, current_team_id, teams: [{id, key,
 role}]; all of them, or the members of a team.`},
@@ -60,11 +74,13 @@ Take a user off a team, with their assignments to its jobs.
 If it was their current team, their lowest-id other team becomes current. A
 team keeps at least one owner and a user at least one team.`},
 		{name: "mail test", synopsis: "--to ADDRESS", run: runMailTest, doc: mailTestDoc},
+		{name: "privacy sweep", synopsis: "[--dry-run]", run: runPrivacySweep, doc: privacySweepDoc},
 		{name: "activity", synopsis: "[--team TEAM] [--since-id ID] [--limit N]", run: runActivity, doc: activityDoc},
 		{name: "version", synopsis: "[-json]", run: runVersion, noConfig: true, doc: versionDoc},
 		{name: "help", synopsis: "[COMMAND]", noConfig: true, doc: `
 This text (also -h or --help), or all of one command's usage (as COMMAND -h
-prints it, without the flags).`},
+prints it, without the flags). "pipelined help operations" lists the API's
+operations: name, method, path, scope, and whether each is an MCP tool.`},
 	}
 }
 
@@ -105,11 +121,18 @@ know (a newer version applied them) are left out.`
 
 const tokenCreateDoc = `
 Issue a token in the user's current team; prints it as JSON with its value,
-shown this once: {id, name, user_id, team_id, scopes, created_at,
-expires_at, token}.
+shown this once: {id, name, user_id, team_id, scopes, approval_required,
+created_at, expires_at, token}.
 
-The three flags are required. --scopes "" issues a token without scopes,
-which reaches GET /api/v1/me only. A token expires six calendar months after
+--user, --name and --scopes are required. --scopes "" issues a token without
+scopes, which reaches GET /api/v1/me only. --approval names the writes the
+token may only propose, for a person to approve (an agent's token, under
+oversight): operation names as "pipelined help operations" lists them
+(move_candidate,send_message), or "*" for every write its scopes allow. A
+read or an unknown name is refused, and so is a policy on a token that
+carries proposals:review, the scope to decide agents' proposals (exit 2). Proposals
+are not served yet: until they are, the policy is recorded and shown
+(token list, GET /api/v1/me) and the token's writes act. A token expires six calendar months after
 its creation. Values look like plt_ followed by 32 base62 characters and a
 6-character checksum, so that secret scanners find leaked ones; only a hash
 is stored.`
@@ -117,7 +140,8 @@ is stored.`
 const activityDoc = `
 The activity log as JSON lines, oldest first (by id), IP addresses included:
 of one team or all, after an entry id (to resume where a previous read
-stopped), at most N entries.
+stopped), at most N entries. Each entry has the reason its write was given
+("reason", null when none).
 
 Every committed entry shows at once. On PostgreSQL, ids are taken before
 commit, so while writes run a read resumed with --since-id can pass over an
@@ -144,7 +168,8 @@ is https.
 It writes a JSON access log on stderr: method, path, status, duration,
 client IP, request id, trace id when traced, user id; never a token. Expired
 idempotency records, and webhook delivery attempts older than 30 days, are
-purged hourly. PIPELINE_WEBHOOK_WORKERS deliveries run at once.
+purged hourly, and the retention pass (pipelined help privacy sweep) runs
+hourly, on one replica at a time. PIPELINE_WEBHOOK_WORKERS deliveries run at once.
 
 SIGINT or SIGTERM makes /readyz answer 503 ({"status":"stopping"}); after
 PIPELINE_SHUTDOWN_DELAY it stops accepting connections and lets the requests
@@ -220,7 +245,10 @@ refers to them by key:
 Optional: job_limit (none: unlimited), assignees, description, created_at
 (default now), stages (default the pipeline Applied, Screening, Interview,
 Offer, Hired), a candidate's stage (default the first) and status (default
-active), resume_url, a token's created_at and revoked. Unknown fields are
+active), resume_url, a token's created_at, revoked and approval (the
+writes it may only propose, as "pipelined token create --approval" takes
+them: ["move_candidate"], or ["*"]; a read, an unknown name, or a policy
+with proposals:review fails the file). Unknown fields are
 an error. A reference to a key the file does not define (a team, an owner,
 an assignee, a stage, a token's user) fails the whole file, naming the
 field. A token may carry no scope ("scopes": []): it reaches GET /api/v1/me
@@ -357,19 +385,19 @@ required flag (with the command's usage), or a value that the domain refuses
 as invalid (with the domain's field messages).
 
 Migrations: the commands that write (serve, demo, seed, token create and
-revoke, team create, user add, set-role and remove) apply pending migrations
-first unless PIPELINE_AUTO_MIGRATE is false; then they refuse a schema that
-is behind and name "pipelined migrate". The commands that only read
-(activity, the list commands, migrate status) never change the schema and
-never create a SQLite file: on a schema that is behind they refuse with exit
-status 1 and name "pipelined migrate", whatever PIPELINE_AUTO_MIGRATE says
-(migrate status reports it instead). A command finds out what is pending by
-reading alone, so a database role with nothing but USAGE on the schema and
-SELECT on its tables runs the commands that read. A schema ahead of the
-binary (a newer version migrated it) is accepted: migrations only add.
-On PostgreSQL every command, migrate included, works through a transaction
-pooler such as PgBouncer (pool_mode = transaction) as on a direct
-connection.
+revoke, team create and set, user add, set-role and remove, privacy sweep)
+apply pending migrations first unless PIPELINE_AUTO_MIGRATE is false; then
+they refuse a schema that is behind and name "pipelined migrate". The
+commands that only read (activity, the list commands, migrate status) never
+change the schema and never create a SQLite file: on a schema that is behind
+they refuse with exit status 1 and name "pipelined migrate", whatever
+PIPELINE_AUTO_MIGRATE says (migrate status reports it instead). A command
+finds out what is pending by reading alone, so a database role with nothing
+but USAGE on the schema and SELECT on its tables runs the commands that
+read. A schema ahead of the binary (a newer version migrated it) is
+accepted: migrations only add. On PostgreSQL every command, migrate
+included, works through a transaction pooler such as PgBouncer (pool_mode =
+transaction) as on a direct connection.
 
 Teams and users: a team's key is stored with it, unique and for good (teams
 from before keys existed got team-<id>); it is how seed files, --team and
@@ -442,6 +470,10 @@ whole number of seconds):
                        Acme Hiring <jobs@acme.example>; required with
                        PIPELINE_SMTP_URL. Message-IDs are
                        <message-{id}@{its domain}>
+  PIPELINE_DOCUMENT_MAX_BYTES
+                       the largest file a candidate's document may be, in
+                       bytes; an upload's whole body may exceed it by 64 KiB
+                       of form (default 10485760, 10 MiB)
   PIPELINE_WEBHOOK_ALLOW_HTTP
                        true: webhook URLs may be http:// as well as https://
                        (default false)
@@ -485,6 +517,8 @@ idle_in_transaction_session_timeout on the server.
 
 Scopes: jobs:read, jobs:write, candidates:read, candidates:write,
 messages:send (messages to candidates), scheduling:write (interviews and
-availability), activity:read, webhooks:write (the webhook endpoints also
-need an owner or admin of the token's current team).
+availability), activity:read, webhooks:write, privacy:manage (exporting and
+erasing a person's data: POST /api/v1/privacy/exports and erasures). The
+webhook and privacy endpoints also need an owner or admin of the token's
+current team.
 `

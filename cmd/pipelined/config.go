@@ -59,6 +59,10 @@ type config struct {
 	// (withMailer); nil: none.
 	Mailer pipeline.Mailer
 
+	// PIPELINE_DOCUMENT_MAX_BYTES: the largest document file an upload
+	// takes.
+	DocumentMaxBytes int64
+
 	ReadTimeout     time.Duration // PIPELINE_READ_TIMEOUT: to receive a whole request
 	RequestTimeout  time.Duration // PIPELINE_REQUEST_TIMEOUT: each request's deadline
 	ShutdownTimeout time.Duration // PIPELINE_SHUTDOWN_TIMEOUT: to drain requests on a stop
@@ -99,6 +103,13 @@ func loadConfig(getenv func(string) string) (config, error) {
 			return config{}, fmt.Errorf("PIPELINE_RATE_LIMIT: %w", err)
 		}
 		cfg.RateLimit = n
+	}
+	if raw := getenv("PIPELINE_DOCUMENT_MAX_BYTES"); raw != "" {
+		n, err := parsePositive(raw, "bytes")
+		if err != nil {
+			return config{}, fmt.Errorf("PIPELINE_DOCUMENT_MAX_BYTES: %w", err)
+		}
+		cfg.DocumentMaxBytes = int64(n)
 	}
 	if raw := getenv("PIPELINE_DB_MAX_CONNS"); raw != "" {
 		n, err := parsePositive(raw, "connections")

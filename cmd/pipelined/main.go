@@ -17,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipeline/doctext"
 )
 
 // Exit statuses: a runtime failure, and a mistake in the command line.
@@ -26,6 +27,9 @@ const (
 )
 
 func main() {
+	// Run again as the child that reads a document's text, this process
+	// parses one file under limits and exits here.
+	doctext.ServeChildIfAsked()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
 	stop()
@@ -125,11 +129,15 @@ func lookup(e env, args []string) (command, []string, error) {
 
 func isHelp(arg string) bool { return arg == "-h" || arg == "-help" || arg == "--help" }
 
-// runHelp prints the whole usage, or that of the commands named.
+// runHelp prints the whole usage, that of the commands named, or the
+// table of operations ("help operations").
 func runHelp(e env, args []string) error {
 	if len(args) == 0 {
 		fmt.Fprint(e.stdout, usage())
 		return nil
+	}
+	if len(args) == 1 && args[0] == "operations" {
+		return printOperations(e.stdout)
 	}
 	all := commands()
 	for _, c := range all {

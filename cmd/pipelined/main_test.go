@@ -258,7 +258,7 @@ func TestToken(t *testing.T) {
 		out := m.Must("token", "create", "--user", "olivia@acme.test", "--name", "ci bot", "--scopes", "candidates:read, jobs:read")
 		var fields map[string]any
 		require.NoError(t, json.Unmarshal([]byte(out), &fields))
-		assert.ElementsMatch(t, []string{"id", "name", "user_id", "team_id", "scopes", "created_at", "expires_at", "token"},
+		assert.ElementsMatch(t, []string{"id", "name", "user_id", "team_id", "scopes", "approval_required", "created_at", "expires_at", "token"},
 			slices.Collect(maps.Keys(fields)))
 		var tok issuedToken
 		require.NoError(t, json.Unmarshal([]byte(out), &tok))
@@ -281,8 +281,9 @@ func TestToken(t *testing.T) {
 		lines := jsonLines(t, out)
 		require.Len(t, lines, 2)
 		for _, l := range lines {
-			assert.ElementsMatch(t, []string{"id", "name", "creator", "scopes", "created_at", "expires_at", "last_used_at", "revoked_at"},
+			assert.ElementsMatch(t, []string{"id", "name", "creator", "scopes", "approval_required", "created_at", "expires_at", "last_used_at", "revoked_at"},
 				slices.Collect(maps.Keys(l)))
+			assert.Equal(t, []any{}, l["approval_required"])
 			assert.Equal(t, map[string]any{"id": float64(seeded.Users["olivia"]), "name": "Olivia Owner", "email": "olivia@acme.test"}, l["creator"])
 			assert.Nil(t, l["revoked_at"])
 		}
@@ -325,6 +326,40 @@ func TestToken(t *testing.T) {
 	})
 }
 
+// TestToken_Approval: token create --approval gives the token an approval
+// policy, which token list and /me show; a policy the domain refuses is a
+// mistake of the command line.
+func TestToken_Approval(t *testing.T) {
+	eachDB(t, func(t *testing.T, m *Main) {
+		seeded := m.Seed("testdata/seed.json")
+		out := m.Must("token", "create", "--user", "olivia@acme.test", "--name", "agent", "--scopes", "candidates:write,messages:send",
+			"--approval", "send_message, move_candidate,send_message")
+		var tok issuedToken
+		require.NoError(t, json.Unmarshal([]byte(out), &tok))
+		assert.Equal(t, []pipeline.Op{pipeline.OpMoveCandidate, pipeline.OpSendMessage}, tok.Approval)
+
+		lines := jsonLines(t, m.Must("token", "list", "--team", strconv.FormatInt(seeded.Teams["acme"], 10)))
+		require.Len(t, lines, 2)
+		assert.Equal(t, []any{}, lines[0]["approval_required"])
+		assert.Equal(t, []any{"move_candidate", "send_message"}, lines[1]["approval_required"])
+
+		status, body := m.Serve().Do("GET", "/api/v1/me", tok.Token, "")
+		require.Equal(t, http.StatusOK, status, body)
+		assert.Contains(t, body, `"approval_required":["move_candidate","send_message"]`)
+
+		for _, tc := range []struct{ scopes, approval, want string }{
+			{"candidates:write", "move_candidate,get_candidate", "approval: The operation get_candidate is a read"},
+			{"candidates:write", "move_candidates", "approval: Unknown operation move_candidates."},
+			{"candidates:write,proposals:review", "*", "scopes: A token under an approval policy cannot carry proposals:review."},
+		} {
+			stdout, stderr, err := m.Run("", "token", "create", "--user", "olivia@acme.test", "--name", "x", "--scopes", tc.scopes, "--approval", tc.approval)
+			assert.Equal(t, exitUsage, exitStatus(err), tc.approval)
+			assert.Empty(t, stdout)
+			assert.Contains(t, stderr, tc.want)
+		}
+	})
+}
+
 // TestToken_NoScopes: decisions §7, a token without scopes is valid and
 // reaches /me only; --scopes "" issues one.
 func TestToken_NoScopes(t *testing.T) {
@@ -357,7 +392,7 @@ func TestActivity(t *testing.T) {
 		srv := m.Serve()
 
 		move := fmt.Sprintf("/api/v1/jobs/%d/candidates/%d/stage", acme.Jobs["backend"], acme.Candidates["ada"])
-		status, body := srv.Do("POST", move, olivia.Token, fmt.Sprintf(`{"stage": %d}`, acme.Stages["backend"]["Interview"]))
+		status, body := srv.Do("POST", move, olivia.Token, fmt.Sprintf(`{"stage": %d, "reason": "Passed the screen.\nOn to interviews."}`, acme.Stages["backend"]["Interview"]))
 		require.Equal(t, http.StatusOK, status, body)
 		status, body = srv.Do("POST", "/api/v1/jobs", gina.Token, `{"title": "Site Reliability Engineer"}`)
 		require.Equal(t, http.StatusCreated, status, body)
@@ -376,12 +411,15 @@ func TestActivity(t *testing.T) {
 		assert.Equal(t, float64(acme.Candidates["ada"]), moved["subject_id"])
 		assert.Equal(t, map[string]any{"stage": map[string]any{"before": "Screening", "after": "Interview"}}, moved["changes"])
 		assert.Regexp(t, `^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`, moved["created_at"])
+		assert.Equal(t, "Passed the screen.\nOn to interviews.", moved["reason"])
 
 		assert.Equal(t, "job.created", opened["action"])
 		assert.Equal(t, float64(globex.Teams["globex"]), opened["team_id"])
 		assert.Equal(t, float64(globex.Users["gina"]), opened["user_id"])
 		assert.Equal(t, float64(gina.ID), opened["token_id"])
 		assert.Equal(t, float64(job.Data.ID), opened["subject_id"])
+		assert.Contains(t, opened, "reason")
+		assert.Nil(t, opened["reason"], "no reason given")
 		assert.Less(t, moved["id"], opened["id"], "oldest first")
 
 		byTeam := func(id int64) []map[string]any {
@@ -461,7 +499,7 @@ func TestDemo(t *testing.T) {
 		case strings.Contains(line, "/mcp "):
 			assert.Contains(t, body, `"name":"move_candidate"`)
 		case strings.HasSuffix(strings.Fields(line)[2], "/api/v1/me"):
-			assert.Contains(t, body, `"scopes":["jobs:read","jobs:write","candidates:read","candidates:write","messages:send","scheduling:write","activity:read","webhooks:write","proposals:review","privacy:manage"]`)
+			assert.Contains(t, body, `"scopes":["jobs:read","jobs:write","candidates:read","candidates:write","messages:send","scheduling:write","activity:read","webhooks:write","proposals:review","privacy:manage"],"approval_required":[]`)
 		}
 	}
 

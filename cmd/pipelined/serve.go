@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipeline/doctext"
 	"github.com/pipeline-dev/pipeline/pipelinehttp"
 	"github.com/pipeline-dev/pipeline/pipelinestore"
 )
@@ -114,7 +115,8 @@ func serve(ctx context.Context, e env, o *observability, db *pipelinestore.DB, l
 		}
 		defer stop()
 	}
-	handler := pipelinehttp.New(servedService(e, db), cfg)
+	svc := servedService(e, db)
+	handler := pipelinehttp.New(svc, cfg)
 	// Requests' contexts derive from base, so that cutting them is one call.
 	base, cut := context.WithCancelCause(context.Background())
 	defer cut(nil)
@@ -133,7 +135,7 @@ func serve(ctx context.Context, e env, o *observability, db *pipelinestore.DB, l
 	go func() { served <- srv.Serve(pipelinehttp.Listener(ln, logger)) }()
 	logger.Info("listening", "addr", ln.Addr().String())
 
-	deliveries, err := startDeliveries(e, db, logger)
+	deliveries, err := startDeliveries(e, db, svc, logger)
 	if err != nil {
 		return errors.Join(err, srv.Close())
 	}
@@ -192,20 +194,21 @@ func servedService(e env, db *pipelinestore.DB) *pipeline.Service {
 // stopping makes its /readyz answer 503.
 func apiConfig(e env, o *observability, db *pipelinestore.DB, stopping <-chan struct{}) pipelinehttp.Config {
 	return pipelinehttp.Config{
-		BaseURL:        e.cfg.BaseURL,
-		Logger:         o.log, // the access log; it never holds a token
-		TrustedProxies: e.cfg.TrustedProxies,
-		TracerProvider: o.tracer,
-		RequestTimeout: e.cfg.RequestTimeout,
-		Stopping:       stopping,
+		BaseURL:          e.cfg.BaseURL,
+		Logger:           o.log, // the access log; it never holds a token
+		TrustedProxies:   e.cfg.TrustedProxies,
+		TracerProvider:   o.tracer,
+		RequestTimeout:   e.cfg.RequestTimeout,
+		Stopping:         stopping,
+		MaxDocumentBytes: e.cfg.DocumentMaxBytes,
 	}
 }
 
 // startDeliveries starts the delivery of webhook messages with
 // PIPELINE_WEBHOOK_WORKERS workers (none with 0), and with it the
 // periodic purge of expired idempotency records and old delivery
-// attempts, which runs either way.
-func startDeliveries(e env, db *pipelinestore.DB, logger *slog.Logger) (*pipelinestore.Deliveries, error) {
+// attempts and the hourly retention pass of svc, which run either way.
+func startDeliveries(e env, db *pipelinestore.DB, svc *pipeline.Service, logger *slog.Logger) (*pipelinestore.Deliveries, error) {
 	sender := pipelinehttp.NewWebhookSender(pipelinehttp.WebhookSenderConfig{
 		AllowPrivate: e.cfg.WebhookAllowPrivate,
 		UserAgent:    userAgent(),
@@ -217,7 +220,10 @@ func startDeliveries(e env, db *pipelinestore.DB, logger *slog.Logger) (*pipelin
 	}
 	// Behind a transaction pooler no connection stays for a LISTEN: the
 	// queue polls.
-	dc := pipelinestore.DeliveryConfig{Workers: e.cfg.WebhookWorkers, Logger: logger, PollOnly: e.cfg.Pooled}
+	dc := pipelinestore.DeliveryConfig{Workers: e.cfg.WebhookWorkers, Logger: logger, PollOnly: e.cfg.Pooled, Sweeper: svc,
+		// Documents' text is read by this binary run again as a child
+		// with limits (main calls doctext.ServeChildIfAsked).
+		Texts: pipeline.NewTexts(db, doctext.Process{})}
 	if postman != nil {
 		dc.Postman = postman
 		logger.Info("sending email", "from", e.cfg.MailFrom.String())

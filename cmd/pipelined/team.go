@@ -4,20 +4,34 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"time"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
-// teamJSON is a team as the team commands print it.
+// teamJSON is a team as the team commands print it. retention_days is
+// the period set (0: off); until it takes effect at
+// retention_effective_at, retention_days_in_effect is the one before.
 type teamJSON struct {
-	ID       int64  `json:"id"`
-	Key      string `json:"key"`
-	Name     string `json:"name"`
-	JobLimit *int   `json:"job_limit"`
+	ID                   int64   `json:"id"`
+	Key                  string  `json:"key"`
+	Name                 string  `json:"name"`
+	JobLimit             *int    `json:"job_limit"`
+	RetentionDays        int     `json:"retention_days"`
+	RetentionInEffect    int     `json:"retention_days_in_effect"`
+	RetentionEffectiveAt *string `json:"retention_effective_at"`
 }
 
-func toTeamJSON(t pipeline.Team) teamJSON {
-	return teamJSON{ID: t.ID, Key: t.Key, Name: t.Name, JobLimit: t.JobLimit}
+func toTeamJSON(now time.Time) func(pipeline.Team) teamJSON {
+	return func(t pipeline.Team) teamJSON {
+		out := teamJSON{ID: t.ID, Key: t.Key, Name: t.Name, JobLimit: t.JobLimit,
+			RetentionDays: t.Retention.Days, RetentionInEffect: t.Retention.At(now)}
+		if at := t.Retention.EffectiveAt(now); at != nil {
+			s := at.UTC().Format(time.RFC3339)
+			out.RetentionEffectiveAt = &s
+		}
+		return out
+	}
 }
 
 func runTeamList(ctx context.Context, e env, args []string) error {
@@ -31,7 +45,7 @@ func runTeamList(ctx context.Context, e env, args []string) error {
 		if err != nil {
 			return err
 		}
-		return printJSONLines(e.stdout, teams, toTeamJSON)
+		return printJSONLines(e.stdout, teams, toTeamJSON(time.Now()))
 	})
 }
 
@@ -57,6 +71,31 @@ func runTeamCreate(ctx context.Context, e env, args []string) error {
 		if err != nil {
 			return lineValues(e, err)
 		}
-		return json.NewEncoder(e.stdout).Encode(toTeamJSON(created))
+		return json.NewEncoder(e.stdout).Encode(toTeamJSON(time.Now())(created))
+	})
+}
+
+func runTeamSet(ctx context.Context, e env, args []string) error {
+	fs := newFlagSet(e)
+	withDB(&e, fs)
+	key := fs.String("key", "", "the team's key (or id)")
+	raw := fs.String("retention-days", "", "days the team keeps the data of candidates it is done with: 30 to 3650, 0 for off")
+	if err := parseFlagsOnly(e, fs, args, "key", "retention-days"); err != nil {
+		return err
+	}
+	days, err := strconv.Atoi(*raw)
+	if err != nil {
+		return usageErrorf(e, fs, "--retention-days %q is not a whole number", *raw)
+	}
+	return withOperator(ctx, e.cfg, writes, func(op *pipeline.Operator) error {
+		team, err := op.TeamByRef(ctx, *key)
+		if err != nil {
+			return err
+		}
+		set, err := op.SetRetention(ctx, team.ID, days)
+		if err != nil {
+			return lineValues(e, err)
+		}
+		return json.NewEncoder(e.stdout).Encode(toTeamJSON(time.Now())(set))
 	})
 }

@@ -41,11 +41,12 @@ func TestTeam(t *testing.T) {
 		m.Must("migrate")
 		assert.Empty(t, m.Must("team", "list"))
 		out := m.Must("team", "create", "--key", "acme", "--name", "Acme", "--job-limit", "2")
-		assert.JSONEq(t, `{"id":1,"key":"acme","name":"Acme","job_limit":2}`, out)
+		assert.JSONEq(t, `{"id":1,"key":"acme","name":"Acme","job_limit":2,"retention_days":0,"retention_days_in_effect":0,"retention_effective_at":null}`, out)
 		m.Must("team", "create", "--key", "globex", "--name", "Globex")
 		lines := jsonLines(t, m.Must("team", "list"))
 		require.Len(t, lines, 2)
-		assert.Equal(t, map[string]any{"id": float64(2), "key": "globex", "name": "Globex", "job_limit": nil}, lines[1])
+		assert.Equal(t, map[string]any{"id": float64(2), "key": "globex", "name": "Globex", "job_limit": nil,
+			"retention_days": float64(0), "retention_days_in_effect": float64(0), "retention_effective_at": nil}, lines[1])
 
 		for _, tc := range []struct {
 			args []string

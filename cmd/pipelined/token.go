@@ -17,6 +17,7 @@ type issuedToken struct {
 	UserID    int64            `json:"user_id"`
 	TeamID    int64            `json:"team_id"`
 	Scopes    []pipeline.Scope `json:"scopes"`
+	Approval  []pipeline.Op    `json:"approval_required"`
 	CreatedAt time.Time        `json:"created_at"`
 	ExpiresAt time.Time        `json:"expires_at"`
 	Token     string           `json:"token"`
@@ -28,19 +29,20 @@ func runTokenCreate(ctx context.Context, e env, args []string) error {
 	user := fs.String("user", "", "email of the user the token acts for")
 	name := fs.String("name", "", "name of the token")
 	scopes := fs.String("scopes", "", `comma-separated scopes; "" for none`)
+	approval := fs.String("approval", "", `comma-separated write operations the token may only propose, or "*" for every write (see "pipelined help operations")`)
 	if err := parseFlagsOnly(e, fs, args, "user", "name", "scopes"); err != nil {
 		return err
 	}
 	return withOperator(ctx, e.cfg, writes, func(op *pipeline.Operator) error {
 		t, value, err := op.IssueToken(ctx, pipeline.TokenRequest{
-			UserEmail: *user, Name: *name, Scopes: splitScopes(*scopes),
+			UserEmail: *user, Name: *name, Scopes: splitScopes(*scopes), Approval: pipeline.SplitApproval(*approval),
 		})
 		if err != nil {
 			return lineValues(e, err)
 		}
 		return json.NewEncoder(e.stdout).Encode(issuedToken{
 			ID: t.ID, Name: t.Name, UserID: t.UserID, TeamID: t.TeamID, Scopes: scopeList(t.Scopes),
-			CreatedAt: timestamp(t.CreatedAt), ExpiresAt: timestamp(t.ExpiresAt), Token: value,
+			Approval: opList(t.Approval), CreatedAt: timestamp(t.CreatedAt), ExpiresAt: timestamp(t.ExpiresAt), Token: value,
 		})
 	})
 }
@@ -61,6 +63,7 @@ type listedToken struct {
 	Name       string           `json:"name"`
 	Creator    tokenCreator     `json:"creator"`
 	Scopes     []pipeline.Scope `json:"scopes"`
+	Approval   []pipeline.Op    `json:"approval_required"`
 	CreatedAt  time.Time        `json:"created_at"`
 	ExpiresAt  time.Time        `json:"expires_at"`
 	LastUsedAt *time.Time       `json:"last_used_at"`
@@ -78,6 +81,7 @@ func toListedToken(t pipeline.Token) listedToken {
 		ID: t.ID, Name: t.Name,
 		Creator:   tokenCreator{ID: t.Creator.ID, Name: t.Creator.Name, Email: t.Creator.Email},
 		Scopes:    scopeList(t.Scopes),
+		Approval:  opList(t.Approval),
 		CreatedAt: timestamp(t.CreatedAt), ExpiresAt: timestamp(t.ExpiresAt),
 		LastUsedAt: optionalTimestamp(t.LastUsedAt), RevokedAt: optionalTimestamp(t.RevokedAt),
 	}
@@ -131,3 +135,6 @@ func scopeList(scopes []pipeline.Scope) []pipeline.Scope {
 	}
 	return scopes
 }
+
+// opList is an approval policy for JSON: none shows [], not null.
+func opList(ops []pipeline.Op) []pipeline.Op { return append([]pipeline.Op{}, ops...) }

@@ -103,7 +103,7 @@ func TestAgent(t *testing.T) {
 	require.NoError(t, err)
 	octx := pipeline.NewContext(ctx, c)
 	for _, key := range []string{"ada", "linus"} {
-		cand, err := svc.Candidate(octx, job, seed.Candidates[key])
+		cand, err := svc.GetCandidate(octx, job, seed.Candidates[key])
 		require.NoError(t, err)
 		assert.Equal(t, "Screening", cand.Stage, key)
 		assert.Equal(t, 1, cand.NotesCount, key)

@@ -149,7 +149,7 @@ func (a *app) createJob(ctx context.Context) error {
 // of the seeded job, each write under its own idempotency key.
 func (a *app) workCandidates(ctx context.Context) error {
 	backend := a.res.Jobs["backend"]
-	stages, err := a.svc.Stages(ctx, backend)
+	stages, err := a.svc.ListStages(ctx, backend)
 	if err != nil {
 		return err
 	}
@@ -193,7 +193,7 @@ func (a *app) refuse(ctx context.Context) error {
 
 // notFound looks for a job that does not exist.
 func (a *app) notFound(ctx context.Context) error {
-	_, err := a.svc.Job(ctx, 999999)
+	_, err := a.svc.GetJob(ctx, 999999)
 	if !errors.Is(err, pipeline.ErrNotFound) {
 		return fmt.Errorf("a missing job: want not found, got %v", err)
 	}

@@ -99,14 +99,21 @@ func TestLibrary_Idempotency(t *testing.T) {
 }
 
 func TestLibrary_Callers(t *testing.T) {
-	t.Run("the Service cannot issue, revoke or list tokens, seed, or read the whole log", func(t *testing.T) {
+	t.Run("the Service cannot issue tokens, list a team's, seed, or read the whole log", func(t *testing.T) {
 		svc := reflect.TypeFor[*pipeline.Service]()
-		for _, name := range []string{"IssueToken", "RevokeToken", "TeamTokens", "Seed", "ActivityLog", "ActAs"} {
+		for _, name := range []string{"IssueToken", "TeamTokens", "Seed", "ActivityLog", "ActAs"} {
 			_, has := svc.MethodByName(name)
 			assert.False(t, has, "Service.%s", name)
 			_, op := reflect.TypeFor[*pipeline.Operator]().MethodByName(name)
 			assert.True(t, op, "Operator.%s", name)
 		}
+	})
+	t.Run("a token's caller cannot revoke tokens: only a signed-in person, on the pages", func(t *testing.T) {
+		l := openLibrary(t)
+		err := l.svc.RevokeToken(l.bot, 1)
+		assert.ErrorIs(t, err, pipeline.ErrForbidden)
+		_, err = l.svc.GetMe(l.bot)
+		assert.NoError(t, err, "the token still works")
 	})
 	t.Run("a hand-built caller is no caller", func(t *testing.T) {
 		l := openLibrary(t)
@@ -120,7 +127,7 @@ func TestLibrary_Callers(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, "Acme", c.Team().Name)
 		ctx := pipeline.NewContext(context.Background(), c)
-		_, err = l.svc.Job(ctx, l.res.Jobs["backend"])
+		_, err = l.svc.GetJob(ctx, l.res.Jobs["backend"])
 		require.NoError(t, err)
 		_, err = l.svc.CreateJob(ctx, pipeline.NewJob{Title: "Not allowed"})
 		assert.ErrorIs(t, err, pipeline.ErrInsufficientScope)
@@ -129,7 +136,7 @@ func TestLibrary_Callers(t *testing.T) {
 	})
 	t.Run("errors.Is finds the code through wrapping", func(t *testing.T) {
 		l := openLibrary(t)
-		_, err := l.svc.Candidate(l.bot, l.res.Jobs["backend"], 999999)
+		_, err := l.svc.GetCandidate(l.bot, l.res.Jobs["backend"], 999999)
 		wrapped := errors.Join(errors.New("loading the candidate"), err)
 		assert.ErrorIs(t, wrapped, pipeline.ErrNotFound)
 		assert.NotErrorIs(t, wrapped, pipeline.ErrForbidden)

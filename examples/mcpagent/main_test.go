@@ -94,7 +94,7 @@ func TestMCPAgent(t *testing.T) {
 	require.NoError(t, err)
 	ctx := pipeline.NewContext(context.Background(), c)
 	for _, key := range []string{"ada", "linus"} {
-		cand, err := w.svc.Candidate(ctx, job, w.seed.Candidates[key])
+		cand, err := w.svc.GetCandidate(ctx, job, w.seed.Candidates[key])
 		require.NoError(t, err)
 		assert.Equal(t, "Screening", cand.Stage, key)
 		assert.Equal(t, 1, cand.NotesCount, key)

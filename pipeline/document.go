@@ -1,0 +1,348 @@
+package pipeline
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"slices"
+	"strings"
+	"time"
+)
+
+// DefaultMaxDocumentBytes is the largest document file the API takes by
+// default, 10 MiB.
+const DefaultMaxDocumentBytes = 10 << 20
+
+// MaxDocumentText is the most text kept of a document, in characters.
+const MaxDocumentText = 200_000
+
+// Document kinds.
+const (
+	DocumentResume      = "resume"
+	DocumentCoverLetter = "cover_letter"
+	DocumentOther       = "other"
+)
+
+// DocumentKinds lists the kinds of document, the default first.
+var DocumentKinds = []string{DocumentResume, DocumentCoverLetter, DocumentOther}
+
+// Text statuses of a document: its text is pending until the background
+// extraction ends ready, none (an image, which has no text to read) or
+// failed (a file that could not be read within the limits).
+const (
+	TextPending = "pending"
+	TextReady   = "ready"
+	TextNone    = "none"
+	TextFailed  = "failed"
+)
+
+// TextStatuses lists the text statuses.
+var TextStatuses = []string{TextPending, TextReady, TextNone, TextFailed}
+
+// Activity actions of documents.
+const (
+	ActionCandidateDocumentAdded   = "candidate.document_added"
+	ActionCandidateDocumentRemoved = "candidate.document_removed"
+)
+
+// Document is a file a user added to a candidate: a résumé, a cover
+// letter or another. Its bytes are stored under its id, never its name.
+type Document struct {
+	ID          int64
+	CandidateID int64
+	JobID       int64
+	TeamID      int64
+	Kind        string
+	Filename    string // as kept: see CleanFilename
+	ContentType string // detected from the content: a Type constant
+	Size        int64
+	SHA256      string // hex
+	TextStatus  string
+	// TextTruncated: the text was cut at MaxDocumentText characters.
+	TextTruncated bool
+	UploadedBy    User // ID and Name
+	CreatedAt     time.Time
+}
+
+// NewDocument is the input of AddDocument.
+type NewDocument struct {
+	Kind     string // "" is DocumentResume
+	Filename string // as sent
+	Reasoned
+	// Content is the file's bytes; nil when no file was sent.
+	Content     []byte
+	Idempotency *Idempotency
+	// Unread is what a face could not read of the input; nil: all of it.
+	Unread error
+}
+
+// documentRequest is what an idempotency key of AddDocument binds: the
+// file by its digest, not its bytes, and the fields as sent.
+type documentRequest struct {
+	Kind, Filename string
+	Reasoned
+	SHA256 string
+	Size   int
+	Sent   bool
+	Type   string
+	Unread error
+}
+
+func (in NewDocument) request() documentRequest {
+	sum := sha256.Sum256(in.Content)
+	return documentRequest{Kind: in.Kind, Filename: in.Filename, Reasoned: in.Reasoned, SHA256: hex.EncodeToString(sum[:]),
+		Size: len(in.Content), Sent: in.Content != nil, Type: DetectType(in.Content), Unread: in.Unread}
+}
+
+// Validate reports what is wrong with the input.
+func (in NewDocument) Validate() error { return in.request().Validate() }
+
+func (r documentRequest) Validate() error { return withUnread(r.Unread, r.check()) }
+
+func (r documentRequest) check() error {
+	bad := FieldErrors{}
+	if r.Kind != "" && !slices.Contains(DocumentKinds, r.Kind) {
+		bad.Add("kind", "The kind must be one of "+strings.Join(DocumentKinds, ", ")+".")
+	}
+	switch {
+	case !r.Sent:
+		bad.Add("file", "The file field is required.")
+	case r.Size == 0:
+		bad.Add("file", "The file is empty.")
+	case r.Type == "":
+		bad.Add("file", msgAcceptedTypes)
+	case CleanFilename(r.Filename) == "":
+		bad.Add("file", "The file must have a name.")
+	}
+	return bad.Err()
+}
+
+// AddDocument stores a file for a candidate, its type read from its
+// content, and queues the extraction of its text (an image has none).
+// Scope: candidates:write. Errors: unauthenticated, insufficient_scope,
+// not_found, validation_failed (kind, reason, file: missing, empty, of a
+// type not accepted), conflict (idempotency key in flight).
+func (s *Service) AddDocument(ctx context.Context, jobID, candidateID int64, in NewDocument) (Result[Document], error) {
+	req := in.request()
+	return writeCandidate(s, ctx, OpAddDocument, jobID, candidateID, &req, &in.Idempotency, func(tx Tx, c Caller, cand Candidate) (Document, error) {
+		status := TextPending
+		if req.Type == TypePNG || req.Type == TypeJPEG {
+			status = TextNone
+		}
+		d, err := tx.InsertDocument(ctx, Document{
+			CandidateID: cand.ID, JobID: cand.JobID, TeamID: cand.TeamID,
+			Kind: cmpOr(in.Kind, DocumentResume), Filename: CleanFilename(in.Filename),
+			ContentType: req.Type, Size: int64(req.Size), SHA256: req.SHA256, TextStatus: status,
+			UploadedBy: User{ID: c.user.ID, Name: c.user.Name}, CreatedAt: s.now(),
+		}, in.Content)
+		if err != nil {
+			return Document{}, err
+		}
+		changes := map[string]any{"document_id": d.ID}
+		return d, s.log(ctx, tx, c, cand.TeamID, cand.JobID, ActionCandidateDocumentAdded, SubjectCandidate, cand.ID, changes)
+	})
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// DocumentFilter selects a page of a candidate's documents.
+type DocumentFilter struct {
+	Page int // from 1; 0: the first page
+	// Unread is what a face could not read of the input; nil: all of it.
+	Unread error
+}
+
+// Validate reports what is wrong with the filter.
+func (f DocumentFilter) Validate() error {
+	bad := FieldErrors{}
+	if f.Page < 0 {
+		bad.Add("page", msgPage)
+	}
+	return withUnread(f.Unread, bad.Err())
+}
+
+// ListDocuments returns a page of a candidate's documents, newest first.
+// Scope: candidates:read. Errors: unauthenticated, insufficient_scope,
+// not_found, validation_failed (page).
+func (s *Service) ListDocuments(ctx context.Context, jobID, candidateID int64, f DocumentFilter) (List[Document], error) {
+	c, err := authorize(ctx, OpListDocuments)
+	if err != nil {
+		return List[Document]{}, err
+	}
+	if bad := f.Validate(); bad != nil {
+		if _, err := s.store.Candidate(ctx, c.user.ID, jobID, candidateID); err != nil {
+			return List[Document]{}, err
+		}
+		return List[Document]{}, bad
+	}
+	return s.store.ListDocuments(ctx, c.user.ID, jobID, candidateID, max(f.Page, 1))
+}
+
+// GetDocument returns a document of a candidate. Scope: candidates:read.
+// Errors: unauthenticated, insufficient_scope, not_found.
+func (s *Service) GetDocument(ctx context.Context, jobID, candidateID, id int64) (Document, error) {
+	c, err := authorize(ctx, OpGetDocument)
+	if err != nil {
+		return Document{}, err
+	}
+	return s.store.Document(ctx, c.user.ID, jobID, candidateID, id)
+}
+
+// Content is the bytes of a document, to read and seek; the caller closes
+// it.
+type Content interface {
+	io.ReadSeeker
+	io.Closer
+}
+
+// GetDocumentContent returns a document and its bytes as uploaded, which the
+// caller closes. Scope: candidates:read. Errors: unauthenticated,
+// insufficient_scope, not_found.
+func (s *Service) GetDocumentContent(ctx context.Context, jobID, candidateID, id int64) (Document, Content, error) {
+	c, err := authorize(ctx, OpGetDocumentContent)
+	if err != nil {
+		return Document{}, nil, err
+	}
+	d, err := s.store.Document(ctx, c.user.ID, jobID, candidateID, id)
+	if err != nil {
+		return Document{}, nil, err
+	}
+	r, err := s.store.OpenDocument(ctx, d.ID)
+	if err != nil {
+		return Document{}, nil, err
+	}
+	return d, r, nil
+}
+
+// TextRange selects a part of a document's text, in characters. The zero
+// value selects all of it.
+type TextRange struct {
+	Offset int // from 0
+	Limit  int // 0: to the end
+	// Unread is what a face could not read of the input; nil: all of it.
+	Unread error
+}
+
+// Validate reports what is wrong with the range.
+func (r TextRange) Validate() error {
+	bad := FieldErrors{}
+	if r.Offset < 0 {
+		bad.Add("offset", MsgOffset)
+	}
+	if r.Limit < 0 {
+		bad.Add("limit", MsgTextLimit)
+	}
+	return withUnread(r.Unread, bad.Err())
+}
+
+// Messages of a text range that cannot be read.
+const (
+	MsgOffset    = "The offset must be an integer greater than or equal to 0."
+	MsgTextLimit = "The limit must be an integer greater than or equal to 1."
+)
+
+// DocumentText is a part of a document's text.
+type DocumentText struct {
+	Text string
+	// Truncated: the document's text was cut at MaxDocumentText characters.
+	Truncated bool
+	Offset    int
+	// NextOffset is where the next part starts; nil at the end.
+	NextOffset *int
+}
+
+// ErrTextPending is the conflict of a text asked for while it is being
+// extracted; the faces tell the caller when to ask again.
+var ErrTextPending = particular(EConflict, "The text is not ready.")
+
+// TextRetryAfter is how long a caller should wait before asking again
+// for a text that is pending.
+const TextRetryAfter = 2 * time.Second
+
+// GetDocumentText returns the text of a document, or the part r selects.
+// Scope: candidates:read. Errors: unauthenticated, insufficient_scope,
+// not_found, conflict (ErrTextPending), validation_failed (offset, limit;
+// document: its text_status is none or failed).
+func (s *Service) GetDocumentText(ctx context.Context, jobID, candidateID, id int64, r TextRange) (DocumentText, error) {
+	c, err := authorize(ctx, OpGetDocumentText)
+	if err != nil {
+		return DocumentText{}, err
+	}
+	d, text, err := s.store.DocumentText(ctx, c.user.ID, jobID, candidateID, id)
+	if err != nil {
+		return DocumentText{}, err
+	}
+	if bad := r.Validate(); bad != nil {
+		return DocumentText{}, bad
+	}
+	switch d.TextStatus {
+	case TextPending:
+		return DocumentText{}, ErrTextPending
+	case TextNone, TextFailed:
+		return DocumentText{}, Invalid("document", "The document has no text: its text_status is "+d.TextStatus+".")
+	}
+	runes := []rune(text)
+	from := min(r.Offset, len(runes))
+	to := len(runes)
+	if r.Limit > 0 {
+		to = min(from+r.Limit, len(runes))
+	}
+	out := DocumentText{Text: string(runes[from:to]), Truncated: d.TextTruncated, Offset: r.Offset}
+	if to < len(runes) {
+		out.NextOffset = &to
+	}
+	return out, nil
+}
+
+// DocumentRemoval is the input of RemoveDocument.
+type DocumentRemoval struct {
+	Idempotency *Idempotency
+	Reasoned
+	// Unread is what a face could not read of the input; nil: all of it.
+	Unread error
+}
+
+// Validate reports what is wrong with the input.
+func (in DocumentRemoval) Validate() error { return in.Unread }
+
+// RemoveDocument deletes a document and its bytes. Scope:
+// candidates:write. Errors: unauthenticated, insufficient_scope,
+// not_found, conflict (idempotency key in flight).
+func (s *Service) RemoveDocument(ctx context.Context, jobID, candidateID, id int64, in DocumentRemoval) (Result[struct{}], error) {
+	c, err := authorize(ctx, OpRemoveDocument)
+	if err != nil {
+		return Result[struct{}]{}, err
+	}
+	k, err := takeKey(OpRemoveDocument, Ref{Job: jobID, Candidate: candidateID, Document: id}, &in, &in.Idempotency)
+	if err != nil {
+		return Result[struct{}]{}, err
+	}
+	type target struct {
+		cand Candidate
+		doc  Document
+	}
+	load := func(tx Tx) (target, error) {
+		cand, err := tx.CandidateForUpdate(ctx, c.user.ID, jobID, candidateID)
+		if err != nil {
+			return target{}, err
+		}
+		d, err := tx.DocumentForDelete(ctx, cand.ID, id)
+		return target{cand, d}, err
+	}
+	return write(s, ctx, c, k, load, func(tx Tx, t target) (struct{}, error) {
+		if err := in.Validate(); err != nil {
+			return struct{}{}, err
+		}
+		if err := tx.DeleteDocument(ctx, t.doc.ID); err != nil {
+			return struct{}{}, err
+		}
+		changes := map[string]any{"document_id": t.doc.ID}
+		return struct{}{}, s.log(ctx, tx, c, t.cand.TeamID, t.cand.JobID, ActionCandidateDocumentRemoved, SubjectCandidate, t.cand.ID, changes)
+	})
+}

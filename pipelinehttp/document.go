@@ -1,0 +1,173 @@
+package pipelinehttp
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// documentItem is a document as added, listed and read.
+type documentItem struct {
+	ID          int64  `json:"id"`
+	CandidateID int64  `json:"candidate_id"`
+	Kind        string `json:"kind"`
+	Filename    string `json:"filename"`
+	ContentType string `json:"content_type"`
+	Size        int64  `json:"size"`
+	SHA256      string `json:"sha256"`
+	TextStatus  string `json:"text_status"`
+	UploadedBy  named  `json:"uploaded_by"`
+	CreatedAt   string `json:"created_at"`
+}
+
+func newDocumentItem(d pipeline.Document) documentItem {
+	return documentItem{
+		ID: d.ID, CandidateID: d.CandidateID, Kind: d.Kind, Filename: d.Filename, ContentType: d.ContentType,
+		Size: d.Size, SHA256: d.SHA256, TextStatus: d.TextStatus,
+		UploadedBy: named{ID: d.UploadedBy.ID, Name: d.UploadedBy.Name}, CreatedAt: timestamp(d.CreatedAt),
+	}
+}
+
+// documentTextItem is a part of a document's text.
+type documentTextItem struct {
+	Text       string `json:"text"`
+	Truncated  bool   `json:"truncated"`
+	Offset     int    `json:"offset"`
+	NextOffset *int   `json:"next_offset"`
+}
+
+// documentContent is a document's bytes, served by http.ServeContent,
+// which answers Range and If-None-Match. The headers keep a browser from
+// showing or running what a stranger sent: it is an attachment, its type
+// is not guessed, and a page it became would run sandboxed with nothing
+// allowed.
+type documentContent struct {
+	doc     pipeline.Document
+	content pipeline.Content
+}
+
+// media is what the document says of the body: any bytes.
+func (documentContent) media() (string, []byte) { return "application/octet-stream", nil }
+
+func (d documentContent) serve(w http.ResponseWriter, r *http.Request) {
+	defer d.content.Close()
+	h := w.Header()
+	h.Set("Content-Type", d.doc.ContentType)
+	h.Set("Content-Disposition", "attachment; filename*=UTF-8''"+encodeRFC5987(d.doc.Filename))
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "sandbox; default-src 'none'")
+	h.Set("ETag", `"`+d.doc.SHA256+`"`)
+	http.ServeContent(w, r, "", d.doc.CreatedAt, d.content)
+}
+
+// encodeRFC5987 percent-encodes s as an RFC 5987 value: every byte but
+// the attr-chars.
+func encodeRFC5987(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$&+-.^_`|~", c) >= 0 {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteString("%" + strings.ToUpper(strconv.FormatUint(uint64(c)|0x100, 16)[1:]))
+	}
+	return b.String()
+}
+
+func documentID[In any]() param[In] {
+	return pathID[In]("document", "Id of a document of that candidate.")
+}
+
+var (
+	documentKindSchema = described(enumSchema(pipeline.DocumentKinds...), "resume, cover_letter or other; resume when absent.")
+	fileSchema         = described(&jsonschema.Schema{Type: "string", Format: "binary"},
+		"The file, with its filename: a PDF, a Word (.docx) or OpenDocument text (.odt) document, plain UTF-8 text, a PNG or a JPEG image, its type read from its content; at most 10 MiB unless the server sets another limit.")
+	offsetSchema    = described(&jsonschema.Schema{Type: "integer", Minimum: ptr(0.0)}, "Where the part starts, in characters from 0; 0 when absent.")
+	textLimitSchema = described(&jsonschema.Schema{Type: "integer", Minimum: ptr(1.0)}, "How many characters at most; the rest of the text when absent.")
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// documentOperations are the operations on candidates' documents, in the
+// order of the document.
+var documentOperations = []operation{
+	newOperation(opSpec[pipeline.NewDocument, data[documentItem]]{
+		op: pipeline.OpAddDocument, status: http.StatusCreated, body: multipartBody,
+		params: []param[pipeline.NewDocument]{
+			jobID[pipeline.NewDocument](), candidateID[pipeline.NewDocument](),
+			fileField("file", fileSchema, func(in *pipeline.NewDocument, name string, content []byte) {
+				in.Filename, in.Content = name, content
+			}),
+			textField("kind", false, documentKindSchema, func(in *pipeline.NewDocument) *string { return &in.Kind }),
+		},
+		call:    onCandidate((*pipeline.Service).AddDocument, newDocumentItem),
+		created: func(out data[documentItem]) int64 { return out.Data.ID },
+	}),
+	newOperation(opSpec[pipeline.DocumentFilter, list[documentItem]]{
+		op: pipeline.OpListDocuments, status: http.StatusOK,
+		tool: &toolInfo{title: "List a candidate's documents",
+			description: "A page of 15 of a candidate's documents (résumés, cover letters, others), newest first, each with its text_status, with links and meta (GET .../candidates/{candidate}/documents). Read a document's text with get_document_text."},
+		params: []param[pipeline.DocumentFilter]{
+			jobID[pipeline.DocumentFilter](), candidateID[pipeline.DocumentFilter](),
+			pageParam(pageSchema, func(in *pipeline.DocumentFilter) *int { return &in.Page }),
+		},
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.DocumentFilter]) (list[documentItem], bool, error) {
+			l, err := svc.ListDocuments(ctx, in.ref.Job, in.ref.Candidate, in.domain())
+			return listOf(in.self, url.Values{}, l, newDocumentItem), false, err
+		},
+	}),
+	newOperation(opSpec[struct{}, data[documentItem]]{
+		op: pipeline.OpGetDocument, status: http.StatusOK,
+		params: []param[struct{}]{jobID[struct{}](), candidateID[struct{}](), documentID[struct{}]()},
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[documentItem], bool, error) {
+			d, err := svc.GetDocument(ctx, in.ref.Job, in.ref.Candidate, in.ref.Document)
+			return data[documentItem]{Data: newDocumentItem(d)}, false, err
+		},
+	}),
+	newOperation(opSpec[struct{}, documentContent]{
+		op: pipeline.OpGetDocumentContent, status: http.StatusOK,
+		params: []param[struct{}]{jobID[struct{}](), candidateID[struct{}](), documentID[struct{}]()},
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (documentContent, bool, error) {
+			d, content, err := svc.GetDocumentContent(ctx, in.ref.Job, in.ref.Candidate, in.ref.Document)
+			return documentContent{doc: d, content: content}, false, err
+		},
+	}),
+	newOperation(opSpec[pipeline.TextRange, data[documentTextItem]]{
+		op: pipeline.OpGetDocumentText, status: http.StatusOK,
+		tool: &toolInfo{title: "Get a document's text",
+			description: "The text read from a candidate's document (PDF, Word, OpenDocument or plain text), at most 200,000 characters, or the part offset and limit select, in characters; next_offset is where the next part starts, null at the end (GET .../documents/{document}/text). " +
+				"conflict while the text is being read (try again shortly); validation_failed naming document when it has none (an image) or could not be read."},
+		params: []param[pipeline.TextRange]{
+			jobID[pipeline.TextRange](), candidateID[pipeline.TextRange](), documentID[pipeline.TextRange](),
+			queryParam("offset", offsetSchema, pipeline.MsgOffset, func(in *input[pipeline.TextRange], text string) bool {
+				n, err := strconv.Atoi(text)
+				in.value.Offset = n
+				return err == nil && n >= 0
+			}),
+			queryParam("limit", textLimitSchema, pipeline.MsgTextLimit, func(in *input[pipeline.TextRange], text string) bool {
+				n, err := strconv.Atoi(text)
+				in.value.Limit = n
+				return err == nil && n >= 1
+			}),
+		},
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.TextRange]) (data[documentTextItem], bool, error) {
+			t, err := svc.GetDocumentText(ctx, in.ref.Job, in.ref.Candidate, in.ref.Document, in.domain())
+			return data[documentTextItem]{Data: documentTextItem{Text: t.Text, Truncated: t.Truncated, Offset: t.Offset, NextOffset: t.NextOffset}}, false, err
+		},
+	}),
+	newOperation(opSpec[pipeline.DocumentRemoval, struct{}]{
+		op: pipeline.OpRemoveDocument, status: http.StatusNoContent,
+		params: []param[pipeline.DocumentRemoval]{jobID[pipeline.DocumentRemoval](), candidateID[pipeline.DocumentRemoval](), documentID[pipeline.DocumentRemoval]()},
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.DocumentRemoval]) (struct{}, bool, error) {
+			res, err := svc.RemoveDocument(ctx, in.ref.Job, in.ref.Candidate, in.ref.Document, in.domain())
+			return struct{}{}, res.Replayed, err
+		},
+	}),
+}

@@ -1,0 +1,77 @@
+package pipelinestore
+
+import (
+	"context"
+	"iter"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// BlobStore keeps documents' bytes outside the database (an S3-compatible
+// object store: see OpenS3), under keys the store chooses from the
+// documents' ids.
+type BlobStore interface {
+	// Put stores content under key.
+	Put(ctx context.Context, key string, content []byte) error
+	// Open returns the bytes under key; not_found when there are none.
+	Open(ctx context.Context, key string) (pipeline.Content, error)
+	// Remove deletes the bytes under key; none there is no error.
+	Remove(ctx context.Context, key string) error
+	// List yields every key below prefix with the time it was written.
+	List(ctx context.Context, prefix string) iter.Seq2[BlobInfo, error]
+}
+
+// BlobInfo is a key of a BlobStore and when it was written.
+type BlobInfo struct {
+	Key      string
+	Modified time.Time
+}
+
+// WithBlobStore keeps documents' bytes in b instead of the database.
+func WithBlobStore(b BlobStore) Option { return func(o *options) { o.blobs = b } }
+
+// blobPrefix is where documents' bytes are kept in a BlobStore.
+const blobPrefix = "documents/"
+
+// blobKey is the key of a document's bytes: its id, never its name.
+func blobKey(id int64) string { return blobPrefix + strconv.FormatInt(id, 10) }
+
+// OrphanAge is how old an object with no document must be before
+// RemoveOrphans takes it: older than any upload still in flight.
+const OrphanAge = time.Hour
+
+// RemoveOrphans deletes the bytes in the BlobStore that no document
+// holds and that were written before now minus OrphanAge: those of an
+// upload whose transaction failed after they were written, or of a
+// removal that stopped between its commit and their deletion. It returns
+// how many it removed; without a BlobStore it does nothing.
+func (db *DB) RemoveOrphans(ctx context.Context, now time.Time) (int64, error) {
+	if db.blobs == nil {
+		return 0, nil
+	}
+	var n int64
+	for info, err := range db.blobs.List(ctx, blobPrefix) {
+		if err != nil {
+			return n, err
+		}
+		id, err := strconv.ParseInt(strings.TrimPrefix(info.Key, blobPrefix), 10, 64)
+		if err != nil || !info.Modified.Before(now.Add(-OrphanAge)) {
+			continue
+		}
+		var rows int
+		if err := db.write().get(ctx, qDocumentExists, args(id), &rows); err != nil {
+			return n, formatError(err, "Document")
+		}
+		if rows > 0 {
+			continue
+		}
+		if err := db.blobs.Remove(ctx, info.Key); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}

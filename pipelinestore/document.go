@@ -1,0 +1,264 @@
+package pipelinestore
+
+import (
+	"bytes"
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// documentRow is a document with its job, team and uploader, as the
+// queries read it.
+type documentRow struct {
+	ID            int64     `bun:"id"`
+	CandidateID   int64     `bun:"candidate_id"`
+	JobID         int64     `bun:"job_id"`
+	TeamID        int64     `bun:"team_id"`
+	Kind          string    `bun:"kind"`
+	Filename      string    `bun:"filename"`
+	ContentType   string    `bun:"content_type"`
+	Size          int64     `bun:"size"`
+	SHA256        string    `bun:"sha256"`
+	TextStatus    string    `bun:"text_status"`
+	TextTruncated bool      `bun:"text_truncated"`
+	CreatedAt     time.Time `bun:"created_at"`
+	AuthorID      int64     `bun:"author_id"`
+	AuthorName    string    `bun:"author_name"`
+
+	Total int `bun:"total,scanonly"`
+}
+
+func (r documentRow) windowTotal() int { return r.Total }
+
+func (r documentRow) toDocument() pipeline.Document {
+	return pipeline.Document{
+		ID: r.ID, CandidateID: r.CandidateID, JobID: r.JobID, TeamID: r.TeamID, Kind: r.Kind, Filename: r.Filename,
+		ContentType: r.ContentType, Size: r.Size, SHA256: r.SHA256, TextStatus: r.TextStatus, TextTruncated: r.TextTruncated,
+		UploadedBy: pipeline.User{ID: r.AuthorID, Name: r.AuthorName}, CreatedAt: r.CreatedAt.UTC(),
+	}
+}
+
+// documentTextRow is a document with its text.
+type documentTextRow struct {
+	documentRow
+	Text *string `bun:"text"`
+}
+
+const documentColumns = `d.id, d.candidate_id, c.job_id, j.team_id, d.kind, d.filename, d.content_type, d.size, d.sha256,
+	d.text_status, d.text_truncated, d.created_at, u.id AS author_id, u.name AS author_name`
+
+const documentFrom = `FROM documents AS d
+JOIN candidates AS c ON c.id = d.candidate_id
+JOIN jobs AS j ON j.id = c.job_id
+JOIN users AS u ON u.id = d.user_id`
+
+var (
+	qInsertDocument = prepared(`INSERT INTO documents
+(candidate_id, user_id, kind, filename, content_type, size, sha256, text_status, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`)
+	qInsertDocumentContent = prepared(`INSERT INTO document_contents (document_id, content) VALUES ($1, $2)`)
+	qDocumentsPage         = prepared(`SELECT ` + documentColumns + `, count(*) OVER () AS total
+` + documentFrom + `
+WHERE d.candidate_id = $1 AND c.job_id = $2 AND ` + visible(3) + `
+ORDER BY d.created_at DESC, d.id DESC
+LIMIT ` + strconv.Itoa(pipeline.PageSize) + ` OFFSET $4`)
+	qDocumentsCount = prepared(`SELECT (SELECT count(*) FROM documents AS d WHERE d.candidate_id = c.id) AS total
+FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
+WHERE c.id = $1 AND c.job_id = $2 AND ` + visible(3))
+	qDocument = prepared(`SELECT ` + documentColumns + `
+` + documentFrom + `
+WHERE d.id = $1 AND d.candidate_id = $2 AND c.job_id = $3 AND ` + visible(4))
+	qDocumentText = prepared(`SELECT ` + documentColumns + `, d.text
+` + documentFrom + `
+WHERE d.id = $1 AND d.candidate_id = $2 AND c.job_id = $3 AND ` + visible(4))
+	qDocumentByID = prepared(`SELECT ` + documentColumns + `
+` + documentFrom + `
+WHERE d.id = $1`)
+	qDocumentForDelete = preparedLockingRead(`SELECT `+documentColumns+`
+`+documentFrom+`
+WHERE d.id = $1 AND d.candidate_id = $2`, ` FOR UPDATE OF d`)
+	qDeleteDocument  = prepared(`DELETE FROM documents WHERE id = $1`)
+	qDocumentContent = prepared(`SELECT content FROM document_contents WHERE document_id = $1`)
+	qSetDocumentText = prepared(`UPDATE documents SET text_status = $2, text = $3, text_truncated = $4 WHERE id = $1 AND text_status = 'pending'`)
+	qDocumentExists  = prepared(`SELECT count(*) FROM documents WHERE id = $1`)
+)
+
+// InsertDocument stores a document and its bytes, in the database or,
+// with a BlobStore, in the object store before the transaction commits;
+// a transaction that then fails leaves the object for RemoveOrphans. A
+// pending document's extraction is enqueued in the transaction.
+func (t *tx) InsertDocument(ctx context.Context, d pipeline.Document, content []byte) (pipeline.Document, error) {
+	d.CreatedAt = ts(d.CreatedAt)
+	err := t.run.get(ctx, qInsertDocument, args(d.CandidateID, d.UploadedBy.ID, d.Kind, d.Filename, d.ContentType,
+		d.Size, d.SHA256, d.TextStatus, d.CreatedAt), &d.ID)
+	if err != nil {
+		return pipeline.Document{}, formatError(err, "Document")
+	}
+	if t.blobs != nil {
+		if err := t.blobs.Put(ctx, blobKey(d.ID), content); err != nil {
+			return pipeline.Document{}, err
+		}
+	} else if _, err := t.run.exec(ctx, qInsertDocumentContent, d.ID, content); err != nil {
+		return pipeline.Document{}, formatError(err, "Document")
+	}
+	if d.TextStatus == pipeline.TextPending {
+		if err := t.run.flush(ctx); err != nil {
+			return pipeline.Document{}, formatError(err, "Document")
+		}
+		if _, err := t.river.InsertTx(ctx, t.run.tx.Tx, textArgs{DocumentID: d.ID}, nil); err != nil {
+			return pipeline.Document{}, formatError(err, "Document")
+		}
+	}
+	return d, nil
+}
+
+// DocumentForDelete returns a document of a candidate, locked.
+func (t *tx) DocumentForDelete(ctx context.Context, candidateID, id int64) (pipeline.Document, error) {
+	var r documentRow
+	if err := t.run.get(ctx, t.lock(qDocumentForDelete), args(id, candidateID), &r); err != nil {
+		return pipeline.Document{}, formatError(err, "Document")
+	}
+	return r.toDocument(), nil
+}
+
+// DeleteDocument deletes a document; its bytes in the database go with
+// its row, those in an object store once the transaction has committed,
+// so that a rollback never leaves a row without its bytes.
+func (t *tx) DeleteDocument(ctx context.Context, id int64) error {
+	if _, err := t.run.exec(ctx, qDeleteDocument, id); err != nil {
+		return formatError(err, "Document")
+	}
+	if t.blobs != nil {
+		t.committed = append(t.committed, func(ctx context.Context) error { return t.blobs.Remove(ctx, blobKey(id)) })
+	}
+	return nil
+}
+
+// ListDocuments returns a page of a candidate's documents, newest first.
+func (db *DB) ListDocuments(ctx context.Context, viewer, jobID, candidateID int64, page int) (pipeline.List[pipeline.Document], error) {
+	var rows []documentRow
+	err := db.read().all(ctx, qDocumentsPage, args(candidateID, jobID, viewer, pipeline.Offset(page)), &rows)
+	if err != nil {
+		return pipeline.List[pipeline.Document]{}, formatError(err, "Document")
+	}
+	list := pageOf(page, rows, documentRow.toDocument)
+	if len(rows) > 0 {
+		return list, nil
+	}
+	if err := db.read().get(ctx, qDocumentsCount, args(candidateID, jobID, viewer), &list.Total); err != nil {
+		return pipeline.List[pipeline.Document]{}, formatError(err, "Candidate")
+	}
+	return list, nil
+}
+
+// Document returns a document of a candidate of a job viewer can reach.
+func (db *DB) Document(ctx context.Context, viewer, jobID, candidateID, id int64) (pipeline.Document, error) {
+	var r documentRow
+	if err := db.read().get(ctx, qDocument, args(id, candidateID, jobID, viewer), &r); err != nil {
+		return pipeline.Document{}, formatError(err, "Document")
+	}
+	return r.toDocument(), nil
+}
+
+// DocumentText returns a document with its kept text.
+func (db *DB) DocumentText(ctx context.Context, viewer, jobID, candidateID, id int64) (pipeline.Document, string, error) {
+	var r documentTextRow
+	if err := db.read().get(ctx, qDocumentText, args(id, candidateID, jobID, viewer), &r); err != nil {
+		return pipeline.Document{}, "", formatError(err, "Document")
+	}
+	var text string
+	if r.Text != nil {
+		text = *r.Text
+	}
+	return r.toDocument(), text, nil
+}
+
+// DocumentForText returns a document by id, read on the writer so that
+// a document just added is found.
+func (db *DB) DocumentForText(ctx context.Context, id int64) (pipeline.Document, error) {
+	var r documentRow
+	if err := db.write().get(ctx, qDocumentByID, args(id), &r); err != nil {
+		return pipeline.Document{}, formatError(err, "Document")
+	}
+	return r.toDocument(), nil
+}
+
+// SetDocumentText stores the outcome of a pending document's extraction.
+func (db *DB) SetDocumentText(ctx context.Context, id int64, status, text string, truncated bool) error {
+	var stored *string
+	if status == pipeline.TextReady {
+		stored = &text
+	}
+	_, err := db.write().exec(ctx, qSetDocumentText, id, status, stored, truncated)
+	return formatError(err, "Document")
+}
+
+// OpenDocument returns the bytes of a document: from the database, or
+// from the object store.
+func (db *DB) OpenDocument(ctx context.Context, id int64) (pipeline.Content, error) {
+	if db.blobs != nil {
+		return db.blobs.Open(ctx, blobKey(id))
+	}
+	var b []byte
+	if err := db.read().get(ctx, qDocumentContent, args(id), &b); err != nil {
+		return nil, formatError(err, "Document")
+	}
+	return nopCloser{bytes.NewReader(b)}, nil
+}
+
+type nopCloser struct{ *bytes.Reader }
+
+func (nopCloser) Close() error { return nil }
+
+// textQueue is the River queue of documents' text extractions.
+const textQueue = "documents"
+
+// textArgs is a document whose text to extract, as a River job's
+// arguments.
+type textArgs struct {
+	DocumentID int64 `json:"document_id"`
+}
+
+// Kind names the job kind.
+func (textArgs) Kind() string { return "pipeline_document_text" }
+
+// InsertOpts puts extractions on their queue; an attempt fails only when
+// the store does (a file that cannot be read ends failed), so a few
+// suffice.
+func (textArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: textQueue, MaxAttempts: 5}
+}
+
+// Texts extracts documents' text: pipeline.Texts.
+type Texts interface {
+	Extract(ctx context.Context, id int64) error
+}
+
+// textWorker works River's extraction jobs.
+type textWorker struct {
+	river.WorkerDefaults[textArgs]
+	t Texts
+}
+
+func (w *textWorker) Work(ctx context.Context, job *river.Job[textArgs]) error {
+	return w.t.Extract(ctx, job.Args.DocumentID)
+}
+
+// textJobTimeout bounds one extraction: the child's 10 s and the reads
+// and writes around it.
+const textJobTimeout = 60 * time.Second
+
+func (w *textWorker) Timeout(*river.Job[textArgs]) time.Duration { return textJobTimeout }
+
+// addTexts adds the worker and queue of extractions when cfg has Texts.
+func addTexts(workers *river.Workers, queues map[string]river.QueueConfig, cfg DeliveryConfig) {
+	if cfg.Texts == nil {
+		return
+	}
+	river.AddWorker(workers, &textWorker{t: cfg.Texts})
+	queues[textQueue] = river.QueueConfig{MaxWorkers: max(cfg.TextWorkers, 1)}
+}

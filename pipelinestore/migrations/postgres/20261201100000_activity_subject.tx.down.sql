@@ -1,0 +1,1 @@
+DROP INDEX activity_subject_idx;

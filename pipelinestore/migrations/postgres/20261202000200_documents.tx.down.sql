@@ -1,0 +1,3 @@
+DROP TABLE document_contents;
+--bun:split
+DROP TABLE documents;

@@ -1,0 +1,112 @@
+package pipelinestore
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// The retention pass (privacy.md §2) reads a team's expired candidates
+// through its jobs (jobs_team_status_created_idx), their candidates
+// (candidates_job_applied_idx) and the activity about each
+// (activity_subject_idx), and locks what it returns on PostgreSQL, so that
+// of two passes at once the second waits and then finds them erased.
+
+var (
+	qSetRetention = prepared(`UPDATE teams SET retention_days = $1, retention_previous_days = $2, retention_set_at = $3 WHERE id = $4`)
+
+	// Its parameters: the team, the cutoff, the id after which to read,
+	// the limit. It orders by c.id + 0 so that no plan walks the whole
+	// table's primary key hoping to meet the team's rows early: the team's
+	// candidates are found through its jobs, then sorted.
+	qExpiredCandidates = preparedLockingRead(`SELECT `+candidateColumns+`,
+	CASE WHEN j.status = 'closed' AND j.closed_at <= $2 THEN 'job_closed' ELSE c.status END AS why
+FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
+WHERE j.team_id = $1 AND c.id > $3 AND c.erased_at IS NULL AND c.status <> 'hired'
+	AND ((j.status = 'closed' AND j.closed_at <= $2)
+		OR (c.status IN ('rejected', 'withdrawn') AND c.updated_at <= $2
+			AND NOT EXISTS (SELECT 1 FROM activity AS a
+				WHERE a.subject_type = 'candidate' AND a.subject_id = c.id AND a.created_at > $2)))
+ORDER BY c.id + 0 LIMIT $4`, ` FOR NO KEY UPDATE OF c`)
+)
+
+// SetRetention stores a team's retention period.
+func (t *tx) SetRetention(ctx context.Context, teamID int64, r pipeline.Retention) error {
+	return formatError(t.run.deferred(ctx, qSetRetention, r.Days, r.PreviousDays, tsPtr(r.SetAt), teamID), "Team")
+}
+
+// ExpiredCandidates returns a team's candidates whose retention expired
+// at cutoff, locked on PostgreSQL: a candidate erased by a pass that held
+// the lock first no longer matches once it is released.
+func (t *tx) ExpiredCandidates(ctx context.Context, teamID int64, cutoff time.Time, afterID int64, limit int) ([]pipeline.Expired, error) {
+	var rows []struct {
+		candidateRow
+		Why string `bun:"why"`
+	}
+	if err := t.run.all(ctx, t.lock(qExpiredCandidates), args(teamID, ts(cutoff), afterID, limit), &rows); err != nil {
+		return nil, formatError(err, "Candidate")
+	}
+	out := make([]pipeline.Expired, len(rows))
+	for i, r := range rows {
+		out[i] = pipeline.Expired{Candidate: r.toCandidate(), Why: r.Why}
+	}
+	return out, nil
+}
+
+// Sweeper runs the retention pass: pipeline.Service.SweepRetention.
+type Sweeper interface {
+	SweepRetention(ctx context.Context, dryRun bool) ([]pipeline.Swept, error)
+}
+
+// RetentionInterval is how often the queue runs the retention pass when
+// DeliveryConfig.Sweeper is set.
+const RetentionInterval = time.Hour
+
+// retentionArgs is the periodic retention pass as a River job's arguments.
+type retentionArgs struct{}
+
+// Kind names the job kind.
+func (retentionArgs) Kind() string { return "pipeline_retention" }
+
+// InsertOpts puts passes on the maintenance queue; one that fails is not
+// retried: the next one comes.
+func (retentionArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: purgeQueue, MaxAttempts: 1}
+}
+
+// retentionJob is the periodic retention pass, every interval (0:
+// RetentionInterval) and once when a client becomes River's leader. Only
+// the leader schedules periodic jobs, so each pass is inserted once
+// across replicas, and one worker takes it; two passes that meet all the
+// same (a leader elected anew, pipelined privacy sweep) erase each
+// candidate once, as ExpiredCandidates locks.
+func retentionJob(interval time.Duration) *river.PeriodicJob {
+	if interval <= 0 {
+		interval = RetentionInterval
+	}
+	return river.NewPeriodicJob(river.PeriodicInterval(interval),
+		func() (river.JobArgs, *river.InsertOpts) { return retentionArgs{}, nil },
+		&river.PeriodicJobOpts{ID: "pipeline_retention", RunOnStart: true})
+}
+
+// retentionWorker works River's retention passes.
+type retentionWorker struct {
+	river.WorkerDefaults[retentionArgs]
+	s   Sweeper
+	log *slog.Logger
+}
+
+func (w *retentionWorker) Work(ctx context.Context, _ *river.Job[retentionArgs]) error {
+	swept, err := w.s.SweepRetention(ctx, false)
+	if len(swept) > 0 {
+		// Counts only: a log line holds no personal data.
+		w.log.Info("retention pass erased candidates", "count", len(swept))
+	}
+	return err
+}
+
+func (w *retentionWorker) Timeout(*river.Job[retentionArgs]) time.Duration { return purgeJobTimeout }
