@@ -427,9 +427,9 @@ func (s *Service) visibleProposal(ctx context.Context, c Caller, id int64) (Prop
 	return p.readAt(s.now()), nil
 }
 
-// Proposal returns a proposal the caller may read (see ListProposals).
+// GetProposal returns a proposal the caller may read (see ListProposals).
 // Needs no scope. Errors: unauthenticated, not_found.
-func (s *Service) Proposal(ctx context.Context, id int64) (Proposal, error) {
+func (s *Service) GetProposal(ctx context.Context, id int64) (Proposal, error) {
 	c, err := authorize(ctx, OpGetProposal)
 	if err != nil {
 		return Proposal{}, err

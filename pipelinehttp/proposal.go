@@ -119,7 +119,7 @@ var proposalOperations = []operation{
 		tool:   &toolInfo{title: "Get a proposal", description: "One proposal: the write it stands for, its status and, once decided, who decided and what the write answered (GET /api/v1/proposals/{proposal})."},
 		params: []param[struct{}]{proposalID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[proposalItem], bool, error) {
-			p, err := svc.Proposal(ctx, in.ref.Proposal)
+			p, err := svc.GetProposal(ctx, in.ref.Proposal)
 			return data[proposalItem]{Data: newProposalItem(p)}, false, err
 		},
 	}),
