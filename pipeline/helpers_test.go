@@ -8,6 +8,7 @@ import (
 	netmail "net/mail"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -325,6 +326,22 @@ var operations = []operation{
 			pipeline.DocumentRemoval{Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
 		return err
 	}},
+	{pipeline.OpListProposals, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.ListProposals(ctx, pipeline.ProposalFilter{Page: pick(p, 1, -1)})
+		return err
+	}},
+	{pipeline.OpGetProposal, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.GetProposal(ctx, p.ref.Proposal)
+		return err
+	}},
+	{pipeline.OpApproveProposal, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.ApproveProposal(ctx, p.ref.Proposal, probeDecision(p))
+		return err
+	}},
+	{pipeline.OpRejectProposal, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.RejectProposal(ctx, p.ref.Proposal, probeDecision(p))
+		return err
+	}},
 	{pipeline.OpErasePerson, func(ctx context.Context, svc *pipeline.Service, p probe) error {
 		_, err := svc.ErasePerson(ctx, pipeline.PersonErasure{Email: pick(p, "nobody@example.test", ""), Reasoned: probeReason(p), Idempotency: p.idem})
 		return err
@@ -357,7 +374,7 @@ func reachable(t *testing.T, w world, hook int64) probe {
 	require.NoError(t, err)
 	return probe{
 		ref: pipeline.Ref{Job: job, Candidate: ada, Webhook: hook, Message: probeMessage(w), Interview: iv.Value.ID,
-			Document: probeDocument(t, w)},
+			Document: probeDocument(t, w), Proposal: probeProposal(t, w)},
 		stage:  w.Res.Stages["backend"]["Interview"],
 		user:   w.User("olivia"),
 		valid:  true,
@@ -379,7 +396,8 @@ func failedMessage(t *testing.T, w world) int64 {
 
 // nowhere is a probe at records nobody reaches, with an invalid input.
 func nowhere() probe {
-	return probe{ref: pipeline.Ref{Job: missing, Candidate: missing, Webhook: missing, Message: missing, Interview: missing},
+	return probe{ref: pipeline.Ref{Job: missing, Candidate: missing, Webhook: missing, Message: missing, Interview: missing,
+		Document: missing, Proposal: missing},
 		stage: missing, user: missing}
 }
 
@@ -467,3 +485,27 @@ type parser struct{}
 func (parser) Extract(_ context.Context, contentType string, content []byte) (string, bool, error) {
 	return doctext.Parse(contentType, content, pipeline.MaxDocumentText)
 }
+
+// probeDecision is a decision with the probe's key, reason and a note
+// valid when the probe's input is.
+func probeDecision(p probe) pipeline.ProposalDecision {
+	return pipeline.ProposalDecision{Note: new(pick(p, "Fine.", strings.Repeat("n", pipeline.MaxDecisionNoteLength+1))),
+		Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}}
+}
+
+// probeProposal is a pending proposal of a note on ada, made by an agent
+// of mia's whose add_note waits for approval. Deciding it needs
+// proposals:review and the note's own scope (probeProposalScope); mia is
+// not who decides it.
+func probeProposal(t *testing.T, w world) int64 {
+	t.Helper()
+	c := heldCaller(t, w, []pipeline.Scope{probeProposalScope}, pipeline.OpAddNote)
+	ctx := pipeline.WithRequest(pipeline.NewContext(context.Background(), c), pipeline.Request{Body: json.RawMessage(`{"content":"Probe proposal."}`)})
+	_, err := w.Svc.AddNote(ctx, w.Job("backend"), w.Res.Candidates["ada"], pipeline.NewNote{Content: "Probe proposal."})
+	var p *pipeline.Proposed
+	require.ErrorAs(t, err, &p)
+	return p.Proposal.ID
+}
+
+// probeProposalScope is the scope of the probe proposal's operation.
+const probeProposalScope = pipeline.ScopeCandidatesWrite

@@ -75,8 +75,8 @@ type Ref struct {
 	Webhook   int64
 	Message   int64
 	Interview int64
-	Proposal  int64
 	Document  int64
+	Proposal  int64
 }
 
 // RefID is one record of a Ref: the name of its path parameter ("job")
@@ -95,8 +95,8 @@ func (r *Ref) IDs() []RefID {
 		{"webhook", &r.Webhook},
 		{"message", &r.Message},
 		{"interview", &r.Interview},
-		{"proposal", &r.Proposal},
 		{"document", &r.Document},
+		{"proposal", &r.Proposal},
 	}
 }
 

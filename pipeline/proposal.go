@@ -317,6 +317,7 @@ type approvalRun struct {
 	proposal Proposal
 	approver Caller
 	note     *string
+	reason   *string // the decider's reason, on the decision's entry
 }
 
 type approvalKey struct{}
@@ -371,7 +372,7 @@ func (s *Service) decide(ctx context.Context, tx Tx, r approvalRun, status strin
 	if status == ProposalRejected {
 		action = ActionProposalRejected
 	}
-	return s.log(ctx, tx, r.approver, r.proposal.TeamID, r.proposal.JobID, action, SubjectProposal, r.proposal.ID,
+	return s.log(ctx, reasonTx{Tx: tx, reason: r.reason}, r.approver, r.proposal.TeamID, r.proposal.JobID, action, SubjectProposal, r.proposal.ID,
 		map[string]any{"status": Change{Before: ProposalPending, After: status}})
 }
 
@@ -530,7 +531,7 @@ func (s *Service) RejectProposal(ctx context.Context, id int64, in ProposalDecis
 			if err := checkPending(p); err != nil {
 				return Proposal{}, err
 			}
-			r := approvalRun{proposal: p, approver: c, note: in.Note}
+			r := approvalRun{proposal: p, approver: c, note: in.Note, reason: k.reason}
 			if err := s.decide(ctx, tx, r, ProposalRejected, nil); err != nil {
 				return Proposal{}, err
 			}
@@ -602,7 +603,7 @@ func (s *Service) ApproveProposal(ctx context.Context, id int64, in ProposalDeci
 	if s.runner == nil {
 		return Result[Proposal]{}, errors.New("pipeline: no Runner to approve proposals with")
 	}
-	r := approvalRun{proposal: p, approver: c, note: in.Note}
+	r := approvalRun{proposal: p, approver: c, note: in.Note, reason: k.reason}
 	runCtx := context.WithValue(ctx, approvalKey{}, r)
 	if requester, err := s.requester(ctx, p); err != nil {
 		return Result[Proposal]{}, err

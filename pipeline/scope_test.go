@@ -39,6 +39,14 @@ func TestService_ScopeCheck(t *testing.T) {
 			if s := o.op.Scope(); s != "" {
 				scopes = append(scopes, s)
 			}
+			switch o.op {
+			case pipeline.OpApproveProposal, pipeline.OpRejectProposal:
+				// A decision needs the proposed write's scope too.
+				scopes = append(scopes, probeProposalScope)
+			case pipeline.OpGetProposal:
+				// Another token's proposal is seen with proposals:review.
+				scopes = append(scopes, pipeline.ScopeProposalsReview)
+			}
 			assert.NoError(t, o.call(actAs(t, w, "olivia", scopes...), w.Svc, p), o.op)
 		}
 	})
