@@ -30,8 +30,8 @@ func NormalizeApproval(field, scopesField string, names []Op, scopes []Scope) ([
 		case !op.Writes():
 			bad.Add(field, "The operation "+string(op)+" is a read; only writes can wait for approval.")
 			continue
-		case op.decides():
-			bad.Add(field, "The operation "+string(op)+" decides proposals; it cannot wait for approval.")
+		case !op.Proposable():
+			bad.Add(field, "The operation "+string(op)+" never waits for approval.")
 			continue
 		}
 		if !slices.Contains(out, op) {
@@ -62,18 +62,13 @@ func SplitApproval(s string) []Op {
 }
 
 // Held reports whether the caller's token may only propose op rather than
-// make it: its approval policy names op, or is EveryWrite and op is a
-// write. A caller made without a token (Operator.ActAs) holds nothing.
+// make it: its approval policy names op, or is EveryWrite and op is
+// Proposable. A caller made without a token (Operator.ActAs) holds nothing.
 func (c Caller) Held(op Op) bool {
-	if !op.Writes() || op.decides() {
+	if !op.Proposable() {
 		return false
 	}
-	if slices.Contains(c.approval, op) {
-		return true
-	}
-	// Here EveryWrite will leave out uploads (upload_document, when it
-	// exists): a file changes no decision about a person.
-	return slices.Contains(c.approval, EveryWrite)
+	return slices.Contains(c.approval, op) || slices.Contains(c.approval, EveryWrite)
 }
 
 // ApprovalRequired is the caller's token's approval policy, sorted, with

@@ -52,6 +52,8 @@ func TestOperator_TokenApproval(t *testing.T) {
 	}{
 		"a read":                            {[]pipeline.Op{pipeline.OpMoveCandidate, pipeline.OpGetCandidate}, writes, pipeline.ApprovalField},
 		"an unknown name":                   {[]pipeline.Op{"move_candidates"}, writes, pipeline.ApprovalField},
+		"an upload":                         {[]pipeline.Op{pipeline.OpAddDocument}, writes, pipeline.ApprovalField},
+		"a decision":                        {[]pipeline.Op{pipeline.OpApproveProposal}, writes, pipeline.ApprovalField},
 		"a policy with proposals:review":    {[]pipeline.Op{pipeline.OpMoveCandidate}, append(writes, pipeline.ScopeProposalsReview), "scopes"},
 		"every write with proposals:review": {[]pipeline.Op{pipeline.EveryWrite}, []pipeline.Scope{pipeline.ScopeProposalsReview}, "scopes"},
 	} {
@@ -78,8 +80,8 @@ func TestCaller_Held(t *testing.T) {
 	each(t, "every write, and no read", func(t *testing.T, w world) {
 		c := heldCaller(t, w, pipeline.AllScopes[:6], pipeline.EveryWrite)
 		for _, op := range pipeline.Ops() {
-			decides := op == pipeline.OpApproveProposal || op == pipeline.OpRejectProposal
-			assert.Equal(t, op.Writes() && !decides, c.Held(op), op)
+			never := op == pipeline.OpApproveProposal || op == pipeline.OpRejectProposal || op == pipeline.OpAddDocument
+			assert.Equal(t, op.Writes() && !never, c.Held(op), op)
 		}
 	})
 	each(t, "no policy, and no token, hold nothing", func(t *testing.T, w world) {

@@ -138,6 +138,9 @@ const (
 	// it stays out of URLs and their logs (a person's email); it takes no
 	// key and changes nothing.
 	readsByPost
+	// neverHeld: a write no approval policy holds (a file changes no
+	// decision about a person), and the decisions on proposals.
+	neverHeld
 )
 
 // The paths of one record, below /api/v1.
@@ -200,7 +203,7 @@ var opTable = []struct {
 	{OpCancelMessage, opTraits{ScopeMessagesSend, mPost, messagePath + "/cancel", forbids}},
 	{OpRetryMessage, opTraits{ScopeMessagesSend, mPost, messagePath + "/retry", forbids}},
 
-	{OpAddDocument, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/documents", 0}},
+	{OpAddDocument, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/documents", neverHeld}},
 	{OpListDocuments, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/documents", 0}},
 	{OpGetDocument, opTraits{ScopeCandidatesRead, mGet, documentPath, 0}},
 	{OpGetDocumentContent, opTraits{ScopeCandidatesRead, mGet, documentPath + "/content", 0}},
@@ -214,8 +217,8 @@ var opTable = []struct {
 	// made the proposal or carries proposals:review (see Proposal).
 	{OpListProposals, opTraits{"", mGet, "/proposals", 0}},
 	{OpGetProposal, opTraits{"", mGet, proposalPath, 0}},
-	{OpApproveProposal, opTraits{ScopeProposalsReview, mPost, proposalPath + "/approve", forbids | conflicts}},
-	{OpRejectProposal, opTraits{ScopeProposalsReview, mPost, proposalPath + "/reject", forbids | conflicts}},
+	{OpApproveProposal, opTraits{ScopeProposalsReview, mPost, proposalPath + "/approve", forbids | conflicts | neverHeld}},
+	{OpRejectProposal, opTraits{ScopeProposalsReview, mPost, proposalPath + "/reject", forbids | conflicts | neverHeld}},
 }
 
 var opTraitsOf = func() map[Op]opTraits {
@@ -244,6 +247,10 @@ func (o Op) Writes() bool {
 	t := opTraitsOf[o]
 	return t.method != mGet && t.flags&readsByPost == 0
 }
+
+// Proposable reports whether an approval policy may hold op: every write
+// but an upload and a decision on a proposal.
+func (o Op) Proposable() bool { return o.Writes() && opTraitsOf[o].flags&neverHeld == 0 }
 
 // Forbids reports whether op may refuse a caller its scope allows by a
 // business rule: EForbidden (a plan's limit, a closed job, a role).

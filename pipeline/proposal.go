@@ -177,8 +177,6 @@ func (d ProposalDecision) check() FieldErrors {
 	return f
 }
 
-// decides reports whether op decides proposals.
-func (o Op) decides() bool { return o == OpApproveProposal || o == OpRejectProposal }
 
 // errPropose rolls back a held write's transaction once its checks passed.
 var errPropose = errors.New("pipeline: propose instead")

@@ -25,8 +25,15 @@ var mcpOperations = func() map[pipeline.Op][2]string {
 	return m
 }()
 
-// argumentNames are the MCP names of the API's path and header parameters.
-var argumentNames = map[string]string{"job": "job_id", "candidate": "candidate_id", "message": "message_id", "interview": "interview_id", "document": "document_id", IdempotencyKeyHeader: argKey}
+// argumentNames are the MCP names of the API's path and header parameters:
+// a record's id {name} is name_id.
+var argumentNames = func() map[string]string {
+	names := map[string]string{IdempotencyKeyHeader: argKey}
+	for _, id := range (&pipeline.Ref{}).IDs() {
+		names[id.Name] = id.Name + "_id"
+	}
+	return names
+}()
 
 // limits are the keywords of a schema that say what a value may be.
 type limits struct {

@@ -317,6 +317,9 @@ func (g *docGen) operation(o operation) error {
 		return err
 	}
 	responses := mapping(strconv.Itoa(o.status), success)
+	if o.op.Proposable() && o.status != http.StatusAccepted {
+		set(responses, "202", ref("responses", "Proposed"))
+	}
 	// Every POST, PATCH and DELETE reads a body (a read sent as a POST too);
 	// only a write takes a key that may be in flight.
 	bodied := o.method != http.MethodGet
@@ -402,6 +405,12 @@ func (g *docGen) success(o operation) (*yaml.Node, error) {
 	for _, h := range apiHeaders {
 		set(headers, h, ref("headers", h))
 	}
+	// A write that answers 202 itself answers a held request's proposal
+	// with the same status.
+	held := o.op.Proposable() && o.status == http.StatusAccepted
+	if held && o.creates {
+		set(headers, "Location", ref("headers", "AcceptedLocation"))
+	}
 	r := mapping("description", http.StatusText(o.status)+".", "headers", headers)
 	switch {
 	case o.status == http.StatusNoContent:
@@ -414,7 +423,11 @@ func (g *docGen) success(o operation) (*yaml.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		set(r, "content", mapping("application/json", mapping("schema", ref("schemas", name))))
+		schema := ref("schemas", name)
+		if held {
+			schema = mapping("anyOf", seq(schema, ref("schemas", "ProposalResponse")))
+		}
+		set(r, "content", mapping("application/json", mapping("schema", schema)))
 	}
 	return r, nil
 }

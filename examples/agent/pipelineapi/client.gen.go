@@ -117,6 +117,7 @@ const (
 	ActivityEntrySubjectTypeCandidate ActivityEntrySubjectType = "candidate"
 	ActivityEntrySubjectTypeInterview ActivityEntrySubjectType = "interview"
 	ActivityEntrySubjectTypeJob       ActivityEntrySubjectType = "job"
+	ActivityEntrySubjectTypeProposal  ActivityEntrySubjectType = "proposal"
 	ActivityEntrySubjectTypeTeam      ActivityEntrySubjectType = "team"
 	ActivityEntrySubjectTypeWebhook   ActivityEntrySubjectType = "webhook"
 )
@@ -129,6 +130,8 @@ func (e ActivityEntrySubjectType) Valid() bool {
 	case ActivityEntrySubjectTypeInterview:
 		return true
 	case ActivityEntrySubjectTypeJob:
+		return true
+	case ActivityEntrySubjectTypeProposal:
 		return true
 	case ActivityEntrySubjectTypeTeam:
 		return true
@@ -712,6 +715,57 @@ func (e PayloadTooLargeErrorObjectCode) Valid() bool {
 	}
 }
 
+// Defines values for ProposalMethod.
+const (
+	DELETE ProposalMethod = "DELETE"
+	PATCH  ProposalMethod = "PATCH"
+	POST   ProposalMethod = "POST"
+)
+
+// Valid indicates whether the value is a known member of the ProposalMethod enum.
+func (e ProposalMethod) Valid() bool {
+	switch e {
+	case DELETE:
+		return true
+	case PATCH:
+		return true
+	case POST:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ProposalStatus.
+const (
+	ProposalStatusApplied   ProposalStatus = "applied"
+	ProposalStatusExpired   ProposalStatus = "expired"
+	ProposalStatusFailed    ProposalStatus = "failed"
+	ProposalStatusPending   ProposalStatus = "pending"
+	ProposalStatusRejected  ProposalStatus = "rejected"
+	ProposalStatusWithdrawn ProposalStatus = "withdrawn"
+)
+
+// Valid indicates whether the value is a known member of the ProposalStatus enum.
+func (e ProposalStatus) Valid() bool {
+	switch e {
+	case ProposalStatusApplied:
+		return true
+	case ProposalStatusExpired:
+		return true
+	case ProposalStatusFailed:
+		return true
+	case ProposalStatusPending:
+		return true
+	case ProposalStatusRejected:
+		return true
+	case ProposalStatusWithdrawn:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for RateLimitedErrorObjectCode.
 const (
 	RateLimitedErrorObjectCodeRateLimited RateLimitedErrorObjectCode = "rate_limited"
@@ -1012,6 +1066,18 @@ type ActivityEntry struct {
 			Name string `json:"name"`
 		} `json:"user"`
 	} `json:"actor"`
+
+	// ApprovedBy Who approved the proposal this write ran from (its actor is the
+	// proposal's requester); `token_id` is `null` when it was approved
+	// on a page or by an operator. `null` on every entry that was not
+	// approved.
+	ApprovedBy *struct {
+		TokenId *int64 `json:"token_id"`
+		User    struct {
+			Id   Id     `json:"id"`
+			Name string `json:"name"`
+		} `json:"user"`
+	} `json:"approved_by"`
 	Changes map[string]interface{} `json:"changes"`
 
 	// CreatedAt RFC 3339 date and time in UTC.
@@ -2215,45 +2281,91 @@ type PrivacyManageForbiddenErrorObject struct {
 	union json.RawMessage
 }
 
-// Proposal defines model for Proposal.
+// Proposal A write held for a person's decision: the REST request it stands for
+// (whichever face made it), who asked and why, and what became of it.
 type Proposal struct {
-	CreatedAt string  `json:"created_at"`
-	DecidedAt *string `json:"decided_at"`
+	// CreatedAt RFC 3339 date and time in UTC.
+	//
+	// Examples: 2026-01-05T10:00:00Z
+	CreatedAt Timestamp `json:"created_at"`
+
+	// DecidedAt When it was decided, expired or withdrawn; `null` while pending.
+	DecidedAt *time.Time `json:"decided_at"`
+
+	// DecidedBy Who approved or rejected it; `token` `null` when decided on a page or by an operator; `null` until decided, and when it expired or was withdrawn.
 	DecidedBy *struct {
 		Token *struct {
-			Id   int64  `json:"id"`
+			Id   Id     `json:"id"`
 			Name string `json:"name"`
 		} `json:"token"`
 		User struct {
-			Id   int64  `json:"id"`
+			Id   Id     `json:"id"`
 			Name string `json:"name"`
 		} `json:"user"`
 	} `json:"decided_by"`
-	ExpiresAt   string                 `json:"expires_at"`
-	Id          int64                  `json:"id"`
-	Input       map[string]interface{} `json:"input"`
-	JobId       *int64                 `json:"job_id"`
-	Method      string                 `json:"method"`
-	Note        *string                `json:"note"`
-	Operation   string                 `json:"operation"`
-	Path        string                 `json:"path"`
-	Reason      *string                `json:"reason"`
+
+	// ExpiresAt RFC 3339 date and time in UTC.
+	//
+	// Examples: 2026-01-05T10:00:00Z
+	ExpiresAt Timestamp `json:"expires_at"`
+	Id        Id        `json:"id"`
+
+	// Input The REST request's body as a JSON value; `{}` when it had none.
+	Input map[string]interface{} `json:"input"`
+
+	// JobId The job it is about; `null` when on no job.
+	JobId *int64 `json:"job_id"`
+
+	// Method The REST request's method.
+	Method ProposalMethod `json:"method"`
+
+	// Note The decider's note; `null` when none.
+	Note *string `json:"note"`
+
+	// Operation The operation's name, as the MCP tool is named (`move_candidate`).
+	Operation string `json:"operation"`
+
+	// Path The REST request's path below `/api/v1`, ids filled in.
+	Path string `json:"path"`
+
+	// Reason The write's `reason`, as sent; `null` when none.
+	Reason *string `json:"reason"`
+
+	// RequestedBy The user and token that made the request.
 	RequestedBy struct {
 		Token *struct {
-			Id   int64  `json:"id"`
+			Id   Id     `json:"id"`
 			Name string `json:"name"`
 		} `json:"token"`
 		User struct {
-			Id   int64  `json:"id"`
+			Id   Id     `json:"id"`
 			Name string `json:"name"`
 		} `json:"user"`
 	} `json:"requested_by"`
+
+	// Result What the approved write answered: its HTTP status and body (the
+	// write's, or its error envelope). `null` unless approved.
 	Result *struct {
-		Body   map[string]interface{} `json:"body"`
-		Status int64                  `json:"status"`
+		// Body The write's body, its error envelope, or `null` for a 204.
+		Body   *map[string]interface{} `json:"body"`
+		Status int                     `json:"status"`
 	} `json:"result"`
-	Status string `json:"status"`
+
+	// Status `pending` until decided; then `applied` (approved and run),
+	// `failed` (approved, and the write refused: `result` says why),
+	// `rejected`, `expired` (seven days passed), or `withdrawn` (the
+	// requesting token was revoked or expired, or an erasure closed it).
+	Status ProposalStatus `json:"status"`
 }
+
+// ProposalMethod The REST request's method.
+type ProposalMethod string
+
+// ProposalStatus `pending` until decided; then `applied` (approved and run),
+// `failed` (approved, and the write refused: `result` says why),
+// `rejected`, `expired` (seven days passed), or `withdrawn` (the
+// requesting token was revoked or expired, or an erasure closed it).
+type ProposalStatus string
 
 // ProposalListResponse defines model for ProposalListResponse.
 type ProposalListResponse struct {
@@ -2266,6 +2378,8 @@ type ProposalListResponse struct {
 
 // ProposalResponse defines model for ProposalResponse.
 type ProposalResponse struct {
+	// Data A write held for a person's decision: the REST request it stands for
+	// (whichever face made it), who asked and why, and what became of it.
 	Data Proposal `json:"data"`
 }
 
@@ -2673,6 +2787,9 @@ type PrivacyManageForbidden = PrivacyManageForbiddenError
 // ProposalsReviewForbidden defines model for ProposalsReviewForbidden.
 type ProposalsReviewForbidden = ProposalsReviewForbiddenError
 
+// Proposed defines model for Proposed.
+type Proposed = ProposalResponse
+
 // RateLimited defines model for RateLimited.
 type RateLimited = RateLimitedError
 
@@ -3027,6 +3144,11 @@ type SendMessageParams struct {
 	// response when it is 1 to 128 characters of `A-Z a-z 0-9 . _ -`;
 	// otherwise the server makes its own.
 	XRequestId *RequestId `json:"X-Request-Id,omitempty"`
+}
+
+// SendMessage202JSONResponseBody defines parameters for SendMessage.
+type SendMessage202JSONResponseBody struct {
+	union json.RawMessage
 }
 
 // GetMessageParams defines parameters for GetMessage.
@@ -4139,6 +4261,68 @@ func (t *WebhookForbiddenErrorObject) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsMessageResponse returns the union data inside the SendMessage202JSONResponseBody as a MessageResponse
+func (t SendMessage202JSONResponseBody) AsMessageResponse() (MessageResponse, error) {
+	var body MessageResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromMessageResponse overwrites any union data inside the SendMessage202JSONResponseBody as the provided MessageResponse
+func (t *SendMessage202JSONResponseBody) FromMessageResponse(v MessageResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeMessageResponse performs a merge with any union data inside the SendMessage202JSONResponseBody, using the provided MessageResponse
+func (t *SendMessage202JSONResponseBody) MergeMessageResponse(v MessageResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsProposalResponse returns the union data inside the SendMessage202JSONResponseBody as a ProposalResponse
+func (t SendMessage202JSONResponseBody) AsProposalResponse() (ProposalResponse, error) {
+	var body ProposalResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromProposalResponse overwrites any union data inside the SendMessage202JSONResponseBody as the provided ProposalResponse
+func (t *SendMessage202JSONResponseBody) FromProposalResponse(v ProposalResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeProposalResponse performs a merge with any union data inside the SendMessage202JSONResponseBody, using the provided ProposalResponse
+func (t *SendMessage202JSONResponseBody) MergeProposalResponse(v ProposalResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SendMessage202JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SendMessage202JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
 
@@ -4878,21 +5062,40 @@ type ClientInterface interface {
 
 	// ListProposals List proposals
 	//
-	// A page of 15 of the proposals the token may read, newest first: its own, and with proposals:review its team's, on jobs its user reaches (GET /api/v1/proposals).
+	// Any valid token, no particular scope. The proposals the token may
+	// read, newest first, 15 a page: those it made, on jobs its user
+	// reaches now (or on no job); with `proposals:review` also its current
+	// team's on jobs its user reaches, and, for owners and admins, the
+	// team's on no job. A pending proposal past `expires_at` reads, and
+	// filters, as `expired`.
 	//
 	// Corresponds with GET /api/v1/proposals (the `ListProposals` operationId).
 	ListProposals(ctx context.Context, params *ListProposalsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetProposal Get a proposal
 	//
-	// One proposal: the write it stands for, its status and, once decided, who decided and what the write answered (GET /api/v1/proposals/{proposal}).
+	// Any valid token, no particular scope; a proposal the token may not
+	// read (see List proposals) answers 404.
 	//
 	// Corresponds with GET /api/v1/proposals/{proposal} (the `GetProposal` operationId).
 	GetProposal(ctx context.Context, proposal ProposalId, params *GetProposalParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ApproveProposalWithBody Approve a proposal
 	//
-	// Runs the proposed write now, as its requester, and returns the proposal, applied or failed with the write's answer (POST /api/v1/proposals/{proposal}/approve). Needs the write's own scope too; the requester's user cannot decide it.
+	// Scope: `proposals:review`, and the proposed write's own scope
+	// (403 `insufficient_scope` names it). Checks, in order: 404 when the
+	// user cannot reach the proposal's job now; 403 `insufficient_scope`;
+	// 403 `forbidden` when the deciding user is the requester's user (a
+	// person decides their own agent's proposals on the approvals page or
+	// with `pipelined proposal`); 409 when it is not pending (decided,
+	// expired or withdrawn). Then the write runs now, as the requester
+	// (their user, token and scopes as they are now, through the write's
+	// whole check order, without the token's approval policy, and without
+	// spending the requester's rate limit): `applied` with `result` the
+	// write's answer, or `failed` with `result` the error envelope and
+	// nothing changed. Either way 200. Of concurrent decisions one wins;
+	// the others answer 409, and the write runs at most once. The write's
+	// activity entries name the requester and carry `approved_by`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4901,7 +5104,20 @@ type ClientInterface interface {
 
 	// ApproveProposal Approve a proposal
 	//
-	// Runs the proposed write now, as its requester, and returns the proposal, applied or failed with the write's answer (POST /api/v1/proposals/{proposal}/approve). Needs the write's own scope too; the requester's user cannot decide it.
+	// Scope: `proposals:review`, and the proposed write's own scope
+	// (403 `insufficient_scope` names it). Checks, in order: 404 when the
+	// user cannot reach the proposal's job now; 403 `insufficient_scope`;
+	// 403 `forbidden` when the deciding user is the requester's user (a
+	// person decides their own agent's proposals on the approvals page or
+	// with `pipelined proposal`); 409 when it is not pending (decided,
+	// expired or withdrawn). Then the write runs now, as the requester
+	// (their user, token and scopes as they are now, through the write's
+	// whole check order, without the token's approval policy, and without
+	// spending the requester's rate limit): `applied` with `result` the
+	// write's answer, or `failed` with `result` the error envelope and
+	// nothing changed. Either way 200. Of concurrent decisions one wins;
+	// the others answer 409, and the write runs at most once. The write's
+	// activity entries name the requester and carry `approved_by`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4910,7 +5126,9 @@ type ClientInterface interface {
 
 	// RejectProposalWithBody Reject a proposal
 	//
-	// Rejects a pending proposal: the write is never made (POST /api/v1/proposals/{proposal}/reject). The requester's user cannot decide it.
+	// Scope: `proposals:review`, and the proposed write's own scope. The
+	// same checks as approving; then the proposal is `rejected` and the
+	// write is never made.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4919,7 +5137,9 @@ type ClientInterface interface {
 
 	// RejectProposal Reject a proposal
 	//
-	// Rejects a pending proposal: the write is never made (POST /api/v1/proposals/{proposal}/reject). The requester's user cannot decide it.
+	// Scope: `proposals:review`, and the proposed write's own scope. The
+	// same checks as approving; then the proposal is `rejected` and the
+	// write is never made.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -6215,7 +6435,12 @@ func (c *Client) ExportPerson(ctx context.Context, params *ExportPersonParams, b
 
 // ListProposals List proposals
 //
-// A page of 15 of the proposals the token may read, newest first: its own, and with proposals:review its team's, on jobs its user reaches (GET /api/v1/proposals).
+// Any valid token, no particular scope. The proposals the token may
+// read, newest first, 15 a page: those it made, on jobs its user
+// reaches now (or on no job); with `proposals:review` also its current
+// team's on jobs its user reaches, and, for owners and admins, the
+// team's on no job. A pending proposal past `expires_at` reads, and
+// filters, as `expired`.
 //
 // Corresponds with GET /api/v1/proposals (the `ListProposals` operationId).
 func (c *Client) ListProposals(ctx context.Context, params *ListProposalsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6232,7 +6457,8 @@ func (c *Client) ListProposals(ctx context.Context, params *ListProposalsParams,
 
 // GetProposal Get a proposal
 //
-// One proposal: the write it stands for, its status and, once decided, who decided and what the write answered (GET /api/v1/proposals/{proposal}).
+// Any valid token, no particular scope; a proposal the token may not
+// read (see List proposals) answers 404.
 //
 // Corresponds with GET /api/v1/proposals/{proposal} (the `GetProposal` operationId).
 func (c *Client) GetProposal(ctx context.Context, proposal ProposalId, params *GetProposalParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6249,7 +6475,20 @@ func (c *Client) GetProposal(ctx context.Context, proposal ProposalId, params *G
 
 // ApproveProposalWithBody Approve a proposal
 //
-// Runs the proposed write now, as its requester, and returns the proposal, applied or failed with the write's answer (POST /api/v1/proposals/{proposal}/approve). Needs the write's own scope too; the requester's user cannot decide it.
+// Scope: `proposals:review`, and the proposed write's own scope
+// (403 `insufficient_scope` names it). Checks, in order: 404 when the
+// user cannot reach the proposal's job now; 403 `insufficient_scope`;
+// 403 `forbidden` when the deciding user is the requester's user (a
+// person decides their own agent's proposals on the approvals page or
+// with `pipelined proposal`); 409 when it is not pending (decided,
+// expired or withdrawn). Then the write runs now, as the requester
+// (their user, token and scopes as they are now, through the write's
+// whole check order, without the token's approval policy, and without
+// spending the requester's rate limit): `applied` with `result` the
+// write's answer, or `failed` with `result` the error envelope and
+// nothing changed. Either way 200. Of concurrent decisions one wins;
+// the others answer 409, and the write runs at most once. The write's
+// activity entries name the requester and carry `approved_by`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -6268,7 +6507,20 @@ func (c *Client) ApproveProposalWithBody(ctx context.Context, proposal ProposalI
 
 // ApproveProposal Approve a proposal
 //
-// Runs the proposed write now, as its requester, and returns the proposal, applied or failed with the write's answer (POST /api/v1/proposals/{proposal}/approve). Needs the write's own scope too; the requester's user cannot decide it.
+// Scope: `proposals:review`, and the proposed write's own scope
+// (403 `insufficient_scope` names it). Checks, in order: 404 when the
+// user cannot reach the proposal's job now; 403 `insufficient_scope`;
+// 403 `forbidden` when the deciding user is the requester's user (a
+// person decides their own agent's proposals on the approvals page or
+// with `pipelined proposal`); 409 when it is not pending (decided,
+// expired or withdrawn). Then the write runs now, as the requester
+// (their user, token and scopes as they are now, through the write's
+// whole check order, without the token's approval policy, and without
+// spending the requester's rate limit): `applied` with `result` the
+// write's answer, or `failed` with `result` the error envelope and
+// nothing changed. Either way 200. Of concurrent decisions one wins;
+// the others answer 409, and the write runs at most once. The write's
+// activity entries name the requester and carry `approved_by`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6287,7 +6539,9 @@ func (c *Client) ApproveProposal(ctx context.Context, proposal ProposalId, param
 
 // RejectProposalWithBody Reject a proposal
 //
-// Rejects a pending proposal: the write is never made (POST /api/v1/proposals/{proposal}/reject). The requester's user cannot decide it.
+// Scope: `proposals:review`, and the proposed write's own scope. The
+// same checks as approving; then the proposal is `rejected` and the
+// write is never made.
 //
 // Takes any type of body and a specified content type.
 //
@@ -6306,7 +6560,9 @@ func (c *Client) RejectProposalWithBody(ctx context.Context, proposal ProposalId
 
 // RejectProposal Reject a proposal
 //
-// Rejects a pending proposal: the write is never made (POST /api/v1/proposals/{proposal}/reject). The requester's user cannot decide it.
+// Scope: `proposals:review`, and the proposed write's own scope. The
+// same checks as approving; then the proposal is `rejected` and the
+// write is never made.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -10767,7 +11023,12 @@ type ClientWithResponsesInterface interface {
 
 	// ListProposalsWithResponse List proposals
 	//
-	// A page of 15 of the proposals the token may read, newest first: its own, and with proposals:review its team's, on jobs its user reaches (GET /api/v1/proposals).
+	// Any valid token, no particular scope. The proposals the token may
+	// read, newest first, 15 a page: those it made, on jobs its user
+	// reaches now (or on no job); with `proposals:review` also its current
+	// team's on jobs its user reaches, and, for owners and admins, the
+	// team's on no job. A pending proposal past `expires_at` reads, and
+	// filters, as `expired`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -10776,7 +11037,8 @@ type ClientWithResponsesInterface interface {
 
 	// GetProposalWithResponse Get a proposal
 	//
-	// One proposal: the write it stands for, its status and, once decided, who decided and what the write answered (GET /api/v1/proposals/{proposal}).
+	// Any valid token, no particular scope; a proposal the token may not
+	// read (see List proposals) answers 404.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -10785,7 +11047,20 @@ type ClientWithResponsesInterface interface {
 
 	// ApproveProposalWithBodyWithResponse Approve a proposal
 	//
-	// Runs the proposed write now, as its requester, and returns the proposal, applied or failed with the write's answer (POST /api/v1/proposals/{proposal}/approve). Needs the write's own scope too; the requester's user cannot decide it.
+	// Scope: `proposals:review`, and the proposed write's own scope
+	// (403 `insufficient_scope` names it). Checks, in order: 404 when the
+	// user cannot reach the proposal's job now; 403 `insufficient_scope`;
+	// 403 `forbidden` when the deciding user is the requester's user (a
+	// person decides their own agent's proposals on the approvals page or
+	// with `pipelined proposal`); 409 when it is not pending (decided,
+	// expired or withdrawn). Then the write runs now, as the requester
+	// (their user, token and scopes as they are now, through the write's
+	// whole check order, without the token's approval policy, and without
+	// spending the requester's rate limit): `applied` with `result` the
+	// write's answer, or `failed` with `result` the error envelope and
+	// nothing changed. Either way 200. Of concurrent decisions one wins;
+	// the others answer 409, and the write runs at most once. The write's
+	// activity entries name the requester and carry `approved_by`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10794,7 +11069,20 @@ type ClientWithResponsesInterface interface {
 
 	// ApproveProposalWithResponse Approve a proposal
 	//
-	// Runs the proposed write now, as its requester, and returns the proposal, applied or failed with the write's answer (POST /api/v1/proposals/{proposal}/approve). Needs the write's own scope too; the requester's user cannot decide it.
+	// Scope: `proposals:review`, and the proposed write's own scope
+	// (403 `insufficient_scope` names it). Checks, in order: 404 when the
+	// user cannot reach the proposal's job now; 403 `insufficient_scope`;
+	// 403 `forbidden` when the deciding user is the requester's user (a
+	// person decides their own agent's proposals on the approvals page or
+	// with `pipelined proposal`); 409 when it is not pending (decided,
+	// expired or withdrawn). Then the write runs now, as the requester
+	// (their user, token and scopes as they are now, through the write's
+	// whole check order, without the token's approval policy, and without
+	// spending the requester's rate limit): `applied` with `result` the
+	// write's answer, or `failed` with `result` the error envelope and
+	// nothing changed. Either way 200. Of concurrent decisions one wins;
+	// the others answer 409, and the write runs at most once. The write's
+	// activity entries name the requester and carry `approved_by`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10803,7 +11091,9 @@ type ClientWithResponsesInterface interface {
 
 	// RejectProposalWithBodyWithResponse Reject a proposal
 	//
-	// Rejects a pending proposal: the write is never made (POST /api/v1/proposals/{proposal}/reject). The requester's user cannot decide it.
+	// Scope: `proposals:review`, and the proposed write's own scope. The
+	// same checks as approving; then the proposal is `rejected` and the
+	// write is never made.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10812,7 +11102,9 @@ type ClientWithResponsesInterface interface {
 
 	// RejectProposalWithResponse Reject a proposal
 	//
-	// Rejects a pending proposal: the write is never made (POST /api/v1/proposals/{proposal}/reject). The requester's user cannot decide it.
+	// Scope: `proposals:review`, and the proposed write's own scope. The
+	// same checks as approving; then the proposal is `rejected` and the
+	// write is never made.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11459,6 +11751,15 @@ type CreateJobResponse201Headers struct {
 	XRequestId          string
 }
 
+// CreateJobResponse202Headers the declared response headers of an HTTP 202 response for CreateJob
+type CreateJobResponse202Headers struct {
+	Location            string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
 // CreateJobResponse400Headers the declared response headers of an HTTP 400 response for CreateJob
 type CreateJobResponse400Headers struct {
 	CacheControl        string
@@ -11567,6 +11868,8 @@ type CreateJobResponse struct {
 	HTTPResponse *http.Response
 	// JSON201 the response for an HTTP 201 `application/json` response
 	JSON201 *JobResponse
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Proposed
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -11589,6 +11892,8 @@ type CreateJobResponse struct {
 	JSON503 *Unavailable
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateJobResponse201Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *CreateJobResponse202Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *CreateJobResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -11614,6 +11919,11 @@ type CreateJobResponse struct {
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
 func (r CreateJobResponse) GetJSON201() *JobResponse {
 	return r.JSON201
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r CreateJobResponse) GetJSON202() *Proposed {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -11876,6 +12186,15 @@ type UpdateJobResponse200Headers struct {
 	XRequestId          string
 }
 
+// UpdateJobResponse202Headers the declared response headers of an HTTP 202 response for UpdateJob
+type UpdateJobResponse202Headers struct {
+	Location            string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
 // UpdateJobResponse400Headers the declared response headers of an HTTP 400 response for UpdateJob
 type UpdateJobResponse400Headers struct {
 	CacheControl        string
@@ -11994,6 +12313,8 @@ type UpdateJobResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *JobResponse
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Proposed
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -12018,6 +12339,8 @@ type UpdateJobResponse struct {
 	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *UpdateJobResponse200Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *UpdateJobResponse202Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *UpdateJobResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -12045,6 +12368,11 @@ type UpdateJobResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r UpdateJobResponse) GetJSON200() *JobResponse {
 	return r.JSON200
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r UpdateJobResponse) GetJSON202() *Proposed {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -12332,6 +12660,15 @@ type AddCandidateResponse201Headers struct {
 	XRequestId          string
 }
 
+// AddCandidateResponse202Headers the declared response headers of an HTTP 202 response for AddCandidate
+type AddCandidateResponse202Headers struct {
+	Location            string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
 // AddCandidateResponse400Headers the declared response headers of an HTTP 400 response for AddCandidate
 type AddCandidateResponse400Headers struct {
 	CacheControl        string
@@ -12450,6 +12787,8 @@ type AddCandidateResponse struct {
 	HTTPResponse *http.Response
 	// JSON201 the response for an HTTP 201 `application/json` response
 	JSON201 *CandidateResponse
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Proposed
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -12474,6 +12813,8 @@ type AddCandidateResponse struct {
 	JSON503 *Unavailable
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *AddCandidateResponse201Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *AddCandidateResponse202Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *AddCandidateResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -12501,6 +12842,11 @@ type AddCandidateResponse struct {
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
 func (r AddCandidateResponse) GetJSON201() *CandidateResponse {
 	return r.JSON201
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r AddCandidateResponse) GetJSON202() *Proposed {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -12768,6 +13114,15 @@ type UpdateCandidateResponse200Headers struct {
 	XRequestId          string
 }
 
+// UpdateCandidateResponse202Headers the declared response headers of an HTTP 202 response for UpdateCandidate
+type UpdateCandidateResponse202Headers struct {
+	Location            string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
 // UpdateCandidateResponse400Headers the declared response headers of an HTTP 400 response for UpdateCandidate
 type UpdateCandidateResponse400Headers struct {
 	CacheControl        string
@@ -12886,6 +13241,8 @@ type UpdateCandidateResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *CandidateResponse
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Proposed
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -12910,6 +13267,8 @@ type UpdateCandidateResponse struct {
 	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *UpdateCandidateResponse200Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *UpdateCandidateResponse202Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *UpdateCandidateResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -12937,6 +13296,11 @@ type UpdateCandidateResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r UpdateCandidateResponse) GetJSON200() *CandidateResponse {
 	return r.JSON200
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r UpdateCandidateResponse) GetJSON202() *Proposed {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -13498,6 +13862,15 @@ func (r AddDocumentResponse) ContentType() string {
 	return ""
 }
 
+// RemoveDocumentResponse202Headers the declared response headers of an HTTP 202 response for RemoveDocument
+type RemoveDocumentResponse202Headers struct {
+	Location            string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
 // RemoveDocumentResponse204Headers the declared response headers of an HTTP 204 response for RemoveDocument
 type RemoveDocumentResponse204Headers struct {
 	CacheControl        string
@@ -13625,6 +13998,8 @@ type RemoveDocumentResponse503Headers struct {
 type RemoveDocumentResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Proposed
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -13647,6 +14022,8 @@ type RemoveDocumentResponse struct {
 	JSON500 *ServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *RemoveDocumentResponse202Headers
 	// Headers204 the parsed response headers for an HTTP 204 response
 	Headers204 *RemoveDocumentResponse204Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -13671,6 +14048,11 @@ type RemoveDocumentResponse struct {
 	Headers500 *RemoveDocumentResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *RemoveDocumentResponse503Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r RemoveDocumentResponse) GetJSON202() *Proposed {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -14499,6 +14881,15 @@ type ScheduleInterviewResponse201Headers struct {
 	XRequestId          string
 }
 
+// ScheduleInterviewResponse202Headers the declared response headers of an HTTP 202 response for ScheduleInterview
+type ScheduleInterviewResponse202Headers struct {
+	Location            string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
 // ScheduleInterviewResponse400Headers the declared response headers of an HTTP 400 response for ScheduleInterview
 type ScheduleInterviewResponse400Headers struct {
 	CacheControl        string
@@ -14617,6 +15008,8 @@ type ScheduleInterviewResponse struct {
 	HTTPResponse *http.Response
 	// JSON201 the response for an HTTP 201 `application/json` response
 	JSON201 *InterviewResponse
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Proposed
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -14641,6 +15034,8 @@ type ScheduleInterviewResponse struct {
 	JSON503 *Unavailable
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *ScheduleInterviewResponse201Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *ScheduleInterviewResponse202Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *ScheduleInterviewResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -14668,6 +15063,11 @@ type ScheduleInterviewResponse struct {
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
 func (r ScheduleInterviewResponse) GetJSON201() *InterviewResponse {
 	return r.JSON201
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r ScheduleInterviewResponse) GetJSON202() *Proposed {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -14935,6 +15335,15 @@ type RescheduleInterviewResponse200Headers struct {
 	XRequestId          string
 }
 
+// RescheduleInterviewResponse202Headers the declared response headers of an HTTP 202 response for RescheduleInterview
+type RescheduleInterviewResponse202Headers struct {
+	Location            string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
 // RescheduleInterviewResponse400Headers the declared response headers of an HTTP 400 response for RescheduleInterview
 type RescheduleInterviewResponse400Headers struct {
 	CacheControl        string
@@ -15053,6 +15462,8 @@ type RescheduleInterviewResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *InterviewResponse
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Proposed
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -15077,6 +15488,8 @@ type RescheduleInterviewResponse struct {
 	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *RescheduleInterviewResponse200Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *RescheduleInterviewResponse202Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *RescheduleInterviewResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -15104,6 +15517,11 @@ type RescheduleInterviewResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r RescheduleInterviewResponse) GetJSON200() *InterviewResponse {
 	return r.JSON200
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r RescheduleInterviewResponse) GetJSON202() *Proposed {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -15195,6 +15613,15 @@ type CancelInterviewResponse200Headers struct {
 	CacheControl        string
 	IdempotentReplay    *string
 	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// CancelInterviewResponse202Headers the declared response headers of an HTTP 202 response for CancelInterview
+type CancelInterviewResponse202Headers struct {
+	Location            string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -15319,6 +15746,8 @@ type CancelInterviewResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *InterviewResponse
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Proposed
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -15343,6 +15772,8 @@ type CancelInterviewResponse struct {
 	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *CancelInterviewResponse200Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *CancelInterviewResponse202Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *CancelInterviewResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -15370,6 +15801,11 @@ type CancelInterviewResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r CancelInterviewResponse) GetJSON200() *InterviewResponse {
 	return r.JSON200
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r CancelInterviewResponse) GetJSON202() *Proposed {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -15937,7 +16373,7 @@ type SendMessageResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON202 the response for an HTTP 202 `application/json` response
-	JSON202 *MessageResponse
+	JSON202 *SendMessage202JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -15987,7 +16423,7 @@ type SendMessageResponse struct {
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
-func (r SendMessageResponse) GetJSON202() *MessageResponse {
+func (r SendMessageResponse) GetJSON202() *SendMessage202JSONResponseBody {
 	return r.JSON202
 }
 
@@ -16256,6 +16692,15 @@ type CancelMessageResponse200Headers struct {
 	XRequestId          string
 }
 
+// CancelMessageResponse202Headers the declared response headers of an HTTP 202 response for CancelMessage
+type CancelMessageResponse202Headers struct {
+	Location            string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
 // CancelMessageResponse400Headers the declared response headers of an HTTP 400 response for CancelMessage
 type CancelMessageResponse400Headers struct {
 	CacheControl        string
@@ -16374,6 +16819,8 @@ type CancelMessageResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *MessageResponse
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Proposed
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -16398,6 +16845,8 @@ type CancelMessageResponse struct {
 	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *CancelMessageResponse200Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *CancelMessageResponse202Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *CancelMessageResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -16425,6 +16874,11 @@ type CancelMessageResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r CancelMessageResponse) GetJSON200() *MessageResponse {
 	return r.JSON200
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r CancelMessageResponse) GetJSON202() *Proposed {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -16516,6 +16970,15 @@ type RetryMessageResponse200Headers struct {
 	CacheControl        string
 	IdempotentReplay    *string
 	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// RetryMessageResponse202Headers the declared response headers of an HTTP 202 response for RetryMessage
+type RetryMessageResponse202Headers struct {
+	Location            string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -16640,6 +17103,8 @@ type RetryMessageResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *MessageResponse
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Proposed
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -16664,6 +17129,8 @@ type RetryMessageResponse struct {
 	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *RetryMessageResponse200Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *RetryMessageResponse202Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *RetryMessageResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -16691,6 +17158,11 @@ type RetryMessageResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r RetryMessageResponse) GetJSON200() *MessageResponse {
 	return r.JSON200
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r RetryMessageResponse) GetJSON202() *Proposed {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -16977,6 +17449,15 @@ type AddNoteResponse201Headers struct {
 	XRequestId          string
 }
 
+// AddNoteResponse202Headers the declared response headers of an HTTP 202 response for AddNote
+type AddNoteResponse202Headers struct {
+	Location            string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
 // AddNoteResponse400Headers the declared response headers of an HTTP 400 response for AddNote
 type AddNoteResponse400Headers struct {
 	CacheControl        string
@@ -17095,6 +17576,8 @@ type AddNoteResponse struct {
 	HTTPResponse *http.Response
 	// JSON201 the response for an HTTP 201 `application/json` response
 	JSON201 *NoteResponse
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Proposed
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -17119,6 +17602,8 @@ type AddNoteResponse struct {
 	JSON503 *Unavailable
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *AddNoteResponse201Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *AddNoteResponse202Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *AddNoteResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -17146,6 +17631,11 @@ type AddNoteResponse struct {
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
 func (r AddNoteResponse) GetJSON201() *NoteResponse {
 	return r.JSON201
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r AddNoteResponse) GetJSON202() *Proposed {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -17237,6 +17727,15 @@ type RateCandidateResponse200Headers struct {
 	CacheControl        string
 	IdempotentReplay    *string
 	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// RateCandidateResponse202Headers the declared response headers of an HTTP 202 response for RateCandidate
+type RateCandidateResponse202Headers struct {
+	Location            string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -17361,6 +17860,8 @@ type RateCandidateResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *RatingResponse
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Proposed
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -17385,6 +17886,8 @@ type RateCandidateResponse struct {
 	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *RateCandidateResponse200Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *RateCandidateResponse202Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *RateCandidateResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -17412,6 +17915,11 @@ type RateCandidateResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r RateCandidateResponse) GetJSON200() *RatingResponse {
 	return r.JSON200
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r RateCandidateResponse) GetJSON202() *Proposed {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -17503,6 +18011,15 @@ type MoveCandidateResponse200Headers struct {
 	CacheControl        string
 	IdempotentReplay    *string
 	XContentTypeOptions string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// MoveCandidateResponse202Headers the declared response headers of an HTTP 202 response for MoveCandidate
+type MoveCandidateResponse202Headers struct {
+	Location            string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -17627,6 +18144,8 @@ type MoveCandidateResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *CandidateResponse
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Proposed
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -17651,6 +18170,8 @@ type MoveCandidateResponse struct {
 	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *MoveCandidateResponse200Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *MoveCandidateResponse202Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *MoveCandidateResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -17678,6 +18199,11 @@ type MoveCandidateResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r MoveCandidateResponse) GetJSON200() *CandidateResponse {
 	return r.JSON200
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r MoveCandidateResponse) GetJSON202() *Proposed {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -18197,6 +18723,15 @@ type ErasePersonResponse200Headers struct {
 	XRequestId          string
 }
 
+// ErasePersonResponse202Headers the declared response headers of an HTTP 202 response for ErasePerson
+type ErasePersonResponse202Headers struct {
+	Location            string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
 // ErasePersonResponse400Headers the declared response headers of an HTTP 400 response for ErasePerson
 type ErasePersonResponse400Headers struct {
 	CacheControl        string
@@ -18305,6 +18840,8 @@ type ErasePersonResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *ErasureResponse
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Proposed
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -18327,6 +18864,8 @@ type ErasePersonResponse struct {
 	JSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ErasePersonResponse200Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *ErasePersonResponse202Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *ErasePersonResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -18352,6 +18891,11 @@ type ErasePersonResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r ErasePersonResponse) GetJSON200() *ErasureResponse {
 	return r.JSON200
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r ErasePersonResponse) GetJSON202() *Proposed {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -19676,6 +20220,15 @@ type CreateWebhookResponse201Headers struct {
 	XRequestId          string
 }
 
+// CreateWebhookResponse202Headers the declared response headers of an HTTP 202 response for CreateWebhook
+type CreateWebhookResponse202Headers struct {
+	Location            string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
 // CreateWebhookResponse400Headers the declared response headers of an HTTP 400 response for CreateWebhook
 type CreateWebhookResponse400Headers struct {
 	CacheControl        string
@@ -19784,6 +20337,8 @@ type CreateWebhookResponse struct {
 	HTTPResponse *http.Response
 	// JSON201 the response for an HTTP 201 `application/json` response
 	JSON201 *CreatedWebhookResponse
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Proposed
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -19806,6 +20361,8 @@ type CreateWebhookResponse struct {
 	JSON503 *Unavailable
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateWebhookResponse201Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *CreateWebhookResponse202Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *CreateWebhookResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -19831,6 +20388,11 @@ type CreateWebhookResponse struct {
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
 func (r CreateWebhookResponse) GetJSON201() *CreatedWebhookResponse {
 	return r.JSON201
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r CreateWebhookResponse) GetJSON202() *Proposed {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -19910,6 +20472,15 @@ func (r CreateWebhookResponse) ContentType() string {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
 	return ""
+}
+
+// DeleteWebhookResponse202Headers the declared response headers of an HTTP 202 response for DeleteWebhook
+type DeleteWebhookResponse202Headers struct {
+	Location            string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRequestId          string
 }
 
 // DeleteWebhookResponse204Headers the declared response headers of an HTTP 204 response for DeleteWebhook
@@ -20039,6 +20610,8 @@ type DeleteWebhookResponse503Headers struct {
 type DeleteWebhookResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Proposed
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -20061,6 +20634,8 @@ type DeleteWebhookResponse struct {
 	JSON500 *ServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *DeleteWebhookResponse202Headers
 	// Headers204 the parsed response headers for an HTTP 204 response
 	Headers204 *DeleteWebhookResponse204Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -20085,6 +20660,11 @@ type DeleteWebhookResponse struct {
 	Headers500 *DeleteWebhookResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *DeleteWebhookResponse503Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r DeleteWebhookResponse) GetJSON202() *Proposed {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -21747,7 +22327,12 @@ func (c *ClientWithResponses) ExportPersonWithResponse(ctx context.Context, para
 
 // ListProposalsWithResponse List proposals
 //
-// A page of 15 of the proposals the token may read, newest first: its own, and with proposals:review its team's, on jobs its user reaches (GET /api/v1/proposals).
+// Any valid token, no particular scope. The proposals the token may
+// read, newest first, 15 a page: those it made, on jobs its user
+// reaches now (or on no job); with `proposals:review` also its current
+// team's on jobs its user reaches, and, for owners and admins, the
+// team's on no job. A pending proposal past `expires_at` reads, and
+// filters, as `expired`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -21762,7 +22347,8 @@ func (c *ClientWithResponses) ListProposalsWithResponse(ctx context.Context, par
 
 // GetProposalWithResponse Get a proposal
 //
-// One proposal: the write it stands for, its status and, once decided, who decided and what the write answered (GET /api/v1/proposals/{proposal}).
+// Any valid token, no particular scope; a proposal the token may not
+// read (see List proposals) answers 404.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -21777,7 +22363,20 @@ func (c *ClientWithResponses) GetProposalWithResponse(ctx context.Context, propo
 
 // ApproveProposalWithBodyWithResponse Approve a proposal
 //
-// Runs the proposed write now, as its requester, and returns the proposal, applied or failed with the write's answer (POST /api/v1/proposals/{proposal}/approve). Needs the write's own scope too; the requester's user cannot decide it.
+// Scope: `proposals:review`, and the proposed write's own scope
+// (403 `insufficient_scope` names it). Checks, in order: 404 when the
+// user cannot reach the proposal's job now; 403 `insufficient_scope`;
+// 403 `forbidden` when the deciding user is the requester's user (a
+// person decides their own agent's proposals on the approvals page or
+// with `pipelined proposal`); 409 when it is not pending (decided,
+// expired or withdrawn). Then the write runs now, as the requester
+// (their user, token and scopes as they are now, through the write's
+// whole check order, without the token's approval policy, and without
+// spending the requester's rate limit): `applied` with `result` the
+// write's answer, or `failed` with `result` the error envelope and
+// nothing changed. Either way 200. Of concurrent decisions one wins;
+// the others answer 409, and the write runs at most once. The write's
+// activity entries name the requester and carry `approved_by`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -21792,7 +22391,20 @@ func (c *ClientWithResponses) ApproveProposalWithBodyWithResponse(ctx context.Co
 
 // ApproveProposalWithResponse Approve a proposal
 //
-// Runs the proposed write now, as its requester, and returns the proposal, applied or failed with the write's answer (POST /api/v1/proposals/{proposal}/approve). Needs the write's own scope too; the requester's user cannot decide it.
+// Scope: `proposals:review`, and the proposed write's own scope
+// (403 `insufficient_scope` names it). Checks, in order: 404 when the
+// user cannot reach the proposal's job now; 403 `insufficient_scope`;
+// 403 `forbidden` when the deciding user is the requester's user (a
+// person decides their own agent's proposals on the approvals page or
+// with `pipelined proposal`); 409 when it is not pending (decided,
+// expired or withdrawn). Then the write runs now, as the requester
+// (their user, token and scopes as they are now, through the write's
+// whole check order, without the token's approval policy, and without
+// spending the requester's rate limit): `applied` with `result` the
+// write's answer, or `failed` with `result` the error envelope and
+// nothing changed. Either way 200. Of concurrent decisions one wins;
+// the others answer 409, and the write runs at most once. The write's
+// activity entries name the requester and carry `approved_by`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -21807,7 +22419,9 @@ func (c *ClientWithResponses) ApproveProposalWithResponse(ctx context.Context, p
 
 // RejectProposalWithBodyWithResponse Reject a proposal
 //
-// Rejects a pending proposal: the write is never made (POST /api/v1/proposals/{proposal}/reject). The requester's user cannot decide it.
+// Scope: `proposals:review`, and the proposed write's own scope. The
+// same checks as approving; then the proposal is `rejected` and the
+// write is never made.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -21822,7 +22436,9 @@ func (c *ClientWithResponses) RejectProposalWithBodyWithResponse(ctx context.Con
 
 // RejectProposalWithResponse Reject a proposal
 //
-// Rejects a pending proposal: the write is never made (POST /api/v1/proposals/{proposal}/reject). The requester's user cannot decide it.
+// Scope: `proposals:review`, and the proposed write's own scope. The
+// same checks as approving; then the proposal is `rejected` and the
+// write is never made.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -23260,6 +23876,13 @@ func ParseCreateJobResponse(rsp *http.Response) (*CreateJobResponse, error) {
 		}
 		response.JSON201 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Proposed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -23392,6 +24015,44 @@ func ParseCreateJobResponse(rsp *http.Response) (*CreateJobResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers201 = &headers
+	case rsp.StatusCode == 202:
+		var headers CreateJobResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 400:
 		var headers CreateJobResponse400Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -24296,6 +24957,13 @@ func ParseUpdateJobResponse(rsp *http.Response) (*UpdateJobResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Proposed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -24428,6 +25096,44 @@ func ParseUpdateJobResponse(rsp *http.Response) (*UpdateJobResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 202:
+		var headers UpdateJobResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 400:
 		var headers UpdateJobResponse400Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -25429,6 +26135,13 @@ func ParseAddCandidateResponse(rsp *http.Response) (*AddCandidateResponse, error
 		}
 		response.JSON201 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Proposed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -25568,6 +26281,44 @@ func ParseAddCandidateResponse(rsp *http.Response) (*AddCandidateResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers201 = &headers
+	case rsp.StatusCode == 202:
+		var headers AddCandidateResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 400:
 		var headers AddCandidateResponse400Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -26517,6 +27268,13 @@ func ParseUpdateCandidateResponse(rsp *http.Response) (*UpdateCandidateResponse,
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Proposed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -26649,6 +27407,44 @@ func ParseUpdateCandidateResponse(rsp *http.Response) (*UpdateCandidateResponse,
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 202:
+		var headers UpdateCandidateResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 400:
 		var headers UpdateCandidateResponse400Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -28376,6 +29172,13 @@ func ParseRemoveDocumentResponse(rsp *http.Response) (*RemoveDocumentResponse, e
 	}
 
 	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Proposed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
 	case rsp.StatusCode == 204:
 		break // No content-type
 
@@ -28459,6 +29262,44 @@ func ParseRemoveDocumentResponse(rsp *http.Response) (*RemoveDocumentResponse, e
 	}
 
 	switch {
+	case rsp.StatusCode == 202:
+		var headers RemoveDocumentResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 204:
 		var headers RemoveDocumentResponse204Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -30830,6 +31671,13 @@ func ParseScheduleInterviewResponse(rsp *http.Response) (*ScheduleInterviewRespo
 		}
 		response.JSON201 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Proposed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -30969,6 +31817,44 @@ func ParseScheduleInterviewResponse(rsp *http.Response) (*ScheduleInterviewRespo
 			headers.XRequestId = value
 		}
 		response.Headers201 = &headers
+	case rsp.StatusCode == 202:
+		var headers ScheduleInterviewResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 400:
 		var headers ScheduleInterviewResponse400Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -31918,6 +32804,13 @@ func ParseRescheduleInterviewResponse(rsp *http.Response) (*RescheduleInterviewR
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Proposed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -32050,6 +32943,44 @@ func ParseRescheduleInterviewResponse(rsp *http.Response) (*RescheduleInterviewR
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 202:
+		var headers RescheduleInterviewResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 400:
 		var headers RescheduleInterviewResponse400Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -32592,6 +33523,13 @@ func ParseCancelInterviewResponse(rsp *http.Response) (*CancelInterviewResponse,
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Proposed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -32724,6 +33662,44 @@ func ParseCancelInterviewResponse(rsp *http.Response) (*CancelInterviewResponse,
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 202:
+		var headers CancelInterviewResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 400:
 		var headers CancelInterviewResponse400Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -34119,7 +35095,7 @@ func ParseSendMessageResponse(rsp *http.Response) (*SendMessageResponse, error) 
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
-		var dest MessageResponse
+		var dest SendMessage202JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -35213,6 +36189,13 @@ func ParseCancelMessageResponse(rsp *http.Response) (*CancelMessageResponse, err
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Proposed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -35345,6 +36328,44 @@ func ParseCancelMessageResponse(rsp *http.Response) (*CancelMessageResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 202:
+		var headers CancelMessageResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 400:
 		var headers CancelMessageResponse400Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -35887,6 +36908,13 @@ func ParseRetryMessageResponse(rsp *http.Response) (*RetryMessageResponse, error
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Proposed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -36019,6 +37047,44 @@ func ParseRetryMessageResponse(rsp *http.Response) (*RetryMessageResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 202:
+		var headers RetryMessageResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 400:
 		var headers RetryMessageResponse400Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -37020,6 +38086,13 @@ func ParseAddNoteResponse(rsp *http.Response) (*AddNoteResponse, error) {
 		}
 		response.JSON201 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Proposed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -37152,6 +38225,44 @@ func ParseAddNoteResponse(rsp *http.Response) (*AddNoteResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers201 = &headers
+	case rsp.StatusCode == 202:
+		var headers AddNoteResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 400:
 		var headers AddNoteResponse400Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -37694,6 +38805,13 @@ func ParseRateCandidateResponse(rsp *http.Response) (*RateCandidateResponse, err
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Proposed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -37826,6 +38944,44 @@ func ParseRateCandidateResponse(rsp *http.Response) (*RateCandidateResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 202:
+		var headers RateCandidateResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 400:
 		var headers RateCandidateResponse400Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -38368,6 +39524,13 @@ func ParseMoveCandidateResponse(rsp *http.Response) (*MoveCandidateResponse, err
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Proposed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -38500,6 +39663,44 @@ func ParseMoveCandidateResponse(rsp *http.Response) (*MoveCandidateResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 202:
+		var headers MoveCandidateResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 400:
 		var headers MoveCandidateResponse400Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -40000,6 +41201,13 @@ func ParseErasePersonResponse(rsp *http.Response) (*ErasePersonResponse, error) 
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Proposed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -40125,6 +41333,44 @@ func ParseErasePersonResponse(rsp *http.Response) (*ErasePersonResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 202:
+		var headers ErasePersonResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 400:
 		var headers ErasePersonResponse400Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -43650,6 +44896,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 		}
 		response.JSON201 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Proposed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -43782,6 +45035,44 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers201 = &headers
+	case rsp.StatusCode == 202:
+		var headers CreateWebhookResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 400:
 		var headers CreateWebhookResponse400Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -44272,6 +45563,13 @@ func ParseDeleteWebhookResponse(rsp *http.Response) (*DeleteWebhookResponse, err
 	}
 
 	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Proposed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
 	case rsp.StatusCode == 204:
 		break // No content-type
 
@@ -44355,6 +45653,44 @@ func ParseDeleteWebhookResponse(rsp *http.Response) (*DeleteWebhookResponse, err
 	}
 
 	switch {
+	case rsp.StatusCode == 202:
+		var headers DeleteWebhookResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 204:
 		var headers DeleteWebhookResponse204Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
