@@ -3,9 +3,12 @@ package pipelinestore
 import (
 	"context"
 	"iter"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/riverqueue/river"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
@@ -74,4 +77,61 @@ func (db *DB) RemoveOrphans(ctx context.Context, now time.Time) (int64, error) {
 		n++
 	}
 	return n, nil
+}
+
+// OrphanInterval is how often the queue runs RemoveOrphans when the
+// store has a BlobStore.
+const OrphanInterval = time.Hour
+
+// orphanArgs is the periodic pass of RemoveOrphans as a River job's
+// arguments.
+type orphanArgs struct{}
+
+// Kind names the job kind.
+func (orphanArgs) Kind() string { return "pipeline_blob_orphans" }
+
+// InsertOpts puts passes on the maintenance queue; one that fails is not
+// retried: the next one comes.
+func (orphanArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: purgeQueue, MaxAttempts: 1}
+}
+
+// orphanJob is the periodic pass, every OrphanInterval and once when a
+// client becomes River's leader, so that it runs once across replicas.
+func orphanJob() *river.PeriodicJob {
+	return river.NewPeriodicJob(river.PeriodicInterval(OrphanInterval),
+		func() (river.JobArgs, *river.InsertOpts) { return orphanArgs{}, nil },
+		&river.PeriodicJobOpts{ID: "pipeline_blob_orphans", RunOnStart: true})
+}
+
+// orphanWorker works River's passes of RemoveOrphans.
+type orphanWorker struct {
+	river.WorkerDefaults[orphanArgs]
+	db    *DB
+	clock pipeline.Clock
+	log   *slog.Logger
+}
+
+func (w *orphanWorker) Work(ctx context.Context, _ *river.Job[orphanArgs]) error {
+	n, err := w.db.RemoveOrphans(ctx, w.clock.Now())
+	if n > 0 {
+		w.log.Info("removed the bytes of no document from the object store", "count", n)
+	}
+	return err
+}
+
+func (w *orphanWorker) Timeout(*river.Job[orphanArgs]) time.Duration { return purgeJobTimeout }
+
+// addOrphans adds the periodic pass of RemoveOrphans when the store has
+// a BlobStore.
+func (db *DB) addOrphans(workers *river.Workers, periodic []*river.PeriodicJob, cfg DeliveryConfig, log *slog.Logger) []*river.PeriodicJob {
+	if db.blobs == nil {
+		return periodic
+	}
+	clock := cfg.Clock
+	if clock == nil {
+		clock = pipeline.SystemClock{}
+	}
+	river.AddWorker(workers, &orphanWorker{db: db, clock: clock, log: log})
+	return append(periodic, orphanJob())
 }

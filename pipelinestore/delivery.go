@@ -161,6 +161,9 @@ type DeliveryConfig struct {
 	Sweeper Sweeper
 	// RetentionInterval is how often Sweeper runs; 0: RetentionInterval.
 	RetentionInterval time.Duration
+	// Clock is the time RemoveOrphans runs at, every OrphanInterval on
+	// the leader, when the store has a BlobStore; nil: the system's.
+	Clock pipeline.Clock
 }
 
 // PollOnlyInterval is how often a queue that polls on PostgreSQL
@@ -231,6 +234,7 @@ func (db *DB) StartDeliveries(ctx context.Context, d Deliverer, cfg DeliveryConf
 		river.AddWorker(workers, &retentionWorker{s: cfg.Sweeper, log: logger})
 		periodic = append(periodic, retentionJob(cfg.RetentionInterval))
 	}
+	periodic = db.addOrphans(workers, periodic, cfg, logger)
 	driver := db.riverDriver()
 	if listen {
 		driver = listeningDriver{Driver: riverdatabasesql.New(db.w.bun.DB), db: db.w.bun, schema: db.schema}
