@@ -187,8 +187,9 @@ const deliveryJobTimeout = 30 * time.Second
 // every cfg.PurgeInterval, first at once. d may make at most
 // pipeline.MaxDeliveryAttempts attempts of a message. Every replica may
 // run it: each attempt is made by one of them (River locks each message
-// it works), and each purge and retention pass is scheduled by the one
-// River elects leader, so it runs once across replicas.
+// it works), and each purge, retention pass and, with a BlobStore, pass
+// of RemoveOrphans is scheduled by the one River elects leader, so it
+// runs once across replicas.
 // On PostgreSQL the queue holds a connection of its own on which it
 // listens for the notification River sends with each insert, so that a
 // message is taken within milliseconds of its write's commit (see

@@ -33,6 +33,9 @@ var _ BlobStore = (*S3)(nil)
 // share a bucket. It does not reach the store: see Check.
 func OpenS3(rawURL, accessKey, secretKey string) (*S3, error) {
 	u, err := url.Parse(rawURL)
+	if ue := (*url.Error)(nil); errors.As(err, &ue) {
+		err = ue.Err // without the URL, which may hold a secret
+	}
 	if err != nil {
 		return nil, fmt.Errorf("S3 URL: %w", err)
 	}
