@@ -126,3 +126,21 @@ func TestS3_RemoveOrphans(t *testing.T) {
 		assert.Equal(t, content, got, "and left the document's bytes")
 	})
 }
+
+// TestS3_ErasureRemovesBytes: erasing a person removes their documents'
+// bytes from the object store once the erasure commits, not an hour
+// later with the orphans.
+func TestS3_ErasureRemovesBytes(t *testing.T) {
+	eachS3(t, func(t *testing.T, db *pipelinestore.DB, s *pipelinestore.S3) {
+		f := storetest.Seeded(t, db)
+		olivia := f.As(t, "olivia")
+		_, err := f.Svc.AddDocument(olivia, f.Job("backend"), f.Res.Candidates["ada"], pipeline.NewDocument{Filename: "cv.txt", Content: []byte("Ada Lovelace, ada@example.test")})
+		require.NoError(t, err)
+		_, err = f.Svc.AddDocument(olivia, f.Job("backend"), f.Res.Candidates["grace"], pipeline.NewDocument{Filename: "cv.txt", Content: []byte("Grace Hopper")})
+		require.NoError(t, err)
+		require.Len(t, keys(t, s), 2)
+		_, err = f.Svc.ErasePerson(olivia, pipeline.PersonErasure{Email: "ada@example.test", Reasoned: pipeline.Because("Art. 17 request")})
+		require.NoError(t, err)
+		assert.Len(t, keys(t, s), 1, "Ada's bytes are gone; Grace's stay")
+	})
+}
