@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -142,5 +144,32 @@ func TestS3_ErasureRemovesBytes(t *testing.T) {
 		_, err = f.Svc.ErasePerson(olivia, pipeline.PersonErasure{Email: "ada@example.test", Reasoned: pipeline.Because("Art. 17 request")})
 		require.NoError(t, err)
 		assert.Len(t, keys(t, s), 1, "Ada's bytes are gone; Grace's stay")
+	})
+}
+
+// TestS3_RemoveOrphansInBatches: the pass checks keys a batch at a time;
+// more orphans than a batch, among documents' bytes, all go, and the
+// documents' bytes stay.
+func TestS3_RemoveOrphansInBatches(t *testing.T) {
+	eachS3(t, func(t *testing.T, db *pipelinestore.DB, s *pipelinestore.S3) {
+		ctx := context.Background()
+		f := storetest.Seeded(t, db)
+		var kept []string
+		for _, who := range []string{"ada", "grace"} {
+			d, err := f.Svc.AddDocument(f.As(t, "olivia"), f.Job("backend"), f.Res.Candidates[who], pipeline.NewDocument{Filename: "cv.txt", Content: []byte(who)})
+			require.NoError(t, err)
+			kept = append(kept, "documents/"+strconv.FormatInt(d.Value.ID, 10))
+		}
+		const orphans = 150
+		for i := range orphans {
+			require.NoError(t, s.Put(ctx, "documents/"+strconv.Itoa(1000+i), []byte("orphan")))
+		}
+		n, err := db.RemoveOrphans(ctx, time.Now().Add(pipelinestore.OrphanAge+time.Minute))
+		require.NoError(t, err)
+		assert.Equal(t, int64(orphans), n)
+		got := keys(t, s)
+		slices.Sort(got)
+		slices.Sort(kept)
+		assert.Equal(t, kept, got)
 	})
 }

@@ -84,7 +84,6 @@ WHERE d.id = $1 AND d.candidate_id = $2`, ` FOR UPDATE OF d`)
 	qDeleteDocument  = prepared(`DELETE FROM documents WHERE id = $1`)
 	qDocumentContent = prepared(`SELECT content FROM document_contents WHERE document_id = $1`)
 	qSetDocumentText = prepared(`UPDATE documents SET text_status = $2, text = $3, text_truncated = $4 WHERE id = $1 AND text_status = 'pending'`)
-	qDocumentExists  = prepared(`SELECT count(*) FROM documents WHERE id = $1`)
 )
 
 // InsertDocument stores a document and its bytes, in the database or,
