@@ -65,6 +65,13 @@ type Document struct {
 	CreatedAt     time.Time
 }
 
+// DocumentWithText is a document with its kept text: "" unless its
+// TextStatus is TextReady.
+type DocumentWithText struct {
+	Document
+	Text string
+}
+
 // NewDocument is the input of AddDocument.
 type NewDocument struct {
 	Kind     string // "" is DocumentResume

@@ -191,6 +191,40 @@ func TestInvitations_Lifecycle(t *testing.T) {
 	})
 }
 
+func TestInvitations_ReadByPython(t *testing.T) {
+	eachWorld(t, "the subject, the To and each ATTENDEE named exactly", func(t *testing.T, w world) {
+		s := mailtest.Start(t, mailtest.Options{})
+		sendQueue(t, w.DB, s)
+		ctx, job, ada := w.As(t, "olivia"), w.Job("backend"), w.Res.Candidates["ada"]
+		name := "O'Brien, Jane; Ph.D: x — Zoë"
+		_, err := w.Svc.UpdateCandidate(ctx, job, ada, pipeline.CandidatePatch{Name: new(name)})
+		require.NoError(t, err)
+		_, err = w.Svc.ScheduleInterview(ctx, job, ada, interviewAt(w, 2, "mia"))
+		require.NoError(t, err)
+		got := s.WaitReceived(t, 2, 30*time.Second)
+		for _, r := range got {
+			py := r.Python(t)
+			assert.Equal(t, "Invitation: Interview with "+name+" for Backend Engineer", py.Subject)
+			assert.Empty(t, py.Defects)
+			require.Len(t, py.To, 1)
+			if py.To[0].Address == "ada@example.test" {
+				assert.Equal(t, name, py.To[0].Name, "the candidate's name")
+			}
+			// The calendar as Python's email took it out of the mail, read
+			// by the iCalendar library.
+			cal, err := ics.ParseCalendar(strings.NewReader(py.Calendar))
+			require.NoError(t, err)
+			require.Len(t, cal.Events(), 1)
+			names := map[string][]string{}
+			for _, a := range cal.Events()[0].Attendees() {
+				names[a.Email()] = a.ICalParameters[string(ics.ParameterCn)]
+			}
+			assert.Equal(t, []string{name}, names["ada@example.test"], "the candidate's name as the record has it")
+			assert.Len(t, names, 2)
+		}
+	})
+}
+
 func TestInvitations_RemovedInterviewer(t *testing.T) {
 	eachWorld(t, "an interviewer taken off gets a cancellation, the others the update", func(t *testing.T, w world) {
 		s := mailtest.Start(t, mailtest.Options{})

@@ -45,6 +45,7 @@ type Message struct {
 	CandidateID int64
 	TeamID      int64  // the team of the job
 	To          string // the candidate's email when the message was written
+	ToName      string // the candidate's name as it reads now, which the mail's To shows
 	ReplyTo     string // the author's email when the message was written
 	Subject     string
 	Body        string
@@ -141,7 +142,7 @@ func (s *Service) SendMessage(ctx context.Context, jobID, candidateID int64, in 
 			return Message{}, Errorf(EForbidden, msgMailOff)
 		}
 		m, err := tx.InsertMessage(ctx, Message{
-			JobID: cand.JobID, CandidateID: cand.ID, TeamID: cand.TeamID, To: cand.Email, ReplyTo: c.user.Email,
+			JobID: cand.JobID, CandidateID: cand.ID, TeamID: cand.TeamID, To: cand.Email, ToName: cand.Name, ReplyTo: c.user.Email,
 			Subject: strings.TrimSpace(in.Subject), Body: in.Body, Status: MessageQueued,
 			SendAt: in.sendAt(now), Author: User{ID: c.user.ID, Name: c.user.Name}, CreatedAt: now,
 		})

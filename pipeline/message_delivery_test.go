@@ -162,6 +162,33 @@ func TestMessages_Delivery(t *testing.T) {
 	})
 }
 
+// TestMessages_ReadByPython sends mails to candidates whose names need
+// quoting or encoding, with subjects long and outside ASCII, and reads them
+// with Python's email package, as a reader's program would.
+func TestMessages_ReadByPython(t *testing.T) {
+	eachWorld(t, "the subject and the candidate's name, exactly", func(t *testing.T, w world) {
+		s := mailtest.Start(t, mailtest.Options{})
+		sendQueue(t, w.DB, s)
+		ctx, job, ada := w.As(t, "olivia"), w.Job("backend"), w.Res.Candidates["ada"]
+		cases := []struct{ name, subject string }{
+			{"Ada Lovelace", "Your application for the Senior Backend Engineer position: next steps after the first interview"},
+			{`O'Brien, Jane "JJ"`, "Votre candidature — entretien à Zürich, et la suite de la procédure de recrutement"},
+			{"Zoë Łukasiewicz, née 山田", "面接のご案内"},
+		}
+		for i, c := range cases {
+			_, err := w.Svc.UpdateCandidate(ctx, job, ada, pipeline.CandidatePatch{Name: new(c.name)})
+			require.NoError(t, err)
+			_, err = sendAda(t, w, pipeline.NewMessage{Subject: c.subject, Body: "Hello."})
+			require.NoError(t, err)
+			py := s.WaitReceived(t, i+1, 30*time.Second)[i].Python(t)
+			assert.Equal(t, c.subject, py.Subject)
+			assert.Equal(t, []mailtest.Address{{Name: c.name, Address: "ada@example.test"}}, py.To, "the candidate's name")
+			assert.Equal(t, []mailtest.Address{{Name: "Acme Hiring", Address: "jobs@acme.example"}}, py.From)
+			assert.Empty(t, py.Defects)
+		}
+	})
+}
+
 func TestMessages_Scheduling(t *testing.T) {
 	eachWorld(t, "send_at in the future waits", func(t *testing.T, w world) {
 		s := mailtest.Start(t, mailtest.Options{})

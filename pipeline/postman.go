@@ -179,7 +179,7 @@ func (p *Postman) Mail(m Message) Mail {
 	out := Mail{
 		MessageID: MessageMailID(m.ID, p.mail.From),
 		From:      p.mail.From,
-		To:        &mail.Address{Address: m.To},
+		To:        &mail.Address{Name: m.ToName, Address: m.To},
 		Subject:   m.Subject,
 		Date:      now(p.clock),
 		Body:      m.Body,

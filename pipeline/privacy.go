@@ -111,8 +111,8 @@ type PersonExport struct {
 }
 
 // CandidateExport is one candidate of a person with what is stored about
-// it. Documents and proposals do not exist yet: the faces show them as
-// empty lists.
+// it. Proposals are not exported yet: the faces show them as an empty
+// list.
 type CandidateExport struct {
 	Job        Job // ID and Title
 	Candidate  Candidate
@@ -120,6 +120,7 @@ type CandidateExport struct {
 	Ratings    []UserRating
 	Messages   []Message
 	Interviews []Interview
+	Documents  []DocumentWithText // newest first
 }
 
 // UserRating is a rating with its user.
@@ -195,6 +196,9 @@ func (s *Service) exportCandidate(ctx context.Context, c Caller, k Candidate) (C
 	if x.Interviews, err = allPages(func(p int) (List[Interview], error) {
 		return s.store.ListInterviews(ctx, c.user.ID, k.JobID, k.ID, p)
 	}); err != nil {
+		return x, err
+	}
+	if x.Documents, err = s.store.DocumentsWithText(ctx, c.user.ID, k.JobID, k.ID); err != nil {
 		return x, err
 	}
 	x.Ratings, err = s.store.Ratings(ctx, k.ID)

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipeline/doctext/doctexttest"
 	"github.com/pipeline-dev/pipeline/pipelinestore"
 	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
 )
@@ -286,4 +287,34 @@ func stageCounts(t *testing.T, w world, ctx context.Context, job int64) map[stri
 		out[s.Name] = l.Total
 	}
 	return out
+}
+
+func TestService_ExportPerson(t *testing.T) {
+	eachWorld(t, "the person's documents, each with its text", func(t *testing.T, w world) {
+		ctx, backend, ada := w.As(t, "olivia"), w.Job("backend"), w.Res.Candidates["ada"]
+		cv, err := w.Svc.AddDocument(ctx, backend, ada, pipeline.NewDocument{Filename: "cv.txt",
+			Content: []byte("Ada Lovelace, analyst of the engine.")})
+		require.NoError(t, err)
+		require.NoError(t, pipeline.NewTexts(w.DB, parser{}).Extract(context.Background(), cv.Value.ID))
+		photo, err := w.Svc.AddDocument(ctx, backend, ada, pipeline.NewDocument{Kind: pipeline.DocumentOther,
+			Filename: "me.png", Content: doctexttest.PNG()})
+		require.NoError(t, err)
+		// Grace's document is not Ada's.
+		_, err = w.Svc.AddDocument(ctx, backend, w.Res.Candidates["grace"], pipeline.NewDocument{Filename: "grace.txt",
+			Content: []byte("Grace Hopper.")})
+		require.NoError(t, err)
+
+		x, err := w.Svc.ExportPerson(ctx, pipeline.PersonQuery{Email: "ADA@example.test"})
+		require.NoError(t, err)
+		require.Len(t, x.Candidates, 1)
+		docs := x.Candidates[0].Documents
+		require.Len(t, docs, 2, "Ada's documents, newest first")
+		got, err := w.Svc.GetDocument(ctx, backend, ada, photo.Value.ID)
+		require.NoError(t, err)
+		assert.Equal(t, pipeline.DocumentWithText{Document: got}, docs[0], "an image, as the API reads it, without text")
+		got, err = w.Svc.GetDocument(ctx, backend, ada, cv.Value.ID)
+		require.NoError(t, err)
+		assert.Equal(t, pipeline.TextReady, got.TextStatus)
+		assert.Equal(t, pipeline.DocumentWithText{Document: got, Text: "Ada Lovelace, analyst of the engine."}, docs[1])
+	})
 }

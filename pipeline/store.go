@@ -139,6 +139,9 @@ type Store interface {
 	// DocumentText is Document with the document's kept text ("" unless
 	// ready).
 	DocumentText(ctx context.Context, viewer, jobID, candidateID, id int64) (Document, string, error)
+	// DocumentsWithText returns every document of a candidate of a job
+	// viewer can reach, with its kept text, in the order of ListDocuments.
+	DocumentsWithText(ctx context.Context, viewer, jobID, candidateID int64) ([]DocumentWithText, error)
 	// OpenDocument returns the bytes of a document; not_found when they
 	// are gone with it.
 	OpenDocument(ctx context.Context, id int64) (Content, error)

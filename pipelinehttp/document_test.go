@@ -76,7 +76,7 @@ func (e *env) extract(t *testing.T, id int64) {
 }
 
 func TestAPI_Documents(t *testing.T) {
-	each(t, "each type, its text and its download", func(t *testing.T, e *env) {
+	eachStore(t, "each type, its text and its download", func(t *testing.T, e *env) {
 		files := []struct {
 			name, ctype string
 			content     []byte
@@ -141,7 +141,7 @@ func TestAPI_Documents(t *testing.T) {
 		}
 		assert.Equal(t, len(files), added)
 	})
-	each(t, "text by parts", func(t *testing.T, e *env) {
+	eachStore(t, "text by parts", func(t *testing.T, e *env) {
 		r := e.upload(t, graceDocuments(e), e.token("mia"), nil, part{name: "file", filename: "a.txt", content: []byte("héllo wörld")})
 		require.Equal(t, http.StatusCreated, r.Code, "%s", r.Body)
 		id := num(t, r.Data(t)["id"])
@@ -152,7 +152,7 @@ func TestAPI_Documents(t *testing.T) {
 		requireValidation(t, e.do(t, "GET", graceDocuments(e)+"/"+itoa(id)+"/text?offset=-1", e.token("mia"), nil), "offset")
 		requireValidation(t, e.do(t, "GET", graceDocuments(e)+"/"+itoa(id)+"/text?limit=0", e.token("mia"), nil), "limit")
 	})
-	each(t, "refusals", func(t *testing.T, e *env) {
+	eachStore(t, "refusals", func(t *testing.T, e *env) {
 		up := func(parts ...part) *Response { return e.upload(t, graceDocuments(e), e.token("mia"), nil, parts...) }
 		requireValidation(t, up(part{name: "file", filename: "x.gif", content: []byte("GIF89a\x01\x00\x01\x00\x80\x00")}), "file")
 		requireValidation(t, up(part{name: "file", filename: "x.exe", content: []byte("MZ\x90\x00\x03")}), "file")
@@ -167,7 +167,7 @@ func TestAPI_Documents(t *testing.T) {
 		l := e.do(t, "GET", graceDocuments(e), e.token("mia"), nil)
 		assert.Len(t, l.Items(t), 1, "only the one upload that was allowed")
 	})
-	each(t, "filename, key and removal", func(t *testing.T, e *env) {
+	eachStore(t, "filename, key and removal", func(t *testing.T, e *env) {
 		name := "C:\\Users\\x/../evil\u202Efdp\t.exe"
 		hdr := []string{IdempotencyKeyHeader, "doc-1"}
 		r := e.upload(t, graceDocuments(e), e.token("mia"), hdr, part{name: "file", filename: name, content: []byte("text")})

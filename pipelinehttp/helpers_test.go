@@ -375,6 +375,15 @@ func each(t *testing.T, name string, fn func(t *testing.T, e *env), opts ...envO
 	t.Run(name, func(t *testing.T) { eachEnv(t, fn, opts...) })
 }
 
+// eachStore runs fn as each does, and again with documents' bytes in an
+// S3 store (storetest.EachStore).
+func eachStore(t *testing.T, name string, fn func(t *testing.T, e *env), opts ...envOption) {
+	t.Helper()
+	t.Run(name, func(t *testing.T) {
+		storetest.EachStore(t, func(t *testing.T, db *pipelinestore.DB) { fn(t, newEnv(t, db, opts...)) })
+	})
+}
+
 // jobPath and friends build API paths from ids.
 func jobPath(id int64) string { return "/api/v1/jobs/" + itoa(id) }
 

@@ -15,17 +15,34 @@ type personExport struct {
 }
 
 // candidateExport is one candidate of the person with what is stored
-// about it. Documents and proposals do not exist yet (workflow.md §4,
-// oversight.md): their lists are always empty.
+// about it. Proposals (oversight.md) are not exported yet: their list is
+// always empty.
 type candidateExport struct {
-	Job        jobRef          `json:"job"`
-	Candidate  candidateFull   `json:"candidate"`
-	Notes      []noteItem      `json:"notes"`
-	Ratings    []userRating    `json:"ratings"`
-	Messages   []messageItem   `json:"messages"`
-	Interviews []interviewItem `json:"interviews"`
-	Documents  []struct{}      `json:"documents"`
-	Proposals  []struct{}      `json:"proposals"`
+	Job        jobRef           `json:"job"`
+	Candidate  candidateFull    `json:"candidate"`
+	Notes      []noteItem       `json:"notes"`
+	Ratings    []userRating     `json:"ratings"`
+	Messages   []messageItem    `json:"messages"`
+	Interviews []interviewItem  `json:"interviews"`
+	Documents  []documentExport `json:"documents"`
+	Proposals  []struct{}       `json:"proposals"`
+}
+
+// documentExport is a document as the API shows it, with its text as
+// GET …/documents/{id}/text answers it whole: null unless its text_status
+// is ready.
+type documentExport struct {
+	documentItem
+	Text      *string `json:"text"`
+	Truncated bool    `json:"truncated"`
+}
+
+func newDocumentExport(d pipeline.DocumentWithText) documentExport {
+	x := documentExport{documentItem: newDocumentItem(d.Document), Truncated: d.TextTruncated}
+	if d.TextStatus == pipeline.TextReady {
+		x.Text = &d.Text
+	}
+	return x
 }
 
 // jobRef names a job by id and title.
@@ -50,7 +67,7 @@ func newPersonExport(x pipeline.PersonExport) personExport {
 			Ratings:    mapItems(c.Ratings, func(r pipeline.UserRating) userRating { return userRating{named{r.User.ID, r.User.Name}, r.Value} }),
 			Messages:   mapItems(c.Messages, newMessageItem),
 			Interviews: mapItems(c.Interviews, newInterviewItem),
-			Documents:  []struct{}{},
+			Documents:  mapItems(c.Documents, newDocumentExport),
 			Proposals:  []struct{}{},
 		})
 	}
@@ -79,7 +96,7 @@ var (
 var exportPersonOperation = newOperation(opSpec[pipeline.PersonQuery, data[personExport]]{
 	op: pipeline.OpExportPerson, status: http.StatusOK,
 	tool: &toolInfo{title: "Export a person's data",
-		description: "Everything stored about a person: every candidate of the token's current team with the email, in any letter case, with its notes, ratings, messages, interviews and activity (POST /api/v1/privacy/exports). Owners and admins only. A read: it takes no key."},
+		description: "Everything stored about a person: every candidate of the token's current team with the email, in any letter case, with its notes, ratings, messages, interviews, documents with their text and activity (POST /api/v1/privacy/exports). Owners and admins only. A read: it takes no key."},
 	params: []param[pipeline.PersonQuery]{
 		textField("email", true, personEmailSchema, func(in *pipeline.PersonQuery) *string { return &in.Email }),
 	},

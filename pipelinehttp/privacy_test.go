@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipeline/doctext/doctexttest"
 )
 
 // TestAPI_PrivacyCheckOrder: the privacy endpoints answer authentication,
@@ -60,5 +61,37 @@ func TestAPI_PrivacyErasure(t *testing.T) {
 		again := e.do(t, http.MethodPost, "/api/v1/privacy/erasures", e.token("olivia"),
 			map[string]any{"email": "ada@example.test", "reason": "Again."})
 		assert.Equal(t, []any{}, again.Data(t)["candidate_ids"])
+	})
+}
+
+func TestAPI_PrivacyExportDocuments(t *testing.T) {
+	each(t, "each document as the API shows it, with its text", func(t *testing.T, e *env) {
+		up := e.upload(t, graceDocuments(e), e.token("mia"), nil, part{name: "file", filename: "cv.txt", content: []byte("Grace Hopper, compilers.")})
+		require.Equal(t, http.StatusCreated, up.Code, "%s", up.Body)
+		cv := num(t, up.Data(t)["id"])
+		e.extract(t, cv)
+		up = e.upload(t, graceDocuments(e), e.token("mia"), nil, part{name: "file", filename: "me.png", content: doctexttest.PNG()})
+		require.Equal(t, http.StatusCreated, up.Code, "%s", up.Body)
+		photo := num(t, up.Data(t)["id"])
+
+		x := e.do(t, http.MethodPost, "/api/v1/privacy/exports", e.token("olivia"), map[string]any{"email": "grace@example.test"})
+		require.Equal(t, http.StatusOK, x.Code, string(x.Body))
+		cands := x.Data(t)["candidates"].([]any)
+		require.Len(t, cands, 1)
+		docs := cands[0].(map[string]any)["documents"].([]any)
+		require.Len(t, docs, 2, "newest first")
+		for i, want := range []struct {
+			id   int64
+			text any
+		}{{photo, nil}, {cv, "Grace Hopper, compilers."}} {
+			got := docs[i].(map[string]any)
+			read := e.do(t, http.MethodGet, graceDocuments(e)+"/"+itoa(want.id), e.token("olivia"), nil).Data(t)
+			for k, v := range read {
+				assert.Equal(t, v, got[k], "%s as GET …/documents/%d shows it", k, want.id)
+			}
+			assert.Equal(t, want.text, got["text"])
+			assert.Equal(t, false, got["truncated"])
+			assert.Len(t, got, len(read)+2, "the document, its text and truncated")
+		}
 	})
 }

@@ -3,9 +3,13 @@ package pipelinestore
 import (
 	"context"
 	"iter"
+	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/riverqueue/river"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
@@ -43,35 +47,136 @@ func blobKey(id int64) string { return blobPrefix + strconv.FormatInt(id, 10) }
 // RemoveOrphans takes it: older than any upload still in flight.
 const OrphanAge = time.Hour
 
+// orphanBatch is how many keys RemoveOrphans checks against the
+// documents in one query.
+const orphanBatch = 100
+
+// qDocumentsHeld reads which of orphanBatch ids (0 where there are
+// fewer) are documents', one statement for every batch.
+var qDocumentsHeld = prepared(`SELECT id FROM documents WHERE id IN (` + placeholders(orphanBatch) + `)`)
+
+func placeholders(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		if i > 1 {
+			b.WriteString(", ")
+		}
+		b.WriteString("$" + strconv.Itoa(i))
+	}
+	return b.String()
+}
+
 // RemoveOrphans deletes the bytes in the BlobStore that no document
 // holds and that were written before now minus OrphanAge: those of an
 // upload whose transaction failed after they were written, or of a
 // removal that stopped between its commit and their deletion. It returns
-// how many it removed; without a BlobStore it does nothing.
+// how many it removed; without a BlobStore it does nothing. The keys
+// are checked orphanBatch at a time.
 func (db *DB) RemoveOrphans(ctx context.Context, now time.Time) (int64, error) {
 	if db.blobs == nil {
 		return 0, nil
 	}
 	var n int64
+	ids := make([]int64, 0, orphanBatch)
+	keys := make([]string, 0, orphanBatch)
+	check := func() error {
+		if len(ids) == 0 {
+			return nil
+		}
+		a := make([]any, orphanBatch)
+		for i := range a {
+			a[i] = int64(0)
+		}
+		for i, id := range ids {
+			a[i] = id
+		}
+		var held []int64
+		if err := db.write().all(ctx, qDocumentsHeld, a, &held); err != nil {
+			return formatError(err, "Document")
+		}
+		for i, id := range ids {
+			if slices.Contains(held, id) {
+				continue
+			}
+			if err := db.blobs.Remove(ctx, keys[i]); err != nil {
+				return err
+			}
+			n++
+		}
+		ids, keys = ids[:0], keys[:0]
+		return nil
+	}
 	for info, err := range db.blobs.List(ctx, blobPrefix) {
 		if err != nil {
 			return n, err
 		}
 		id, err := strconv.ParseInt(strings.TrimPrefix(info.Key, blobPrefix), 10, 64)
-		if err != nil || !info.Modified.Before(now.Add(-OrphanAge)) {
+		if err != nil || id <= 0 || !info.Modified.Before(now.Add(-OrphanAge)) {
 			continue
 		}
-		var rows int
-		if err := db.write().get(ctx, qDocumentExists, args(id), &rows); err != nil {
-			return n, formatError(err, "Document")
+		ids, keys = append(ids, id), append(keys, info.Key)
+		if len(ids) == orphanBatch {
+			if err := check(); err != nil {
+				return n, err
+			}
 		}
-		if rows > 0 {
-			continue
-		}
-		if err := db.blobs.Remove(ctx, info.Key); err != nil {
-			return n, err
-		}
-		n++
 	}
-	return n, nil
+	return n, check()
+}
+
+// OrphanInterval is how often the queue runs RemoveOrphans when the
+// store has a BlobStore.
+const OrphanInterval = time.Hour
+
+// orphanArgs is the periodic pass of RemoveOrphans as a River job's
+// arguments.
+type orphanArgs struct{}
+
+// Kind names the job kind.
+func (orphanArgs) Kind() string { return "pipeline_blob_orphans" }
+
+// InsertOpts puts passes on the maintenance queue; one that fails is not
+// retried: the next one comes.
+func (orphanArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: purgeQueue, MaxAttempts: 1}
+}
+
+// orphanJob is the periodic pass, every OrphanInterval and once when a
+// client becomes River's leader, so that it runs once across replicas.
+func orphanJob() *river.PeriodicJob {
+	return river.NewPeriodicJob(river.PeriodicInterval(OrphanInterval),
+		func() (river.JobArgs, *river.InsertOpts) { return orphanArgs{}, nil },
+		&river.PeriodicJobOpts{ID: "pipeline_blob_orphans", RunOnStart: true})
+}
+
+// orphanWorker works River's passes of RemoveOrphans.
+type orphanWorker struct {
+	river.WorkerDefaults[orphanArgs]
+	db    *DB
+	clock pipeline.Clock
+	log   *slog.Logger
+}
+
+func (w *orphanWorker) Work(ctx context.Context, _ *river.Job[orphanArgs]) error {
+	n, err := w.db.RemoveOrphans(ctx, w.clock.Now())
+	if n > 0 {
+		w.log.Info("removed the bytes of no document from the object store", "count", n)
+	}
+	return err
+}
+
+func (w *orphanWorker) Timeout(*river.Job[orphanArgs]) time.Duration { return purgeJobTimeout }
+
+// addOrphans adds the periodic pass of RemoveOrphans when the store has
+// a BlobStore.
+func (db *DB) addOrphans(workers *river.Workers, periodic []*river.PeriodicJob, cfg DeliveryConfig, log *slog.Logger) []*river.PeriodicJob {
+	if db.blobs == nil {
+		return periodic
+	}
+	clock := cfg.Clock
+	if clock == nil {
+		clock = pipeline.SystemClock{}
+	}
+	river.AddWorker(workers, &orphanWorker{db: db, clock: clock, log: log})
+	return append(periodic, orphanJob())
 }

@@ -161,6 +161,9 @@ type DeliveryConfig struct {
 	Sweeper Sweeper
 	// RetentionInterval is how often Sweeper runs; 0: RetentionInterval.
 	RetentionInterval time.Duration
+	// Clock is the time RemoveOrphans runs at, every OrphanInterval on
+	// the leader, when the store has a BlobStore; nil: the system's.
+	Clock pipeline.Clock
 }
 
 // PollOnlyInterval is how often a queue that polls on PostgreSQL
@@ -184,8 +187,9 @@ const deliveryJobTimeout = 30 * time.Second
 // every cfg.PurgeInterval, first at once. d may make at most
 // pipeline.MaxDeliveryAttempts attempts of a message. Every replica may
 // run it: each attempt is made by one of them (River locks each message
-// it works), and each purge and retention pass is scheduled by the one
-// River elects leader, so it runs once across replicas.
+// it works), and each purge, retention pass and, with a BlobStore, pass
+// of RemoveOrphans is scheduled by the one River elects leader, so it
+// runs once across replicas.
 // On PostgreSQL the queue holds a connection of its own on which it
 // listens for the notification River sends with each insert, so that a
 // message is taken within milliseconds of its write's commit (see
@@ -231,6 +235,7 @@ func (db *DB) StartDeliveries(ctx context.Context, d Deliverer, cfg DeliveryConf
 		river.AddWorker(workers, &retentionWorker{s: cfg.Sweeper, log: logger})
 		periodic = append(periodic, retentionJob(cfg.RetentionInterval))
 	}
+	periodic = db.addOrphans(workers, periodic, cfg, logger)
 	driver := db.riverDriver()
 	if listen {
 		driver = listeningDriver{Driver: riverdatabasesql.New(db.w.bun.DB), db: db.w.bun, schema: db.schema}

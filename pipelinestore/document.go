@@ -75,6 +75,10 @@ WHERE d.id = $1 AND d.candidate_id = $2 AND c.job_id = $3 AND ` + visible(4))
 	qDocumentText = prepared(`SELECT ` + documentColumns + `, d.text
 ` + documentFrom + `
 WHERE d.id = $1 AND d.candidate_id = $2 AND c.job_id = $3 AND ` + visible(4))
+	qDocumentsWithText = prepared(`SELECT ` + documentColumns + `, d.text
+` + documentFrom + `
+WHERE d.candidate_id = $1 AND c.job_id = $2 AND ` + visible(3) + `
+ORDER BY d.created_at DESC, d.id DESC`)
 	qDocumentByID = prepared(`SELECT ` + documentColumns + `
 ` + documentFrom + `
 WHERE d.id = $1`)
@@ -84,7 +88,6 @@ WHERE d.id = $1 AND d.candidate_id = $2`, ` FOR UPDATE OF d`)
 	qDeleteDocument  = prepared(`DELETE FROM documents WHERE id = $1`)
 	qDocumentContent = prepared(`SELECT content FROM document_contents WHERE document_id = $1`)
 	qSetDocumentText = prepared(`UPDATE documents SET text_status = $2, text = $3, text_truncated = $4 WHERE id = $1 AND text_status = 'pending'`)
-	qDocumentExists  = prepared(`SELECT count(*) FROM documents WHERE id = $1`)
 )
 
 // InsertDocument stores a document and its bytes, in the database or,
@@ -175,6 +178,23 @@ func (db *DB) DocumentText(ctx context.Context, viewer, jobID, candidateID, id i
 		text = *r.Text
 	}
 	return r.toDocument(), text, nil
+}
+
+// DocumentsWithText returns every document of a candidate of a job
+// viewer can reach, newest first, with its kept text, in one statement.
+func (db *DB) DocumentsWithText(ctx context.Context, viewer, jobID, candidateID int64) ([]pipeline.DocumentWithText, error) {
+	var rows []documentTextRow
+	if err := db.read().all(ctx, qDocumentsWithText, args(candidateID, jobID, viewer), &rows); err != nil {
+		return nil, formatError(err, "Document")
+	}
+	out := make([]pipeline.DocumentWithText, len(rows))
+	for i, r := range rows {
+		out[i].Document = r.toDocument()
+		if r.Text != nil {
+			out[i].Text = *r.Text
+		}
+	}
+	return out, nil
 }
 
 // DocumentForText returns a document by id, read on the writer so that

@@ -18,6 +18,7 @@ type messageRow struct {
 	CandidateID int64      `bun:"candidate_id"`
 	TeamID      int64      `bun:"team_id"`
 	Recipient   string     `bun:"recipient"`
+	ToName      string     `bun:"to_name"`
 	ReplyTo     string     `bun:"reply_to"`
 	Subject     string     `bun:"subject"`
 	Body        string     `bun:"body"`
@@ -37,7 +38,7 @@ func (r messageRow) windowTotal() int { return r.Total }
 
 func (r messageRow) toMessage() pipeline.Message {
 	m := pipeline.Message{
-		ID: r.ID, JobID: r.JobID, CandidateID: r.CandidateID, TeamID: r.TeamID, To: r.Recipient, ReplyTo: r.ReplyTo,
+		ID: r.ID, JobID: r.JobID, CandidateID: r.CandidateID, TeamID: r.TeamID, To: r.Recipient, ToName: r.ToName, ReplyTo: r.ReplyTo,
 		Subject: r.Subject, Body: r.Body, Status: r.Status, SendAt: r.SendAt.UTC(), SentAt: utcPtr(r.SentAt),
 		Attempts: r.Attempts, Author: pipeline.User{ID: r.AuthorID, Name: r.AuthorName}, CreatedAt: r.CreatedAt.UTC(),
 	}
@@ -49,7 +50,7 @@ func (r messageRow) toMessage() pipeline.Message {
 
 // messageColumns are a message's columns for the domain, on messages m,
 // candidates c and users u.
-const messageColumns = `m.id, c.job_id, m.candidate_id, j.team_id, m.recipient, m.reply_to, m.subject, m.body, m.status,
+const messageColumns = `m.id, c.job_id, m.candidate_id, j.team_id, m.recipient, c.name AS to_name, m.reply_to, m.subject, m.body, m.status,
 	m.send_at, m.sent_at, m.attempts, m.last_error, m.created_at, u.id AS author_id, u.name AS author_name`
 
 const messageFrom = `FROM messages AS m

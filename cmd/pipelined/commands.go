@@ -474,6 +474,16 @@ whole number of seconds):
                        the largest file a candidate's document may be, in
                        bytes; an upload's whole body may exceed it by 64 KiB
                        of form (default 10485760, 10 MiB)
+  PIPELINE_BLOB_URL    keeps documents' bytes in an S3-compatible bucket
+                       instead of the database:
+                       s3://BUCKET?endpoint=http://HOST:PORT&region=REGION
+                       (endpoint default: AWS; a /PREFIX after BUCKET keeps
+                       the keys under it), signed with AWS_ACCESS_KEY_ID and
+                       AWS_SECRET_ACCESS_KEY, both required. serve checks the
+                       bucket at its start, and every hour removes the bytes
+                       that no document holds and that were written more
+                       than an hour before (default: in the database, so one
+                       backup holds everything)
   PIPELINE_WEBHOOK_ALLOW_HTTP
                        true: webhook URLs may be http:// as well as https://
                        (default false)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 	"github.com/pipeline-dev/pipeline/pipeline/ical"
+	"github.com/pipeline-dev/pipeline/pipelinestore"
 )
 
 // Defaults of the operator contract (decisions §8).
@@ -62,6 +63,9 @@ type config struct {
 	// PIPELINE_DOCUMENT_MAX_BYTES: the largest document file an upload
 	// takes.
 	DocumentMaxBytes int64
+	// PIPELINE_BLOB_URL, with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY:
+	// the object store of documents' bytes; nil: the database.
+	Blobs *pipelinestore.S3
 
 	ReadTimeout     time.Duration // PIPELINE_READ_TIMEOUT: to receive a whole request
 	RequestTimeout  time.Duration // PIPELINE_REQUEST_TIMEOUT: each request's deadline
@@ -143,6 +147,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 		return config{}, err
 	}
 	if err := loadTimeouts(getenv, &cfg); err != nil {
+		return config{}, err
+	}
+	if err := loadBlobConfig(getenv, &cfg); err != nil {
 		return config{}, err
 	}
 	if err := loadMailConfig(getenv, &cfg); err != nil {

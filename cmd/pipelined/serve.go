@@ -76,6 +76,9 @@ func openServedStore(ctx context.Context, e env, o *observability) (*pipelinesto
 	for _, h := range o.queryHooks() {
 		opts = append(opts, pipelinestore.WithQueryHook(h))
 	}
+	if err := e.cfg.checkBlobs(ctx); err != nil {
+		return nil, err
+	}
 	db, applied, err := openStore(ctx, e.cfg, writes, opts...)
 	if err != nil {
 		return nil, err

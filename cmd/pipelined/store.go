@@ -39,6 +39,9 @@ func openStore(ctx context.Context, cfg config, acc access, opts ...pipelinestor
 		}
 	}
 	opts = append(opts, pipelinestore.WithMaxConns(cfg.MaxConns))
+	if cfg.Blobs != nil {
+		opts = append(opts, pipelinestore.WithBlobStore(cfg.Blobs))
+	}
 	if !cfg.Pooled {
 		// A direct connection (or a session pooler) keeps prepared
 		// statements; behind a transaction pooler nothing may stay on one.

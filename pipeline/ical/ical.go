@@ -61,25 +61,37 @@ func Render(inv pipeline.Invitation) []byte {
 	if iv.VideoURL != "" {
 		ev.SetURL(iv.VideoURL)
 	}
-	ev.SetOrganizer(inv.Organizer.Email, ics.WithCN(name(inv.Organizer.Name)))
+	calAddress(ev, ics.ComponentPropertyOrganizer, inv.Organizer)
 	if inv.ForRemoved() {
 		for _, u := range inv.Removed {
-			ev.AddAttendee(u.Email, attendee(u.Name, ics.ParticipationRoleReqParticipant)...)
+			calAddress(ev, ics.ComponentPropertyAttendee, u, attendee...)
 		}
 		return []byte(cal.Serialize(ics.WithNewLineWindows))
 	}
 	for _, u := range iv.Interviewers {
-		ev.AddAttendee(u.Email, attendee(u.Name, ics.ParticipationRoleReqParticipant)...)
+		calAddress(ev, ics.ComponentPropertyAttendee, u, attendee...)
 	}
-	ev.AddAttendee(iv.CandidateEmail, attendee(iv.CandidateName, ics.ParticipationRoleReqParticipant)...)
+	calAddress(ev, ics.ComponentPropertyAttendee, pipeline.User{Name: iv.CandidateName, Email: iv.CandidateEmail}, attendee...)
 	return []byte(cal.Serialize(ics.WithNewLineWindows))
 }
 
 // attendee are the parameters of an attendee who is asked to answer.
-func attendee(cn string, role ics.ParticipationRole) []ics.PropertyParameter {
-	return []ics.PropertyParameter{
-		ics.WithCN(name(cn)), role, ics.ParticipationStatusNeedsAction, ics.CalendarUserTypeIndividual, ics.WithRSVP(true),
+var attendee = []ics.PropertyParameter{
+	ics.ParticipationRoleReqParticipant, ics.ParticipationStatusNeedsAction, ics.CalendarUserTypeIndividual, ics.WithRSVP(true),
+}
+
+// calAddress adds property p (ORGANIZER or ATTENDEE) for u to ev: u's
+// email, and u's name as its CN parameter. golang-ical v0.3.4 quotes only
+// ALTREP and puts backslashes before the commas, semicolons, colons and
+// quotes of other parameter values, which RFC 5545 does not define (other
+// parsers keep the backslashes or split the name at its commas). So the
+// CN, quoted, goes with the property's name; the library writes the other
+// parameters and the value and folds the line as usual.
+func calAddress(ev *ics.VEvent, p ics.ComponentProperty, u pipeline.User, params ...ics.PropertyParameter) {
+	if cn := paramValue(u.Name); cn != `""` {
+		p += ics.ComponentProperty(";" + string(ics.ParameterCn) + "=" + cn)
 	}
+	ev.AddProperty(p, "mailto:"+u.Email, params...)
 }
 
 // description tells the time in the interview's time zone, for people
@@ -122,10 +134,17 @@ func text(s string) string {
 	}, s)
 }
 
-// name is a display name as a parameter value may hold it: parameter
-// values cannot escape quotes, commas, semicolons or colons, so those
-// become spaces or typographic quotes, and control characters go.
-func name(s string) string {
-	s = strings.NewReplacer(`"`, "”", `'`, "’", ",", " ", ";", " ", ":", " ", `\`, " ").Replace(s)
-	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+// paramValue is s as a quoted parameter value (RFC 5545 §3.1), in which
+// commas, semicolons, colons, apostrophes and backslashes stand as they
+// are. A quoted value cannot hold a double quote, which becomes ^', and
+// so ^ becomes ^^ (RFC 6868, the update of RFC 5545 for these); control
+// characters, which no parameter value holds, become spaces.
+func paramValue(s string) string {
+	s = strings.NewReplacer("^", "^^", `"`, "^'").Replace(s)
+	return `"` + strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) && r != '\t' {
+			return ' '
+		}
+		return r
+	}, s) + `"`
 }

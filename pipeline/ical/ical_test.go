@@ -130,3 +130,47 @@ func TestRender(t *testing.T) {
 		assert.Len(t, ev.Attendees(), 3)
 	})
 }
+
+func TestRender_Names(t *testing.T) {
+	// Each name as the records hold it, read back by the library's parser;
+	// RFC 5545 allows all of these inside a quoted parameter value.
+	names := []string{
+		"O'Brien, Jane; Ph.D: x",
+		"Zoë Łukasiewicz-Ørsted, née 山田",
+		"  two  spaces  ",
+		"A name long enough that its line is folded: " + strings.Repeat("Bartholomew ", 8),
+	}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			inv := invitation(pipeline.InterviewScheduled, 0)
+			inv.Organizer.Name = name
+			inv.Interview.Interviewers[0].Name = name
+			inv.Interview.CandidateName = name
+			b := ical.Render(inv)
+			for line := range strings.SplitSeq(strings.TrimSuffix(string(b), "\r\n"), "\r\n") {
+				assert.LessOrEqual(t, len(line), 75, "lines are folded at 75 octets: %q", line)
+			}
+			_, ev := parse(t, b)
+			org := ev.GetProperty(ics.ComponentPropertyOrganizer)
+			require.NotNil(t, org)
+			assert.Equal(t, []string{name}, org.ICalParameters["CN"])
+			assert.Equal(t, "mailto:jobs@acme.example", org.Value)
+			attendees := ev.Attendees()
+			require.Len(t, attendees, 3)
+			assert.Equal(t, []string{name}, attendees[0].ICalParameters["CN"])
+			assert.Equal(t, []string{name}, attendees[2].ICalParameters["CN"])
+			assert.Equal(t, "ada@example.test", attendees[2].Email())
+			assert.Equal(t, []string{"NEEDS-ACTION"}, attendees[2].ICalParameters["PARTSTAT"], "the other parameters stay")
+			assert.Equal(t, []string{"true"}, attendees[2].ICalParameters["RSVP"])
+		})
+	}
+	t.Run("a double quote and a caret, as RFC 6868 encodes them", func(t *testing.T) {
+		b := string(ical.Render(invitation(pipeline.InterviewScheduled, 0)))
+		unfolded := strings.ReplaceAll(b, "\r\n ", "")
+		assert.Contains(t, unfolded, `ATTENDEE;CN="Mia ^'M^' O'Brien, PhD";`)
+		inv := invitation(pipeline.InterviewScheduled, 0)
+		inv.Interview.CandidateName = "x^y"
+		_, ev := parse(t, ical.Render(inv))
+		assert.Equal(t, []string{"x^^y"}, ev.Attendees()[2].ICalParameters["CN"])
+	})
+}

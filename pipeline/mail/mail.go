@@ -8,15 +8,18 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
+	"mime"
 	"net"
 	"net/textproto"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	gomail "github.com/wneessen/go-mail"
 
@@ -214,7 +217,7 @@ func Message(m pipeline.Mail) (*gomail.Msg, error) {
 	if m.ReplyTo != nil {
 		msg.ReplyToMailAddress(m.ReplyTo)
 	}
-	msg.Subject(m.Subject)
+	msg.SetGenHeaderPreformatted(gomail.HeaderSubject, subjectField(m.Subject))
 	msg.SetMessageIDWithValue(strings.TrimSuffix(strings.TrimPrefix(m.MessageID, "<"), ">"))
 	msg.SetDateWithValue(m.Date)
 	msg.SetBodyString(gomail.TypeTextPlain, m.Body)
@@ -229,6 +232,77 @@ func Message(m pipeline.Mail) (*gomail.Msg, error) {
 		}
 	}
 	return msg, nil
+}
+
+// Lengths of header lines: RFC 5322 recommends at most 78 characters, and
+// RFC 2047 requires at most 76 of a line that holds an encoded word.
+const (
+	maxLine        = 78
+	maxEncodedLine = 76
+	subjectName    = len("Subject: ")
+)
+
+// subjectField is the value of the Subject field of subject s, folded so
+// that its first line holds text: go-mail v0.8.1 folds before a first word
+// longer than the rest of the line, and Python's email reads that empty
+// first line as a leading space. Unfolded and decoded, it is s exactly.
+//
+// A subject of printable ASCII (and tabs) is folded at its spaces. Any
+// other, and one that holds "=?" (which a reader would decode), is
+// RFC 2047 encoded words of its UTF-8 in base64, each of whole characters
+// and on a line of its own; so no line break of s reaches the header.
+func subjectField(s string) string {
+	if mime.QEncoding.Encode("UTF-8", s) == s && !strings.Contains(s, "=?") {
+		return foldSpaces(s, maxLine-subjectName)
+	}
+	const prefix, suffix = "=?UTF-8?B?", "?="
+	// the bytes of text an encoded word of at most n characters holds
+	holds := func(n int) int { return (n - len(prefix) - len(suffix)) / 4 * 3 }
+	var b strings.Builder
+	room := holds(maxEncodedLine - subjectName)
+	for s != "" {
+		n := 0
+		for n < len(s) {
+			_, size := utf8.DecodeRuneInString(s[n:])
+			if n > 0 && n+size > room {
+				break
+			}
+			n += size
+		}
+		if b.Len() > 0 {
+			b.WriteString("\r\n ")
+		}
+		b.WriteString(prefix + base64.StdEncoding.EncodeToString([]byte(s[:n])) + suffix)
+		s, room = s[n:], holds(maxEncodedLine-1)
+	}
+	return b.String()
+}
+
+// foldSpaces folds s before spaces so that its lines stay within maxLine
+// characters where its words allow, the first within first; never before
+// its first word nor before trailing spaces, which would leave a line
+// of white space only.
+func foldSpaces(s string, first int) string {
+	var b strings.Builder
+	line, limit := 0, first
+	for s != "" {
+		// the next segment: spaces, then the word that follows them
+		i := len(s) - len(strings.TrimLeft(s, " "))
+		if j := strings.IndexByte(s[i:], ' '); j >= 0 {
+			i += j
+		} else {
+			i = len(s)
+		}
+		seg := s[:i]
+		if line > 0 && line+len(seg) > limit && strings.TrimLeft(seg, " ") != "" {
+			b.WriteString("\r\n")
+			line, limit = 0, maxLine
+		}
+		b.WriteString(seg)
+		line += len(seg)
+		s = s[i:]
+	}
+	return b.String()
 }
 
 // logMailer writes each mail to the log as JSON and reports it sent.

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"mime/quotedprintable"
 	netmail "net/mail"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -94,6 +95,54 @@ func TestMailer_NoHeaderInjection(t *testing.T) {
 	msg := s.Accepted()[0].Message(t)
 	assert.Empty(t, msg.Header.Get("Bcc"))
 	assert.Equal(t, []string{"zoë@example.test"}, s.Accepted()[0].To)
+}
+
+func TestMailer_PythonReads(t *testing.T) {
+	t.Parallel()
+	s := mailtest.Start(t, mailtest.Options{})
+	mailer := newMailer(t, s, s.URL())
+	subjects := []string{
+		"Hi",
+		"Votre candidature — entretien à Zürich",
+		"Your application for the Senior Backend Engineer position at Acme Corporation — next steps after the first interview",
+		"Your application for the Senior Backend Engineer position at Acme Corporation: next steps after the first interview",
+		"Ünïcödé " + strings.Repeat("ß", 150),
+		strings.Repeat("x", 120) + " and a long first word",
+		"Spaces  kept,\ttabs too, and =?utf-8?q?not_decoded?= text",
+		"山田さん、面接のご案内です。" + strings.Repeat("日本語", 20),
+	}
+	// Names within one encoded word: Python 3.11 reads a space between
+	// the adjacent encoded words of a longer display name, where RFC 2047
+	// (§6.2) and Go's reader read none.
+	names := []string{"Zoë Ørsted", `O'Brien, Jane "JJ"`, "Doe, John", "Łukasiewicz-Ørsted, née 山田"}
+	for i, subject := range subjects {
+		m := testMail()
+		m.MessageID = "<message-" + strconv.Itoa(i) + "@acme.example>"
+		m.Subject = subject
+		m.To = &netmail.Address{Name: names[i%len(names)], Address: "zoe@example.test"}
+		require.NoError(t, mailer.Send(context.Background(), m).Err)
+		got := s.WaitReceived(t, i+1, 30*time.Second)[i]
+		py := got.Python(t)
+		assert.Equal(t, subject, py.Subject, "the subject, exactly")
+		assert.Equal(t, []mailtest.Address{{Name: m.To.Name, Address: "zoe@example.test"}}, py.To, "the name, exactly")
+		assert.Equal(t, []mailtest.Address{{Name: "Acme Hiring", Address: "jobs@acme.example"}}, py.From)
+		assert.Equal(t, []mailtest.Address{{Name: "Olivia Ørsted", Address: "olivia@acme.example"}}, py.ReplyTo)
+		assert.Empty(t, py.Defects)
+		for line := range strings.SplitSeq(string(got.Raw[:bytes.Index(got.Raw, []byte("\r\n\r\n"))]), "\r\n") {
+			if strings.Contains(line, "=?") {
+				assert.LessOrEqual(t, len(line), 76, "a line with encoded words (RFC 2047): %q", line)
+			}
+			if strings.HasPrefix(line, "Subject:") {
+				assert.NotEqual(t, "Subject:", strings.TrimSpace(line), "the first line holds text")
+			}
+		}
+		msg := got.Message(t)
+		decoded, err := new(mime.WordDecoder).DecodeHeader(msg.Header.Get("Subject"))
+		require.NoError(t, err)
+		if !strings.Contains(subject, "=?") {
+			assert.Equal(t, subject, decoded, "Go's net/mail reads it too")
+		}
+	}
 }
 
 func TestMailer_STARTTLSRequired(t *testing.T) {

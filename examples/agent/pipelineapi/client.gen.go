@@ -2198,7 +2198,23 @@ type PersonExport struct {
 			Stage      *string `json:"stage,omitempty"`
 			Status     *string `json:"status,omitempty"`
 		} `json:"candidate"`
-		Documents  []map[string]interface{} `json:"documents"`
+		Documents []struct {
+			CandidateId int64   `json:"candidate_id"`
+			ContentType string  `json:"content_type"`
+			CreatedAt   string  `json:"created_at"`
+			Filename    string  `json:"filename"`
+			Id          int64   `json:"id"`
+			Kind        string  `json:"kind"`
+			Sha256      string  `json:"sha256"`
+			Size        int64   `json:"size"`
+			Text        *string `json:"text"`
+			TextStatus  string  `json:"text_status"`
+			Truncated   bool    `json:"truncated"`
+			UploadedBy  struct {
+				Id   int64  `json:"id"`
+				Name string `json:"name"`
+			} `json:"uploaded_by"`
+		} `json:"documents"`
 		Interviews []struct {
 			CandidateId int64  `json:"candidate_id"`
 			CreatedAt   string `json:"created_at"`
@@ -5034,11 +5050,13 @@ type ClientInterface interface {
 	//
 	// Scope: `privacy:manage`, and an owner or admin of the token's current
 	// team. Every candidate of the token's current team whose email is the
-	// one sent, in any letter case, with its job, notes, ratings, messages
-	// and interviews (`documents` and `proposals` are empty lists until
-	// those exist), and the activity entries about them. The email travels
-	// in the body, never in a URL. A read: it takes no `Idempotency-Key`,
-	// is never stored, and is logged as `privacy.exported` with the count.
+	// one sent, in any letter case, with its job, notes, ratings, messages,
+	// interviews and documents, each document with its whole `text` (null
+	// unless its `text_status` is `ready`) and `truncated` (`proposals` is
+	// an empty list for now), and the activity entries about them. The
+	// email travels in the body, never in a URL. A read: it takes no
+	// `Idempotency-Key`, is never stored, and is logged as
+	// `privacy.exported` with the count.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -5049,11 +5067,13 @@ type ClientInterface interface {
 	//
 	// Scope: `privacy:manage`, and an owner or admin of the token's current
 	// team. Every candidate of the token's current team whose email is the
-	// one sent, in any letter case, with its job, notes, ratings, messages
-	// and interviews (`documents` and `proposals` are empty lists until
-	// those exist), and the activity entries about them. The email travels
-	// in the body, never in a URL. A read: it takes no `Idempotency-Key`,
-	// is never stored, and is logged as `privacy.exported` with the count.
+	// one sent, in any letter case, with its job, notes, ratings, messages,
+	// interviews and documents, each document with its whole `text` (null
+	// unless its `text_status` is `ready`) and `truncated` (`proposals` is
+	// an empty list for now), and the activity entries about them. The
+	// email travels in the body, never in a URL. A read: it takes no
+	// `Idempotency-Key`, is never stored, and is logged as
+	// `privacy.exported` with the count.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -6387,11 +6407,13 @@ func (c *Client) ErasePerson(ctx context.Context, params *ErasePersonParams, bod
 //
 // Scope: `privacy:manage`, and an owner or admin of the token's current
 // team. Every candidate of the token's current team whose email is the
-// one sent, in any letter case, with its job, notes, ratings, messages
-// and interviews (`documents` and `proposals` are empty lists until
-// those exist), and the activity entries about them. The email travels
-// in the body, never in a URL. A read: it takes no `Idempotency-Key`,
-// is never stored, and is logged as `privacy.exported` with the count.
+// one sent, in any letter case, with its job, notes, ratings, messages,
+// interviews and documents, each document with its whole `text` (null
+// unless its `text_status` is `ready`) and `truncated` (`proposals` is
+// an empty list for now), and the activity entries about them. The
+// email travels in the body, never in a URL. A read: it takes no
+// `Idempotency-Key`, is never stored, and is logged as
+// `privacy.exported` with the count.
 //
 // Takes any type of body and a specified content type.
 //
@@ -6412,11 +6434,13 @@ func (c *Client) ExportPersonWithBody(ctx context.Context, params *ExportPersonP
 //
 // Scope: `privacy:manage`, and an owner or admin of the token's current
 // team. Every candidate of the token's current team whose email is the
-// one sent, in any letter case, with its job, notes, ratings, messages
-// and interviews (`documents` and `proposals` are empty lists until
-// those exist), and the activity entries about them. The email travels
-// in the body, never in a URL. A read: it takes no `Idempotency-Key`,
-// is never stored, and is logged as `privacy.exported` with the count.
+// one sent, in any letter case, with its job, notes, ratings, messages,
+// interviews and documents, each document with its whole `text` (null
+// unless its `text_status` is `ready`) and `truncated` (`proposals` is
+// an empty list for now), and the activity entries about them. The
+// email travels in the body, never in a URL. A read: it takes no
+// `Idempotency-Key`, is never stored, and is logged as
+// `privacy.exported` with the count.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -10995,11 +11019,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// Scope: `privacy:manage`, and an owner or admin of the token's current
 	// team. Every candidate of the token's current team whose email is the
-	// one sent, in any letter case, with its job, notes, ratings, messages
-	// and interviews (`documents` and `proposals` are empty lists until
-	// those exist), and the activity entries about them. The email travels
-	// in the body, never in a URL. A read: it takes no `Idempotency-Key`,
-	// is never stored, and is logged as `privacy.exported` with the count.
+	// one sent, in any letter case, with its job, notes, ratings, messages,
+	// interviews and documents, each document with its whole `text` (null
+	// unless its `text_status` is `ready`) and `truncated` (`proposals` is
+	// an empty list for now), and the activity entries about them. The
+	// email travels in the body, never in a URL. A read: it takes no
+	// `Idempotency-Key`, is never stored, and is logged as
+	// `privacy.exported` with the count.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11010,11 +11036,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// Scope: `privacy:manage`, and an owner or admin of the token's current
 	// team. Every candidate of the token's current team whose email is the
-	// one sent, in any letter case, with its job, notes, ratings, messages
-	// and interviews (`documents` and `proposals` are empty lists until
-	// those exist), and the activity entries about them. The email travels
-	// in the body, never in a URL. A read: it takes no `Idempotency-Key`,
-	// is never stored, and is logged as `privacy.exported` with the count.
+	// one sent, in any letter case, with its job, notes, ratings, messages,
+	// interviews and documents, each document with its whole `text` (null
+	// unless its `text_status` is `ready`) and `truncated` (`proposals` is
+	// an empty list for now), and the activity entries about them. The
+	// email travels in the body, never in a URL. A read: it takes no
+	// `Idempotency-Key`, is never stored, and is logged as
+	// `privacy.exported` with the count.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -22287,11 +22315,13 @@ func (c *ClientWithResponses) ErasePersonWithResponse(ctx context.Context, param
 //
 // Scope: `privacy:manage`, and an owner or admin of the token's current
 // team. Every candidate of the token's current team whose email is the
-// one sent, in any letter case, with its job, notes, ratings, messages
-// and interviews (`documents` and `proposals` are empty lists until
-// those exist), and the activity entries about them. The email travels
-// in the body, never in a URL. A read: it takes no `Idempotency-Key`,
-// is never stored, and is logged as `privacy.exported` with the count.
+// one sent, in any letter case, with its job, notes, ratings, messages,
+// interviews and documents, each document with its whole `text` (null
+// unless its `text_status` is `ready`) and `truncated` (`proposals` is
+// an empty list for now), and the activity entries about them. The
+// email travels in the body, never in a URL. A read: it takes no
+// `Idempotency-Key`, is never stored, and is logged as
+// `privacy.exported` with the count.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -22308,11 +22338,13 @@ func (c *ClientWithResponses) ExportPersonWithBodyWithResponse(ctx context.Conte
 //
 // Scope: `privacy:manage`, and an owner or admin of the token's current
 // team. Every candidate of the token's current team whose email is the
-// one sent, in any letter case, with its job, notes, ratings, messages
-// and interviews (`documents` and `proposals` are empty lists until
-// those exist), and the activity entries about them. The email travels
-// in the body, never in a URL. A read: it takes no `Idempotency-Key`,
-// is never stored, and is logged as `privacy.exported` with the count.
+// one sent, in any letter case, with its job, notes, ratings, messages,
+// interviews and documents, each document with its whole `text` (null
+// unless its `text_status` is `ready`) and `truncated` (`proposals` is
+// an empty list for now), and the activity entries about them. The
+// email travels in the body, never in a URL. A read: it takes no
+// `Idempotency-Key`, is never stored, and is logged as
+// `privacy.exported` with the count.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
