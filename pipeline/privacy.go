@@ -111,8 +111,7 @@ type PersonExport struct {
 }
 
 // CandidateExport is one candidate of a person with what is stored about
-// it. Proposals are not exported yet: the faces show them as an empty
-// list.
+// it.
 type CandidateExport struct {
 	Job        Job // ID and Title
 	Candidate  Candidate
@@ -121,6 +120,7 @@ type CandidateExport struct {
 	Messages   []Message
 	Interviews []Interview
 	Documents  []DocumentWithText // newest first
+	Proposals  []Proposal         // those whose path names it, oldest first, as they read now
 }
 
 // UserRating is a rating with its user.
@@ -201,6 +201,12 @@ func (s *Service) exportCandidate(ctx context.Context, c Caller, k Candidate) (C
 	if x.Documents, err = s.store.DocumentsWithText(ctx, c.user.ID, k.JobID, k.ID); err != nil {
 		return x, err
 	}
+	if x.Proposals, err = s.store.CandidateProposals(ctx, k.ID); err != nil {
+		return x, err
+	}
+	for i, p := range x.Proposals {
+		x.Proposals[i] = p.readAt(s.now())
+	}
 	x.Ratings, err = s.store.Ratings(ctx, k.ID)
 	return x, err
 }
@@ -280,6 +286,9 @@ func (s *Service) erase(ctx context.Context, tx Tx, c Caller, teamID int64, cand
 		if err := s.eraseCandidate(ctx, tx, c, p, now); err != nil {
 			return Erasure{}, err
 		}
+	}
+	if err := s.eraseProposals(ctx, tx, teamID, people, now); err != nil {
+		return Erasure{}, err
 	}
 	if err := s.eraseIdempotency(ctx, tx, teamID, people); err != nil {
 		return Erasure{}, err
@@ -495,4 +504,38 @@ func (p erasedPerson) walkResult(v any, about bool, changed *bool) any {
 		return v
 	}
 	return visit(v)
+}
+
+// eraseProposals erases the proposals about people: those on their
+// candidates, and those on no candidate whose input names one of them (an
+// intake). Each keeps its operation, status and times; its input, reason,
+// note and result body go; a pending one is withdrawn (oversight.md: an
+// erasure closes it).
+func (s *Service) eraseProposals(ctx context.Context, tx Tx, teamID int64, people []erasedPerson, now time.Time) error {
+	ids := make([]int64, len(people))
+	for i, p := range people {
+		ids[i] = p.cand.ID
+	}
+	ps, err := tx.ProposalsAbout(ctx, teamID, ids)
+	if err != nil {
+		return err
+	}
+	for _, p := range ps {
+		if p.CandidateID == 0 && !slices.ContainsFunc(people, func(e erasedPerson) bool { return e.holds(string(p.Input)) }) {
+			continue
+		}
+		if p.readAt(now).Status == ProposalPending {
+			if _, err := s.closeProposal(ctx, tx, p, ProposalWithdrawn, now); err != nil {
+				return err
+			}
+		}
+		var result *ProposalResult
+		if p.Result != nil {
+			result = &ProposalResult{Status: p.Result.Status}
+		}
+		if err := tx.EraseProposal(ctx, p.ID, result); err != nil {
+			return err
+		}
+	}
+	return nil
 }

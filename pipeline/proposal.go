@@ -99,6 +99,7 @@ type Proposal struct {
 	Status      string          `json:"status"`
 	RequestedBy ProposalActor   `json:"requested_by"`
 	JobID       int64           `json:"job_id"` // 0: on no job
+	CandidateID int64           `json:"-"`      // 0: its path names no candidate
 	Digest      string          `json:"-"`      // the request (see RequestDigest), for the same request again
 	CreatedAt   time.Time       `json:"created_at"`
 	ExpiresAt   time.Time       `json:"expires_at"`
@@ -271,7 +272,7 @@ func (s *Service) propose(ctx context.Context, c Caller, w writeCall, busy bool)
 			np, err := tx.InsertProposal(ctx, Proposal{
 				TeamID: teamID, Operation: w.op, Method: w.op.Method(), Path: req.Path, Input: input,
 				Reason: w.reason, Status: ProposalPending, RequestedBy: ProposalActor{User: c.user, Token: &TokenRef{ID: c.tokenID}},
-				JobID: w.ref.Job, Digest: w.digest, CreatedAt: now, ExpiresAt: now.Add(ProposalLifetime),
+				JobID: w.ref.Job, CandidateID: w.ref.Candidate, Digest: w.digest, CreatedAt: now, ExpiresAt: now.Add(ProposalLifetime),
 			})
 			if err != nil {
 				return err
@@ -659,4 +660,57 @@ func (s *Service) requester(ctx context.Context, p Proposal) (*Caller, error) {
 	}
 	return &Caller{user: a.User, team: a.Team, tokenID: a.Token.ID, scopes: a.Token.Scopes,
 		approval: a.Token.Approval, valid: true}, nil
+}
+
+// ProposalSweepInterval is how often the server closes pending proposals
+// past their time (see CloseProposals), so that proposal.expired is logged
+// within a minute of the expiry.
+const ProposalSweepInterval = 30 * time.Second
+
+// CloseProposals closes, now, the pending proposals whose seven days ran
+// out (expired) and those whose requesting token was revoked or expired
+// (withdrawn), each with its activity entry, which the server makes
+// itself (no user, token or IP). It returns how many it closed. A
+// decision that meets a closed proposal answers conflict; an approval
+// made before the pass, of a revoked token's proposal, runs and fails as
+// the write would (unauthenticated).
+func (s *Service) CloseProposals(ctx context.Context) (int, error) {
+	closed := 0
+	err := s.store.Write(ctx, func(tx Tx) error {
+		now := s.now()
+		ps, err := tx.ProposalsToClose(ctx, now)
+		if err != nil {
+			return err
+		}
+		for _, p := range ps {
+			status := ProposalWithdrawn
+			if !now.Before(p.ExpiresAt) {
+				status = ProposalExpired
+			}
+			ok, err := s.closeProposal(ctx, tx, p, status, now)
+			if err != nil {
+				return err
+			}
+			if ok {
+				closed++
+			}
+		}
+		return nil
+	})
+	return closed, err
+}
+
+// closeProposal ends p, if still pending, in status (expired or
+// withdrawn), logged as the server's own entry.
+func (s *Service) closeProposal(ctx context.Context, tx Tx, p Proposal, status string, now time.Time) (bool, error) {
+	ok, err := tx.CloseProposal(ctx, p.ID, status, now)
+	if err != nil || !ok {
+		return false, err
+	}
+	action := ActionProposalExpired
+	if status == ProposalWithdrawn {
+		action = ActionProposalWithdrawn
+	}
+	return true, s.log(ctx, tx, Caller{}, p.TeamID, p.JobID, action, SubjectProposal, p.ID,
+		map[string]any{"operation": p.Operation, "status": Change{Before: ProposalPending, After: status}})
 }

@@ -208,6 +208,9 @@ type Store interface {
 	// first (created_at, then id, descending); a status filter of
 	// expired or pending reads the expiry at q.Now.
 	ListProposals(ctx context.Context, q ProposalQuery) (List[Proposal], error)
+	// CandidateProposals returns the proposals about a candidate (those
+	// whose path names it), oldest first.
+	CandidateProposals(ctx context.Context, candidateID int64) ([]Proposal, error)
 }
 
 // KeyClaim is a team's idempotency key claimed by a write transaction
@@ -416,6 +419,20 @@ type Tx interface {
 	DecideProposal(ctx context.Context, d ProposalDecisionRecord) (bool, error)
 	// SetProposalResult stores what an applied proposal's run answered.
 	SetProposalResult(ctx context.Context, id int64, r ProposalResult) error
+	// ProposalsToClose returns pending proposals past their expiry at now,
+	// or whose requesting token was revoked or expired, oldest first; at
+	// most a few hundred, so that a pass is short.
+	ProposalsToClose(ctx context.Context, now time.Time) ([]Proposal, error)
+	// CloseProposal ends a proposal in status at if it is still pending,
+	// and reports whether it was: of concurrent passes, one closes it.
+	CloseProposal(ctx context.Context, id int64, status string, at time.Time) (bool, error)
+	// ProposalsAbout returns a team's proposals on the candidates given,
+	// and those on no candidate.
+	ProposalsAbout(ctx context.Context, teamID int64, candidateIDs []int64) ([]Proposal, error)
+	// EraseProposal drops a proposal's input (to {}), reason and note,
+	// sets its result to result (nil: none), and makes the reasons of its
+	// activity entries ErasedValue.
+	EraseProposal(ctx context.Context, id int64, result *ProposalResult) error
 
 	// SetIdempotencyResult replaces the stored result of a team's key.
 	SetIdempotencyResult(ctx context.Context, teamID int64, key string, result []byte) error

@@ -19,7 +19,7 @@ import (
 	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
 )
 
-var entryFields = sorted("id", "action", "subject", "job_id", "actor", "changes", "reason", "created_at")
+var entryFields = sorted("id", "action", "subject", "job_id", "actor", "changes", "reason", "approved_by", "created_at")
 
 // feedPage reads one page of the feed at path as token.
 func feedPage(t *testing.T, h http.Handler, path, token string) (ids []int64, next string, r *Response) {

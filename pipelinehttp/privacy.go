@@ -15,8 +15,7 @@ type personExport struct {
 }
 
 // candidateExport is one candidate of the person with what is stored
-// about it. Proposals (oversight.md) are not exported yet: their list is
-// always empty.
+// about it.
 type candidateExport struct {
 	Job        jobRef           `json:"job"`
 	Candidate  candidateFull    `json:"candidate"`
@@ -25,7 +24,7 @@ type candidateExport struct {
 	Messages   []messageItem    `json:"messages"`
 	Interviews []interviewItem  `json:"interviews"`
 	Documents  []documentExport `json:"documents"`
-	Proposals  []struct{}       `json:"proposals"`
+	Proposals  []proposalItem   `json:"proposals"`
 }
 
 // documentExport is a document as the API shows it, with its text as
@@ -68,7 +67,7 @@ func newPersonExport(x pipeline.PersonExport) personExport {
 			Messages:   mapItems(c.Messages, newMessageItem),
 			Interviews: mapItems(c.Interviews, newInterviewItem),
 			Documents:  mapItems(c.Documents, newDocumentExport),
-			Proposals:  []struct{}{},
+			Proposals:  mapItems(c.Proposals, newProposalItem),
 		})
 	}
 	return out

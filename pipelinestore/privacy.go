@@ -71,6 +71,13 @@ UNION ALL
 SELECT id, team_id, job_id, user_id, token_id, ip, action, subject_type, subject_id, changes, created_at
 FROM activity WHERE subject_type = 'interview' AND subject_id IN (SELECT i.id FROM interviews AS i WHERE i.candidate_id = $1)
 ORDER BY id`)
+	// The reasons of the entries about a candidate: its own, its
+	// interviews' and the proposals' about it.
+	qEraseEntryReasons = prepared(`UPDATE activity SET reason = '` + pipeline.ErasedValue + `'
+WHERE reason IS NOT NULL AND (
+	(subject_type = 'candidate' AND subject_id = $1)
+	OR (subject_type = 'interview' AND subject_id IN (SELECT i.id FROM interviews AS i WHERE i.candidate_id = $1))
+	OR (subject_type = 'proposal' AND subject_id IN (SELECT p.id FROM proposals AS p WHERE p.candidate_id = $1)))`)
 	qSetActivityChanges  = prepared(`UPDATE activity SET changes = $1 WHERE id = $2`)
 	qIdempotencyRecords  = prepared(`SELECT team_id, key, user_id, request, result, created_at FROM idempotency_keys WHERE team_id = $1`)
 	qSetIdempotencyResul = prepared(`UPDATE idempotency_keys SET result = $1 WHERE team_id = $2 AND key = $3`)
@@ -157,6 +164,7 @@ func (t *tx) EraseCandidate(ctx context.Context, candidateID int64, at time.Time
 		{qEraseRatings, args(candidateID)},
 		{qEraseMessages, args(candidateID)},
 		{qEraseInvitations, args(candidateID)},
+		{qEraseEntryReasons, args(candidateID)},
 	}
 	for _, s := range stmts {
 		if err := t.run.deferred(ctx, s.q, s.a...); err != nil {

@@ -17,6 +17,7 @@ type proposalRow struct {
 	ID          int64      `bun:"id"`
 	TeamID      int64      `bun:"team_id"`
 	JobID       *int64     `bun:"job_id"`
+	CandidateID *int64     `bun:"candidate_id"`
 	UserID      int64      `bun:"user_id"`
 	UserName    string     `bun:"user_name"`
 	TokenID     int64      `bun:"token_id"`
@@ -54,6 +55,9 @@ func (r proposalRow) toProposal() pipeline.Proposal {
 	if r.JobID != nil {
 		p.JobID = *r.JobID
 	}
+	if r.CandidateID != nil {
+		p.CandidateID = *r.CandidateID
+	}
 	if r.DeciderID != nil {
 		d := &pipeline.ProposalActor{User: pipeline.User{ID: *r.DeciderID}}
 		if r.DeciderName != nil {
@@ -76,7 +80,7 @@ func (r proposalRow) toProposal() pipeline.Proposal {
 	return p
 }
 
-const proposalColumns = `p.id, p.team_id, p.job_id, p.user_id, ru.name AS user_name, p.token_id, rt.name AS token_name,
+const proposalColumns = `p.id, p.team_id, p.job_id, p.candidate_id, p.user_id, ru.name AS user_name, p.token_id, rt.name AS token_name,
 	p.operation, p.method, p.path, p.input, p.reason, p.digest, p.status, p.created_at, p.expires_at,
 	p.decided_by_user_id AS decider_id, du.name AS decider_name, p.decided_by_token_id AS decider_token_id,
 	dt.name AS decider_token_name, p.decided_at, p.note, p.result`
@@ -96,8 +100,26 @@ func proposalStatus(n int) string {
 
 var (
 	qInsertProposal = prepared(`INSERT INTO proposals
-(team_id, job_id, user_id, token_id, operation, method, path, input, reason, digest, status, created_at, expires_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id`)
+(team_id, job_id, candidate_id, user_id, token_id, operation, method, path, input, reason, digest, status, created_at, expires_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id`)
+	// Pending proposals whose time ran out, or whose token was revoked or
+	// expired: the pass closes them.
+	qProposalsToClose = prepared(`SELECT ` + proposalColumns + "\n" + proposalFrom + `
+WHERE p.status = 'pending' AND (p.expires_at <= $1 OR rt.revoked_at IS NOT NULL OR rt.expires_at <= $1)
+ORDER BY p.id LIMIT 500`)
+	qCloseProposal = prepared(`UPDATE proposals SET status = $2, decided_at = $3 WHERE id = $1 AND status = 'pending'`)
+	// A team's proposals that may be about a person: those on the person's
+	// candidates, and those on no candidate (an intake names its person in
+	// its input only).
+	qProposalsAboutPG = `SELECT ` + proposalColumns + "\n" + proposalFrom + `
+WHERE p.team_id = $1 AND (p.candidate_id IS NULL OR ` + idsIn(true, "p.candidate_id", 2) + `) ORDER BY p.id`
+	qProposalsAboutSQLite = preparedSQLite(`SELECT ` + proposalColumns + "\n" + proposalFrom + `
+WHERE p.team_id = $1 AND (p.candidate_id IS NULL OR ` + idsIn(false, "p.candidate_id", 2) + `) ORDER BY p.id`)
+	qEraseProposal        = prepared(`UPDATE proposals SET input = '{}', reason = NULL, note = NULL, result = $2 WHERE id = $1`)
+	qEraseProposalReasons = prepared(`UPDATE activity SET reason = '` + pipeline.ErasedValue + `'
+WHERE subject_type = 'proposal' AND subject_id = $1 AND reason IS NOT NULL`)
+	qCandidateProposals = prepared(`SELECT ` + proposalColumns + "\n" + proposalFrom + `
+WHERE p.candidate_id = $1 ORDER BY p.created_at, p.id`)
 	qProposal        = prepared(`SELECT ` + proposalColumns + "\n" + proposalFrom + "\nWHERE p.id = $1")
 	qPendingProposal = prepared(`SELECT ` + proposalColumns + "\n" + proposalFrom + `
 WHERE p.token_id = $1 AND p.status = 'pending' AND p.digest = $2 AND p.expires_at > $3
@@ -123,12 +145,15 @@ LIMIT ` + strconv.Itoa(pipeline.PageSize) + ` OFFSET $9`)
 
 // InsertProposal stores a proposal and returns it with its id.
 func (t *tx) InsertProposal(ctx context.Context, p pipeline.Proposal) (pipeline.Proposal, error) {
-	var job any
+	var job, cand any
 	if p.JobID != 0 {
 		job = p.JobID
 	}
+	if p.CandidateID != 0 {
+		cand = p.CandidateID
+	}
 	p.CreatedAt, p.ExpiresAt = ts(p.CreatedAt), ts(p.ExpiresAt)
-	err := t.run.get(ctx, qInsertProposal, args(p.TeamID, job, p.RequestedBy.User.ID, p.RequestedBy.Token.ID,
+	err := t.run.get(ctx, qInsertProposal, args(p.TeamID, job, cand, p.RequestedBy.User.ID, p.RequestedBy.Token.ID,
 		string(p.Operation), p.Method, p.Path, string(p.Input), p.Reason, p.Digest, p.Status, p.CreatedAt, p.ExpiresAt), &p.ID)
 	if err != nil {
 		return pipeline.Proposal{}, formatError(err, "Proposal")
@@ -244,4 +269,71 @@ func (db *DB) TokenByID(ctx context.Context, id int64) (pipeline.TokenAuth, erro
 		User:  pipeline.User{ID: r.UserID, Name: r.UserName, Email: r.UserEmail},
 		Team:  pipeline.Team{ID: r.CurrentTeam, Key: r.TeamKey, Name: r.TeamName, JobLimit: r.TeamJobLimit},
 	}, nil
+}
+
+// ProposalsToClose returns pending proposals past their expiry at now, or
+// whose requesting token was revoked or expired, oldest first, at most 500.
+func (t *tx) ProposalsToClose(ctx context.Context, now time.Time) ([]pipeline.Proposal, error) {
+	return t.proposals(ctx, qProposalsToClose, ts(now))
+}
+
+// CloseProposal ends a pending proposal in status at, and reports whether
+// it was still pending.
+func (t *tx) CloseProposal(ctx context.Context, id int64, status string, at time.Time) (bool, error) {
+	res, err := t.run.exec(ctx, qCloseProposal, id, status, ts(at))
+	if err != nil {
+		return false, formatError(err, "Proposal")
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+// ProposalsAbout returns a team's proposals on the candidates given, and
+// those on no candidate.
+func (t *tx) ProposalsAbout(ctx context.Context, teamID int64, candidateIDs []int64) ([]pipeline.Proposal, error) {
+	return t.proposals(ctx, pick(t.pg, qProposalsAboutPG, qProposalsAboutSQLite), teamID, jsonIDs(candidateIDs))
+}
+
+// EraseProposal drops a proposal's input, reason and note, keeps of its
+// result only result (nil: none), and erases the reasons of its entries.
+func (t *tx) EraseProposal(ctx context.Context, id int64, result *pipeline.ProposalResult) error {
+	var r any
+	if result != nil {
+		b, err := json.Marshal(result)
+		if err != nil {
+			return err
+		}
+		r = string(b)
+	}
+	if _, err := t.run.exec(ctx, qEraseProposal, id, r); err != nil {
+		return formatError(err, "Proposal")
+	}
+	_, err := t.run.exec(ctx, qEraseProposalReasons, id)
+	return formatError(err, "Activity")
+}
+
+func (t *tx) proposals(ctx context.Context, query string, a ...any) ([]pipeline.Proposal, error) {
+	var rows []proposalRow
+	if err := t.run.all(ctx, query, args(a...), &rows); err != nil {
+		return nil, formatError(err, "Proposal")
+	}
+	out := make([]pipeline.Proposal, len(rows))
+	for i, r := range rows {
+		out[i] = r.toProposal()
+	}
+	return out, nil
+}
+
+// CandidateProposals returns the proposals about a candidate, oldest
+// first.
+func (db *DB) CandidateProposals(ctx context.Context, candidateID int64) ([]pipeline.Proposal, error) {
+	var rows []proposalRow
+	if err := db.read().all(ctx, qCandidateProposals, args(candidateID), &rows); err != nil {
+		return nil, formatError(err, "Proposal")
+	}
+	out := make([]pipeline.Proposal, len(rows))
+	for i, r := range rows {
+		out[i] = r.toProposal()
+	}
+	return out, nil
 }

@@ -4,6 +4,8 @@ CREATE TABLE proposals (
     id INTEGER PRIMARY KEY,
     team_id INTEGER NOT NULL REFERENCES teams (id) ON DELETE CASCADE,
     job_id INTEGER REFERENCES jobs (id) ON DELETE CASCADE,
+    -- The candidate it is about, when its path names one (erasure finds it).
+    candidate_id INTEGER REFERENCES candidates (id) ON DELETE CASCADE,
     user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
     token_id INTEGER NOT NULL REFERENCES tokens (id) ON DELETE CASCADE,
     operation TEXT NOT NULL,
@@ -24,6 +26,12 @@ CREATE TABLE proposals (
 --bun:split
 -- The same request again, and the count of a token's pending proposals.
 CREATE INDEX proposals_token_status_idx ON proposals (token_id, status, digest);
+--bun:split
+-- A person's erasure finds the proposals about their candidates.
+CREATE INDEX proposals_candidate_idx ON proposals (candidate_id);
+--bun:split
+-- The pass that closes pending proposals past their time.
+CREATE INDEX proposals_pending_idx ON proposals (status, expires_at);
 --bun:split
 -- A team's proposals are listed newest first.
 CREATE INDEX proposals_team_created_idx ON proposals (team_id, created_at, id);
