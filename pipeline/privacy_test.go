@@ -3,6 +3,7 @@ package pipeline_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/url"
 	"os"
 	"os/exec"
@@ -161,6 +162,38 @@ func TestService_ErasePerson(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, pipeline.NewTexts(w.DB, parser{}).Extract(context.Background(), doc.Value.ID))
 
+		// Proposals about the person: one pending, one applied, and an
+		// intake that names her in its input only.
+		agent := heldCaller(t, w, []pipeline.Scope{pipeline.ScopeCandidatesWrite}, pipeline.OpAddNote, pipeline.OpAddCandidate)
+		propose := func(body string, call func(context.Context) error) pipeline.Proposal {
+			ctx := pipeline.WithRequest(pipeline.NewContext(context.Background(), agent), pipeline.Request{Body: json.RawMessage(body)})
+			return proposed(t, call(ctx))
+		}
+		noteOn := func(text string) func(context.Context) error {
+			return func(ctx context.Context) error {
+				_, err := w.Svc.AddNote(ctx, backend, ada, pipeline.NewNote{Content: text, Reasoned: pipeline.Because("Ada Lovelace asked")})
+				return err
+			}
+		}
+		pending := propose(`{"content":"Ada Lovelace, pending","reason":"Ada Lovelace asked"}`, noteOn("Ada Lovelace, pending"))
+		applied := propose(`{"content":"Ada Lovelace, applied","reason":"Ada Lovelace asked"}`, noteOn("Ada Lovelace, applied"))
+		decided, err := w.Svc.ApproveProposal(ctx, applied.ID, pipeline.ProposalDecision{Note: new("Fine for Ada Lovelace.")})
+		require.NoError(t, err)
+		require.Equal(t, pipeline.ProposalApplied, decided.Value.Status)
+		intake := propose(`{"name":"Ada Lovelace","email":"a.lovelace@example.test"}`, func(ctx context.Context) error {
+			_, err := w.Svc.AddCandidate(ctx, backend, pipeline.NewCandidate{Name: name, Email: "a.lovelace@example.test"})
+			return err
+		})
+		x, err := w.Svc.ExportPerson(ctx, pipeline.PersonQuery{Email: email})
+		require.NoError(t, err)
+		var exported []int64
+		for _, c := range x.Candidates {
+			for _, p := range c.Proposals {
+				exported = append(exported, p.ID)
+			}
+		}
+		assert.ElementsMatch(t, []int64{pending.ID, applied.ID}, exported, "the export lists the proposals on the person's candidates")
+
 		counts := stageCounts(t, w, ctx, backend)
 		before := d.dump(t)
 		require.True(t, holds(before, name), "the dump held the name before")
@@ -178,6 +211,26 @@ func TestService_ErasePerson(t *testing.T) {
 		_, err = w.Svc.GetDocument(ctx, backend, ada, doc.Value.ID)
 		assert.ErrorIs(t, err, pipeline.ErrNotFound, "the document went with the person")
 		assert.False(t, holds(after, "Lovelace"), "the dump holds the surname")
+
+		// Proposals keep their operation, status and times; a pending one
+		// is withdrawn.
+		for _, p := range []pipeline.Proposal{pending, applied, intake} {
+			got, err := w.Svc.GetProposal(ctx, p.ID)
+			require.NoError(t, err)
+			assert.Equal(t, p.Operation, got.Operation)
+			assert.JSONEq(t, `{}`, string(got.Input))
+			assert.Nil(t, got.Reason)
+			assert.Nil(t, got.Note)
+			if p.ID == applied.ID {
+				assert.Equal(t, pipeline.ProposalApplied, got.Status)
+				require.NotNil(t, got.Result)
+				assert.Equal(t, 201, got.Result.Status)
+				assert.JSONEq(t, `null`, string(got.Result.Body))
+			} else {
+				assert.Equal(t, pipeline.ProposalWithdrawn, got.Status)
+				assert.Nil(t, got.DecidedBy)
+			}
+		}
 
 		// The candidates read as erased; others are untouched.
 		got, err := w.Svc.GetCandidate(ctx, backend, ada)
@@ -217,7 +270,7 @@ func TestService_ErasePerson(t *testing.T) {
 			require.NoError(t, err)
 			assert.Zero(t, l.Total, "search by the old name")
 		}
-		x, err := w.Svc.ExportPerson(ctx, pipeline.PersonQuery{Email: email})
+		x, err = w.Svc.ExportPerson(ctx, pipeline.PersonQuery{Email: email})
 		require.NoError(t, err)
 		assert.Empty(t, x.Candidates)
 		assert.Empty(t, x.Activity)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -236,5 +237,71 @@ func TestService_ReadProposals(t *testing.T) {
 		l, err = w.Svc.ListProposals(w.As(t, "gary"), pipeline.ProposalFilter{})
 		require.NoError(t, err)
 		assert.Empty(t, l.Items)
+	})
+}
+
+func TestService_CloseProposals(t *testing.T) {
+	eachClockedWorld(t, "past seven days a pending proposal reads expired, cannot be decided, and the pass logs it once", func(t *testing.T, w world, clock *time.Time) {
+		h := newHeldMove(t, w, "Screening")
+		_, err := h.move(w, "")
+		p := proposed(t, err)
+		*clock = clock.Add(pipeline.ProposalLifetime)
+		got, err := w.Svc.GetProposal(h.ctx, p.ID)
+		require.NoError(t, err)
+		assert.Equal(t, pipeline.ProposalExpired, got.Status, "it reads expired before the pass")
+		_, err = w.Svc.ApproveProposal(w.As(t, "olivia"), p.ID, pipeline.ProposalDecision{})
+		assert.ErrorIs(t, err, pipeline.ErrConflict)
+		_, err = w.Svc.RejectProposal(w.As(t, "olivia"), p.ID, pipeline.ProposalDecision{})
+		assert.ErrorIs(t, err, pipeline.ErrConflict)
+
+		n, err := w.Svc.CloseProposals(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, 1, n)
+		n, err = w.Svc.CloseProposals(context.Background())
+		require.NoError(t, err)
+		assert.Zero(t, n, "a second pass finds nothing")
+		log := w.Activity(t)
+		require.Equal(t, []string{pipeline.ActionProposalCreated, pipeline.ActionProposalExpired}, actionsOf(log))
+		e := log[1]
+		assert.Zero(t, e.UserID, "the server's own entry")
+		assert.Zero(t, e.TokenID)
+		assert.Empty(t, e.IP)
+		assert.JSONEq(t, `{"operation":"move_candidate","status":{"before":"pending","after":"expired"}}`, string(e.Changes))
+		got, err = w.Svc.GetProposal(h.ctx, p.ID)
+		require.NoError(t, err)
+		assert.Equal(t, pipeline.ProposalExpired, got.Status)
+		require.NotNil(t, got.DecidedAt)
+		assert.Nil(t, got.DecidedBy)
+		assert.Equal(t, "Applied", stageOf(t, w, h.job, h.ada))
+	})
+	eachClockedWorld(t, "a revoked token's pending proposals are withdrawn; decided ones stay", func(t *testing.T, w world, clock *time.Time) {
+		h := newHeldMove(t, w, "Screening")
+		_, err := h.move(w, "")
+		open := proposed(t, err)
+		h2 := h
+		h2.stage = w.Res.Stages["backend"]["Interview"]
+		_, err = h2.move(w, "")
+		rejected := proposed(t, err)
+		_, err = w.Svc.RejectProposal(w.As(t, "olivia"), rejected.ID, pipeline.ProposalDecision{})
+		require.NoError(t, err)
+		n, err := w.Svc.CloseProposals(context.Background())
+		require.NoError(t, err)
+		require.Zero(t, n, "nothing to close while the token works")
+
+		require.NoError(t, w.Op.RevokeToken(context.Background(), h.token))
+		n, err = w.Svc.CloseProposals(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, 1, n)
+		got, err := w.Svc.GetProposal(w.As(t, "olivia"), open.ID)
+		require.NoError(t, err)
+		assert.Equal(t, pipeline.ProposalWithdrawn, got.Status)
+		assert.Nil(t, got.DecidedBy)
+		got, err = w.Svc.GetProposal(w.As(t, "olivia"), rejected.ID)
+		require.NoError(t, err)
+		assert.Equal(t, pipeline.ProposalRejected, got.Status)
+		_, err = w.Svc.ApproveProposal(w.As(t, "olivia"), open.ID, pipeline.ProposalDecision{})
+		assert.ErrorIs(t, err, pipeline.ErrConflict, "a withdrawn proposal is decided no more")
+		log := w.Activity(t)
+		assert.Equal(t, pipeline.ActionProposalWithdrawn, log[len(log)-1].Action)
 	})
 }

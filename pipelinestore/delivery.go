@@ -156,8 +156,10 @@ type DeliveryConfig struct {
 	// (0 is 1); nil: none are extracted by this program.
 	Texts       Texts
 	TextWorkers int
-	// Sweeper runs the retention pass periodically, first at once, on
-	// the replica River elects leader; nil: this program runs none.
+	// Sweeper runs the retention pass (every RetentionInterval) and
+	// closes proposals past their time (every
+	// pipeline.ProposalSweepInterval), first at once, on the replica River
+	// elects leader; nil: this program runs neither.
 	Sweeper Sweeper
 	// RetentionInterval is how often Sweeper runs; 0: RetentionInterval.
 	RetentionInterval time.Duration
@@ -234,6 +236,8 @@ func (db *DB) StartDeliveries(ctx context.Context, d Deliverer, cfg DeliveryConf
 	if cfg.Sweeper != nil {
 		river.AddWorker(workers, &retentionWorker{s: cfg.Sweeper, log: logger})
 		periodic = append(periodic, retentionJob(cfg.RetentionInterval))
+		river.AddWorker(workers, &proposalsWorker{s: cfg.Sweeper})
+		periodic = append(periodic, proposalsJob())
 	}
 	periodic = db.addOrphans(workers, periodic, cfg, logger)
 	driver := db.riverDriver()

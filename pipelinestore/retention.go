@@ -57,9 +57,11 @@ func (t *tx) ExpiredCandidates(ctx context.Context, teamID int64, cutoff time.Ti
 	return out, nil
 }
 
-// Sweeper runs the retention pass: pipeline.Service.SweepRetention.
+// Sweeper runs the server's own passes: the retention pass and the one
+// that closes pending proposals past their time (pipeline.Service).
 type Sweeper interface {
 	SweepRetention(ctx context.Context, dryRun bool) ([]pipeline.Swept, error)
+	CloseProposals(ctx context.Context) (int, error)
 }
 
 // RetentionInterval is how often the queue runs the retention pass when
@@ -110,3 +112,38 @@ func (w *retentionWorker) Work(ctx context.Context, _ *river.Job[retentionArgs])
 }
 
 func (w *retentionWorker) Timeout(*river.Job[retentionArgs]) time.Duration { return purgeJobTimeout }
+
+// proposalsArgs is the periodic pass that closes pending proposals past
+// their time, as a River job's arguments.
+type proposalsArgs struct{}
+
+// Kind names the job kind.
+func (proposalsArgs) Kind() string { return "pipeline_proposals" }
+
+// InsertOpts puts passes on the maintenance queue, not retried: the next
+// one comes.
+func (proposalsArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: purgeQueue, MaxAttempts: 1}
+}
+
+// proposalsJob closes proposals every pipeline.ProposalSweepInterval, so
+// that an expiry is logged within a minute; as retentionJob, only the
+// leader schedules it, and a proposal closed twice is logged once.
+func proposalsJob() *river.PeriodicJob {
+	return river.NewPeriodicJob(river.PeriodicInterval(pipeline.ProposalSweepInterval),
+		func() (river.JobArgs, *river.InsertOpts) { return proposalsArgs{}, nil },
+		&river.PeriodicJobOpts{ID: "pipeline_proposals", RunOnStart: true})
+}
+
+// proposalsWorker works River's proposal passes.
+type proposalsWorker struct {
+	river.WorkerDefaults[proposalsArgs]
+	s Sweeper
+}
+
+func (w *proposalsWorker) Work(ctx context.Context, _ *river.Job[proposalsArgs]) error {
+	_, err := w.s.CloseProposals(ctx)
+	return err
+}
+
+func (w *proposalsWorker) Timeout(*river.Job[proposalsArgs]) time.Duration { return purgeJobTimeout }
