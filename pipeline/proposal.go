@@ -178,7 +178,6 @@ func (d ProposalDecision) check() FieldErrors {
 	return f
 }
 
-
 // errPropose rolls back a held write's transaction once its checks passed.
 var errPropose = errors.New("pipeline: propose instead")
 
