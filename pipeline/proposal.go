@@ -493,7 +493,10 @@ func (s *Service) loadDecision(ctx context.Context, c Caller, id int64) (Proposa
 			Message: "The token does not carry the scope " + string(scope) + ".",
 			Details: map[string]string{"required_scope": string(scope)}}
 	}
-	if p.RequestedBy.User.ID == c.user.ID {
+	// An agent's token cannot approve what its user's other agent asked;
+	// the person decides their own agent's proposals without a token (on
+	// the approvals page, or with pipelined proposal).
+	if c.tokenID != 0 && p.RequestedBy.User.ID == c.user.ID {
 		return Proposal{}, Errorf(EForbidden, "A proposal must be decided by another user.")
 	}
 	return p, nil
