@@ -255,6 +255,11 @@ LEFT JOIN LATERAL (` + qCandidate.plain + ` AND k.locked IS NOT NULL` + qCandida
 	qClaimCandidateForMove = `SELECT ` + claimColumns("k") + `, r.*
 FROM pipeline_claim_key($5, $6, $7, $8) AS k
 LEFT JOIN LATERAL (` + qCandidateForMove.plain + ` AND k.locked IS NOT NULL` + qCandidateForMove.lock + `) AS r ON true`
+	// qClaimJobForIntake is qJobForIntake that claims a key first, as
+	// qClaimCandidate.
+	qClaimJobForIntake = `SELECT ` + claimColumns("k") + `, r.*
+FROM pipeline_claim_key($5, $6, $7, $8) AS k
+LEFT JOIN LATERAL (` + qJobForIntake.plain + ` AND k.locked IS NOT NULL` + qJobForIntake.lock + `) AS r ON true`
 )
 
 // Candidate returns a candidate of a job viewer can reach, with its stage
@@ -350,18 +355,27 @@ WHERE id = $8`)
 )
 
 // JobForIntake returns a job viewer can reach, with the stage a new
-// candidate is to enter and whether its email is taken, in one statement;
-// on PostgreSQL the job's row is held in share mode until the transaction
-// ends.
+// candidate is to enter and whether its email is taken, in one statement
+// (which on PostgreSQL also makes a waiting claim of a key, as
+// CandidateForUpdate); on PostgreSQL the job's row is held in share mode
+// until the transaction ends.
 func (t *tx) JobForIntake(ctx context.Context, viewer, jobID, stageID int64, email string) (pipeline.Intake, error) {
 	var r struct {
+		claimRow
 		jobRow
 		StageID       *int64  `bun:"stage_id"`
 		StageName     *string `bun:"stage_name"`
 		StagePosition *int    `bun:"stage_position"`
 		EmailTaken    int     `bun:"email_taken"`
 	}
-	if err := t.run.get(ctx, t.lock(qJobForIntake), args(jobID, viewer, stageID, pipeline.Fold(email)), &r); err != nil {
+	readArgs := args(jobID, viewer, stageID, pipeline.Fold(email))
+	var err error
+	if kc := t.waitingClaim(); kc != nil {
+		err = t.claimingGet(ctx, kc, qClaimJobForIntake, readArgs, &r, &r.claimRow, &r.ID)
+	} else {
+		err = t.run.get(ctx, t.lock(qJobForIntake), readArgs, &r)
+	}
+	if err != nil {
 		return pipeline.Intake{}, formatError(err, "Job")
 	}
 	in := pipeline.Intake{Job: r.jobRow.toJob(), EmailTaken: r.EmailTaken == 1}
