@@ -2,6 +2,7 @@ package pipelinestore
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -49,28 +50,86 @@ FROM invitation_mails WHERE id = $1`)
 	last_error = COALESCE($4, last_error), sent_at = $5 WHERE id = $1 AND (status = 'queued' OR $2 = 'sent')`)
 )
 
+// qInsertInvitationMailsPG stores the invitation mails of the JSON array
+// $1 (invitationMailJSON) in one statement.
+const qInsertInvitationMailsPG = `INSERT INTO invitation_mails
+(interview_id, sequence, method, recipient, recipient_name, subject, body, calendar, status, attempts, created_at)
+SELECT m.interview_id, m.sequence, m.method, m.recipient, m.recipient_name, m.subject, m.body, m.calendar, m.status, 0, m.created_at
+FROM json_to_recordset(CAST($1 AS json)) AS m(interview_id bigint, sequence integer, method text, recipient text,
+	recipient_name text, subject text, body text, calendar text, status text, created_at timestamptz)
+RETURNING id`
+
+// invitationMailJSON is an invitation mail as qInsertInvitationMailsPG
+// reads it.
+type invitationMailJSON struct {
+	InterviewID   int64     `json:"interview_id"`
+	Sequence      int       `json:"sequence"`
+	Method        string    `json:"method"`
+	Recipient     string    `json:"recipient"`
+	RecipientName string    `json:"recipient_name"`
+	Subject       string    `json:"subject"`
+	Body          string    `json:"body"`
+	Calendar      string    `json:"calendar"`
+	Status        string    `json:"status"`
+	CreatedAt     time.Time `json:"created_at"`
+}
+
 // InsertInvitationMails stores invitation mails and enqueues the sending
-// of each, due now, in the transaction.
+// of each, due now, in the transaction. On PostgreSQL the mails go in one
+// statement.
 func (t *tx) InsertInvitationMails(ctx context.Context, ms []pipeline.InvitationMail) error {
-	jobs := make([]river.InsertManyParams, len(ms))
-	for i, m := range ms {
-		var id int64
-		err := t.run.get(ctx, qInsertInvitationMail, args(m.InterviewID, m.Sequence, m.Method, m.To.Email, m.To.Name,
-			m.Subject, m.Body, string(m.Calendar), m.Status, ts(m.CreatedAt)), &id)
-		if err != nil {
-			return formatError(err, "Invitation")
-		}
-		jobs[i] = river.InsertManyParams{Args: invitationArgs{InvitationMailID: id}}
-	}
-	if len(jobs) == 0 {
+	if len(ms) == 0 {
 		return nil
 	}
-	// River's statements follow the writes waiting in the batch.
-	if err := t.run.flush(ctx); err != nil {
+	ids, err := t.insertInvitationMails(ctx, ms)
+	if err != nil {
 		return formatError(err, "Invitation")
 	}
-	_, err := t.river.InsertManyTx(ctx, t.run.tx.Tx, jobs)
+	jobs := make([]river.InsertManyParams, len(ids))
+	for i, id := range ids {
+		jobs[i] = river.InsertManyParams{Args: invitationArgs{InvitationMailID: id}}
+	}
+	// River's statements follow the writes waiting in the batch (the
+	// insert above sent them).
+	_, err = t.river.InsertManyTx(ctx, t.run.tx.Tx, jobs)
 	return formatError(err, "Invitation")
+}
+
+// insertInvitationMails stores ms and returns their ids.
+func (t *tx) insertInvitationMails(ctx context.Context, ms []pipeline.InvitationMail) ([]int64, error) {
+	ids := make([]int64, 0, len(ms))
+	if !t.pg {
+		for _, m := range ms {
+			var id int64
+			err := t.run.get(ctx, qInsertInvitationMail, args(m.InterviewID, m.Sequence, m.Method, m.To.Email, m.To.Name,
+				m.Subject, m.Body, string(m.Calendar), m.Status, ts(m.CreatedAt)), &id)
+			if err != nil {
+				return nil, err
+			}
+			ids = append(ids, id)
+		}
+		return ids, nil
+	}
+	rows := make([]invitationMailJSON, len(ms))
+	for i, m := range ms {
+		rows[i] = invitationMailJSON{InterviewID: m.InterviewID, Sequence: m.Sequence, Method: m.Method, Recipient: m.To.Email,
+			RecipientName: m.To.Name, Subject: m.Subject, Body: m.Body, Calendar: string(m.Calendar), Status: m.Status,
+			CreatedAt: ts(m.CreatedAt)}
+	}
+	raw, err := json.Marshal(rows)
+	if err != nil {
+		return nil, err
+	}
+	var out []struct {
+		ID int64 `bun:"id"`
+	}
+	if err := t.run.all(ctx, qInsertInvitationMailsPG, args(string(raw)), &out); err != nil {
+		return nil, err
+	}
+	for _, r := range out {
+		ids = append(ids, r.ID)
+	}
+	return ids, nil
 }
 
 // InvitationMailToSend returns an invitation mail by id, read on the
