@@ -394,6 +394,12 @@ type tx struct {
 	pending []pipeline.WebhookMessage
 	// claim is a key's claim waiting in the batch to be sent (PostgreSQL).
 	claim *keyClaim
+	// draw is an id to draw in the next locking read (PostgreSQL; see
+	// DrawID).
+	draw *idDraw
+	// jobs are River jobs to insert before the commit, with the webhook
+	// messages (see enqueuePending).
+	jobs []river.InsertManyParams
 	// countsChanged: the transaction appended deltas of the stages' counts
 	// (PostgreSQL), to fold once it commits.
 	countsChanged bool

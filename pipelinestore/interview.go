@@ -143,10 +143,12 @@ RETURNING id, (SELECT j.title FROM jobs AS j WHERE j.id = interviews.job_id) AS 
 WHERE id = $9`)
 	// qInsertInterviewWithInterviewersPG is qInsertInterview with the
 	// interviewers of the JSON array $12, as qInsertInterviewersPG, in one
-	// statement.
-	qInsertInterviewWithInterviewersPG = `WITH i AS (INSERT INTO interviews (job_id, candidate_id, starts_at, ends_at, timezone,
-	location, video_url, status, sequence, created_by, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING id, job_id, starts_at, ends_at),
+	// statement; with the id $13 when drawn (else 0: the identity's
+	// next), and the UID $14 and organizer $15, $16.
+	qInsertInterviewWithInterviewersPG = `WITH i AS (INSERT INTO interviews (id, job_id, candidate_id, starts_at, ends_at, timezone,
+	location, video_url, status, sequence, created_by, created_at, updated_at, uid, organizer_name, organizer_email)
+VALUES (COALESCE(NULLIF(CAST($13 AS bigint), 0), nextval(pg_get_serial_sequence('interviews', 'id'))),
+	$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $14, $15, $16) RETURNING id, job_id, starts_at, ends_at),
 ii AS (INSERT INTO interview_interviewers (interview_id, user_id, position, starts_at, ends_at, active)
 SELECT i.id, CAST(x.value AS bigint), x.n, i.starts_at, i.ends_at, CAST($8 AS text) = 'scheduled'
 FROM i, json_array_elements_text(CAST($12 AS json)) WITH ORDINALITY AS x(value, n))
@@ -333,8 +335,10 @@ func (t *tx) InsertInterview(ctx context.Context, iv pipeline.Interview) (pipeli
 	a := args(iv.JobID, iv.CandidateID, ts(iv.Start), ts(iv.End), iv.Timezone, iv.Location,
 		iv.VideoURL, iv.Status, iv.Sequence, iv.CreatedBy.ID, iv.CreatedAt)
 	if t.pg {
-		// The interviewers in the same statement, which a clash fails.
-		err := t.run.get(ctx, qInsertInterviewWithInterviewersPG, append(a, jsonIDs(userIDs(iv.Interviewers))), &iv.ID, &iv.JobTitle)
+		// The interviewers in the same statement, which a clash fails;
+		// the id, UID and organizer with them when the id was drawn.
+		a = append(a, jsonIDs(userIDs(iv.Interviewers)), iv.ID, iv.UID, iv.Organizer.Name, iv.Organizer.Email)
+		err := t.run.get(ctx, qInsertInterviewWithInterviewersPG, a, &iv.ID, &iv.JobTitle)
 		return iv, formatError(err, "Interview")
 	}
 	if err := t.run.get(ctx, qInsertInterview, a, &iv.ID, &iv.JobTitle); err != nil {

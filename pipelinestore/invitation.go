@@ -2,6 +2,7 @@ package pipelinestore
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"time"
 
@@ -76,40 +77,32 @@ type invitationMailJSON struct {
 
 // InsertInvitationMails stores invitation mails and enqueues the sending
 // of each, due now, in the transaction. On PostgreSQL the mails go in one
-// statement.
+// statement, which waits in the batch, and their River jobs go with the
+// transaction's others before the commit (see enqueuePending).
 func (t *tx) InsertInvitationMails(ctx context.Context, ms []pipeline.InvitationMail) error {
 	if len(ms) == 0 {
 		return nil
 	}
-	ids, err := t.insertInvitationMails(ctx, ms)
-	if err != nil {
-		return formatError(err, "Invitation")
+	if t.pg {
+		return formatError(t.insertInvitationMailsPG(ctx, ms), "Invitation")
 	}
-	jobs := make([]river.InsertManyParams, len(ids))
-	for i, id := range ids {
+	jobs := make([]river.InsertManyParams, len(ms))
+	for i, m := range ms {
+		var id int64
+		err := t.run.get(ctx, qInsertInvitationMail, args(m.InterviewID, m.Sequence, m.Method, m.To.Email, m.To.Name,
+			m.Subject, m.Body, string(m.Calendar), m.Status, ts(m.CreatedAt)), &id)
+		if err != nil {
+			return formatError(err, "Invitation")
+		}
 		jobs[i] = river.InsertManyParams{Args: invitationArgs{InvitationMailID: id}}
 	}
-	// River's statements follow the writes waiting in the batch (the
-	// insert above sent them).
-	_, err = t.river.InsertManyTx(ctx, t.run.tx.Tx, jobs)
+	_, err := t.river.InsertManyTx(ctx, t.run.tx.Tx, jobs)
 	return formatError(err, "Invitation")
 }
 
-// insertInvitationMails stores ms and returns their ids.
-func (t *tx) insertInvitationMails(ctx context.Context, ms []pipeline.InvitationMail) ([]int64, error) {
-	ids := make([]int64, 0, len(ms))
-	if !t.pg {
-		for _, m := range ms {
-			var id int64
-			err := t.run.get(ctx, qInsertInvitationMail, args(m.InterviewID, m.Sequence, m.Method, m.To.Email, m.To.Name,
-				m.Subject, m.Body, string(m.Calendar), m.Status, ts(m.CreatedAt)), &id)
-			if err != nil {
-				return nil, err
-			}
-			ids = append(ids, id)
-		}
-		return ids, nil
-	}
+// insertInvitationMailsPG stores ms in the batch; once it is sent, their
+// ids make their River jobs.
+func (t *tx) insertInvitationMailsPG(ctx context.Context, ms []pipeline.InvitationMail) error {
 	rows := make([]invitationMailJSON, len(ms))
 	for i, m := range ms {
 		rows[i] = invitationMailJSON{InterviewID: m.InterviewID, Sequence: m.Sequence, Method: m.Method, Recipient: m.To.Email,
@@ -118,18 +111,23 @@ func (t *tx) insertInvitationMails(ctx context.Context, ms []pipeline.Invitation
 	}
 	raw, err := json.Marshal(rows)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var out []struct {
-		ID int64 `bun:"id"`
+	scan := func(ctx context.Context, rows *sql.Rows) error {
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			t.jobs = append(t.jobs, river.InsertManyParams{Args: invitationArgs{InvitationMailID: id}})
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return rows.Close()
 	}
-	if err := t.run.all(ctx, qInsertInvitationMailsPG, args(string(raw)), &out); err != nil {
-		return nil, err
-	}
-	for _, r := range out {
-		ids = append(ids, r.ID)
-	}
-	return ids, nil
+	return t.run.deferredReturning(ctx, qInsertInvitationMailsPG, scan, string(raw))
 }
 
 // InvitationMailToSend returns an invitation mail by id, read on the
