@@ -309,10 +309,10 @@ func (c *pgConn) stmt(ctx context.Context, query string, args []driver.NamedValu
 }
 
 // batchKey is the context key of the batch that a statement sent by
-// runner.flushPrepared is the text of.
+// runner.flush is the text of.
 type batchKey struct{}
 
-// batchText is, when ctx carries the batch (see runner.flushPrepared) and
+// batchText is, when ctx carries the batch (see runner.flush) and
 // each of its statements is prepared on the connection (preparing those
 // that are not yet), the batch as one simple query of EXECUTEs of them:
 // one round trip for all, each run by the plan cached on the connection.
@@ -355,7 +355,8 @@ func (c *pgConn) PrepareContext(ctx context.Context, query string) (driver.Stmt,
 	}
 	c.roundTrips.Add(1)
 	// The driver names the statement by its count on the connection,
-	// failed attempts included.
+	// failed attempts included (it counts none on a closed connection,
+	// which is not used again).
 	name := `"pgdriver-` + strconv.Itoa(c.prepares) + `"`
 	c.prepares++
 	s, err := c.Conn.PrepareContext(ctx, query)
