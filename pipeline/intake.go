@@ -186,7 +186,11 @@ func (s *Service) AddCandidate(ctx context.Context, jobID int64, in NewCandidate
 	if !ValidText(email) {
 		email = "" // no candidate has it; the check says what is wrong
 	}
-	load := func(tx Tx) (Intake, error) { return tx.JobForIntake(ctx, c.user.ID, jobID, max(in.StageID, 0), email) }
+	var id *IDDraw
+	load := func(tx Tx) (Intake, error) {
+		id = tx.DrawID(ctx, SubjectCandidate)
+		return tx.JobForIntake(ctx, c.user.ID, jobID, max(in.StageID, 0), email)
+	}
 	res, err := write(s, ctx, c, k, load, func(tx Tx, it Intake) (Candidate, error) {
 		now := s.now()
 		f := in.check(now)
@@ -202,20 +206,20 @@ func (s *Service) AddCandidate(ctx context.Context, jobID int64, in NewCandidate
 		if it.Job.Status == JobClosed {
 			return Candidate{}, Errorf(EForbidden, msgJobClosed)
 		}
-		return s.insertCandidate(ctx, tx, c, it, in, now)
+		return s.insertCandidate(ctx, tx, c, it, in, id.ID, now)
 	})
 	return res, emailTaken(err)
 }
 
 // insertCandidate stores the candidate of an intake that passed its
-// checks, and logs it.
-func (s *Service) insertCandidate(ctx context.Context, tx Tx, c Caller, it Intake, in NewCandidate, now time.Time) (Candidate, error) {
+// checks, with the id drawn for it (0: none), and logs it.
+func (s *Service) insertCandidate(ctx context.Context, tx Tx, c Caller, it Intake, in NewCandidate, id int64, now time.Time) (Candidate, error) {
 	applied := Date(now)
 	if in.Applied != "" {
 		applied, _ = time.Parse(time.DateOnly, in.Applied) // checked
 	}
 	cand, err := tx.InsertCandidate(ctx, Candidate{
-		JobID: it.Job.ID, TeamID: it.Job.TeamID, Name: strings.TrimSpace(in.Name), Email: in.Email,
+		ID: id, JobID: it.Job.ID, TeamID: it.Job.TeamID, Name: strings.TrimSpace(in.Name), Email: in.Email,
 		Applied: applied, StageID: it.Stage.ID, Stage: it.Stage.Name, Status: CandidateActive, ResumeURL: in.ResumeURL,
 	}, now)
 	if err != nil {

@@ -27,7 +27,12 @@ func (s *Service) ScheduleInterview(ctx context.Context, jobID, candidateID int6
 		return Result[Interview]{}, err
 	}
 	var booking BusyQuery
-	res, err := write(s, ctx, c, k, s.loadCandidate(ctx, c, jobID, candidateID), func(tx Tx, cand Candidate) (Interview, error) {
+	var id *IDDraw
+	load := func(tx Tx) (Candidate, error) {
+		id = tx.DrawID(ctx, SubjectInterview)
+		return tx.CandidateForUpdate(ctx, c.user.ID, jobID, candidateID)
+	}
+	res, err := write(s, ctx, c, k, load, func(tx Tx, cand Candidate) (Interview, error) {
 		now := s.now()
 		iv := Interview{JobID: cand.JobID, CandidateID: cand.ID, TeamID: cand.TeamID, CandidateStatus: cand.Status,
 			CandidateName: cand.Name, CandidateEmail: cand.Email, CandidateErased: cand.ErasedAt != nil, Status: InterviewScheduled,
@@ -36,16 +41,23 @@ func (s *Service) ScheduleInterview(ctx context.Context, jobID, candidateID int6
 			return Interview{}, err
 		}
 		booking = iv.booking()
+		// The UID names the id: stored with the insert when the id was
+		// drawn, else once the insert has assigned it.
+		iv.ID = id.ID
+		if err := s.calendar.set(&iv); err != nil {
+			return Interview{}, err
+		}
 		iv, err := tx.InsertInterview(ctx, iv)
 		if err != nil {
 			return Interview{}, err
 		}
-		if iv.UID, err = s.calendar.uid(iv.ID); err != nil {
-			return Interview{}, err
-		}
-		iv.Organizer = s.calendar.Organizer
-		if err := tx.SetInterviewCalendar(ctx, iv); err != nil {
-			return Interview{}, err
+		if iv.UID == "" {
+			if err := s.calendar.set(&iv); err != nil {
+				return Interview{}, err
+			}
+			if err := tx.SetInterviewCalendar(ctx, iv); err != nil {
+				return Interview{}, err
+			}
 		}
 		return iv, s.logInterview(ctx, tx, c, iv, ActionInterviewScheduled, scheduledChanges(iv))
 	})

@@ -60,6 +60,20 @@ func (cal Calendar) uid(id int64) (string, error) {
 	return "interview-" + strconv.FormatInt(id, 10) + "-" + hex.EncodeToString(b) + "@" + cal.Domain, nil
 }
 
+// set sets the UID and the organizer of the interview iv once it has an
+// id; before, it leaves them unset.
+func (cal Calendar) set(iv *Interview) error {
+	if iv.ID == 0 {
+		return nil
+	}
+	uid, err := cal.uid(iv.ID)
+	if err != nil {
+		return err
+	}
+	iv.UID, iv.Organizer = uid, cal.Organizer
+	return nil
+}
+
 // InvitationRenderer writes an invitation as the iCalendar object its
 // emails carry; package pipeline/ical's Render is one.
 type InvitationRenderer func(Invitation) []byte

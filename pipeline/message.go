@@ -130,7 +130,12 @@ func (s *Service) SendMessage(ctx context.Context, jobID, candidateID int64, in 
 	if err != nil {
 		return Result[Message]{}, err
 	}
-	return write(s, ctx, c, k, s.loadCandidate(ctx, c, jobID, candidateID), func(tx Tx, cand Candidate) (Message, error) {
+	var id *IDDraw
+	load := func(tx Tx) (Candidate, error) {
+		id = tx.DrawID(ctx, "message")
+		return tx.CandidateForUpdate(ctx, c.user.ID, jobID, candidateID)
+	}
+	return write(s, ctx, c, k, load, func(tx Tx, cand Candidate) (Message, error) {
 		now := s.now()
 		if err := withUnread(in.Unread, in.check(now)); err != nil {
 			return Message{}, err
@@ -142,7 +147,7 @@ func (s *Service) SendMessage(ctx context.Context, jobID, candidateID int64, in 
 			return Message{}, Errorf(EForbidden, msgMailOff)
 		}
 		m, err := tx.InsertMessage(ctx, Message{
-			JobID: cand.JobID, CandidateID: cand.ID, TeamID: cand.TeamID, To: cand.Email, ToName: cand.Name, ReplyTo: c.user.Email,
+			ID: id.ID, JobID: cand.JobID, CandidateID: cand.ID, TeamID: cand.TeamID, To: cand.Email, ToName: cand.Name, ReplyTo: c.user.Email,
 			Subject: strings.TrimSpace(in.Subject), Body: in.Body, Status: MessageQueued,
 			SendAt: in.sendAt(now), Author: User{ID: c.user.ID, Name: c.user.Name}, CreatedAt: now,
 		})

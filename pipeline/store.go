@@ -222,6 +222,10 @@ type KeyClaim interface {
 	Outcome(ctx context.Context) (free bool, rec *IdempotencyRecord, err error)
 }
 
+// IDDraw is the id of a record to insert, drawn ahead of the insert (see
+// Tx.DrawID), so that the insert need not return it; 0: not drawn.
+type IDDraw struct{ ID int64 }
+
 // Tx is the part of the store used inside a write transaction. Rows read
 // through it for change (jobs, candidates, ratings) stay locked until the
 // transaction ends.
@@ -237,6 +241,11 @@ type Tx interface {
 	// SaveIdempotencyRecord stores a record, replacing an expired one under
 	// the same team and key.
 	SaveIdempotencyRecord(ctx context.Context, r IdempotencyRecord) error
+	// DrawID draws the id of a record of kind ("candidate", "interview"
+	// or "message") that the transaction is to insert, in the statement of its next CandidateForUpdate or
+	// JobForIntake, which sets the draw's ID. A store that cannot draw
+	// leaves it 0, and its insert assigns the id.
+	DrawID(ctx context.Context, kind string) *IDDraw
 
 	// LockTeam returns the team and holds it against concurrent job creation
 	// until the transaction ends.
@@ -264,7 +273,8 @@ type Tx interface {
 	// with id stageID (0: its first stage), or nil when it has none such,
 	// and whether a candidate of the job has email, in any letter case.
 	JobForIntake(ctx context.Context, viewer, jobID, stageID int64, email string) (Intake, error)
-	// InsertCandidate stores a candidate and returns it with its id.
+	// InsertCandidate stores a candidate and returns it with its id (its
+	// ID when drawn).
 	// Errors: ErrEmailTaken (a candidate of the job has its email, in any
 	// letter case).
 	InsertCandidate(ctx context.Context, k Candidate, at time.Time) (Candidate, error)
@@ -325,8 +335,8 @@ type Tx interface {
 	// SetCurrentTeam sets a user's current team.
 	SetCurrentTeam(ctx context.Context, userID, teamID int64) error
 
-	// InsertMessage stores a queued message and returns it with its id,
-	// and enqueues, in the same transaction, its sending, due at its
+	// InsertMessage stores a queued message and returns it with its id
+	// (its ID when drawn), and enqueues, in the same transaction, its sending, due at its
 	// SendAt.
 	InsertMessage(ctx context.Context, m Message) (Message, error)
 	// MessageForUpdate returns a message of a candidate, locked.
@@ -353,8 +363,9 @@ type Tx interface {
 	// candidate that end after a time, by start, with their interviewers
 	// and their candidate's name, email and status, locked.
 	ScheduledInterviewsForUpdate(ctx context.Context, candidateID int64, endsAfter time.Time) ([]Interview, error)
-	// InsertInterview stores an interview with its interviewers and
-	// returns it with its id and its job's title. Errors: ErrBooked (a scheduled interview of
+	// InsertInterview stores an interview with its interviewers (and its
+	// UID and organizer when set) and returns it with its id (its ID when
+	// drawn) and its job's title. Errors: ErrBooked (a scheduled interview of
 	// an interviewer or of the candidate overlaps it), here or when the
 	// transaction ends.
 	InsertInterview(ctx context.Context, iv Interview) (Interview, error)

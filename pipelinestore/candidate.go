@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -255,7 +256,50 @@ LEFT JOIN LATERAL (` + qCandidate.plain + ` AND k.locked IS NOT NULL` + qCandida
 	qClaimCandidateForMove = `SELECT ` + claimColumns("k") + `, r.*
 FROM pipeline_claim_key($5, $6, $7, $8) AS k
 LEFT JOIN LATERAL (` + qCandidateForMove.plain + ` AND k.locked IS NOT NULL` + qCandidateForMove.lock + `) AS r ON true`
+	// qClaimJobForIntake is qJobForIntake that claims a key first, as
+	// qClaimCandidate.
+	qClaimJobForIntake = `SELECT ` + claimColumns("k") + `, r.*
+FROM pipeline_claim_key($5, $6, $7, $8) AS k
+LEFT JOIN LATERAL (` + qJobForIntake.plain + ` AND k.locked IS NOT NULL` + qJobForIntake.lock + `) AS r ON true`
 )
+
+// idDraw is an id to draw from a table's sequence in the transaction's
+// next locking read (see DrawID).
+type idDraw struct {
+	table string
+	into  *pipeline.IDDraw
+}
+
+// drawTables are the tables of the kinds of record whose ids DrawID draws.
+var drawTables = map[string]string{"candidate": "candidates", "interview": "interviews", "message": "messages"}
+
+// DrawID draws, on PostgreSQL, the id of a record of kind in the
+// statement of the transaction's next CandidateForUpdate or JobForIntake,
+// so that its insert waits in the batch; on SQLite the insert assigns it.
+func (t *tx) DrawID(_ context.Context, kind string) *pipeline.IDDraw {
+	d := &pipeline.IDDraw{}
+	if table, ok := drawTables[kind]; ok && t.pg {
+		t.draw = &idDraw{table: table, into: d}
+	}
+	return d
+}
+
+// drawing is query, a locking read, that also draws the id the
+// transaction asked for (as the column drawn_id), if any, and what sets
+// the draw from the column once the row is read.
+func (t *tx) drawing(query string) (string, func(*int64)) {
+	d := t.draw
+	if d == nil {
+		return query, func(*int64) {}
+	}
+	t.draw = nil
+	return "SELECT nextval(pg_get_serial_sequence('" + d.table + "', 'id')) AS drawn_id, " + strings.TrimPrefix(query, "SELECT "),
+		func(id *int64) {
+			if id != nil {
+				d.into.ID = *id
+			}
+		}
+}
 
 // Candidate returns a candidate of a job viewer can reach, with its stage
 // name and notes count, in one query.
@@ -278,15 +322,22 @@ func selectCandidate(ctx context.Context, run runner, query string, viewer, jobI
 // that writer left it, and the stage name and notes count come from that
 // row (its stage id, its notes_count column), so they are current too.
 func (t *tx) CandidateForUpdate(ctx context.Context, viewer, jobID, id int64) (pipeline.Candidate, error) {
-	kc := t.waitingClaim()
-	if kc == nil {
-		return selectCandidate(ctx, t.run, t.lock(qCandidate), viewer, jobID, id)
-	}
 	var r struct {
 		claimRow
 		candidateRow
+		DrawnID *int64 `bun:"drawn_id"`
 	}
-	if err := t.claimingGet(ctx, kc, qClaimCandidate, args(id, jobID, viewer), &r, &r.claimRow, &r.ID); err != nil {
+	var err error
+	if kc := t.waitingClaim(); kc != nil {
+		query, drawn := t.drawing(qClaimCandidate)
+		err = t.claimingGet(ctx, kc, query, args(id, jobID, viewer), &r, &r.claimRow, &r.ID)
+		drawn(r.DrawnID)
+	} else {
+		query, drawn := t.drawing(t.lock(qCandidate))
+		err = t.run.get(ctx, query, args(id, jobID, viewer), &r)
+		drawn(r.DrawnID)
+	}
+	if err != nil {
 		return pipeline.Candidate{}, formatError(err, "Candidate")
 	}
 	return r.candidateRow.toCandidate(), nil
@@ -340,6 +391,11 @@ WHERE j.id = $1 AND `+visible(2), ` FOR SHARE OF j`)
 	qInsertCandidate = prepared(`INSERT INTO candidates (job_id, stage_id, name, email, name_fold, email_fold, applied, status,
 	resume_url, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) RETURNING id`)
+	// qInsertCandidateWithID is qInsertCandidate of the candidate whose
+	// id $11 was drawn (PostgreSQL).
+	qInsertCandidateWithID = `INSERT INTO candidates (job_id, stage_id, name, email, name_fold, email_fold, applied, status,
+	resume_url, created_at, updated_at, id)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11)`
 	// qEmailTaken is whether a candidate of the job $1 other than $3 has
 	// the folded email $2.
 	qEmailTaken = prepared(`SELECT CASE WHEN EXISTS (SELECT 1 FROM candidates AS c
@@ -350,18 +406,32 @@ WHERE id = $8`)
 )
 
 // JobForIntake returns a job viewer can reach, with the stage a new
-// candidate is to enter and whether its email is taken, in one statement;
-// on PostgreSQL the job's row is held in share mode until the transaction
-// ends.
+// candidate is to enter and whether its email is taken, in one statement
+// (which on PostgreSQL also makes a waiting claim of a key, as
+// CandidateForUpdate); on PostgreSQL the job's row is held in share mode
+// until the transaction ends.
 func (t *tx) JobForIntake(ctx context.Context, viewer, jobID, stageID int64, email string) (pipeline.Intake, error) {
 	var r struct {
+		claimRow
 		jobRow
 		StageID       *int64  `bun:"stage_id"`
 		StageName     *string `bun:"stage_name"`
 		StagePosition *int    `bun:"stage_position"`
 		EmailTaken    int     `bun:"email_taken"`
+		DrawnID       *int64  `bun:"drawn_id"`
 	}
-	if err := t.run.get(ctx, t.lock(qJobForIntake), args(jobID, viewer, stageID, pipeline.Fold(email)), &r); err != nil {
+	readArgs := args(jobID, viewer, stageID, pipeline.Fold(email))
+	var err error
+	if kc := t.waitingClaim(); kc != nil {
+		query, drawn := t.drawing(qClaimJobForIntake)
+		err = t.claimingGet(ctx, kc, query, readArgs, &r, &r.claimRow, &r.ID)
+		drawn(r.DrawnID)
+	} else {
+		query, drawn := t.drawing(t.lock(qJobForIntake))
+		err = t.run.get(ctx, query, readArgs, &r)
+		drawn(r.DrawnID)
+	}
+	if err != nil {
 		return pipeline.Intake{}, formatError(err, "Job")
 	}
 	in := pipeline.Intake{Job: r.jobRow.toJob(), EmailTaken: r.EmailTaken == 1}
@@ -374,8 +444,16 @@ func (t *tx) JobForIntake(ctx context.Context, viewer, jobID, stageID int64, ema
 // InsertCandidate stores a candidate and returns it with its id; a taken
 // email is pipeline.ErrEmailTaken (see formatError).
 func (t *tx) InsertCandidate(ctx context.Context, k pipeline.Candidate, at time.Time) (pipeline.Candidate, error) {
-	err := t.run.get(ctx, qInsertCandidate, args(k.JobID, k.StageID, k.Name, k.Email, pipeline.Fold(k.Name), pipeline.Fold(k.Email),
-		date(k.Applied), k.Status, k.ResumeURL, ts(at)), &k.ID)
+	a := args(k.JobID, k.StageID, k.Name, k.Email, pipeline.Fold(k.Name), pipeline.Fold(k.Email), date(k.Applied), k.Status,
+		k.ResumeURL, ts(at))
+	var err error
+	if k.ID != 0 {
+		// Its id drawn: the insert waits in the batch, and a taken email
+		// is reported when it is sent.
+		err = t.run.deferred(ctx, qInsertCandidateWithID, append(a, k.ID)...)
+	} else {
+		err = t.run.get(ctx, qInsertCandidate, a, &k.ID)
+	}
 	if err != nil {
 		return pipeline.Candidate{}, formatError(err, "Candidate")
 	}

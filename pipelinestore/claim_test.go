@@ -34,6 +34,21 @@ func TestStore_ClaimWithRead(t *testing.T) {
 			return err
 		}))
 	})
+	each(t, "a job's intake and a free key", func(t *testing.T, f fixture) {
+		require.NoError(t, f.DB.Write(ctx, func(tx pipeline.Tx) error {
+			kc := tx.ClaimIdempotencyKey(ctx, f.Res.Teams["acme"], "intake-1", since)
+			it, err := tx.JobForIntake(ctx, f.User("olivia"), f.Job("backend"), 0, "ADA@example.test")
+			require.NoError(t, err)
+			assert.Equal(t, f.Job("backend"), it.Job.ID)
+			require.NotNil(t, it.Stage)
+			assert.Equal(t, "Applied", it.Stage.Name)
+			assert.True(t, it.EmailTaken, "in any letter case")
+			free, rec, err := kc.Outcome(ctx)
+			assert.True(t, free)
+			assert.Nil(t, rec)
+			return err
+		}))
+	})
 	each(t, "a key with a record", func(t *testing.T, f fixture) {
 		stored := pipeline.IdempotencyRecord{
 			TeamID: f.Res.Teams["acme"], Key: "note-1", UserID: f.User("olivia"), Request: "POST /x {}",
@@ -58,6 +73,8 @@ func TestStore_ClaimWithRead(t *testing.T) {
 			_, err := tx.CandidateForUpdate(ctx, f.User("gary"), f.Job("backend"), f.Res.Candidates["ada"])
 			assert.ErrorIs(t, err, pipeline.ErrNotFound)
 			_, _, err = tx.CandidateForMove(ctx, f.User("gary"), f.Job("backend"), f.Res.Candidates["ada"], 0)
+			assert.ErrorIs(t, err, pipeline.ErrNotFound)
+			_, err = tx.JobForIntake(ctx, f.User("gary"), f.Job("backend"), 0, "new@example.test")
 			assert.ErrorIs(t, err, pipeline.ErrNotFound)
 			free, rec, err := kc.Outcome(ctx)
 			assert.True(t, free, "claimed all the same")

@@ -135,8 +135,8 @@ func WithStatementTimeout(d time.Duration) Option {
 // planned once there (plan_cache_mode=force_generic_plan), instead of
 // parsed and planned at every run; run-time parameters, the statement
 // timeout's included, are set on each connection when it opens. A write
-// transaction's writes then go one statement a round trip rather than in
-// one batch (see batch), which costs less than planning them. Never use
+// transaction's batch then goes as one simple query of EXECUTEs of its
+// prepared statements (see batch). Never use
 // it behind a transaction pooler (PgBouncer's pool_mode = transaction),
 // which lends a connection's statements and settings to whichever client
 // comes next: without it the store keeps nothing on a server connection
@@ -394,6 +394,12 @@ type tx struct {
 	pending []pipeline.WebhookMessage
 	// claim is a key's claim waiting in the batch to be sent (PostgreSQL).
 	claim *keyClaim
+	// draw is an id to draw in the next locking read (PostgreSQL; see
+	// DrawID).
+	draw *idDraw
+	// jobs are River jobs to insert before the commit, with the webhook
+	// messages (see enqueuePending).
+	jobs []river.InsertManyParams
 	// countsChanged: the transaction appended deltas of the stages' counts
 	// (PostgreSQL), to fold once it commits.
 	countsChanged bool

@@ -141,6 +141,18 @@ RETURNING id, (SELECT j.title FROM jobs AS j WHERE j.id = interviews.job_id) AS 
 	qUpdateInterview = prepared(`UPDATE interviews SET starts_at = $1, ends_at = $2, timezone = $3, location = $4, video_url = $5,
 	status = $6, sequence = $7, updated_at = $8
 WHERE id = $9`)
+	// qInsertInterviewWithInterviewersPG is qInsertInterview with the
+	// interviewers of the JSON array $12, as qInsertInterviewersPG, in one
+	// statement; with the id $13 when drawn (else 0: the identity's
+	// next), and the UID $14 and organizer $15, $16.
+	qInsertInterviewWithInterviewersPG = `WITH i AS (INSERT INTO interviews (id, job_id, candidate_id, starts_at, ends_at, timezone,
+	location, video_url, status, sequence, created_by, created_at, updated_at, uid, organizer_name, organizer_email)
+VALUES (COALESCE(NULLIF(CAST($13 AS bigint), 0), nextval(pg_get_serial_sequence('interviews', 'id'))),
+	$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $14, $15, $16) RETURNING id, job_id, starts_at, ends_at),
+ii AS (INSERT INTO interview_interviewers (interview_id, user_id, position, starts_at, ends_at, active)
+SELECT i.id, CAST(x.value AS bigint), x.n, i.starts_at, i.ends_at, CAST($8 AS text) = 'scheduled'
+FROM i, json_array_elements_text(CAST($12 AS json)) WITH ORDINALITY AS x(value, n))
+SELECT i.id, (SELECT j.title FROM jobs AS j WHERE j.id = i.job_id) AS job_title FROM i`
 	qSetInterviewCalendar = prepared(`UPDATE interviews SET uid = $1, organizer_name = $2, organizer_email = $3 WHERE id = $4`)
 	qDeleteInterviewers   = prepared(`DELETE FROM interview_interviewers WHERE interview_id = $1`)
 	// qInsertInterviewers stores the interviewers of the JSON array $4 of
@@ -320,17 +332,25 @@ func (t *tx) InsertInterview(ctx context.Context, iv pipeline.Interview) (pipeli
 		return pipeline.Interview{}, err
 	}
 	iv.CreatedAt, iv.UpdatedAt = ts(iv.CreatedAt), ts(iv.UpdatedAt)
-	err := t.run.get(ctx, qInsertInterview, args(iv.JobID, iv.CandidateID, ts(iv.Start), ts(iv.End), iv.Timezone, iv.Location,
-		iv.VideoURL, iv.Status, iv.Sequence, iv.CreatedBy.ID, iv.CreatedAt), &iv.ID, &iv.JobTitle)
-	if err != nil {
+	a := args(iv.JobID, iv.CandidateID, ts(iv.Start), ts(iv.End), iv.Timezone, iv.Location,
+		iv.VideoURL, iv.Status, iv.Sequence, iv.CreatedBy.ID, iv.CreatedAt)
+	if t.pg {
+		// The interviewers in the same statement, which a clash fails;
+		// the id, UID and organizer with them when the id was drawn.
+		a = append(a, jsonIDs(userIDs(iv.Interviewers)), iv.ID, iv.UID, iv.Organizer.Name, iv.Organizer.Email)
+		err := t.run.get(ctx, qInsertInterviewWithInterviewersPG, a, &iv.ID, &iv.JobTitle)
+		return iv, formatError(err, "Interview")
+	}
+	if err := t.run.get(ctx, qInsertInterview, a, &iv.ID, &iv.JobTitle); err != nil {
 		return pipeline.Interview{}, formatError(err, "Interview")
 	}
 	return iv, t.insertInterviewers(ctx, iv)
 }
 
 // SetInterviewCalendar stores the UID and the organizer of an interview.
+// On PostgreSQL the statement waits in the transaction's batch.
 func (t *tx) SetInterviewCalendar(ctx context.Context, iv pipeline.Interview) error {
-	_, err := t.run.exec(ctx, qSetInterviewCalendar, iv.UID, iv.Organizer.Name, iv.Organizer.Email, iv.ID)
+	err := t.run.deferred(ctx, qSetInterviewCalendar, iv.UID, iv.Organizer.Name, iv.Organizer.Email, iv.ID)
 	return formatError(err, "Interview")
 }
 
@@ -354,13 +374,18 @@ func (t *tx) UpdateInterview(ctx context.Context, iv pipeline.Interview) error {
 // statement runs at once, so that an exclusion violation is reported by
 // the call that caused it.
 func (t *tx) insertInterviewers(ctx context.Context, iv pipeline.Interview) error {
-	ids := make([]int64, len(iv.Interviewers))
-	for i, u := range iv.Interviewers {
+	_, err := t.run.exec(ctx, pick(t.pg, qInsertInterviewersPG, qInsertInterviewersSQLite),
+		iv.ID, ts(iv.Start), ts(iv.End), jsonIDs(userIDs(iv.Interviewers)), iv.Status == pipeline.InterviewScheduled)
+	return formatError(err, "Interview")
+}
+
+// userIDs are the ids of us, in order.
+func userIDs(us []pipeline.User) []int64 {
+	ids := make([]int64, len(us))
+	for i, u := range us {
 		ids[i] = u.ID
 	}
-	_, err := t.run.exec(ctx, pick(t.pg, qInsertInterviewersPG, qInsertInterviewersSQLite),
-		iv.ID, ts(iv.Start), ts(iv.End), jsonIDs(ids), iv.Status == pipeline.InterviewScheduled)
-	return formatError(err, "Interview")
+	return ids
 }
 
 // checkBooking is SQLite's rule against double booking, which its one
@@ -371,11 +396,7 @@ func (t *tx) checkBooking(ctx context.Context, iv pipeline.Interview) error {
 	if t.pg || iv.Status != pipeline.InterviewScheduled {
 		return nil
 	}
-	ids := make([]int64, len(iv.Interviewers))
-	for i, u := range iv.Interviewers {
-		ids[i] = u.ID
-	}
-	busy, err := busyTimes(ctx, t.run, pipeline.BusyQuery{UserIDs: ids, CandidateID: iv.CandidateID, From: iv.Start, To: iv.End, Except: iv.ID})
+	busy, err := busyTimes(ctx, t.run, pipeline.BusyQuery{UserIDs: userIDs(iv.Interviewers), CandidateID: iv.CandidateID, From: iv.Start, To: iv.End, Except: iv.ID})
 	if err != nil {
 		return err
 	}

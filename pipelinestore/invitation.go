@@ -2,6 +2,8 @@ package pipelinestore
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -49,9 +51,41 @@ FROM invitation_mails WHERE id = $1`)
 	last_error = COALESCE($4, last_error), sent_at = $5 WHERE id = $1 AND (status = 'queued' OR $2 = 'sent')`)
 )
 
+// qInsertInvitationMailsPG stores the invitation mails of the JSON array
+// $1 (invitationMailJSON) in one statement.
+const qInsertInvitationMailsPG = `INSERT INTO invitation_mails
+(interview_id, sequence, method, recipient, recipient_name, subject, body, calendar, status, attempts, created_at)
+SELECT m.interview_id, m.sequence, m.method, m.recipient, m.recipient_name, m.subject, m.body, m.calendar, m.status, 0, m.created_at
+FROM json_to_recordset(CAST($1 AS json)) AS m(interview_id bigint, sequence integer, method text, recipient text,
+	recipient_name text, subject text, body text, calendar text, status text, created_at timestamptz)
+RETURNING id`
+
+// invitationMailJSON is an invitation mail as qInsertInvitationMailsPG
+// reads it.
+type invitationMailJSON struct {
+	InterviewID   int64     `json:"interview_id"`
+	Sequence      int       `json:"sequence"`
+	Method        string    `json:"method"`
+	Recipient     string    `json:"recipient"`
+	RecipientName string    `json:"recipient_name"`
+	Subject       string    `json:"subject"`
+	Body          string    `json:"body"`
+	Calendar      string    `json:"calendar"`
+	Status        string    `json:"status"`
+	CreatedAt     time.Time `json:"created_at"`
+}
+
 // InsertInvitationMails stores invitation mails and enqueues the sending
-// of each, due now, in the transaction.
+// of each, due now, in the transaction. On PostgreSQL the mails go in one
+// statement, which waits in the batch, and their River jobs go with the
+// transaction's others before the commit (see enqueuePending).
 func (t *tx) InsertInvitationMails(ctx context.Context, ms []pipeline.InvitationMail) error {
+	if len(ms) == 0 {
+		return nil
+	}
+	if t.pg {
+		return formatError(t.insertInvitationMailsPG(ctx, ms), "Invitation")
+	}
 	jobs := make([]river.InsertManyParams, len(ms))
 	for i, m := range ms {
 		var id int64
@@ -62,15 +96,38 @@ func (t *tx) InsertInvitationMails(ctx context.Context, ms []pipeline.Invitation
 		}
 		jobs[i] = river.InsertManyParams{Args: invitationArgs{InvitationMailID: id}}
 	}
-	if len(jobs) == 0 {
-		return nil
-	}
-	// River's statements follow the writes waiting in the batch.
-	if err := t.run.flush(ctx); err != nil {
-		return formatError(err, "Invitation")
-	}
 	_, err := t.river.InsertManyTx(ctx, t.run.tx.Tx, jobs)
 	return formatError(err, "Invitation")
+}
+
+// insertInvitationMailsPG stores ms in the batch; once it is sent, their
+// ids make their River jobs.
+func (t *tx) insertInvitationMailsPG(ctx context.Context, ms []pipeline.InvitationMail) error {
+	rows := make([]invitationMailJSON, len(ms))
+	for i, m := range ms {
+		rows[i] = invitationMailJSON{InterviewID: m.InterviewID, Sequence: m.Sequence, Method: m.Method, Recipient: m.To.Email,
+			RecipientName: m.To.Name, Subject: m.Subject, Body: m.Body, Calendar: string(m.Calendar), Status: m.Status,
+			CreatedAt: ts(m.CreatedAt)}
+	}
+	raw, err := json.Marshal(rows)
+	if err != nil {
+		return err
+	}
+	scan := func(ctx context.Context, rows *sql.Rows) error {
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			t.jobs = append(t.jobs, river.InsertManyParams{Args: invitationArgs{InvitationMailID: id}})
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return rows.Close()
+	}
+	return t.run.deferredReturning(ctx, qInsertInvitationMailsPG, scan, string(raw))
 }
 
 // InvitationMailToSend returns an invitation mail by id, read on the

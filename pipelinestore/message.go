@@ -62,6 +62,11 @@ var (
 	qInsertMessage = prepared(`INSERT INTO messages
 (candidate_id, user_id, recipient, reply_to, subject, body, status, send_at, attempts, created_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9) RETURNING id`)
+	// qInsertMessageWithID is qInsertMessage of the message whose id $10
+	// was drawn (PostgreSQL).
+	qInsertMessageWithID = `INSERT INTO messages
+(candidate_id, user_id, recipient, reply_to, subject, body, status, send_at, attempts, created_at, id)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, $10)`
 	qMessagesPage = prepared(`SELECT ` + messageColumns + `, count(*) OVER () AS total
 ` + messageFrom + `
 WHERE m.candidate_id = $1 AND c.job_id = $2 AND ` + visible(3) + `
@@ -91,9 +96,17 @@ WHERE m.id = $1 AND m.candidate_id = $2`, ` FOR NO KEY UPDATE OF m`)
 // SendAt, in the transaction.
 func (t *tx) InsertMessage(ctx context.Context, m pipeline.Message) (pipeline.Message, error) {
 	m.SendAt, m.CreatedAt = ts(m.SendAt), ts(m.CreatedAt)
-	err := t.run.get(ctx, qInsertMessage, args(m.CandidateID, m.Author.ID, m.To, m.ReplyTo, m.Subject, m.Body,
-		m.Status, m.SendAt, m.CreatedAt), &m.ID)
-	if err != nil {
+	a := args(m.CandidateID, m.Author.ID, m.To, m.ReplyTo, m.Subject, m.Body, m.Status, m.SendAt, m.CreatedAt)
+	if m.ID != 0 {
+		// Its id drawn: the insert waits in the batch, and its River job
+		// goes with the transaction's others before the commit.
+		if err := t.run.deferred(ctx, qInsertMessageWithID, append(a, m.ID)...); err != nil {
+			return pipeline.Message{}, formatError(err, "Message")
+		}
+		t.jobs = append(t.jobs, river.InsertManyParams{Args: messageArgs{MessageID: m.ID}, InsertOpts: messageOpts(m)})
+		return m, nil
+	}
+	if err := t.run.get(ctx, qInsertMessage, a, &m.ID); err != nil {
 		return pipeline.Message{}, formatError(err, "Message")
 	}
 	if err := t.enqueueMessage(ctx, m); err != nil {
@@ -224,12 +237,17 @@ func (t *tx) enqueueMessage(ctx context.Context, m pipeline.Message) error {
 	if err := t.run.flush(ctx); err != nil {
 		return err
 	}
+	_, err := t.river.InsertTx(ctx, t.run.tx.Tx, messageArgs{MessageID: m.ID}, messageOpts(m))
+	return err
+}
+
+// messageOpts are the options of m's River job: due at its SendAt.
+func messageOpts(m pipeline.Message) *river.InsertOpts {
 	var opts river.InsertOpts
 	if m.SendAt.After(time.Now()) {
 		opts.ScheduledAt = m.SendAt
 	}
-	_, err := t.river.InsertTx(ctx, t.run.tx.Tx, messageArgs{MessageID: m.ID}, &opts)
-	return err
+	return &opts
 }
 
 // Postman sends messages: pipeline.Postman.

@@ -44,15 +44,16 @@ import (
 // write whose result the caller needs at once (an insert returning its
 // id) uses exec or get instead.
 //
-// With WithPreparedStatements a statement is prepared on the connection
-// instead, which a simple query of several cannot be: the batch's
-// statements then go one after the other (flushPrepared), a round trip
-// each, none of them parsed or planned again.
+// With WithPreparedStatements each statement is prepared on the
+// connection instead, and the batch goes as one simple query of EXECUTEs
+// of them (see pgConn.batchText): still one round trip, and none of its
+// statements parsed or planned again.
 //
 // The transaction's BEGIN, with its settings, travels with its first
-// statement in the same way (see pgConn), so a transaction whose first
-// statement is a read and whose writes all wait costs three round trips:
-// BEGIN with the read, the batch, COMMIT.
+// statement in the same way (see pgConn; a prepared statement as its
+// EXECUTE), so a transaction whose first statement is a read and whose
+// writes all wait costs three round trips: BEGIN with the read, the
+// batch, COMMIT.
 
 // batcher is the batching of a write transaction, as the store's code
 // uses it (see above).
@@ -151,12 +152,14 @@ func (r runner) flush(ctx context.Context) (err error) {
 	}
 	b := *r.waiting
 	r.waiting.reset()
-	if !r.text() {
-		return r.flushPrepared(ctx, b)
-	}
 	query := b.text()
 	ctx, done := r.trace(ctx, query, b.args)
 	defer func() { done(nil, err) }()
+	if !r.text() {
+		// EXECUTEs of the statements prepared on the connection, in place
+		// of their text (see pgConn.batchText).
+		ctx = context.WithValue(ctx, batchKey{}, &b)
+	}
 	if b.scan == nil {
 		_, err = r.tx.Tx.ExecContext(ctx, query, b.args...)
 		return err
@@ -166,28 +169,6 @@ func (r runner) flush(ctx context.Context) (err error) {
 		return err
 	}
 	return b.scan(ctx, rows)
-}
-
-// flushPrepared sends the waiting writes of b one after the other, each a
-// statement prepared on the connection (WithPreparedStatements): a round
-// trip each instead of one for all, but none of them parsed and planned
-// again.
-func (r runner) flushPrepared(ctx context.Context, b batch) error {
-	at := 0
-	for i, q := range b.stmts {
-		a := b.args[at : at+b.nargs[i]]
-		at += b.nargs[i]
-		if b.scan == nil || i != b.scanAt {
-			if _, err := r.exec(ctx, q, a...); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := r.scanQuery(ctx, q, a, b.scan); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // scanQuery runs query and hands its rows to scan.

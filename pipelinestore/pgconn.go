@@ -7,6 +7,7 @@ import (
 	"net"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -153,7 +154,7 @@ func (c connector) Connect(ctx context.Context) (driver.Conn, error) {
 	}
 	pc := &pgConn{Conn: cn.(*pgdriver.Conn), settings: c.settings, roundTrips: c.roundTrips}
 	if c.prepare {
-		pc.stmts = map[string]driver.Stmt{}
+		pc.stmts = map[string]pgStmt{}
 	}
 	return pc, nil
 }
@@ -178,7 +179,10 @@ type pgConn struct {
 	// with WithPreparedStatements (else nil): a statement with arguments
 	// is prepared the first time it runs on the connection, then bound
 	// and executed, as a client's statement cache does.
-	stmts map[string]driver.Stmt
+	stmts map[string]pgStmt
+	// prepares counts the statements prepared on the connection, as the
+	// driver does to name them ("pgdriver-N", see pgStmt.name).
+	prepares int
 }
 
 var (
@@ -243,6 +247,13 @@ func (c *pgConn) sendOpening(ctx context.Context) error {
 }
 
 func (c *pgConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	if text, ok, err := c.batchText(ctx, args); err != nil || ok {
+		if err != nil {
+			return nil, err
+		}
+		c.roundTrips.Add(1)
+		return c.Conn.ExecContext(ctx, c.prefix()+text, args)
+	}
 	s, err := c.stmt(ctx, query, args)
 	if err != nil {
 		return nil, err
@@ -255,6 +266,13 @@ func (c *pgConn) ExecContext(ctx context.Context, query string, args []driver.Na
 }
 
 func (c *pgConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	if text, ok, err := c.batchText(ctx, args); err != nil || ok {
+		if err != nil {
+			return nil, err
+		}
+		c.roundTrips.Add(1)
+		return c.Conn.QueryContext(ctx, c.prefix()+text, args)
+	}
 	s, err := c.stmt(ctx, query, args)
 	if err != nil {
 		return nil, err
@@ -276,7 +294,7 @@ func (c *pgConn) stmt(ctx context.Context, query string, args []driver.NamedValu
 		return pgStmt{}, nil
 	}
 	if s, ok := c.stmts[query]; ok {
-		return pgStmt{Stmt: s, c: c}, nil
+		return s, nil
 	}
 	if len(c.stmts) >= maxConnStmts {
 		return pgStmt{}, nil
@@ -286,8 +304,40 @@ func (c *pgConn) stmt(ctx context.Context, query string, args []driver.NamedValu
 		return pgStmt{}, err
 	}
 	ps := s.(pgStmt)
-	c.stmts[query] = ps.Stmt
+	c.stmts[query] = ps
 	return ps, nil
+}
+
+// batchKey is the context key of the batch that a statement sent by
+// runner.flush is the text of.
+type batchKey struct{}
+
+// batchText is, when ctx carries the batch (see runner.flush) and
+// each of its statements is prepared on the connection (preparing those
+// that are not yet), the batch as one simple query of EXECUTEs of them:
+// one round trip for all, each run by the plan cached on the connection.
+// It reports false when the batch is to go as the text it is: without
+// WithPreparedStatements, or with a statement that is not prepared (see
+// stmt). The driver writes the arguments into the text.
+func (c *pgConn) batchText(ctx context.Context, args []driver.NamedValue) (string, bool, error) {
+	b, ok := ctx.Value(batchKey{}).(*batch)
+	if !ok || c.stmts == nil {
+		return "", false, nil
+	}
+	var sb strings.Builder
+	at := 0
+	for i, q := range b.stmts {
+		s, err := c.stmt(ctx, q, args[at:at+b.nargs[i]])
+		if err != nil || s.Stmt == nil {
+			return "", false, err
+		}
+		if i > 0 {
+			sb.WriteString(";\n")
+		}
+		writeExecute(&sb, s.name, at+1, b.nargs[i])
+		at += b.nargs[i]
+	}
+	return sb.String(), true, nil
 }
 
 func (c *pgConn) Prepare(query string) (driver.Stmt, error) {
@@ -304,20 +354,27 @@ func (c *pgConn) PrepareContext(ctx context.Context, query string) (driver.Stmt,
 		return nil, err
 	}
 	c.roundTrips.Add(1)
+	// The driver names the statement by its count on the connection,
+	// failed attempts included (it counts none on a closed connection,
+	// which is not used again).
+	name := `"pgdriver-` + strconv.Itoa(c.prepares) + `"`
+	c.prepares++
 	s, err := c.Conn.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}
-	return pgStmt{Stmt: s, c: c}, nil
+	return pgStmt{Stmt: s, c: c, name: name}, nil
 }
 
 // pgStmt is a statement prepared on a pgConn, whose runs count as round
-// trips. A run inside a transaction that waits to begin sends its opening
-// first: the statement may have been prepared on the connection by an
-// earlier transaction.
+// trips. A run inside a transaction that waits to begin goes with its
+// opening, as an EXECUTE of the statement in the same simple query: the
+// statement may have been prepared on the connection by an earlier
+// transaction.
 type pgStmt struct {
 	driver.Stmt
-	c *pgConn
+	c    *pgConn
+	name string // the server's name of the statement, quoted for SQL
 }
 
 var (
@@ -326,19 +383,46 @@ var (
 )
 
 func (s pgStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
-	if err := s.c.sendOpening(ctx); err != nil {
-		return nil, err
-	}
 	s.c.roundTrips.Add(1)
+	if s.c.opening != "" {
+		return s.c.Conn.ExecContext(ctx, s.c.prefix()+executeText(s.name, len(args)), args)
+	}
 	return s.Stmt.(driver.StmtExecContext).ExecContext(ctx, args)
 }
 
 func (s pgStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
-	if err := s.c.sendOpening(ctx); err != nil {
-		return nil, err
-	}
 	s.c.roundTrips.Add(1)
+	if s.c.opening != "" {
+		return s.c.Conn.QueryContext(ctx, s.c.prefix()+executeText(s.name, len(args)), args)
+	}
 	return s.Stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
+}
+
+// executeText is the SQL that runs the prepared statement name with n
+// arguments, which the driver writes in for $1 … $n.
+func executeText(name string, n int) string {
+	var sb strings.Builder
+	writeExecute(&sb, name, 1, n)
+	return sb.String()
+}
+
+// writeExecute writes to sb the EXECUTE of the prepared statement name
+// with n arguments, the driver's $first and those after it.
+func writeExecute(sb *strings.Builder, name string, first, n int) {
+	sb.WriteString("EXECUTE ")
+	sb.WriteString(name)
+	for i := range n {
+		if i == 0 {
+			sb.WriteByte('(')
+		} else {
+			sb.WriteString(", ")
+		}
+		sb.WriteByte('$') // the driver writes the argument's text here
+		sb.WriteString(strconv.Itoa(first + i))
+	}
+	if n > 0 {
+		sb.WriteByte(')')
+	}
 }
 
 // ResetSession runs before the connection is handed out again, when no

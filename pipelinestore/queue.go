@@ -102,17 +102,18 @@ func (db *DB) migrateRiver(ctx context.Context, sqldb *sql.DB) error {
 	return nil
 }
 
-// enqueuePending inserts the messages of the entries logged so far, after
+// enqueuePending inserts the messages of the entries logged so far, and
+// the River jobs the transaction left for the end (see tx.jobs), after
 // the writes waiting in the batch, which River's statements must follow.
 func (t *tx) enqueuePending(ctx context.Context) error {
-	if err := t.run.flush(ctx); err != nil || len(t.pending) == 0 {
+	if err := t.run.flush(ctx); err != nil || len(t.pending)+len(t.jobs) == 0 {
 		return err
 	}
-	params := make([]river.InsertManyParams, len(t.pending))
-	for i, m := range t.pending {
-		params[i] = river.InsertManyParams{Args: deliveryArgs{m}}
+	params := t.jobs
+	for _, m := range t.pending {
+		params = append(params, river.InsertManyParams{Args: deliveryArgs{m}})
 	}
-	t.pending = nil
+	t.pending, t.jobs = nil, nil
 	_, err := t.river.InsertManyTx(ctx, t.run.tx.Tx, params)
 	return err
 }

@@ -3,6 +3,8 @@ package pipelinestore_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	netmail "net/mail"
 	"testing"
 	"time"
 
@@ -10,6 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipeline/ical"
+	"github.com/pipeline-dev/pipeline/pipeline/mail"
 	"github.com/pipeline-dev/pipeline/pipelinestore"
 	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
 )
@@ -112,6 +116,72 @@ func TestStore_RoundTrips_PostgreSQL(t *testing.T) {
 	statementsAsText(t)
 	roundTrips(t, storetest.OpenPostgres(t),
 		map[string]int64{"MoveCandidate keyed": 3, "MoveCandidate": 3, "AddNote": 4, "Candidate": 1, "Job": 1})
+}
+
+// TestStore_RoundTrips_Prepared pins the round trips of the writes with
+// WithPreparedStatements, as pipelined runs on a direct connection: the
+// BEGIN goes with the first statement's EXECUTE, and a batch of waiting
+// writes as one simple query of EXECUTEs. A move: the claim with the
+// candidate's locking read, the batch, COMMIT. A note's insert returns
+// its id first. An intake draws the candidate's id in the job's read
+// (with the claim), so that the insert waits in the batch; a message
+// draws its id in the candidate's read, and its River job goes before
+// the commit. A schedule draws the interview's id (its UID names it),
+// reads the interviewers, inserts the interview with them, sends its
+// activity entry, then its invitation mails with the key's record, their
+// River jobs, COMMIT.
+func TestStore_RoundTrips_Prepared(t *testing.T) {
+	db := storetest.OpenPostgres(t, pipelinestore.WithPreparedStatements())
+	from := &netmail.Address{Name: "Acme Hiring", Address: "jobs@acme.example"}
+	mailer, err := mail.New("log:", mail.WithLogger(slog.New(slog.DiscardHandler)))
+	require.NoError(t, err)
+	f := storetest.Seeded(t, db, pipeline.WithMail(from, mailer), pipeline.WithInvitations(ical.Render))
+	pipelinestore.PauseFolds(db)
+	olivia := f.As(t, "olivia")
+	job, ada := f.Job("backend"), f.Res.Candidates["ada"]
+	start := time.Now().UTC().Truncate(time.Hour).Add(48 * time.Hour)
+	n, moves := 0, 0
+	key := func(op string) *pipeline.Idempotency {
+		n++
+		return &pipeline.Idempotency{Key: fmt.Sprintf("%s-%d", op, n)}
+	}
+	ops := map[string]func() error{
+		"MoveCandidate keyed": func() error {
+			moves++ // to another stage each time
+			stage := []string{"Screening", "Interview"}[moves%2]
+			_, err := f.Svc.MoveCandidate(olivia, job, ada, pipeline.StageMove{StageID: f.Res.Stages["backend"][stage],
+				Idempotency: key("move")})
+			return err
+		},
+		"AddNote": func() error {
+			_, err := f.Svc.AddNote(olivia, job, ada, pipeline.NewNote{Content: "note"})
+			return err
+		},
+		"AddCandidate keyed": func() error {
+			_, err := f.Svc.AddCandidate(olivia, job, pipeline.NewCandidate{Name: "New Candidate",
+				Email: fmt.Sprintf("new-%d@example.test", n), Idempotency: key("intake")})
+			return err
+		},
+		"SendMessage keyed": func() error {
+			_, err := f.Svc.SendMessage(olivia, job, ada, pipeline.NewMessage{Subject: "Hello", Body: "Hi.", Idempotency: key("message")})
+			return err
+		},
+		"ScheduleInterview keyed": func() error {
+			at := start.Add(time.Duration(n) * time.Hour)
+			_, err := f.Svc.ScheduleInterview(olivia, job, ada, pipeline.NewInterview{Start: at.Format(time.RFC3339),
+				End: at.Add(30 * time.Minute).Format(time.RFC3339), InterviewerIDs: []int64{f.User("mia")}, Location: "Room 1",
+				Idempotency: key("schedule")})
+			return err
+		},
+	}
+	want := map[string]int64{"MoveCandidate keyed": 3, "AddNote": 4, "AddCandidate keyed": 3, "SendMessage keyed": 4,
+		"ScheduleInterview keyed": 7}
+	for name, op := range ops {
+		require.NoError(t, op(), name) // a warm-up run, which prepares the statements
+		before := pipelinestore.RoundTrips(db)
+		require.NoError(t, op(), name)
+		assert.Equal(t, want[name], pipelinestore.RoundTrips(db)-before, name)
+	}
 }
 
 // roundTrips checks the round trips of a few calls on db, each after a

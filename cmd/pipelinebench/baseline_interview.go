@@ -2,9 +2,13 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"net/http"
+	"net/mail"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -12,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipeline/ical"
 )
 
 // The statements of a schedule: the interviewers who are members of the
@@ -26,6 +31,15 @@ UNION ALL
 SELECT 0, i.candidate_id, i.starts_at, i.ends_at FROM interviews AS i
 WHERE i.status = 'scheduled' AND i.candidate_id = $4 AND tstzrange(i.starts_at, i.ends_at) && tstzrange($2, $3)
 ORDER BY 3, 1, 2`
+	// invitationMailsSQL queues an invitation's mails, one to each
+	// recipient of the arrays $6 (emails) and $7 (names), and their River
+	// job rows, as ours does through River (see riverJobSQL).
+	invitationMailsSQL = `WITH m AS (INSERT INTO invitation_mails
+	(interview_id, sequence, method, recipient, recipient_name, subject, body, calendar, status, attempts, created_at)
+SELECT $1, 0, 'REQUEST', r.email, r.name, $2, $3, $4, 'queued', 0, $5 FROM unnest($6::text[], $7::text[]) AS r(email, name)
+RETURNING id)
+INSERT INTO river_job (args, kind, max_attempts, priority, queue, scheduled_at, state, metadata, tags)
+SELECT jsonb_build_object('invitation_mail_id', m.id), 'pipeline_invitation', $8, 1, 'messages', $5, 'available', '{}', '{}' FROM m`
 	interviewActivitySQL = `INSERT INTO activity (team_id, job_id, user_id, token_id, ip, action, subject_type, subject_id, changes, created_at)
 VALUES ($1, $2, $3, $4, $5, $6, 'interview', $7, $8, $9)`
 )
@@ -102,7 +116,11 @@ func (b *baseline) schedule(c *gin.Context) {
 	}
 	var members []person
 	var id int64
+	var title string
 	err := b.open(c.Request.Context(), w, func(batch *pgx.Batch) {
+		batch.Queue(`SELECT title FROM jobs WHERE id = $1`, w.jobID).QueryRow(func(row pgx.Row) error {
+			return ignoreNoRows(row.Scan(&title))
+		})
 		batch.Queue(teamMembersSQL, w.jobID, in.InterviewerIDs).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				var p person
@@ -153,22 +171,33 @@ func (b *baseline) schedule(c *gin.Context) {
 			}
 		}
 	}
-	b.insertInterview(c, w, iv, start, end)
+	b.insertInterview(c, w, iv, start, end, title)
 }
 
-// insertInterview sends the interview, its interviewers, its activity
-// entry and the key's record, and commits; a clash answers 409.
-func (b *baseline) insertInterview(c *gin.Context, w *write, iv interviewBody, start, end time.Time) {
+// insertInterview sends the interview with its UID and organizer, its
+// interviewers, its invitation's mails to them and the candidate with
+// their River jobs, its activity entry and the key's record, and commits;
+// a clash answers 409.
+func (b *baseline) insertInterview(c *gin.Context, w *write, iv interviewBody, start, end time.Time, title string) {
 	ids := make([]int64, len(iv.Interviewers))
 	for i, p := range iv.Interviewers {
 		ids[i] = p.ID
 	}
+	inv := invitationOf(w, iv, start, end, title)
 	var batch pgx.Batch
 	batch.Queue(`INSERT INTO interviews (id, job_id, candidate_id, starts_at, ends_at, timezone, location, video_url,
-	status, sequence, created_by, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'scheduled', 0, $9, $10, $10)`,
-		iv.ID, w.jobID, w.candID, start, end, iv.Timezone, deref(iv.Location), deref(iv.VideoURL), w.cl.userID, w.now)
+	status, sequence, created_by, created_at, updated_at, uid, organizer_name, organizer_email)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'scheduled', 0, $9, $10, $10, $11, $12, $13)`,
+		iv.ID, w.jobID, w.candID, start, end, iv.Timezone, deref(iv.Location), deref(iv.VideoURL), w.cl.userID, w.now,
+		inv.UID, inv.Organizer.Name, inv.Organizer.Email)
 	batch.Queue(`INSERT INTO interview_interviewers (interview_id, user_id, position, starts_at, ends_at, active)
 SELECT $1, x.id, x.n, $2, $3, true FROM unnest($4::bigint[]) WITH ORDINALITY AS x(id, n)`, iv.ID, start, end, ids)
+	emails, names := []string{w.cand.Email}, []string{w.cand.Name}
+	for _, p := range iv.Interviewers {
+		emails, names = append(emails, p.Email), append(names, p.Name)
+	}
+	subject, text := invitationText(inv)
+	batch.Queue(invitationMailsSQL, iv.ID, subject, text, string(ical.Render(inv)), w.now, emails, names, pipeline.MaxMailAttempts)
 	changes := map[string]change{
 		"start": {After: iv.Start}, "end": {After: iv.End}, "timezone": {After: iv.Timezone},
 		"interviewer_ids": {After: ids}, "status": {After: iv.Status},
@@ -234,4 +263,61 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// benchFrom is the From address of ours' mail, and so the organizer of
+// its interviews.
+var benchFrom = &mail.Address{Name: "Benchmark", Address: "bench@bench.example"}
+
+// invitationOf is the invitation of a new interview, as ours writes it:
+// its UID with 16 random hex digits, from the From address.
+func invitationOf(w *write, iv interviewBody, start, end time.Time, title string) pipeline.Invitation {
+	random := make([]byte, 8)
+	_, _ = rand.Read(random)
+	domain := benchFrom.Address[strings.LastIndexByte(benchFrom.Address, '@')+1:]
+	users := make([]pipeline.User, len(iv.Interviewers))
+	for i, p := range iv.Interviewers {
+		users[i] = pipeline.User{ID: p.ID, Name: p.Name, Email: p.Email}
+	}
+	v := pipeline.Interview{ID: iv.ID, JobID: w.jobID, CandidateID: w.candID, Start: start, End: end, Timezone: iv.Timezone,
+		Location: deref(iv.Location), VideoURL: deref(iv.VideoURL), Interviewers: users, Status: iv.Status,
+		CreatedBy: pipeline.User{ID: w.cl.userID, Name: w.cl.userName}, CreatedAt: w.now, UpdatedAt: w.now,
+		CandidateName: w.cand.Name, CandidateEmail: w.cand.Email, JobTitle: title}
+	v.UID = "interview-" + strconv.FormatInt(iv.ID, 10) + "-" + hex.EncodeToString(random) + "@" + domain
+	v.Organizer = pipeline.User{Name: benchFrom.Name, Email: benchFrom.Address}
+	return pipeline.Invitation{Interview: v, UID: v.UID, Method: pipeline.MethodRequest, Organizer: v.Organizer}
+}
+
+// invitationText is an invitation's subject and plain text, as ours
+// words a new one.
+func invitationText(inv pipeline.Invitation) (subject, body string) {
+	iv := inv.Interview
+	what := "Interview with " + iv.CandidateName
+	if iv.JobTitle != "" {
+		what += " for " + iv.JobTitle
+	}
+	loc, err := time.LoadLocation(iv.Timezone)
+	if err != nil {
+		loc = time.UTC
+	}
+	const day, clock = "Monday 2 January 2006, ", "15:04"
+	start, end := iv.Start.In(loc), iv.End.In(loc)
+	when := start.Format(day+clock) + " – " + end.Format(day+clock)
+	if start.Format(day) == end.Format(day) {
+		when = start.Format(day+clock) + "–" + end.Format(clock)
+	}
+	var sb strings.Builder
+	sb.WriteString(what + ".\n\nWhen:  " + when + " (" + iv.Timezone + ")\n")
+	if iv.Location != "" {
+		sb.WriteString("Where: " + iv.Location + "\n")
+	}
+	if iv.VideoURL != "" {
+		sb.WriteString("Video: " + iv.VideoURL + "\n")
+	}
+	names := make([]string, len(iv.Interviewers))
+	for i, u := range iv.Interviewers {
+		names[i] = u.Name
+	}
+	sb.WriteString("Interviewers: " + strings.Join(names, ", ") + "\n")
+	return "Invitation: " + what, sb.String()
 }

@@ -142,7 +142,7 @@ func startServers(ctx context.Context, cfg config, bin, dsn, dir string, progres
 	op, err := startProcess(ctx, "pipelined", oursAddr, filepath.Join(dir, "pipelined.log"), bin, []string{"serve"},
 		serverEnv("PIPELINE_DB="+dsn, "PIPELINE_ADDR="+oursAddr, "PIPELINE_RATE_LIMIT="+strconv.Itoa(benchRateLimit),
 			// Messages are queued, not sent: the benchmark measures their write.
-			"PIPELINE_SMTP_URL=log:", "PIPELINE_MAIL_FROM=Benchmark <bench@bench.example>", "PIPELINE_WEBHOOK_WORKERS=0"))
+			"PIPELINE_SMTP_URL=log:", "PIPELINE_MAIL_FROM="+benchFrom.String(), "PIPELINE_WEBHOOK_WORKERS=0"))
 	if err != nil {
 		return nil, nil, nil, err
 	}
