@@ -2269,8 +2269,45 @@ type PersonExport struct {
 			CreatedAt string `json:"created_at"`
 			Id        int64  `json:"id"`
 		} `json:"notes"`
-		Proposals []map[string]interface{} `json:"proposals"`
-		Ratings   []struct {
+		Proposals []struct {
+			CreatedAt string  `json:"created_at"`
+			DecidedAt *string `json:"decided_at"`
+			DecidedBy *struct {
+				Token *struct {
+					Id   int64  `json:"id"`
+					Name string `json:"name"`
+				} `json:"token"`
+				User struct {
+					Id   int64  `json:"id"`
+					Name string `json:"name"`
+				} `json:"user"`
+			} `json:"decided_by"`
+			ExpiresAt   string                 `json:"expires_at"`
+			Id          int64                  `json:"id"`
+			Input       map[string]interface{} `json:"input"`
+			JobId       *int64                 `json:"job_id"`
+			Method      string                 `json:"method"`
+			Note        *string                `json:"note"`
+			Operation   string                 `json:"operation"`
+			Path        string                 `json:"path"`
+			Reason      *string                `json:"reason"`
+			RequestedBy struct {
+				Token *struct {
+					Id   int64  `json:"id"`
+					Name string `json:"name"`
+				} `json:"token"`
+				User struct {
+					Id   int64  `json:"id"`
+					Name string `json:"name"`
+				} `json:"user"`
+			} `json:"requested_by"`
+			Result *struct {
+				Body   map[string]interface{} `json:"body"`
+				Status int64                  `json:"status"`
+			} `json:"result"`
+			Status string `json:"status"`
+		} `json:"proposals"`
+		Ratings []struct {
 			Rating RatingValue `json:"rating"`
 			User   struct {
 				Id   int64  `json:"id"`
