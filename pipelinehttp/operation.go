@@ -88,7 +88,7 @@ func newOperation[In, Out any](spec opSpec[In, Out]) operation {
 		}
 	}
 	o := operation{op: spec.op, method: spec.op.Method(), path: spec.op.Path(), tool: spec.tool,
-		output: func() *jsonschema.Schema { return schemaFor[Out](false) },
+		output: func() *jsonschema.Schema { return outputSchema[Out](spec.op) },
 		status: spec.status, creates: spec.created != nil, body: reflect.TypeFor[Out](), reads: spec.body}
 	for _, p := range spec.params {
 		o.params = append(o.params, paramInfo{name: p.name, arg: p.argName(), place: p.place, required: p.required, schema: p.schema})

@@ -502,30 +502,57 @@ func (e InsufficientScopePrivacyManageErrorObjectDetailsRequiredScope) Valid() b
 	}
 }
 
-// Defines values for InsufficientScopeProposalsReviewErrorObjectCode.
+// Defines values for InsufficientScopeProposalsReviewDecisionErrorObjectCode.
 const (
-	InsufficientScopeProposalsReviewErrorObjectCodeInsufficientScope InsufficientScopeProposalsReviewErrorObjectCode = "insufficient_scope"
+	InsufficientScopeProposalsReviewDecisionErrorObjectCodeInsufficientScope InsufficientScopeProposalsReviewDecisionErrorObjectCode = "insufficient_scope"
 )
 
-// Valid indicates whether the value is a known member of the InsufficientScopeProposalsReviewErrorObjectCode enum.
-func (e InsufficientScopeProposalsReviewErrorObjectCode) Valid() bool {
+// Valid indicates whether the value is a known member of the InsufficientScopeProposalsReviewDecisionErrorObjectCode enum.
+func (e InsufficientScopeProposalsReviewDecisionErrorObjectCode) Valid() bool {
 	switch e {
-	case InsufficientScopeProposalsReviewErrorObjectCodeInsufficientScope:
+	case InsufficientScopeProposalsReviewDecisionErrorObjectCodeInsufficientScope:
 		return true
 	default:
 		return false
 	}
 }
 
-// Defines values for InsufficientScopeProposalsReviewErrorObjectDetailsRequiredScope.
+// Defines values for InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope.
 const (
-	InsufficientScopeProposalsReviewErrorObjectDetailsRequiredScopeProposalsReview InsufficientScopeProposalsReviewErrorObjectDetailsRequiredScope = "proposals:review"
+	InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeActivityRead    InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope = "activity:read"
+	InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeCandidatesRead  InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope = "candidates:read"
+	InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeCandidatesWrite InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope = "candidates:write"
+	InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeJobsRead        InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope = "jobs:read"
+	InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeJobsWrite       InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope = "jobs:write"
+	InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeMessagesSend    InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope = "messages:send"
+	InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopePrivacyManage   InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope = "privacy:manage"
+	InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeProposalsReview InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope = "proposals:review"
+	InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeSchedulingWrite InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope = "scheduling:write"
+	InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeWebhooksWrite   InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope = "webhooks:write"
 )
 
-// Valid indicates whether the value is a known member of the InsufficientScopeProposalsReviewErrorObjectDetailsRequiredScope enum.
-func (e InsufficientScopeProposalsReviewErrorObjectDetailsRequiredScope) Valid() bool {
+// Valid indicates whether the value is a known member of the InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope enum.
+func (e InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope) Valid() bool {
 	switch e {
-	case InsufficientScopeProposalsReviewErrorObjectDetailsRequiredScopeProposalsReview:
+	case InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeActivityRead:
+		return true
+	case InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeCandidatesRead:
+		return true
+	case InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeCandidatesWrite:
+		return true
+	case InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeJobsRead:
+		return true
+	case InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeJobsWrite:
+		return true
+	case InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeMessagesSend:
+		return true
+	case InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopePrivacyManage:
+		return true
+	case InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeProposalsReview:
+		return true
+	case InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeSchedulingWrite:
+		return true
+	case InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeWebhooksWrite:
 		return true
 	default:
 		return false
@@ -1638,22 +1665,22 @@ type InsufficientScopePrivacyManageErrorObjectCode string
 // InsufficientScopePrivacyManageErrorObjectDetailsRequiredScope defines model for InsufficientScopePrivacyManageErrorObject.Details.RequiredScope.
 type InsufficientScopePrivacyManageErrorObjectDetailsRequiredScope string
 
-// InsufficientScopeProposalsReviewErrorObject `insufficient_scope` naming `proposals:review`.
-type InsufficientScopeProposalsReviewErrorObject struct {
-	Code    InsufficientScopeProposalsReviewErrorObjectCode `json:"code"`
+// InsufficientScopeProposalsReviewDecisionErrorObject `insufficient_scope` naming `proposals:review` or the proposed write's own scope.
+type InsufficientScopeProposalsReviewDecisionErrorObject struct {
+	Code    InsufficientScopeProposalsReviewDecisionErrorObjectCode `json:"code"`
 	Details struct {
-		RequiredScope InsufficientScopeProposalsReviewErrorObjectDetailsRequiredScope `json:"required_scope"`
+		RequiredScope InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope `json:"required_scope"`
 	} `json:"details"`
 
 	// Message For people; branch on `code`, not on the message.
 	Message ErrorMessage `json:"message"`
 }
 
-// InsufficientScopeProposalsReviewErrorObjectCode defines model for InsufficientScopeProposalsReviewErrorObject.Code.
-type InsufficientScopeProposalsReviewErrorObjectCode string
+// InsufficientScopeProposalsReviewDecisionErrorObjectCode defines model for InsufficientScopeProposalsReviewDecisionErrorObject.Code.
+type InsufficientScopeProposalsReviewDecisionErrorObjectCode string
 
-// InsufficientScopeProposalsReviewErrorObjectDetailsRequiredScope defines model for InsufficientScopeProposalsReviewErrorObject.Details.RequiredScope.
-type InsufficientScopeProposalsReviewErrorObjectDetailsRequiredScope string
+// InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope defines model for InsufficientScopeProposalsReviewDecisionErrorObject.Details.RequiredScope.
+type InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope string
 
 // InsufficientScopeSchedulingWriteError defines model for InsufficientScopeSchedulingWriteError.
 type InsufficientScopeSchedulingWriteError struct {
@@ -2436,14 +2463,14 @@ type ProposalResponse struct {
 	Data Proposal `json:"data"`
 }
 
-// ProposalsReviewForbiddenError defines model for ProposalsReviewForbiddenError.
-type ProposalsReviewForbiddenError struct {
+// ProposalsReviewDecisionForbiddenError defines model for ProposalsReviewDecisionForbiddenError.
+type ProposalsReviewDecisionForbiddenError struct {
 	// Error The error object of a 403: `insufficient_scope` or `forbidden`.
-	Error ProposalsReviewForbiddenErrorObject `json:"error"`
+	Error ProposalsReviewDecisionForbiddenErrorObject `json:"error"`
 }
 
-// ProposalsReviewForbiddenErrorObject The error object of a 403: `insufficient_scope` or `forbidden`.
-type ProposalsReviewForbiddenErrorObject struct {
+// ProposalsReviewDecisionForbiddenErrorObject The error object of a 403: `insufficient_scope` or `forbidden`.
+type ProposalsReviewDecisionForbiddenErrorObject struct {
 	union json.RawMessage
 }
 
@@ -2837,8 +2864,8 @@ type PayloadTooLarge = PayloadTooLargeError
 // PrivacyManageForbidden defines model for PrivacyManageForbidden.
 type PrivacyManageForbidden = PrivacyManageForbiddenError
 
-// ProposalsReviewForbidden defines model for ProposalsReviewForbidden.
-type ProposalsReviewForbidden = ProposalsReviewForbiddenError
+// ProposalsReviewDecisionForbidden defines model for ProposalsReviewDecisionForbidden.
+type ProposalsReviewDecisionForbidden = ProposalsReviewDecisionForbiddenError
 
 // Proposed defines model for Proposed.
 type Proposed = ProposalResponse
@@ -4112,15 +4139,15 @@ func (t *PrivacyManageForbiddenErrorObject) UnmarshalJSON(b []byte) error {
 	return err
 }
 
-// AsInsufficientScopeProposalsReviewErrorObject returns the union data inside the ProposalsReviewForbiddenErrorObject as a InsufficientScopeProposalsReviewErrorObject
-func (t ProposalsReviewForbiddenErrorObject) AsInsufficientScopeProposalsReviewErrorObject() (InsufficientScopeProposalsReviewErrorObject, error) {
-	var body InsufficientScopeProposalsReviewErrorObject
+// AsInsufficientScopeProposalsReviewDecisionErrorObject returns the union data inside the ProposalsReviewDecisionForbiddenErrorObject as a InsufficientScopeProposalsReviewDecisionErrorObject
+func (t ProposalsReviewDecisionForbiddenErrorObject) AsInsufficientScopeProposalsReviewDecisionErrorObject() (InsufficientScopeProposalsReviewDecisionErrorObject, error) {
+	var body InsufficientScopeProposalsReviewDecisionErrorObject
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromInsufficientScopeProposalsReviewErrorObject overwrites any union data inside the ProposalsReviewForbiddenErrorObject as the provided InsufficientScopeProposalsReviewErrorObject
-func (t *ProposalsReviewForbiddenErrorObject) FromInsufficientScopeProposalsReviewErrorObject(v InsufficientScopeProposalsReviewErrorObject) error {
+// FromInsufficientScopeProposalsReviewDecisionErrorObject overwrites any union data inside the ProposalsReviewDecisionForbiddenErrorObject as the provided InsufficientScopeProposalsReviewDecisionErrorObject
+func (t *ProposalsReviewDecisionForbiddenErrorObject) FromInsufficientScopeProposalsReviewDecisionErrorObject(v InsufficientScopeProposalsReviewDecisionErrorObject) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -4130,8 +4157,8 @@ func (t *ProposalsReviewForbiddenErrorObject) FromInsufficientScopeProposalsRevi
 	return err
 }
 
-// MergeInsufficientScopeProposalsReviewErrorObject performs a merge with any union data inside the ProposalsReviewForbiddenErrorObject, using the provided InsufficientScopeProposalsReviewErrorObject
-func (t *ProposalsReviewForbiddenErrorObject) MergeInsufficientScopeProposalsReviewErrorObject(v InsufficientScopeProposalsReviewErrorObject) error {
+// MergeInsufficientScopeProposalsReviewDecisionErrorObject performs a merge with any union data inside the ProposalsReviewDecisionForbiddenErrorObject, using the provided InsufficientScopeProposalsReviewDecisionErrorObject
+func (t *ProposalsReviewDecisionForbiddenErrorObject) MergeInsufficientScopeProposalsReviewDecisionErrorObject(v InsufficientScopeProposalsReviewDecisionErrorObject) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -4146,15 +4173,15 @@ func (t *ProposalsReviewForbiddenErrorObject) MergeInsufficientScopeProposalsRev
 	return err
 }
 
-// AsForbiddenErrorObject returns the union data inside the ProposalsReviewForbiddenErrorObject as a ForbiddenErrorObject
-func (t ProposalsReviewForbiddenErrorObject) AsForbiddenErrorObject() (ForbiddenErrorObject, error) {
+// AsForbiddenErrorObject returns the union data inside the ProposalsReviewDecisionForbiddenErrorObject as a ForbiddenErrorObject
+func (t ProposalsReviewDecisionForbiddenErrorObject) AsForbiddenErrorObject() (ForbiddenErrorObject, error) {
 	var body ForbiddenErrorObject
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromForbiddenErrorObject overwrites any union data inside the ProposalsReviewForbiddenErrorObject as the provided ForbiddenErrorObject
-func (t *ProposalsReviewForbiddenErrorObject) FromForbiddenErrorObject(v ForbiddenErrorObject) error {
+// FromForbiddenErrorObject overwrites any union data inside the ProposalsReviewDecisionForbiddenErrorObject as the provided ForbiddenErrorObject
+func (t *ProposalsReviewDecisionForbiddenErrorObject) FromForbiddenErrorObject(v ForbiddenErrorObject) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -4164,8 +4191,8 @@ func (t *ProposalsReviewForbiddenErrorObject) FromForbiddenErrorObject(v Forbidd
 	return err
 }
 
-// MergeForbiddenErrorObject performs a merge with any union data inside the ProposalsReviewForbiddenErrorObject, using the provided ForbiddenErrorObject
-func (t *ProposalsReviewForbiddenErrorObject) MergeForbiddenErrorObject(v ForbiddenErrorObject) error {
+// MergeForbiddenErrorObject performs a merge with any union data inside the ProposalsReviewDecisionForbiddenErrorObject, using the provided ForbiddenErrorObject
+func (t *ProposalsReviewDecisionForbiddenErrorObject) MergeForbiddenErrorObject(v ForbiddenErrorObject) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -4180,7 +4207,7 @@ func (t *ProposalsReviewForbiddenErrorObject) MergeForbiddenErrorObject(v Forbid
 	return err
 }
 
-func (t ProposalsReviewForbiddenErrorObject) Discriminator() (string, error) {
+func (t ProposalsReviewDecisionForbiddenErrorObject) Discriminator() (string, error) {
 	var discriminator struct {
 		Discriminator string `json:"code"`
 	}
@@ -4188,7 +4215,7 @@ func (t ProposalsReviewForbiddenErrorObject) Discriminator() (string, error) {
 	return discriminator.Discriminator, err
 }
 
-func (t ProposalsReviewForbiddenErrorObject) ValueByDiscriminator() (interface{}, error) {
+func (t ProposalsReviewDecisionForbiddenErrorObject) ValueByDiscriminator() (interface{}, error) {
 	discriminator, err := t.Discriminator()
 	if err != nil {
 		return nil, err
@@ -4197,18 +4224,18 @@ func (t ProposalsReviewForbiddenErrorObject) ValueByDiscriminator() (interface{}
 	case "forbidden":
 		return t.AsForbiddenErrorObject()
 	case "insufficient_scope":
-		return t.AsInsufficientScopeProposalsReviewErrorObject()
+		return t.AsInsufficientScopeProposalsReviewDecisionErrorObject()
 	default:
 		return nil, errors.New("unknown discriminator value: " + discriminator)
 	}
 }
 
-func (t ProposalsReviewForbiddenErrorObject) MarshalJSON() ([]byte, error) {
+func (t ProposalsReviewDecisionForbiddenErrorObject) MarshalJSON() ([]byte, error) {
 	b, err := t.union.MarshalJSON()
 	return b, err
 }
 
-func (t *ProposalsReviewForbiddenErrorObject) UnmarshalJSON(b []byte) error {
+func (t *ProposalsReviewDecisionForbiddenErrorObject) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -19705,7 +19732,7 @@ type ApproveProposalResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthenticated
 	// JSON403 the response for an HTTP 403 `application/json` response
-	JSON403 *ProposalsReviewForbidden
+	JSON403 *ProposalsReviewDecisionForbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSON408 the response for an HTTP 408 `application/json` response
@@ -19764,7 +19791,7 @@ func (r ApproveProposalResponse) GetJSON401() *Unauthenticated {
 }
 
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
-func (r ApproveProposalResponse) GetJSON403() *ProposalsReviewForbidden {
+func (r ApproveProposalResponse) GetJSON403() *ProposalsReviewDecisionForbidden {
 	return r.JSON403
 }
 
@@ -19971,7 +19998,7 @@ type RejectProposalResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthenticated
 	// JSON403 the response for an HTTP 403 `application/json` response
-	JSON403 *ProposalsReviewForbidden
+	JSON403 *ProposalsReviewDecisionForbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSON408 the response for an HTTP 408 `application/json` response
@@ -20030,7 +20057,7 @@ func (r RejectProposalResponse) GetJSON401() *Unauthenticated {
 }
 
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
-func (r RejectProposalResponse) GetJSON403() *ProposalsReviewForbidden {
+func (r RejectProposalResponse) GetJSON403() *ProposalsReviewDecisionForbidden {
 	return r.JSON403
 }
 
@@ -43225,7 +43252,7 @@ func ParseApproveProposalResponse(rsp *http.Response) (*ApproveProposalResponse,
 		response.JSON401 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
-		var dest ProposalsReviewForbidden
+		var dest ProposalsReviewDecisionForbidden
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -43899,7 +43926,7 @@ func ParseRejectProposalResponse(rsp *http.Response) (*RejectProposalResponse, e
 		response.JSON401 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
-		var dest ProposalsReviewForbidden
+		var dest ProposalsReviewDecisionForbidden
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
