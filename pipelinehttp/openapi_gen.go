@@ -423,11 +423,18 @@ func (g *docGen) success(o operation) (*yaml.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		schema := ref("schemas", name)
 		if held {
-			schema = mapping("anyOf", seq(schema, ref("schemas", "ProposalResponse")))
+			// {data: the record or the proposal}: a union of the data, not
+			// of two envelopes, which generators tell apart by the fields.
+			record, err := g.record(o.body.Field(0).Type)
+			if err != nil {
+				return nil, err
+			}
+			name = record + "OrProposalResponse"
+			set(g.schemas, name, mapping("type", "object", "additionalProperties", false, "required", flow("data"),
+				"properties", mapping("data", mapping("oneOf", seq(ref("schemas", record), ref("schemas", "Proposal"))))))
 		}
-		set(r, "content", mapping("application/json", mapping("schema", schema)))
+		set(r, "content", mapping("application/json", mapping("schema", ref("schemas", name))))
 	}
 	return r, nil
 }

@@ -39,8 +39,8 @@ type proposalActor struct {
 }
 
 type proposalResult struct {
-	Status int             `json:"status"`
-	Body   json.RawMessage `json:"body"`
+	Status int              `json:"status"`
+	Body   *json.RawMessage `json:"body"` // nil: none (a 204, or erased)
 }
 
 func newProposalActor(a pipeline.ProposalActor) proposalActor {
@@ -70,9 +70,9 @@ func newProposalItem(p pipeline.Proposal) proposalItem {
 		it.DecidedAt = &at
 	}
 	if p.Result != nil {
-		it.Result = &proposalResult{Status: p.Result.Status, Body: p.Result.Body}
-		if len(it.Result.Body) == 0 {
-			it.Result.Body = json.RawMessage("null")
+		it.Result = &proposalResult{Status: p.Result.Status}
+		if body := p.Result.Body; len(body) > 0 && string(body) != "null" {
+			it.Result.Body = &body
 		}
 	}
 	return it

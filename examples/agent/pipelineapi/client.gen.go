@@ -2061,6 +2061,16 @@ type MessageListResponse struct {
 	Meta  PageMeta  `json:"meta"`
 }
 
+// MessageOrProposalResponse defines model for MessageOrProposalResponse.
+type MessageOrProposalResponse struct {
+	Data MessageOrProposalResponse_Data `json:"data"`
+}
+
+// MessageOrProposalResponse_Data defines model for MessageOrProposalResponse.Data.
+type MessageOrProposalResponse_Data struct {
+	union json.RawMessage
+}
+
 // MessageResponse defines model for MessageResponse.
 type MessageResponse struct {
 	Data Message `json:"data"`
@@ -2329,8 +2339,8 @@ type PersonExport struct {
 				} `json:"user"`
 			} `json:"requested_by"`
 			Result *struct {
-				Body   map[string]interface{} `json:"body"`
-				Status int64                  `json:"status"`
+				Body   *map[string]interface{} `json:"body"`
+				Status int64                   `json:"status"`
 			} `json:"result"`
 			Status string `json:"status"`
 		} `json:"proposals"`
@@ -3226,11 +3236,6 @@ type SendMessageParams struct {
 	XRequestId *RequestId `json:"X-Request-Id,omitempty"`
 }
 
-// SendMessage202JSONResponseBody defines parameters for SendMessage.
-type SendMessage202JSONResponseBody struct {
-	union json.RawMessage
-}
-
 // GetMessageParams defines parameters for GetMessage.
 type GetMessageParams struct {
 	// XRequestId An id of the client's choosing for this request. It is echoed in the
@@ -3937,6 +3942,68 @@ func (t *JobWriteForbiddenErrorObject) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsMessage returns the union data inside the MessageOrProposalResponse_Data as a Message
+func (t MessageOrProposalResponse_Data) AsMessage() (Message, error) {
+	var body Message
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromMessage overwrites any union data inside the MessageOrProposalResponse_Data as the provided Message
+func (t *MessageOrProposalResponse_Data) FromMessage(v Message) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeMessage performs a merge with any union data inside the MessageOrProposalResponse_Data, using the provided Message
+func (t *MessageOrProposalResponse_Data) MergeMessage(v Message) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsProposal returns the union data inside the MessageOrProposalResponse_Data as a Proposal
+func (t MessageOrProposalResponse_Data) AsProposal() (Proposal, error) {
+	var body Proposal
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromProposal overwrites any union data inside the MessageOrProposalResponse_Data as the provided Proposal
+func (t *MessageOrProposalResponse_Data) FromProposal(v Proposal) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeProposal performs a merge with any union data inside the MessageOrProposalResponse_Data, using the provided Proposal
+func (t *MessageOrProposalResponse_Data) MergeProposal(v Proposal) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t MessageOrProposalResponse_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *MessageOrProposalResponse_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // AsInsufficientScopeMessagesSendErrorObject returns the union data inside the MessageSendForbiddenErrorObject as a InsufficientScopeMessagesSendErrorObject
 func (t MessageSendForbiddenErrorObject) AsInsufficientScopeMessagesSendErrorObject() (InsufficientScopeMessagesSendErrorObject, error) {
 	var body InsufficientScopeMessagesSendErrorObject
@@ -4337,68 +4404,6 @@ func (t WebhookForbiddenErrorObject) MarshalJSON() ([]byte, error) {
 }
 
 func (t *WebhookForbiddenErrorObject) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
-// AsMessageResponse returns the union data inside the SendMessage202JSONResponseBody as a MessageResponse
-func (t SendMessage202JSONResponseBody) AsMessageResponse() (MessageResponse, error) {
-	var body MessageResponse
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromMessageResponse overwrites any union data inside the SendMessage202JSONResponseBody as the provided MessageResponse
-func (t *SendMessage202JSONResponseBody) FromMessageResponse(v MessageResponse) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeMessageResponse performs a merge with any union data inside the SendMessage202JSONResponseBody, using the provided MessageResponse
-func (t *SendMessage202JSONResponseBody) MergeMessageResponse(v MessageResponse) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsProposalResponse returns the union data inside the SendMessage202JSONResponseBody as a ProposalResponse
-func (t SendMessage202JSONResponseBody) AsProposalResponse() (ProposalResponse, error) {
-	var body ProposalResponse
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromProposalResponse overwrites any union data inside the SendMessage202JSONResponseBody as the provided ProposalResponse
-func (t *SendMessage202JSONResponseBody) FromProposalResponse(v ProposalResponse) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeProposalResponse performs a merge with any union data inside the SendMessage202JSONResponseBody, using the provided ProposalResponse
-func (t *SendMessage202JSONResponseBody) MergeProposalResponse(v ProposalResponse) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t SendMessage202JSONResponseBody) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *SendMessage202JSONResponseBody) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -16465,7 +16470,7 @@ type SendMessageResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON202 the response for an HTTP 202 `application/json` response
-	JSON202 *SendMessage202JSONResponseBody
+	JSON202 *MessageOrProposalResponse
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -16515,7 +16520,7 @@ type SendMessageResponse struct {
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
-func (r SendMessageResponse) GetJSON202() *SendMessage202JSONResponseBody {
+func (r SendMessageResponse) GetJSON202() *MessageOrProposalResponse {
 	return r.JSON202
 }
 
@@ -35191,7 +35196,7 @@ func ParseSendMessageResponse(rsp *http.Response) (*SendMessageResponse, error) 
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
-		var dest SendMessage202JSONResponseBody
+		var dest MessageOrProposalResponse
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
