@@ -145,7 +145,9 @@ const activityDoc = `
 The activity log as JSON lines, oldest first (by id), IP addresses included:
 of one team or all, after an entry id (to resume where a previous read
 stopped), at most N entries. Each entry has the reason its write was given
-("reason", null when none).
+("reason", null when none) and, when a person approved the proposal it came
+from, who did ("approved_by": {user: {id, name}, token_id}, token_id null
+when decided with pipelined proposal; null when not approved).
 
 Every committed entry shows at once. On PostgreSQL, ids are taken before
 commit, so while writes run a read resumed with --since-id can pass over an

@@ -45,7 +45,12 @@ write leaves the proposal failed and nothing changed, and the command still
 exits 0: the decision was made. The write's activity entry names the
 requester's user and token, carries the proposal's reason, and approved_by
 {user, token_id: null}. A proposal that is no longer pending (decided,
-expired, withdrawn) is a conflict. --note is at most 1,000 characters.`
+expired, withdrawn) is a conflict. --note is at most 1,000 characters.
+
+Run it with the server's configuration (PIPELINE_SMTP_URL and
+PIPELINE_MAIL_FROM, PIPELINE_SECRET_KEY, the PIPELINE_WEBHOOK_* settings):
+the approved write is made as the server would make it, so that without
+mail configured here an approved message fails as on a server without mail.`
 
 const proposalRejectDoc = `
 Reject a proposal as the user --as names, with no token: its write is never
