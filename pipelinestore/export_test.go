@@ -129,7 +129,7 @@ func ErasurePlans(ctx context.Context, db *DB, teamID, candidateID int64, email 
 		{"set activity changes", qSetActivityChanges, args("{}", int64(1))},
 		{"idempotency records", qIdempotencyRecords, args(teamID)},
 		{"set idempotency result", qSetIdempotencyResul, args([]byte("{}"), teamID, "k")},
-		{"insert activity", qInsertActivityPG, args(teamID, nil, nil, nil, "", "candidate.erased", "candidate", candidateID, "{}", ts(at), nil)},
+		{"insert activity", qInsertActivityPG, args(teamID, nil, nil, nil, "", "candidate.erased", "candidate", candidateID, "{}", ts(at), nil, nil)},
 	}, settings)
 }
 
