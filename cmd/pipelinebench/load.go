@@ -31,7 +31,7 @@ type endpoint struct {
 	addr   string // host:port
 	base   string // http://host:port
 	client *http.Client
-	pid    int // the server's process, for its CPU time; 0 if not known
+	pid    int    // the server's process, for its CPU time; 0 if not known
 	allocs string // URL of its heap allocations so far (allocMetric); "" if not known
 }
 

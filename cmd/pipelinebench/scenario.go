@@ -30,8 +30,8 @@ type request struct {
 	body   []byte
 	// contentType is the body's type; "" is application/json.
 	contentType string
-	key    string // Idempotency-Key; none when ""
-	keyed  bool   // send the key even when it is "" (an empty header value)
+	key         string // Idempotency-Key; none when ""
+	keyed       bool   // send the key even when it is "" (an empty header value)
 }
 
 // scenario is a kind of request and how to make the i-th one.
