@@ -77,6 +77,12 @@ func bench(ctx context.Context, cfg config, out, log io.Writer) (_ *outcome, err
 	if err == nil {
 		o.DataOnly, err = runDataOnly(ctx, cfg, w, ours, base, schema.DSN, dir, out, progress)
 	}
+	if err == nil && cfg.Hostile {
+		err = runHostile(ctx, cfg, w, ours, out, progress)
+	}
+	if err == nil && cfg.Erasure {
+		err = erasures(ctx, cfg, w, db, ours, bin, schema.DSN, dir, out, progress)
+	}
 	return o, err
 }
 
@@ -109,6 +115,10 @@ func prepare(ctx context.Context, cfg config, bin string, schema benchSchema, di
 		if err == nil {
 			err = insertCandidates(ctx, db, w.Scale[1:], cfg.ScaleSize)
 		}
+	}
+	if err == nil && cfg.Erasure {
+		progress("inserting an activity entry per candidate")
+		err = insertActivity(ctx, db)
 	}
 	if err == nil {
 		err = analyze(ctx, db)
