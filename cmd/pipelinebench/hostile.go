@@ -24,16 +24,10 @@ type hostileFile struct {
 // MiB, a PDF whose page tree refers to itself, and a PDF of tiny pages as
 // large as the server takes (10 MiB).
 func hostileFiles() []hostileFile {
-	tiny := 60000
+	// fpdf's pages are alike: the size of a thousand tells how many fit.
+	per := len(doctexttest.TinyPagesPDF(1000)) / 1000
+	tiny := (maxDocumentBytes - 512<<10) / per
 	pdf := doctexttest.TinyPagesPDF(tiny)
-	for len(pdf) > maxDocumentBytes-(64<<10) { // the multipart framing is not counted, but stay clear
-		tiny = tiny * 9 / 10
-		pdf = doctexttest.TinyPagesPDF(tiny)
-	}
-	for len(pdf) < maxDocumentBytes*9/10 {
-		tiny = tiny * 21 / 20
-		pdf = doctexttest.TinyPagesPDF(tiny)
-	}
 	return []hostileFile{
 		{name: "bomb.docx", content: doctexttest.ZipBomb(256 << 20)},
 		{name: "loop.pdf", content: doctexttest.LoopPDF()},
@@ -110,7 +104,10 @@ type hostileRound struct {
 // round once quiet and once while hostile files are uploaded and read,
 // the order alternating, and writes the table.
 func runHostile(ctx context.Context, cfg config, w *world, ours *endpoint, out io.Writer, progress func(string, ...any)) error {
+	progress("making the hostile files")
 	files := hostileFiles()
+	progress("hostile files: %s %d bytes, %s %d bytes, %s %d bytes", files[0].name, len(files[0].content),
+		files[1].name, len(files[1].content), files[2].name, len(files[2].content))
 	me := scenarios(w, "spread", []string{"me"}, newKeySource())[0]
 	reader := newEndpoint("ours", ours.addr, cfg.HostileConns, clientTimeout)
 	reader.pid, reader.allocs = ours.pid, ours.allocs
