@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"regexp"
 	"slices"
@@ -215,14 +216,31 @@ func writeErasureTable(out io.Writer, rows []erasureRow) {
 	fmt.Fprintln(out)
 }
 
-// explainedDSN is dsn with auto_explain loaded in every session and
-// logging the plan of every statement, nested ones included.
-func explainedDSN(dsn string) string {
-	sep := "?"
-	if strings.Contains(dsn, "?") {
-		sep = "&"
+// explainRole makes a login role whose sessions load auto_explain and
+// log the plan of every statement, nested ones included, and returns dsn
+// as that role and a function that drops it. PostgreSQL sets these for a
+// superuser's sessions only, and a role keeps them off every other
+// session of the server.
+func explainRole(ctx context.Context, db *pgx.Conn, dsn string) (string, func(), error) {
+	role := "pipelinebench_explain_" + randomHex(4)
+	for _, q := range []string{
+		"CREATE ROLE " + role + " LOGIN SUPERUSER",
+		"ALTER ROLE " + role + " SET session_preload_libraries = 'auto_explain'",
+		"ALTER ROLE " + role + " SET auto_explain.log_min_duration = 0",
+		"ALTER ROLE " + role + " SET auto_explain.log_nested_statements = on",
+	} {
+		if _, err := db.Exec(ctx, q); err != nil {
+			return "", nil, fmt.Errorf("%s: %w", q, err)
+		}
 	}
-	return dsn + sep + "session_preload_libraries=auto_explain&auto_explain.log_min_duration=0&auto_explain.log_nested_statements=on"
+	drop := func() { _, _ = db.Exec(context.Background(), "DROP ROLE IF EXISTS "+role) }
+	u, err := url.Parse(dsn)
+	if err != nil {
+		drop()
+		return "", nil, err
+	}
+	u.User = url.User(role)
+	return u.String(), drop, nil
 }
 
 // loggedPlans reads the plans auto_explain wrote to the PostgreSQL log at
@@ -315,9 +333,14 @@ func erasures(ctx context.Context, cfg config, w *world, db *pgx.Conn, ours *end
 	if err != nil {
 		return err
 	}
+	explained, drop, err := explainRole(ctx, db, dsn)
+	if err != nil {
+		return err
+	}
+	defer drop()
 	progress("starting pipelined serve with auto_explain on %s", addr)
 	p, err := startProcess(ctx, "pipelined (auto_explain)", addr, dir+"/pipelined-explain.log", bin, []string{"serve"},
-		serverEnv("PIPELINE_DB="+explainedDSN(dsn), "PIPELINE_ADDR="+addr, "PIPELINE_RATE_LIMIT=1000000000",
+		serverEnv("PIPELINE_DB="+explained, "PIPELINE_ADDR="+addr, "PIPELINE_RATE_LIMIT=1000000000",
 			"PIPELINE_SMTP_URL=log:", "PIPELINE_MAIL_FROM=Benchmark <bench@bench.example>", "PIPELINE_WEBHOOK_WORKERS=0"))
 	if err != nil {
 		return err
