@@ -117,7 +117,7 @@ func prepare(ctx context.Context, cfg config, bin string, schema benchSchema, di
 		}
 	}
 	if err == nil && cfg.Erasure {
-		progress("inserting an activity entry per candidate")
+		progress("inserting an activity entry per candidate and a message per candidate of the 1,000-candidate jobs")
 		err = insertActivity(ctx, db)
 	}
 	if err == nil {

@@ -30,14 +30,23 @@ const statsSettle = 11 * time.Second
 
 // insertActivity gives every candidate the activity entry its intake
 // would have written, so that the log is as large as the candidates
-// (one entry per candidate), then vacuums and analyzes it.
+// (one entry per candidate), and a message to each candidate of the
+// 1,000-candidate jobs, then vacuums and analyzes both.
 func insertActivity(ctx context.Context, conn *pgx.Conn) error {
 	if _, err := conn.Exec(ctx, `INSERT INTO activity (team_id, job_id, user_id, ip, action, subject_type, subject_id, changes, created_at)
 SELECT j.team_id, c.job_id, j.owner_id, '', $1, 'candidate', c.id, '{}', c.created_at
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id`, pipeline.ActionCandidateCreated); err != nil {
 		return fmt.Errorf("insert activity: %w", err)
 	}
-	_, err := conn.Exec(ctx, "VACUUM (ANALYZE) activity")
+	// And a sent message to every candidate of the jobs of 1,000, so that
+	// messages is no table small enough to read whole.
+	if _, err := conn.Exec(ctx, `INSERT INTO messages (candidate_id, user_id, recipient, reply_to, subject, body, status, send_at, sent_at, attempts, created_at)
+SELECT c.id, j.owner_id, c.email, '', 'Hello', 'Thank you for applying.', 'sent', c.created_at, c.created_at, 1, c.created_at
+FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
+WHERE c.job_id IN (SELECT job_id FROM candidates GROUP BY job_id HAVING count(*) <= 1000)`); err != nil {
+		return fmt.Errorf("insert messages: %w", err)
+	}
+	_, err := conn.Exec(ctx, "VACUUM (ANALYZE) activity, messages")
 	return err
 }
 
