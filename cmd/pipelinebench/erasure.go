@@ -289,25 +289,35 @@ func loggedPlans(path string, offset int64) ([]string, error) {
 	return plans, sc.Err()
 }
 
-var seqScanOf = regexp.MustCompile(`Seq Scan on (\w+)`)
+var (
+	seqScanOf    = regexp.MustCompile(`Seq Scan on (\w+)`)
+	planDuration = regexp.MustCompile(`^duration: ([0-9.]+) ms`)
+)
 
 // writeErasurePlans writes the plans of one erasure, as auto_explain
 // logged them, and which of erasureTables any scanned whole.
 func writeErasurePlans(out io.Writer, took time.Duration, plans []string) {
 	scanned := map[string]bool{}
 	var relevant []string
+	var total time.Duration
 	for _, p := range plans {
 		if strings.Contains(p, "river_") && !strings.Contains(p, "candidate") {
 			continue // the queue's own polling, not the erasure
 		}
 		relevant = append(relevant, p)
+		if m := planDuration.FindStringSubmatch(p); m != nil {
+			if d, err := time.ParseDuration(m[1] + "ms"); err == nil {
+				total += d
+			}
+		}
 		for _, m := range seqScanOf.FindAllStringSubmatch(p, -1) {
 			if slices.Contains(erasureTables, m[1]) {
 				scanned[m[1]] = true
 			}
 		}
 	}
-	fmt.Fprintf(out, "### the plans of one erasure (%s with auto_explain on): %d statements\n\n", ms(took), len(relevant))
+	fmt.Fprintf(out, "### the plans of one erasure (%s with auto_explain on): %d statements, %s in PostgreSQL's executor in all (nested statements counted in their callers too)\n\n",
+		ms(took), len(relevant), ms(total))
 	if len(scanned) == 0 {
 		fmt.Fprintf(out, "No statement scans %s whole.\n\n", strings.Join(erasureTables, ", "))
 	} else {
