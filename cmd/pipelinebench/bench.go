@@ -18,6 +18,7 @@ type outcome struct {
 	Cases    map[string][]caseRow // by case name
 	Scale    []scaleRow
 	DataOnly []dataOnlyRow
+	Erasures []erasureRow
 }
 
 // scaleKeys are the seed keys of the scale part's jobs, smallest first.
@@ -81,7 +82,7 @@ func bench(ctx context.Context, cfg config, out, log io.Writer) (_ *outcome, err
 		err = runHostile(ctx, cfg, w, ours, out, progress)
 	}
 	if err == nil && cfg.Erasure {
-		err = erasures(ctx, cfg, w, db, ours, bin, schema.DSN, dir, out, progress)
+		o.Erasures, err = erasures(ctx, cfg, w, db, ours, bin, schema.DSN, dir, out, progress)
 	}
 	return o, err
 }

@@ -106,6 +106,8 @@ func (cfg config) validate() error {
 		return errors.New("-warmup may not be negative and -duration must be positive")
 	case cfg.Scale && cfg.ScaleSize < scalePage*pageSize:
 		return fmt.Errorf("-scale-size must be at least %d, so that page %d has candidates", scalePage*pageSize, scalePage)
+	case cfg.Erasure && (cfg.Jobs < 3 || cfg.People < 1):
+		return errors.New("-erasure needs -jobs of 3 or more and -erasure-people of 1 or more")
 	case cfg.Scale && cfg.ScaleSamples < 1:
 		return errors.New("-scale-samples must be at least 1")
 	}

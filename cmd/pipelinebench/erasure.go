@@ -59,13 +59,15 @@ type erasureRow struct {
 	Control  map[string]int64 // and during as long a quiet time before it
 }
 
-// erasurePlaces are the jobs of a person's three candidates: in three of
-// the 1,000-candidate jobs, and, with -scale, in the job of -scale-size,
-// the job of 10,000 and the first job.
+// erasurePlaces are the jobs of a person's three candidates: the last
+// three of the -candidates jobs, and, with -scale, the job of -scale-size,
+// the job of 10,000 and one of those three.
 func erasurePlaces(w *world) map[string][]*benchJob {
-	places := map[string][]*benchJob{"three 1,000-candidate jobs": {w.Jobs[1], w.Jobs[2], w.Jobs[3]}}
+	last := w.Jobs[len(w.Jobs)-3:] // -erasure needs three jobs
+	places := map[string][]*benchJob{fmt.Sprintf("three %s-candidate jobs", thousands(last[0].Size)): last}
 	if len(w.Scale) == 2 {
-		places[fmt.Sprintf("the %s, 10,000 and 1,000-candidate jobs", thousands(w.Scale[1].Size))] = []*benchJob{w.Scale[1], w.Scale[0], w.Jobs[1]}
+		places[fmt.Sprintf("the %s, %s and %s-candidate jobs", thousands(w.Scale[1].Size), thousands(w.Scale[0].Size), thousands(last[0].Size))] =
+			[]*benchJob{w.Scale[1], w.Scale[0], last[0]}
 	}
 	return places
 }
@@ -339,22 +341,22 @@ func writeErasurePlans(out io.Writer, took time.Duration, plans []string) {
 
 // erasures runs the erasure part: the timed erasures, then, with -pg-log,
 // one more on a server of its own whose sessions log their plans.
-func erasures(ctx context.Context, cfg config, w *world, db *pgx.Conn, ours *endpoint, bin, dsn, dir string, out io.Writer, progress func(string, ...any)) error {
+func erasures(ctx context.Context, cfg config, w *world, db *pgx.Conn, ours *endpoint, bin, dsn, dir string, out io.Writer, progress func(string, ...any)) ([]erasureRow, error) {
 	rows, err := runErasures(ctx, w, db, newEndpoint("ours", ours.addr, 1, scaleTimeout), cfg.People, progress)
 	if err != nil {
-		return err
+		return rows, err
 	}
 	writeErasureTable(out, rows)
 	if cfg.PGLog == "" {
-		return nil
+		return rows, nil
 	}
 	addr, err := freeAddr()
 	if err != nil {
-		return err
+		return rows, err
 	}
 	explained, drop, err := explainRole(ctx, db, dsn)
 	if err != nil {
-		return err
+		return rows, err
 	}
 	defer drop()
 	progress("starting pipelined serve with auto_explain on %s", addr)
@@ -362,32 +364,31 @@ func erasures(ctx context.Context, cfg config, w *world, db *pgx.Conn, ours *end
 		serverEnv("PIPELINE_DB="+explained, "PIPELINE_ADDR="+addr, "PIPELINE_RATE_LIMIT=1000000000",
 			"PIPELINE_SMTP_URL=log:", "PIPELINE_MAIL_FROM=Benchmark <bench@bench.example>", "PIPELINE_WEBHOOK_WORKERS=0"))
 	if err != nil {
-		return err
+		return rows, err
 	}
 	defer p.stop()
 	e := newEndpoint("ours", addr, 1, scaleTimeout)
-	places := erasurePlaces(w)
-	jobs := places["three 1,000-candidate jobs"]
+	jobs := w.Jobs[len(w.Jobs)-3:]
 	if len(w.Scale) == 2 { // the large job's when there is one
-		jobs = []*benchJob{w.Scale[1], w.Scale[0], w.Jobs[1]}
+		jobs = []*benchJob{w.Scale[1], w.Scale[0], jobs[0]}
 	}
 	email, err := addPerson(ctx, e, w.Users[0].Token, jobs, 1000)
 	if err != nil {
-		return err
+		return rows, err
 	}
 	info, err := os.Stat(cfg.PGLog)
 	if err != nil {
-		return err
+		return rows, err
 	}
 	took, _, err := erase(ctx, e, w.Users[0].Token, email)
 	if err != nil {
-		return err
+		return rows, err
 	}
 	time.Sleep(time.Second) // the log is written by another process
 	plans, err := loggedPlans(cfg.PGLog, info.Size())
 	if err != nil {
-		return err
+		return rows, err
 	}
 	writeErasurePlans(out, took, plans)
-	return nil
+	return rows, nil
 }
