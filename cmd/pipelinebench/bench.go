@@ -117,10 +117,6 @@ func prepare(ctx context.Context, cfg config, bin string, schema benchSchema, di
 			err = insertCandidates(ctx, db, w.Scale[1:], cfg.ScaleSize)
 		}
 	}
-	if err == nil && cfg.Erasure {
-		progress("inserting an activity entry per candidate and a message per candidate of the 1,000-candidate jobs")
-		err = insertActivity(ctx, db)
-	}
 	if err == nil {
 		err = analyze(ctx, db)
 	}

@@ -34,20 +34,19 @@ const statsSettle = 11 * time.Second
 
 // insertActivity gives every candidate the activity entry its intake
 // would have written, so that the log is as large as the candidates
-// (one entry per candidate), and a message to each candidate of the
-// 1,000-candidate jobs, then vacuums and analyzes both.
-func insertActivity(ctx context.Context, conn *pgx.Conn) error {
+// (one entry per candidate), and a sent message to each candidate of
+// jobIDs, then vacuums and analyzes both.
+func insertActivity(ctx context.Context, conn *pgx.Conn, jobIDs []int64) error {
 	if _, err := conn.Exec(ctx, `INSERT INTO activity (team_id, job_id, user_id, ip, action, subject_type, subject_id, changes, created_at)
 SELECT j.team_id, c.job_id, j.owner_id, '', $1, 'candidate', c.id, '{}', c.created_at
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id`, pipeline.ActionCandidateCreated); err != nil {
 		return fmt.Errorf("insert activity: %w", err)
 	}
-	// And a sent message to every candidate of the jobs of 1,000, so that
-	// messages is no table small enough to read whole.
+	// messages is then no table small enough to read whole.
 	if _, err := conn.Exec(ctx, `INSERT INTO messages (candidate_id, user_id, recipient, reply_to, subject, body, status, send_at, sent_at, attempts, created_at)
 SELECT c.id, j.owner_id, c.email, '', 'Hello', 'Thank you for applying.', 'sent', c.created_at, c.created_at, 1, c.created_at
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-WHERE c.job_id IN (SELECT job_id FROM candidates GROUP BY job_id HAVING count(*) <= 1000)`); err != nil {
+WHERE c.job_id = ANY($1)`, jobIDs); err != nil {
 		return fmt.Errorf("insert messages: %w", err)
 	}
 	_, err := conn.Exec(ctx, "VACUUM (ANALYZE) activity, messages")
@@ -353,6 +352,16 @@ func writeErasurePlans(out io.Writer, took time.Duration, plans []string) {
 // erasures runs the erasure part: the timed erasures, then, with -pg-log,
 // one more on a server of its own whose sessions log their plans.
 func erasures(ctx context.Context, cfg config, w *world, db *pgx.Conn, ours *endpoint, bin, dsn, dir string, out io.Writer, progress func(string, ...any)) ([]erasureRow, error) {
+	// After the load and its correctness check, which counts each
+	// candidate's activity entries.
+	progress("inserting an activity entry per candidate and a message per candidate of the jobs of -candidates")
+	var jobIDs []int64
+	for _, j := range w.Jobs {
+		jobIDs = append(jobIDs, j.ID)
+	}
+	if err := insertActivity(ctx, db, jobIDs); err != nil {
+		return nil, err
+	}
 	rows, err := runErasures(ctx, w, db, newEndpoint("ours", ours.addr, 1, scaleTimeout), cfg.People, progress)
 	if err != nil {
 		return rows, err
