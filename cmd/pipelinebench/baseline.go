@@ -112,6 +112,7 @@ func (b *baseline) routes() http.Handler {
 		fail(c, http.StatusInternalServerError, "server_error", "Server error.", nil)
 	}))
 	e.GET("/readyz", b.readyz)
+	e.GET("/debug/allocs", serveAllocs)
 	e.NoRoute(func(c *gin.Context) { fail(c, http.StatusNotFound, "not_found", "Not found.", nil) })
 	guard := b.guard
 	if b.callers != nil {
@@ -126,6 +127,7 @@ func (b *baseline) routes() http.Handler {
 	v1.POST("/jobs/:job/candidates/:candidate/notes", b.note)
 	v1.POST("/jobs/:job/candidates/:candidate/messages", b.message)
 	v1.POST("/jobs/:job/candidates/:candidate/interviews", b.schedule)
+	v1.POST("/jobs/:job/candidates/:candidate/documents", b.upload)
 	return e
 }
 

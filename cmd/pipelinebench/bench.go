@@ -18,6 +18,7 @@ type outcome struct {
 	Cases    map[string][]caseRow // by case name
 	Scale    []scaleRow
 	DataOnly []dataOnlyRow
+	Erasures []erasureRow
 }
 
 // scaleKeys are the seed keys of the scale part's jobs, smallest first.
@@ -76,6 +77,12 @@ func bench(ctx context.Context, cfg config, out, log io.Writer) (_ *outcome, err
 	o, err := measure(ctx, cfg, w, db, ours, base, out, progress, schema.Name)
 	if err == nil {
 		o.DataOnly, err = runDataOnly(ctx, cfg, w, ours, base, schema.DSN, dir, out, progress)
+	}
+	if err == nil && cfg.Hostile {
+		err = runHostile(ctx, cfg, w, ours, out, progress)
+	}
+	if err == nil && cfg.Erasure {
+		o.Erasures, err = erasures(ctx, cfg, w, db, ours, bin, schema.DSN, dir, out, progress)
 	}
 	return o, err
 }
@@ -138,11 +145,17 @@ func startServers(ctx context.Context, cfg config, bin, dsn, dir string, progres
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	metricsAddr, err := freeAddr()
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	progress("starting pipelined serve on %s", oursAddr)
 	op, err := startProcess(ctx, "pipelined", oursAddr, filepath.Join(dir, "pipelined.log"), bin, []string{"serve"},
 		serverEnv("PIPELINE_DB="+dsn, "PIPELINE_ADDR="+oursAddr, "PIPELINE_RATE_LIMIT="+strconv.Itoa(benchRateLimit),
 			// Messages are queued, not sent: the benchmark measures their write.
-			"PIPELINE_SMTP_URL=log:", "PIPELINE_MAIL_FROM="+benchFrom.String(), "PIPELINE_WEBHOOK_WORKERS=0"))
+			"PIPELINE_SMTP_URL=log:", "PIPELINE_MAIL_FROM="+benchFrom.String(), "PIPELINE_WEBHOOK_WORKERS=0",
+			// Its /metrics tells the heap allocations per request.
+			"PIPELINE_METRICS_ADDR="+metricsAddr))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -165,6 +178,7 @@ func startServers(ctx context.Context, cfg config, bin, dsn, dir string, progres
 	}
 	ours, base = newEndpoint("ours", oursAddr, cfg.Conns, clientTimeout), newEndpoint("baseline", baseAddr, cfg.Conns, clientTimeout)
 	ours.pid, base.pid = op.cmd.Process.Pid, bp.cmd.Process.Pid
+	ours.allocs, base.allocs = "http://"+metricsAddr+"/metrics", "http://"+baseAddr+"/debug/allocs"
 	return ours, base, stop, nil
 }
 
@@ -240,8 +254,8 @@ func loadCase(ctx context.Context, cfg config, name string, run []*scenario, our
 					return nil, err
 				}
 				results[i][which] = append(results[i][which], r)
-				progress("%s round %d/%d: %s on %s: %.0f req/s, p50 %s, p99 %s, %d errors, %d timeouts, CPU per request %s %s",
-					name, round+1, cfg.Rounds, s.name, e.name, r.RPS, ms(r.P50), ms(r.P99), r.Errors, r.Timeouts, cpuPair(r.ServerCPU, r.DBCPU), r.Sample)
+				progress("%s round %d/%d: %s on %s: %.0f req/s, p50 %s, p99 %s, %d errors, %d timeouts, CPU per request %s, allocated per request %s %s",
+					name, round+1, cfg.Rounds, s.name, e.name, r.RPS, ms(r.P50), ms(r.P99), r.Errors, r.Timeouts, cpuPair(r.ServerCPU, r.DBCPU), bytesPer(r.Alloc), r.Sample)
 			}
 		}
 	}

@@ -31,6 +31,11 @@ type config struct {
 	Keep         bool
 	NoCheck      bool     // skip the correctness check
 	DataOnly     bool     // also load the job read and the stage filter against the data-only baseline
+	Erasure      bool     // time erasures of a person (erasure.go)
+	People       int      // erasures per place
+	PGLog        string   // the PostgreSQL server's log, for the plans of one erasure; "" skips them
+	Hostile      bool     // /me with and without hostile files being read (hostile.go)
+	HostileConns int      // readers of /me in the hostile part
 	Scenarios    []string // in run order
 	Cases        []string // in run order
 }
@@ -59,6 +64,11 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.BoolVar(&cfg.DataOnly, "data-only", true, "also load the job read and the stage filter (spread) on the baseline without authentication and limiter")
 	fs.BoolVar(&cfg.Keep, "keep", false, "keep the schema (and print its DSN) instead of dropping it")
 	fs.BoolVar(&cfg.NoCheck, "no-check", false, "skip the correctness check, to load a server that lacks some scenario's operations (an earlier build); the report says it was skipped")
+	fs.BoolVar(&cfg.Erasure, "erasure", false, "also time erasures of a person with three candidates, in small jobs and, with -scale, in the large one; the activity log gets an entry per candidate")
+	fs.IntVar(&cfg.People, "erasure-people", 3, "erasures per place of the person's candidates")
+	fs.StringVar(&cfg.PGLog, "pg-log", "", "the PostgreSQL server's log file, readable here: with -erasure, one more erasure runs on a server with auto_explain and its plans are shown")
+	fs.BoolVar(&cfg.Hostile, "hostile", false, "also measure /me on ours with and without hostile files (a zip bomb, a reference-loop PDF, a 10 MiB PDF of tiny pages) being read in the background")
+	fs.IntVar(&cfg.HostileConns, "hostile-conns", 1, "readers of /me in a closed loop in the hostile part")
 	fs.StringVar(&scenarios, "scenarios", strings.Join(scenarioNames, ","), "scenarios to load, comma-separated")
 	fs.StringVar(&cases, "cases", strings.Join(caseNames, ","), "cases to load, comma-separated")
 	if err := fs.Parse(args); err != nil {
@@ -96,6 +106,8 @@ func (cfg config) validate() error {
 		return errors.New("-warmup may not be negative and -duration must be positive")
 	case cfg.Scale && cfg.ScaleSize < scalePage*pageSize:
 		return fmt.Errorf("-scale-size must be at least %d, so that page %d has candidates", scalePage*pageSize, scalePage)
+	case cfg.Erasure && (cfg.Jobs < 3 || cfg.People < 1):
+		return errors.New("-erasure needs -jobs of 3 or more and -erasure-people of 1 or more")
 	case cfg.Scale && cfg.ScaleSamples < 1:
 		return errors.New("-scale-samples must be at least 1")
 	}

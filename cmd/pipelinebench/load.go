@@ -31,7 +31,8 @@ type endpoint struct {
 	addr   string // host:port
 	base   string // http://host:port
 	client *http.Client
-	pid    int // the server's process, for its CPU time; 0 if not known
+	pid    int    // the server's process, for its CPU time; 0 if not known
+	allocs string // URL of its heap allocations so far (allocMetric); "" if not known
 }
 
 func newEndpoint(name, addr string, conns int, timeout time.Duration) *endpoint {
@@ -70,7 +71,7 @@ func (e *endpoint) do(ctx context.Context, r request) (response, error) {
 		req.Header.Set("Authorization", "Bearer "+r.token)
 	}
 	if r.body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Content-Type", cmpOr(r.contentType, "application/json"))
 	}
 	if r.keyed {
 		req.Header["Idempotency-Key"] = []string{r.key}
@@ -95,6 +96,10 @@ type runResult struct {
 	// CPU time per measured request of the server's process and of
 	// PostgreSQL on this machine; 0 where not known.
 	ServerCPU, DBCPU time.Duration
+	// Alloc is the bytes the server's Go heap allocated per measured
+	// request (with whatever it ran in the background meanwhile); 0 where
+	// not known.
+	Alloc int64
 }
 
 // drive runs a closed loop of conns workers against e: each sends the
@@ -120,14 +125,20 @@ func drive(ctx context.Context, e *endpoint, s *scenario, conns int, warmup, dur
 		end     = until // of the measurement
 	)
 	var before, after cpuSample
+	var allocBefore, allocAfter uint64
+	var allocOK bool
 	cpuDone := make(chan struct{})
 	go func() {
 		defer close(cpuDone)
 		if sleepUntil(ctx, from) {
 			before = sampleCPU(e.pid)
+			allocBefore, allocOK = readAllocs(ctx, e.allocs)
 		}
 		if sleepUntil(ctx, until) {
 			after = sampleCPU(e.pid)
+			var ok bool
+			allocAfter, ok = readAllocs(ctx, e.allocs)
+			allocOK = allocOK && ok
 		}
 	}()
 	for range conns {
@@ -179,6 +190,9 @@ func drive(ctx context.Context, e *endpoint, s *scenario, conns int, warmup, dur
 	res.ServerCPU = perRequest(before.server, after.server, before.serverOK, after.serverOK, len(all))
 	res.DBCPU = perRequest(before.db, after.db, before.dbOK, after.dbOK, len(all))
 	res.Requests = len(all)
+	if allocOK && len(all) > 0 && allocAfter > allocBefore {
+		res.Alloc = int64(allocAfter-allocBefore) / int64(len(all))
+	}
 	res.RPS = float64(len(all)) / end.Sub(from).Seconds()
 	res.P50, res.P99 = percentiles(all)
 	return res

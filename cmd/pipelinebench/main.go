@@ -48,7 +48,8 @@
 // GET /api/v1/me, GET /api/v1/jobs/:job, GET /api/v1/jobs/:job/candidates,
 // the stage move, the note, the intake (POST /api/v1/jobs/:job/candidates),
 // the message (POST .../candidates/:candidate/messages), the schedule
-// (POST …/candidates/:candidate/interviews) and GET /readyz. It does the work ours does,
+// (POST …/candidates/:candidate/interviews), the upload (POST
+// …/candidates/:candidate/documents), GET /readyz and GET /debug/allocs. It does the work ours does,
 // written the way a competent author with pgx would, and sends per request:
 //
 //   - every /api/ request: one statement that looks the token up by its
@@ -177,6 +178,37 @@
 // filter and page 50 within 2× their p50 at 10,000; each search within 50
 // ms. A second table gives each search's p50 and p99 and the share of the
 // job it matches.
+//
+// # Uploads, hostile files, erasure
+//
+// The upload scenario sends, without a key, a multipart POST of a 200 KiB
+// PDF written by fpdf at start (two pages of text and a photo of noise)
+// to POST …/candidates/:candidate/documents. The baseline reads the file
+// within 10 MiB, judges it by the domain's NewDocument.Validate and, in
+// the write's two round trips, stores the documents row, the bytes in
+// document_contents, the River job of its text (queue documents) and the
+// activity entry, as ours does without an object store. Every
+// measurement also reads each server's heap allocations so far at the
+// start and the end of its window (ours' go_memstats_alloc_bytes_total
+// at /metrics, on PIPELINE_METRICS_ADDR; the baseline's at
+// /debug/allocs) and shows them per request.
+//
+// With -hostile, /me is loaded on ours by -hostile-conns readers, in
+// each round once quiet and once while a zip bomb, a reference-loop PDF
+// and a 10 MiB PDF of tiny pages (the doctext tests' generators) are
+// uploaded in turn, each once the last one's text is no longer pending.
+//
+// With -erasure, every candidate gets an activity entry and every
+// candidate of the -candidates jobs a sent message; then, -erasure-people
+// times, a person with three candidates (in the last three jobs, and with
+// -scale in the two scale jobs and one of those), each with a note and a
+// queued message, is erased by POST /api/v1/privacy/erasures on ours,
+// timed, with the sequential scans of candidates, activity, messages and
+// webhook_deliveries that pg_stat_user_tables counts during it and during
+// as long before it. With -pg-log, the PostgreSQL server's log file, one
+// more erasure runs on a pipelined connected as a superuser role of its
+// own whose sessions load auto_explain, and the plans it logged are
+// printed. The baseline has no erasure.
 //
 // # Data-only
 //

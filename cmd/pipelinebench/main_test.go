@@ -43,6 +43,7 @@ func TestBench(t *testing.T) {
 		"-db", dsn, "-users", "4", "-jobs", "3", "-candidates", "40", "-conns", "8",
 		"-rounds", "1", "-warmup", "200ms", "-duration", "200ms",
 		"-scale", "-scale-size", "1000", "-scale-samples", "2",
+		"-erasure", "-erasure-people", "1",
 	}, func(string) string { return "" }, io.Discard)
 	require.NoError(t, err)
 
@@ -57,7 +58,7 @@ func TestBench(t *testing.T) {
 		want := len(scenarioNames)
 		switch name {
 		case "hot-candidate":
-			want = 4 // writes only
+			want = 5 // writes only
 		case "hot-job":
 			want = 3 // the moves, the moves spread over jobs, the notes
 		case "hot-user":
@@ -75,6 +76,20 @@ func TestBench(t *testing.T) {
 		assert.Contains(t, out.String(), "## "+name+":")
 	}
 	assert.Contains(t, out.String(), "| CPU per request: ours + its PostgreSQL |")
+	for _, r := range o.Cases["spread"] {
+		if r.Scenario == "upload" {
+			// Read from each server's runtime: a window this short holds
+			// too few uploads for the figure to mean more than that.
+			assert.Positive(t, r.Ours.Alloc, "ours' allocations are read")
+			assert.Positive(t, r.Base.Alloc, "the baseline's allocations are read")
+		}
+	}
+	require.Len(t, o.Erasures, 2, "one erasure in small jobs, one with a candidate in the large job")
+	for _, r := range o.Erasures {
+		assert.Equal(t, 3, r.Erased, r.Kind)
+		assert.Positive(t, r.Took, r.Kind)
+	}
+	assert.Contains(t, out.String(), "## erasure:")
 	assert.Contains(t, out.String(), "hot-job, round by round:")
 	assert.Contains(t, out.String(), "| ours | ", "the hot job's moves against the same moves spread")
 	require.Len(t, o.Scale, 5)

@@ -49,18 +49,18 @@ func writePreamble(out io.Writer, cfg config, w *world, schema, server string, c
 // writeCaseTable writes one case's table.
 func writeCaseTable(out io.Writer, name string, users int, rows []caseRow) {
 	fmt.Fprintf(out, "## %s: %s (%d token(s))\n\n", name, caseTitles[name], users)
-	fmt.Fprintln(out, "| scenario | ours req/s | baseline req/s | ours ÷ baseline | ours p50 | ours p99 | baseline p50 | baseline p99 | errors/timeouts (ours, baseline) | CPU per request: ours + its PostgreSQL | baseline + its PostgreSQL |")
-	fmt.Fprintln(out, "|---|--:|--:|--:|--:|--:|--:|--:|---|--:|--:|")
+	fmt.Fprintln(out, "| scenario | ours req/s | baseline req/s | ours ÷ baseline | ours p50 | ours p99 | baseline p50 | baseline p99 | errors/timeouts (ours, baseline) | CPU per request: ours + its PostgreSQL | baseline + its PostgreSQL | allocated per request: ours | baseline |")
+	fmt.Fprintln(out, "|---|--:|--:|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|")
 	for _, r := range rows {
 		share := "–"
 		if r.Base.RPS > 0 {
 			share = fmt.Sprintf("%.2f×", r.Ours.RPS/r.Base.RPS)
 		}
-		fmt.Fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s | %d/%d, %d/%d | %s | %s |\n",
+		fmt.Fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s | %d/%d, %d/%d | %s | %s | %s | %s |\n",
 			r.Scenario, thousands(int(r.Ours.RPS+0.5)), thousands(int(r.Base.RPS+0.5)), share,
 			ms(r.Ours.P50), ms(r.Ours.P99), ms(r.Base.P50), ms(r.Base.P99),
 			r.Ours.Errors, r.Ours.Timeouts, r.Base.Errors, r.Base.Timeouts,
-			cpuPair(r.Ours.ServerCPU, r.Ours.DBCPU), cpuPair(r.Base.ServerCPU, r.Base.DBCPU))
+			cpuPair(r.Ours.ServerCPU, r.Ours.DBCPU), cpuPair(r.Base.ServerCPU, r.Base.DBCPU), bytesPer(r.Ours.Alloc), bytesPer(r.Base.Alloc))
 	}
 	fmt.Fprintln(out)
 }

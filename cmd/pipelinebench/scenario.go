@@ -13,7 +13,7 @@ import (
 var scenarioNames = []string{
 	"me", "job", "candidates-p1", "candidates-mid", "candidates-stage", "candidates-search", "move", "note", "intake",
 	"message",
-	"schedule", "schedule-conflict",
+	"schedule", "schedule-conflict", "upload",
 }
 
 // Case names, in run order: spread is the main table (every user, many
@@ -28,8 +28,10 @@ type request struct {
 	path   string // with the query
 	token  string
 	body   []byte
-	key    string // Idempotency-Key; none when ""
-	keyed  bool   // send the key even when it is "" (an empty header value)
+	// contentType is the body's type; "" is application/json.
+	contentType string
+	key         string // Idempotency-Key; none when ""
+	keyed       bool   // send the key even when it is "" (an empty header value)
 }
 
 // scenario is a kind of request and how to make the i-th one.
@@ -182,6 +184,10 @@ func scenarios(w *world, caseName string, only []string, keys *keySource) []*sce
 			return messageRequest(c.users[u].Token, t, fmt.Sprintf("Benchmark message %d", i), keys.next())
 		}},
 	}
+	all = append(all, &scenario{name: "upload", write: true, status: http.StatusCreated, next: func(i uint64) request {
+		u, r := c.pick(i)
+		return uploadRequest(c.users[u].Token, c.targets[u][r%uint64(len(c.targets[u]))])
+	}})
 	if caseName != "hot-candidate" { // one candidate cannot be booked at once for every user
 		for _, s := range interviewScenarios(c, caseName, keys) {
 			// In hot-user every clash asks for one interviewer's one slot

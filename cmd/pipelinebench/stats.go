@@ -42,6 +42,7 @@ type summary struct {
 	RPS              float64
 	P50, P99         time.Duration
 	ServerCPU, DBCPU time.Duration // per request
+	Alloc            int64         // bytes the server allocated per request; 0: not known
 	Requests         int
 	Errors           int
 	Timeouts         int
@@ -51,17 +52,20 @@ func summarize(rounds []runResult) summary {
 	var s summary
 	var rps []float64
 	var p50, p99, server, db []time.Duration
+	var alloc []int64
 	for _, r := range rounds {
 		rps = append(rps, r.RPS)
 		p50 = append(p50, r.P50)
 		p99 = append(p99, r.P99)
 		server = append(server, r.ServerCPU)
 		db = append(db, r.DBCPU)
+		alloc = append(alloc, r.Alloc)
 		s.Requests += r.Requests
 		s.Errors += r.Errors
 		s.Timeouts += r.Timeouts
 	}
 	s.RPS, s.P50, s.P99 = median(rps), median(p50), median(p99)
 	s.ServerCPU, s.DBCPU = median(server), median(db)
+	s.Alloc = median(alloc)
 	return s
 }

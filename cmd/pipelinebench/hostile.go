@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/pipeline-dev/pipeline/pipeline/doctext/doctexttest"
+)
+
+// hostileFile is a file made to hurt a parser.
+type hostileFile struct {
+	name    string
+	content []byte
+}
+
+// hostileFiles are the files of issue 34's hostile-file test, made by
+// the doctext tests' own generators: a .docx whose text expands to 256
+// MiB, a PDF whose page tree refers to itself, and a PDF of tiny pages as
+// large as the server takes (10 MiB).
+func hostileFiles() []hostileFile {
+	// fpdf's pages are alike: the size of a thousand tells how many fit.
+	per := len(doctexttest.TinyPagesPDF(1000)) / 1000
+	tiny := (maxDocumentBytes - 512<<10) / per
+	pdf := doctexttest.TinyPagesPDF(tiny)
+	return []hostileFile{
+		{name: "bomb.docx", content: doctexttest.ZipBomb(256 << 20)},
+		{name: "loop.pdf", content: doctexttest.LoopPDF()},
+		{name: strconv.Itoa(tiny) + "-tiny-pages.pdf", content: pdf},
+	}
+}
+
+// hostileOutcome is what became of one hostile file.
+type hostileOutcome struct {
+	name      string
+	size      int
+	status    string // the document's text_status at the end
+	extracted time.Duration
+}
+
+// feedHostile uploads the hostile files in turn to t until ctx ends, each
+// once the last one's text is no longer pending, so that one is always
+// being read; it returns what became of each.
+func feedHostile(ctx context.Context, e *endpoint, token string, t target, files []hostileFile) ([]hostileOutcome, error) {
+	var out []hostileOutcome
+	for i := 0; ctx.Err() == nil; i++ {
+		f := files[i%len(files)]
+		body, ct := multipartFile(f.name, f.content)
+		start := time.Now()
+		resp, err := e.do(context.WithoutCancel(ctx), request{method: http.MethodPost, path: candidatePath(t) + "/documents",
+			token: token, body: body, contentType: ct})
+		if err != nil || resp.status != http.StatusCreated {
+			return out, fmt.Errorf("hostile upload %s: %v %d %s", f.name, err, resp.status, clip(resp.body, 300))
+		}
+		var doc struct{ Data struct{ ID int64 } }
+		if err := json.Unmarshal(resp.body, &doc); err != nil {
+			return out, err
+		}
+		status, err := awaitText(e, token, candidatePath(t)+"/documents/"+strconv.FormatInt(doc.Data.ID, 10))
+		if err != nil {
+			return out, err
+		}
+		out = append(out, hostileOutcome{name: f.name, size: len(f.content), status: status, extracted: time.Since(start)})
+	}
+	return out, nil
+}
+
+// awaitText polls a document until its text_status is no longer pending,
+// for at most a minute.
+func awaitText(e *endpoint, token, path string) (string, error) {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		resp, err := e.do(context.Background(), request{method: http.MethodGet, path: path, token: token})
+		if err != nil || resp.status != http.StatusOK {
+			return "", fmt.Errorf("read %s: %v %d %s", path, err, resp.status, clip(resp.body, 300))
+		}
+		var doc struct {
+			Data struct {
+				TextStatus string `json:"text_status"`
+			}
+		}
+		if err := json.Unmarshal(resp.body, &doc); err != nil {
+			return "", err
+		}
+		if doc.Data.TextStatus != "pending" || time.Now().After(deadline) {
+			return doc.Data.TextStatus, nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// hostileRound is one round of /me without and with hostile files.
+type hostileRound struct {
+	quiet, hostile runResult
+	files          []hostileOutcome
+}
+
+// runHostile measures /me on ours with -hostile-conns readers, each
+// round once quiet and once while hostile files are uploaded and read,
+// the order alternating, and writes the table.
+func runHostile(ctx context.Context, cfg config, w *world, ours *endpoint, out io.Writer, progress func(string, ...any)) error {
+	progress("making the hostile files")
+	files := hostileFiles()
+	progress("hostile files: %s %d bytes, %s %d bytes, %s %d bytes", files[0].name, len(files[0].content),
+		files[1].name, len(files[1].content), files[2].name, len(files[2].content))
+	me := scenarios(w, "spread", []string{"me"}, newKeySource())[0]
+	reader := newEndpoint("ours", ours.addr, cfg.HostileConns, clientTimeout)
+	reader.pid, reader.allocs = ours.pid, ours.allocs
+	feeder := newEndpoint("ours", ours.addr, 1, time.Minute)
+	t := target{job: w.Jobs[len(w.Jobs)-1], cand: 0} // a job no case writes to first
+	var rounds []hostileRound
+	for round := range cfg.Rounds {
+		var r hostileRound
+		for _, withFiles := range []bool{round%2 == 1, round%2 == 0} {
+			if !withFiles {
+				r.quiet = drive(ctx, reader, me, cfg.HostileConns, cfg.Warmup, cfg.Duration)
+				progress("hostile round %d/%d: /me quiet: %.0f req/s, p50 %s, p99 %s", round+1, cfg.Rounds, r.quiet.RPS, ms(r.quiet.P50), ms(r.quiet.P99))
+				continue
+			}
+			fctx, stop := context.WithCancel(ctx)
+			var wg sync.WaitGroup
+			var ferr error
+			wg.Go(func() { r.files, ferr = feedHostile(fctx, feeder, w.Users[0].Token, t, files) })
+			time.Sleep(500 * time.Millisecond) // the first file is being read
+			r.hostile = drive(ctx, reader, me, cfg.HostileConns, cfg.Warmup, cfg.Duration)
+			stop()
+			wg.Wait() // the last file's reading ends too
+			if ferr != nil {
+				return ferr
+			}
+			progress("hostile round %d/%d: /me with hostile files: %.0f req/s, p50 %s, p99 %s; files %v", round+1, cfg.Rounds,
+				r.hostile.RPS, ms(r.hostile.P50), ms(r.hostile.P99), r.files)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rounds = append(rounds, r)
+	}
+	writeHostileTable(out, cfg, rounds)
+	return nil
+}
+
+func writeHostileTable(out io.Writer, cfg config, rounds []hostileRound) {
+	fmt.Fprintf(out, "## /me beside hostile files: %d reader(s) in a closed loop on ours\n\n", cfg.HostileConns)
+	fmt.Fprintf(out, "Each round measures /me %s quiet and %s while a zip bomb, a reference-loop PDF and a 10 MiB PDF of tiny pages are uploaded in turn, each once the last one's text is no longer pending; the order alternates.\n\n", cfg.Duration, cfg.Duration)
+	fmt.Fprintln(out, "| round | quiet req/s | quiet p50 | quiet p99 | hostile req/s | hostile p50 | hostile p99 | p50 ratio | p99 ratio | files read (status, seconds from upload) |")
+	fmt.Fprintln(out, "|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|")
+	var qs, hs []runResult
+	for i, r := range rounds {
+		files := ""
+		for _, f := range r.files {
+			files += fmt.Sprintf("%s %s %.1f s; ", f.name, f.status, f.extracted.Seconds())
+		}
+		fmt.Fprintf(out, "| %d | %s | %s | %s | %s | %s | %s | %.2f× | %.2f× | %s |\n", i+1,
+			thousands(int(r.quiet.RPS+0.5)), ms(r.quiet.P50), ms(r.quiet.P99),
+			thousands(int(r.hostile.RPS+0.5)), ms(r.hostile.P50), ms(r.hostile.P99),
+			float64(r.hostile.P50)/float64(max(r.quiet.P50, 1)), float64(r.hostile.P99)/float64(max(r.quiet.P99, 1)), files)
+		qs, hs = append(qs, r.quiet), append(hs, r.hostile)
+	}
+	q, h := summarize(qs), summarize(hs)
+	fmt.Fprintf(out, "| median | %s | %s | %s | %s | %s | %s | %.2f× | %.2f× | |\n\n",
+		thousands(int(q.RPS+0.5)), ms(q.P50), ms(q.P99), thousands(int(h.RPS+0.5)), ms(h.P50), ms(h.P99),
+		float64(h.P50)/float64(max(q.P50, 1)), float64(h.P99)/float64(max(q.P99, 1)))
+}
