@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -322,5 +323,54 @@ func TestService_CloseProposals(t *testing.T) {
 		assert.ErrorIs(t, err, pipeline.ErrConflict, "a withdrawn proposal is decided no more")
 		log := w.Activity(t)
 		assert.Equal(t, pipeline.ActionProposalWithdrawn, log[len(log)-1].Action)
+	})
+}
+
+func TestService_ProposalLimits(t *testing.T) {
+	eachWorld(t, "a token holds at most 100 pending proposals", func(t *testing.T, w world) {
+		c := heldCaller(t, w, []pipeline.Scope{pipeline.ScopeCandidatesWrite}, pipeline.OpAddNote)
+		note := func(i int) error {
+			text := "Note " + strconv.Itoa(i)
+			ctx := pipeline.WithRequest(pipeline.NewContext(context.Background(), c),
+				pipeline.Request{Body: json.RawMessage(`{"content":"` + text + `"}`)})
+			_, err := w.Svc.AddNote(ctx, w.Job("backend"), w.Res.Candidates["ada"], pipeline.NewNote{Content: text})
+			return err
+		}
+		for i := range pipeline.MaxPendingProposals {
+			proposed(t, note(i))
+		}
+		err := note(pipeline.MaxPendingProposals)
+		require.Equal(t, pipeline.EForbidden, pipeline.ErrorCode(err), "%v", err)
+		assert.Equal(t, "Too many proposals are waiting for a decision.", err.Error()[strings.LastIndex(err.Error(), ": ")+2:])
+		proposed(t, note(0)) // the same request again is still its proposal
+	})
+	eachWorld(t, "entries the approved run causes name the approver too", func(t *testing.T, w world) {
+		job, ada := w.Job("backend"), w.Res.Candidates["ada"]
+		_, err := w.Svc.ScheduleInterview(w.As(t, "olivia"), job, ada, probeInterview(w.User("olivia")))
+		require.NoError(t, err)
+		c := heldCaller(t, w, []pipeline.Scope{pipeline.ScopeCandidatesWrite}, pipeline.OpUpdateCandidate)
+		rejected := pipeline.CandidateRejected
+		ctx := pipeline.WithRequest(pipeline.NewContext(context.Background(), c), pipeline.Request{Body: json.RawMessage(`{"status":"rejected"}`)})
+		_, err = w.Svc.UpdateCandidate(ctx, job, ada, pipeline.CandidatePatch{Status: &rejected})
+		p := proposed(t, err)
+		res, err := w.Svc.ApproveProposal(w.As(t, "olivia"), p.ID, pipeline.ProposalDecision{})
+		require.NoError(t, err)
+		require.Equal(t, pipeline.ProposalApplied, res.Value.Status, "%s", res.Value.Result.Body)
+		var cancelled, updated *pipeline.Activity
+		for _, a := range w.Activity(t) {
+			switch a.Action {
+			case pipeline.ActionInterviewCancelled:
+				cancelled = &a
+			case pipeline.ActionCandidateUpdated:
+				updated = &a
+			}
+		}
+		require.NotNil(t, updated)
+		require.NotNil(t, cancelled, "leaving active cancels the interview")
+		for _, a := range []*pipeline.Activity{updated, cancelled} {
+			require.NotNil(t, a.ApprovedBy, a.Action)
+			assert.Equal(t, w.User("olivia"), a.ApprovedBy.User.ID, a.Action)
+			assert.Equal(t, c.TokenID(), a.TokenID, "%s: made with the requesting token", a.Action)
+		}
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -199,5 +200,29 @@ func TestMCP_Proposals(t *testing.T) {
 		assert.Equal(t, e.do(t, "GET", "/api/v1/proposals/"+itoa(id), e.token("olivia"), nil).Data(t), approved)
 		_, code := toolError(t, callTool(t, reviewer, "reject_proposal", map[string]any{"proposal_id": id}))
 		assert.Equal(t, "conflict", code)
+	})
+}
+
+// TestAPI_ProposalRateLimit: an approved run spends the approver's budget,
+// not the requester's again.
+func TestAPI_ProposalRateLimit(t *testing.T) {
+	each(t, "the approval counts against the approver", func(t *testing.T, e *env) {
+		agent := agentToken(t, e, pipeline.OpMoveCandidate)
+		remaining := func(token string) int {
+			r := e.do(t, "GET", "/api/v1/me", token, nil)
+			require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+			n, err := strconv.Atoi(r.Header.Get(HeaderRateRemaining))
+			require.NoError(t, err)
+			return n
+		}
+		r := e.do(t, "POST", e.adaPath()+"/stage", agent, map[string]any{"stage": e.Res.Stages["backend"]["Screening"]})
+		require.Equal(t, http.StatusAccepted, r.Code, "%s", r.Body)
+		id := num(t, r.Data(t)["id"])
+		agentBefore, oliviaBefore := remaining(agent), remaining(e.token("olivia"))
+		ok := e.do(t, "POST", "/api/v1/proposals/"+itoa(id)+"/approve", e.token("olivia"), nil)
+		require.Equal(t, http.StatusOK, ok.Code, "%s", ok.Body)
+		require.Equal(t, "applied", ok.Data(t)["status"])
+		assert.Equal(t, agentBefore-1, remaining(agent), "only the agent's own /me")
+		assert.Equal(t, oliviaBefore-2, remaining(e.token("olivia")), "the approval and the /me")
 	})
 }
