@@ -220,7 +220,7 @@ func TestBrowser_Tokens(t *testing.T) {
 		status, _ = me(t, base, value)
 		assert.Equal(t, http.StatusOK, status, "the confirmation page revokes nothing")
 		b.run(chromedp.Click(chromedp.CSS(`button.danger`)), chromedp.WaitVisible(chromedp.CSS(`#mine-h`)))
-		state := get(b, chromedp.Text(chromedp.Search(`//section[h2[@id="mine-h"]]//tr[td[1][normalize-space()="agent"]]/td[5]`)))
+		state := get(b, chromedp.Text(chromedp.Search(`//section[h2[@id="mine-h"]]//tr[td[1][normalize-space()="agent"]]/td[@data-label="State"]`)))
 		assert.Equal(t, "revoked", state)
 
 		status, _ = me(t, base, value)
