@@ -44,7 +44,15 @@ type describer struct {
 	svc     *pipeline.Service
 	now     time.Time
 	members map[int64]pipeline.User
-	changed map[subjectKey]pipeline.FeedEntry // the last entry on each subject since the oldest proposal read
+	// The activity since the oldest proposal read, in feed order: the
+	// last entry on each subject, and where each proposal was made.
+	changed map[subjectKey]feedMark
+	made    map[int64]int
+}
+
+type feedMark struct {
+	at    int // in feed order
+	entry pipeline.FeedEntry
 }
 
 type subjectKey struct {
@@ -427,7 +435,7 @@ func timeText(v string) string {
 // loadChanges reads the activity since the oldest of ps was made, once,
 // so that each proposal can say whether its subject changed since.
 func (d *describer) loadChanges(ps []pipeline.Proposal) {
-	d.changed = map[subjectKey]pipeline.FeedEntry{}
+	d.changed, d.made = map[subjectKey]feedMark{}, map[int64]int{}
 	if len(ps) == 0 {
 		return
 	}
@@ -438,15 +446,21 @@ func (d *describer) loadChanges(ps []pipeline.Proposal) {
 		}
 	}
 	f := pipeline.FeedFilter{Since: &since, Limit: 100}
+	n := 0
 	for range 50 { // bounded: 5,000 entries
 		page, err := d.svc.ListActivity(d.ctx, f)
 		if err != nil {
 			return
 		}
 		for _, e := range page.Entries {
-			if e.SubjectType != pipeline.SubjectProposal {
-				d.changed[subjectKey{e.SubjectType, e.SubjectID}] = e
+			n++
+			if e.SubjectType == pipeline.SubjectProposal {
+				if e.Action == pipeline.ActionProposalCreated {
+					d.made[e.SubjectID] = n
+				}
+				continue
 			}
+			d.changed[subjectKey{e.SubjectType, e.SubjectID}] = feedMark{n, e}
 		}
 		if !page.HasMore {
 			return
@@ -455,12 +469,16 @@ func (d *describer) loadChanges(ps []pipeline.Proposal) {
 	}
 }
 
-// warnIfChanged warns when subject has an activity entry made after p.
+// warnIfChanged warns when subject has an activity entry after p's own
+// proposal.created in the feed's order (times may tie).
 func (d *describer) warnIfChanged(p pipeline.Proposal, out *description, k subjectKey, name string) {
 	if out.Warning != "" {
 		return
 	}
-	if e, ok := d.changed[k]; ok && e.CreatedAt.After(p.CreatedAt) {
+	m, ok := d.changed[k]
+	made, known := d.made[p.ID]
+	if ok && (m.at > made && known || !known && m.entry.CreatedAt.After(p.CreatedAt)) {
+		e := m.entry
 		out.Warning = fmt.Sprintf("%s changed since this was proposed (%s, %s by %s): what it would do is read from the records as they are now.",
 			name, e.Action, e.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"), actorName(e))
 	}
