@@ -184,6 +184,11 @@ func (d *describer) move(p pipeline.Proposal, out *description) error {
 		out.Title = fmt.Sprintf("Move %s from %s to a stage this job no longer has (id %d)", c.Name, c.Stage, to)
 		return nil
 	}
+	if p.Status != pipeline.ProposalPending {
+		// Decided: where the candidate stands now says nothing of it.
+		out.Title = fmt.Sprintf("Move %s to %s", c.Name, stages[i].Name)
+		return nil
+	}
 	out.Title = fmt.Sprintf("Move %s from %s to %s", c.Name, c.Stage, stages[i].Name)
 	if c.StageID == to {
 		out.Effects = append(out.Effects, c.Name+" is in "+c.Stage+" already: nothing would change.")
