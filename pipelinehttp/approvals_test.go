@@ -253,3 +253,25 @@ func TestPages_TokenApproval(t *testing.T) {
 		assert.Contains(t, b.get("/app/tokens").body, `<td data-label="Approval required">move_candidate, send_message</td>`)
 	})
 }
+
+// TestPages_ApprovalRefused: an approved run the write refuses shows the
+// error that stopped it, and changes nothing.
+func TestPages_ApprovalRefused(t *testing.T) {
+	f, base := servePages(t, storetest.OpenSQLite(t), pipelinehttp.Config{}, approvalOptions(t)...)
+	token := agent(t, f, "olivia", "sourcing agent", pipeline.OpMoveCandidate)
+	id := propose(t, base, token, "POST", candidatePath(f, "backend", "ada")+"/stage",
+		map[string]any{"stage": f.Res.Stages["backend"]["Offer"]})
+	c, err := f.Svc.Authenticate(context.Background(), token)
+	require.NoError(t, err)
+	require.NoError(t, f.Op.RevokeToken(context.Background(), c.TokenID()))
+
+	b := signIn(t, f, base, "adam@acme.test")
+	list := b.get("/app/approvals")
+	require.Contains(t, list.body, "Move Ada Lovelace from Applied to Offer")
+	done := b.post("/app/approvals/"+strconv.FormatInt(id, 10), url.Values{"decision": {"approve"}, "csrf": {list.field(t, "csrf")}})
+	require.Equal(t, http.StatusSeeOther, done.StatusCode, done.body)
+	result := b.get(done.Header.Get("Location"))
+	assert.Contains(t, result.body, "Proposal "+strconv.FormatInt(id, 10)+": failed")
+	assert.Contains(t, result.body, "Approved, but not done: HTTP 401")
+	assert.Equal(t, "Applied", candidateStage(t, f, "backend", "ada"))
+}
