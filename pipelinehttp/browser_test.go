@@ -306,7 +306,7 @@ func TestBrowser_Widths(t *testing.T) {
 	ada := candidatePath(f, "backend", "ada")
 	token := agent(t, f, "olivia", "outreach agent", pipeline.EveryWrite)
 	propose(t, base, token, "POST", ada+"/messages", map[string]any{"subject": "Your application to the Backend Engineer role at Acme",
-		"body": "Dear Ada,\n\nThank you for applying. We would like to invite you to a first conversation: https://acme.example/careers/backend-engineer/interview-scheduling?candidate=ada-lovelace\n\nKind regards,\nAcme Hiring",
+		"body":   "Dear Ada,\n\nThank you for applying. We would like to invite you to a first conversation: https://acme.example/careers/backend-engineer/interview-scheduling?candidate=ada-lovelace\n\nKind regards,\nAcme Hiring",
 		"reason": "She matches every requirement of the posting; a first conversation is the next step."})
 	propose(t, base, token, "PATCH", ada, map[string]any{"status": "rejected", "resume_url": "https://files.example.test/a-very-long-path/to/the/resume/of/ada-lovelace.pdf"})
 	for _, width := range []int64{360, 1280} {
