@@ -61,7 +61,7 @@ type subjectKey struct {
 }
 
 func newDescriber(ctx context.Context, svc *pipeline.Service) *describer {
-	return &describer{ctx: ctx, svc: svc, now: time.Now()}
+	return &describer{ctx: ctx, svc: svc, now: svc.Now()}
 }
 
 // describe says p in words.
