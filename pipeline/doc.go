@@ -97,7 +97,8 @@
 // [Answer] does the same. Callers come only from [Service.Admit] (or
 // [Service.Authenticate], which does not count the request), given a
 // token, or from [Operator.ActAs], for a program acting as one of its
-// users; any other Caller is unauthenticated. Admit is the API's first
+// users ([Operator.ActOnProposal]: as one deciding a proposal in its
+// team); any other Caller is unauthenticated. Admit is the API's first
 // step: it authenticates and counts the request against its rate limit
 // ([WithLimiter]), answering unauthenticated or rate_limited as the API
 // does. An embedding program therefore gets exactly the guarantees of the
@@ -141,7 +142,8 @@
 // Postman sends them on the same schedule.
 //
 // What an operator does outside any token's reach (loading worlds, issuing
-// and revoking tokens, reading the whole activity log) is on [Operator],
+// and revoking tokens, reading the whole activity log and a team's
+// proposals) is on [Operator],
 // which request handlers are never given.
 //
 // # Errors

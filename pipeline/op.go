@@ -252,6 +252,10 @@ func (o Op) Writes() bool {
 // but an upload and a decision on a proposal.
 func (o Op) Proposable() bool { return o.Writes() && opTraitsOf[o].flags&neverHeld == 0 }
 
+// Decides reports whether op decides a proposal, which needs the proposed
+// write's own scope besides op's.
+func (o Op) Decides() bool { return o == OpApproveProposal || o == OpRejectProposal }
+
 // Forbids reports whether op may refuse a caller its scope allows by a
 // business rule: EForbidden (a plan's limit, a closed job, a role).
 func (o Op) Forbids() bool { return opTraitsOf[o].flags&forbids != 0 }

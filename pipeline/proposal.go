@@ -447,11 +447,7 @@ func (s *Service) ListProposals(ctx context.Context, f ProposalFilter) (List[Pro
 	if err != nil {
 		return List[Proposal]{}, err
 	}
-	bad := FieldErrors{}
-	if f.Status != "" && !containsString(ProposalStatuses, f.Status) {
-		bad.Add("status", "The status must be one of "+strings.Join(ProposalStatuses, ", ")+".")
-	}
-	if err := withUnread(f.Unread, bad.Err()); err != nil {
+	if err := withUnread(f.Unread, checkProposalStatus(f.Status).Err()); err != nil {
 		return List[Proposal]{}, err
 	}
 	f.Page = max(f.Page, 1)
@@ -469,6 +465,16 @@ func (s *Service) ListProposals(ctx context.Context, f ProposalFilter) (List[Pro
 		l.Items[i] = l.Items[i].readAt(q.Now)
 	}
 	return l, err
+}
+
+// checkProposalStatus refuses a status filter that is no proposal's
+// status; "" is any.
+func checkProposalStatus(status string) FieldErrors {
+	bad := FieldErrors{}
+	if status != "" && !containsString(ProposalStatuses, status) {
+		bad.Add("status", "The status must be one of "+strings.Join(ProposalStatuses, ", ")+".")
+	}
+	return bad
 }
 
 func containsString(list []string, s string) bool {
@@ -715,4 +721,49 @@ func (s *Service) closeProposal(ctx context.Context, tx Tx, p Proposal, status s
 	}
 	return true, s.log(ctx, tx, Caller{}, p.TeamID, p.JobID, action, SubjectProposal, p.ID,
 		map[string]any{"operation": p.Operation, "status": Change{Before: ProposalPending, After: status}})
+}
+
+// TeamProposals returns every proposal of a team, newest first, each as it
+// reads now (pipelined proposal list): an operator's view, which no
+// user's reach limits. A status other than "" keeps those that read so.
+// Errors: validation_failed (status).
+func (o *Operator) TeamProposals(ctx context.Context, teamID int64, status string) ([]Proposal, error) {
+	if err := checkProposalStatus(status).Err(); err != nil {
+		return nil, err
+	}
+	now := o.now()
+	ps, err := o.store.TeamProposals(ctx, teamID, status, now)
+	for i := range ps {
+		ps[i] = ps[i].readAt(now)
+	}
+	return ps, err
+}
+
+// ActOnProposal returns the caller as whom a user, named by email,
+// decides proposal id without a token (pipelined proposal approve and
+// reject): as ActAs with every scope, but in the proposal's team instead
+// of the user's current team, so that a person decides the proposals of
+// any of their teams. The Service then checks the decision as any other:
+// the user must reach the proposal's job now (on no job, be an owner or
+// admin of its team). Errors: not_found (the user; the proposal, also
+// when the user is no member of its team).
+func (o *Operator) ActOnProposal(ctx context.Context, email string, id int64) (Caller, error) {
+	u, err := o.store.UserByEmail(ctx, email)
+	if err != nil {
+		return Caller{}, err
+	}
+	p, err := o.store.Proposal(ctx, id)
+	if err != nil {
+		return Caller{}, err
+	}
+	teams, err := o.store.UserTeams(ctx, u.ID)
+	if err != nil {
+		return Caller{}, err
+	}
+	for _, tr := range teams {
+		if tr.Team.ID == p.TeamID {
+			return Caller{user: u, team: tr.Team, scopes: append([]Scope{}, AllScopes...), valid: true}, nil
+		}
+	}
+	return Caller{}, errNotFound("Proposal")
 }

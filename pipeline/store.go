@@ -208,6 +208,10 @@ type Store interface {
 	// first (created_at, then id, descending); a status filter of
 	// expired or pending reads the expiry at q.Now.
 	ListProposals(ctx context.Context, q ProposalQuery) (List[Proposal], error)
+	// TeamProposals returns every proposal of a team, newest first
+	// (created_at, then id, descending); status, unless "", keeps those
+	// that read so at now.
+	TeamProposals(ctx context.Context, teamID int64, status string, now time.Time) ([]Proposal, error)
 	// CandidateProposals returns the proposals about a candidate (those
 	// whose path names it), oldest first.
 	CandidateProposals(ctx context.Context, candidateID int64) ([]Proposal, error)

@@ -231,8 +231,9 @@ func mcpRateLimited(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // mcpVisibleTools leaves out of tools/list the tools whose scope the
-// caller's token does not carry. Calling one anyway answers
-// insufficient_scope, as the API does.
+// caller's token does not carry (calling one anyway answers
+// insufficient_scope, as the API does), and says of each tool the token
+// may only propose that its calls wait for a person.
 func mcpVisibleTools(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
@@ -241,10 +242,10 @@ func mcpVisibleTools(next mcp.MethodHandler) mcp.MethodHandler {
 			return res, err
 		}
 		caller, _ := pipeline.CallerFrom(ctx)
-		l.Tools = slices.DeleteFunc(slices.Clone(l.Tools), func(t *mcp.Tool) bool {
+		l.Tools = heldTools(caller, slices.DeleteFunc(slices.Clone(l.Tools), func(t *mcp.Tool) bool {
 			scope := pipeline.Op(t.Name).Scope()
 			return scope != "" && !caller.Has(scope)
-		})
+		}))
 		return l, nil
 	}
 }

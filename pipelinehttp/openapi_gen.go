@@ -305,9 +305,9 @@ func (g *docGen) operation(o operation) error {
 		if o.reads == multipartBody {
 			media = "multipart/form-data"
 		}
-		// A write that takes nothing but its reason may be sent without a
-		// body.
-		required := len(body) > 1 || body[0].name != pipeline.ReasonField || body[0].required
+		// A body none of whose fields is required (a reason and a note)
+		// may be left out; a change (PATCH) says what it changes.
+		required := o.method == http.MethodPatch || slices.ContainsFunc(body, func(p paramInfo) bool { return p.required })
 		set(op, "requestBody", mapping("required", required,
 			"content", mapping(media, mapping("schema", ref("schemas", name)))))
 	}
@@ -328,7 +328,7 @@ func (g *docGen) operation(o operation) error {
 	}
 	set(responses, "401", ref("responses", "Unauthenticated"))
 	if s := o.op.Scope(); s != "" {
-		set(responses, "403", ref("responses", g.forbidden(s, o.op.Forbids())))
+		set(responses, "403", ref("responses", g.forbidden(s, o.op.Forbids(), o.op.Decides())))
 	}
 	if takesPath {
 		set(responses, "404", ref("responses", "NotFound"))
@@ -423,11 +423,18 @@ func (g *docGen) success(o operation) (*yaml.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		schema := ref("schemas", name)
 		if held {
-			schema = mapping("anyOf", seq(schema, ref("schemas", "ProposalResponse")))
+			// {data: the record or the proposal}: a union of the data, not
+			// of two envelopes, which generators tell apart by the fields.
+			record, err := g.record(o.body.Field(0).Type)
+			if err != nil {
+				return nil, err
+			}
+			name = record + "OrProposalResponse"
+			set(g.schemas, name, mapping("type", "object", "additionalProperties", false, "required", flow("data"),
+				"properties", mapping("data", mapping("oneOf", seq(ref("schemas", record), ref("schemas", "Proposal"))))))
 		}
-		set(r, "content", mapping("application/json", mapping("schema", schema)))
+		set(r, "content", mapping("application/json", mapping("schema", ref("schemas", name))))
 	}
 	return r, nil
 }
@@ -523,29 +530,40 @@ func (g *docGen) bodyName(t reflect.Type) (string, error) {
 // forbidden is the name of the 403 response of an operation that needs
 // scope, and adds it and its schemas: insufficient_scope alone, or with
 // forbidden as a oneOf discriminated by code.
-func (g *docGen) forbidden(scope pipeline.Scope, forbids bool) string {
+func (g *docGen) forbidden(scope pipeline.Scope, forbids, decides bool) string {
 	camel := ""
 	for part := range strings.FieldsFuncSeq(string(scope), func(r rune) bool { return r == ':' || r == '_' }) {
 		camel += strings.ToUpper(part[:1]) + part[1:]
 	}
 	object := "InsufficientScope" + camel + "ErrorObject"
+	named, lacks := mapping("type", "string", "const", string(scope)), "`"+string(scope)+"`"
+	if decides {
+		// A decision needs the proposed write's scope too.
+		camel += "Decision"
+		object = "InsufficientScope" + camel + "ErrorObject"
+		scopes := make([]string, len(pipeline.AllScopes))
+		for i, s := range pipeline.AllScopes {
+			scopes[i] = string(s)
+		}
+		named, lacks = mapping("type", "string", "enum", flow(scopes...)), "`"+string(scope)+"` or the proposed write's own scope"
+	}
 	set(g.schemas, object, mapping(
-		"description", "`insufficient_scope` naming `"+string(scope)+"`.",
+		"description", "`insufficient_scope` naming "+lacks+".",
 		"type", "object", "additionalProperties", false, "required", flow("code", "message", "details"),
 		"properties", mapping(
 			"code", mapping("type", "string", "const", "insufficient_scope"),
 			"message", ref("schemas", "ErrorMessage"),
 			"details", mapping("type", "object", "additionalProperties", false, "required", flow("required_scope"),
-				"properties", mapping("required_scope", mapping("type", "string", "const", string(scope)))))))
-	name, description := "InsufficientScope"+camel, "`insufficient_scope`: the token lacks `"+string(scope)+"`."
+				"properties", mapping("required_scope", named)))))
+	name, description := "InsufficientScope"+camel, "`insufficient_scope`: the token lacks "+lacks+"."
 	if forbids {
 		stem, ok := forbiddenNames[scope]
 		if !ok {
 			stem = camel
 		}
 		name = stem + "Forbidden"
-		description = "Two codes, told apart by `error.code`: `insufficient_scope` when the token lacks `" + string(scope) +
-			"`; `forbidden` when a business rule refuses the request."
+		description = "Two codes, told apart by `error.code`: `insufficient_scope` when the token lacks " + lacks +
+			"; `forbidden` when a business rule refuses the request."
 		oneOf := name + "ErrorObject"
 		set(g.schemas, oneOf, mapping(
 			"description", "The error object of a 403: `insufficient_scope` or `forbidden`.",

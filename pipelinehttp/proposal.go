@@ -39,8 +39,8 @@ type proposalActor struct {
 }
 
 type proposalResult struct {
-	Status int             `json:"status"`
-	Body   json.RawMessage `json:"body"`
+	Status int              `json:"status"`
+	Body   *json.RawMessage `json:"body"` // nil: none (a 204, or erased)
 }
 
 func newProposalActor(a pipeline.ProposalActor) proposalActor {
@@ -70,9 +70,9 @@ func newProposalItem(p pipeline.Proposal) proposalItem {
 		it.DecidedAt = &at
 	}
 	if p.Result != nil {
-		it.Result = &proposalResult{Status: p.Result.Status, Body: p.Result.Body}
-		if len(it.Result.Body) == 0 {
-			it.Result.Body = json.RawMessage("null")
+		it.Result = &proposalResult{Status: p.Result.Status}
+		if body := p.Result.Body; len(body) > 0 && string(body) != "null" {
+			it.Result.Body = &body
 		}
 	}
 	return it
@@ -236,4 +236,32 @@ func bodyOf[In any](params []param[In], args map[string]json.RawMessage) json.Ra
 		return nil
 	}
 	return b
+}
+
+// outputSchema is the schema of op's tool result: its API body, or, for a
+// write an approval policy may hold, that body or the proposal.
+func outputSchema[Out any](op pipeline.Op) *jsonschema.Schema {
+	s := schemaFor[Out](false)
+	if !op.Proposable() {
+		return s
+	}
+	return &jsonschema.Schema{Type: "object", AnyOf: []*jsonschema.Schema{s, schemaFor[data[proposalItem]](false)}}
+}
+
+// heldNote ends the description of a tool the caller's token may only
+// propose (oversight.md §3).
+const heldNote = " This token's calls of this tool wait for a person's approval: each returns a pending proposal " +
+	"(its text begins \"Pending approval\"), and nothing changes until a person approves it."
+
+// heldTools returns tools with the description of each the caller may only
+// propose ending in heldNote; the shared tools are not changed.
+func heldTools(caller pipeline.Caller, tools []*mcp.Tool) []*mcp.Tool {
+	for i, t := range tools {
+		if caller.Held(pipeline.Op(t.Name)) {
+			held := *t
+			held.Description += heldNote
+			tools[i] = &held
+		}
+	}
+	return tools
 }

@@ -129,7 +129,12 @@ func ErasurePlans(ctx context.Context, db *DB, teamID, candidateID int64, email 
 		{"set activity changes", qSetActivityChanges, args("{}", int64(1))},
 		{"idempotency records", qIdempotencyRecords, args(teamID)},
 		{"set idempotency result", qSetIdempotencyResul, args([]byte("{}"), teamID, "k")},
-		{"insert activity", qInsertActivityPG, args(teamID, nil, nil, nil, "", "candidate.erased", "candidate", candidateID, "{}", ts(at), nil)},
+		{"erase entry reasons", qEraseEntryReasons, args(candidateID)},
+		{"proposals about", qProposalsAboutPG, args(teamID, jsonIDs([]int64{candidateID}))},
+		{"close proposal", qCloseProposal, args(int64(1), "withdrawn", ts(at))},
+		{"erase proposal", qEraseProposal, args(int64(1), nil)},
+		{"erase proposal reasons", qEraseProposalReasons, args(int64(1))},
+		{"insert activity", qInsertActivityPG, args(teamID, nil, nil, nil, "", "candidate.erased", "candidate", candidateID, "{}", ts(at), nil, nil)},
 	}, settings)
 }
 

@@ -232,6 +232,24 @@ func (db *DB) Proposal(ctx context.Context, id int64) (pipeline.Proposal, error)
 	return r.toProposal(), nil
 }
 
+var qTeamProposals = prepared(`SELECT ` + proposalColumns + "\n" + proposalFrom + `
+WHERE p.team_id = $1 AND ($2 = '' OR ` + proposalStatus(3) + ` = $2)
+ORDER BY p.created_at DESC, p.id DESC`)
+
+// TeamProposals returns every proposal of a team, newest first; status,
+// unless "", keeps those that read so at now.
+func (db *DB) TeamProposals(ctx context.Context, teamID int64, status string, now time.Time) ([]pipeline.Proposal, error) {
+	var rows []proposalRow
+	if err := db.read().all(ctx, qTeamProposals, args(teamID, status, ts(now)), &rows); err != nil {
+		return nil, formatError(err, "Proposal")
+	}
+	out := make([]pipeline.Proposal, len(rows))
+	for i, r := range rows {
+		out[i] = r.toProposal()
+	}
+	return out, nil
+}
+
 // ListProposals returns a page of the proposals q selects, newest first.
 func (db *DB) ListProposals(ctx context.Context, q pipeline.ProposalQuery) (pipeline.List[pipeline.Proposal], error) {
 	var rows []proposalRow

@@ -178,9 +178,17 @@ func TestStore_RoundTrips_Prepared(t *testing.T) {
 		"ScheduleInterview keyed": 7}
 	for name, op := range ops {
 		require.NoError(t, op(), name) // a warm-up run, which prepares the statements
-		before := pipelinestore.RoundTrips(db)
-		require.NoError(t, op(), name)
-		assert.Equal(t, want[name], pipelinestore.RoundTrips(db)-before, name)
+		// The fewest of three runs: a run on a connection of the pool that
+		// has not prepared the statements yet takes a round trip more.
+		fewest := int64(-1)
+		for range 3 {
+			before := pipelinestore.RoundTrips(db)
+			require.NoError(t, op(), name)
+			if n := pipelinestore.RoundTrips(db) - before; fewest < 0 || n < fewest {
+				fewest = n
+			}
+		}
+		assert.Equal(t, want[name], fewest, name)
 	}
 }
 

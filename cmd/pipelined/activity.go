@@ -35,9 +35,27 @@ func runActivity(ctx context.Context, e env, args []string) error {
 		if err != nil {
 			return err
 		}
-		return printJSONLines(e.stdout, entries, func(a pipeline.Activity) pipeline.Activity {
-			a.CreatedAt = timestamp(a.CreatedAt)
-			return a
-		})
+		return printJSONLines(e.stdout, entries, toActivityJSON)
 	})
+}
+
+// activityJSON is an entry as activity prints it: the domain's entry, with
+// approved_by as the feed shows it, {user: {id, name}, token_id}.
+type activityJSON struct {
+	pipeline.Activity
+	ApprovedBy *approvedByJSON `json:"approved_by"` // null: not approved
+}
+
+type approvedByJSON struct {
+	User    namedJSON `json:"user"`
+	TokenID *int64    `json:"token_id"` // null: decided on a page or by pipelined proposal
+}
+
+func toActivityJSON(a pipeline.Activity) activityJSON {
+	a.CreatedAt = timestamp(a.CreatedAt)
+	out := activityJSON{Activity: a}
+	if b := a.ApprovedBy; b != nil {
+		out.ApprovedBy = &approvedByJSON{User: namedJSON{ID: b.User.ID, Name: b.User.Name}, TokenID: b.TokenID}
+	}
+	return out
 }

@@ -109,7 +109,7 @@ func TestCLI_Help(t *testing.T) {
 		assert.Equal(t, 0, help.code, "help", c.name)
 		assert.True(t, strings.HasPrefix(r.stdout, help.stdout), "help %s is -h without the flags: %s", c.name, help.stdout)
 	}
-	for _, group := range []string{"token", "team", "user"} {
+	for _, group := range []string{"token", "team", "user", "proposal"} {
 		r := pipelined(t, nil, group, "-h")
 		assert.Equal(t, 0, r.code, group)
 		assert.Empty(t, r.stderr, group)

@@ -75,6 +75,9 @@ If it was their current team, their lowest-id other team becomes current. A
 team keeps at least one owner and a user at least one team.`},
 		{name: "mail test", synopsis: "--to ADDRESS", run: runMailTest, doc: mailTestDoc},
 		{name: "privacy sweep", synopsis: "[--dry-run]", run: runPrivacySweep, doc: privacySweepDoc},
+		{name: "proposal list", synopsis: "--team TEAM [--status S] [--json]", run: runProposalList, doc: proposalListDoc},
+		{name: "proposal approve", synopsis: "ID --as EMAIL [--note N]", run: runProposalDecide(true), doc: proposalApproveDoc},
+		{name: "proposal reject", synopsis: "ID --as EMAIL [--note N]", run: runProposalDecide(false), doc: proposalRejectDoc},
 		{name: "activity", synopsis: "[--team TEAM] [--since-id ID] [--limit N]", run: runActivity, doc: activityDoc},
 		{name: "version", synopsis: "[-json]", run: runVersion, noConfig: true, doc: versionDoc},
 		{name: "help", synopsis: "[COMMAND]", noConfig: true, doc: `
@@ -130,9 +133,10 @@ token may only propose, for a person to approve (an agent's token, under
 oversight): operation names as "pipelined help operations" lists them
 (move_candidate,send_message), or "*" for every write its scopes allow. A
 read or an unknown name is refused, and so is a policy on a token that
-carries proposals:review, the scope to decide agents' proposals (exit 2). Proposals
-are not served yet: until they are, the policy is recorded and shown
-(token list, GET /api/v1/me) and the token's writes act. A token expires six calendar months after
+carries proposals:review, the scope to decide agents' proposals (exit 2). Such
+a write then answers 202 with a proposal and changes nothing until a person
+approves it (POST /api/v1/proposals/{id}/approve, or pipelined proposal
+approve). A token expires six calendar months after
 its creation. Values look like plt_ followed by 32 base62 characters and a
 6-character checksum, so that secret scanners find leaked ones; only a hash
 is stored.`
@@ -141,7 +145,9 @@ const activityDoc = `
 The activity log as JSON lines, oldest first (by id), IP addresses included:
 of one team or all, after an entry id (to resume where a previous read
 stopped), at most N entries. Each entry has the reason its write was given
-("reason", null when none).
+("reason", null when none) and, when a person approved the proposal it came
+from, who did ("approved_by": {user: {id, name}, token_id}, token_id null
+when decided with pipelined proposal; null when not approved).
 
 Every committed entry shows at once. On PostgreSQL, ids are taken before
 commit, so while writes run a read resumed with --since-id can pass over an
@@ -376,28 +382,29 @@ for all of a command's usage. TEAM is a team's id or key. Flags may stand
 anywhere after the command's name, and "--" ends them. Each command that
 opens the database takes -db DSN, which overrides PIPELINE_DB.
 
-Output and exit status: results go to stdout as JSON (lists as JSON lines),
-errors to stderr. A failure exits 1; a domain error prints its code, its
-message and its field details, and every conflict names its record
-("conflict: Team acme (teams[0].key) already exists."). A mistake in the
-command line exits 2: an unknown command or flag, a missing argument or
-required flag (with the command's usage), or a value that the domain refuses
-as invalid (with the domain's field messages).
+Output and exit status: results go to stdout as JSON (lists as JSON lines;
+proposal list prints a table unless --json), errors to stderr. A failure
+exits 1; a domain error prints its code, its message and its field details,
+and every conflict names its record ("conflict: Team acme (teams[0].key)
+already exists."). A mistake in the command line exits 2: an unknown command
+or flag, a missing argument or required flag (with the command's usage), or
+a value that the domain refuses as invalid (with the domain's field
+messages).
 
 Migrations: the commands that write (serve, demo, seed, token create and
-revoke, team create and set, user add, set-role and remove, privacy sweep)
-apply pending migrations first unless PIPELINE_AUTO_MIGRATE is false; then
-they refuse a schema that is behind and name "pipelined migrate". The
-commands that only read (activity, the list commands, migrate status) never
-change the schema and never create a SQLite file: on a schema that is behind
-they refuse with exit status 1 and name "pipelined migrate", whatever
-PIPELINE_AUTO_MIGRATE says (migrate status reports it instead). A command
-finds out what is pending by reading alone, so a database role with nothing
-but USAGE on the schema and SELECT on its tables runs the commands that
-read. A schema ahead of the binary (a newer version migrated it) is
-accepted: migrations only add. On PostgreSQL every command, migrate
-included, works through a transaction pooler such as PgBouncer (pool_mode =
-transaction) as on a direct connection.
+revoke, team create and set, user add, set-role and remove, privacy sweep,
+proposal approve and reject) apply pending migrations first unless
+PIPELINE_AUTO_MIGRATE is false; then they refuse a schema that is behind and
+name "pipelined migrate". The commands that only read (activity, the list
+commands, migrate status) never change the schema and never create a SQLite
+file: on a schema that is behind they refuse with exit status 1 and name
+"pipelined migrate", whatever PIPELINE_AUTO_MIGRATE says (migrate status
+reports it instead). A command finds out what is pending by reading alone,
+so a database role with nothing but USAGE on the schema and SELECT on its
+tables runs the commands that read. A schema ahead of the binary (a newer
+version migrated it) is accepted: migrations only add. On PostgreSQL every
+command, migrate included, works through a transaction pooler such as
+PgBouncer (pool_mode = transaction) as on a direct connection.
 
 Teams and users: a team's key is stored with it, unique and for good (teams
 from before keys existed got team-<id>); it is how seed files, --team and
@@ -528,7 +535,8 @@ idle_in_transaction_session_timeout on the server.
 Scopes: jobs:read, jobs:write, candidates:read, candidates:write,
 messages:send (messages to candidates), scheduling:write (interviews and
 availability), activity:read, webhooks:write, privacy:manage (exporting and
-erasing a person's data: POST /api/v1/privacy/exports and erasures). The
-webhook and privacy endpoints also need an owner or admin of the token's
+erasing a person's data: POST /api/v1/privacy/exports and erasures),
+proposals:review (approving and rejecting the proposals of agents' tokens).
+The webhook and privacy endpoints also need an owner or admin of the token's
 current team.
 `

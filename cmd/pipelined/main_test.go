@@ -412,6 +412,8 @@ func TestActivity(t *testing.T) {
 		assert.Equal(t, map[string]any{"stage": map[string]any{"before": "Screening", "after": "Interview"}}, moved["changes"])
 		assert.Regexp(t, `^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`, moved["created_at"])
 		assert.Equal(t, "Passed the screen.\nOn to interviews.", moved["reason"])
+		assert.Contains(t, moved, "approved_by")
+		assert.Nil(t, moved["approved_by"], "not approved: made by its token")
 
 		assert.Equal(t, "job.created", opened["action"])
 		assert.Equal(t, float64(globex.Teams["globex"]), opened["team_id"])

@@ -502,30 +502,57 @@ func (e InsufficientScopePrivacyManageErrorObjectDetailsRequiredScope) Valid() b
 	}
 }
 
-// Defines values for InsufficientScopeProposalsReviewErrorObjectCode.
+// Defines values for InsufficientScopeProposalsReviewDecisionErrorObjectCode.
 const (
-	InsufficientScopeProposalsReviewErrorObjectCodeInsufficientScope InsufficientScopeProposalsReviewErrorObjectCode = "insufficient_scope"
+	InsufficientScopeProposalsReviewDecisionErrorObjectCodeInsufficientScope InsufficientScopeProposalsReviewDecisionErrorObjectCode = "insufficient_scope"
 )
 
-// Valid indicates whether the value is a known member of the InsufficientScopeProposalsReviewErrorObjectCode enum.
-func (e InsufficientScopeProposalsReviewErrorObjectCode) Valid() bool {
+// Valid indicates whether the value is a known member of the InsufficientScopeProposalsReviewDecisionErrorObjectCode enum.
+func (e InsufficientScopeProposalsReviewDecisionErrorObjectCode) Valid() bool {
 	switch e {
-	case InsufficientScopeProposalsReviewErrorObjectCodeInsufficientScope:
+	case InsufficientScopeProposalsReviewDecisionErrorObjectCodeInsufficientScope:
 		return true
 	default:
 		return false
 	}
 }
 
-// Defines values for InsufficientScopeProposalsReviewErrorObjectDetailsRequiredScope.
+// Defines values for InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope.
 const (
-	InsufficientScopeProposalsReviewErrorObjectDetailsRequiredScopeProposalsReview InsufficientScopeProposalsReviewErrorObjectDetailsRequiredScope = "proposals:review"
+	InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeActivityRead    InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope = "activity:read"
+	InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeCandidatesRead  InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope = "candidates:read"
+	InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeCandidatesWrite InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope = "candidates:write"
+	InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeJobsRead        InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope = "jobs:read"
+	InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeJobsWrite       InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope = "jobs:write"
+	InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeMessagesSend    InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope = "messages:send"
+	InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopePrivacyManage   InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope = "privacy:manage"
+	InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeProposalsReview InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope = "proposals:review"
+	InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeSchedulingWrite InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope = "scheduling:write"
+	InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeWebhooksWrite   InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope = "webhooks:write"
 )
 
-// Valid indicates whether the value is a known member of the InsufficientScopeProposalsReviewErrorObjectDetailsRequiredScope enum.
-func (e InsufficientScopeProposalsReviewErrorObjectDetailsRequiredScope) Valid() bool {
+// Valid indicates whether the value is a known member of the InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope enum.
+func (e InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope) Valid() bool {
 	switch e {
-	case InsufficientScopeProposalsReviewErrorObjectDetailsRequiredScopeProposalsReview:
+	case InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeActivityRead:
+		return true
+	case InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeCandidatesRead:
+		return true
+	case InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeCandidatesWrite:
+		return true
+	case InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeJobsRead:
+		return true
+	case InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeJobsWrite:
+		return true
+	case InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeMessagesSend:
+		return true
+	case InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopePrivacyManage:
+		return true
+	case InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeProposalsReview:
+		return true
+	case InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeSchedulingWrite:
+		return true
+	case InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeWebhooksWrite:
 		return true
 	default:
 		return false
@@ -1638,22 +1665,22 @@ type InsufficientScopePrivacyManageErrorObjectCode string
 // InsufficientScopePrivacyManageErrorObjectDetailsRequiredScope defines model for InsufficientScopePrivacyManageErrorObject.Details.RequiredScope.
 type InsufficientScopePrivacyManageErrorObjectDetailsRequiredScope string
 
-// InsufficientScopeProposalsReviewErrorObject `insufficient_scope` naming `proposals:review`.
-type InsufficientScopeProposalsReviewErrorObject struct {
-	Code    InsufficientScopeProposalsReviewErrorObjectCode `json:"code"`
+// InsufficientScopeProposalsReviewDecisionErrorObject `insufficient_scope` naming `proposals:review` or the proposed write's own scope.
+type InsufficientScopeProposalsReviewDecisionErrorObject struct {
+	Code    InsufficientScopeProposalsReviewDecisionErrorObjectCode `json:"code"`
 	Details struct {
-		RequiredScope InsufficientScopeProposalsReviewErrorObjectDetailsRequiredScope `json:"required_scope"`
+		RequiredScope InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope `json:"required_scope"`
 	} `json:"details"`
 
 	// Message For people; branch on `code`, not on the message.
 	Message ErrorMessage `json:"message"`
 }
 
-// InsufficientScopeProposalsReviewErrorObjectCode defines model for InsufficientScopeProposalsReviewErrorObject.Code.
-type InsufficientScopeProposalsReviewErrorObjectCode string
+// InsufficientScopeProposalsReviewDecisionErrorObjectCode defines model for InsufficientScopeProposalsReviewDecisionErrorObject.Code.
+type InsufficientScopeProposalsReviewDecisionErrorObjectCode string
 
-// InsufficientScopeProposalsReviewErrorObjectDetailsRequiredScope defines model for InsufficientScopeProposalsReviewErrorObject.Details.RequiredScope.
-type InsufficientScopeProposalsReviewErrorObjectDetailsRequiredScope string
+// InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope defines model for InsufficientScopeProposalsReviewDecisionErrorObject.Details.RequiredScope.
+type InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope string
 
 // InsufficientScopeSchedulingWriteError defines model for InsufficientScopeSchedulingWriteError.
 type InsufficientScopeSchedulingWriteError struct {
@@ -2034,6 +2061,16 @@ type MessageListResponse struct {
 	Meta  PageMeta  `json:"meta"`
 }
 
+// MessageOrProposalResponse defines model for MessageOrProposalResponse.
+type MessageOrProposalResponse struct {
+	Data MessageOrProposalResponse_Data `json:"data"`
+}
+
+// MessageOrProposalResponse_Data defines model for MessageOrProposalResponse.Data.
+type MessageOrProposalResponse_Data struct {
+	union json.RawMessage
+}
+
 // MessageResponse defines model for MessageResponse.
 type MessageResponse struct {
 	Data Message `json:"data"`
@@ -2302,8 +2339,8 @@ type PersonExport struct {
 				} `json:"user"`
 			} `json:"requested_by"`
 			Result *struct {
-				Body   map[string]interface{} `json:"body"`
-				Status int64                  `json:"status"`
+				Body   *map[string]interface{} `json:"body"`
+				Status int64                   `json:"status"`
 			} `json:"result"`
 			Status string `json:"status"`
 		} `json:"proposals"`
@@ -2436,14 +2473,14 @@ type ProposalResponse struct {
 	Data Proposal `json:"data"`
 }
 
-// ProposalsReviewForbiddenError defines model for ProposalsReviewForbiddenError.
-type ProposalsReviewForbiddenError struct {
+// ProposalsReviewDecisionForbiddenError defines model for ProposalsReviewDecisionForbiddenError.
+type ProposalsReviewDecisionForbiddenError struct {
 	// Error The error object of a 403: `insufficient_scope` or `forbidden`.
-	Error ProposalsReviewForbiddenErrorObject `json:"error"`
+	Error ProposalsReviewDecisionForbiddenErrorObject `json:"error"`
 }
 
-// ProposalsReviewForbiddenErrorObject The error object of a 403: `insufficient_scope` or `forbidden`.
-type ProposalsReviewForbiddenErrorObject struct {
+// ProposalsReviewDecisionForbiddenErrorObject The error object of a 403: `insufficient_scope` or `forbidden`.
+type ProposalsReviewDecisionForbiddenErrorObject struct {
 	union json.RawMessage
 }
 
@@ -2837,8 +2874,8 @@ type PayloadTooLarge = PayloadTooLargeError
 // PrivacyManageForbidden defines model for PrivacyManageForbidden.
 type PrivacyManageForbidden = PrivacyManageForbiddenError
 
-// ProposalsReviewForbidden defines model for ProposalsReviewForbidden.
-type ProposalsReviewForbidden = ProposalsReviewForbiddenError
+// ProposalsReviewDecisionForbidden defines model for ProposalsReviewDecisionForbidden.
+type ProposalsReviewDecisionForbidden = ProposalsReviewDecisionForbiddenError
 
 // Proposed defines model for Proposed.
 type Proposed = ProposalResponse
@@ -3197,11 +3234,6 @@ type SendMessageParams struct {
 	// response when it is 1 to 128 characters of `A-Z a-z 0-9 . _ -`;
 	// otherwise the server makes its own.
 	XRequestId *RequestId `json:"X-Request-Id,omitempty"`
-}
-
-// SendMessage202JSONResponseBody defines parameters for SendMessage.
-type SendMessage202JSONResponseBody struct {
-	union json.RawMessage
 }
 
 // GetMessageParams defines parameters for GetMessage.
@@ -3910,6 +3942,68 @@ func (t *JobWriteForbiddenErrorObject) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsMessage returns the union data inside the MessageOrProposalResponse_Data as a Message
+func (t MessageOrProposalResponse_Data) AsMessage() (Message, error) {
+	var body Message
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromMessage overwrites any union data inside the MessageOrProposalResponse_Data as the provided Message
+func (t *MessageOrProposalResponse_Data) FromMessage(v Message) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeMessage performs a merge with any union data inside the MessageOrProposalResponse_Data, using the provided Message
+func (t *MessageOrProposalResponse_Data) MergeMessage(v Message) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsProposal returns the union data inside the MessageOrProposalResponse_Data as a Proposal
+func (t MessageOrProposalResponse_Data) AsProposal() (Proposal, error) {
+	var body Proposal
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromProposal overwrites any union data inside the MessageOrProposalResponse_Data as the provided Proposal
+func (t *MessageOrProposalResponse_Data) FromProposal(v Proposal) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeProposal performs a merge with any union data inside the MessageOrProposalResponse_Data, using the provided Proposal
+func (t *MessageOrProposalResponse_Data) MergeProposal(v Proposal) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t MessageOrProposalResponse_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *MessageOrProposalResponse_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // AsInsufficientScopeMessagesSendErrorObject returns the union data inside the MessageSendForbiddenErrorObject as a InsufficientScopeMessagesSendErrorObject
 func (t MessageSendForbiddenErrorObject) AsInsufficientScopeMessagesSendErrorObject() (InsufficientScopeMessagesSendErrorObject, error) {
 	var body InsufficientScopeMessagesSendErrorObject
@@ -4112,15 +4206,15 @@ func (t *PrivacyManageForbiddenErrorObject) UnmarshalJSON(b []byte) error {
 	return err
 }
 
-// AsInsufficientScopeProposalsReviewErrorObject returns the union data inside the ProposalsReviewForbiddenErrorObject as a InsufficientScopeProposalsReviewErrorObject
-func (t ProposalsReviewForbiddenErrorObject) AsInsufficientScopeProposalsReviewErrorObject() (InsufficientScopeProposalsReviewErrorObject, error) {
-	var body InsufficientScopeProposalsReviewErrorObject
+// AsInsufficientScopeProposalsReviewDecisionErrorObject returns the union data inside the ProposalsReviewDecisionForbiddenErrorObject as a InsufficientScopeProposalsReviewDecisionErrorObject
+func (t ProposalsReviewDecisionForbiddenErrorObject) AsInsufficientScopeProposalsReviewDecisionErrorObject() (InsufficientScopeProposalsReviewDecisionErrorObject, error) {
+	var body InsufficientScopeProposalsReviewDecisionErrorObject
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromInsufficientScopeProposalsReviewErrorObject overwrites any union data inside the ProposalsReviewForbiddenErrorObject as the provided InsufficientScopeProposalsReviewErrorObject
-func (t *ProposalsReviewForbiddenErrorObject) FromInsufficientScopeProposalsReviewErrorObject(v InsufficientScopeProposalsReviewErrorObject) error {
+// FromInsufficientScopeProposalsReviewDecisionErrorObject overwrites any union data inside the ProposalsReviewDecisionForbiddenErrorObject as the provided InsufficientScopeProposalsReviewDecisionErrorObject
+func (t *ProposalsReviewDecisionForbiddenErrorObject) FromInsufficientScopeProposalsReviewDecisionErrorObject(v InsufficientScopeProposalsReviewDecisionErrorObject) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -4130,8 +4224,8 @@ func (t *ProposalsReviewForbiddenErrorObject) FromInsufficientScopeProposalsRevi
 	return err
 }
 
-// MergeInsufficientScopeProposalsReviewErrorObject performs a merge with any union data inside the ProposalsReviewForbiddenErrorObject, using the provided InsufficientScopeProposalsReviewErrorObject
-func (t *ProposalsReviewForbiddenErrorObject) MergeInsufficientScopeProposalsReviewErrorObject(v InsufficientScopeProposalsReviewErrorObject) error {
+// MergeInsufficientScopeProposalsReviewDecisionErrorObject performs a merge with any union data inside the ProposalsReviewDecisionForbiddenErrorObject, using the provided InsufficientScopeProposalsReviewDecisionErrorObject
+func (t *ProposalsReviewDecisionForbiddenErrorObject) MergeInsufficientScopeProposalsReviewDecisionErrorObject(v InsufficientScopeProposalsReviewDecisionErrorObject) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -4146,15 +4240,15 @@ func (t *ProposalsReviewForbiddenErrorObject) MergeInsufficientScopeProposalsRev
 	return err
 }
 
-// AsForbiddenErrorObject returns the union data inside the ProposalsReviewForbiddenErrorObject as a ForbiddenErrorObject
-func (t ProposalsReviewForbiddenErrorObject) AsForbiddenErrorObject() (ForbiddenErrorObject, error) {
+// AsForbiddenErrorObject returns the union data inside the ProposalsReviewDecisionForbiddenErrorObject as a ForbiddenErrorObject
+func (t ProposalsReviewDecisionForbiddenErrorObject) AsForbiddenErrorObject() (ForbiddenErrorObject, error) {
 	var body ForbiddenErrorObject
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromForbiddenErrorObject overwrites any union data inside the ProposalsReviewForbiddenErrorObject as the provided ForbiddenErrorObject
-func (t *ProposalsReviewForbiddenErrorObject) FromForbiddenErrorObject(v ForbiddenErrorObject) error {
+// FromForbiddenErrorObject overwrites any union data inside the ProposalsReviewDecisionForbiddenErrorObject as the provided ForbiddenErrorObject
+func (t *ProposalsReviewDecisionForbiddenErrorObject) FromForbiddenErrorObject(v ForbiddenErrorObject) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -4164,8 +4258,8 @@ func (t *ProposalsReviewForbiddenErrorObject) FromForbiddenErrorObject(v Forbidd
 	return err
 }
 
-// MergeForbiddenErrorObject performs a merge with any union data inside the ProposalsReviewForbiddenErrorObject, using the provided ForbiddenErrorObject
-func (t *ProposalsReviewForbiddenErrorObject) MergeForbiddenErrorObject(v ForbiddenErrorObject) error {
+// MergeForbiddenErrorObject performs a merge with any union data inside the ProposalsReviewDecisionForbiddenErrorObject, using the provided ForbiddenErrorObject
+func (t *ProposalsReviewDecisionForbiddenErrorObject) MergeForbiddenErrorObject(v ForbiddenErrorObject) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -4180,7 +4274,7 @@ func (t *ProposalsReviewForbiddenErrorObject) MergeForbiddenErrorObject(v Forbid
 	return err
 }
 
-func (t ProposalsReviewForbiddenErrorObject) Discriminator() (string, error) {
+func (t ProposalsReviewDecisionForbiddenErrorObject) Discriminator() (string, error) {
 	var discriminator struct {
 		Discriminator string `json:"code"`
 	}
@@ -4188,7 +4282,7 @@ func (t ProposalsReviewForbiddenErrorObject) Discriminator() (string, error) {
 	return discriminator.Discriminator, err
 }
 
-func (t ProposalsReviewForbiddenErrorObject) ValueByDiscriminator() (interface{}, error) {
+func (t ProposalsReviewDecisionForbiddenErrorObject) ValueByDiscriminator() (interface{}, error) {
 	discriminator, err := t.Discriminator()
 	if err != nil {
 		return nil, err
@@ -4197,18 +4291,18 @@ func (t ProposalsReviewForbiddenErrorObject) ValueByDiscriminator() (interface{}
 	case "forbidden":
 		return t.AsForbiddenErrorObject()
 	case "insufficient_scope":
-		return t.AsInsufficientScopeProposalsReviewErrorObject()
+		return t.AsInsufficientScopeProposalsReviewDecisionErrorObject()
 	default:
 		return nil, errors.New("unknown discriminator value: " + discriminator)
 	}
 }
 
-func (t ProposalsReviewForbiddenErrorObject) MarshalJSON() ([]byte, error) {
+func (t ProposalsReviewDecisionForbiddenErrorObject) MarshalJSON() ([]byte, error) {
 	b, err := t.union.MarshalJSON()
 	return b, err
 }
 
-func (t *ProposalsReviewForbiddenErrorObject) UnmarshalJSON(b []byte) error {
+func (t *ProposalsReviewDecisionForbiddenErrorObject) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -4310,68 +4404,6 @@ func (t WebhookForbiddenErrorObject) MarshalJSON() ([]byte, error) {
 }
 
 func (t *WebhookForbiddenErrorObject) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
-// AsMessageResponse returns the union data inside the SendMessage202JSONResponseBody as a MessageResponse
-func (t SendMessage202JSONResponseBody) AsMessageResponse() (MessageResponse, error) {
-	var body MessageResponse
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromMessageResponse overwrites any union data inside the SendMessage202JSONResponseBody as the provided MessageResponse
-func (t *SendMessage202JSONResponseBody) FromMessageResponse(v MessageResponse) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeMessageResponse performs a merge with any union data inside the SendMessage202JSONResponseBody, using the provided MessageResponse
-func (t *SendMessage202JSONResponseBody) MergeMessageResponse(v MessageResponse) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsProposalResponse returns the union data inside the SendMessage202JSONResponseBody as a ProposalResponse
-func (t SendMessage202JSONResponseBody) AsProposalResponse() (ProposalResponse, error) {
-	var body ProposalResponse
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromProposalResponse overwrites any union data inside the SendMessage202JSONResponseBody as the provided ProposalResponse
-func (t *SendMessage202JSONResponseBody) FromProposalResponse(v ProposalResponse) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeProposalResponse performs a merge with any union data inside the SendMessage202JSONResponseBody, using the provided ProposalResponse
-func (t *SendMessage202JSONResponseBody) MergeProposalResponse(v ProposalResponse) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t SendMessage202JSONResponseBody) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *SendMessage202JSONResponseBody) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -16438,7 +16470,7 @@ type SendMessageResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON202 the response for an HTTP 202 `application/json` response
-	JSON202 *SendMessage202JSONResponseBody
+	JSON202 *MessageOrProposalResponse
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -16488,7 +16520,7 @@ type SendMessageResponse struct {
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
-func (r SendMessageResponse) GetJSON202() *SendMessage202JSONResponseBody {
+func (r SendMessageResponse) GetJSON202() *MessageOrProposalResponse {
 	return r.JSON202
 }
 
@@ -19705,7 +19737,7 @@ type ApproveProposalResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthenticated
 	// JSON403 the response for an HTTP 403 `application/json` response
-	JSON403 *ProposalsReviewForbidden
+	JSON403 *ProposalsReviewDecisionForbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSON408 the response for an HTTP 408 `application/json` response
@@ -19764,7 +19796,7 @@ func (r ApproveProposalResponse) GetJSON401() *Unauthenticated {
 }
 
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
-func (r ApproveProposalResponse) GetJSON403() *ProposalsReviewForbidden {
+func (r ApproveProposalResponse) GetJSON403() *ProposalsReviewDecisionForbidden {
 	return r.JSON403
 }
 
@@ -19971,7 +20003,7 @@ type RejectProposalResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthenticated
 	// JSON403 the response for an HTTP 403 `application/json` response
-	JSON403 *ProposalsReviewForbidden
+	JSON403 *ProposalsReviewDecisionForbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSON408 the response for an HTTP 408 `application/json` response
@@ -20030,7 +20062,7 @@ func (r RejectProposalResponse) GetJSON401() *Unauthenticated {
 }
 
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
-func (r RejectProposalResponse) GetJSON403() *ProposalsReviewForbidden {
+func (r RejectProposalResponse) GetJSON403() *ProposalsReviewDecisionForbidden {
 	return r.JSON403
 }
 
@@ -35164,7 +35196,7 @@ func ParseSendMessageResponse(rsp *http.Response) (*SendMessageResponse, error) 
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
-		var dest SendMessage202JSONResponseBody
+		var dest MessageOrProposalResponse
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -43225,7 +43257,7 @@ func ParseApproveProposalResponse(rsp *http.Response) (*ApproveProposalResponse,
 		response.JSON401 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
-		var dest ProposalsReviewForbidden
+		var dest ProposalsReviewDecisionForbidden
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -43899,7 +43931,7 @@ func ParseRejectProposalResponse(rsp *http.Response) (*RejectProposalResponse, e
 		response.JSON401 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
-		var dest ProposalsReviewForbidden
+		var dest ProposalsReviewDecisionForbidden
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
