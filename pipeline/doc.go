@@ -67,7 +67,8 @@
 //     rendering; operation.go and input.go read an input; rest.go serves
 //     the routes, mcp*.go the MCP tools, openapi_gen.go writes the
 //     document (its prose in openapi/overlay.yaml), pages.go the people's
-//     pages.
+//     pages (approvals.go the approvals page, approval_text.go each
+//     proposal in words).
 //   - cmd/pipelined: the server and the operator's commands.
 //
 // Adding an operation:

@@ -278,7 +278,7 @@ func (s *Service) UpdateCandidate(ctx context.Context, jobID, id int64, p Candid
 		if cand.ErasedAt != nil && (p.Name != nil || p.Email != nil || p.ResumeURL != nil) {
 			return Candidate{}, errErased()
 		}
-		wasActive := cand.Status == CandidateActive
+		before := cand.Status
 		changes := p.apply(&cand)
 		if len(changes) == 0 {
 			return cand, nil
@@ -289,7 +289,7 @@ func (s *Service) UpdateCandidate(ctx context.Context, jobID, id int64, p Candid
 		if err := s.log(ctx, tx, c, cand.TeamID, cand.JobID, ActionCandidateUpdated, SubjectCandidate, cand.ID, changes); err != nil {
 			return Candidate{}, err
 		}
-		if wasActive && cand.Status != CandidateActive {
+		if CancelsInterviews(before, cand.Status) {
 			return cand, s.cancelInterviewsOf(ctx, tx, c, cand)
 		}
 		return cand, nil

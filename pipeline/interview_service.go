@@ -276,6 +276,20 @@ func (s *Service) cancelInterview(ctx context.Context, tx Tx, c Caller, iv Inter
 	return iv, s.logInterview(ctx, tx, c, iv, ActionInterviewCancelled, changes)
 }
 
+// CancelsInterviews reports whether a candidate's status change from
+// before to after cancels their scheduled interviews that end after now
+// (see Interview.CancelledOnLeaving): a candidate who left the running is
+// interviewed no more.
+func CancelsInterviews(before, after string) bool {
+	return before == CandidateActive && after != CandidateActive
+}
+
+// CancelledOnLeaving reports whether iv is cancelled at now when its
+// candidate leaves the running (see CancelsInterviews).
+func (iv Interview) CancelledOnLeaving(now time.Time) bool {
+	return iv.Status == InterviewScheduled && iv.End.After(now)
+}
+
 // cancelInterviewsOf cancels, as c's act, each scheduled interview of the
 // candidate cand that ends after now: a candidate who left the running
 // is interviewed no more.

@@ -88,6 +88,10 @@ func (s *Service) Ping(ctx context.Context) error { return s.store.Ping(ctx) }
 
 func (s *Service) now() time.Time { return now(s.clock) }
 
+// Now is the time by the Service's clock, so that a face reading records
+// "as they are now" agrees with the Service.
+func (s *Service) Now() time.Time { return s.now() }
+
 // now is the clock's time to the microsecond, which both databases keep
 // exactly, so that what a write returns equals what is read back.
 func now(c Clock) time.Time { return c.Now().UTC().Truncate(time.Microsecond) }

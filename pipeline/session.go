@@ -304,6 +304,30 @@ func person(ctx context.Context) (Caller, error) {
 	return c, nil
 }
 
+// TeamMembers returns the users of the session's team, by id: the names
+// the pages show for ids (an interview's interviewers). Errors:
+// unauthenticated, forbidden (a token's caller).
+func (s *Service) TeamMembers(ctx context.Context) ([]User, error) {
+	c, err := person(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := s.store.Members(ctx, &c.team.ID)
+	out := make([]User, len(ms))
+	for i, m := range ms {
+		out[i] = m.User
+	}
+	return out, err
+}
+
+// SendsMail reports whether the Service sends mail (messages, and, with
+// invitations, SendsInvitations).
+func (s *Service) SendsMail() bool { return s.mail != nil }
+
+// SendsInvitations reports whether interviews' changes email their
+// invitations.
+func (s *Service) SendsInvitations() bool { return s.mail != nil && s.render != nil }
+
 // MyTeams returns the teams of the signed-in person, by id, with their
 // roles. Errors: unauthenticated, forbidden (a token's caller).
 func (s *Service) MyTeams(ctx context.Context) ([]TeamRole, error) {
@@ -337,6 +361,10 @@ func (s *Service) SwitchTeam(ctx context.Context, value string, teamID int64) er
 type TokenForm struct {
 	Name   string
 	Scopes []Scope // none: a token that reaches GET /me only
+	// Approval names the writes the token may only propose, or
+	// EveryWrite (see NormalizeApproval); none: it makes every write its
+	// scopes allow.
+	Approval []Op
 	// Nonce is the form's one-time value: a form sent again with it
 	// creates no second token (conflict).
 	Nonce string
@@ -348,7 +376,9 @@ var ErrFormUsed = &Error{Code: EConflict, Message: "This form was sent already: 
 // CreateToken creates a token for the signed-in person inside the team the
 // session acts in, and returns it with its value, which is shown this
 // once. Errors: unauthenticated, forbidden (a token's caller),
-// validation_failed, conflict (ErrFormUsed).
+// validation_failed (name; scopes, also proposals:review with an approval
+// policy; approval: a read or an unknown operation; nonce), conflict
+// (ErrFormUsed).
 func (s *Service) CreateToken(ctx context.Context, f TokenForm) (Token, string, error) {
 	c, err := person(ctx)
 	if err != nil {
@@ -365,13 +395,17 @@ func (s *Service) CreateToken(ctx context.Context, f TokenForm) (Token, string, 
 	if err != nil {
 		return Token{}, "", err
 	}
+	approval, err := NormalizeApproval(ApprovalField, "scopes", f.Approval, scopes)
+	if err != nil {
+		return Token{}, "", err
+	}
 	if f.Nonce == "" || len(f.Nonce) > 100 {
 		return Token{}, "", Invalid("nonce", "Reload the page and send the form again.")
 	}
 	now := s.now()
 	value := NewTokenValue()
 	t, err := s.store.CreateTokenOnce(ctx, Token{
-		UserID: c.user.ID, TeamID: c.team.ID, Name: strings.TrimSpace(f.Name), Scopes: scopes, Hash: HashToken(value),
+		UserID: c.user.ID, TeamID: c.team.ID, Name: strings.TrimSpace(f.Name), Scopes: scopes, Approval: approval, Hash: HashToken(value),
 		CreatedAt: now, ExpiresAt: AddMonths(now, TokenLifetime),
 	}, HashToken(f.Nonce))
 	if errors.Is(err, ErrConflict) {

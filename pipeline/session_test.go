@@ -203,6 +203,24 @@ func TestService_TokensOfPeople(t *testing.T) {
 		_, err = f.Svc.Authenticate(ctx, value)
 		assert.ErrorIs(t, err, pipeline.ErrUnauthenticated, "revoked at once")
 
+		// An approval policy, as oversight.md §2 has it.
+		held, value, err := f.Svc.CreateToken(mia, pipeline.TokenForm{Name: "held", Scopes: []pipeline.Scope{pipeline.ScopeCandidatesWrite},
+			Approval: []pipeline.Op{pipeline.OpSendMessage, pipeline.OpMoveCandidate}, Nonce: "n4"})
+		require.NoError(t, err)
+		assert.Equal(t, []pipeline.Op{pipeline.OpMoveCandidate, pipeline.OpSendMessage}, held.Approval)
+		caller, err = f.Svc.Authenticate(ctx, value)
+		require.NoError(t, err)
+		assert.True(t, caller.Held(pipeline.OpMoveCandidate))
+		for name, form := range map[string]pipeline.TokenForm{
+			"approval": {Name: "x", Approval: []pipeline.Op{pipeline.OpListJobs}, Nonce: "n5"},
+			"scopes":   {Name: "x", Scopes: []pipeline.Scope{pipeline.ScopeProposalsReview}, Approval: []pipeline.Op{pipeline.EveryWrite}, Nonce: "n6"},
+		} {
+			_, _, err = f.Svc.CreateToken(mia, form)
+			var e *pipeline.Error
+			require.ErrorAs(t, err, &e, name)
+			assert.Contains(t, e.Details, name)
+		}
+
 		// A token's caller has no business with the people's operations.
 		_, _, err = f.Svc.CreateToken(f.As(t, "olivia"), pipeline.TokenForm{Name: "x", Nonce: "n3"})
 		assert.ErrorIs(t, err, pipeline.ErrForbidden)

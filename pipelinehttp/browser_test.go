@@ -220,7 +220,7 @@ func TestBrowser_Tokens(t *testing.T) {
 		status, _ = me(t, base, value)
 		assert.Equal(t, http.StatusOK, status, "the confirmation page revokes nothing")
 		b.run(chromedp.Click(chromedp.CSS(`button.danger`)), chromedp.WaitVisible(chromedp.CSS(`#mine-h`)))
-		state := get(b, chromedp.Text(chromedp.Search(`//section[h2[@id="mine-h"]]//tr[td[1][normalize-space()="agent"]]/td[5]`)))
+		state := get(b, chromedp.Text(chromedp.Search(`//section[h2[@id="mine-h"]]//tr[td[1][normalize-space()="agent"]]/td[@data-label="State"]`)))
 		assert.Equal(t, "revoked", state)
 
 		status, _ = me(t, base, value)
@@ -297,12 +297,18 @@ func (c *pageClock) Advance(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
-// TestBrowser_Widths: the sign-in and tokens pages fit a 360 px phone and
-// a 1280 px desktop without scrolling sideways, and are saved as
-// screenshots.
+// TestBrowser_Widths: the sign-in, tokens and approvals pages fit a 360
+// px phone and a 1280 px desktop without scrolling sideways, and are
+// saved as screenshots.
 func TestBrowser_Widths(t *testing.T) {
 	chromium(t)
-	f, base := serveWorld(t, storetest.OpenSQLite(t))
+	f, base := serveWorld(t, storetest.OpenSQLite(t), approvalOptions(t)...)
+	ada := candidatePath(f, "backend", "ada")
+	token := agent(t, f, "olivia", "outreach agent", pipeline.EveryWrite)
+	propose(t, base, token, "POST", ada+"/messages", map[string]any{"subject": "Your application to the Backend Engineer role at Acme",
+		"body":   "Dear Ada,\n\nThank you for applying. We would like to invite you to a first conversation: https://acme.example/careers/backend-engineer/interview-scheduling?candidate=ada-lovelace\n\nKind regards,\nAcme Hiring",
+		"reason": "She matches every requirement of the posting; a first conversation is the next step."})
+	propose(t, base, token, "PATCH", ada, map[string]any{"status": "rejected", "resume_url": "https://files.example.test/a-very-long-path/to/the/resume/of/ada-lovelace.pdf"})
 	for _, width := range []int64{360, 1280} {
 		t.Run(fmt.Sprint(width), func(t *testing.T) {
 			b := newTab(t, f, base, width, 800)
@@ -317,6 +323,9 @@ func TestBrowser_Widths(t *testing.T) {
 			fits("sign-in")
 			b.signIn("olivia@acme.test")
 			fits("tokens")
+			b.run(chromedp.Navigate(base+"/app/approvals"), chromedp.WaitVisible(chromedp.CSS(`article.proposal`)))
+			fits("approvals")
+			b.run(chromedp.Navigate(base+"/app/tokens"), chromedp.WaitVisible(chromedp.CSS(`#name`)))
 			// The keyboard alone reaches the form: focus moves to the
 			// name field and a box by Tab.
 			b.run(chromedp.Focus(chromedp.CSS(`#name`)), chromedp.KeyEvent("\t"))
@@ -324,4 +333,48 @@ func TestBrowser_Widths(t *testing.T) {
 			assert.Equal(t, "scope-jobs:read", focused)
 		})
 	}
+}
+
+// TestBrowser_Approvals: a person approves an agent's proposal and sees
+// the candidate moved, and rejects another and sees nothing changed.
+func TestBrowser_Approvals(t *testing.T) {
+	chromium(t)
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		f, base := serveWorld(t, db, approvalOptions(t)...)
+		token := agent(t, f, "olivia", "sourcing agent", pipeline.OpMoveCandidate)
+		approve := propose(t, base, token, "POST", candidatePath(f, "backend", "ada")+"/stage",
+			map[string]any{"stage": f.Res.Stages["backend"]["Screening"], "reason": "Her résumé matches the role."})
+		reject := propose(t, base, token, "POST", candidatePath(f, "backend", "grace")+"/stage",
+			map[string]any{"stage": f.Res.Stages["backend"]["Offer"], "reason": "Skip the interview."})
+
+		b := newTab(t, f, base, 1280, 900)
+		b.signIn("mia@acme.test")
+		b.run(chromedp.Click(chromedp.Search(`//nav//a[normalize-space()="Approvals"]`)),
+			chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#proposal-%d`, approve))))
+		card := fmt.Sprintf(`#proposal-%d`, approve)
+		assert.Equal(t, "Move Ada Lovelace from Applied to Screening", b.text(card+` h2`))
+		assert.Contains(t, b.text(card), "Asked by the token “sourcing agent” of Olivia Owner")
+		assert.Contains(t, b.text(card+` blockquote`), "Her résumé matches the role.")
+		b.run(chromedp.SendKeys(chromedp.CSS(card+` textarea`), "Agreed."),
+			chromedp.Click(chromedp.CSS(card+` button[value=approve]`)),
+			chromedp.WaitVisible(chromedp.CSS(`#done`)))
+		assert.Contains(t, b.text(`#done`), "applied")
+		assert.Contains(t, b.text(`#done`), "Move Ada Lovelace to Screening")
+		assert.Equal(t, "Screening", candidateStage(t, f, "backend", "ada"), "the candidate moved")
+		assert.Zero(t, nodeCount(b, card), "no longer waiting")
+
+		card = fmt.Sprintf(`#proposal-%d`, reject)
+		assert.Equal(t, "Move Grace Hopper from Screening to Offer", b.text(card+` h2`))
+		b.run(chromedp.Click(chromedp.CSS(card+` button[value=reject]`)),
+			chromedp.WaitVisible(chromedp.Search(fmt.Sprintf(`//section[@id="done"]/h2[starts-with(., "Proposal %d:")]`, reject))))
+		assert.Contains(t, b.text(`#done`), "rejected")
+		assert.Equal(t, "Screening", candidateStage(t, f, "backend", "grace"), "nothing changed")
+		assert.Equal(t, pipeline.ProposalRejected, proposalStatus(t, f, reject))
+
+		b.run(chromedp.Click(chromedp.Search(`//a[normalize-space()="Decided, expired and withdrawn"]`)),
+			chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#proposal-%d`, approve))))
+		assert.Contains(t, b.text(fmt.Sprintf(`#proposal-%d .outcome`, approve)), "applied by Mia Member")
+		assert.Contains(t, b.text(fmt.Sprintf(`#proposal-%d .outcome`, reject)), "rejected by Mia Member")
+		b.shot("decided")
+	})
 }

@@ -57,7 +57,7 @@ type pages struct {
 
 // MountPages serves the people's pages below r's path + "/app/" (New
 // serves them at /app/): sign-in by one-time links, the session, and
-// the tokens page. cfg.BaseURL is where the pages are reached; without it
+// the tokens and approvals pages. cfg.BaseURL is where the pages are reached; without it
 // no sign-in link is mailed, and cookies are Secure when it is https.
 // The client IP is what r's engine takes it to be (its trusted proxies).
 func MountPages(r gin.IRouter, svc *pipeline.Service, cfg Config) {
@@ -81,23 +81,63 @@ func newPages(svc *pipeline.Service, cfg Config, prefix string) *pages {
 		p.log = slog.New(slog.DiscardHandler)
 	}
 	funcs := template.FuncMap{
-		"when":  func(t *time.Time) string { return whenText(t) },
-		"day":   func(t time.Time) string { return t.UTC().Format(time.DateOnly) },
-		"state": tokenState,
+		"when":   func(t *time.Time) string { return whenText(t) },
+		"day":    func(t time.Time) string { return t.UTC().Format(time.DateOnly) },
+		"state":  tokenState,
+		"policy": policyText,
+		"at":     func(t time.Time) string { return whenText(&t) },
+		"proposalView": func(it approvalItem, v view) proposalView {
+			return proposalView{Item: it, Prefix: v.Prefix, CSRF: v.CSRF}
+		},
 		"rows": func(ts []pipeline.Token, creator bool, prefix string) tokenTable {
 			return tokenTable{Tokens: ts, Creator: creator, Prefix: prefix}
 		},
 	}
-	for _, name := range []string{"sign-in", "link", "message", "tokens", "revoke"} {
+	for _, name := range []string{"sign-in", "link", "message", "tokens", "revoke", "approvals"} {
 		p.tmpl[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html"))
 	}
 	return p
+}
+
+// proposalView is one proposal of the approvals page, with what its
+// form needs.
+type proposalView struct {
+	Item   approvalItem
+	Prefix string
+	CSRF   string
 }
 
 type tokenTable struct {
 	Tokens  []pipeline.Token
 	Creator bool
 	Prefix  string
+}
+
+// proposableOps are the writes an approval policy may name, in the
+// order of the API's document.
+func proposableOps() []pipeline.Op {
+	var out []pipeline.Op
+	for _, op := range pipeline.Ops() {
+		if op.Proposable() {
+			out = append(out, op)
+		}
+	}
+	return out
+}
+
+// policyText is a token's approval policy in words.
+func policyText(ops []pipeline.Op) string {
+	if len(ops) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(ops))
+	for i, op := range ops {
+		parts[i] = string(op)
+		if op == pipeline.EveryWrite {
+			parts[i] = "every write (*)"
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 func whenText(t *time.Time) string {
@@ -132,6 +172,8 @@ func (p *pages) routes(g *gin.RouterGroup) {
 	g.GET("/tokens", p.signedIn, p.tokens)
 	g.POST("/tokens", p.signedIn, p.csrf, p.createToken)
 	g.GET("/tokens/:id/revoke", p.signedIn, p.confirmRevoke)
+	g.GET("/approvals", p.signedIn, p.approvals)
+	g.POST("/approvals/:id", p.signedIn, p.csrf, p.decide)
 	g.POST("/tokens/:id/revoke", p.signedIn, p.csrf, p.revoke)
 }
 
@@ -185,6 +227,13 @@ type view struct {
 	Mine       []pipeline.Token
 	TeamTokens []pipeline.Token
 	Token      pipeline.Token
+	Ops        []pipeline.Op // the writes a token's policy may hold
+
+	// approvals
+	Tab       string // pending or decided
+	Proposals []approvalItem
+	Done      *approvalItem // the one just decided
+	More      string        // the next page's path
 }
 
 type me struct {
@@ -240,7 +289,7 @@ func (p *pages) fail(c *gin.Context, err error) {
 	if status == 0 {
 		status = http.StatusInternalServerError
 	}
-	msg := e.Message
+	msg := errorText(e)
 	if e.Code == pipeline.ERateLimited {
 		msg = "Too many attempts. Wait a minute and try again."
 	}
@@ -453,7 +502,7 @@ func (p *pages) tokensView(c *gin.Context) (view, error) {
 		return view{}, err
 	}
 	return view{Title: "API tokens", CSRF: csrfOf(s.value), Me: s.me, Nonce: randomValue(),
-		Scopes: pipeline.AllScopes, Mine: lists.Mine, TeamTokens: lists.Team}, nil
+		Scopes: pipeline.AllScopes, Ops: proposableOps(), Mine: lists.Mine, TeamTokens: lists.Team}, nil
 }
 
 func (p *pages) tokens(c *gin.Context) {
@@ -472,8 +521,12 @@ func (p *pages) createToken(c *gin.Context) {
 	for _, s := range c.PostFormArray("scope") {
 		scopes = append(scopes, pipeline.Scope(s))
 	}
+	var approval []pipeline.Op
+	for _, op := range c.PostFormArray("approval") {
+		approval = append(approval, pipeline.Op(op))
+	}
 	t, value, err := p.svc.CreateToken(c.Request.Context(), pipeline.TokenForm{
-		Name: c.PostForm("name"), Scopes: scopes, Nonce: c.PostForm("nonce"),
+		Name: c.PostForm("name"), Scopes: scopes, Approval: approval, Nonce: c.PostForm("nonce"),
 	})
 	v, verr := p.tokensView(c)
 	if verr != nil {

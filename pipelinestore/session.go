@@ -165,7 +165,7 @@ WHERE m.user_id = ? ORDER BY t.id`, userID).Scan(ctx, &rows)
 // UserTokens returns a user's tokens, oldest first.
 func (db *DB) UserTokens(ctx context.Context, userID int64) ([]pipeline.Token, error) {
 	var rows []tokenRow
-	err := db.r.bun.NewRaw(`SELECT t.id, t.user_id, t.team_id, t.name, t.scopes, t.hash, t.created_at, t.expires_at,
+	err := db.r.bun.NewRaw(`SELECT t.id, t.user_id, t.team_id, t.name, t.scopes, t.approval, t.hash, t.created_at, t.expires_at,
 	t.last_used_at, t.revoked_at
 FROM tokens AS t WHERE t.user_id = ? ORDER BY t.created_at, t.id`, userID).Scan(ctx, &rows)
 	if err != nil {

@@ -1,0 +1,497 @@
+package pipelinehttp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// A proposal in words (web.md, /app/approvals): what its stored request
+// would do if approved now, read from the records as they are now through
+// the Service, as the person who reads it. One describer per family of
+// operations; any other operation shows its request as it is, so every
+// write that can be held is covered. Nothing here decides: the rules (what
+// a status change cancels, who is mailed) are the domain's.
+
+// description is a proposal as the approvals page says it.
+type description struct {
+	Title   string
+	Details []detail      // labelled lines: the job, an email's recipient…
+	Changes []fieldChange // a field's current and proposed value
+	Body    string        // an email's or a note's whole text
+	Effects []string      // what else it would do now
+	Problem string        // why the records it names cannot be read now
+	Warning string        // its subject changed since it was made
+	Request string        // the REST request it stands for
+	Generic bool          // no describer knows the operation
+}
+
+type detail struct{ Label, Value string }
+
+type fieldChange struct{ Field, Current, Proposed string }
+
+// describer reads what proposals name, as the signed-in person.
+type describer struct {
+	ctx     context.Context
+	svc     *pipeline.Service
+	now     time.Time
+	members map[int64]pipeline.User
+	// The activity since the oldest proposal read, in feed order: the
+	// last entry on each subject, and where each proposal was made.
+	changed map[subjectKey]feedMark
+	made    map[int64]int
+}
+
+type feedMark struct {
+	at    int // in feed order
+	entry pipeline.FeedEntry
+}
+
+type subjectKey struct {
+	Type string
+	ID   int64
+}
+
+func newDescriber(ctx context.Context, svc *pipeline.Service) *describer {
+	return &describer{ctx: ctx, svc: svc, now: svc.Now()}
+}
+
+// describe says p in words.
+func (d *describer) describe(p pipeline.Proposal) description {
+	out := description{Request: requestText(p)}
+	var err error
+	switch p.Operation {
+	case pipeline.OpMoveCandidate:
+		err = d.move(p, &out)
+	case pipeline.OpUpdateCandidate:
+		err = d.update(p, &out)
+	case pipeline.OpSendMessage:
+		err = d.message(p, &out)
+	case pipeline.OpScheduleInterview, pipeline.OpRescheduleInterview, pipeline.OpCancelInterview:
+		err = d.interview(p, &out)
+	case pipeline.OpAddNote:
+		err = d.note(p, &out)
+	case pipeline.OpRateCandidate:
+		err = d.rating(p, &out)
+	default:
+		out.Generic = true
+	}
+	if err != nil {
+		out.Problem = "The records it names cannot be read now: " + errorMessage(err)
+	}
+	if out.Title == "" {
+		out.Title = "Run " + string(p.Operation) + ": " + p.Method + " /api/v1" + p.Path
+		out.Generic = true
+	}
+	return out
+}
+
+func errorMessage(err error) string {
+	var e *pipeline.Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return "the server failed to read them."
+}
+
+// requestText is p's request: method, path and input, indented.
+func requestText(p pipeline.Proposal) string {
+	var b bytes.Buffer
+	if json.Indent(&b, p.Input, "", "  ") != nil {
+		b.Reset()
+		b.Write(p.Input)
+	}
+	return p.Method + " /api/v1" + p.Path + "\n" + b.String()
+}
+
+// storedInput is a proposal's stored body by field.
+type storedInput map[string]json.RawMessage
+
+func inputOf(p pipeline.Proposal) storedInput {
+	in := storedInput{}
+	_ = json.Unmarshal(p.Input, &in)
+	return in
+}
+
+func (in storedInput) has(k string) bool { _, ok := in[k]; return ok }
+
+func (in storedInput) str(k string) string {
+	var s string
+	if json.Unmarshal(in[k], &s) != nil {
+		return strings.TrimSpace(string(in[k]))
+	}
+	return s
+}
+
+func (in storedInput) int(k string) int64 {
+	var n int64
+	_ = json.Unmarshal(in[k], &n)
+	return n
+}
+
+func (in storedInput) ints(k string) []int64 {
+	var ns []int64
+	_ = json.Unmarshal(in[k], &ns)
+	return ns
+}
+
+// proposalPathID is the id after segment in a proposal's path ("interviews").
+func proposalPathID(path, segment string) int64 {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	for i := 0; i+1 < len(parts); i++ {
+		if parts[i] == segment {
+			n, _ := strconv.ParseInt(parts[i+1], 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// candidate is the candidate p names, with its job's title as a detail.
+func (d *describer) candidate(p pipeline.Proposal, out *description) (pipeline.Candidate, error) {
+	c, err := d.svc.GetCandidate(d.ctx, p.JobID, p.CandidateID)
+	if err != nil {
+		return c, err
+	}
+	if j, err := d.svc.GetJob(d.ctx, p.JobID); err == nil {
+		out.Details = append(out.Details, detail{"Job", j.Title})
+	}
+	d.warnIfChanged(p, out, subjectKey{pipeline.SubjectCandidate, c.ID}, c.Name)
+	return c, nil
+}
+
+// move: "Move Ada Lovelace from Screening to Interview".
+func (d *describer) move(p pipeline.Proposal, out *description) error {
+	c, err := d.candidate(p, out)
+	if err != nil {
+		return err
+	}
+	stages, err := d.svc.ListStages(d.ctx, p.JobID)
+	if err != nil {
+		return err
+	}
+	to := inputOf(p).int("stage")
+	i := slices.IndexFunc(stages, func(s pipeline.Stage) bool { return s.ID == to })
+	if i < 0 {
+		out.Title = fmt.Sprintf("Move %s from %s to a stage this job no longer has (id %d)", c.Name, c.Stage, to)
+		return nil
+	}
+	if p.Status != pipeline.ProposalPending {
+		// Decided: where the candidate stands now says nothing of it.
+		out.Title = fmt.Sprintf("Move %s to %s", c.Name, stages[i].Name)
+		return nil
+	}
+	out.Title = fmt.Sprintf("Move %s from %s to %s", c.Name, c.Stage, stages[i].Name)
+	if c.StageID == to {
+		out.Effects = append(out.Effects, c.Name+" is in "+c.Stage+" already: nothing would change.")
+	}
+	return nil
+}
+
+// update: each field's current → proposed value, and the interviews a
+// status change cancels.
+func (d *describer) update(p pipeline.Proposal, out *description) error {
+	c, err := d.candidate(p, out)
+	if err != nil {
+		return err
+	}
+	in := inputOf(p)
+	out.Title = "Change " + c.Name + "’s details"
+	for _, f := range []struct{ key, label, current string }{
+		{"name", "Name", c.Name}, {"email", "Email", c.Email}, {"resume_url", "Résumé URL", c.ResumeURL}, {"status", "Status", c.Status},
+	} {
+		if in.has(f.key) {
+			out.Changes = append(out.Changes, fieldChange{f.label, orNone(f.current), orNone(in.str(f.key))})
+		}
+	}
+	if !in.has("status") || !pipeline.CancelsInterviews(c.Status, in.str("status")) {
+		return nil
+	}
+	if len(out.Changes) == 1 {
+		out.Title = fmt.Sprintf("Set %s’s status from %s to %s", c.Name, c.Status, in.str("status"))
+	}
+	for page := 1; page <= 20; page++ {
+		l, err := d.svc.ListInterviews(d.ctx, p.JobID, p.CandidateID, pipeline.InterviewFilter{Page: page})
+		if err != nil {
+			return err
+		}
+		for _, iv := range l.Items {
+			if !iv.CancelledOnLeaving(d.now) {
+				continue
+			}
+			out.Effects = append(out.Effects, "Cancel the interview "+whenInterview(iv.Start, iv.End, iv.Timezone)+" with "+names(iv.Interviewers)+".")
+			if d.svc.SendsInvitations() {
+				out.Effects = append(out.Effects, "Email its cancellation to "+names(append(slices.Clone(iv.Interviewers), pipeline.User{Name: c.Name, Email: c.Email}))+".")
+			}
+		}
+		if page >= l.LastPage() {
+			break
+		}
+	}
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// message: the recipient, subject, whole body and send time.
+func (d *describer) message(p pipeline.Proposal, out *description) error {
+	c, err := d.candidate(p, out)
+	if err != nil {
+		return err
+	}
+	in := inputOf(p)
+	out.Title = "Email " + c.Name + ": “" + in.str("subject") + "”"
+	when := "At once, when approved"
+	if in.has("send_at") {
+		when = timeText(in.str("send_at"))
+	}
+	out.Details = append(out.Details, detail{"To", c.Name + " <" + c.Email + ">"}, detail{"Subject", in.str("subject")}, detail{"Send", when})
+	out.Body = in.str("body")
+	out.Effects = append(out.Effects, "Queue this email to "+c.Email+".")
+	return nil
+}
+
+// interview: its times in its time zone and its interviewers; for a
+// change, each field's current → proposed value.
+func (d *describer) interview(p pipeline.Proposal, out *description) error {
+	c, err := d.candidate(p, out)
+	if err != nil {
+		return err
+	}
+	in := inputOf(p)
+	everyone := func(ivs []pipeline.User) string {
+		return names(append(slices.Clone(ivs), pipeline.User{Name: c.Name, Email: c.Email}))
+	}
+	if p.Operation == pipeline.OpScheduleInterview {
+		tz := in.str("timezone")
+		if tz == "" {
+			tz = "UTC"
+		}
+		ivs := d.users(in.ints("interviewer_ids"))
+		out.Title = "Schedule an interview with " + c.Name + " " + requestWhen(in.str("start"), in.str("end"), tz)
+		out.Details = append(out.Details, detail{"When", requestWhen(in.str("start"), in.str("end"), tz)}, detail{"Interviewers", names(ivs)})
+		out.Details = appendIf(out.Details, "Location", in.str("location"))
+		out.Details = appendIf(out.Details, "Video", in.str("video_url"))
+		if d.svc.SendsInvitations() {
+			out.Effects = append(out.Effects, "Email invitations to "+everyone(ivs)+".")
+		}
+		return nil
+	}
+	iv, err := d.svc.GetInterview(d.ctx, p.JobID, p.CandidateID, proposalPathID(p.Path, "interviews"))
+	if err != nil {
+		return err
+	}
+	d.warnIfChanged(p, out, subjectKey{pipeline.SubjectInterview, iv.ID}, "The interview")
+	current := whenInterview(iv.Start, iv.End, iv.Timezone)
+	if p.Operation == pipeline.OpCancelInterview {
+		out.Title = "Cancel the interview with " + c.Name + " " + current
+		out.Details = append(out.Details, detail{"Interviewers", names(iv.Interviewers)})
+		if iv.Status == pipeline.InterviewCancelled {
+			out.Effects = append(out.Effects, "It is cancelled already: nothing would change.")
+		} else if d.svc.SendsInvitations() {
+			out.Effects = append(out.Effects, "Email its cancellation to "+everyone(iv.Interviewers)+".")
+		}
+		return nil
+	}
+	out.Title = "Change the interview with " + c.Name + " " + current
+	tz := iv.Timezone
+	if in.has("timezone") {
+		tz = in.str("timezone")
+	}
+	if in.has("start") || in.has("end") || in.has("timezone") {
+		start, end := iv.Start.Format(time.RFC3339), iv.End.Format(time.RFC3339)
+		if in.has("start") {
+			start = in.str("start")
+		}
+		if in.has("end") {
+			end = in.str("end")
+		}
+		out.Changes = append(out.Changes, fieldChange{"When", current, requestWhen(start, end, tz)})
+	}
+	proposed := iv.Interviewers
+	if in.has("interviewer_ids") {
+		proposed = d.users(in.ints("interviewer_ids"))
+		out.Changes = append(out.Changes, fieldChange{"Interviewers", names(iv.Interviewers), names(proposed)})
+	}
+	if in.has("location") {
+		out.Changes = append(out.Changes, fieldChange{"Location", orNone(iv.Location), orNone(in.str("location"))})
+	}
+	if in.has("video_url") {
+		out.Changes = append(out.Changes, fieldChange{"Video", orNone(iv.VideoURL), orNone(in.str("video_url"))})
+	}
+	if d.svc.SendsInvitations() {
+		out.Effects = append(out.Effects, "Email the changed invitation to "+everyone(proposed)+".")
+	}
+	return nil
+}
+
+func appendIf(ds []detail, label, value string) []detail {
+	if value == "" {
+		return ds
+	}
+	return append(ds, detail{label, value})
+}
+
+func (d *describer) note(p pipeline.Proposal, out *description) error {
+	c, err := d.candidate(p, out)
+	if err != nil {
+		return err
+	}
+	out.Title = "Add a note on " + c.Name
+	out.Body = inputOf(p).str("content")
+	return nil
+}
+
+func (d *describer) rating(p pipeline.Proposal, out *description) error {
+	c, err := d.candidate(p, out)
+	if err != nil {
+		return err
+	}
+	out.Title = "Rate " + c.Name + " " + inputOf(p).str("rating") + " as " + p.RequestedBy.User.Name
+	return nil
+}
+
+// users are the team's users of ids, in order; an id no member has
+// reads as such.
+func (d *describer) users(ids []int64) []pipeline.User {
+	if d.members == nil {
+		d.members = map[int64]pipeline.User{}
+		ms, _ := d.svc.TeamMembers(d.ctx)
+		for _, m := range ms {
+			d.members[m.ID] = m
+		}
+	}
+	out := make([]pipeline.User, len(ids))
+	for i, id := range ids {
+		u, ok := d.members[id]
+		if !ok {
+			u = pipeline.User{ID: id, Name: "user " + strconv.FormatInt(id, 10) + " (no member of the team)"}
+		}
+		out[i] = u
+	}
+	return out
+}
+
+func names(us []pipeline.User) string {
+	parts := make([]string, len(us))
+	for i, u := range us {
+		parts[i] = u.Name
+		if u.Email != "" {
+			parts[i] += " <" + u.Email + ">"
+		}
+	}
+	switch len(parts) {
+	case 0:
+		return "nobody"
+	case 1:
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
+// whenInterview is an interview's times in its time zone: "on Mon 2 Feb
+// 2026, 10:00–11:00 (Europe/Paris)".
+func whenInterview(start, end time.Time, tz string) string {
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		loc, tz = time.UTC, "UTC"
+	}
+	s, e := start.In(loc), end.In(loc)
+	endFormat := "15:04"
+	if s.YearDay() != e.YearDay() || s.Year() != e.Year() {
+		endFormat = "Mon 2 Jan 2006, 15:04"
+	}
+	return "on " + s.Format("Mon 2 Jan 2006, 15:04") + "–" + e.Format(endFormat) + " (" + tz + ")"
+}
+
+// requestWhen is whenInterview of times as a request gives them.
+func requestWhen(start, end, tz string) string {
+	s, err1 := time.Parse(time.RFC3339, start)
+	e, err2 := time.Parse(time.RFC3339, end)
+	if err1 != nil || err2 != nil {
+		return "from " + start + " to " + end + " (" + tz + ")"
+	}
+	return whenInterview(s, e, tz)
+}
+
+// timeText is an RFC 3339 time as a request gives it, in words, in its own
+// offset.
+func timeText(v string) string {
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return v
+	}
+	return t.Format("Mon 2 Jan 2006, 15:04 -07:00")
+}
+
+// loadChanges reads the activity since the oldest of ps was made, once,
+// so that each proposal can say whether its subject changed since.
+func (d *describer) loadChanges(ps []pipeline.Proposal) {
+	d.changed, d.made = map[subjectKey]feedMark{}, map[int64]int{}
+	if len(ps) == 0 {
+		return
+	}
+	since := ps[0].CreatedAt
+	for _, p := range ps {
+		if p.CreatedAt.Before(since) {
+			since = p.CreatedAt
+		}
+	}
+	f := pipeline.FeedFilter{Since: &since, Limit: 100}
+	n := 0
+	for range 50 { // bounded: 5,000 entries
+		page, err := d.svc.ListActivity(d.ctx, f)
+		if err != nil {
+			return
+		}
+		for _, e := range page.Entries {
+			n++
+			if e.SubjectType == pipeline.SubjectProposal {
+				if e.Action == pipeline.ActionProposalCreated {
+					d.made[e.SubjectID] = n
+				}
+				continue
+			}
+			d.changed[subjectKey{e.SubjectType, e.SubjectID}] = feedMark{n, e}
+		}
+		if !page.HasMore {
+			return
+		}
+		f = pipeline.FeedFilter{After: page.Next, Limit: 100}
+	}
+}
+
+// warnIfChanged warns when subject has an activity entry after p's own
+// proposal.created in the feed's order (times may tie).
+func (d *describer) warnIfChanged(p pipeline.Proposal, out *description, k subjectKey, name string) {
+	if out.Warning != "" {
+		return
+	}
+	m, ok := d.changed[k]
+	made, known := d.made[p.ID]
+	if ok && (m.at > made && known || !known && m.entry.CreatedAt.After(p.CreatedAt)) {
+		e := m.entry
+		out.Warning = fmt.Sprintf("%s changed since this was proposed (%s, %s by %s): what it would do is read from the records as they are now.",
+			name, e.Action, e.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"), actorName(e))
+	}
+}
+
+func actorName(e pipeline.FeedEntry) string {
+	if e.Actor.Name == "" {
+		return "the server"
+	}
+	return e.Actor.Name
+}
