@@ -131,6 +131,9 @@ func TestStore_RoundTrips_PostgreSQL(t *testing.T) {
 // activity entry, then its invitation mails with the key's record, their
 // River jobs, COMMIT.
 func TestStore_RoundTrips_Prepared(t *testing.T) {
+	if behindPgBouncer(t, storetest.PostgresDSN(t)) {
+		t.Skip("the server is reached through PgBouncer, where prepared statements do not hold")
+	}
 	db := storetest.OpenPostgres(t, pipelinestore.WithPreparedStatements())
 	from := &netmail.Address{Name: "Acme Hiring", Address: "jobs@acme.example"}
 	mailer, err := mail.New("log:", mail.WithLogger(slog.New(slog.DiscardHandler)))
