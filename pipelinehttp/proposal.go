@@ -148,6 +148,11 @@ func decideOperation(op pipeline.Op, title, description string,
 	})
 }
 
+// ProposalBody is a proposal as the API shows it (the data of GET
+// /api/v1/proposals/{proposal}), for programs that print proposals as the
+// API does.
+func ProposalBody(p pipeline.Proposal) any { return newProposalItem(p) }
+
 // proposedBody is the 202 answer of a held write.
 func proposedBody(p *pipeline.Proposed) data[proposalItem] {
 	return data[proposalItem]{Data: newProposalItem(p.Proposal)}

@@ -51,6 +51,12 @@ type approvedByJSON struct {
 	TokenID *int64    `json:"token_id"` // null: decided on a page or by pipelined proposal
 }
 
+// namedJSON is a record by id and name.
+type namedJSON struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+}
+
 func toActivityJSON(a pipeline.Activity) activityJSON {
 	a.CreatedAt = timestamp(a.CreatedAt)
 	out := activityJSON{Activity: a}

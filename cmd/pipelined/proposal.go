@@ -59,72 +59,6 @@ made; prints the proposal as JSON.
 The user is found as for "pipelined proposal approve", and a proposal that
 is no longer pending is a conflict.`
 
-// proposalJSON is a proposal as the API shows it (GET
-// /api/v1/proposals/{id}).
-type proposalJSON struct {
-	ID          int64            `json:"id"`
-	Operation   pipeline.Op      `json:"operation"`
-	Method      string           `json:"method"`
-	Path        string           `json:"path"`
-	Input       json.RawMessage  `json:"input"`
-	Reason      *string          `json:"reason"`
-	Status      string           `json:"status"`
-	RequestedBy proposalActor    `json:"requested_by"`
-	JobID       *int64           `json:"job_id"` // null: on no job
-	CreatedAt   time.Time        `json:"created_at"`
-	ExpiresAt   time.Time        `json:"expires_at"`
-	DecidedBy   *proposalActor   `json:"decided_by"`
-	DecidedAt   *time.Time       `json:"decided_at"`
-	Note        *string          `json:"note"`
-	Result      *proposalOutcome `json:"result"`
-}
-
-type proposalActor struct {
-	User  namedJSON  `json:"user"`
-	Token *namedJSON `json:"token"` // null: decided on a page or by this command
-}
-
-type namedJSON struct {
-	ID   int64  `json:"id"`
-	Name string `json:"name"`
-}
-
-type proposalOutcome struct {
-	Status int             `json:"status"`
-	Body   json.RawMessage `json:"body"`
-}
-
-func toProposalActor(a pipeline.ProposalActor) proposalActor {
-	out := proposalActor{User: namedJSON{ID: a.User.ID, Name: a.User.Name}}
-	if a.Token != nil {
-		out.Token = &namedJSON{ID: a.Token.ID, Name: a.Token.Name}
-	}
-	return out
-}
-
-func toProposalJSON(p pipeline.Proposal) proposalJSON {
-	out := proposalJSON{ID: p.ID, Operation: p.Operation, Method: p.Method, Path: p.Path, Input: p.Input,
-		Reason: p.Reason, Status: p.Status, RequestedBy: toProposalActor(p.RequestedBy),
-		CreatedAt: timestamp(p.CreatedAt), ExpiresAt: timestamp(p.ExpiresAt), DecidedAt: optionalTimestamp(p.DecidedAt), Note: p.Note}
-	if len(out.Input) == 0 {
-		out.Input = json.RawMessage("{}")
-	}
-	if p.JobID != 0 {
-		out.JobID = &p.JobID
-	}
-	if p.DecidedBy != nil {
-		d := toProposalActor(*p.DecidedBy)
-		out.DecidedBy = &d
-	}
-	if p.Result != nil {
-		out.Result = &proposalOutcome{Status: p.Result.Status, Body: p.Result.Body}
-		if len(out.Result.Body) == 0 {
-			out.Result.Body = json.RawMessage("null")
-		}
-	}
-	return out
-}
-
 func runProposalList(ctx context.Context, e env, args []string) error {
 	fs := newFlagSet(e)
 	withDB(&e, fs)
@@ -144,7 +78,7 @@ func runProposalList(ctx context.Context, e env, args []string) error {
 			return lineValues(e, err)
 		}
 		if *asJSON {
-			return printJSONLines(e.stdout, ps, toProposalJSON)
+			return printJSONLines(e.stdout, ps, pipelinehttp.ProposalBody)
 		}
 		return printProposals(e.stdout, ps)
 	})
@@ -240,6 +174,6 @@ func runProposalDecide(approve bool) func(context.Context, env, []string) error 
 		if err != nil {
 			return lineValues(e, err)
 		}
-		return json.NewEncoder(e.stdout).Encode(toProposalJSON(res.Value))
+		return json.NewEncoder(e.stdout).Encode(pipelinehttp.ProposalBody(res.Value))
 	}
 }

@@ -80,12 +80,12 @@ func TestProposal(t *testing.T) {
 		{
 			stage, _ := candidate()
 			require.Equal(t, "Screening", stage, "a proposal changes nothing")
-			var p proposalJSON
+			var p pipeline.Proposal
 			require.NoError(t, json.Unmarshal([]byte(m.Must("proposal", "approve", strconv.FormatInt(move, 10),
 				"--as", "gina@globex.test", "--note", "Agreed.")), &p))
 			assert.Equal(t, pipeline.ProposalApplied, p.Status)
 			require.NotNil(t, p.DecidedBy)
-			assert.Equal(t, namedJSON{ID: globex.Users["gina"], Name: "Gina Globex"}, p.DecidedBy.User)
+			assert.Equal(t, pipeline.User{ID: globex.Users["gina"], Name: "Gina Globex"}, p.DecidedBy.User)
 			assert.Nil(t, p.DecidedBy.Token, "decided with no token")
 			require.NotNil(t, p.Note)
 			assert.Equal(t, "Agreed.", *p.Note)
@@ -116,7 +116,7 @@ func TestProposal(t *testing.T) {
 
 		// Rejecting makes nothing of the write.
 		{
-			var p proposalJSON
+			var p pipeline.Proposal
 			require.NoError(t, json.Unmarshal([]byte(m.Must("proposal", "reject", strconv.FormatInt(reject, 10),
 				"--as", "olivia@acme.test")), &p))
 			assert.Equal(t, pipeline.ProposalRejected, p.Status)
