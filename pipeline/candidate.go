@@ -185,3 +185,25 @@ type moving struct {
 func (s *Service) loadCandidate(ctx context.Context, c Caller, jobID, id int64) func(Tx) (Candidate, error) {
 	return func(tx Tx) (Candidate, error) { return tx.CandidateForUpdate(ctx, c.user.ID, jobID, id) }
 }
+
+// The operations on candidates (intake.go holds the adding and the updating).
+const (
+	OpListCandidates  Op = "list_candidates"
+	OpAddCandidate    Op = "add_candidate"
+	OpGetCandidate    Op = "get_candidate"
+	OpUpdateCandidate Op = "update_candidate"
+	OpMoveCandidate   Op = "move_candidate"
+)
+
+// candidatePath is the path of one candidate, below /api/v1.
+const candidatePath = jobPath + "/candidates/{candidate}"
+
+// candidateOps are the rows of opTable for these operations, in the order of
+// the API's document.
+var candidateOps = []opRow{
+	{OpListCandidates, opTraits{ScopeCandidatesRead, mGet, jobPath + "/candidates", 0}},
+	{OpAddCandidate, opTraits{ScopeCandidatesWrite, mPost, jobPath + "/candidates", forbids}},
+	{OpGetCandidate, opTraits{ScopeCandidatesRead, mGet, candidatePath, 0}},
+	{OpUpdateCandidate, opTraits{ScopeCandidatesWrite, mPatch, candidatePath, 0}},
+	{OpMoveCandidate, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/stage", 0}},
+}

@@ -353,3 +353,27 @@ func (s *Service) RemoveDocument(ctx context.Context, jobID, candidateID, id int
 		return struct{}{}, s.log(ctx, tx, c, t.cand.TeamID, t.cand.JobID, ActionCandidateDocumentRemoved, SubjectCandidate, t.cand.ID, changes)
 	})
 }
+
+// The operations on documents.
+const (
+	OpAddDocument        Op = "add_document"
+	OpListDocuments      Op = "list_documents"
+	OpGetDocument        Op = "get_document"
+	OpGetDocumentContent Op = "get_document_content"
+	OpGetDocumentText    Op = "get_document_text"
+	OpRemoveDocument     Op = "remove_document"
+)
+
+// documentPath is the path of one document, below /api/v1.
+const documentPath = candidatePath + "/documents/{document}"
+
+// documentOps are the rows of opTable for these operations, in the order of
+// the API's document.
+var documentOps = []opRow{
+	{OpAddDocument, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/documents", neverHeld}},
+	{OpListDocuments, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/documents", 0}},
+	{OpGetDocument, opTraits{ScopeCandidatesRead, mGet, documentPath, 0}},
+	{OpGetDocumentContent, opTraits{ScopeCandidatesRead, mGet, documentPath + "/content", 0}},
+	{OpGetDocumentText, opTraits{ScopeCandidatesRead, mGet, documentPath + "/text", 0}},
+	{OpRemoveDocument, opTraits{ScopeCandidatesWrite, mDelete, documentPath, 0}},
+}

@@ -181,3 +181,14 @@ func (s *Service) ListActivity(ctx context.Context, f FeedFilter) (FeedPage, err
 	}
 	return page, nil
 }
+
+// The operation on the activity feed.
+const (
+	OpListActivity Op = "list_activity"
+)
+
+// activityOps are the rows of opTable for these operations, in the order of
+// the API's document.
+var activityOps = []opRow{
+	{OpListActivity, opTraits{ScopeActivityRead, mGet, "/activity", 0}},
+}

@@ -380,3 +380,29 @@ func (s *Service) GetAvailability(ctx context.Context, q AvailabilityQuery) ([]U
 	}
 	return out, nil
 }
+
+// The operations on interviews (invitation.go holds the invite).
+const (
+	OpScheduleInterview   Op = "schedule_interview"
+	OpListInterviews      Op = "list_interviews"
+	OpGetInterview        Op = "get_interview"
+	OpRescheduleInterview Op = "reschedule_interview"
+	OpCancelInterview     Op = "cancel_interview"
+	OpGetInterviewInvite  Op = "get_interview_invite"
+	OpGetAvailability     Op = "get_availability"
+)
+
+// interviewPath is the path of one interview, below /api/v1.
+const interviewPath = candidatePath + "/interviews/{interview}"
+
+// interviewOps are the rows of opTable for these operations, in the order of
+// the API's document.
+var interviewOps = []opRow{
+	{OpScheduleInterview, opTraits{ScopeSchedulingWrite, mPost, candidatePath + "/interviews", forbids | conflicts}},
+	{OpListInterviews, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/interviews", 0}},
+	{OpGetInterview, opTraits{ScopeCandidatesRead, mGet, interviewPath, 0}},
+	{OpRescheduleInterview, opTraits{ScopeSchedulingWrite, mPatch, interviewPath, forbids | conflicts}},
+	{OpCancelInterview, opTraits{ScopeSchedulingWrite, mPost, interviewPath + "/cancel", 0}},
+	{OpGetInterviewInvite, opTraits{ScopeCandidatesRead, mGet, interviewPath + "/invite.ics", 0}},
+	{OpGetAvailability, opTraits{ScopeSchedulingWrite, mGet, "/availability", 0}},
+}

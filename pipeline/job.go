@@ -330,3 +330,23 @@ func mustJSON(v any) json.RawMessage {
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n")
 }
+
+// The operations on jobs.
+const (
+	OpListJobs  Op = "list_jobs"
+	OpCreateJob Op = "create_job"
+	OpGetJob    Op = "get_job"
+	OpUpdateJob Op = "update_job"
+)
+
+// jobPath is the path of one job, below /api/v1.
+const jobPath = "/jobs/{job}"
+
+// jobOps are the rows of opTable for these operations, in the order of
+// the API's document.
+var jobOps = []opRow{
+	{OpListJobs, opTraits{ScopeJobsRead, mGet, "/jobs", 0}},
+	{OpCreateJob, opTraits{ScopeJobsWrite, mPost, "/jobs", forbids}},
+	{OpGetJob, opTraits{ScopeJobsRead, mGet, jobPath, 0}},
+	{OpUpdateJob, opTraits{ScopeJobsWrite, mPatch, jobPath, forbids}},
+}

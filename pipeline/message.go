@@ -303,3 +303,25 @@ func (s *Service) GetMessage(ctx context.Context, jobID, candidateID, id int64) 
 	}
 	return s.store.Message(ctx, c.user.ID, jobID, candidateID, id)
 }
+
+// The operations on messages.
+const (
+	OpSendMessage   Op = "send_message"
+	OpListMessages  Op = "list_messages"
+	OpGetMessage    Op = "get_message"
+	OpCancelMessage Op = "cancel_message"
+	OpRetryMessage  Op = "retry_message"
+)
+
+// messagePath is the path of one message, below /api/v1.
+const messagePath = candidatePath + "/messages/{message}"
+
+// messageOps are the rows of opTable for these operations, in the order of
+// the API's document.
+var messageOps = []opRow{
+	{OpSendMessage, opTraits{ScopeMessagesSend, mPost, candidatePath + "/messages", forbids}},
+	{OpListMessages, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/messages", 0}},
+	{OpGetMessage, opTraits{ScopeCandidatesRead, mGet, messagePath, 0}},
+	{OpCancelMessage, opTraits{ScopeMessagesSend, mPost, messagePath + "/cancel", forbids}},
+	{OpRetryMessage, opTraits{ScopeMessagesSend, mPost, messagePath + "/retry", forbids}},
+}

@@ -216,3 +216,32 @@ func TestPostman_Mail(t *testing.T) {
 	_, err = pipeline.NewPostman(nil)
 	assert.Error(t, err, "a postman needs mail")
 }
+
+// messageProbes call the operations of this file's resource for the tables of
+// operations (see probe).
+var messageProbes = []operation{
+	{pipeline.OpSendMessage, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.SendMessage(ctx, p.ref.Job, p.ref.Candidate, pipeline.NewMessage{Subject: pick(p, "Probe", "Two\nlines"), Body: "Hello.", Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
+		return err
+	}},
+	{pipeline.OpListMessages, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.ListMessages(ctx, p.ref.Job, p.ref.Candidate, pipeline.MessageFilter{Page: pick(p, 1, -1)})
+		return err
+	}},
+	{pipeline.OpGetMessage, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.GetMessage(ctx, p.ref.Job, p.ref.Candidate, p.ref.Message)
+		return err
+	}},
+	{pipeline.OpCancelMessage, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.CancelMessage(ctx, p.ref.Job, p.ref.Candidate, p.ref.Message, pipeline.MessageCancel{Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
+		return err
+	}},
+	{pipeline.OpRetryMessage, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		id := p.ref.Message
+		if p.failed != 0 {
+			id = p.failed
+		}
+		_, err := svc.RetryMessage(ctx, p.ref.Job, p.ref.Candidate, id, pipeline.MessageRetry{Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
+		return err
+	}},
+}

@@ -99,3 +99,16 @@ func (s *Service) ListNotes(ctx context.Context, jobID, candidateID int64, f Not
 	}
 	return s.store.ListNotes(ctx, c.user.ID, jobID, candidateID, max(f.Page, 1))
 }
+
+// The operations on notes.
+const (
+	OpAddNote   Op = "add_note"
+	OpListNotes Op = "list_notes"
+)
+
+// noteOps are the rows of opTable for these operations, in the order of
+// the API's document.
+var noteOps = []opRow{
+	{OpAddNote, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/notes", 0}},
+	{OpListNotes, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/notes", 0}},
+}

@@ -539,3 +539,16 @@ func (s *Service) eraseProposals(ctx context.Context, tx Tx, teamID int64, peopl
 	}
 	return nil
 }
+
+// The operations on a person's data.
+const (
+	OpExportPerson Op = "export_person"
+	OpErasePerson  Op = "erase_person"
+)
+
+// privacyOps are the rows of opTable for these operations, in the order of
+// the API's document.
+var privacyOps = []opRow{
+	{OpExportPerson, opTraits{ScopePrivacyManage, mPost, "/privacy/exports", forbids | readsByPost}},
+	{OpErasePerson, opTraits{ScopePrivacyManage, mPost, "/privacy/erasures", forbids}},
+}

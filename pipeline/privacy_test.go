@@ -371,3 +371,16 @@ func TestService_ExportPerson(t *testing.T) {
 		assert.Equal(t, pipeline.DocumentWithText{Document: got, Text: "Ada Lovelace, analyst of the engine."}, docs[1])
 	})
 }
+
+// privacyProbes call the operations of this file's resource for the tables of
+// operations (see probe).
+var privacyProbes = []operation{
+	{pipeline.OpExportPerson, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.ExportPerson(ctx, pipeline.PersonQuery{Email: pick(p, "nobody@example.test", "")})
+		return err
+	}},
+	{pipeline.OpErasePerson, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.ErasePerson(ctx, pipeline.PersonErasure{Email: pick(p, "nobody@example.test", ""), Reasoned: probeReason(p), Idempotency: p.idem})
+		return err
+	}},
+}

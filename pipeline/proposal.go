@@ -767,3 +767,25 @@ func (o *Operator) ActOnProposal(ctx context.Context, email string, id int64) (C
 	}
 	return Caller{}, errNotFound("Proposal")
 }
+
+// The operations on proposals.
+const (
+	OpListProposals   Op = "list_proposals"
+	OpGetProposal     Op = "get_proposal"
+	OpApproveProposal Op = "approve_proposal"
+	OpRejectProposal  Op = "reject_proposal"
+)
+
+// proposalPath is the path of one proposal, below /api/v1.
+const proposalPath = "/proposals/{proposal}"
+
+// proposalOps are the rows of opTable for these operations, in the order of
+// the API's document.
+var proposalOps = []opRow{
+	// Reading needs no scope: what a token sees depends on whether it
+	// made the proposal or carries proposals:review (see Proposal).
+	{OpListProposals, opTraits{"", mGet, "/proposals", 0}},
+	{OpGetProposal, opTraits{"", mGet, proposalPath, 0}},
+	{OpApproveProposal, opTraits{ScopeProposalsReview, mPost, proposalPath + "/approve", forbids | conflicts | neverHeld}},
+	{OpRejectProposal, opTraits{ScopeProposalsReview, mPost, proposalPath + "/reject", forbids | conflicts | neverHeld}},
+}

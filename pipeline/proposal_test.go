@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -323,4 +324,32 @@ func TestService_CloseProposals(t *testing.T) {
 		log := w.Activity(t)
 		assert.Equal(t, pipeline.ActionProposalWithdrawn, log[len(log)-1].Action)
 	})
+}
+
+// proposalProbes call the operations of this file's resource for the tables of
+// operations (see probe).
+var proposalProbes = []operation{
+	{pipeline.OpListProposals, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.ListProposals(ctx, pipeline.ProposalFilter{Page: pick(p, 1, -1)})
+		return err
+	}},
+	{pipeline.OpGetProposal, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.GetProposal(ctx, p.ref.Proposal)
+		return err
+	}},
+	{pipeline.OpApproveProposal, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.ApproveProposal(ctx, p.ref.Proposal, probeDecision(p))
+		return err
+	}},
+	{pipeline.OpRejectProposal, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.RejectProposal(ctx, p.ref.Proposal, probeDecision(p))
+		return err
+	}},
+}
+
+// probeDecision is a decision with the probe's key, reason and a note
+// valid when the probe's input is.
+func probeDecision(p probe) pipeline.ProposalDecision {
+	return pipeline.ProposalDecision{Note: new(pick(p, "Fine.", strings.Repeat("n", pipeline.MaxDecisionNoteLength+1))),
+		Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}}
 }

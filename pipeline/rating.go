@@ -73,3 +73,14 @@ func (s *Service) RateCandidate(ctx context.Context, jobID, candidateID int64, i
 		return r, s.log(ctx, tx, c, cand.TeamID, cand.JobID, ActionCandidateRated, SubjectCandidate, cand.ID, changes)
 	})
 }
+
+// The operation on ratings.
+const (
+	OpRateCandidate Op = "rate_candidate"
+)
+
+// ratingOps are the rows of opTable for these operations, in the order of
+// the API's document.
+var ratingOps = []opRow{
+	{OpRateCandidate, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/rating", 0}},
+}

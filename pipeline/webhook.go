@@ -278,3 +278,25 @@ func (s *Service) ListWebhookDeliveries(ctx context.Context, id int64, page int)
 	}
 	return s.store.Deliveries(ctx, c.team.ID, id, max(page, 1))
 }
+
+// The operations on webhooks.
+const (
+	OpCreateWebhook         Op = "create_webhook"
+	OpListWebhooks          Op = "list_webhooks"
+	OpGetWebhook            Op = "get_webhook"
+	OpDeleteWebhook         Op = "delete_webhook"
+	OpListWebhookDeliveries Op = "list_webhook_deliveries"
+)
+
+// webhookPath is the path of one webhook, below /api/v1.
+const webhookPath = "/webhooks/{webhook}"
+
+// webhookOps are the rows of opTable for these operations, in the order of
+// the API's document.
+var webhookOps = []opRow{
+	{OpCreateWebhook, opTraits{ScopeWebhooksWrite, mPost, "/webhooks", forbids}},
+	{OpListWebhooks, opTraits{ScopeWebhooksWrite, mGet, "/webhooks", forbids}},
+	{OpGetWebhook, opTraits{ScopeWebhooksWrite, mGet, webhookPath, forbids}},
+	{OpDeleteWebhook, opTraits{ScopeWebhooksWrite, mDelete, webhookPath, forbids}},
+	{OpListWebhookDeliveries, opTraits{ScopeWebhooksWrite, mGet, webhookPath + "/deliveries", forbids}},
+}
