@@ -109,8 +109,8 @@ func (s *Service) GetCandidate(ctx context.Context, jobID, id int64) (Candidate,
 	return s.store.Candidate(ctx, c.user.ID, jobID, id)
 }
 
-// StageMove is the input of MoveCandidate.
-type StageMove struct {
+// CandidateMove is the input of MoveCandidate.
+type CandidateMove struct {
 	StageID     int64 // required: a stage of the candidate's job
 	Idempotency *Idempotency
 	Reasoned
@@ -121,9 +121,9 @@ type StageMove struct {
 // Validate reports what is wrong with the input without consulting
 // storage; whether the stage belongs to the job is checked by
 // MoveCandidate.
-func (in StageMove) Validate() error { return withUnread(in.Unread, in.check().Err()) }
+func (in CandidateMove) Validate() error { return withUnread(in.Unread, in.check().Err()) }
 
-func (in StageMove) check() FieldErrors {
+func (in CandidateMove) check() FieldErrors {
 	f := FieldErrors{}
 	switch {
 	case in.StageID == 0:
@@ -139,7 +139,7 @@ func (in StageMove) check() FieldErrors {
 // is logged. Scope: candidates:write. Errors: unauthenticated,
 // insufficient_scope, not_found, validation_failed (stage of another job or
 // no stage), conflict (idempotency key in flight).
-func (s *Service) MoveCandidate(ctx context.Context, jobID, id int64, in StageMove) (Result[Candidate], error) {
+func (s *Service) MoveCandidate(ctx context.Context, jobID, id int64, in CandidateMove) (Result[Candidate], error) {
 	c, err := authorize(ctx, OpMoveCandidate)
 	if err != nil {
 		return Result[Candidate]{}, err

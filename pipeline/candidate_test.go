@@ -52,7 +52,7 @@ func TestService_MoveCandidate(t *testing.T) {
 	each(t, "ok", func(t *testing.T, w world) {
 		ctx := w.As(t, "mia")
 		job, ada := w.Job("backend"), w.Res.Candidates["ada"]
-		res, err := w.Svc.MoveCandidate(ctx, job, ada, pipeline.StageMove{StageID: w.Res.Stages["backend"]["Screening"]})
+		res, err := w.Svc.MoveCandidate(ctx, job, ada, pipeline.CandidateMove{StageID: w.Res.Stages["backend"]["Screening"]})
 		require.NoError(t, err)
 		assert.Equal(t, "Screening", res.Value.Stage)
 		got, err := w.Svc.GetCandidate(ctx, job, ada)
@@ -67,7 +67,7 @@ func TestService_MoveCandidate(t *testing.T) {
 	})
 	each(t, "same stage is left alone", func(t *testing.T, w world) {
 		res, err := w.Svc.MoveCandidate(w.As(t, "mia"), w.Job("backend"), w.Res.Candidates["grace"],
-			pipeline.StageMove{StageID: w.Res.Stages["backend"]["Screening"]})
+			pipeline.CandidateMove{StageID: w.Res.Stages["backend"]["Screening"]})
 		require.NoError(t, err)
 		assert.Equal(t, "Screening", res.Value.Stage)
 		assert.Empty(t, w.Activity(t))
@@ -78,7 +78,7 @@ func TestService_MoveCandidate(t *testing.T) {
 		"missing stage":        func(world) int64 { return 0 },
 	} {
 		each(t, name, func(t *testing.T, w world) {
-			_, err := w.Svc.MoveCandidate(w.As(t, "mia"), w.Job("backend"), w.Res.Candidates["ada"], pipeline.StageMove{StageID: stage(w)})
+			_, err := w.Svc.MoveCandidate(w.As(t, "mia"), w.Job("backend"), w.Res.Candidates["ada"], pipeline.CandidateMove{StageID: stage(w)})
 			require.ErrorIs(t, err, pipeline.ErrValidation)
 			assert.Contains(t, pipeline.Fields(err), "stage")
 			assert.Empty(t, w.Activity(t))
@@ -179,7 +179,7 @@ var candidateProbes = []operation{
 		return err
 	}},
 	{pipeline.OpMoveCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.MoveCandidate(ctx, p.ref.Job, p.ref.Candidate, pipeline.StageMove{StageID: pick(p, p.stage, 0), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
+		_, err := svc.MoveCandidate(ctx, p.ref.Job, p.ref.Candidate, pipeline.CandidateMove{StageID: pick(p, p.stage, 0), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
 		return err
 	}},
 }

@@ -88,6 +88,14 @@
 //     go test ./pipelinehttp -run TestOpenAPI_Generated -update
 //     and commit openapi.yaml.
 //
+// An operation's input is named for what it does to its record: New<Record>
+// creates one (NewJob), <Record>Patch changes its fields (JobPatch), and
+// <Record><Action> in a noun is any other write's (CandidateMove,
+// MessageCancellation, MessageRetry, InterviewCancellation,
+// WebhookDeletion, DocumentRemoval, ProposalDecision, PersonErasure); a
+// list reads a <Record>Filter, another read that takes more than ids a
+// <Thing>Query (PersonQuery, AvailabilityQuery).
+//
 // # Callers
 //
 // A [Service] implements every operation of the API on behalf of the

@@ -159,8 +159,8 @@ func (s *Service) SendMessage(ctx context.Context, jobID, candidateID int64, in 
 	})
 }
 
-// MessageCancel is the input of CancelMessage: its key alone.
-type MessageCancel struct {
+// MessageCancellation is the input of CancelMessage: its key alone.
+type MessageCancellation struct {
 	// Idempotency is the key of the call; nil: none.
 	Idempotency *Idempotency
 	Reasoned
@@ -169,14 +169,14 @@ type MessageCancel struct {
 }
 
 // Validate reports what could not be read of the input.
-func (in MessageCancel) Validate() error { return in.Unread }
+func (in MessageCancellation) Validate() error { return in.Unread }
 
 // CancelMessage cancels a queued message, which is then never sent; a
 // cancelled one is returned unchanged. Scope: messages:send. Errors:
 // unauthenticated, insufficient_scope, not_found, validation_failed (the
 // key), forbidden (the message was sent, or failed), conflict (idempotency
 // key in flight).
-func (s *Service) CancelMessage(ctx context.Context, jobID, candidateID, id int64, in MessageCancel) (Result[Message], error) {
+func (s *Service) CancelMessage(ctx context.Context, jobID, candidateID, id int64, in MessageCancellation) (Result[Message], error) {
 	return s.writeMessage(ctx, OpCancelMessage, jobID, candidateID, id, &in, &in.Idempotency, func(tx Tx, m Message) (Message, string, error) {
 		switch m.Status {
 		case MessageCancelled:

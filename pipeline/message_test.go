@@ -151,7 +151,7 @@ func TestService_MessageVisibility(t *testing.T) {
 			ctx := actAs(t, w, tc.user, pipeline.AllScopes...)
 			_, err := w.Svc.GetMessage(ctx, tc.job, tc.cand, m.ID)
 			assert.ErrorIs(t, err, pipeline.ErrNotFound, tc.name)
-			_, err = w.Svc.CancelMessage(ctx, tc.job, tc.cand, m.ID, pipeline.MessageCancel{})
+			_, err = w.Svc.CancelMessage(ctx, tc.job, tc.cand, m.ID, pipeline.MessageCancellation{})
 			assert.ErrorIs(t, err, pipeline.ErrNotFound, tc.name)
 		}
 		got, err := w.Svc.GetMessage(w.As(t, "mia"), backend, ada, m.ID)
@@ -165,10 +165,10 @@ func TestService_CancelMessage(t *testing.T) {
 		m, err := sendAda(t, w, pipeline.NewMessage{Subject: "Hi", Body: "x"})
 		require.NoError(t, err)
 		ctx := w.As(t, "olivia")
-		res, err := w.Svc.CancelMessage(ctx, w.Job("backend"), m.CandidateID, m.ID, pipeline.MessageCancel{})
+		res, err := w.Svc.CancelMessage(ctx, w.Job("backend"), m.CandidateID, m.ID, pipeline.MessageCancellation{})
 		require.NoError(t, err)
 		assert.Equal(t, pipeline.MessageCancelled, res.Value.Status)
-		again, err := w.Svc.CancelMessage(ctx, w.Job("backend"), m.CandidateID, m.ID, pipeline.MessageCancel{})
+		again, err := w.Svc.CancelMessage(ctx, w.Job("backend"), m.CandidateID, m.ID, pipeline.MessageCancellation{})
 		require.NoError(t, err)
 		assert.Equal(t, res.Value, again.Value)
 		assert.Equal(t, []string{pipeline.ActionCandidateMessaged, pipeline.ActionCandidateMessageCancelled}, actionsOf(w.Activity(t)))
@@ -195,7 +195,7 @@ func TestService_CancelMessage(t *testing.T) {
 		assert.Equal(t, pipeline.MessageSent, got.Status)
 		assert.Equal(t, 1, got.Attempts)
 		require.NotNil(t, got.SentAt)
-		_, err = w.Svc.CancelMessage(ctx, w.Job("backend"), m.CandidateID, m.ID, pipeline.MessageCancel{})
+		_, err = w.Svc.CancelMessage(ctx, w.Job("backend"), m.CandidateID, m.ID, pipeline.MessageCancellation{})
 		require.ErrorIs(t, err, pipeline.ErrForbidden)
 		assert.Equal(t, "The message has already been sent.", err.(*pipeline.Error).Message)
 		assert.Equal(t, []string{pipeline.ActionCandidateMessaged, pipeline.ActionCandidateMessageSent}, actionsOf(w.Activity(t)),
@@ -233,7 +233,7 @@ var messageProbes = []operation{
 		return err
 	}},
 	{pipeline.OpCancelMessage, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.CancelMessage(ctx, p.ref.Job, p.ref.Candidate, p.ref.Message, pipeline.MessageCancel{Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
+		_, err := svc.CancelMessage(ctx, p.ref.Job, p.ref.Candidate, p.ref.Message, pipeline.MessageCancellation{Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
 		return err
 	}},
 	{pipeline.OpRetryMessage, func(ctx context.Context, svc *pipeline.Service, p probe) error {

@@ -308,7 +308,7 @@ func TestService_ErasePerson(t *testing.T) {
 		assert.Equal(t, pipeline.EForbidden, pipeline.ErrorCode(err))
 		_, err = w.Svc.UpdateCandidate(ctx, backend, ada, pipeline.CandidatePatch{Status: new(pipeline.CandidateRejected)})
 		assert.NoError(t, err)
-		_, err = w.Svc.MoveCandidate(ctx, backend, ada, pipeline.StageMove{StageID: w.Res.Stages["backend"]["Screening"]})
+		_, err = w.Svc.MoveCandidate(ctx, backend, ada, pipeline.CandidateMove{StageID: w.Res.Stages["backend"]["Screening"]})
 		assert.NoError(t, err)
 
 		// Erasing again is an erasure of none.

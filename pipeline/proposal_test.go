@@ -41,7 +41,7 @@ func newHeldMove(t *testing.T, w world, stage string) heldMove {
 func (h heldMove) move(w world, key string) (pipeline.Result[pipeline.Candidate], error) {
 	body := `{"stage":` + strconv.FormatInt(h.stage, 10) + `,"reason":"Strong screen."}`
 	ctx := pipeline.WithRequest(h.ctx, pipeline.Request{Body: json.RawMessage(body)})
-	in := pipeline.StageMove{StageID: h.stage, Reasoned: pipeline.Because("Strong screen.")}
+	in := pipeline.CandidateMove{StageID: h.stage, Reasoned: pipeline.Because("Strong screen.")}
 	if key != "" {
 		in.Idempotency = &pipeline.Idempotency{Key: key}
 	}
