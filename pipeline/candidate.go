@@ -51,7 +51,7 @@ const msgStage = "The stage must be the id of a stage of this job."
 // Validate reports what is wrong with the filter without consulting
 // storage; whether the stage belongs to the job is checked by
 // ListCandidates.
-func (f CandidateFilter) Validate() error { return withUnread(f.Unread, f.check().Err()) }
+func (f CandidateFilter) Validate() error { return inputVerdict(f.Unread, f.check().Err()) }
 
 func (f CandidateFilter) check() FieldErrors {
 	bad := FieldErrors{}
@@ -88,7 +88,7 @@ func (s *Service) ListCandidates(ctx context.Context, jobID int64, f CandidateFi
 			!slices.ContainsFunc(stages, func(st Stage) bool { return st.ID == f.StageID }) {
 			bad.Add("stage", msgStage)
 		}
-		return List[Candidate]{}, withUnread(f.Unread, bad.Err())
+		return List[Candidate]{}, inputVerdict(f.Unread, bad.Err())
 	}
 	f.Page = max(f.Page, 1)
 	l, err := s.store.ListCandidates(ctx, c.user.ID, jobID, f)
@@ -121,7 +121,7 @@ type CandidateMove struct {
 // Validate reports what is wrong with the input without consulting
 // storage; whether the stage belongs to the job is checked by
 // MoveCandidate.
-func (in CandidateMove) Validate() error { return withUnread(in.Unread, in.check().Err()) }
+func (in CandidateMove) Validate() error { return inputVerdict(in.Unread, in.check().Err()) }
 
 func (in CandidateMove) check() FieldErrors {
 	f := FieldErrors{}
@@ -159,7 +159,7 @@ func (s *Service) MoveCandidate(ctx context.Context, jobID, id int64, in Candida
 		if st == nil && checkable(in.Unread, f, "stage") {
 			f.Add("stage", msgStage)
 		}
-		if err := withUnread(in.Unread, f.Err()); err != nil {
+		if err := inputVerdict(in.Unread, f.Err()); err != nil {
 			return Candidate{}, err
 		}
 		if st.ID == cand.StageID {

@@ -106,7 +106,7 @@
 // a parameter of the wrong type) says so in the input's Unread field, and
 // the operation answers it where the input's validation comes, merged with
 // what is wrong with the rest; for an operation that takes only ids,
-// [Answer] does the same. Callers come only from [Service.Admit] (or
+// [ResolveUnread] does the same. Callers come only from [Service.Admit] (or
 // [Service.Authenticate], which does not count the request), given a
 // token, or from [Operator.ActAs], for a program acting as one of its
 // users ([Operator.ActOnProposal]: as one deciding a proposal in its

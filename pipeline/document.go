@@ -105,7 +105,7 @@ func (in NewDocument) request() documentRequest {
 // Validate reports what is wrong with the input.
 func (in NewDocument) Validate() error { return in.request().Validate() }
 
-func (r documentRequest) Validate() error { return withUnread(r.Unread, r.check()) }
+func (r documentRequest) Validate() error { return inputVerdict(r.Unread, r.check()) }
 
 func (r documentRequest) check() error {
 	bad := FieldErrors{}
@@ -171,7 +171,7 @@ func (f DocumentFilter) Validate() error {
 	if f.Page < 0 {
 		bad.Add("page", msgPage)
 	}
-	return withUnread(f.Unread, bad.Err())
+	return inputVerdict(f.Unread, bad.Err())
 }
 
 // ListDocuments returns a page of a candidate's documents, newest first.
@@ -245,7 +245,7 @@ func (r TextRange) Validate() error {
 	if r.Limit < 0 {
 		bad.Add("limit", MsgTextLimit)
 	}
-	return withUnread(r.Unread, bad.Err())
+	return inputVerdict(r.Unread, bad.Err())
 }
 
 // Messages of a text range that cannot be read.

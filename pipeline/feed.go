@@ -35,7 +35,7 @@ type FeedFilter struct {
 }
 
 // Validate reports what is wrong with the filter.
-func (f FeedFilter) Validate() error { return withUnread(f.Unread, f.check()) }
+func (f FeedFilter) Validate() error { return inputVerdict(f.Unread, f.check()) }
 
 func (f FeedFilter) check() error {
 	bad := FieldErrors{}

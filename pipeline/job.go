@@ -67,7 +67,7 @@ const (
 )
 
 // Validate reports what is wrong with the filter.
-func (f JobFilter) Validate() error { return withUnread(f.Unread, f.check()) }
+func (f JobFilter) Validate() error { return inputVerdict(f.Unread, f.check()) }
 
 func (f JobFilter) check() error {
 	bad := FieldErrors{}
@@ -102,7 +102,7 @@ type NewJob struct {
 }
 
 // Validate reports what is wrong with the input without consulting storage.
-func (in NewJob) Validate() error { return withUnread(in.Unread, in.check()) }
+func (in NewJob) Validate() error { return inputVerdict(in.Unread, in.check()) }
 
 func (in NewJob) check() error {
 	f := FieldErrors{}
@@ -123,7 +123,7 @@ type JobPatch struct {
 }
 
 // Validate reports what is wrong with the patch without consulting storage.
-func (p JobPatch) Validate() error { return withUnread(p.Unread, p.check()) }
+func (p JobPatch) Validate() error { return inputVerdict(p.Unread, p.check()) }
 
 func (p JobPatch) check() error {
 	f := FieldErrors{}

@@ -71,7 +71,7 @@ type NewMessage struct {
 }
 
 // Validate reports what is wrong with the input at the present time.
-func (in NewMessage) Validate() error { return withUnread(in.Unread, in.check(time.Now())) }
+func (in NewMessage) Validate() error { return inputVerdict(in.Unread, in.check(time.Now())) }
 
 func (in NewMessage) check(now time.Time) error {
 	f := FieldErrors{}
@@ -137,7 +137,7 @@ func (s *Service) SendMessage(ctx context.Context, jobID, candidateID int64, in 
 	}
 	return write(s, ctx, c, k, load, func(tx Tx, cand Candidate) (Message, error) {
 		now := s.now()
-		if err := withUnread(in.Unread, in.check(now)); err != nil {
+		if err := inputVerdict(in.Unread, in.check(now)); err != nil {
 			return Message{}, err
 		}
 		if cand.ErasedAt != nil {
@@ -273,7 +273,7 @@ func (f MessageFilter) Validate() error {
 	if f.Page < 0 {
 		bad.Add("page", msgPage)
 	}
-	return withUnread(f.Unread, bad.Err())
+	return inputVerdict(f.Unread, bad.Err())
 }
 
 // ListMessages returns a page of the messages of a candidate of a job,

@@ -29,7 +29,7 @@ type NewNote struct {
 }
 
 // Validate reports what is wrong with the input.
-func (in NewNote) Validate() error { return withUnread(in.Unread, in.check()) }
+func (in NewNote) Validate() error { return inputVerdict(in.Unread, in.check()) }
 
 func (in NewNote) check() error {
 	bad := FieldErrors{}
@@ -77,7 +77,7 @@ func (f NoteFilter) Validate() error {
 	if f.Page < 0 {
 		bad.Add("page", msgPage)
 	}
-	return withUnread(f.Unread, bad.Err())
+	return inputVerdict(f.Unread, bad.Err())
 }
 
 // ListNotes returns a page of the notes of a candidate of a job, newest

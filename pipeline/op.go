@@ -189,12 +189,12 @@ func (o Op) Records() []string {
 // an HTTP body, or a tool's arguments, that is not a JSON object.
 var wholeInput = []string{"body", "arguments"}
 
-// withUnread is the validation verdict on an input: what could not be read
+// inputVerdict is the validation verdict on an input: what could not be read
 // of it (unread), plus what valid, the verdict on the fields that were
 // read, finds wrong with each of them. The verdict on the input as a whole
 // ("body") is left out: it judged an input with fields missing. An input
 // not read at all is only that.
-func withUnread(unread, valid error) error {
+func inputVerdict(unread, valid error) error {
 	if unread == nil {
 		return valid
 	}
@@ -239,14 +239,14 @@ func checkable(unread error, f FieldErrors, field string) bool {
 	return true
 }
 
-// Answer is the outcome of an operation called with an input a face could
-// not wholly read (unread), v and err being what the call returned on what
-// was read. An input type with an Unread field answers it in the call's
+// ResolveUnread is the outcome of an operation called with an input a
+// face could not wholly read (unread), v and err being what the call
+// returned on what was read. An input type with an Unread field answers it in the call's
 // check order itself; an operation that takes only ids (a read, whose call
 // changes nothing) answers it here, once the call's own checks have passed.
 // An id that could not be read (idUnread) names no record: the not_found of
 // the record it was to name yields to unread.
-func Answer[T any](unread error, idUnread bool, v T, err error) (T, error) {
+func ResolveUnread[T any](unread error, idUnread bool, v T, err error) (T, error) {
 	var zero T
 	switch {
 	case unread == nil:

@@ -54,7 +54,7 @@ type PersonQuery struct {
 func (in PersonQuery) Validate() error {
 	bad := FieldErrors{}
 	checkPersonEmail(bad, in.Email)
-	return withUnread(in.Unread, bad.Err())
+	return inputVerdict(in.Unread, bad.Err())
 }
 
 func checkPersonEmail(bad FieldErrors, email string) {
@@ -91,7 +91,7 @@ func (in PersonErasure) Validate() error {
 			bad.Add(ReasonField, msg)
 		}
 	}
-	return withUnread(in.Unread, bad.Err())
+	return inputVerdict(in.Unread, bad.Err())
 }
 
 // Erasure is what ErasePerson did: the candidates it erased (none when

@@ -36,7 +36,7 @@ type NewRating struct {
 }
 
 // Validate reports what is wrong with the input.
-func (in NewRating) Validate() error { return withUnread(in.Unread, in.check()) }
+func (in NewRating) Validate() error { return inputVerdict(in.Unread, in.check()) }
 
 func (in NewRating) check() error {
 	switch {

@@ -254,13 +254,13 @@ func TestService_UnreadInput(t *testing.T) {
 	each(t, "a read of ids answers it once its own checks pass", func(t *testing.T, w world) {
 		ctx := w.As(t, "olivia")
 		j, err := w.Svc.GetJob(ctx, missing)
-		_, err = pipeline.Answer(unread, false, j, err)
+		_, err = pipeline.ResolveUnread(unread, false, j, err)
 		assert.ErrorIs(t, err, pipeline.ErrNotFound)
 		j, err = w.Svc.GetJob(ctx, w.Job("backend"))
-		_, err = pipeline.Answer(unread, false, j, err)
+		_, err = pipeline.ResolveUnread(unread, false, j, err)
 		assert.Equal(t, unread, err)
 		j, err = w.Svc.GetJob(ctx, 0)
-		_, err = pipeline.Answer(unread, true, j, err)
+		_, err = pipeline.ResolveUnread(unread, true, j, err)
 		assert.Equal(t, unread, err, "an id that could not be read names no record")
 	})
 }

@@ -58,7 +58,7 @@ type NewWebhook struct {
 
 // Validate reports what is wrong with the input without consulting the
 // network; the URL's host is checked by CreateWebhook.
-func (in NewWebhook) Validate() error { return withUnread(in.Unread, in.check().Err()) }
+func (in NewWebhook) Validate() error { return inputVerdict(in.Unread, in.check().Err()) }
 
 func (in NewWebhook) check() FieldErrors {
 	f := FieldErrors{}
@@ -139,7 +139,7 @@ func (s *Service) CreateWebhook(ctx context.Context, in NewWebhook) (Result[Crea
 		}
 	}
 	if Fields(invalid) != nil || invalid == nil {
-		invalid = withUnread(in.Unread, f.Err())
+		invalid = inputVerdict(in.Unread, f.Err())
 	}
 	res, err := write(s, ctx, c, k, nil, func(tx Tx, _ struct{}) (CreatedWebhook, error) {
 		if invalid != nil {
