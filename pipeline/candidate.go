@@ -51,7 +51,7 @@ const msgStage = "The stage must be the id of a stage of this job."
 // Validate reports what is wrong with the filter without consulting
 // storage; whether the stage belongs to the job is checked by
 // ListCandidates.
-func (f CandidateFilter) Validate() error { return withUnread(f.Unread, f.check().Err()) }
+func (f CandidateFilter) Validate() error { return inputVerdict(f.Unread, f.check().Err()) }
 
 func (f CandidateFilter) check() FieldErrors {
 	bad := FieldErrors{}
@@ -88,7 +88,7 @@ func (s *Service) ListCandidates(ctx context.Context, jobID int64, f CandidateFi
 			!slices.ContainsFunc(stages, func(st Stage) bool { return st.ID == f.StageID }) {
 			bad.Add("stage", msgStage)
 		}
-		return List[Candidate]{}, withUnread(f.Unread, bad.Err())
+		return List[Candidate]{}, inputVerdict(f.Unread, bad.Err())
 	}
 	f.Page = max(f.Page, 1)
 	l, err := s.store.ListCandidates(ctx, c.user.ID, jobID, f)
@@ -109,8 +109,8 @@ func (s *Service) GetCandidate(ctx context.Context, jobID, id int64) (Candidate,
 	return s.store.Candidate(ctx, c.user.ID, jobID, id)
 }
 
-// StageMove is the input of MoveCandidate.
-type StageMove struct {
+// CandidateMove is the input of MoveCandidate.
+type CandidateMove struct {
 	StageID     int64 // required: a stage of the candidate's job
 	Idempotency *Idempotency
 	Reasoned
@@ -121,9 +121,9 @@ type StageMove struct {
 // Validate reports what is wrong with the input without consulting
 // storage; whether the stage belongs to the job is checked by
 // MoveCandidate.
-func (in StageMove) Validate() error { return withUnread(in.Unread, in.check().Err()) }
+func (in CandidateMove) Validate() error { return inputVerdict(in.Unread, in.check().Err()) }
 
-func (in StageMove) check() FieldErrors {
+func (in CandidateMove) check() FieldErrors {
 	f := FieldErrors{}
 	switch {
 	case in.StageID == 0:
@@ -139,7 +139,7 @@ func (in StageMove) check() FieldErrors {
 // is logged. Scope: candidates:write. Errors: unauthenticated,
 // insufficient_scope, not_found, validation_failed (stage of another job or
 // no stage), conflict (idempotency key in flight).
-func (s *Service) MoveCandidate(ctx context.Context, jobID, id int64, in StageMove) (Result[Candidate], error) {
+func (s *Service) MoveCandidate(ctx context.Context, jobID, id int64, in CandidateMove) (Result[Candidate], error) {
 	c, err := authorize(ctx, OpMoveCandidate)
 	if err != nil {
 		return Result[Candidate]{}, err
@@ -159,7 +159,7 @@ func (s *Service) MoveCandidate(ctx context.Context, jobID, id int64, in StageMo
 		if st == nil && checkable(in.Unread, f, "stage") {
 			f.Add("stage", msgStage)
 		}
-		if err := withUnread(in.Unread, f.Err()); err != nil {
+		if err := inputVerdict(in.Unread, f.Err()); err != nil {
 			return Candidate{}, err
 		}
 		if st.ID == cand.StageID {
@@ -184,4 +184,26 @@ type moving struct {
 // reach and locks it.
 func (s *Service) loadCandidate(ctx context.Context, c Caller, jobID, id int64) func(Tx) (Candidate, error) {
 	return func(tx Tx) (Candidate, error) { return tx.CandidateForUpdate(ctx, c.user.ID, jobID, id) }
+}
+
+// The operations on candidates (intake.go holds the adding and the updating).
+const (
+	OpListCandidates  Op = "list_candidates"
+	OpAddCandidate    Op = "add_candidate"
+	OpGetCandidate    Op = "get_candidate"
+	OpUpdateCandidate Op = "update_candidate"
+	OpMoveCandidate   Op = "move_candidate"
+)
+
+// candidatePath is the path of one candidate, below /api/v1.
+const candidatePath = jobPath + "/candidates/{candidate}"
+
+// candidateOps are the rows of opTable for these operations, in the order of
+// the API's document.
+var candidateOps = []opRow{
+	{OpListCandidates, opTraits{ScopeCandidatesRead, mGet, jobPath + "/candidates", 0}},
+	{OpAddCandidate, opTraits{ScopeCandidatesWrite, mPost, jobPath + "/candidates", forbids}},
+	{OpGetCandidate, opTraits{ScopeCandidatesRead, mGet, candidatePath, 0}},
+	{OpUpdateCandidate, opTraits{ScopeCandidatesWrite, mPatch, candidatePath, 0}},
+	{OpMoveCandidate, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/stage", 0}},
 }

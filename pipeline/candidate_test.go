@@ -3,7 +3,9 @@ package pipeline_test
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -50,7 +52,7 @@ func TestService_MoveCandidate(t *testing.T) {
 	each(t, "ok", func(t *testing.T, w world) {
 		ctx := w.As(t, "mia")
 		job, ada := w.Job("backend"), w.Res.Candidates["ada"]
-		res, err := w.Svc.MoveCandidate(ctx, job, ada, pipeline.StageMove{StageID: w.Res.Stages["backend"]["Screening"]})
+		res, err := w.Svc.MoveCandidate(ctx, job, ada, pipeline.CandidateMove{StageID: w.Res.Stages["backend"]["Screening"]})
 		require.NoError(t, err)
 		assert.Equal(t, "Screening", res.Value.Stage)
 		got, err := w.Svc.GetCandidate(ctx, job, ada)
@@ -65,7 +67,7 @@ func TestService_MoveCandidate(t *testing.T) {
 	})
 	each(t, "same stage is left alone", func(t *testing.T, w world) {
 		res, err := w.Svc.MoveCandidate(w.As(t, "mia"), w.Job("backend"), w.Res.Candidates["grace"],
-			pipeline.StageMove{StageID: w.Res.Stages["backend"]["Screening"]})
+			pipeline.CandidateMove{StageID: w.Res.Stages["backend"]["Screening"]})
 		require.NoError(t, err)
 		assert.Equal(t, "Screening", res.Value.Stage)
 		assert.Empty(t, w.Activity(t))
@@ -76,7 +78,7 @@ func TestService_MoveCandidate(t *testing.T) {
 		"missing stage":        func(world) int64 { return 0 },
 	} {
 		each(t, name, func(t *testing.T, w world) {
-			_, err := w.Svc.MoveCandidate(w.As(t, "mia"), w.Job("backend"), w.Res.Candidates["ada"], pipeline.StageMove{StageID: stage(w)})
+			_, err := w.Svc.MoveCandidate(w.As(t, "mia"), w.Job("backend"), w.Res.Candidates["ada"], pipeline.CandidateMove{StageID: stage(w)})
 			require.ErrorIs(t, err, pipeline.ErrValidation)
 			assert.Contains(t, pipeline.Fields(err), "stage")
 			assert.Empty(t, w.Activity(t))
@@ -154,3 +156,33 @@ func TestService_RateCandidate(t *testing.T) {
 		assert.ErrorIs(t, err, pipeline.ErrUnauthenticated)
 	})
 }
+
+// candidateProbes call the operations of this file's resource for the tables of
+// operations (see probe).
+var candidateProbes = []operation{
+	{pipeline.OpListCandidates, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.ListCandidates(ctx, p.ref.Job, pipeline.CandidateFilter{Page: pick(p, 1, -1)})
+		return err
+	}},
+	{pipeline.OpGetCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.GetCandidate(ctx, p.ref.Job, p.ref.Candidate)
+		return err
+	}},
+	{pipeline.OpAddCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		// Each valid intake has an email of its own, so that it can succeed again.
+		email := pick(p, "probe"+strconv.FormatInt(probeEmails.Add(1), 10)+"@example.test", "no-at-sign")
+		_, err := svc.AddCandidate(ctx, p.ref.Job, pipeline.NewCandidate{Name: "Probe", Email: email, Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
+		return err
+	}},
+	{pipeline.OpUpdateCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.UpdateCandidate(ctx, p.ref.Job, p.ref.Candidate, pipeline.CandidatePatch{Name: new(pick(p, "Probe", " ")), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
+		return err
+	}},
+	{pipeline.OpMoveCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.MoveCandidate(ctx, p.ref.Job, p.ref.Candidate, pipeline.CandidateMove{StageID: pick(p, p.stage, 0), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
+		return err
+	}},
+}
+
+// probeEmails numbers the emails of the probes' intakes.
+var probeEmails atomic.Int64

@@ -55,7 +55,7 @@ func TestService_Counts_Concurrent(t *testing.T) {
 			wg.Go(func() {
 				<-start
 				for r, st := range order[:1+i%len(order)] {
-					_, err := svcs[(i+r)%2].MoveCandidate(ctx, job, id, pipeline.StageMove{StageID: stages[st]})
+					_, err := svcs[(i+r)%2].MoveCandidate(ctx, job, id, pipeline.CandidateMove{StageID: stages[st]})
 					assert.NoError(t, err)
 				}
 				_, err := svcs[i%2].AddCandidate(ctx, job,

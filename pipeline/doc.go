@@ -49,12 +49,14 @@
 //
 // Each part of the module, where the next engineer looks for it:
 //
-//   - pipeline (this package): op.go is the table of operations, each
-//     with its name (the MCP tool's, the document's operationId), scope,
-//     REST method and path; one file per aggregate holds its types, rules
-//     and Service methods (job.go, candidate.go and intake.go, note.go,
-//     rating.go, message.go, interview_service.go, webhook.go, feed.go,
-//     privacy.go, session.go); admission.go authenticates and rate-limits
+//   - pipeline (this package): op.go assembles the table of operations
+//     from each resource's rows (jobOps in job.go, …), each row an Op with
+//     its name (the MCP tool's, the document's operationId), scope, REST
+//     method and path; one file per aggregate holds its Ops and rows, its
+//     types, rules and Service methods (job.go, candidate.go and
+//     intake.go, note.go, rating.go, message.go, interview_service.go,
+//     webhook.go, feed.go, document.go, privacy.go, proposal.go,
+//     session.go); admission.go authenticates and rate-limits
 //     a request; idempotency.go is the write path every write takes (its
 //     key, its reason, its transaction); store.go is the contract the
 //     storage keeps.
@@ -73,16 +75,27 @@
 //
 // Adding an operation:
 //
-//  1. its Op, and its line of the table in op.go;
-//  2. its Service method, starting with authorize(ctx, OpX), in its
-//     aggregate's file, with its test and a probe in the tests' table of
-//     operations (TestOperations_Complete fails until it has one);
+//  1. its Service method, starting with authorize(ctx, OpX), in its
+//     aggregate's file, with its Op and its row in that file's rows
+//     (documentOps in document.go); a new resource also adds its rows to
+//     opTable in op.go, where its operations come in the document;
+//  2. its test, and its probe in the rows of the resource's test file
+//     (documentProbes in document_test.go; TestOperations_Complete fails
+//     until it has one);
 //  3. its store method and SQL, and a migration per dialect when the
 //     schema changes;
 //  4. its entry in pipelinehttp's resource file. The REST route, the MCP
 //     tool and the document follow; run
 //     go test ./pipelinehttp -run TestOpenAPI_Generated -update
 //     and commit openapi.yaml.
+//
+// An operation's input is named for what it does to its record: New<Record>
+// creates one (NewJob), <Record>Patch changes its fields (JobPatch), and
+// <Record><Action> in a noun is any other write's (CandidateMove,
+// MessageCancellation, MessageRetry, InterviewCancellation,
+// WebhookDeletion, DocumentRemoval, ProposalDecision, PersonErasure); a
+// list reads a <Record>Filter, another read that takes more than ids a
+// <Thing>Query (PersonQuery, AvailabilityQuery).
 //
 // # Callers
 //
@@ -94,7 +107,7 @@
 // a parameter of the wrong type) says so in the input's Unread field, and
 // the operation answers it where the input's validation comes, merged with
 // what is wrong with the rest; for an operation that takes only ids,
-// [Answer] does the same. Callers come only from [Service.Admit] (or
+// [ResolveUnread] does the same. Callers come only from [Service.Admit] (or
 // [Service.Authenticate], which does not count the request), given a
 // token, or from [Operator.ActAs], for a program acting as one of its
 // users ([Operator.ActOnProposal]: as one deciding a proposal in its

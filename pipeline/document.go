@@ -105,7 +105,7 @@ func (in NewDocument) request() documentRequest {
 // Validate reports what is wrong with the input.
 func (in NewDocument) Validate() error { return in.request().Validate() }
 
-func (r documentRequest) Validate() error { return withUnread(r.Unread, r.check()) }
+func (r documentRequest) Validate() error { return inputVerdict(r.Unread, r.check()) }
 
 func (r documentRequest) check() error {
 	bad := FieldErrors{}
@@ -171,7 +171,7 @@ func (f DocumentFilter) Validate() error {
 	if f.Page < 0 {
 		bad.Add("page", msgPage)
 	}
-	return withUnread(f.Unread, bad.Err())
+	return inputVerdict(f.Unread, bad.Err())
 }
 
 // ListDocuments returns a page of a candidate's documents, newest first.
@@ -245,7 +245,7 @@ func (r TextRange) Validate() error {
 	if r.Limit < 0 {
 		bad.Add("limit", MsgTextLimit)
 	}
-	return withUnread(r.Unread, bad.Err())
+	return inputVerdict(r.Unread, bad.Err())
 }
 
 // Messages of a text range that cannot be read.
@@ -352,4 +352,28 @@ func (s *Service) RemoveDocument(ctx context.Context, jobID, candidateID, id int
 		changes := map[string]any{"document_id": t.doc.ID}
 		return struct{}{}, s.log(ctx, tx, c, t.cand.TeamID, t.cand.JobID, ActionCandidateDocumentRemoved, SubjectCandidate, t.cand.ID, changes)
 	})
+}
+
+// The operations on documents.
+const (
+	OpAddDocument        Op = "add_document"
+	OpListDocuments      Op = "list_documents"
+	OpGetDocument        Op = "get_document"
+	OpGetDocumentContent Op = "get_document_content"
+	OpGetDocumentText    Op = "get_document_text"
+	OpRemoveDocument     Op = "remove_document"
+)
+
+// documentPath is the path of one document, below /api/v1.
+const documentPath = candidatePath + "/documents/{document}"
+
+// documentOps are the rows of opTable for these operations, in the order of
+// the API's document.
+var documentOps = []opRow{
+	{OpAddDocument, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/documents", neverHeld}},
+	{OpListDocuments, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/documents", 0}},
+	{OpGetDocument, opTraits{ScopeCandidatesRead, mGet, documentPath, 0}},
+	{OpGetDocumentContent, opTraits{ScopeCandidatesRead, mGet, documentPath + "/content", 0}},
+	{OpGetDocumentText, opTraits{ScopeCandidatesRead, mGet, documentPath + "/text", 0}},
+	{OpRemoveDocument, opTraits{ScopeCandidatesWrite, mDelete, documentPath, 0}},
 }

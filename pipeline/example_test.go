@@ -122,7 +122,7 @@ func ExampleService_MoveCandidate() {
 	ctx := as(svc, res.Tokens["bot"])
 
 	job, ada := res.Jobs["backend"], res.Candidates["ada"]
-	moved, err := svc.MoveCandidate(ctx, job, ada, pipeline.StageMove{StageID: res.Stages["backend"]["Interview"]})
+	moved, err := svc.MoveCandidate(ctx, job, ada, pipeline.CandidateMove{StageID: res.Stages["backend"]["Interview"]})
 	if err != nil {
 		panic(err)
 	}
@@ -283,7 +283,7 @@ func ExampleService_ListActivity() {
 	}
 	fmt.Println(len(page.Entries), "entries")
 
-	if _, err := svc.MoveCandidate(ctx, job, res.Candidates["ada"], pipeline.StageMove{StageID: res.Stages["backend"]["Offer"]}); err != nil {
+	if _, err := svc.MoveCandidate(ctx, job, res.Candidates["ada"], pipeline.CandidateMove{StageID: res.Stages["backend"]["Offer"]}); err != nil {
 		panic(err)
 	}
 	page, err = svc.ListActivity(ctx, pipeline.FeedFilter{After: page.Next})

@@ -35,7 +35,7 @@ type FeedFilter struct {
 }
 
 // Validate reports what is wrong with the filter.
-func (f FeedFilter) Validate() error { return withUnread(f.Unread, f.check()) }
+func (f FeedFilter) Validate() error { return inputVerdict(f.Unread, f.check()) }
 
 func (f FeedFilter) check() error {
 	bad := FieldErrors{}
@@ -180,4 +180,15 @@ func (s *Service) ListActivity(ctx context.Context, f FeedFilter) (FeedPage, err
 		page.Next = res.End.String()
 	}
 	return page, nil
+}
+
+// The operation on the activity feed.
+const (
+	OpListActivity Op = "list_activity"
+)
+
+// activityOps are the rows of opTable for these operations, in the order of
+// the API's document.
+var activityOps = []opRow{
+	{OpListActivity, opTraits{ScopeActivityRead, mGet, "/activity", 0}},
 }

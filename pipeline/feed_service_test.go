@@ -130,7 +130,7 @@ func TestService_FeedPages(t *testing.T) {
 	})
 	eachWorld(t, "an entry as the feed shows it", func(t *testing.T, w world) {
 		ctx := w.As(t, "mia")
-		moved, err := w.Svc.MoveCandidate(ctx, w.Job("backend"), w.Res.Candidates["ada"], pipeline.StageMove{StageID: w.Res.Stages["backend"]["Offer"]})
+		moved, err := w.Svc.MoveCandidate(ctx, w.Job("backend"), w.Res.Candidates["ada"], pipeline.CandidateMove{StageID: w.Res.Stages["backend"]["Offer"]})
 		require.NoError(t, err)
 		settleFeed(t, w, ctx, 1)
 		page, err := w.Svc.ListActivity(ctx, pipeline.FeedFilter{})

@@ -1,6 +1,7 @@
 package pipeline_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -35,4 +36,13 @@ func TestFeedFilter_Validate(t *testing.T) {
 	} {
 		assert.Contains(t, pipeline.Fields(f.Validate()), field)
 	}
+}
+
+// activityProbes call the operations of this file's resource for the tables of
+// operations (see probe).
+var activityProbes = []operation{
+	{pipeline.OpListActivity, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.ListActivity(ctx, pipeline.FeedFilter{Limit: pick(p, 0, pipeline.MaxFeedLimit+1)})
+		return err
+	}},
 }

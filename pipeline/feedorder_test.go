@@ -37,7 +37,7 @@ func sameRecordChains(t *testing.T, first world, other *pipeline.Service) {
 	for w := range writers {
 		wg.Go(func() {
 			for i := range moves {
-				in := pipeline.StageMove{
+				in := pipeline.CandidateMove{
 					StageID:     ids[(w+i)%len(ids)],
 					Idempotency: &pipeline.Idempotency{Key: fmt.Sprintf("w%d-m%d", w, i)},
 				}

@@ -63,7 +63,7 @@ func TestService_EveryOffendingFieldAtOnce(t *testing.T) {
 	})
 	eachWorld(t, "move_candidate", func(t *testing.T, w world) {
 		_, err := w.Svc.MoveCandidate(w.As(t, "olivia"), w.Job("backend"), w.Res.Candidates["ada"],
-			pipeline.StageMove{StageID: w.Res.Stages["frontend"]["Offer"], Unread: unknown})
+			pipeline.CandidateMove{StageID: w.Res.Stages["frontend"]["Offer"], Unread: unknown})
 		assertFields(t, err, pipeline.FieldErrors{
 			"referrer": {"The referrer field is not allowed."},
 			"stage":    {"The stage must be the id of a stage of this job."},

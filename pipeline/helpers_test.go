@@ -8,8 +8,6 @@ import (
 	netmail "net/mail"
 	"slices"
 	"strconv"
-	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -149,219 +147,11 @@ func pick[T any](p probe, valid, invalid T) T {
 }
 
 // operations are every operation of the Service, each called with the
-// probe's records and an input valid or not (TestOperations_Complete holds
-// it to pipeline.Ops).
-var operations = []operation{
-	{pipeline.OpGetMe, func(ctx context.Context, svc *pipeline.Service, _ probe) error {
-		_, err := svc.GetMe(ctx)
-		return err
-	}},
-	{pipeline.OpListJobs, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.ListJobs(ctx, pick(p, pipeline.JobFilter{}, pipeline.JobFilter{Status: "OPEN"}))
-		return err
-	}},
-	{pipeline.OpGetJob, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.GetJob(ctx, p.ref.Job)
-		return err
-	}},
-	{pipeline.OpCreateJob, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.CreateJob(ctx, pipeline.NewJob{Title: pick(p, "Probe", " "), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
-		return err
-	}},
-	{pipeline.OpUpdateJob, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.UpdateJob(ctx, p.ref.Job, pipeline.JobPatch{Title: new(pick(p, "Probe", "")), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
-		return err
-	}},
-	{pipeline.OpListStages, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.ListStages(ctx, p.ref.Job)
-		return err
-	}},
-	{pipeline.OpListCandidates, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.ListCandidates(ctx, p.ref.Job, pipeline.CandidateFilter{Page: pick(p, 1, -1)})
-		return err
-	}},
-	{pipeline.OpGetCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.GetCandidate(ctx, p.ref.Job, p.ref.Candidate)
-		return err
-	}},
-	{pipeline.OpAddCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		// Each valid intake has an email of its own, so that it can succeed again.
-		email := pick(p, "probe"+strconv.FormatInt(probeEmails.Add(1), 10)+"@example.test", "no-at-sign")
-		_, err := svc.AddCandidate(ctx, p.ref.Job, pipeline.NewCandidate{Name: "Probe", Email: email, Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
-		return err
-	}},
-	{pipeline.OpUpdateCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.UpdateCandidate(ctx, p.ref.Job, p.ref.Candidate, pipeline.CandidatePatch{Name: new(pick(p, "Probe", " ")), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
-		return err
-	}},
-	{pipeline.OpMoveCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.MoveCandidate(ctx, p.ref.Job, p.ref.Candidate, pipeline.StageMove{StageID: pick(p, p.stage, 0), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
-		return err
-	}},
-	{pipeline.OpAddNote, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.AddNote(ctx, p.ref.Job, p.ref.Candidate, pipeline.NewNote{Content: pick(p, "Probe note.", " "), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
-		return err
-	}},
-	{pipeline.OpListNotes, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.ListNotes(ctx, p.ref.Job, p.ref.Candidate, pipeline.NoteFilter{Page: pick(p, 1, -1)})
-		return err
-	}},
-	{pipeline.OpRateCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.RateCandidate(ctx, p.ref.Job, p.ref.Candidate, pipeline.NewRating{Value: pick(p, pipeline.GoodFit, "GOOD_FIT"), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
-		return err
-	}},
-	{pipeline.OpListActivity, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.ListActivity(ctx, pipeline.FeedFilter{Limit: pick(p, 0, pipeline.MaxFeedLimit+1)})
-		return err
-	}},
-	{pipeline.OpCreateWebhook, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.CreateWebhook(ctx, pipeline.NewWebhook{URL: pick(p, "https://hooks.example.test/probe", ""), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
-		return err
-	}},
-	{pipeline.OpListWebhooks, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.ListWebhooks(ctx, pick(p, 1, -1))
-		return err
-	}},
-	{pipeline.OpGetWebhook, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.GetWebhook(ctx, p.ref.Webhook)
-		return err
-	}},
-	{pipeline.OpDeleteWebhook, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.DeleteWebhook(ctx, p.ref.Webhook, pipeline.WebhookDeletion{Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
-		return err
-	}},
-	{pipeline.OpListWebhookDeliveries, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.ListWebhookDeliveries(ctx, p.ref.Webhook, pick(p, 1, -1))
-		return err
-	}},
-	{pipeline.OpSendMessage, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.SendMessage(ctx, p.ref.Job, p.ref.Candidate, pipeline.NewMessage{Subject: pick(p, "Probe", "Two\nlines"), Body: "Hello.", Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
-		return err
-	}},
-	{pipeline.OpListMessages, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.ListMessages(ctx, p.ref.Job, p.ref.Candidate, pipeline.MessageFilter{Page: pick(p, 1, -1)})
-		return err
-	}},
-	{pipeline.OpGetMessage, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.GetMessage(ctx, p.ref.Job, p.ref.Candidate, p.ref.Message)
-		return err
-	}},
-	{pipeline.OpCancelMessage, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.CancelMessage(ctx, p.ref.Job, p.ref.Candidate, p.ref.Message, pipeline.MessageCancel{Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
-		return err
-	}},
-	{pipeline.OpRetryMessage, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		id := p.ref.Message
-		if p.failed != 0 {
-			id = p.failed
-		}
-		_, err := svc.RetryMessage(ctx, p.ref.Job, p.ref.Candidate, id, pipeline.MessageRetry{Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
-		return err
-	}},
-	{pipeline.OpScheduleInterview, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		in := probeInterview(p.user)
-		in.Timezone = pick(p, "UTC", "Nowhere")
-		in.Idempotency = p.idem
-		in.Reason = p.reason
-		_, err := svc.ScheduleInterview(ctx, p.ref.Job, p.ref.Candidate, in)
-		return err
-	}},
-	{pipeline.OpRescheduleInterview, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		patch := pipeline.InterviewPatch{Location: new("Room " + strconv.FormatInt(probeSlots.Add(1), 10)), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}}
-		if !p.valid {
-			patch.Timezone = new("Nowhere")
-		}
-		_, err := svc.RescheduleInterview(ctx, p.ref.Job, p.ref.Candidate, p.ref.Interview, patch)
-		return err
-	}},
-	{pipeline.OpCancelInterview, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.CancelInterview(ctx, p.ref.Job, p.ref.Candidate, p.ref.Interview, pipeline.InterviewCancellation{Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
-		return err
-	}},
-	{pipeline.OpListInterviews, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.ListInterviews(ctx, p.ref.Job, p.ref.Candidate, pipeline.InterviewFilter{Page: pick(p, 1, -1)})
-		return err
-	}},
-	{pipeline.OpGetInterview, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.GetInterview(ctx, p.ref.Job, p.ref.Candidate, p.ref.Interview)
-		return err
-	}},
-	{pipeline.OpGetInterviewInvite, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.GetInterviewInvite(ctx, p.ref.Job, p.ref.Candidate, p.ref.Interview)
-		return err
-	}},
-	{pipeline.OpGetAvailability, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		from := time.Now().UTC().Truncate(time.Second)
-		_, err := svc.GetAvailability(ctx, pipeline.AvailabilityQuery{UserIDs: []int64{p.user},
-			From: from.Format(time.RFC3339), To: from.Add(pick(p, time.Hour, 32*24*time.Hour)).Format(time.RFC3339)})
-		return err
-	}},
-	{pipeline.OpExportPerson, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.ExportPerson(ctx, pipeline.PersonQuery{Email: pick(p, "nobody@example.test", "")})
-		return err
-	}},
-	{pipeline.OpAddDocument, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.AddDocument(ctx, p.ref.Job, p.ref.Candidate, pipeline.NewDocument{Filename: "probe.txt",
-			Content: pick(p, []byte("Probe."), []byte{}), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
-		return err
-	}},
-	{pipeline.OpListDocuments, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.ListDocuments(ctx, p.ref.Job, p.ref.Candidate, pipeline.DocumentFilter{Page: pick(p, 1, -1)})
-		return err
-	}},
-	{pipeline.OpGetDocument, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.GetDocument(ctx, p.ref.Job, p.ref.Candidate, p.ref.Document)
-		return err
-	}},
-	{pipeline.OpGetDocumentContent, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, _, err := svc.GetDocumentContent(ctx, p.ref.Job, p.ref.Candidate, p.ref.Document)
-		return err
-	}},
-	{pipeline.OpGetDocumentText, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.GetDocumentText(ctx, p.ref.Job, p.ref.Candidate, p.ref.Document, pipeline.TextRange{Offset: pick(p, 0, -1)})
-		return err
-	}},
-	{pipeline.OpRemoveDocument, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.RemoveDocument(ctx, p.ref.Job, p.ref.Candidate, p.ref.Document,
-			pipeline.DocumentRemoval{Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
-		return err
-	}},
-	{pipeline.OpListProposals, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.ListProposals(ctx, pipeline.ProposalFilter{Page: pick(p, 1, -1)})
-		return err
-	}},
-	{pipeline.OpGetProposal, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.GetProposal(ctx, p.ref.Proposal)
-		return err
-	}},
-	{pipeline.OpApproveProposal, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.ApproveProposal(ctx, p.ref.Proposal, probeDecision(p))
-		return err
-	}},
-	{pipeline.OpRejectProposal, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.RejectProposal(ctx, p.ref.Proposal, probeDecision(p))
-		return err
-	}},
-	{pipeline.OpErasePerson, func(ctx context.Context, svc *pipeline.Service, p probe) error {
-		_, err := svc.ErasePerson(ctx, pipeline.PersonErasure{Email: pick(p, "nobody@example.test", ""), Reasoned: probeReason(p), Idempotency: p.idem})
-		return err
-	}},
-}
-
-// probeSlots numbers the probes' interviews, each an hour of its own, and
-// their changes.
-var probeSlots atomic.Int64
-
-// probeInterview is an hour's interview with the interviewer user, at a
-// time no other probe's takes.
-func probeInterview(user int64) pipeline.NewInterview {
-	start := time.Now().UTC().Truncate(time.Hour).Add(time.Duration(24+probeSlots.Add(1)) * time.Hour)
-	return pipeline.NewInterview{Start: start.Format(time.RFC3339), End: start.Add(time.Hour).Format(time.RFC3339),
-		InterviewerIDs: []int64{user}}
-}
-
-// probeEmails numbers the emails of the probes' intakes.
-var probeEmails atomic.Int64
+// probe's records and an input valid or not, each resource's probes
+// declared in its test file (TestOperations_Complete holds them to
+// pipeline.Ops).
+var operations = slices.Concat(meProbes, jobProbes, stageProbes, candidateProbes, noteProbes, ratingProbes,
+	activityProbes, webhookProbes, messageProbes, interviewProbes, documentProbes, privacyProbes, proposalProbes)
 
 // reachable is a probe at records olivia reaches: the backend job, its
 // candidate ada, a stage of that job for a move, the webhook hook, a
@@ -484,13 +274,6 @@ type parser struct{}
 
 func (parser) Extract(_ context.Context, contentType string, content []byte) (string, bool, error) {
 	return doctext.Parse(contentType, content, pipeline.MaxDocumentText)
-}
-
-// probeDecision is a decision with the probe's key, reason and a note
-// valid when the probe's input is.
-func probeDecision(p probe) pipeline.ProposalDecision {
-	return pipeline.ProposalDecision{Note: new(pick(p, "Fine.", strings.Repeat("n", pipeline.MaxDecisionNoteLength+1))),
-		Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}}
 }
 
 // probeProposal is a pending proposal of a note on ada, made by an agent

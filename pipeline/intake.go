@@ -50,7 +50,7 @@ type NewCandidate struct {
 // Validate reports what is wrong with the input without consulting
 // storage; whether the stage belongs to the job and whether the email is
 // taken are checked by AddCandidate.
-func (in NewCandidate) Validate() error { return withUnread(in.Unread, in.check(time.Now()).Err()) }
+func (in NewCandidate) Validate() error { return inputVerdict(in.Unread, in.check(time.Now()).Err()) }
 
 func (in NewCandidate) check(now time.Time) FieldErrors {
 	f := FieldErrors{}
@@ -88,7 +88,7 @@ type CandidatePatch struct {
 
 // Validate reports what is wrong with the patch without consulting
 // storage; whether the email is taken is checked by UpdateCandidate.
-func (p CandidatePatch) Validate() error { return withUnread(p.Unread, p.check().Err()) }
+func (p CandidatePatch) Validate() error { return inputVerdict(p.Unread, p.check().Err()) }
 
 func (p CandidatePatch) check() FieldErrors {
 	f := FieldErrors{}
@@ -200,7 +200,7 @@ func (s *Service) AddCandidate(ctx context.Context, jobID int64, in NewCandidate
 		if it.EmailTaken && checkable(in.Unread, f, "email") {
 			f.Add("email", msgEmailTaken)
 		}
-		if err := withUnread(in.Unread, f.Err()); err != nil {
+		if err := inputVerdict(in.Unread, f.Err()); err != nil {
 			return Candidate{}, err
 		}
 		if it.Job.Status == JobClosed {
@@ -270,7 +270,7 @@ func (s *Service) UpdateCandidate(ctx context.Context, jobID, id int64, p Candid
 				f.Add("email", msgEmailTaken)
 			}
 		}
-		if err := withUnread(p.Unread, f.Err()); err != nil {
+		if err := inputVerdict(p.Unread, f.Err()); err != nil {
 			return Candidate{}, err
 		}
 		// An erased candidate's status may still change, so that counts

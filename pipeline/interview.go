@@ -272,7 +272,7 @@ func (in NewInterview) Validate() error {
 	sc := in.slot()
 	sc.startChanged = false
 	sc.check(f, time.Time{})
-	return withUnread(in.Unread, f.Err())
+	return inputVerdict(in.Unread, f.Err())
 }
 
 // Validate reports what is wrong with the patch on its own, without
@@ -280,7 +280,7 @@ func (in NewInterview) Validate() error {
 func (p InterviewPatch) Validate() error {
 	f := FieldErrors{}
 	p.checkSent(f)
-	return withUnread(p.Unread, f.Err())
+	return inputVerdict(p.Unread, f.Err())
 }
 
 // checkSent records what is wrong with the fields sent.

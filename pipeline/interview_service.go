@@ -80,7 +80,7 @@ func (s *Service) checkSlot(ctx context.Context, tx Tx, iv *Interview, f FieldEr
 			f.Add("interviewer_ids", msgNotTeamMember)
 		}
 	}
-	if err := withUnread(unread, f.Err()); err != nil {
+	if err := inputVerdict(unread, f.Err()); err != nil {
 		return err
 	}
 	if iv.CandidateStatus != CandidateActive {
@@ -161,7 +161,7 @@ func (s *Service) RescheduleInterview(ctx context.Context, jobID, candidateID, i
 	res, err := write(s, ctx, c, k, s.loadInterview(ctx, c, jobID, candidateID, id), func(tx Tx, iv Interview) (Interview, error) {
 		f := FieldErrors{}
 		if p.checkSent(f); len(f) > 0 {
-			return Interview{}, withUnread(p.Unread, f.Err()) // nothing sent: no slot to judge
+			return Interview{}, inputVerdict(p.Unread, f.Err()) // nothing sent: no slot to judge
 		}
 		before := iv
 		if err := s.checkSlot(ctx, tx, &iv, f, p.slot(before), p.Unread, s.now()); err != nil {
@@ -327,7 +327,7 @@ func (s *Service) ListInterviews(ctx context.Context, jobID, candidateID int64, 
 	if f.Page < 0 {
 		bad.Add("page", msgPage)
 	}
-	if err := withUnread(f.Unread, bad.Err()); err != nil {
+	if err := inputVerdict(f.Unread, bad.Err()); err != nil {
 		// Not found comes before invalid.
 		if _, err := s.store.Candidate(ctx, c.user.ID, jobID, candidateID); err != nil {
 			return List[Interview]{}, err
@@ -376,7 +376,7 @@ func (s *Service) GetAvailability(ctx context.Context, q AvailabilityQuery) ([]U
 			f.Add("user_ids", "Each user must be a member of the token's current team.")
 		}
 	}
-	if err := withUnread(q.Unread, f.Err()); err != nil {
+	if err := inputVerdict(q.Unread, f.Err()); err != nil {
 		return nil, err
 	}
 	busy, err := s.store.BusyTimes(ctx, BusyQuery{UserIDs: ids, From: from, To: to})
@@ -393,4 +393,30 @@ func (s *Service) GetAvailability(ctx context.Context, q AvailabilityQuery) ([]U
 		}
 	}
 	return out, nil
+}
+
+// The operations on interviews (invitation.go holds the invite).
+const (
+	OpScheduleInterview   Op = "schedule_interview"
+	OpListInterviews      Op = "list_interviews"
+	OpGetInterview        Op = "get_interview"
+	OpRescheduleInterview Op = "reschedule_interview"
+	OpCancelInterview     Op = "cancel_interview"
+	OpGetInterviewInvite  Op = "get_interview_invite"
+	OpGetAvailability     Op = "get_availability"
+)
+
+// interviewPath is the path of one interview, below /api/v1.
+const interviewPath = candidatePath + "/interviews/{interview}"
+
+// interviewOps are the rows of opTable for these operations, in the order of
+// the API's document.
+var interviewOps = []opRow{
+	{OpScheduleInterview, opTraits{ScopeSchedulingWrite, mPost, candidatePath + "/interviews", forbids | conflicts}},
+	{OpListInterviews, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/interviews", 0}},
+	{OpGetInterview, opTraits{ScopeCandidatesRead, mGet, interviewPath, 0}},
+	{OpRescheduleInterview, opTraits{ScopeSchedulingWrite, mPatch, interviewPath, forbids | conflicts}},
+	{OpCancelInterview, opTraits{ScopeSchedulingWrite, mPost, interviewPath + "/cancel", 0}},
+	{OpGetInterviewInvite, opTraits{ScopeCandidatesRead, mGet, interviewPath + "/invite.ics", 0}},
+	{OpGetAvailability, opTraits{ScopeSchedulingWrite, mGet, "/availability", 0}},
 }

@@ -1,9 +1,12 @@
 package pipeline_test
 
 import (
+	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -499,4 +502,59 @@ func TestService_InterviewInvite(t *testing.T) {
 		assert.Equal(t, first.UID, res.Value.UID, "a change keeps it")
 		assert.Equal(t, "noreply@localhost", res.Value.Organizer.Email)
 	})
+}
+
+// interviewProbes call the operations of this file's resource for the tables of
+// operations (see probe).
+var interviewProbes = []operation{
+	{pipeline.OpScheduleInterview, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		in := probeInterview(p.user)
+		in.Timezone = pick(p, "UTC", "Nowhere")
+		in.Idempotency = p.idem
+		in.Reason = p.reason
+		_, err := svc.ScheduleInterview(ctx, p.ref.Job, p.ref.Candidate, in)
+		return err
+	}},
+	{pipeline.OpRescheduleInterview, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		patch := pipeline.InterviewPatch{Location: new("Room " + strconv.FormatInt(probeSlots.Add(1), 10)), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}}
+		if !p.valid {
+			patch.Timezone = new("Nowhere")
+		}
+		_, err := svc.RescheduleInterview(ctx, p.ref.Job, p.ref.Candidate, p.ref.Interview, patch)
+		return err
+	}},
+	{pipeline.OpCancelInterview, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.CancelInterview(ctx, p.ref.Job, p.ref.Candidate, p.ref.Interview, pipeline.InterviewCancellation{Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
+		return err
+	}},
+	{pipeline.OpListInterviews, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.ListInterviews(ctx, p.ref.Job, p.ref.Candidate, pipeline.InterviewFilter{Page: pick(p, 1, -1)})
+		return err
+	}},
+	{pipeline.OpGetInterview, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.GetInterview(ctx, p.ref.Job, p.ref.Candidate, p.ref.Interview)
+		return err
+	}},
+	{pipeline.OpGetInterviewInvite, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.GetInterviewInvite(ctx, p.ref.Job, p.ref.Candidate, p.ref.Interview)
+		return err
+	}},
+	{pipeline.OpGetAvailability, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		from := time.Now().UTC().Truncate(time.Second)
+		_, err := svc.GetAvailability(ctx, pipeline.AvailabilityQuery{UserIDs: []int64{p.user},
+			From: from.Format(time.RFC3339), To: from.Add(pick(p, time.Hour, 32*24*time.Hour)).Format(time.RFC3339)})
+		return err
+	}},
+}
+
+// probeSlots numbers the probes' interviews, each an hour of its own, and
+// their changes.
+var probeSlots atomic.Int64
+
+// probeInterview is an hour's interview with the interviewer user, at a
+// time no other probe's takes.
+func probeInterview(user int64) pipeline.NewInterview {
+	start := time.Now().UTC().Truncate(time.Hour).Add(time.Duration(24+probeSlots.Add(1)) * time.Hour)
+	return pipeline.NewInterview{Start: start.Format(time.RFC3339), End: start.Add(time.Hour).Format(time.RFC3339),
+		InterviewerIDs: []int64{user}}
 }

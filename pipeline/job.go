@@ -67,7 +67,7 @@ const (
 )
 
 // Validate reports what is wrong with the filter.
-func (f JobFilter) Validate() error { return withUnread(f.Unread, f.check()) }
+func (f JobFilter) Validate() error { return inputVerdict(f.Unread, f.check()) }
 
 func (f JobFilter) check() error {
 	bad := FieldErrors{}
@@ -102,7 +102,7 @@ type NewJob struct {
 }
 
 // Validate reports what is wrong with the input without consulting storage.
-func (in NewJob) Validate() error { return withUnread(in.Unread, in.check()) }
+func (in NewJob) Validate() error { return inputVerdict(in.Unread, in.check()) }
 
 func (in NewJob) check() error {
 	f := FieldErrors{}
@@ -123,7 +123,7 @@ type JobPatch struct {
 }
 
 // Validate reports what is wrong with the patch without consulting storage.
-func (p JobPatch) Validate() error { return withUnread(p.Unread, p.check()) }
+func (p JobPatch) Validate() error { return inputVerdict(p.Unread, p.check()) }
 
 func (p JobPatch) check() error {
 	f := FieldErrors{}
@@ -329,4 +329,24 @@ func mustJSON(v any) json.RawMessage {
 		panic(err) // only maps of strings and numbers are encoded here
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n")
+}
+
+// The operations on jobs.
+const (
+	OpListJobs  Op = "list_jobs"
+	OpCreateJob Op = "create_job"
+	OpGetJob    Op = "get_job"
+	OpUpdateJob Op = "update_job"
+)
+
+// jobPath is the path of one job, below /api/v1.
+const jobPath = "/jobs/{job}"
+
+// jobOps are the rows of opTable for these operations, in the order of
+// the API's document.
+var jobOps = []opRow{
+	{OpListJobs, opTraits{ScopeJobsRead, mGet, "/jobs", 0}},
+	{OpCreateJob, opTraits{ScopeJobsWrite, mPost, "/jobs", forbids}},
+	{OpGetJob, opTraits{ScopeJobsRead, mGet, jobPath, 0}},
+	{OpUpdateJob, opTraits{ScopeJobsWrite, mPatch, jobPath, forbids}},
 }

@@ -231,3 +231,24 @@ func TestService_UpdateJob(t *testing.T) {
 		assert.ErrorIs(t, err, pipeline.ErrUnauthenticated)
 	})
 }
+
+// jobProbes call the operations of this file's resource for the tables of
+// operations (see probe).
+var jobProbes = []operation{
+	{pipeline.OpListJobs, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.ListJobs(ctx, pick(p, pipeline.JobFilter{}, pipeline.JobFilter{Status: "OPEN"}))
+		return err
+	}},
+	{pipeline.OpGetJob, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.GetJob(ctx, p.ref.Job)
+		return err
+	}},
+	{pipeline.OpCreateJob, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.CreateJob(ctx, pipeline.NewJob{Title: pick(p, "Probe", " "), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
+		return err
+	}},
+	{pipeline.OpUpdateJob, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.UpdateJob(ctx, p.ref.Job, pipeline.JobPatch{Title: new(pick(p, "Probe", "")), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
+		return err
+	}},
+}

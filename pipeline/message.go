@@ -71,7 +71,7 @@ type NewMessage struct {
 }
 
 // Validate reports what is wrong with the input at the present time.
-func (in NewMessage) Validate() error { return withUnread(in.Unread, in.check(time.Now())) }
+func (in NewMessage) Validate() error { return inputVerdict(in.Unread, in.check(time.Now())) }
 
 func (in NewMessage) check(now time.Time) error {
 	f := FieldErrors{}
@@ -137,7 +137,7 @@ func (s *Service) SendMessage(ctx context.Context, jobID, candidateID int64, in 
 	}
 	return write(s, ctx, c, k, load, func(tx Tx, cand Candidate) (Message, error) {
 		now := s.now()
-		if err := withUnread(in.Unread, in.check(now)); err != nil {
+		if err := inputVerdict(in.Unread, in.check(now)); err != nil {
 			return Message{}, err
 		}
 		if cand.ErasedAt != nil {
@@ -159,8 +159,8 @@ func (s *Service) SendMessage(ctx context.Context, jobID, candidateID int64, in 
 	})
 }
 
-// MessageCancel is the input of CancelMessage: its key alone.
-type MessageCancel struct {
+// MessageCancellation is the input of CancelMessage: its key alone.
+type MessageCancellation struct {
 	// Idempotency is the key of the call; nil: none.
 	Idempotency *Idempotency
 	Reasoned
@@ -169,14 +169,14 @@ type MessageCancel struct {
 }
 
 // Validate reports what could not be read of the input.
-func (in MessageCancel) Validate() error { return in.Unread }
+func (in MessageCancellation) Validate() error { return in.Unread }
 
 // CancelMessage cancels a queued message, which is then never sent; a
 // cancelled one is returned unchanged. Scope: messages:send. Errors:
 // unauthenticated, insufficient_scope, not_found, validation_failed (the
 // key), forbidden (the message was sent, or failed), conflict (idempotency
 // key in flight).
-func (s *Service) CancelMessage(ctx context.Context, jobID, candidateID, id int64, in MessageCancel) (Result[Message], error) {
+func (s *Service) CancelMessage(ctx context.Context, jobID, candidateID, id int64, in MessageCancellation) (Result[Message], error) {
 	return s.writeMessage(ctx, OpCancelMessage, jobID, candidateID, id, &in, &in.Idempotency, func(tx Tx, m Message) (Message, string, error) {
 		switch m.Status {
 		case MessageCancelled:
@@ -273,7 +273,7 @@ func (f MessageFilter) Validate() error {
 	if f.Page < 0 {
 		bad.Add("page", msgPage)
 	}
-	return withUnread(f.Unread, bad.Err())
+	return inputVerdict(f.Unread, bad.Err())
 }
 
 // ListMessages returns a page of the messages of a candidate of a job,
@@ -302,4 +302,26 @@ func (s *Service) GetMessage(ctx context.Context, jobID, candidateID, id int64) 
 		return Message{}, err
 	}
 	return s.store.Message(ctx, c.user.ID, jobID, candidateID, id)
+}
+
+// The operations on messages.
+const (
+	OpSendMessage   Op = "send_message"
+	OpListMessages  Op = "list_messages"
+	OpGetMessage    Op = "get_message"
+	OpCancelMessage Op = "cancel_message"
+	OpRetryMessage  Op = "retry_message"
+)
+
+// messagePath is the path of one message, below /api/v1.
+const messagePath = candidatePath + "/messages/{message}"
+
+// messageOps are the rows of opTable for these operations, in the order of
+// the API's document.
+var messageOps = []opRow{
+	{OpSendMessage, opTraits{ScopeMessagesSend, mPost, candidatePath + "/messages", forbids}},
+	{OpListMessages, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/messages", 0}},
+	{OpGetMessage, opTraits{ScopeCandidatesRead, mGet, messagePath, 0}},
+	{OpCancelMessage, opTraits{ScopeMessagesSend, mPost, messagePath + "/cancel", forbids}},
+	{OpRetryMessage, opTraits{ScopeMessagesSend, mPost, messagePath + "/retry", forbids}},
 }

@@ -206,7 +206,7 @@ func TestMessages_Scheduling(t *testing.T) {
 		s := mailtest.Start(t, mailtest.Options{})
 		m, err := sendAda(t, w, pipeline.NewMessage{Subject: "Hi", Body: "Hello."})
 		require.NoError(t, err)
-		_, err = w.Svc.CancelMessage(w.As(t, "olivia"), w.Job("backend"), m.CandidateID, m.ID, pipeline.MessageCancel{})
+		_, err = w.Svc.CancelMessage(w.As(t, "olivia"), w.Job("backend"), m.CandidateID, m.ID, pipeline.MessageCancellation{})
 		require.NoError(t, err)
 		later, err := sendAda(t, w, pipeline.NewMessage{Subject: "After", Body: "Hello."})
 		require.NoError(t, err)

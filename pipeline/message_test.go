@@ -151,7 +151,7 @@ func TestService_MessageVisibility(t *testing.T) {
 			ctx := actAs(t, w, tc.user, pipeline.AllScopes...)
 			_, err := w.Svc.GetMessage(ctx, tc.job, tc.cand, m.ID)
 			assert.ErrorIs(t, err, pipeline.ErrNotFound, tc.name)
-			_, err = w.Svc.CancelMessage(ctx, tc.job, tc.cand, m.ID, pipeline.MessageCancel{})
+			_, err = w.Svc.CancelMessage(ctx, tc.job, tc.cand, m.ID, pipeline.MessageCancellation{})
 			assert.ErrorIs(t, err, pipeline.ErrNotFound, tc.name)
 		}
 		got, err := w.Svc.GetMessage(w.As(t, "mia"), backend, ada, m.ID)
@@ -165,10 +165,10 @@ func TestService_CancelMessage(t *testing.T) {
 		m, err := sendAda(t, w, pipeline.NewMessage{Subject: "Hi", Body: "x"})
 		require.NoError(t, err)
 		ctx := w.As(t, "olivia")
-		res, err := w.Svc.CancelMessage(ctx, w.Job("backend"), m.CandidateID, m.ID, pipeline.MessageCancel{})
+		res, err := w.Svc.CancelMessage(ctx, w.Job("backend"), m.CandidateID, m.ID, pipeline.MessageCancellation{})
 		require.NoError(t, err)
 		assert.Equal(t, pipeline.MessageCancelled, res.Value.Status)
-		again, err := w.Svc.CancelMessage(ctx, w.Job("backend"), m.CandidateID, m.ID, pipeline.MessageCancel{})
+		again, err := w.Svc.CancelMessage(ctx, w.Job("backend"), m.CandidateID, m.ID, pipeline.MessageCancellation{})
 		require.NoError(t, err)
 		assert.Equal(t, res.Value, again.Value)
 		assert.Equal(t, []string{pipeline.ActionCandidateMessaged, pipeline.ActionCandidateMessageCancelled}, actionsOf(w.Activity(t)))
@@ -195,7 +195,7 @@ func TestService_CancelMessage(t *testing.T) {
 		assert.Equal(t, pipeline.MessageSent, got.Status)
 		assert.Equal(t, 1, got.Attempts)
 		require.NotNil(t, got.SentAt)
-		_, err = w.Svc.CancelMessage(ctx, w.Job("backend"), m.CandidateID, m.ID, pipeline.MessageCancel{})
+		_, err = w.Svc.CancelMessage(ctx, w.Job("backend"), m.CandidateID, m.ID, pipeline.MessageCancellation{})
 		require.ErrorIs(t, err, pipeline.ErrForbidden)
 		assert.Equal(t, "The message has already been sent.", err.(*pipeline.Error).Message)
 		assert.Equal(t, []string{pipeline.ActionCandidateMessaged, pipeline.ActionCandidateMessageSent}, actionsOf(w.Activity(t)),
@@ -215,4 +215,33 @@ func TestPostman_Mail(t *testing.T) {
 	assert.Equal(t, "Olivia", m.ReplyTo.Name)
 	_, err = pipeline.NewPostman(nil)
 	assert.Error(t, err, "a postman needs mail")
+}
+
+// messageProbes call the operations of this file's resource for the tables of
+// operations (see probe).
+var messageProbes = []operation{
+	{pipeline.OpSendMessage, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.SendMessage(ctx, p.ref.Job, p.ref.Candidate, pipeline.NewMessage{Subject: pick(p, "Probe", "Two\nlines"), Body: "Hello.", Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
+		return err
+	}},
+	{pipeline.OpListMessages, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.ListMessages(ctx, p.ref.Job, p.ref.Candidate, pipeline.MessageFilter{Page: pick(p, 1, -1)})
+		return err
+	}},
+	{pipeline.OpGetMessage, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.GetMessage(ctx, p.ref.Job, p.ref.Candidate, p.ref.Message)
+		return err
+	}},
+	{pipeline.OpCancelMessage, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.CancelMessage(ctx, p.ref.Job, p.ref.Candidate, p.ref.Message, pipeline.MessageCancellation{Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
+		return err
+	}},
+	{pipeline.OpRetryMessage, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		id := p.ref.Message
+		if p.failed != 0 {
+			id = p.failed
+		}
+		_, err := svc.RetryMessage(ctx, p.ref.Job, p.ref.Candidate, id, pipeline.MessageRetry{Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
+		return err
+	}},
 }

@@ -29,7 +29,7 @@ type NewNote struct {
 }
 
 // Validate reports what is wrong with the input.
-func (in NewNote) Validate() error { return withUnread(in.Unread, in.check()) }
+func (in NewNote) Validate() error { return inputVerdict(in.Unread, in.check()) }
 
 func (in NewNote) check() error {
 	bad := FieldErrors{}
@@ -77,7 +77,7 @@ func (f NoteFilter) Validate() error {
 	if f.Page < 0 {
 		bad.Add("page", msgPage)
 	}
-	return withUnread(f.Unread, bad.Err())
+	return inputVerdict(f.Unread, bad.Err())
 }
 
 // ListNotes returns a page of the notes of a candidate of a job, newest
@@ -98,4 +98,17 @@ func (s *Service) ListNotes(ctx context.Context, jobID, candidateID int64, f Not
 		return List[Note]{}, bad
 	}
 	return s.store.ListNotes(ctx, c.user.ID, jobID, candidateID, max(f.Page, 1))
+}
+
+// The operations on notes.
+const (
+	OpAddNote   Op = "add_note"
+	OpListNotes Op = "list_notes"
+)
+
+// noteOps are the rows of opTable for these operations, in the order of
+// the API's document.
+var noteOps = []opRow{
+	{OpAddNote, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/notes", 0}},
+	{OpListNotes, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/notes", 0}},
 }

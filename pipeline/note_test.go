@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"testing"
@@ -132,4 +133,17 @@ func TestService_ListNotesVisibility(t *testing.T) {
 			assert.Equal(t, 1, l.Total)
 		})
 	}
+}
+
+// noteProbes call the operations of this file's resource for the tables of
+// operations (see probe).
+var noteProbes = []operation{
+	{pipeline.OpAddNote, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.AddNote(ctx, p.ref.Job, p.ref.Candidate, pipeline.NewNote{Content: pick(p, "Probe note.", " "), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
+		return err
+	}},
+	{pipeline.OpListNotes, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.ListNotes(ctx, p.ref.Job, p.ref.Candidate, pipeline.NoteFilter{Page: pick(p, 1, -1)})
+		return err
+	}},
 }

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"maps"
+	"slices"
 	"strings"
 )
 
@@ -9,61 +10,9 @@ import (
 // the MCP tool's (for the operations that are tools; the webhooks' and the
 // invitation's are not), the OpenAPI document's operationId, and, in
 // CamelCase, the Service method's; each has one REST route (Method, Path).
+// Each operation is declared in its resource's file, beside its Service
+// method (job.go: OpListJobs), with its row of opTable.
 type Op string
-
-// The operations.
-const (
-	OpGetMe           Op = "get_me"
-	OpListJobs        Op = "list_jobs"
-	OpGetJob          Op = "get_job"
-	OpCreateJob       Op = "create_job"
-	OpUpdateJob       Op = "update_job"
-	OpListStages      Op = "list_stages"
-	OpListCandidates  Op = "list_candidates"
-	OpGetCandidate    Op = "get_candidate"
-	OpAddCandidate    Op = "add_candidate"
-	OpUpdateCandidate Op = "update_candidate"
-	OpMoveCandidate   Op = "move_candidate"
-	OpAddNote         Op = "add_note"
-	OpListNotes       Op = "list_notes"
-	OpRateCandidate   Op = "rate_candidate"
-	OpListActivity    Op = "list_activity"
-
-	OpCreateWebhook         Op = "create_webhook"
-	OpListWebhooks          Op = "list_webhooks"
-	OpGetWebhook            Op = "get_webhook"
-	OpDeleteWebhook         Op = "delete_webhook"
-	OpListWebhookDeliveries Op = "list_webhook_deliveries"
-
-	OpSendMessage   Op = "send_message"
-	OpListMessages  Op = "list_messages"
-	OpGetMessage    Op = "get_message"
-	OpCancelMessage Op = "cancel_message"
-	OpRetryMessage  Op = "retry_message"
-
-	OpScheduleInterview   Op = "schedule_interview"
-	OpRescheduleInterview Op = "reschedule_interview"
-	OpCancelInterview     Op = "cancel_interview"
-	OpListInterviews      Op = "list_interviews"
-	OpGetInterview        Op = "get_interview"
-	OpGetInterviewInvite  Op = "get_interview_invite"
-	OpGetAvailability     Op = "get_availability"
-
-	OpAddDocument        Op = "add_document"
-	OpListDocuments      Op = "list_documents"
-	OpGetDocument        Op = "get_document"
-	OpGetDocumentContent Op = "get_document_content"
-	OpGetDocumentText    Op = "get_document_text"
-	OpRemoveDocument     Op = "remove_document"
-
-	OpExportPerson Op = "export_person"
-	OpErasePerson  Op = "erase_person"
-
-	OpListProposals   Op = "list_proposals"
-	OpGetProposal     Op = "get_proposal"
-	OpApproveProposal Op = "approve_proposal"
-	OpRejectProposal  Op = "reject_proposal"
-)
 
 // Ref names the records an operation is about: its job and candidate ids,
 // its interview's, its message's or its document's, or its webhook's, zero where the
@@ -143,17 +92,6 @@ const (
 	neverHeld
 )
 
-// The paths of one record, below /api/v1.
-const (
-	jobPath       = "/jobs/{job}"
-	candidatePath = jobPath + "/candidates/{candidate}"
-	webhookPath   = "/webhooks/{webhook}"
-	messagePath   = candidatePath + "/messages/{message}"
-	interviewPath = candidatePath + "/interviews/{interview}"
-	proposalPath  = "/proposals/{proposal}"
-	documentPath  = candidatePath + "/documents/{document}"
-)
-
 // The HTTP methods of the REST requests.
 const (
 	mGet    = "GET"
@@ -162,64 +100,17 @@ const (
 	mDelete = "DELETE"
 )
 
-// opTable is every operation, in the order of the API's document.
-var opTable = []struct {
+// opRow is one operation and its traits.
+type opRow struct {
 	op Op
 	opTraits
-}{
-	{OpGetMe, opTraits{"", mGet, "/me", 0}},
-	{OpListJobs, opTraits{ScopeJobsRead, mGet, "/jobs", 0}},
-	{OpCreateJob, opTraits{ScopeJobsWrite, mPost, "/jobs", forbids}},
-	{OpGetJob, opTraits{ScopeJobsRead, mGet, jobPath, 0}},
-	{OpUpdateJob, opTraits{ScopeJobsWrite, mPatch, jobPath, forbids}},
-	{OpListStages, opTraits{ScopeJobsRead, mGet, jobPath + "/stages", 0}},
-	{OpListCandidates, opTraits{ScopeCandidatesRead, mGet, jobPath + "/candidates", 0}},
-	{OpAddCandidate, opTraits{ScopeCandidatesWrite, mPost, jobPath + "/candidates", forbids}},
-	{OpGetCandidate, opTraits{ScopeCandidatesRead, mGet, candidatePath, 0}},
-	{OpUpdateCandidate, opTraits{ScopeCandidatesWrite, mPatch, candidatePath, 0}},
-	{OpMoveCandidate, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/stage", 0}},
-	{OpAddNote, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/notes", 0}},
-	{OpListNotes, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/notes", 0}},
-	{OpRateCandidate, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/rating", 0}},
-	{OpListActivity, opTraits{ScopeActivityRead, mGet, "/activity", 0}},
-
-	{OpCreateWebhook, opTraits{ScopeWebhooksWrite, mPost, "/webhooks", forbids}},
-	{OpListWebhooks, opTraits{ScopeWebhooksWrite, mGet, "/webhooks", forbids}},
-	{OpGetWebhook, opTraits{ScopeWebhooksWrite, mGet, webhookPath, forbids}},
-	{OpDeleteWebhook, opTraits{ScopeWebhooksWrite, mDelete, webhookPath, forbids}},
-	{OpListWebhookDeliveries, opTraits{ScopeWebhooksWrite, mGet, webhookPath + "/deliveries", forbids}},
-
-	{OpScheduleInterview, opTraits{ScopeSchedulingWrite, mPost, candidatePath + "/interviews", forbids | conflicts}},
-	{OpListInterviews, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/interviews", 0}},
-	{OpGetInterview, opTraits{ScopeCandidatesRead, mGet, interviewPath, 0}},
-	{OpRescheduleInterview, opTraits{ScopeSchedulingWrite, mPatch, interviewPath, forbids | conflicts}},
-	{OpCancelInterview, opTraits{ScopeSchedulingWrite, mPost, interviewPath + "/cancel", 0}},
-	{OpGetInterviewInvite, opTraits{ScopeCandidatesRead, mGet, interviewPath + "/invite.ics", 0}},
-	{OpGetAvailability, opTraits{ScopeSchedulingWrite, mGet, "/availability", 0}},
-
-	{OpSendMessage, opTraits{ScopeMessagesSend, mPost, candidatePath + "/messages", forbids}},
-	{OpListMessages, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/messages", 0}},
-	{OpGetMessage, opTraits{ScopeCandidatesRead, mGet, messagePath, 0}},
-	{OpCancelMessage, opTraits{ScopeMessagesSend, mPost, messagePath + "/cancel", forbids}},
-	{OpRetryMessage, opTraits{ScopeMessagesSend, mPost, messagePath + "/retry", forbids}},
-
-	{OpAddDocument, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/documents", neverHeld}},
-	{OpListDocuments, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/documents", 0}},
-	{OpGetDocument, opTraits{ScopeCandidatesRead, mGet, documentPath, 0}},
-	{OpGetDocumentContent, opTraits{ScopeCandidatesRead, mGet, documentPath + "/content", 0}},
-	{OpGetDocumentText, opTraits{ScopeCandidatesRead, mGet, documentPath + "/text", 0}},
-	{OpRemoveDocument, opTraits{ScopeCandidatesWrite, mDelete, documentPath, 0}},
-
-	{OpExportPerson, opTraits{ScopePrivacyManage, mPost, "/privacy/exports", forbids | readsByPost}},
-	{OpErasePerson, opTraits{ScopePrivacyManage, mPost, "/privacy/erasures", forbids}},
-
-	// Reading needs no scope: what a token sees depends on whether it
-	// made the proposal or carries proposals:review (see Proposal).
-	{OpListProposals, opTraits{"", mGet, "/proposals", 0}},
-	{OpGetProposal, opTraits{"", mGet, proposalPath, 0}},
-	{OpApproveProposal, opTraits{ScopeProposalsReview, mPost, proposalPath + "/approve", forbids | conflicts | neverHeld}},
-	{OpRejectProposal, opTraits{ScopeProposalsReview, mPost, proposalPath + "/reject", forbids | conflicts | neverHeld}},
 }
+
+// opTable is every operation, in the order of the API's document: each
+// resource's rows, declared in its file. A new resource adds its rows
+// here, in the place its operations take in the document.
+var opTable = slices.Concat(meOps, jobOps, stageOps, candidateOps, noteOps, ratingOps, activityOps,
+	webhookOps, interviewOps, messageOps, documentOps, privacyOps, proposalOps)
 
 var opTraitsOf = func() map[Op]opTraits {
 	m := make(map[Op]opTraits, len(opTable))
@@ -298,12 +189,12 @@ func (o Op) Records() []string {
 // an HTTP body, or a tool's arguments, that is not a JSON object.
 var wholeInput = []string{"body", "arguments"}
 
-// withUnread is the validation verdict on an input: what could not be read
+// inputVerdict is the validation verdict on an input: what could not be read
 // of it (unread), plus what valid, the verdict on the fields that were
 // read, finds wrong with each of them. The verdict on the input as a whole
 // ("body") is left out: it judged an input with fields missing. An input
 // not read at all is only that.
-func withUnread(unread, valid error) error {
+func inputVerdict(unread, valid error) error {
 	if unread == nil {
 		return valid
 	}
@@ -348,14 +239,14 @@ func checkable(unread error, f FieldErrors, field string) bool {
 	return true
 }
 
-// Answer is the outcome of an operation called with an input a face could
-// not wholly read (unread), v and err being what the call returned on what
-// was read. An input type with an Unread field answers it in the call's
+// ResolveUnread is the outcome of an operation called with an input a
+// face could not wholly read (unread), v and err being what the call
+// returned on what was read. An input type with an Unread field answers it in the call's
 // check order itself; an operation that takes only ids (a read, whose call
 // changes nothing) answers it here, once the call's own checks have passed.
 // An id that could not be read (idUnread) names no record: the not_found of
 // the record it was to name yields to unread.
-func Answer[T any](unread error, idUnread bool, v T, err error) (T, error) {
+func ResolveUnread[T any](unread error, idUnread bool, v T, err error) (T, error) {
 	var zero T
 	switch {
 	case unread == nil:

@@ -1,8 +1,13 @@
 package pipeline
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -55,4 +60,39 @@ func TestOp_OneName(t *testing.T) {
 		_, ok := svc.MethodByName(name.String())
 		assert.True(t, ok, "%s has no method Service.%s", op, name.String())
 	}
+}
+
+// TestOp_Declared: every Op a file of the package declares is in the
+// table, so that a resource whose rows opTable leaves out cannot go
+// unnoticed (its operations would need no scope).
+func TestOp_Declared(t *testing.T) {
+	pkgs, err := parser.ParseDir(token.NewFileSet(), ".", func(fi fs.FileInfo) bool {
+		return !strings.HasSuffix(fi.Name(), "_test.go")
+	}, 0)
+	if !assert.NoError(t, err) {
+		return
+	}
+	var declared []Op
+	for _, f := range pkgs["pipeline"].Files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			spec, ok := n.(*ast.ValueSpec)
+			if !ok {
+				return true
+			}
+			if typ, ok := spec.Type.(*ast.Ident); !ok || typ.Name != "Op" {
+				return true
+			}
+			for i, v := range spec.Values {
+				// EveryWrite stands for every write in a policy; it is no operation.
+				if lit, ok := v.(*ast.BasicLit); ok && spec.Names[i].Name != "EveryWrite" {
+					name, err := strconv.Unquote(lit.Value)
+					assert.NoError(t, err)
+					declared = append(declared, Op(name))
+				}
+			}
+			return true
+		})
+	}
+	assert.Len(t, declared, len(Ops()), "each declared operation once")
+	assert.ElementsMatch(t, Ops(), declared)
 }

@@ -54,7 +54,7 @@ type PersonQuery struct {
 func (in PersonQuery) Validate() error {
 	bad := FieldErrors{}
 	checkPersonEmail(bad, in.Email)
-	return withUnread(in.Unread, bad.Err())
+	return inputVerdict(in.Unread, bad.Err())
 }
 
 func checkPersonEmail(bad FieldErrors, email string) {
@@ -91,7 +91,7 @@ func (in PersonErasure) Validate() error {
 			bad.Add(ReasonField, msg)
 		}
 	}
-	return withUnread(in.Unread, bad.Err())
+	return inputVerdict(in.Unread, bad.Err())
 }
 
 // Erasure is what ErasePerson did: the candidates it erased (none when
@@ -538,4 +538,17 @@ func (s *Service) eraseProposals(ctx context.Context, tx Tx, teamID int64, peopl
 		}
 	}
 	return nil
+}
+
+// The operations on a person's data.
+const (
+	OpExportPerson Op = "export_person"
+	OpErasePerson  Op = "erase_person"
+)
+
+// privacyOps are the rows of opTable for these operations, in the order of
+// the API's document.
+var privacyOps = []opRow{
+	{OpExportPerson, opTraits{ScopePrivacyManage, mPost, "/privacy/exports", forbids | readsByPost}},
+	{OpErasePerson, opTraits{ScopePrivacyManage, mPost, "/privacy/erasures", forbids}},
 }

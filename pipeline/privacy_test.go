@@ -308,7 +308,7 @@ func TestService_ErasePerson(t *testing.T) {
 		assert.Equal(t, pipeline.EForbidden, pipeline.ErrorCode(err))
 		_, err = w.Svc.UpdateCandidate(ctx, backend, ada, pipeline.CandidatePatch{Status: new(pipeline.CandidateRejected)})
 		assert.NoError(t, err)
-		_, err = w.Svc.MoveCandidate(ctx, backend, ada, pipeline.StageMove{StageID: w.Res.Stages["backend"]["Screening"]})
+		_, err = w.Svc.MoveCandidate(ctx, backend, ada, pipeline.CandidateMove{StageID: w.Res.Stages["backend"]["Screening"]})
 		assert.NoError(t, err)
 
 		// Erasing again is an erasure of none.
@@ -370,4 +370,17 @@ func TestService_ExportPerson(t *testing.T) {
 		assert.Equal(t, pipeline.TextReady, got.TextStatus)
 		assert.Equal(t, pipeline.DocumentWithText{Document: got, Text: "Ada Lovelace, analyst of the engine."}, docs[1])
 	})
+}
+
+// privacyProbes call the operations of this file's resource for the tables of
+// operations (see probe).
+var privacyProbes = []operation{
+	{pipeline.OpExportPerson, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.ExportPerson(ctx, pipeline.PersonQuery{Email: pick(p, "nobody@example.test", "")})
+		return err
+	}},
+	{pipeline.OpErasePerson, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.ErasePerson(ctx, pipeline.PersonErasure{Email: pick(p, "nobody@example.test", ""), Reasoned: probeReason(p), Idempotency: p.idem})
+		return err
+	}},
 }

@@ -49,7 +49,7 @@ type ProposalFilter struct {
 	Status string
 	JobID  int64
 	Page   int
-	// Unread is what a face could not read of the filter (see Answer).
+	// Unread is what a face could not read of the filter (see ResolveUnread).
 	Unread error
 }
 
@@ -447,7 +447,7 @@ func (s *Service) ListProposals(ctx context.Context, f ProposalFilter) (List[Pro
 	if err != nil {
 		return List[Proposal]{}, err
 	}
-	if err := withUnread(f.Unread, checkProposalStatus(f.Status).Err()); err != nil {
+	if err := inputVerdict(f.Unread, checkProposalStatus(f.Status).Err()); err != nil {
 		return List[Proposal]{}, err
 	}
 	f.Page = max(f.Page, 1)
@@ -532,7 +532,7 @@ func (s *Service) RejectProposal(ctx context.Context, id int64, in ProposalDecis
 	}
 	res, err := write(s, ctx, c, k, func(Tx) (Proposal, error) { return s.loadDecision(ctx, c, id) },
 		func(tx Tx, p Proposal) (Proposal, error) {
-			if err := withUnread(in.Unread, in.check().Err()); err != nil {
+			if err := inputVerdict(in.Unread, in.check().Err()); err != nil {
 				return Proposal{}, err
 			}
 			if err := checkPending(p); err != nil {
@@ -592,7 +592,7 @@ func (s *Service) ApproveProposal(ctx context.Context, id int64, in ProposalDeci
 				return json.Unmarshal(stored, &replay.Value)
 			}
 		}
-		if err := withReason(withUnread(in.Unread, in.check().Err()), checkReason(k.reason)); err != nil {
+		if err := withReason(inputVerdict(in.Unread, in.check().Err()), checkReason(k.reason)); err != nil {
 			return err
 		}
 		if err := checkPending(p); err != nil {
@@ -766,4 +766,26 @@ func (o *Operator) ActOnProposal(ctx context.Context, email string, id int64) (C
 		}
 	}
 	return Caller{}, errNotFound("Proposal")
+}
+
+// The operations on proposals.
+const (
+	OpListProposals   Op = "list_proposals"
+	OpGetProposal     Op = "get_proposal"
+	OpApproveProposal Op = "approve_proposal"
+	OpRejectProposal  Op = "reject_proposal"
+)
+
+// proposalPath is the path of one proposal, below /api/v1.
+const proposalPath = "/proposals/{proposal}"
+
+// proposalOps are the rows of opTable for these operations, in the order of
+// the API's document.
+var proposalOps = []opRow{
+	// Reading needs no scope: what a token sees depends on whether it
+	// made the proposal or carries proposals:review (see Proposal).
+	{OpListProposals, opTraits{"", mGet, "/proposals", 0}},
+	{OpGetProposal, opTraits{"", mGet, proposalPath, 0}},
+	{OpApproveProposal, opTraits{ScopeProposalsReview, mPost, proposalPath + "/approve", forbids | conflicts | neverHeld}},
+	{OpRejectProposal, opTraits{ScopeProposalsReview, mPost, proposalPath + "/reject", forbids | conflicts | neverHeld}},
 }

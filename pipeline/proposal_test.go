@@ -41,7 +41,7 @@ func newHeldMove(t *testing.T, w world, stage string) heldMove {
 func (h heldMove) move(w world, key string) (pipeline.Result[pipeline.Candidate], error) {
 	body := `{"stage":` + strconv.FormatInt(h.stage, 10) + `,"reason":"Strong screen."}`
 	ctx := pipeline.WithRequest(h.ctx, pipeline.Request{Body: json.RawMessage(body)})
-	in := pipeline.StageMove{StageID: h.stage, Reasoned: pipeline.Because("Strong screen.")}
+	in := pipeline.CandidateMove{StageID: h.stage, Reasoned: pipeline.Because("Strong screen.")}
 	if key != "" {
 		in.Idempotency = &pipeline.Idempotency{Key: key}
 	}
@@ -373,4 +373,32 @@ func TestService_ProposalLimits(t *testing.T) {
 			assert.Equal(t, c.TokenID(), a.TokenID, "%s: made with the requesting token", a.Action)
 		}
 	})
+}
+
+// proposalProbes call the operations of this file's resource for the tables of
+// operations (see probe).
+var proposalProbes = []operation{
+	{pipeline.OpListProposals, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.ListProposals(ctx, pipeline.ProposalFilter{Page: pick(p, 1, -1)})
+		return err
+	}},
+	{pipeline.OpGetProposal, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.GetProposal(ctx, p.ref.Proposal)
+		return err
+	}},
+	{pipeline.OpApproveProposal, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.ApproveProposal(ctx, p.ref.Proposal, probeDecision(p))
+		return err
+	}},
+	{pipeline.OpRejectProposal, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.RejectProposal(ctx, p.ref.Proposal, probeDecision(p))
+		return err
+	}},
+}
+
+// probeDecision is a decision with the probe's key, reason and a note
+// valid when the probe's input is.
+func probeDecision(p probe) pipeline.ProposalDecision {
+	return pipeline.ProposalDecision{Note: new(pick(p, "Fine.", strings.Repeat("n", pipeline.MaxDecisionNoteLength+1))),
+		Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}}
 }

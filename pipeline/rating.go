@@ -36,7 +36,7 @@ type NewRating struct {
 }
 
 // Validate reports what is wrong with the input.
-func (in NewRating) Validate() error { return withUnread(in.Unread, in.check()) }
+func (in NewRating) Validate() error { return inputVerdict(in.Unread, in.check()) }
 
 func (in NewRating) check() error {
 	switch {
@@ -72,4 +72,15 @@ func (s *Service) RateCandidate(ctx context.Context, jobID, candidateID int64, i
 		changes := map[string]Change{"rating": {Before: before, After: r.Value}}
 		return r, s.log(ctx, tx, c, cand.TeamID, cand.JobID, ActionCandidateRated, SubjectCandidate, cand.ID, changes)
 	})
+}
+
+// The operation on ratings.
+const (
+	OpRateCandidate Op = "rate_candidate"
+)
+
+// ratingOps are the rows of opTable for these operations, in the order of
+// the API's document.
+var ratingOps = []opRow{
+	{OpRateCandidate, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/rating", 0}},
 }

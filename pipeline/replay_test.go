@@ -38,7 +38,7 @@ func keyedWritesOf() []keyedWrite {
 		}},
 		{"move candidate", func(ctx context.Context, w world, idem *pipeline.Idempotency, v int) (any, bool, error) {
 			return result(w.Svc.MoveCandidate(ctx, w.Job("backend"), w.Res.Candidates["ada"],
-				pipeline.StageMove{StageID: w.Res.Stages["backend"][stages[v]], Idempotency: idem}))
+				pipeline.CandidateMove{StageID: w.Res.Stages["backend"][stages[v]], Idempotency: idem}))
 		}},
 		{"add note", func(ctx context.Context, w world, idem *pipeline.Idempotency, v int) (any, bool, error) {
 			return result(w.Svc.AddNote(ctx, w.Job("backend"), w.Res.Candidates["ada"], pipeline.NewNote{Content: titles[v], Idempotency: idem}))
@@ -114,7 +114,7 @@ func TestService_ReplayRules(t *testing.T) {
 	eachWorld(t, "an unchanged write is stored and replayed too", func(t *testing.T, w world) {
 		ctx := w.As(t, "olivia")
 		move := func() (pipeline.Result[pipeline.Candidate], error) {
-			return w.Svc.MoveCandidate(ctx, w.Job("backend"), w.Res.Candidates["grace"], pipeline.StageMove{
+			return w.Svc.MoveCandidate(ctx, w.Job("backend"), w.Res.Candidates["grace"], pipeline.CandidateMove{
 				StageID: w.Res.Stages["backend"]["Screening"], Idempotency: &pipeline.Idempotency{Key: "stay"}})
 		}
 		first, err := move()

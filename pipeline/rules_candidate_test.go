@@ -21,7 +21,7 @@ func TestService_MoveRules(t *testing.T) {
 		path := []string{"Screening", "Interview", "Offer", "Hired", "Applied"}
 		prev := "Applied"
 		for _, stage := range path {
-			res, err := w.Svc.MoveCandidate(ctx, job, ada, pipeline.StageMove{StageID: w.Res.Stages["backend"][stage]})
+			res, err := w.Svc.MoveCandidate(ctx, job, ada, pipeline.CandidateMove{StageID: w.Res.Stages["backend"][stage]})
 			require.NoError(t, err, stage)
 			assert.Equal(t, stage, res.Value.Stage)
 			assert.Equal(t, w.Res.Stages["backend"][stage], res.Value.StageID)
@@ -49,11 +49,11 @@ func TestService_MoveRules(t *testing.T) {
 		ctx := w.As(t, "olivia")
 		job, grace := w.Job("backend"), w.Res.Candidates["grace"]
 		for _, other := range []string{"frontend", "design", "ops"} {
-			_, err := w.Svc.MoveCandidate(ctx, job, grace, pipeline.StageMove{StageID: w.Res.Stages[other]["Interview"]})
+			_, err := w.Svc.MoveCandidate(ctx, job, grace, pipeline.CandidateMove{StageID: w.Res.Stages[other]["Interview"]})
 			require.ErrorIs(t, err, pipeline.ErrValidation, other)
 			assert.Equal(t, []string{"stage"}, fieldNames(err), other)
 		}
-		_, err := w.Svc.MoveCandidate(ctx, job, grace, pipeline.StageMove{StageID: -3})
+		_, err := w.Svc.MoveCandidate(ctx, job, grace, pipeline.CandidateMove{StageID: -3})
 		assert.ErrorIs(t, err, pipeline.ErrValidation, "a negative stage")
 		c, err := w.Svc.GetCandidate(ctx, job, grace)
 		require.NoError(t, err)
@@ -62,7 +62,7 @@ func TestService_MoveRules(t *testing.T) {
 	})
 	eachWorld(t, "a move through the Operator is logged without a token", func(t *testing.T, w world) {
 		ctx := actAs(t, w, "adam", pipeline.ScopeCandidatesWrite)
-		_, err := w.Svc.MoveCandidate(ctx, w.Job("design"), w.Res.Candidates["don"], pipeline.StageMove{StageID: w.Res.Stages["design"]["Offer"]})
+		_, err := w.Svc.MoveCandidate(ctx, w.Job("design"), w.Res.Candidates["don"], pipeline.CandidateMove{StageID: w.Res.Stages["design"]["Offer"]})
 		require.NoError(t, err)
 		log := w.Activity(t)
 		require.Len(t, log, 1)

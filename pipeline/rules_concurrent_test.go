@@ -24,7 +24,7 @@ func TestService_ConcurrentWrites(t *testing.T) {
 			token := []string{"olivia", "adam", "mia"}[i%3]
 			ctx := w.As(t, token)
 			wg.Go(func() {
-				_, errs[i] = w.Svc.MoveCandidate(ctx, job, ada, pipeline.StageMove{StageID: w.Res.Stages["backend"][st]})
+				_, errs[i] = w.Svc.MoveCandidate(ctx, job, ada, pipeline.CandidateMove{StageID: w.Res.Stages["backend"][st]})
 			})
 		}
 		wg.Wait()

@@ -150,7 +150,7 @@ var calls = map[pipeline.Op]func(svc *pipeline.Service, ctx context.Context, r p
 		return err
 	},
 	pipeline.OpMoveCandidate: func(svc *pipeline.Service, ctx context.Context, r pipeline.Ref) error {
-		_, err := svc.MoveCandidate(ctx, r.Job, r.Candidate, pipeline.StageMove{})
+		_, err := svc.MoveCandidate(ctx, r.Job, r.Candidate, pipeline.CandidateMove{})
 		return err
 	},
 	pipeline.OpAddNote: func(svc *pipeline.Service, ctx context.Context, r pipeline.Ref) error {
@@ -238,9 +238,9 @@ func TestService_UnreadInput(t *testing.T) {
 	unread := pipeline.Invalid("stage", "The stage field must be an integer.")
 	each(t, "after the record and the key, merged with the fields read", func(t *testing.T, w world) {
 		ctx, job, ada := w.As(t, "olivia"), w.Job("backend"), w.Res.Candidates["ada"]
-		_, err := w.Svc.MoveCandidate(ctx, missing, missing, pipeline.StageMove{Unread: unread, Idempotency: key("bad\tkey")})
+		_, err := w.Svc.MoveCandidate(ctx, missing, missing, pipeline.CandidateMove{Unread: unread, Idempotency: key("bad\tkey")})
 		assert.ErrorIs(t, err, pipeline.ErrNotFound)
-		_, err = w.Svc.MoveCandidate(ctx, job, ada, pipeline.StageMove{Unread: unread, Idempotency: key("bad\tkey")})
+		_, err = w.Svc.MoveCandidate(ctx, job, ada, pipeline.CandidateMove{Unread: unread, Idempotency: key("bad\tkey")})
 		assert.Contains(t, pipeline.Fields(err), pipeline.IdempotencyField)
 		_, err = w.Svc.UpdateJob(ctx, job, pipeline.JobPatch{Unread: unread, Title: new(" ")})
 		assert.Equal(t, []string{"stage", "title"}, slices.Sorted(maps.Keys(pipeline.Fields(err))))
@@ -254,13 +254,13 @@ func TestService_UnreadInput(t *testing.T) {
 	each(t, "a read of ids answers it once its own checks pass", func(t *testing.T, w world) {
 		ctx := w.As(t, "olivia")
 		j, err := w.Svc.GetJob(ctx, missing)
-		_, err = pipeline.Answer(unread, false, j, err)
+		_, err = pipeline.ResolveUnread(unread, false, j, err)
 		assert.ErrorIs(t, err, pipeline.ErrNotFound)
 		j, err = w.Svc.GetJob(ctx, w.Job("backend"))
-		_, err = pipeline.Answer(unread, false, j, err)
+		_, err = pipeline.ResolveUnread(unread, false, j, err)
 		assert.Equal(t, unread, err)
 		j, err = w.Svc.GetJob(ctx, 0)
-		_, err = pipeline.Answer(unread, true, j, err)
+		_, err = pipeline.ResolveUnread(unread, true, j, err)
 		assert.Equal(t, unread, err, "an id that could not be read names no record")
 	})
 }

@@ -20,3 +20,14 @@ func (s *Service) ListStages(ctx context.Context, jobID int64) ([]Stage, error) 
 	}
 	return s.store.Stages(ctx, c.user.ID, jobID)
 }
+
+// The operation on a job's stages.
+const (
+	OpListStages Op = "list_stages"
+)
+
+// stageOps are the rows of opTable for these operations, in the order of
+// the API's document.
+var stageOps = []opRow{
+	{OpListStages, opTraits{ScopeJobsRead, mGet, jobPath + "/stages", 0}},
+}

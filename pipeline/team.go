@@ -113,3 +113,14 @@ func (s *Service) GetMe(ctx context.Context) (Identity, error) {
 	}
 	return Identity{User: c.user, Team: c.team, Scopes: c.Scopes(), ApprovalRequired: c.ApprovalRequired()}, nil
 }
+
+// The operation that tells a caller who it is.
+const (
+	OpGetMe Op = "get_me"
+)
+
+// meOps are the rows of opTable for these operations, in the order of
+// the API's document.
+var meOps = []opRow{
+	{OpGetMe, opTraits{"", mGet, "/me", 0}},
+}

@@ -111,7 +111,7 @@ func TestService_CandidateVisibility(t *testing.T) {
 			job, cand := w.Job(tc.job), w.Res.Candidates[tc.cand]
 			_, err := w.Svc.GetCandidate(ctx, job, cand)
 			assert.ErrorIs(t, err, pipeline.ErrNotFound, "%s through %s", tc.cand, tc.job)
-			_, err = w.Svc.MoveCandidate(ctx, job, cand, pipeline.StageMove{StageID: w.Res.Stages[tc.job]["Hired"]})
+			_, err = w.Svc.MoveCandidate(ctx, job, cand, pipeline.CandidateMove{StageID: w.Res.Stages[tc.job]["Hired"]})
 			assert.ErrorIs(t, err, pipeline.ErrNotFound, "move %s through %s", tc.cand, tc.job)
 			_, err = w.Svc.AddNote(ctx, job, cand, pipeline.NewNote{Content: "x"})
 			assert.ErrorIs(t, err, pipeline.ErrNotFound, "note %s through %s", tc.cand, tc.job)

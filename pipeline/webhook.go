@@ -58,7 +58,7 @@ type NewWebhook struct {
 
 // Validate reports what is wrong with the input without consulting the
 // network; the URL's host is checked by CreateWebhook.
-func (in NewWebhook) Validate() error { return withUnread(in.Unread, in.check().Err()) }
+func (in NewWebhook) Validate() error { return inputVerdict(in.Unread, in.check().Err()) }
 
 func (in NewWebhook) check() FieldErrors {
 	f := FieldErrors{}
@@ -139,7 +139,7 @@ func (s *Service) CreateWebhook(ctx context.Context, in NewWebhook) (Result[Crea
 		}
 	}
 	if Fields(invalid) != nil || invalid == nil {
-		invalid = withUnread(in.Unread, f.Err())
+		invalid = inputVerdict(in.Unread, f.Err())
 	}
 	res, err := write(s, ctx, c, k, nil, func(tx Tx, _ struct{}) (CreatedWebhook, error) {
 		if invalid != nil {
@@ -277,4 +277,26 @@ func (s *Service) ListWebhookDeliveries(ctx context.Context, id int64, page int)
 		return List[Delivery]{}, Invalid("page", msgPage)
 	}
 	return s.store.Deliveries(ctx, c.team.ID, id, max(page, 1))
+}
+
+// The operations on webhooks.
+const (
+	OpCreateWebhook         Op = "create_webhook"
+	OpListWebhooks          Op = "list_webhooks"
+	OpGetWebhook            Op = "get_webhook"
+	OpDeleteWebhook         Op = "delete_webhook"
+	OpListWebhookDeliveries Op = "list_webhook_deliveries"
+)
+
+// webhookPath is the path of one webhook, below /api/v1.
+const webhookPath = "/webhooks/{webhook}"
+
+// webhookOps are the rows of opTable for these operations, in the order of
+// the API's document.
+var webhookOps = []opRow{
+	{OpCreateWebhook, opTraits{ScopeWebhooksWrite, mPost, "/webhooks", forbids}},
+	{OpListWebhooks, opTraits{ScopeWebhooksWrite, mGet, "/webhooks", forbids}},
+	{OpGetWebhook, opTraits{ScopeWebhooksWrite, mGet, webhookPath, forbids}},
+	{OpDeleteWebhook, opTraits{ScopeWebhooksWrite, mDelete, webhookPath, forbids}},
+	{OpListWebhookDeliveries, opTraits{ScopeWebhooksWrite, mGet, webhookPath + "/deliveries", forbids}},
 }

@@ -66,3 +66,28 @@ func TestRetrySchedule(t *testing.T) {
 	require.Equal(t, 8, d.MaxAttempts())
 	assert.Equal(t, "msg_42_7", pipeline.WebhookMessage{WebhookID: 7, ActivityID: 42}.ID())
 }
+
+// webhookProbes call the operations of this file's resource for the tables of
+// operations (see probe).
+var webhookProbes = []operation{
+	{pipeline.OpCreateWebhook, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.CreateWebhook(ctx, pipeline.NewWebhook{URL: pick(p, "https://hooks.example.test/probe", ""), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
+		return err
+	}},
+	{pipeline.OpListWebhooks, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.ListWebhooks(ctx, pick(p, 1, -1))
+		return err
+	}},
+	{pipeline.OpGetWebhook, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.GetWebhook(ctx, p.ref.Webhook)
+		return err
+	}},
+	{pipeline.OpDeleteWebhook, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.DeleteWebhook(ctx, p.ref.Webhook, pipeline.WebhookDeletion{Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
+		return err
+	}},
+	{pipeline.OpListWebhookDeliveries, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.ListWebhookDeliveries(ctx, p.ref.Webhook, pick(p, 1, -1))
+		return err
+	}},
+}

@@ -35,11 +35,11 @@ func feedPage(t *testing.T, h http.Handler, path, token string) (ids []int64, ne
 	return r.IDs(t), u.RequestURI(), r
 }
 
-// settle waits until token's feed shows n entries: on PostgreSQL the feed
+// awaitFeed waits until token's feed shows n entries: on PostgreSQL the feed
 // serves an entry once every transaction older than its own has ended,
 // anywhere on the server (other tests' included), so a committed entry may
 // take a moment to appear. What it shows then stays as it is.
-func settle(t *testing.T, h http.Handler, token string, n int) {
+func awaitFeed(t *testing.T, h http.Handler, token string, n int) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -55,7 +55,7 @@ func settle(t *testing.T, h http.Handler, token string, n int) {
 func TestAPI_Activity(t *testing.T) {
 	each(t, "shape", func(t *testing.T, e *env) {
 		moveAda(t, e, "olivia", "Screening")
-		settle(t, e.h, e.token("olivia"), 1)
+		awaitFeed(t, e.h, e.token("olivia"), 1)
 		r := e.do(t, "GET", "/api/v1/activity", e.token("olivia"), nil)
 		require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
 		assert.Equal(t, sorted("data", "links", "meta"), keys(r.Object(t)))
@@ -82,7 +82,7 @@ func TestAPI_Activity(t *testing.T) {
 		for _, stage := range []string{"Screening", "Interview", "Offer", "Hired", "Applied"} {
 			moveAda(t, e, "olivia", stage)
 		}
-		settle(t, e.h, e.token("olivia"), 5)
+		awaitFeed(t, e.h, e.token("olivia"), 5)
 		all := e.Activity(t)
 		var want []int64
 		for _, a := range all {
@@ -104,7 +104,7 @@ func TestAPI_Activity(t *testing.T) {
 		assert.Empty(t, ids)
 		assert.Equal(t, path, same, "an empty page keeps the cursor")
 		moveAda(t, e, "olivia", "Screening")
-		settle(t, e.h, e.token("olivia"), 6)
+		awaitFeed(t, e.h, e.token("olivia"), 6)
 		ids, _, _ = feedPage(t, e.h, path, e.token("olivia"))
 		assert.Len(t, ids, 1, "following next later returns what was written since")
 	})
@@ -116,7 +116,7 @@ func TestAPI_Activity_Filters(t *testing.T) {
 		r := e.do(t, "POST", "/api/v1/jobs", e.token("olivia"), map[string]any{"title": "Data Engineer"})
 		require.Equal(t, http.StatusCreated, r.Code)
 		moveAda(t, e, "olivia", "Interview")
-		settle(t, e.h, e.token("olivia"), 3)
+		awaitFeed(t, e.h, e.token("olivia"), 3)
 
 		ids, next, _ := feedPage(t, e.h, "/api/v1/activity?action=job.created&action=job.updated", e.token("olivia"))
 		assert.Len(t, ids, 1)
@@ -130,7 +130,7 @@ func TestAPI_Activity_Filters(t *testing.T) {
 		assert.NotContains(t, next, "since", "since has done its part")
 		e.clock.Advance(2 * time.Hour)
 		moveAda(t, e, "olivia", "Offer")
-		settle(t, e.h, e.token("olivia"), 4)
+		awaitFeed(t, e.h, e.token("olivia"), 4)
 		ids, _, _ = feedPage(t, e.h, next, e.token("olivia"))
 		assert.Len(t, ids, 1, "an empty page from since resumes after what was there")
 		past := url.QueryEscape(e.clock.Now().Add(-48 * time.Hour).Format(time.RFC3339))
@@ -156,7 +156,7 @@ func TestAPI_Activity_Since(t *testing.T) {
 		moveAda(t, e, "olivia", "Interview")
 		e.clock.Advance(15 * time.Second)
 		moveAda(t, e, "olivia", "Offer")
-		settle(t, e.h, e.token("olivia"), 3)
+		awaitFeed(t, e.h, e.token("olivia"), 3)
 		all, _, _ := feedPage(t, e.h, "/api/v1/activity", e.token("olivia"))
 		require.Len(t, all, 3)
 
@@ -211,8 +211,8 @@ func TestAPI_Activity_Visibility(t *testing.T) {
 		require.Equal(t, http.StatusNoContent, r.Code)
 		ops := e.do(t, "PATCH", jobPath(e.Job("ops")), e.token("gary"), map[string]any{"status": "draft"})
 		require.Equal(t, http.StatusOK, ops.Code)
-		settle(t, e.h, e.token("olivia"), 4)
-		settle(t, e.h, e.token("gary"), 1)
+		awaitFeed(t, e.h, e.token("olivia"), 4)
+		awaitFeed(t, e.h, e.token("gary"), 1)
 
 		actions := func(token string) []string {
 			r := e.do(t, "GET", "/api/v1/activity", e.token(token), nil)

@@ -138,13 +138,13 @@ var candidateOperations = []operation{
 		},
 		call: onCandidate((*pipeline.Service).UpdateCandidate, newCandidateFull),
 	}),
-	newOperation(opSpec[pipeline.StageMove, data[candidateFull]]{
+	newOperation(opSpec[pipeline.CandidateMove, data[candidateFull]]{
 		op: pipeline.OpMoveCandidate, status: http.StatusOK,
 		tool: &toolInfo{title: "Move a candidate", idempotent: true,
 			description: "Moves a candidate to a stage of the same job and returns the candidate, unchanged when already there (POST .../candidates/{candidate}/stage). A stage of another job is validation_failed on stage."},
-		params: []param[pipeline.StageMove]{
-			jobID[pipeline.StageMove](), candidateID[pipeline.StageMove](),
-			integerField("stage", true, described(idSchema(), "Id of a stage of the same job, from list_stages."), func(in *pipeline.StageMove) *int64 { return &in.StageID }),
+		params: []param[pipeline.CandidateMove]{
+			jobID[pipeline.CandidateMove](), candidateID[pipeline.CandidateMove](),
+			integerField("stage", true, described(idSchema(), "Id of a stage of the same job, from list_stages."), func(in *pipeline.CandidateMove) *int64 { return &in.StageID }),
 		},
 		call: onCandidate((*pipeline.Service).MoveCandidate, newCandidateFull),
 	}),

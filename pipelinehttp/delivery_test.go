@@ -159,7 +159,7 @@ func TestDeliveries(t *testing.T) {
 			"another secret does not verify")
 		assert.Equal(t, "application/json", got.header.Get("Content-Type"))
 		assert.Equal(t, "pipelined/test", got.header.Get("User-Agent"))
-		settle(t, e.h, e.token("olivia"), 2)
+		awaitFeed(t, e.h, e.token("olivia"), 2)
 		var msg struct {
 			Type      string         `json:"type"`
 			Timestamp string         `json:"timestamp"`

@@ -111,7 +111,7 @@ func TestDeliveries_CandidateCreated(t *testing.T) {
 		}
 		require.NoError(t, json.Unmarshal(got.body, &msg))
 		assert.Equal(t, "candidate.created", msg.Type)
-		settle(t, e.h, e.token("olivia"), 3)
+		awaitFeed(t, e.h, e.token("olivia"), 3)
 		feed := e.do(t, "GET", "/api/v1/activity?action=candidate.created", e.token("olivia"), nil).Items(t)
 		require.Len(t, feed, 1)
 		assert.Equal(t, feed[0], msg.Data, "the entry as in the feed")

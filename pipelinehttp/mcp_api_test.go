@@ -302,7 +302,7 @@ func TestMCP_Feed(t *testing.T) {
 		for _, stage := range []string{"Screening", "Interview", "Offer"} {
 			moveAda(t, e, "olivia", stage)
 		}
-		settle(t, e.h, e.token("olivia"), 3)
+		awaitFeed(t, e.h, e.token("olivia"), 3)
 		cs := e.mcpSession(t, "olivia")
 		first := content(t, callTool(t, cs, "list_activity", map[string]any{"limit": 2,
 			"action": []string{"candidate.stage_changed", "job.created"}}))

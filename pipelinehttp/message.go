@@ -90,12 +90,12 @@ var messageOperations = []operation{
 			return data[messageItem]{Data: newMessageItem(m)}, false, err
 		},
 	}),
-	newOperation(opSpec[pipeline.MessageCancel, data[messageItem]]{
+	newOperation(opSpec[pipeline.MessageCancellation, data[messageItem]]{
 		op: pipeline.OpCancelMessage, status: http.StatusOK,
 		tool: &toolInfo{title: "Cancel a message", idempotent: true,
 			description: "Cancels a queued message, which is then never sent, and returns it; a cancelled one is returned unchanged, a sent or failed one is forbidden (POST .../messages/{message}/cancel)."},
-		params: []param[pipeline.MessageCancel]{jobID[pipeline.MessageCancel](), candidateID[pipeline.MessageCancel](), messageID[pipeline.MessageCancel]()},
-		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.MessageCancel]) (data[messageItem], bool, error) {
+		params: []param[pipeline.MessageCancellation]{jobID[pipeline.MessageCancellation](), candidateID[pipeline.MessageCancellation](), messageID[pipeline.MessageCancellation]()},
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.MessageCancellation]) (data[messageItem], bool, error) {
 			res, err := svc.CancelMessage(ctx, in.ref.Job, in.ref.Candidate, in.ref.Message, in.domain())
 			return data[messageItem]{Data: newMessageItem(res.Value)}, res.Replayed, err
 		},

@@ -101,13 +101,13 @@ func newOperation[In, Out any](spec opSpec[In, Out]) operation {
 
 // run calls the operation with its input. What could not be read of an
 // input that does not carry it to the domain itself is answered by
-// pipeline.Answer.
+// pipeline.ResolveUnread.
 func (spec opSpec[In, Out]) run(ctx context.Context, svc *pipeline.Service, in *input[In]) (Out, bool, error) {
 	if spec.settle != nil {
 		spec.settle(in)
 	}
 	out, replayed, err := spec.call(ctx, svc, in)
-	out, err = pipeline.Answer(in.problems(), in.idUnread, out, err)
+	out, err = pipeline.ResolveUnread(in.problems(), in.idUnread, out, err)
 	return out, replayed, err
 }
 

@@ -17,7 +17,7 @@ import (
 // lastFeedEntry is the newest entry of olivia's feed, once n are there.
 func lastFeedEntry(t *testing.T, e *env, n int) map[string]any {
 	t.Helper()
-	settle(t, e.h, e.token("olivia"), n)
+	awaitFeed(t, e.h, e.token("olivia"), n)
 	items := e.do(t, "GET", "/api/v1/activity?limit=100", e.token("olivia"), nil).Items(t)
 	return items[len(items)-1]
 }

@@ -133,7 +133,7 @@ func TestDB_Batch(t *testing.T) {
 	olivia := f.As(t, "olivia")
 	job, ada := f.Job("backend"), f.Res.Candidates["ada"]
 	for i, stage := range []string{"Screening", "Interview"} {
-		res, err := f.Svc.MoveCandidate(olivia, job, ada, pipeline.StageMove{StageID: f.Res.Stages["backend"][stage],
+		res, err := f.Svc.MoveCandidate(olivia, job, ada, pipeline.CandidateMove{StageID: f.Res.Stages["backend"][stage],
 			Idempotency: &pipeline.Idempotency{Key: "move-" + stage}})
 		require.NoError(t, err, i)
 		assert.Equal(t, stage, res.Value.Stage)
@@ -141,7 +141,7 @@ func TestDB_Batch(t *testing.T) {
 	c, err := f.Svc.GetCandidate(olivia, job, ada)
 	require.NoError(t, err)
 	assert.Equal(t, "Interview", c.Stage)
-	res, err := f.Svc.MoveCandidate(olivia, job, ada, pipeline.StageMove{StageID: f.Res.Stages["backend"]["Screening"],
+	res, err := f.Svc.MoveCandidate(olivia, job, ada, pipeline.CandidateMove{StageID: f.Res.Stages["backend"]["Screening"],
 		Idempotency: &pipeline.Idempotency{Key: "move-Screening"}})
 	require.NoError(t, err)
 	assert.True(t, res.Replayed, "the key's record was stored with the move")

@@ -50,7 +50,7 @@ func TestStore_StageCounts(t *testing.T) {
 			wg.Go(func() {
 				for r, st := range stages[:1+i%len(stages)] {
 					_, err := f.Svc.MoveCandidate(as, f.Job("backend"), f.Res.Candidates[key],
-						pipeline.StageMove{StageID: f.Res.Stages["backend"][st], Idempotency: &pipeline.Idempotency{Key: fmt.Sprintf("%s-%d", key, r)}})
+						pipeline.CandidateMove{StageID: f.Res.Stages["backend"][st], Idempotency: &pipeline.Idempotency{Key: fmt.Sprintf("%s-%d", key, r)}})
 					assert.NoError(t, err)
 				}
 			})

@@ -56,7 +56,7 @@ func TestStore_RoundTrips(t *testing.T) {
 			require.NoError(t, op(pipeline.NewContext(ctx, c.WithIP(storetest.IP))))
 			return n.Load() - before
 		}
-		move := pipeline.StageMove{StageID: f.Res.Stages["backend"]["Offer"], Idempotency: &pipeline.Idempotency{Key: "k"}}
+		move := pipeline.CandidateMove{StageID: f.Res.Stages["backend"]["Offer"], Idempotency: &pipeline.Idempotency{Key: "k"}}
 		ops := map[string]func(ctx context.Context) error{
 			"Me":       func(ctx context.Context) error { _, err := f.Svc.GetMe(ctx); return err },
 			"ListJobs": func(ctx context.Context) error { _, err := f.Svc.ListJobs(ctx, pipeline.JobFilter{}); return err },
@@ -152,7 +152,7 @@ func TestStore_RoundTrips_Prepared(t *testing.T) {
 		"MoveCandidate keyed": func() error {
 			moves++ // to another stage each time
 			stage := []string{"Screening", "Interview"}[moves%2]
-			_, err := f.Svc.MoveCandidate(olivia, job, ada, pipeline.StageMove{StageID: f.Res.Stages["backend"][stage],
+			_, err := f.Svc.MoveCandidate(olivia, job, ada, pipeline.CandidateMove{StageID: f.Res.Stages["backend"][stage],
 				Idempotency: key("move")})
 			return err
 		},
@@ -210,13 +210,13 @@ func roundTrips(t *testing.T, db *pipelinestore.DB, want map[string]int64) {
 	ops := map[string]func() error{
 		"MoveCandidate keyed": func() error {
 			n++
-			_, err := f.Svc.MoveCandidate(olivia, job, ada, pipeline.StageMove{StageID: f.Res.Stages["backend"][stages[n%len(stages)]],
+			_, err := f.Svc.MoveCandidate(olivia, job, ada, pipeline.CandidateMove{StageID: f.Res.Stages["backend"][stages[n%len(stages)]],
 				Idempotency: &pipeline.Idempotency{Key: fmt.Sprintf("move-%d", n)}})
 			return err
 		},
 		"MoveCandidate": func() error {
 			n++
-			_, err := f.Svc.MoveCandidate(olivia, job, ada, pipeline.StageMove{StageID: f.Res.Stages["backend"][stages[n%len(stages)]]})
+			_, err := f.Svc.MoveCandidate(olivia, job, ada, pipeline.CandidateMove{StageID: f.Res.Stages["backend"][stages[n%len(stages)]]})
 			return err
 		},
 		"AddNote": func() error {

@@ -164,7 +164,7 @@ func TestStore_ListCandidates_LargeJobSearchFollowsWrites(t *testing.T) {
 	assert.Equal(t, []string{"Ada Nowak <ada@nw.example>"}, found(pipeline.CandidateFilter{Search: "nowak"}))
 	assert.Equal(t, []string{"Ada Nowak <ada@nw.example>"}, found(pipeline.CandidateFilter{Search: "nw.exa"}))
 
-	_, err = f.Svc.MoveCandidate(ctx, job, id, pipeline.StageMove{StageID: stages["Screening"]})
+	_, err = f.Svc.MoveCandidate(ctx, job, id, pipeline.CandidateMove{StageID: stages["Screening"]})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"Ada Nowak <ada@nw.example>"},
 		found(pipeline.CandidateFilter{Search: "nowak", StageID: stages["Screening"], Status: pipeline.CandidateActive}))

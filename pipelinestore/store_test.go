@@ -133,7 +133,7 @@ func TestOpen_WithSQLDB(t *testing.T) {
 			f := seeded(t, db)
 			olivia := f.As(t, "olivia")
 			job, ada := f.Job("backend"), f.Res.Candidates["ada"]
-			move := pipeline.StageMove{StageID: f.Res.Stages["backend"]["Interview"], Idempotency: &pipeline.Idempotency{Key: "move-1"}}
+			move := pipeline.CandidateMove{StageID: f.Res.Stages["backend"]["Interview"], Idempotency: &pipeline.Idempotency{Key: "move-1"}}
 			for _, replayed := range []bool{false, true} {
 				res, err := f.Svc.MoveCandidate(olivia, job, ada, move)
 				require.NoError(t, err)
@@ -214,7 +214,7 @@ func TestDB_ConcurrentWrites(t *testing.T) {
 					_, err := f.Svc.AddNote(ctx, backend, ada, pipeline.NewNote{Content: fmt.Sprintf("note %d/%d", i, k)})
 					errs <- err
 					st := stages[pipeline.DefaultStages[(i+k)%len(pipeline.DefaultStages)]]
-					_, err = f.Svc.MoveCandidate(ctx, backend, ada, pipeline.StageMove{StageID: st})
+					_, err = f.Svc.MoveCandidate(ctx, backend, ada, pipeline.CandidateMove{StageID: st})
 					errs <- err
 					_, err = f.Svc.GetCandidate(ctx, backend, ada)
 					errs <- err

@@ -231,7 +231,7 @@ func fingerprint(path string, jobID, candID int64, raw []byte) string {
 	case strings.HasSuffix(path, "/stage"):
 		var body struct{ Stage int64 }
 		if json.Unmarshal(raw, &body) == nil {
-			return pipeline.RequestDigest(pipeline.OpMoveCandidate, ref, &pipeline.StageMove{StageID: body.Stage})
+			return pipeline.RequestDigest(pipeline.OpMoveCandidate, ref, &pipeline.CandidateMove{StageID: body.Stage})
 		}
 	case strings.HasSuffix(path, "/messages"):
 		var body struct{ Subject, Body, SendAt string }

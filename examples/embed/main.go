@@ -162,7 +162,7 @@ func (a *app) workCandidates(ctx context.Context) error {
 		key := func(what string) *pipeline.Idempotency {
 			return &pipeline.Idempotency{Key: fmt.Sprintf("%s-%d", what, c.ID)}
 		}
-		moved, err := a.svc.MoveCandidate(ctx, backend, c.ID, pipeline.StageMove{StageID: stages[1].ID, Idempotency: key("move")})
+		moved, err := a.svc.MoveCandidate(ctx, backend, c.ID, pipeline.CandidateMove{StageID: stages[1].ID, Idempotency: key("move")})
 		if err != nil {
 			return err
 		}
@@ -186,7 +186,7 @@ func (a *app) refuse(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	_, err = a.svc.MoveCandidate(rctx, a.res.Jobs["backend"], a.res.Candidates["ada"], pipeline.StageMove{StageID: 1})
+	_, err = a.svc.MoveCandidate(rctx, a.res.Jobs["backend"], a.res.Candidates["ada"], pipeline.CandidateMove{StageID: 1})
 	fmt.Fprintf(a.out, "moving with a read-only token: %s\n", pipeline.ErrorCode(err))
 	return nil
 }
