@@ -46,6 +46,9 @@ type CandidateFilter struct {
 	Unread error
 }
 
+// SetUnread sets what a face could not read of the request.
+func (in *CandidateFilter) SetUnread(err error) { in.Unread = err }
+
 const msgStage = "The stage must be the id of a stage of this job."
 
 // Validate reports what is wrong with the filter without consulting
@@ -117,6 +120,12 @@ type CandidateMove struct {
 	// Unread is what a face could not read of the input; nil: all of it.
 	Unread error
 }
+
+// SetIdempotency sets the key the request named (a face's reading).
+func (in *CandidateMove) SetIdempotency(key *Idempotency) { in.Idempotency = key }
+
+// SetUnread sets what a face could not read of the request.
+func (in *CandidateMove) SetUnread(err error) { in.Unread = err }
 
 // Validate reports what is wrong with the input without consulting
 // storage; whether the stage belongs to the job is checked by

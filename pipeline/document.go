@@ -84,6 +84,12 @@ type NewDocument struct {
 	Unread error
 }
 
+// SetIdempotency sets the key the request named (a face's reading).
+func (in *NewDocument) SetIdempotency(key *Idempotency) { in.Idempotency = key }
+
+// SetUnread sets what a face could not read of the request.
+func (in *NewDocument) SetUnread(err error) { in.Unread = err }
+
 // documentRequest is what an idempotency key of AddDocument binds: the
 // file by its digest, not its bytes, and the fields as sent.
 type documentRequest struct {
@@ -165,6 +171,9 @@ type DocumentFilter struct {
 	Unread error
 }
 
+// SetUnread sets what a face could not read of the request.
+func (in *DocumentFilter) SetUnread(err error) { in.Unread = err }
+
 // Validate reports what is wrong with the filter.
 func (f DocumentFilter) Validate() error {
 	bad := FieldErrors{}
@@ -235,6 +244,9 @@ type TextRange struct {
 	// Unread is what a face could not read of the input; nil: all of it.
 	Unread error
 }
+
+// SetUnread sets what a face could not read of the request.
+func (in *TextRange) SetUnread(err error) { in.Unread = err }
 
 // Validate reports what is wrong with the range.
 func (r TextRange) Validate() error {
@@ -314,6 +326,12 @@ type DocumentRemoval struct {
 	// Unread is what a face could not read of the input; nil: all of it.
 	Unread error
 }
+
+// SetIdempotency sets the key the request named (a face's reading).
+func (in *DocumentRemoval) SetIdempotency(key *Idempotency) { in.Idempotency = key }
+
+// SetUnread sets what a face could not read of the request.
+func (in *DocumentRemoval) SetUnread(err error) { in.Unread = err }
 
 // Validate reports what is wrong with the input.
 func (in DocumentRemoval) Validate() error { return in.Unread }

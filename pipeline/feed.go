@@ -34,6 +34,9 @@ type FeedFilter struct {
 	Unread error
 }
 
+// SetUnread sets what a face could not read of the request.
+func (in *FeedFilter) SetUnread(err error) { in.Unread = err }
+
 // Validate reports what is wrong with the filter.
 func (f FeedFilter) Validate() error { return inputVerdict(f.Unread, f.check()) }
 

@@ -47,6 +47,12 @@ type NewCandidate struct {
 	Unread error
 }
 
+// SetIdempotency sets the key the request named (a face's reading).
+func (in *NewCandidate) SetIdempotency(key *Idempotency) { in.Idempotency = key }
+
+// SetUnread sets what a face could not read of the request.
+func (in *NewCandidate) SetUnread(err error) { in.Unread = err }
+
 // Validate reports what is wrong with the input without consulting
 // storage; whether the stage belongs to the job and whether the email is
 // taken are checked by AddCandidate.
@@ -85,6 +91,12 @@ type CandidatePatch struct {
 	// Unread is what a face could not read of the input; nil: all of it.
 	Unread error
 }
+
+// SetIdempotency sets the key the request named (a face's reading).
+func (in *CandidatePatch) SetIdempotency(key *Idempotency) { in.Idempotency = key }
+
+// SetUnread sets what a face could not read of the request.
+func (in *CandidatePatch) SetUnread(err error) { in.Unread = err }
 
 // Validate reports what is wrong with the patch without consulting
 // storage; whether the email is taken is checked by UpdateCandidate.

@@ -139,6 +139,12 @@ type NewInterview struct {
 	Unread error
 }
 
+// SetIdempotency sets the key the request named (a face's reading).
+func (in *NewInterview) SetIdempotency(key *Idempotency) { in.Idempotency = key }
+
+// SetUnread sets what a face could not read of the request.
+func (in *NewInterview) SetUnread(err error) { in.Unread = err }
+
 // InterviewPatch is the input of RescheduleInterview; nil fields are left
 // as they are.
 type InterviewPatch struct {
@@ -153,6 +159,12 @@ type InterviewPatch struct {
 	// Unread is what a face could not read of the input; nil: all of it.
 	Unread error
 }
+
+// SetIdempotency sets the key the request named (a face's reading).
+func (in *InterviewPatch) SetIdempotency(key *Idempotency) { in.Idempotency = key }
+
+// SetUnread sets what a face could not read of the request.
+func (in *InterviewPatch) SetUnread(err error) { in.Unread = err }
 
 // slotCheck is an interview's fields as they are to be, checked field by
 // field: what a new interview takes, or an interview with a patch applied.
@@ -318,6 +330,9 @@ type AvailabilityQuery struct {
 	// Unread is what a face could not read of the input; nil: all of it.
 	Unread error
 }
+
+// SetUnread sets what a face could not read of the request.
+func (in *AvailabilityQuery) SetUnread(err error) { in.Unread = err }
 
 // check records in f what is wrong with the query and returns its window.
 func (q AvailabilityQuery) check(f FieldErrors) (from, to time.Time) {

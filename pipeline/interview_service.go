@@ -236,6 +236,12 @@ type InterviewCancellation struct {
 	Unread error
 }
 
+// SetIdempotency sets the key the request named (a face's reading).
+func (in *InterviewCancellation) SetIdempotency(key *Idempotency) { in.Idempotency = key }
+
+// SetUnread sets what a face could not read of the request.
+func (in *InterviewCancellation) SetUnread(err error) { in.Unread = err }
+
 // CancelInterview cancels a scheduled interview, adding 1 to its
 // sequence, and returns it; a cancelled one is returned unchanged. Scope:
 // scheduling:write. Errors: unauthenticated, insufficient_scope,
@@ -313,6 +319,9 @@ type InterviewFilter struct {
 	// Unread is what a face could not read of the input; nil: all of it.
 	Unread error
 }
+
+// SetUnread sets what a face could not read of the request.
+func (in *InterviewFilter) SetUnread(err error) { in.Unread = err }
 
 // ListInterviews returns a page of the interviews of a candidate of a
 // job, by start (then id). Scope: candidates:read. Errors:

@@ -61,6 +61,9 @@ type JobFilter struct {
 	Unread error
 }
 
+// SetUnread sets what a face could not read of the request.
+func (in *JobFilter) SetUnread(err error) { in.Unread = err }
+
 const (
 	msgStatus = "The status must be one of open, draft, closed."
 	msgPage   = "The page must be an integer greater than or equal to 1."
@@ -101,6 +104,12 @@ type NewJob struct {
 	Unread error
 }
 
+// SetIdempotency sets the key the request named (a face's reading).
+func (in *NewJob) SetIdempotency(key *Idempotency) { in.Idempotency = key }
+
+// SetUnread sets what a face could not read of the request.
+func (in *NewJob) SetUnread(err error) { in.Unread = err }
+
 // Validate reports what is wrong with the input without consulting storage.
 func (in NewJob) Validate() error { return inputVerdict(in.Unread, in.check()) }
 
@@ -121,6 +130,12 @@ type JobPatch struct {
 	// Unread is what a face could not read of the input; nil: all of it.
 	Unread error
 }
+
+// SetIdempotency sets the key the request named (a face's reading).
+func (in *JobPatch) SetIdempotency(key *Idempotency) { in.Idempotency = key }
+
+// SetUnread sets what a face could not read of the request.
+func (in *JobPatch) SetUnread(err error) { in.Unread = err }
 
 // Validate reports what is wrong with the patch without consulting storage.
 func (p JobPatch) Validate() error { return inputVerdict(p.Unread, p.check()) }

@@ -70,6 +70,12 @@ type NewMessage struct {
 	Unread error
 }
 
+// SetIdempotency sets the key the request named (a face's reading).
+func (in *NewMessage) SetIdempotency(key *Idempotency) { in.Idempotency = key }
+
+// SetUnread sets what a face could not read of the request.
+func (in *NewMessage) SetUnread(err error) { in.Unread = err }
+
 // Validate reports what is wrong with the input at the present time.
 func (in NewMessage) Validate() error { return inputVerdict(in.Unread, in.check(time.Now())) }
 
@@ -168,6 +174,12 @@ type MessageCancellation struct {
 	Unread error
 }
 
+// SetIdempotency sets the key the request named (a face's reading).
+func (in *MessageCancellation) SetIdempotency(key *Idempotency) { in.Idempotency = key }
+
+// SetUnread sets what a face could not read of the request.
+func (in *MessageCancellation) SetUnread(err error) { in.Unread = err }
+
 // Validate reports what could not be read of the input.
 func (in MessageCancellation) Validate() error { return in.Unread }
 
@@ -237,6 +249,12 @@ type MessageRetry struct {
 	Unread error
 }
 
+// SetIdempotency sets the key the request named (a face's reading).
+func (in *MessageRetry) SetIdempotency(key *Idempotency) { in.Idempotency = key }
+
+// SetUnread sets what a face could not read of the request.
+func (in *MessageRetry) SetUnread(err error) { in.Unread = err }
+
 // Validate reports what could not be read of the input.
 func (in MessageRetry) Validate() error { return in.Unread }
 
@@ -266,6 +284,9 @@ type MessageFilter struct {
 	// Unread is what a face could not read of the input; nil: all of it.
 	Unread error
 }
+
+// SetUnread sets what a face could not read of the request.
+func (in *MessageFilter) SetUnread(err error) { in.Unread = err }
 
 // Validate reports what is wrong with the filter.
 func (f MessageFilter) Validate() error {

@@ -28,6 +28,12 @@ type NewNote struct {
 	Unread error
 }
 
+// SetIdempotency sets the key the request named (a face's reading).
+func (in *NewNote) SetIdempotency(key *Idempotency) { in.Idempotency = key }
+
+// SetUnread sets what a face could not read of the request.
+func (in *NewNote) SetUnread(err error) { in.Unread = err }
+
 // Validate reports what is wrong with the input.
 func (in NewNote) Validate() error { return inputVerdict(in.Unread, in.check()) }
 
@@ -70,6 +76,9 @@ type NoteFilter struct {
 	// Unread is what a face could not read of the input; nil: all of it.
 	Unread error
 }
+
+// SetUnread sets what a face could not read of the request.
+func (in *NoteFilter) SetUnread(err error) { in.Unread = err }
 
 // Validate reports what is wrong with the filter.
 func (f NoteFilter) Validate() error {

@@ -50,6 +50,9 @@ type PersonQuery struct {
 	Unread error
 }
 
+// SetUnread sets what a face could not read of the request.
+func (in *PersonQuery) SetUnread(err error) { in.Unread = err }
+
 // Validate reports what is wrong with the input.
 func (in PersonQuery) Validate() error {
 	bad := FieldErrors{}
@@ -79,6 +82,12 @@ type PersonErasure struct {
 	// Unread is what a face could not read of the input; nil: all of it.
 	Unread error
 }
+
+// SetIdempotency sets the key the request named (a face's reading).
+func (in *PersonErasure) SetIdempotency(key *Idempotency) { in.Idempotency = key }
+
+// SetUnread sets what a face could not read of the request.
+func (in *PersonErasure) SetUnread(err error) { in.Unread = err }
 
 // Validate reports what is wrong with the input.
 func (in PersonErasure) Validate() error {

@@ -53,6 +53,9 @@ type ProposalFilter struct {
 	Unread error
 }
 
+// SetUnread sets what a face could not read of the request.
+func (in *ProposalFilter) SetUnread(err error) { in.Unread = err }
+
 // ProposalQuery is a ProposalFilter with who reads it, for the store: the
 // proposals of Token on jobs Viewer reaches (or on no job); with Review,
 // also those of Team on jobs Viewer reaches, and, with Manager (Viewer is
@@ -169,6 +172,12 @@ type ProposalDecision struct {
 	Idempotency *Idempotency
 	Unread      error
 }
+
+// SetIdempotency sets the key the request named (a face's reading).
+func (in *ProposalDecision) SetIdempotency(key *Idempotency) { in.Idempotency = key }
+
+// SetUnread sets what a face could not read of the request.
+func (in *ProposalDecision) SetUnread(err error) { in.Unread = err }
 
 func (d ProposalDecision) check() FieldErrors {
 	f := FieldErrors{}

@@ -35,6 +35,12 @@ type NewRating struct {
 	Unread error
 }
 
+// SetIdempotency sets the key the request named (a face's reading).
+func (in *NewRating) SetIdempotency(key *Idempotency) { in.Idempotency = key }
+
+// SetUnread sets what a face could not read of the request.
+func (in *NewRating) SetUnread(err error) { in.Unread = err }
+
 // Validate reports what is wrong with the input.
 func (in NewRating) Validate() error { return inputVerdict(in.Unread, in.check()) }
 

@@ -31,6 +31,9 @@ func Because(reason string) Reasoned { return Reasoned{Reason: &reason} }
 // reasoned lets the write helpers find the reason of any write's input.
 func (r *Reasoned) reasoned() *Reasoned { return r }
 
+// SetReason sets the reason the request gave (a face's reading).
+func (r *Reasoned) SetReason(reason *string) { r.Reason = reason }
+
 // reasonOf is the reason of the write whose input input points to; nil
 // when it has none.
 func reasonOf(input any) *string {

@@ -56,6 +56,12 @@ type NewWebhook struct {
 	Unread error
 }
 
+// SetIdempotency sets the key the request named (a face's reading).
+func (in *NewWebhook) SetIdempotency(key *Idempotency) { in.Idempotency = key }
+
+// SetUnread sets what a face could not read of the request.
+func (in *NewWebhook) SetUnread(err error) { in.Unread = err }
+
 // Validate reports what is wrong with the input without consulting the
 // network; the URL's host is checked by CreateWebhook.
 func (in NewWebhook) Validate() error { return inputVerdict(in.Unread, in.check().Err()) }
@@ -224,6 +230,12 @@ type WebhookDeletion struct {
 	// Unread is what a face could not read of the input; nil: all of it.
 	Unread error
 }
+
+// SetIdempotency sets the key the request named (a face's reading).
+func (in *WebhookDeletion) SetIdempotency(key *Idempotency) { in.Idempotency = key }
+
+// SetUnread sets what a face could not read of the request.
+func (in *WebhookDeletion) SetUnread(err error) { in.Unread = err }
 
 // DeleteWebhook deletes a webhook of the caller's current team: nothing
 // more is sent to it. Scope: webhooks:write; owners and admins only.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/big"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,25 +47,31 @@ func (in *input[In]) problems() error {
 }
 
 // domain is the input's value as the domain takes it: with the key, the
-// reason and what could not be read in its Idempotency, Reason and Unread
-// fields, where it has them.
+// reason and what could not be read, each given through the setter of
+// the input types that take it.
 func (in *input[In]) domain() In {
 	v := in.value
-	rv := reflect.ValueOf(&v).Elem()
-	if rv.Kind() != reflect.Struct {
-		return v
+	p := any(&v)
+	if u, ok := p.(unreadInput); ok && in.problems() != nil {
+		u.SetUnread(in.problems())
 	}
-	if f := rv.FieldByName("Unread"); f.IsValid() && in.problems() != nil {
-		f.Set(reflect.ValueOf(in.problems()))
+	if k, ok := p.(keyedInput); ok {
+		k.SetIdempotency(in.key)
 	}
-	if f := rv.FieldByName("Idempotency"); f.IsValid() {
-		f.Set(reflect.ValueOf(in.key))
-	}
-	if f := rv.FieldByName("Reason"); f.IsValid() {
-		f.Set(reflect.ValueOf(in.reason))
+	if r, ok := p.(reasonedInput); ok {
+		r.SetReason(in.reason)
 	}
 	return v
 }
+
+// The setters of the domain's inputs for what a face reads beside their
+// own fields (TestInputs_Setters holds every input with such a field to
+// its setter).
+type (
+	unreadInput   interface{ SetUnread(error) }
+	keyedInput    interface{ SetIdempotency(*pipeline.Idempotency) }
+	reasonedInput interface{ SetReason(*string) }
+)
 
 // place is where a parameter travels in an HTTP request.
 type place int

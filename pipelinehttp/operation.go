@@ -27,6 +27,7 @@ type operation struct {
 	params []paramInfo
 	output func() *jsonschema.Schema // the tool result's schema: the success body's, or a proposal
 	record func() *jsonschema.Schema // the success body's schema
+	input  reflect.Type              // the domain input's type
 	// status, creates and body are the success answer, for the
 	// document: its HTTP status, whether it has a Location, its Go type.
 	status  int
@@ -91,6 +92,7 @@ func newOperation[In, Out any](spec opSpec[In, Out]) operation {
 	o := operation{op: spec.op, method: spec.op.Method(), path: spec.op.Path(), tool: spec.tool,
 		output: func() *jsonschema.Schema { return outputSchema[Out](spec.op) },
 		record: func() *jsonschema.Schema { return schemaFor[Out](false) },
+		input:  reflect.TypeFor[In](),
 		status: spec.status, creates: spec.created != nil, body: reflect.TypeFor[Out](), reads: spec.body}
 	for _, p := range spec.params {
 		o.params = append(o.params, paramInfo{name: p.name, arg: p.argName(), place: p.place, required: p.required, schema: p.schema})
