@@ -123,7 +123,7 @@ var activityOperations = []operation{
 			described(&jsonschema.Schema{Type: "integer", Minimum: jsonschema.Ptr(1.0), Maximum: jsonschema.Ptr(float64(pipeline.MaxFeedLimit))}, "Entries per page, 1 to 100; 50 when absent."),
 			described(&jsonschema.Schema{Type: "array", Items: enumSchema(pipeline.Actions...)}, "Only entries of these actions."),
 		),
-		settle: ignoreSinceAfterCursor,
+		afterRead: ignoreSinceAfterCursor,
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.FeedFilter]) (feed, bool, error) {
 			f := in.domain()
 			page, err := svc.ListActivity(ctx, f)

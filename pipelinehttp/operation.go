@@ -64,8 +64,9 @@ type opSpec[In, Out any] struct {
 	op     pipeline.Op
 	tool   *toolInfo // nil: not a tool
 	params []param[In]
-	// settle applies a rule between parameters once all are read.
-	settle func(*input[In])
+	// afterRead adjusts the input once every parameter is read, where one
+	// parameter voids another (a feed's since after a cursor).
+	afterRead func(*input[In])
 	// call calls the Service with the input (in.domain(), which carries
 	// the key and what could not be read) and renders its result; it
 	// reports whether the result replays an idempotency key's.
@@ -105,8 +106,8 @@ func newOperation[In, Out any](spec opSpec[In, Out]) operation {
 // input that does not carry it to the domain itself is answered by
 // pipeline.ResolveUnread.
 func (spec opSpec[In, Out]) run(ctx context.Context, svc *pipeline.Service, in *input[In]) (Out, bool, error) {
-	if spec.settle != nil {
-		spec.settle(in)
+	if spec.afterRead != nil {
+		spec.afterRead(in)
 	}
 	out, replayed, err := spec.call(ctx, svc, in)
 	out, err = pipeline.ResolveUnread(in.problems(), in.idUnread, out, err)
