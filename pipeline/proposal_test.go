@@ -402,3 +402,40 @@ func probeDecision(p probe) pipeline.ProposalDecision {
 	return pipeline.ProposalDecision{Note: new(pick(p, "Fine.", strings.Repeat("n", pipeline.MaxDecisionNoteLength+1))),
 		Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}}
 }
+
+// TestService_ProposalVisibility: a proposal on a job is read and decided
+// by those who reach the job now, as the job's own records are.
+func TestService_ProposalVisibility(t *testing.T) {
+	for _, tc := range visibilityCases {
+		eachWorld(t, tc.name, func(t *testing.T, w world) {
+			// An agent of the job's owner proposes a note on the candidate.
+			owner := map[string]string{"ops": "gary@globex.test"}[tc.job]
+			if owner == "" {
+				owner = "olivia@acme.test"
+			}
+			_, value, err := w.Op.IssueToken(context.Background(), pipeline.TokenRequest{UserEmail: owner, Name: "agent",
+				Scopes: []pipeline.Scope{pipeline.ScopeCandidatesWrite}, Approval: []pipeline.Op{pipeline.OpAddNote}})
+			require.NoError(t, err)
+			agent, err := w.Svc.Authenticate(context.Background(), value)
+			require.NoError(t, err)
+			ctx := pipeline.WithRequest(pipeline.NewContext(context.Background(), agent), pipeline.Request{Body: json.RawMessage(`{"content":"Seen?"}`)})
+			_, err = w.Svc.AddNote(ctx, w.Job(tc.job), w.Res.Candidates[tc.candidate], pipeline.NewNote{Content: "Seen?"})
+			p := proposed(t, err)
+
+			reader := w.As(t, tc.token)
+			_, getErr := w.Svc.GetProposal(reader, p.ID)
+			_, rejectErr := w.Svc.RejectProposal(reader, p.ID, pipeline.ProposalDecision{})
+			list, err := w.Svc.ListProposals(reader, pipeline.ProposalFilter{})
+			require.NoError(t, err)
+			if tc.visible {
+				assert.NotErrorIs(t, getErr, pipeline.ErrNotFound)
+				assert.NotErrorIs(t, rejectErr, pipeline.ErrNotFound)
+				assert.Equal(t, 1, list.Total)
+			} else {
+				assert.ErrorIs(t, getErr, pipeline.ErrNotFound)
+				assert.ErrorIs(t, rejectErr, pipeline.ErrNotFound)
+				assert.Zero(t, list.Total)
+			}
+		})
+	}
+}

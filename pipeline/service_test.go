@@ -183,20 +183,23 @@ func TestService_Scopes(t *testing.T) {
 
 // TestService_Visibility is the matrix of who reaches which job, for every
 // operation on a job and what is nested under it.
+// visibilityCases are who sees which job and candidate of the fixture.
+var visibilityCases = []struct {
+	name, token, job, candidate string
+	visible                     bool
+}{
+	{"owner sees a job of the team", "olivia", "frontend", "ken", true},
+	{"admin sees a job of the team", "adam", "design", "don", true},
+	{"member sees the job they own", "nina", "frontend", "ken", true},
+	{"member sees the job they are assigned to", "mia", "backend", "ada", true},
+	{"member does not see another job", "mia", "design", "don", false},
+	{"member does not see a job of a colleague", "nina", "backend", "ada", false},
+	{"owner does not see another team", "olivia", "ops", "ola", false},
+	{"other team's owner does not see ours", "gary", "backend", "ada", false},
+}
+
 func TestService_Visibility(t *testing.T) {
-	for _, tc := range []struct {
-		name, token, job, candidate string
-		visible                     bool
-	}{
-		{"owner sees a job of the team", "olivia", "frontend", "ken", true},
-		{"admin sees a job of the team", "adam", "design", "don", true},
-		{"member sees the job they own", "nina", "frontend", "ken", true},
-		{"member sees the job they are assigned to", "mia", "backend", "ada", true},
-		{"member does not see another job", "mia", "design", "don", false},
-		{"member does not see a job of a colleague", "nina", "backend", "ada", false},
-		{"owner does not see another team", "olivia", "ops", "ola", false},
-		{"other team's owner does not see ours", "gary", "backend", "ada", false},
-	} {
+	for _, tc := range visibilityCases {
 		each(t, tc.name, func(t *testing.T, w world) {
 			ctx := w.As(t, tc.token)
 			ref := pipeline.Ref{Job: w.Job(tc.job), Candidate: w.Res.Candidates[tc.candidate]}
