@@ -243,11 +243,7 @@ func (db *DB) TeamProposals(ctx context.Context, teamID int64, status string, no
 	if err := db.read().all(ctx, qTeamProposals, args(teamID, status, ts(now)), &rows); err != nil {
 		return nil, formatError(err, "Proposal")
 	}
-	out := make([]pipeline.Proposal, len(rows))
-	for i, r := range rows {
-		out[i] = r.toProposal()
-	}
-	return out, nil
+	return toProposals(rows), nil
 }
 
 // ListProposals returns a page of the proposals q selects, newest first.
@@ -266,27 +262,6 @@ func (db *DB) ListProposals(ctx context.Context, q pipeline.ProposalQuery) (pipe
 		return pipeline.List[pipeline.Proposal]{}, formatError(err, "Proposal")
 	}
 	return pageOf(q.Page, rows, proposalRow.toProposal), nil
-}
-
-var qTokenByID = prepared(`SELECT t.id, t.user_id, t.team_id, t.name, t.scopes, t.approval, t.hash, t.created_at, t.expires_at,
-	t.last_used_at, t.revoked_at, u.name AS user_name, u.email AS user_email,
-	tm.id AS current_team_id, tm.key AS team_key, tm.name AS team_name, tm.job_limit AS team_job_limit
-FROM tokens AS t
-JOIN users AS u ON u.id = t.user_id
-JOIN teams AS tm ON tm.id = u.current_team_id
-WHERE t.id = $1`)
-
-// TokenByID returns a token by id, its user and the user's current team.
-func (db *DB) TokenByID(ctx context.Context, id int64) (pipeline.TokenAuth, error) {
-	var r tokenAuthRow
-	if err := db.read().get(ctx, qTokenByID, args(id), &r); err != nil {
-		return pipeline.TokenAuth{}, formatError(err, "Token")
-	}
-	return pipeline.TokenAuth{
-		Token: r.toToken(),
-		User:  pipeline.User{ID: r.UserID, Name: r.UserName, Email: r.UserEmail},
-		Team:  pipeline.Team{ID: r.CurrentTeam, Key: r.TeamKey, Name: r.TeamName, JobLimit: r.TeamJobLimit},
-	}, nil
 }
 
 // ProposalsToClose returns pending proposals past their expiry at now, or
@@ -335,11 +310,15 @@ func (t *tx) proposals(ctx context.Context, query string, a ...any) ([]pipeline.
 	if err := t.run.all(ctx, query, args(a...), &rows); err != nil {
 		return nil, formatError(err, "Proposal")
 	}
+	return toProposals(rows), nil
+}
+
+func toProposals(rows []proposalRow) []pipeline.Proposal {
 	out := make([]pipeline.Proposal, len(rows))
 	for i, r := range rows {
 		out[i] = r.toProposal()
 	}
-	return out, nil
+	return out
 }
 
 // CandidateProposals returns the proposals about a candidate, oldest
@@ -349,9 +328,5 @@ func (db *DB) CandidateProposals(ctx context.Context, candidateID int64) ([]pipe
 	if err := db.read().all(ctx, qCandidateProposals, args(candidateID), &rows); err != nil {
 		return nil, formatError(err, "Proposal")
 	}
-	out := make([]pipeline.Proposal, len(rows))
-	for i, r := range rows {
-		out[i] = r.toProposal()
-	}
-	return out, nil
+	return toProposals(rows), nil
 }
