@@ -8,24 +8,6 @@ import (
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
-// An entry is inserted with the webhooks of its team that select its
-// action, whose messages the transaction then enqueues: on PostgreSQL in
-// one statement sent with the transaction's last batch, on SQLite (which
-// takes no INSERT in a WITH) in two.
-var (
-	qInsertActivityPG = (`WITH a AS (INSERT INTO activity
-	(team_id, job_id, user_id, token_id, ip, action, subject_type, subject_id, changes, created_at, reason, approved_by)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id, team_id, action)
-SELECT a.id, w.id AS webhook_id FROM a
-LEFT JOIN webhooks AS w ON w.team_id = a.team_id
-	AND (w.events = '' OR strpos(',' || w.events || ',', ',' || a.action || ',') > 0)`)
-	qInsertActivity = preparedSQLite(`INSERT INTO activity
-(team_id, job_id, user_id, token_id, ip, action, subject_type, subject_id, changes, created_at, reason, approved_by)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id`)
-	qSelectingWebhooks = preparedSQLite(`SELECT id FROM webhooks
-WHERE team_id = $1 AND (events = '' OR instr(',' || events || ',', ',' || $2 || ',') > 0)`)
-)
-
 // InsertActivity appends an activity entry and enqueues its messages.
 func (t *tx) InsertActivity(ctx context.Context, a pipeline.Activity) error {
 	changes := string(a.Changes)
@@ -56,14 +38,14 @@ func (t *tx) InsertActivity(ctx context.Context, a pipeline.Activity) error {
 	values := args(a.TeamID, job, user, token, a.IP, a.Action, a.SubjectType, a.SubjectID, changes, ts(a.CreatedAt), a.Reason, approvedBy)
 	if t.pg {
 		// Its messages are enqueued before the commit (tx.enqueuePending).
-		return formatError(t.run.deferredReturning(ctx, qInsertActivityPG, t.scanMessages, values...), "Activity")
+		return formatError(t.run.deferredReturning(ctx, t.q.InsertActivity, t.scanMessages, values...), "Activity")
 	}
 	var id int64
-	if err := t.run.get(ctx, qInsertActivity, values, &id); err != nil {
+	if err := t.run.get(ctx, t.q.InsertActivity, values, &id); err != nil {
 		return formatError(err, "Activity")
 	}
 	var webhooks []int64
-	if err := t.run.all(ctx, qSelectingWebhooks, args(a.TeamID, a.Action), &webhooks); err != nil {
+	if err := t.run.all(ctx, t.q.SelectingWebhooks, args(a.TeamID, a.Action), &webhooks); err != nil {
 		return formatError(err, "Activity")
 	}
 	for _, w := range webhooks {
@@ -72,7 +54,7 @@ func (t *tx) InsertActivity(ctx context.Context, a pipeline.Activity) error {
 	return formatError(t.enqueuePending(ctx), "Activity")
 }
 
-// scanMessages reads the rows of qInsertActivityPG into the messages to
+// scanMessages reads the rows of InsertActivity (PostgreSQL) into the messages to
 // enqueue.
 func (t *tx) scanMessages(ctx context.Context, rows *sql.Rows) error {
 	var out []struct {

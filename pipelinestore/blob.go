@@ -51,21 +51,6 @@ const OrphanAge = time.Hour
 // documents in one query.
 const orphanBatch = 100
 
-// qDocumentsHeld reads which of orphanBatch ids (0 where there are
-// fewer) are documents', one statement for every batch.
-var qDocumentsHeld = prepared(`SELECT id FROM documents WHERE id IN (` + placeholders(orphanBatch) + `)`)
-
-func placeholders(n int) string {
-	var b strings.Builder
-	for i := 1; i <= n; i++ {
-		if i > 1 {
-			b.WriteString(", ")
-		}
-		b.WriteString("$" + strconv.Itoa(i))
-	}
-	return b.String()
-}
-
 // RemoveOrphans deletes the bytes in the BlobStore that no document
 // holds and that were written before now minus OrphanAge: those of an
 // upload whose transaction failed after they were written, or of a
@@ -91,7 +76,7 @@ func (db *DB) RemoveOrphans(ctx context.Context, now time.Time) (int64, error) {
 			a[i] = id
 		}
 		var held []int64
-		if err := db.write().all(ctx, qDocumentsHeld, a, &held); err != nil {
+		if err := db.write().all(ctx, db.q.DocumentsHeld, a, &held); err != nil {
 			return formatError(err, "Document")
 		}
 		for i, id := range ids {

@@ -166,7 +166,7 @@ func (db *DB) ListCandidates(ctx context.Context, viewer, jobID int64, f pipelin
 		large, known := db.largeJobs.lookup(jobID)
 		if !known {
 			var size int64
-			if err := run.get(ctx, qJobSize, args(jobID), &size); err != nil {
+			if err := run.get(ctx, db.q.JobSize, args(jobID), &size); err != nil {
 				return pipeline.List[pipeline.Candidate]{}, formatError(err, "Job")
 			}
 			large = db.largeJobs.note(jobID, size)
@@ -228,41 +228,6 @@ func (q candidateQuery) stageOK() string {
 	return `CASE WHEN EXISTS (SELECT 1 FROM stages AS s WHERE s.id = ` + q.stage + ` AND s.job_id = $1) THEN 1 ELSE 0 END`
 }
 
-var (
-	qCandidate = preparedLockingRead(`SELECT `+candidateColumns+`
-FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-WHERE c.id = $1 AND c.job_id = $2 AND `+visible(3), recordLock("candidate", ` FOR NO KEY UPDATE OF c`))
-	qSetCandidateStage = prepared(`UPDATE candidates SET stage_id = $1, updated_at = $2 WHERE id = $3`)
-	// qCandidateForMove is the candidate, locked, and the stage $4 of its
-	// job, in one statement.
-	qCandidateForMove = preparedLockingRead(`SELECT `+candidateColumns+`, t.id AS target_id, t.name AS target_name,
-	t.position AS target_position
-FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-LEFT JOIN stages AS t ON t.id = $4 AND t.job_id = c.job_id
-WHERE c.id = $1 AND c.job_id = $2 AND `+visible(3), recordLock("candidate", ` FOR NO KEY UPDATE OF c`))
-)
-
-// The locking reads of a candidate that claim a key first (see
-// tx.waitingClaim): qClaimKey's columns, then the read's, NULL when the
-// read finds no row. The read's parameters come first, then the claim's.
-// The read refers to the claim's row (an always true condition), so it
-// runs after the claim, as the inner side of a nested loop: the key is
-// claimed before the row is locked, as when the two go one after the
-// other.
-var (
-	qClaimCandidate = `SELECT ` + claimColumns("k") + `, r.*
-FROM pipeline_claim_key($4, $5, $6, $7) AS k
-LEFT JOIN LATERAL (` + qCandidate.plain + ` AND k.locked IS NOT NULL` + qCandidate.lock + `) AS r ON true`
-	qClaimCandidateForMove = `SELECT ` + claimColumns("k") + `, r.*
-FROM pipeline_claim_key($5, $6, $7, $8) AS k
-LEFT JOIN LATERAL (` + qCandidateForMove.plain + ` AND k.locked IS NOT NULL` + qCandidateForMove.lock + `) AS r ON true`
-	// qClaimJobForIntake is qJobForIntake that claims a key first, as
-	// qClaimCandidate.
-	qClaimJobForIntake = `SELECT ` + claimColumns("k") + `, r.*
-FROM pipeline_claim_key($5, $6, $7, $8) AS k
-LEFT JOIN LATERAL (` + qJobForIntake.plain + ` AND k.locked IS NOT NULL` + qJobForIntake.lock + `) AS r ON true`
-)
-
 // idDraw is an id to draw from a table's sequence in the transaction's
 // next locking read (see DrawID).
 type idDraw struct {
@@ -304,7 +269,7 @@ func (t *tx) drawing(query string) (string, func(*int64)) {
 // Candidate returns a candidate of a job viewer can reach, with its stage
 // name and notes count, in one query.
 func (db *DB) Candidate(ctx context.Context, viewer, jobID, id int64) (pipeline.Candidate, error) {
-	return selectCandidate(ctx, db.read(), qCandidate.plain, viewer, jobID, id)
+	return selectCandidate(ctx, db.read(), db.q.Candidate, viewer, jobID, id)
 }
 
 func selectCandidate(ctx context.Context, run runner, query string, viewer, jobID, id int64) (pipeline.Candidate, error) {
@@ -329,11 +294,11 @@ func (t *tx) CandidateForUpdate(ctx context.Context, viewer, jobID, id int64) (p
 	}
 	var err error
 	if kc := t.waitingClaim(); kc != nil {
-		query, drawn := t.drawing(qClaimCandidate)
+		query, drawn := t.drawing(t.q.ClaimCandidate)
 		err = t.claimingGet(ctx, kc, query, args(id, jobID, viewer), &r, &r.claimRow, &r.ID)
 		drawn(r.DrawnID)
 	} else {
-		query, drawn := t.drawing(t.lock(qCandidate))
+		query, drawn := t.drawing(t.q.CandidateLocked)
 		err = t.run.get(ctx, query, args(id, jobID, viewer), &r)
 		drawn(r.DrawnID)
 	}
@@ -355,9 +320,9 @@ func (t *tx) CandidateForMove(ctx context.Context, viewer, jobID, id, stageID in
 	}
 	var err error
 	if kc := t.waitingClaim(); kc != nil {
-		err = t.claimingGet(ctx, kc, qClaimCandidateForMove, args(id, jobID, viewer, stageID), &r, &r.claimRow, &r.ID)
+		err = t.claimingGet(ctx, kc, t.q.ClaimCandidateForMove, args(id, jobID, viewer, stageID), &r, &r.claimRow, &r.ID)
 	} else {
-		err = t.run.get(ctx, t.lock(qCandidateForMove), args(id, jobID, viewer, stageID), &r)
+		err = t.run.get(ctx, t.q.CandidateForMoveLocked, args(id, jobID, viewer, stageID), &r)
 	}
 	if err != nil {
 		return pipeline.Candidate{}, nil, formatError(err, "Candidate")
@@ -373,37 +338,8 @@ func (t *tx) CandidateForMove(ctx context.Context, viewer, jobID, id, stageID in
 func (t *tx) SetCandidateStage(ctx context.Context, candidateID, stageID int64, at time.Time) error {
 	// The caller holds the candidate's row lock, so the row is there.
 	t.countsChanged = t.pg
-	return formatError(t.run.deferred(ctx, qSetCandidateStage, stageID, ts(at), candidateID), "Candidate")
+	return formatError(t.run.deferred(ctx, t.q.SetCandidateStage, stageID, ts(at), candidateID), "Candidate")
 }
-
-var (
-	// qJobForIntake is the job, held in share mode against a change of its
-	// status (which takes its row lock), the stage $3 of it (0: its first),
-	// and whether a candidate of it has the folded email $4. Intakes of one
-	// job share the lock and run together: each writes a record of its
-	// own, so none waits on the job's advisory lock (recordLock).
-	qJobForIntake = preparedLockingRead(`SELECT `+jobColumns+`, s.id AS stage_id, s.name AS stage_name, s.position AS stage_position,
-	CASE WHEN EXISTS (SELECT 1 FROM candidates AS c WHERE c.job_id = j.id AND c.email_fold = $4) THEN 1 ELSE 0 END AS email_taken
-FROM jobs AS j
-LEFT JOIN stages AS s ON s.job_id = j.id AND s.id = COALESCE(NULLIF($3, 0),
-	(SELECT f.id FROM stages AS f WHERE f.job_id = j.id ORDER BY f.position LIMIT 1))
-WHERE j.id = $1 AND `+visible(2), ` FOR SHARE OF j`)
-	qInsertCandidate = prepared(`INSERT INTO candidates (job_id, stage_id, name, email, name_fold, email_fold, applied, status,
-	resume_url, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) RETURNING id`)
-	// qInsertCandidateWithID is qInsertCandidate of the candidate whose
-	// id $11 was drawn (PostgreSQL).
-	qInsertCandidateWithID = `INSERT INTO candidates (job_id, stage_id, name, email, name_fold, email_fold, applied, status,
-	resume_url, created_at, updated_at, id)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11)`
-	// qEmailTaken is whether a candidate of the job $1 other than $3 has
-	// the folded email $2.
-	qEmailTaken = prepared(`SELECT CASE WHEN EXISTS (SELECT 1 FROM candidates AS c
-	WHERE c.job_id = $1 AND c.email_fold = $2 AND c.id <> $3) THEN 1 ELSE 0 END AS taken`)
-	qUpdateCandidate = prepared(`UPDATE candidates SET name = $1, name_fold = $2, email = $3, email_fold = $4, resume_url = $5,
-	status = $6, updated_at = $7
-WHERE id = $8`)
-)
 
 // JobForIntake returns a job viewer can reach, with the stage a new
 // candidate is to enter and whether its email is taken, in one statement
@@ -423,11 +359,11 @@ func (t *tx) JobForIntake(ctx context.Context, viewer, jobID, stageID int64, ema
 	readArgs := args(jobID, viewer, stageID, pipeline.Fold(email))
 	var err error
 	if kc := t.waitingClaim(); kc != nil {
-		query, drawn := t.drawing(qClaimJobForIntake)
+		query, drawn := t.drawing(t.q.ClaimJobForIntake)
 		err = t.claimingGet(ctx, kc, query, readArgs, &r, &r.claimRow, &r.ID)
 		drawn(r.DrawnID)
 	} else {
-		query, drawn := t.drawing(t.lock(qJobForIntake))
+		query, drawn := t.drawing(t.q.JobForIntakeLocked)
 		err = t.run.get(ctx, query, readArgs, &r)
 		drawn(r.DrawnID)
 	}
@@ -450,9 +386,9 @@ func (t *tx) InsertCandidate(ctx context.Context, k pipeline.Candidate, at time.
 	if k.ID != 0 {
 		// Its id drawn: the insert waits in the batch, and a taken email
 		// is reported when it is sent.
-		err = t.run.deferred(ctx, qInsertCandidateWithID, append(a, k.ID)...)
+		err = t.run.deferred(ctx, t.q.InsertCandidateWithID, append(a, k.ID)...)
 	} else {
-		err = t.run.get(ctx, qInsertCandidate, a, &k.ID)
+		err = t.run.get(ctx, t.q.InsertCandidate, a, &k.ID)
 	}
 	if err != nil {
 		return pipeline.Candidate{}, formatError(err, "Candidate")
@@ -465,7 +401,7 @@ func (t *tx) InsertCandidate(ctx context.Context, k pipeline.Candidate, at time.
 // email, in any letter case.
 func (t *tx) EmailTaken(ctx context.Context, jobID int64, email string, except int64) (bool, error) {
 	var taken int
-	if err := t.run.get(ctx, qEmailTaken, args(jobID, pipeline.Fold(email), except), &taken); err != nil {
+	if err := t.run.get(ctx, t.q.EmailTaken, args(jobID, pipeline.Fold(email), except), &taken); err != nil {
 		return false, formatError(err, "Candidate")
 	}
 	return taken == 1, nil
@@ -476,7 +412,7 @@ func (t *tx) EmailTaken(ctx context.Context, jobID int64, email string, except i
 // so a taken email is reported by the next statement or the commit.
 func (t *tx) UpdateCandidate(ctx context.Context, k pipeline.Candidate, at time.Time) error {
 	// The caller holds the candidate's row lock, so the row is there.
-	err := t.run.deferred(ctx, qUpdateCandidate, k.Name, pipeline.Fold(k.Name), k.Email, pipeline.Fold(k.Email), k.ResumeURL,
+	err := t.run.deferred(ctx, t.q.UpdateCandidate, k.Name, pipeline.Fold(k.Name), k.Email, pipeline.Fold(k.Email), k.ResumeURL,
 		k.Status, ts(at), k.ID)
 	return formatError(err, "Candidate")
 }
@@ -509,10 +445,6 @@ type largeJobs struct {
 
 // maxKnownJobs bounds the jobs whose size largeJobs keeps.
 const maxKnownJobs = 100_000
-
-// qJobSize is a job's number of candidates, for largeJobs alone: the
-// search that follows checks that the viewer reaches the job.
-var qJobSize = prepared(`SELECT ` + (candidateQuery{}).total() + ` AS size`)
 
 // lookup reports whether the job is large, and whether its size is known.
 func (l *largeJobs) lookup(job int64) (large, known bool) {

@@ -56,6 +56,7 @@ type DB struct {
 	// pool on SQLite, whose WAL lets readers run beside the writer.
 	r       *pool
 	dialect string
+	q       *statements            // the dialect's named statements
 	schema  string                 // PostgreSQL's current schema, which scopes advisory locks
 	owned   bool                   // Open opened the pools, so Close closes them
 	river   *river.Client[*sql.Tx] // inserts webhook messages (see queue.go)
@@ -202,7 +203,7 @@ func openPostgres(ctx context.Context, dsn string, o options) (*DB, error) {
 	b := bun.NewDB(sqldb, pgdialect.New())
 	p := newPool(b, true, o.hooks)
 	p.sessions = o.sessions && o.sqlDB == nil
-	db := &DB{w: p, r: p, dialect: DialectPostgres, owned: o.sqlDB == nil, roundTrips: &roundTrips}
+	db := &DB{w: p, r: p, dialect: DialectPostgres, q: postgresSQL, owned: o.sqlDB == nil, roundTrips: &roundTrips}
 	db.largeJobs.limit = o.largeJobSize
 	if o.sqlDB == nil {
 		db.dsn = dsn
@@ -251,7 +252,7 @@ func openSQLite(ctx context.Context, path string, o options) (*DB, error) {
 			return nil, fmt.Errorf("pipelinestore: open SQLite: %w", err)
 		}
 		p := newPool(b, false, o.hooks)
-		return &DB{w: p, r: p, dialect: DialectSQLite}, nil
+		return &DB{w: p, r: p, dialect: DialectSQLite, q: sqliteSQL}, nil
 	}
 	if path == "" || path == ":memory:" {
 		return nil, fmt.Errorf("pipelinestore: invalid SQLite path %q", path)
@@ -268,7 +269,7 @@ func openSQLite(ctx context.Context, path string, o options) (*DB, error) {
 		w.Close()
 		return nil, err
 	}
-	return &DB{w: newPool(w, false, o.hooks), r: newPool(r, false, o.hooks), dialect: DialectSQLite, owned: true}, nil
+	return &DB{w: newPool(w, false, o.hooks), r: newPool(r, false, o.hooks), dialect: DialectSQLite, q: sqliteSQL, owned: true}, nil
 }
 
 func openSQLitePool(ctx context.Context, path, params string, conns int) (*bun.DB, error) {
@@ -365,7 +366,7 @@ func (db *DB) Write(ctx context.Context, fn func(pipeline.Tx) error) error {
 	pg := db.dialect == DialectPostgres
 	var t *tx
 	err := db.w.bun.RunInTx(ctx, nil, func(ctx context.Context, btx bun.Tx) error {
-		t = &tx{run: runner{p: db.w, tx: &btx}, pg: pg, schema: db.schema, river: db.river, blobs: db.blobs}
+		t = &tx{run: runner{p: db.w, tx: &btx}, q: db.q, pg: pg, schema: db.schema, river: db.river, blobs: db.blobs}
 		if pg {
 			t.run.waiting = &batch{}
 		}
@@ -386,6 +387,7 @@ func (db *DB) Write(ctx context.Context, fn func(pipeline.Tx) error) error {
 // tx is the pipeline.Tx of a write transaction.
 type tx struct {
 	run    runner
+	q      *statements
 	pg     bool
 	schema string
 	river  *river.Client[*sql.Tx]
@@ -424,18 +426,6 @@ func (db *DB) afterCommit(ctx context.Context, fns []func(context.Context) error
 }
 
 var _ pipeline.Tx = (*tx)(nil)
-
-// lock returns the form of q that locks its rows until the transaction
-// ends. The lock is FOR NO KEY UPDATE: it excludes every other writer of the
-// row exactly like FOR UPDATE, but not the key-share locks that foreign-key
-// checks take, so inserting an activity entry or a note that references the
-// row elsewhere does not wait for it (we never change keys).
-func (t *tx) lock(q lockingRead) string {
-	if t.pg {
-		return q.locked()
-	}
-	return q.plain
-}
 
 // Pools returns the database/sql pools of the store by name, for their
 // statistics: "postgres" on PostgreSQL; "sqlite_writer" (the one writer

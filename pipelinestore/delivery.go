@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -41,22 +40,6 @@ func (r deliveryRow) toDelivery() pipeline.Delivery {
 	}
 }
 
-var (
-	qDeliveriesPage = `SELECT id, webhook_id, activity_id, action, attempt, status_code, error, duration_ms,
-	attempted_at, next_attempt_at, count(*) OVER () AS total
-FROM webhook_deliveries WHERE webhook_id = $1
-ORDER BY id DESC LIMIT ` + strconv.Itoa(pipeline.PageSize) + ` OFFSET $2`
-	qDeliveriesCount = `SELECT count(*) FROM webhook_deliveries WHERE webhook_id = $1`
-	// An attempt of a webhook deleted meanwhile is dropped.
-	qRecordDelivery = `INSERT INTO webhook_deliveries
-(webhook_id, activity_id, action, attempt, status_code, error, duration_ms, attempted_at, next_attempt_at)
-SELECT w.id, a.id, a.action, $3, $4, $5, $6, $7, $8 FROM webhooks AS w, activity AS a
-WHERE w.id = $1 AND a.id = $2`
-	qDeliveryWebhook = `SELECT ` + webhookColumns + `,
-	(SELECT m.role FROM memberships AS m WHERE m.user_id = w.created_by AND m.team_id = w.team_id) AS creator_role
-FROM webhooks AS w JOIN users AS u ON u.id = w.created_by WHERE w.id = $1`
-)
-
 // Deliveries returns a page of the attempts of a webhook of a team, newest
 // first.
 func (db *DB) Deliveries(ctx context.Context, teamID, webhookID int64, page int) (pipeline.List[pipeline.Delivery], error) {
@@ -64,12 +47,12 @@ func (db *DB) Deliveries(ctx context.Context, teamID, webhookID int64, page int)
 		return pipeline.List[pipeline.Delivery]{}, err
 	}
 	var rows []deliveryRow
-	if err := db.read().all(ctx, qDeliveriesPage, args(webhookID, pipeline.Offset(page)), &rows); err != nil {
+	if err := db.read().all(ctx, db.q.DeliveriesPage, args(webhookID, pipeline.Offset(page)), &rows); err != nil {
 		return pipeline.List[pipeline.Delivery]{}, formatError(err, "Delivery")
 	}
 	list := pageOf(page, rows, deliveryRow.toDelivery)
 	if len(rows) == 0 && page > 1 {
-		if err := db.read().get(ctx, qDeliveriesCount, args(webhookID), &list.Total); err != nil {
+		if err := db.read().get(ctx, db.q.DeliveriesCount, args(webhookID), &list.Total); err != nil {
 			return pipeline.List[pipeline.Delivery]{}, formatError(err, "Delivery")
 		}
 	}
@@ -83,7 +66,7 @@ func (db *DB) DeliveryTarget(ctx context.Context, m pipeline.WebhookMessage) (pi
 		webhookRow
 		CreatorRole *string `bun:"creator_role"`
 	}
-	if err := db.read().get(ctx, qDeliveryWebhook, args(m.WebhookID), &r); err != nil {
+	if err := db.read().get(ctx, db.q.DeliveryWebhook, args(m.WebhookID), &r); err != nil {
 		return pipeline.DeliveryTarget{}, formatError(err, "Webhook")
 	}
 	t := pipeline.DeliveryTarget{Webhook: r.toWebhook()}
@@ -97,7 +80,7 @@ func (db *DB) DeliveryTarget(ctx context.Context, m pipeline.WebhookMessage) (pi
 
 // RecordDelivery stores an attempt, with its entry's action.
 func (db *DB) RecordDelivery(ctx context.Context, d pipeline.Delivery) error {
-	_, err := db.write().exec(ctx, qRecordDelivery, d.WebhookID, d.ActivityID, d.Attempt, d.StatusCode, d.Error,
+	_, err := db.write().exec(ctx, db.q.RecordDelivery, d.WebhookID, d.ActivityID, d.Attempt, d.StatusCode, d.Error,
 		d.Duration.Milliseconds(), ts(d.AttemptedAt), tsPtr(d.NextAttemptAt))
 	return formatError(err, "Delivery")
 }

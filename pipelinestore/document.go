@@ -3,7 +3,6 @@ package pipelinestore
 import (
 	"bytes"
 	"context"
-	"strconv"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -48,55 +47,13 @@ type documentTextRow struct {
 	Text *string `bun:"text"`
 }
 
-const documentColumns = `d.id, d.candidate_id, c.job_id, j.team_id, d.kind, d.filename, d.content_type, d.size, d.sha256,
-	d.text_status, d.text_truncated, d.created_at, u.id AS author_id, u.name AS author_name`
-
-const documentFrom = `FROM documents AS d
-JOIN candidates AS c ON c.id = d.candidate_id
-JOIN jobs AS j ON j.id = c.job_id
-JOIN users AS u ON u.id = d.user_id`
-
-var (
-	qInsertDocument = prepared(`INSERT INTO documents
-(candidate_id, user_id, kind, filename, content_type, size, sha256, text_status, created_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`)
-	qInsertDocumentContent = prepared(`INSERT INTO document_contents (document_id, content) VALUES ($1, $2)`)
-	qDocumentsPage         = prepared(`SELECT ` + documentColumns + `, count(*) OVER () AS total
-` + documentFrom + `
-WHERE d.candidate_id = $1 AND c.job_id = $2 AND ` + visible(3) + `
-ORDER BY d.created_at DESC, d.id DESC
-LIMIT ` + strconv.Itoa(pipeline.PageSize) + ` OFFSET $4`)
-	qDocumentsCount = prepared(`SELECT (SELECT count(*) FROM documents AS d WHERE d.candidate_id = c.id) AS total
-FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-WHERE c.id = $1 AND c.job_id = $2 AND ` + visible(3))
-	qDocument = prepared(`SELECT ` + documentColumns + `
-` + documentFrom + `
-WHERE d.id = $1 AND d.candidate_id = $2 AND c.job_id = $3 AND ` + visible(4))
-	qDocumentText = prepared(`SELECT ` + documentColumns + `, d.text
-` + documentFrom + `
-WHERE d.id = $1 AND d.candidate_id = $2 AND c.job_id = $3 AND ` + visible(4))
-	qDocumentsWithText = prepared(`SELECT ` + documentColumns + `, d.text
-` + documentFrom + `
-WHERE d.candidate_id = $1 AND c.job_id = $2 AND ` + visible(3) + `
-ORDER BY d.created_at DESC, d.id DESC`)
-	qDocumentByID = prepared(`SELECT ` + documentColumns + `
-` + documentFrom + `
-WHERE d.id = $1`)
-	qDocumentForDelete = preparedLockingRead(`SELECT `+documentColumns+`
-`+documentFrom+`
-WHERE d.id = $1 AND d.candidate_id = $2`, ` FOR UPDATE OF d`)
-	qDeleteDocument  = prepared(`DELETE FROM documents WHERE id = $1`)
-	qDocumentContent = prepared(`SELECT content FROM document_contents WHERE document_id = $1`)
-	qSetDocumentText = prepared(`UPDATE documents SET text_status = $2, text = $3, text_truncated = $4 WHERE id = $1 AND text_status = 'pending'`)
-)
-
 // InsertDocument stores a document and its bytes, in the database or,
 // with a BlobStore, in the object store before the transaction commits;
 // a transaction that then fails leaves the object for RemoveOrphans. A
 // pending document's extraction is enqueued in the transaction.
 func (t *tx) InsertDocument(ctx context.Context, d pipeline.Document, content []byte) (pipeline.Document, error) {
 	d.CreatedAt = ts(d.CreatedAt)
-	err := t.run.get(ctx, qInsertDocument, args(d.CandidateID, d.UploadedBy.ID, d.Kind, d.Filename, d.ContentType,
+	err := t.run.get(ctx, t.q.InsertDocument, args(d.CandidateID, d.UploadedBy.ID, d.Kind, d.Filename, d.ContentType,
 		d.Size, d.SHA256, d.TextStatus, d.CreatedAt), &d.ID)
 	if err != nil {
 		return pipeline.Document{}, formatError(err, "Document")
@@ -105,7 +62,7 @@ func (t *tx) InsertDocument(ctx context.Context, d pipeline.Document, content []
 		if err := t.blobs.Put(ctx, blobKey(d.ID), content); err != nil {
 			return pipeline.Document{}, err
 		}
-	} else if _, err := t.run.exec(ctx, qInsertDocumentContent, d.ID, content); err != nil {
+	} else if _, err := t.run.exec(ctx, t.q.InsertDocumentContent, d.ID, content); err != nil {
 		return pipeline.Document{}, formatError(err, "Document")
 	}
 	if d.TextStatus == pipeline.TextPending {
@@ -122,7 +79,7 @@ func (t *tx) InsertDocument(ctx context.Context, d pipeline.Document, content []
 // DocumentForDelete returns a document of a candidate, locked.
 func (t *tx) DocumentForDelete(ctx context.Context, candidateID, id int64) (pipeline.Document, error) {
 	var r documentRow
-	if err := t.run.get(ctx, t.lock(qDocumentForDelete), args(id, candidateID), &r); err != nil {
+	if err := t.run.get(ctx, t.q.DocumentForDeleteLocked, args(id, candidateID), &r); err != nil {
 		return pipeline.Document{}, formatError(err, "Document")
 	}
 	return r.toDocument(), nil
@@ -132,7 +89,7 @@ func (t *tx) DocumentForDelete(ctx context.Context, candidateID, id int64) (pipe
 // its row, those in an object store once the transaction has committed,
 // so that a rollback never leaves a row without its bytes.
 func (t *tx) DeleteDocument(ctx context.Context, id int64) error {
-	if _, err := t.run.exec(ctx, qDeleteDocument, id); err != nil {
+	if _, err := t.run.exec(ctx, t.q.DeleteDocument, id); err != nil {
 		return formatError(err, "Document")
 	}
 	if t.blobs != nil {
@@ -144,7 +101,7 @@ func (t *tx) DeleteDocument(ctx context.Context, id int64) error {
 // ListDocuments returns a page of a candidate's documents, newest first.
 func (db *DB) ListDocuments(ctx context.Context, viewer, jobID, candidateID int64, page int) (pipeline.List[pipeline.Document], error) {
 	var rows []documentRow
-	err := db.read().all(ctx, qDocumentsPage, args(candidateID, jobID, viewer, pipeline.Offset(page)), &rows)
+	err := db.read().all(ctx, db.q.DocumentsPage, args(candidateID, jobID, viewer, pipeline.Offset(page)), &rows)
 	if err != nil {
 		return pipeline.List[pipeline.Document]{}, formatError(err, "Document")
 	}
@@ -152,7 +109,7 @@ func (db *DB) ListDocuments(ctx context.Context, viewer, jobID, candidateID int6
 	if len(rows) > 0 {
 		return list, nil
 	}
-	if err := db.read().get(ctx, qDocumentsCount, args(candidateID, jobID, viewer), &list.Total); err != nil {
+	if err := db.read().get(ctx, db.q.DocumentsCount, args(candidateID, jobID, viewer), &list.Total); err != nil {
 		return pipeline.List[pipeline.Document]{}, formatError(err, "Candidate")
 	}
 	return list, nil
@@ -161,7 +118,7 @@ func (db *DB) ListDocuments(ctx context.Context, viewer, jobID, candidateID int6
 // Document returns a document of a candidate of a job viewer can reach.
 func (db *DB) Document(ctx context.Context, viewer, jobID, candidateID, id int64) (pipeline.Document, error) {
 	var r documentRow
-	if err := db.read().get(ctx, qDocument, args(id, candidateID, jobID, viewer), &r); err != nil {
+	if err := db.read().get(ctx, db.q.Document, args(id, candidateID, jobID, viewer), &r); err != nil {
 		return pipeline.Document{}, formatError(err, "Document")
 	}
 	return r.toDocument(), nil
@@ -170,7 +127,7 @@ func (db *DB) Document(ctx context.Context, viewer, jobID, candidateID, id int64
 // DocumentText returns a document with its kept text.
 func (db *DB) DocumentText(ctx context.Context, viewer, jobID, candidateID, id int64) (pipeline.Document, string, error) {
 	var r documentTextRow
-	if err := db.read().get(ctx, qDocumentText, args(id, candidateID, jobID, viewer), &r); err != nil {
+	if err := db.read().get(ctx, db.q.DocumentText, args(id, candidateID, jobID, viewer), &r); err != nil {
 		return pipeline.Document{}, "", formatError(err, "Document")
 	}
 	var text string
@@ -184,7 +141,7 @@ func (db *DB) DocumentText(ctx context.Context, viewer, jobID, candidateID, id i
 // viewer can reach, newest first, with its kept text, in one statement.
 func (db *DB) DocumentsWithText(ctx context.Context, viewer, jobID, candidateID int64) ([]pipeline.DocumentWithText, error) {
 	var rows []documentTextRow
-	if err := db.read().all(ctx, qDocumentsWithText, args(candidateID, jobID, viewer), &rows); err != nil {
+	if err := db.read().all(ctx, db.q.DocumentsWithText, args(candidateID, jobID, viewer), &rows); err != nil {
 		return nil, formatError(err, "Document")
 	}
 	out := make([]pipeline.DocumentWithText, len(rows))
@@ -201,7 +158,7 @@ func (db *DB) DocumentsWithText(ctx context.Context, viewer, jobID, candidateID 
 // a document just added is found.
 func (db *DB) DocumentForText(ctx context.Context, id int64) (pipeline.Document, error) {
 	var r documentRow
-	if err := db.write().get(ctx, qDocumentByID, args(id), &r); err != nil {
+	if err := db.write().get(ctx, db.q.DocumentByID, args(id), &r); err != nil {
 		return pipeline.Document{}, formatError(err, "Document")
 	}
 	return r.toDocument(), nil
@@ -213,7 +170,7 @@ func (db *DB) SetDocumentText(ctx context.Context, id int64, status, text string
 	if status == pipeline.TextReady {
 		stored = &text
 	}
-	_, err := db.write().exec(ctx, qSetDocumentText, id, status, stored, truncated)
+	_, err := db.write().exec(ctx, db.q.SetDocumentText, id, status, stored, truncated)
 	return formatError(err, "Document")
 }
 
@@ -224,7 +181,7 @@ func (db *DB) OpenDocument(ctx context.Context, id int64) (pipeline.Content, err
 		return db.blobs.Open(ctx, blobKey(id))
 	}
 	var b []byte
-	if err := db.read().get(ctx, qDocumentContent, args(id), &b); err != nil {
+	if err := db.read().get(ctx, db.q.DocumentContent, args(id), &b); err != nil {
 		return nil, formatError(err, "Document")
 	}
 	return nopCloser{bytes.NewReader(b)}, nil

@@ -65,12 +65,12 @@ func ListPlans(ctx context.Context, db *DB, viewer, jobID, stageID int64, search
 		name, query string
 		args        []any
 	}{
-		{"jobs", qJobsPage[1], args(viewer, "open", 0, 15)},
+		{"jobs", postgresSQL.JobsPage, args(viewer, "open", 0, 15)},
 		{"candidates", qCandidateLists[0][0][0].page, args(jobID, viewer, 0)},
 		{"candidates, a middle page", qCandidateLists[0][0][0].page, args(jobID, viewer, 1500)},
 		{"candidates of a stage", qCandidateLists[1][0][0].page, args(jobID, viewer, stageID, 0)},
 		{"candidates, an empty page", qCandidateLists[0][0][0].empty, args(jobID, viewer)},
-		{"jobs, searched", jobsPage(true, true), args(viewer, "open", pattern, 0, 15)},
+		{"jobs, searched", postgresSQL.JobsPageSearch, args(viewer, "open", pattern, 0, 15)},
 		{"candidates, searched", candidateListQuery(false, false, true, false).page, args(jobID, viewer, pattern, 0)},
 		{"candidates of a large job, searched", qLargeJobSearches[0][0].page, args(jobID, viewer, pattern, 0)},
 	}
@@ -114,27 +114,27 @@ func explain(ctx context.Context, db *DB, queries []explainQuery, settings []str
 func ErasurePlans(ctx context.Context, db *DB, teamID, candidateID int64, email string, at time.Time, settings ...string) (map[string]string, error) {
 	erased := pipeline.ErasedEmail(candidateID)
 	return explain(ctx, db, []explainQuery{
-		{"expired candidates", qExpiredCandidates.locked(), args(teamID, ts(at), 0, pipeline.RetentionBatch)},
-		{"person for erasure", qPersonForErasure.locked(), args(teamID, pipeline.Fold(email))},
-		{"candidates for erasure", qCandidatesErasePG, args(jsonIDs([]int64{candidateID}))},
-		{"erase message jobs", qEraseMessageJobsPG, args(candidateID)},
-		{"erase invitation jobs", qEraseInvitationJobsPG, args(candidateID)},
-		{"erase candidate", qEraseCandidate, args(pipeline.ErasedName, pipeline.Fold(pipeline.ErasedName), erased, erased, ts(at), candidateID)},
-		{"erase notes", qEraseNotes, args(candidateID)},
-		{"erase ratings", qEraseRatings, args(candidateID)},
-		{"erase messages", qEraseMessages, args(candidateID)},
-		{"erase invitations", qEraseInvitations, args(candidateID)},
-		{"interviews to cancel", qInterviewsToCancel.locked(), args(candidateID, ts(at))},
-		{"candidate entries", qCandidateEntries, args(candidateID)},
-		{"set activity changes", qSetActivityChanges, args("{}", int64(1))},
-		{"idempotency records", qIdempotencyRecords, args(teamID)},
-		{"set idempotency result", qSetIdempotencyResul, args([]byte("{}"), teamID, "k")},
-		{"erase entry reasons", qEraseEntryReasons, args(candidateID)},
-		{"proposals about", qProposalsAboutPG, args(teamID, jsonIDs([]int64{candidateID}))},
-		{"close proposal", qCloseProposal, args(int64(1), "withdrawn", ts(at))},
-		{"erase proposal", qEraseProposal, args(int64(1), nil)},
-		{"erase proposal reasons", qEraseProposalReasons, args(int64(1))},
-		{"insert activity", qInsertActivityPG, args(teamID, nil, nil, nil, "", "candidate.erased", "candidate", candidateID, "{}", ts(at), nil, nil)},
+		{"expired candidates", postgresSQL.ExpiredCandidatesLocked, args(teamID, ts(at), 0, pipeline.RetentionBatch)},
+		{"person for erasure", postgresSQL.PersonForErasureLocked, args(teamID, pipeline.Fold(email))},
+		{"candidates for erasure", postgresSQL.CandidatesErase, args(jsonIDs([]int64{candidateID}))},
+		{"erase message jobs", postgresSQL.EraseMessageJobs, args(candidateID)},
+		{"erase invitation jobs", postgresSQL.EraseInvitationJobs, args(candidateID)},
+		{"erase candidate", postgresSQL.EraseCandidate, args(pipeline.ErasedName, pipeline.Fold(pipeline.ErasedName), erased, erased, ts(at), candidateID)},
+		{"erase notes", postgresSQL.EraseNotes, args(candidateID)},
+		{"erase ratings", postgresSQL.EraseRatings, args(candidateID)},
+		{"erase messages", postgresSQL.EraseMessages, args(candidateID)},
+		{"erase invitations", postgresSQL.EraseInvitations, args(candidateID)},
+		{"interviews to cancel", postgresSQL.InterviewsToCancelLocked, args(candidateID, ts(at))},
+		{"candidate entries", postgresSQL.CandidateEntries, args(candidateID)},
+		{"set activity changes", postgresSQL.SetActivityChanges, args("{}", int64(1))},
+		{"idempotency records", postgresSQL.IdempotencyRecords, args(teamID)},
+		{"set idempotency result", postgresSQL.SetIdempotencyResul, args([]byte("{}"), teamID, "k")},
+		{"erase entry reasons", postgresSQL.EraseEntryReasons, args(candidateID)},
+		{"proposals about", postgresSQL.ProposalsAbout, args(teamID, jsonIDs([]int64{candidateID}))},
+		{"close proposal", postgresSQL.CloseProposal, args(int64(1), "withdrawn", ts(at))},
+		{"erase proposal", postgresSQL.EraseProposal, args(int64(1), nil)},
+		{"erase proposal reasons", postgresSQL.EraseProposalReasons, args(int64(1))},
+		{"insert activity", postgresSQL.InsertActivity, args(teamID, nil, nil, nil, "", "candidate.erased", "candidate", candidateID, "{}", ts(at), nil, nil)},
 	}, settings)
 }
 

@@ -13,20 +13,6 @@ import (
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
-var (
-	// qClaimKey goes in a transaction's batch (see runner.flush), never on
-	// its own: not registered.
-	qClaimKey = `SELECT ` + claimColumns("k") + `
-FROM pipeline_claim_key($1, $2, $3, $4) AS k`
-	qIdempotencyRecord = prepared(`SELECT true AS claim_locked, k.user_id AS claim_user_id, k.request AS claim_request,
-	k.result AS claim_result, k.created_at AS claim_created_at
-FROM idempotency_keys AS k WHERE k.team_id = $1 AND k.key = $2 AND k.created_at >= $3`)
-	qSaveIdempotencyRecord = prepared(`INSERT INTO idempotency_keys AS k (team_id, key, user_id, request, result, created_at)
-VALUES ($1, $2, $3, $4, $5, $6)
-ON CONFLICT (team_id, key) DO UPDATE SET user_id = EXCLUDED.user_id, request = EXCLUDED.request,
-	result = EXCLUDED.result, created_at = EXCLUDED.created_at`)
-)
-
 // ClaimIdempotencyKey takes the transaction-scoped lock of a team's key and,
 // holding it, reads the key's record created at or after since. On
 // PostgreSQL the lock is an advisory lock on a 64-bit hash of the schema,
@@ -34,13 +20,13 @@ ON CONFLICT (team_id, key) DO UPDATE SET user_id = EXCLUDED.user_id, request = E
 // still in flight is told at once; lock and read are one statement (the
 // function pipeline_claim_key), which waits to be sent with the
 // transaction's next one: in the same statement as a candidate's locking
-// read (see qClaimCandidate), else just before it in the same round trip as the
+// read (see ClaimCandidate), else just before it in the same round trip as the
 // transaction's BEGIN. On SQLite write transactions are already
 // serialized, so the lock is always free.
 func (t *tx) ClaimIdempotencyKey(ctx context.Context, teamID int64, key string, since time.Time) pipeline.KeyClaim {
 	kc := &keyClaim{t: t, teamID: teamID, key: key}
 	if !t.pg {
-		err := t.run.get(ctx, qIdempotencyRecord, args(teamID, key, ts(since)), &kc.row)
+		err := t.run.get(ctx, t.q.IdempotencyRecord, args(teamID, key, ts(since)), &kc.row)
 		if errors.Is(err, sql.ErrNoRows) {
 			kc.row, err = claimRow{Locked: true}, nil
 		}
@@ -54,7 +40,7 @@ func (t *tx) ClaimIdempotencyKey(ctx context.Context, teamID int64, key string, 
 		return err
 	}
 	kc.args = args(idempotencyLockID(t.schema, teamID, key), teamID, key, ts(since))
-	if kc.err = t.run.deferredReturning(ctx, qClaimKey, scan, kc.args...); kc.err == nil {
+	if kc.err = t.run.deferredReturning(ctx, t.q.ClaimKey, scan, kc.args...); kc.err == nil {
 		t.claim = kc
 	}
 	return kc
@@ -65,27 +51,20 @@ type keyClaim struct {
 	t      *tx
 	teamID int64
 	key    string
-	args   []any // of qClaimKey
+	args   []any // of ClaimKey
 	row    claimRow
 	done   bool // row holds the outcome
 	err    error
 }
 
 // claimRow is what a claim finds, in claimColumns: prefixed, so that a read
-// made in the same statement (qClaimCandidate) keeps its own column names.
+// made in the same statement (ClaimCandidate) keeps its own column names.
 type claimRow struct {
 	Locked    bool       `bun:"claim_locked"`
 	UserID    *int64     `bun:"claim_user_id"`
 	Request   *string    `bun:"claim_request"`
 	Result    []byte     `bun:"claim_result"`
 	CreatedAt *time.Time `bun:"claim_created_at"`
-}
-
-// claimColumns are the columns of pipeline_claim_key's row k as claimRow
-// reads them.
-func claimColumns(k string) string {
-	return k + `.locked AS claim_locked, ` + k + `.user_id AS claim_user_id, ` + k + `.request AS claim_request,
-	` + k + `.result AS claim_result, ` + k + `.created_at AS claim_created_at`
 }
 
 // Outcome sends the claim if it still waits, and returns what it found.
@@ -110,12 +89,12 @@ func (kc *keyClaim) Outcome(ctx context.Context) (bool, *pipeline.IdempotencyRec
 
 // waitingClaim takes out of the transaction's batch a claim that waits to
 // be sent with the next statement and nothing else, for that statement to
-// make it: the caller then sends qClaimKey's arguments after its own, in a
-// query that claims first (see qClaimCandidate), and scans its row into the
+// make it: the caller then sends ClaimKey's arguments after its own, in a
+// query that claims first (see ClaimCandidate), and scans its row into the
 // claim's. It returns nil when no claim waits.
 func (t *tx) waitingClaim() *keyClaim {
 	kc := t.claim
-	if kc == nil || kc.done || kc.err != nil || !t.run.takeAlone(qClaimKey) {
+	if kc == nil || kc.done || kc.err != nil || !t.run.takeAlone(t.q.ClaimKey) {
 		return nil
 	}
 	t.claim = nil
@@ -156,7 +135,7 @@ func idempotencyLockID(schema string, teamID int64, key string) int64 {
 // same team and key. The caller holds the key's lock and found no live
 // record, so any row already there has expired.
 func (t *tx) SaveIdempotencyRecord(ctx context.Context, rec pipeline.IdempotencyRecord) error {
-	err := t.run.deferred(ctx, qSaveIdempotencyRecord, rec.TeamID, rec.Key, rec.UserID, rec.Request, rec.Result, ts(rec.CreatedAt))
+	err := t.run.deferred(ctx, t.q.SaveIdempotencyRecord, rec.TeamID, rec.Key, rec.UserID, rec.Request, rec.Result, ts(rec.CreatedAt))
 	return formatError(err, "Idempotency key")
 }
 

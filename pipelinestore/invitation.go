@@ -40,27 +40,7 @@ func (r invitationMailRow) toInvitationMail() pipeline.InvitationMail {
 	return m
 }
 
-var (
-	qInsertInvitationMail = prepared(`INSERT INTO invitation_mails
-(interview_id, sequence, method, recipient, recipient_name, subject, body, calendar, status, attempts, created_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, $10) RETURNING id`)
-	qInvitationMailByID = prepared(`SELECT id, interview_id, sequence, method, recipient, recipient_name, subject, body,
-	calendar, status, attempts, last_error, created_at
-FROM invitation_mails WHERE id = $1`)
-	qRecordInvitationAttempt = prepared(`UPDATE invitation_mails SET status = $2, attempts = $3,
-	last_error = COALESCE($4, last_error), sent_at = $5 WHERE id = $1 AND (status = 'queued' OR $2 = 'sent')`)
-)
-
-// qInsertInvitationMailsPG stores the invitation mails of the JSON array
-// $1 (invitationMailJSON) in one statement.
-const qInsertInvitationMailsPG = `INSERT INTO invitation_mails
-(interview_id, sequence, method, recipient, recipient_name, subject, body, calendar, status, attempts, created_at)
-SELECT m.interview_id, m.sequence, m.method, m.recipient, m.recipient_name, m.subject, m.body, m.calendar, m.status, 0, m.created_at
-FROM json_to_recordset(CAST($1 AS json)) AS m(interview_id bigint, sequence integer, method text, recipient text,
-	recipient_name text, subject text, body text, calendar text, status text, created_at timestamptz)
-RETURNING id`
-
-// invitationMailJSON is an invitation mail as qInsertInvitationMailsPG
+// invitationMailJSON is an invitation mail as InsertInvitationMails
 // reads it.
 type invitationMailJSON struct {
 	InterviewID   int64     `json:"interview_id"`
@@ -89,7 +69,7 @@ func (t *tx) InsertInvitationMails(ctx context.Context, ms []pipeline.Invitation
 	jobs := make([]river.InsertManyParams, len(ms))
 	for i, m := range ms {
 		var id int64
-		err := t.run.get(ctx, qInsertInvitationMail, args(m.InterviewID, m.Sequence, m.Method, m.To.Email, m.To.Name,
+		err := t.run.get(ctx, t.q.InsertInvitationMail, args(m.InterviewID, m.Sequence, m.Method, m.To.Email, m.To.Name,
 			m.Subject, m.Body, string(m.Calendar), m.Status, ts(m.CreatedAt)), &id)
 		if err != nil {
 			return formatError(err, "Invitation")
@@ -127,14 +107,14 @@ func (t *tx) insertInvitationMailsPG(ctx context.Context, ms []pipeline.Invitati
 		}
 		return rows.Close()
 	}
-	return t.run.deferredReturning(ctx, qInsertInvitationMailsPG, scan, string(raw))
+	return t.run.deferredReturning(ctx, t.q.InsertInvitationMails, scan, string(raw))
 }
 
 // InvitationMailToSend returns an invitation mail by id, read on the
 // writer.
 func (db *DB) InvitationMailToSend(ctx context.Context, id int64) (pipeline.InvitationMail, error) {
 	var r invitationMailRow
-	if err := db.write().get(ctx, qInvitationMailByID, args(id), &r); err != nil {
+	if err := db.write().get(ctx, db.q.InvitationMailByID, args(id), &r); err != nil {
 		return pipeline.InvitationMail{}, formatError(err, "Invitation")
 	}
 	return r.toInvitationMail(), nil
@@ -143,7 +123,7 @@ func (db *DB) InvitationMailToSend(ctx context.Context, id int64) (pipeline.Invi
 // RecordInvitationAttempt stores the outcome of an attempt of an
 // invitation mail.
 func (db *DB) RecordInvitationAttempt(ctx context.Context, a pipeline.MessageAttempt) error {
-	return db.recordAttempt(ctx, qRecordInvitationAttempt, a, "Invitation")
+	return db.recordAttempt(ctx, db.q.RecordInvitationAttempt, a, "Invitation")
 }
 
 // invitationArgs is an invitation mail to send as a River job's

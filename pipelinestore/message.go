@@ -3,7 +3,6 @@ package pipelinestore
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -48,50 +47,6 @@ func (r messageRow) toMessage() pipeline.Message {
 	return m
 }
 
-// messageColumns are a message's columns for the domain, on messages m,
-// candidates c and users u.
-const messageColumns = `m.id, c.job_id, m.candidate_id, j.team_id, m.recipient, c.name AS to_name, m.reply_to, m.subject, m.body, m.status,
-	m.send_at, m.sent_at, m.attempts, m.last_error, m.created_at, u.id AS author_id, u.name AS author_name`
-
-const messageFrom = `FROM messages AS m
-JOIN candidates AS c ON c.id = m.candidate_id
-JOIN jobs AS j ON j.id = c.job_id
-JOIN users AS u ON u.id = m.user_id`
-
-var (
-	qInsertMessage = prepared(`INSERT INTO messages
-(candidate_id, user_id, recipient, reply_to, subject, body, status, send_at, attempts, created_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9) RETURNING id`)
-	// qInsertMessageWithID is qInsertMessage of the message whose id $10
-	// was drawn (PostgreSQL).
-	qInsertMessageWithID = `INSERT INTO messages
-(candidate_id, user_id, recipient, reply_to, subject, body, status, send_at, attempts, created_at, id)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, $10)`
-	qMessagesPage = prepared(`SELECT ` + messageColumns + `, count(*) OVER () AS total
-` + messageFrom + `
-WHERE m.candidate_id = $1 AND c.job_id = $2 AND ` + visible(3) + `
-ORDER BY m.created_at DESC, m.id DESC
-LIMIT ` + strconv.Itoa(pipeline.PageSize) + ` OFFSET $4`)
-	qMessagesCount = prepared(`SELECT (SELECT count(*) FROM messages AS m WHERE m.candidate_id = c.id) AS total
-FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-WHERE c.id = $1 AND c.job_id = $2 AND ` + visible(3))
-	qMessage = prepared(`SELECT ` + messageColumns + `
-` + messageFrom + `
-WHERE m.id = $1 AND m.candidate_id = $2 AND c.job_id = $3 AND ` + visible(4))
-	qMessageByID = prepared(`SELECT ` + messageColumns + `
-` + messageFrom + `
-WHERE m.id = $1`)
-	qMessageForUpdate = preparedLockingRead(`SELECT `+messageColumns+`
-`+messageFrom+`
-WHERE m.id = $1 AND m.candidate_id = $2`, ` FOR NO KEY UPDATE OF m`)
-	qCancelMessage  = prepared(`UPDATE messages SET status = 'cancelled' WHERE id = $1 AND status = 'queued'`)
-	qRequeueMessage = prepared(`UPDATE messages SET status = 'queued', send_at = $2, attempts = $3 WHERE id = $1`)
-	// A retry or a failure is recorded only on a message still queued
-	// (a cancel wins); a sent one whatever it has become meanwhile.
-	qRecordMessageAttempt = prepared(`UPDATE messages SET status = $2, attempts = $3, last_error = COALESCE($4, last_error),
-	sent_at = $5 WHERE id = $1 AND (status = 'queued' OR $2 = 'sent')`)
-)
-
 // InsertMessage stores a message and enqueues its sending, due at its
 // SendAt, in the transaction.
 func (t *tx) InsertMessage(ctx context.Context, m pipeline.Message) (pipeline.Message, error) {
@@ -100,13 +55,13 @@ func (t *tx) InsertMessage(ctx context.Context, m pipeline.Message) (pipeline.Me
 	if m.ID != 0 {
 		// Its id drawn: the insert waits in the batch, and its River job
 		// goes with the transaction's others before the commit.
-		if err := t.run.deferred(ctx, qInsertMessageWithID, append(a, m.ID)...); err != nil {
+		if err := t.run.deferred(ctx, t.q.InsertMessageWithID, append(a, m.ID)...); err != nil {
 			return pipeline.Message{}, formatError(err, "Message")
 		}
 		t.jobs = append(t.jobs, river.InsertManyParams{Args: messageArgs{MessageID: m.ID}, InsertOpts: messageOpts(m)})
 		return m, nil
 	}
-	if err := t.run.get(ctx, qInsertMessage, a, &m.ID); err != nil {
+	if err := t.run.get(ctx, t.q.InsertMessage, a, &m.ID); err != nil {
 		return pipeline.Message{}, formatError(err, "Message")
 	}
 	if err := t.enqueueMessage(ctx, m); err != nil {
@@ -118,7 +73,7 @@ func (t *tx) InsertMessage(ctx context.Context, m pipeline.Message) (pipeline.Me
 // MessageForUpdate returns a message of a candidate, locked.
 func (t *tx) MessageForUpdate(ctx context.Context, candidateID, id int64) (pipeline.Message, error) {
 	var r messageRow
-	if err := t.run.get(ctx, t.lock(qMessageForUpdate), args(id, candidateID), &r); err != nil {
+	if err := t.run.get(ctx, t.q.MessageForUpdateLocked, args(id, candidateID), &r); err != nil {
 		return pipeline.Message{}, formatError(err, "Message")
 	}
 	return r.toMessage(), nil
@@ -126,14 +81,14 @@ func (t *tx) MessageForUpdate(ctx context.Context, candidateID, id int64) (pipel
 
 // CancelMessage marks a queued message cancelled.
 func (t *tx) CancelMessage(ctx context.Context, id int64) error {
-	_, err := t.run.exec(ctx, qCancelMessage, id)
+	_, err := t.run.exec(ctx, t.q.CancelMessage, id)
 	return formatError(err, "Message")
 }
 
 // RequeueMessage queues a message again and enqueues its sending.
 func (t *tx) RequeueMessage(ctx context.Context, m pipeline.Message) error {
 	m.SendAt = ts(m.SendAt)
-	if _, err := t.run.exec(ctx, qRequeueMessage, m.ID, m.SendAt, m.Attempts); err != nil {
+	if _, err := t.run.exec(ctx, t.q.RequeueMessage, m.ID, m.SendAt, m.Attempts); err != nil {
 		return formatError(err, "Message")
 	}
 	return formatError(t.enqueueMessage(ctx, m), "Message")
@@ -144,7 +99,7 @@ func (t *tx) RequeueMessage(ctx context.Context, m pipeline.Message) error {
 // candidate for the count (or not found).
 func (db *DB) ListMessages(ctx context.Context, viewer, jobID, candidateID int64, page int) (pipeline.List[pipeline.Message], error) {
 	var rows []messageRow
-	err := db.read().all(ctx, qMessagesPage, args(candidateID, jobID, viewer, pipeline.Offset(page)), &rows)
+	err := db.read().all(ctx, db.q.MessagesPage, args(candidateID, jobID, viewer, pipeline.Offset(page)), &rows)
 	if err != nil {
 		return pipeline.List[pipeline.Message]{}, formatError(err, "Message")
 	}
@@ -152,7 +107,7 @@ func (db *DB) ListMessages(ctx context.Context, viewer, jobID, candidateID int64
 	if len(rows) > 0 {
 		return list, nil
 	}
-	if err := db.read().get(ctx, qMessagesCount, args(candidateID, jobID, viewer), &list.Total); err != nil {
+	if err := db.read().get(ctx, db.q.MessagesCount, args(candidateID, jobID, viewer), &list.Total); err != nil {
 		return pipeline.List[pipeline.Message]{}, formatError(err, "Candidate")
 	}
 	return list, nil
@@ -161,7 +116,7 @@ func (db *DB) ListMessages(ctx context.Context, viewer, jobID, candidateID int64
 // Message returns a message of a candidate of a job viewer can reach.
 func (db *DB) Message(ctx context.Context, viewer, jobID, candidateID, id int64) (pipeline.Message, error) {
 	var r messageRow
-	if err := db.read().get(ctx, qMessage, args(id, candidateID, jobID, viewer), &r); err != nil {
+	if err := db.read().get(ctx, db.q.Message, args(id, candidateID, jobID, viewer), &r); err != nil {
 		return pipeline.Message{}, formatError(err, "Message")
 	}
 	return r.toMessage(), nil
@@ -171,7 +126,7 @@ func (db *DB) Message(ctx context.Context, viewer, jobID, candidateID, id int64)
 // cancel just committed is seen.
 func (db *DB) MessageToSend(ctx context.Context, id int64) (pipeline.Message, error) {
 	var r messageRow
-	if err := db.write().get(ctx, qMessageByID, args(id), &r); err != nil {
+	if err := db.write().get(ctx, db.q.MessageByID, args(id), &r); err != nil {
 		return pipeline.Message{}, formatError(err, "Message")
 	}
 	return r.toMessage(), nil
@@ -181,7 +136,7 @@ func (db *DB) MessageToSend(ctx context.Context, id int64) (pipeline.Message, er
 // transaction, and reports whether it changed the message.
 func (t *tx) RecordMessageAttempt(ctx context.Context, a pipeline.MessageAttempt) (bool, error) {
 	lastError, sentAt := attemptValues(a)
-	res, err := t.run.exec(ctx, qRecordMessageAttempt, a.MessageID, a.Status, a.Attempt, lastError, sentAt)
+	res, err := t.run.exec(ctx, t.q.RecordMessageAttempt, a.MessageID, a.Status, a.Attempt, lastError, sentAt)
 	if err != nil {
 		return false, formatError(err, "Message")
 	}

@@ -144,10 +144,6 @@ type stageRow struct {
 	Position int    `bun:"position"`
 }
 
-func (r stageRow) toStage() pipeline.Stage {
-	return pipeline.Stage{ID: r.ID, JobID: r.JobID, Name: r.Name, Position: r.Position}
-}
-
 type candidateRow struct {
 	bun.BaseModel `bun:"table:candidates"`
 
@@ -188,16 +184,6 @@ func (r candidateRow) toCandidate() pipeline.Candidate {
 		NotesCount: r.NotesCount,
 		ErasedAt:   utcPtr(r.ErasedAt),
 	}
-}
-
-type noteRow struct {
-	bun.BaseModel `bun:"table:notes"`
-
-	ID          int64     `bun:"id,pk,autoincrement"`
-	CandidateID int64     `bun:"candidate_id"`
-	UserID      int64     `bun:"user_id"`
-	Content     string    `bun:"content"`
-	CreatedAt   time.Time `bun:"created_at"`
 }
 
 type ratingRow struct {
@@ -318,17 +304,6 @@ func (r activityRow) toFeedEntry() pipeline.FeedEntry {
 		Actor:    pipeline.User{ID: r.UserID, Name: r.UserName},
 		Position: pipeline.FeedPosition{Seq: r.Seq, ID: r.ID},
 	}
-}
-
-type idempotencyRow struct {
-	bun.BaseModel `bun:"table:idempotency_keys"`
-
-	TeamID    int64     `bun:"team_id,pk"`
-	Key       string    `bun:"key,pk"`
-	UserID    int64     `bun:"user_id"`
-	Request   string    `bun:"request"`
-	Result    []byte    `bun:"result"`
-	CreatedAt time.Time `bun:"created_at"`
 }
 
 // date is a calendar day in a DATE column. It is written as YYYY-MM-DD and

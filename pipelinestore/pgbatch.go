@@ -28,7 +28,7 @@ import (
 //     transaction, and Write calls it before the commit.
 //   - takeAlone(query) takes the batch back when it is query alone, for
 //     the caller to send in a statement of its own making (a key's claim
-//     made by the locking read that follows it: see qClaimCandidate).
+//     made by the locking read that follows it: see ClaimCandidate).
 //
 // A batch is sent as one simple query: its statements joined with ";",
 // their parameters numbered through ($1 of the second statement becomes
@@ -169,17 +169,6 @@ func (r runner) flush(ctx context.Context) (err error) {
 		return err
 	}
 	return b.scan(ctx, rows)
-}
-
-// scanQuery runs query and hands its rows to scan.
-func (r runner) scanQuery(ctx context.Context, query string, args []any, scan func(context.Context, *sql.Rows) error) (err error) {
-	ctx, done := r.trace(ctx, query, args)
-	defer func() { done(nil, err) }()
-	rows, err := r.query(ctx, query, args)
-	if err != nil {
-		return err
-	}
-	return scan(ctx, rows)
 }
 
 // takeAlone empties the batch and reports true when it holds query alone;

@@ -20,73 +20,10 @@ import (
 // renders the entry as it reads then, erased values included, so no
 // webhook payload holding the person is stored.
 
-// personFrom is a team's candidates c with their jobs j.
-const personFrom = `
-FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-WHERE j.team_id = $1 AND c.email_fold = $2`
-
-var (
-	qPerson            = prepared(`SELECT ` + candidateColumns + personFrom + ` ORDER BY c.id`)
-	qPersonForErasure  = preparedLockingRead(`SELECT `+candidateColumns+personFrom+` AND c.erased_at IS NULL ORDER BY c.id`, ` FOR NO KEY UPDATE OF c`)
-	qCandidatesErasePG = `SELECT ` + candidateColumns + ` FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-WHERE c.erased_at IS NULL AND ` + idsIn(true, "c.id", 1) + ` ORDER BY c.id FOR NO KEY UPDATE OF c`
-	qCandidatesEraseSQLite = preparedSQLite(`SELECT ` + candidateColumns + ` FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-WHERE c.erased_at IS NULL AND ` + idsIn(false, "c.id", 1) + ` ORDER BY c.id`)
-	qRatings = prepared(`SELECT u.id, u.name, r.value FROM ratings AS r JOIN users AS u ON u.id = r.user_id
-WHERE r.candidate_id = $1 ORDER BY u.id`)
-
-	qEraseCandidate = prepared(`UPDATE candidates SET name = $1, name_fold = $2, email = $3, email_fold = $4, resume_url = '',
-	erased_at = $5, updated_at = $5
-WHERE id = $6`)
-	qEraseNotes = prepared(`DELETE FROM notes WHERE candidate_id = $1`)
-	// The candidate's documents, each deleted as RemoveDocument deletes one.
-	qCandidateDocuments = prepared(`SELECT id FROM documents WHERE candidate_id = $1`)
-	qEraseRatings       = prepared(`DELETE FROM ratings WHERE candidate_id = $1`)
-	qEraseMessages      = prepared(`UPDATE messages SET recipient = '', subject = '', body = '', last_error = NULL,
-	status = CASE WHEN status = 'queued' THEN 'cancelled' ELSE status END
-WHERE candidate_id = $1`)
-	qEraseInvitations = prepared(`DELETE FROM invitation_mails
-WHERE interview_id IN (SELECT i.id FROM interviews AS i WHERE i.candidate_id = $1)`)
-	// The River jobs of a candidate's messages and invitation mails,
-	// whatever their state: a finished job's row may keep errors naming
-	// the recipient.
-	qEraseMessageJobsPG = `DELETE FROM river_job WHERE kind = 'pipeline_message'
-	AND (args->>'message_id')::bigint IN (SELECT m.id FROM messages AS m WHERE m.candidate_id = $1)`
-	qEraseInvitationJobsPG = `DELETE FROM river_job WHERE kind = 'pipeline_invitation'
-	AND (args->>'invitation_mail_id')::bigint IN (SELECT im.id FROM invitation_mails AS im
-		JOIN interviews AS i ON i.id = im.interview_id WHERE i.candidate_id = $1)`
-	qEraseMessageJobsSQLite = preparedSQLite(`DELETE FROM river_job WHERE kind = 'pipeline_message'
-	AND json_extract(args, '$.message_id') IN (SELECT m.id FROM messages AS m WHERE m.candidate_id = $1)`)
-	qEraseInvitationJobsSQLite = preparedSQLite(`DELETE FROM river_job WHERE kind = 'pipeline_invitation'
-	AND json_extract(args, '$.invitation_mail_id') IN (SELECT im.id FROM invitation_mails AS im
-		JOIN interviews AS i ON i.id = im.interview_id WHERE i.candidate_id = $1)`)
-
-	qInterviewsToCancel = preparedLockingRead(`SELECT `+interviewColumns+interviewFrom+`
-WHERE i.candidate_id = $1 AND i.status = 'scheduled' AND i.ends_at > $2 ORDER BY i.starts_at, i.id`, ` FOR NO KEY UPDATE OF i`)
-	// Two reads of activity_subject_idx: as one OR, PostgreSQL reads
-	// every interview's entries and filters them.
-	qCandidateEntries = prepared(`SELECT id, team_id, job_id, user_id, token_id, ip, action, subject_type, subject_id, changes, created_at
-FROM activity WHERE subject_type = 'candidate' AND subject_id = $1
-UNION ALL
-SELECT id, team_id, job_id, user_id, token_id, ip, action, subject_type, subject_id, changes, created_at
-FROM activity WHERE subject_type = 'interview' AND subject_id IN (SELECT i.id FROM interviews AS i WHERE i.candidate_id = $1)
-ORDER BY id`)
-	// The reasons of the entries about a candidate: its own, its
-	// interviews' and the proposals' about it.
-	qEraseEntryReasons = prepared(`UPDATE activity SET reason = '` + pipeline.ErasedValue + `'
-WHERE reason IS NOT NULL AND (
-	(subject_type = 'candidate' AND subject_id = $1)
-	OR (subject_type = 'interview' AND subject_id IN (SELECT i.id FROM interviews AS i WHERE i.candidate_id = $1))
-	OR (subject_type = 'proposal' AND subject_id IN (SELECT p.id FROM proposals AS p WHERE p.candidate_id = $1)))`)
-	qSetActivityChanges  = prepared(`UPDATE activity SET changes = $1 WHERE id = $2`)
-	qIdempotencyRecords  = prepared(`SELECT team_id, key, user_id, request, result, created_at FROM idempotency_keys WHERE team_id = $1`)
-	qSetIdempotencyResul = prepared(`UPDATE idempotency_keys SET result = $1 WHERE team_id = $2 AND key = $3`)
-)
-
 // Person returns the candidates of a team with an email, in any letter
 // case (by its folded copy).
 func (db *DB) Person(ctx context.Context, teamID int64, email string) ([]pipeline.Candidate, error) {
-	return candidates(ctx, db.read(), qPerson, args(teamID, pipeline.Fold(email)))
+	return candidates(ctx, db.read(), db.q.Person, args(teamID, pipeline.Fold(email)))
 }
 
 func candidates(ctx context.Context, run runner, query string, a []any) ([]pipeline.Candidate, error) {
@@ -105,13 +42,13 @@ func candidates(ctx context.Context, run runner, query string, a []any) ([]pipel
 // are not erased; on PostgreSQL their rows stay locked, so that of two
 // erasures of one person the second finds them erased.
 func (t *tx) PersonForErasure(ctx context.Context, teamID int64, email string) ([]pipeline.Candidate, error) {
-	return candidates(ctx, t.run, t.lock(qPersonForErasure), args(teamID, pipeline.Fold(email)))
+	return candidates(ctx, t.run, t.q.PersonForErasureLocked, args(teamID, pipeline.Fold(email)))
 }
 
 // CandidatesForErasure returns those of ids not erased, locked on
 // PostgreSQL.
 func (t *tx) CandidatesForErasure(ctx context.Context, ids []int64) ([]pipeline.Candidate, error) {
-	return candidates(ctx, t.run, pick(t.pg, qCandidatesErasePG, qCandidatesEraseSQLite), args(jsonIDs(ids)))
+	return candidates(ctx, t.run, t.q.CandidatesErase, args(jsonIDs(ids)))
 }
 
 // Ratings returns a candidate's ratings with their users.
@@ -121,7 +58,7 @@ func (db *DB) Ratings(ctx context.Context, candidateID int64) ([]pipeline.UserRa
 		Name  string `bun:"name"`
 		Value string `bun:"value"`
 	}
-	if err := db.read().all(ctx, qRatings, args(candidateID), &rows); err != nil {
+	if err := db.read().all(ctx, db.q.Ratings, args(candidateID), &rows); err != nil {
 		return nil, formatError(err, "Rating")
 	}
 	out := make([]pipeline.UserRating, len(rows))
@@ -134,11 +71,8 @@ func (db *DB) Ratings(ctx context.Context, candidateID int64) ([]pipeline.UserRa
 // CandidateActivity returns the entries about the candidates, with their
 // actors, by id.
 func (db *DB) CandidateActivity(ctx context.Context, candidateIDs []int64) ([]pipeline.FeedEntry, error) {
-	pg := db.dialect == DialectPostgres
-	query := `SELECT ` + feedColumns(pg) + ` FROM activity AS a JOIN users AS u ON u.id = a.user_id
-WHERE a.subject_type = 'candidate' AND ` + idsIn(pg, "a.subject_id", 1) + ` ORDER BY a.id`
 	var rows []activityRow
-	if err := db.read().all(ctx, query, args(jsonIDs(candidateIDs)), &rows); err != nil {
+	if err := db.read().all(ctx, db.q.CandidateActivity, args(jsonIDs(candidateIDs)), &rows); err != nil {
 		return nil, formatError(err, "Activity")
 	}
 	out := make([]pipeline.FeedEntry, len(rows))
@@ -157,14 +91,14 @@ func (t *tx) EraseCandidate(ctx context.Context, candidateID int64, at time.Time
 		q string
 		a []any
 	}{
-		{pick(t.pg, qEraseMessageJobsPG, qEraseMessageJobsSQLite), args(candidateID)},
-		{pick(t.pg, qEraseInvitationJobsPG, qEraseInvitationJobsSQLite), args(candidateID)},
-		{qEraseCandidate, args(pipeline.ErasedName, pipeline.Fold(pipeline.ErasedName), email, pipeline.Fold(email), ts(at), candidateID)},
-		{qEraseNotes, args(candidateID)},
-		{qEraseRatings, args(candidateID)},
-		{qEraseMessages, args(candidateID)},
-		{qEraseInvitations, args(candidateID)},
-		{qEraseEntryReasons, args(candidateID)},
+		{t.q.EraseMessageJobs, args(candidateID)},
+		{t.q.EraseInvitationJobs, args(candidateID)},
+		{t.q.EraseCandidate, args(pipeline.ErasedName, pipeline.Fold(pipeline.ErasedName), email, pipeline.Fold(email), ts(at), candidateID)},
+		{t.q.EraseNotes, args(candidateID)},
+		{t.q.EraseRatings, args(candidateID)},
+		{t.q.EraseMessages, args(candidateID)},
+		{t.q.EraseInvitations, args(candidateID)},
+		{t.q.EraseEntryReasons, args(candidateID)},
 	}
 	for _, s := range stmts {
 		if err := t.run.deferred(ctx, s.q, s.a...); err != nil {
@@ -174,7 +108,7 @@ func (t *tx) EraseCandidate(ctx context.Context, candidateID int64, at time.Time
 	// Documents go whole, bytes, text and filename; bytes in an object
 	// store once the erasure has committed.
 	var docs []int64
-	if err := t.run.all(ctx, qCandidateDocuments, args(candidateID), &docs); err != nil {
+	if err := t.run.all(ctx, t.q.CandidateDocuments, args(candidateID), &docs); err != nil {
 		return formatError(err, "Document")
 	}
 	for _, id := range docs {
@@ -189,7 +123,7 @@ func (t *tx) EraseCandidate(ctx context.Context, candidateID int64, at time.Time
 // after at, with their interviewers, locked on PostgreSQL.
 func (t *tx) InterviewsToCancel(ctx context.Context, candidateID int64, at time.Time) ([]pipeline.Interview, error) {
 	var rows []interviewRow
-	if err := t.run.all(ctx, t.lock(qInterviewsToCancel), args(candidateID, ts(at)), &rows); err != nil {
+	if err := t.run.all(ctx, t.q.InterviewsToCancelLocked, args(candidateID, ts(at)), &rows); err != nil {
 		return nil, formatError(err, "Interview")
 	}
 	ivs := make([]pipeline.Interview, len(rows))
@@ -203,7 +137,7 @@ func (t *tx) InterviewsToCancel(ctx context.Context, candidateID int64, at time.
 // interviews.
 func (t *tx) CandidateEntries(ctx context.Context, candidateID int64) ([]pipeline.Activity, error) {
 	var rows []activityRow
-	if err := t.run.all(ctx, qCandidateEntries, args(candidateID), &rows); err != nil {
+	if err := t.run.all(ctx, t.q.CandidateEntries, args(candidateID), &rows); err != nil {
 		return nil, formatError(err, "Activity")
 	}
 	out := make([]pipeline.Activity, len(rows))
@@ -215,7 +149,7 @@ func (t *tx) CandidateEntries(ctx context.Context, candidateID int64) ([]pipelin
 
 // SetActivityChanges replaces the changes of an entry.
 func (t *tx) SetActivityChanges(ctx context.Context, id int64, changes []byte) error {
-	return formatError(t.run.deferred(ctx, qSetActivityChanges, string(changes), id), "Activity")
+	return formatError(t.run.deferred(ctx, t.q.SetActivityChanges, string(changes), id), "Activity")
 }
 
 // IdempotencyRecords returns the records of a team's keys, expired ones
@@ -229,7 +163,7 @@ func (t *tx) IdempotencyRecords(ctx context.Context, teamID int64) ([]pipeline.I
 		Result    []byte    `bun:"result"`
 		CreatedAt time.Time `bun:"created_at"`
 	}
-	if err := t.run.all(ctx, qIdempotencyRecords, args(teamID), &rows); err != nil {
+	if err := t.run.all(ctx, t.q.IdempotencyRecords, args(teamID), &rows); err != nil {
 		return nil, formatError(err, "Idempotency key")
 	}
 	out := make([]pipeline.IdempotencyRecord, len(rows))
@@ -242,7 +176,7 @@ func (t *tx) IdempotencyRecords(ctx context.Context, teamID int64) ([]pipeline.I
 
 // SetIdempotencyResult replaces the stored result of a team's key.
 func (t *tx) SetIdempotencyResult(ctx context.Context, teamID int64, key string, result []byte) error {
-	return formatError(t.run.deferred(ctx, qSetIdempotencyResul, result, teamID, key), "Idempotency key")
+	return formatError(t.run.deferred(ctx, t.q.SetIdempotencyResul, result, teamID, key), "Idempotency key")
 }
 
 // erasedTables are the tables an erasure rewrites or deletes from, which

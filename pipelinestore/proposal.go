@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"strconv"
 	"time"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
@@ -80,69 +79,6 @@ func (r proposalRow) toProposal() pipeline.Proposal {
 	return p
 }
 
-const proposalColumns = `p.id, p.team_id, p.job_id, p.candidate_id, p.user_id, ru.name AS user_name, p.token_id, rt.name AS token_name,
-	p.operation, p.method, p.path, p.input, p.reason, p.digest, p.status, p.created_at, p.expires_at,
-	p.decided_by_user_id AS decider_id, du.name AS decider_name, p.decided_by_token_id AS decider_token_id,
-	dt.name AS decider_token_name, p.decided_at, p.note, p.result`
-
-const proposalFrom = `FROM proposals AS p
-JOIN users AS ru ON ru.id = p.user_id
-JOIN tokens AS rt ON rt.id = p.token_id
-LEFT JOIN users AS du ON du.id = p.decided_by_user_id
-LEFT JOIN tokens AS dt ON dt.id = p.decided_by_token_id
-LEFT JOIN jobs AS j ON j.id = p.job_id`
-
-// proposalStatus is the status a proposal reads as at the time bound to
-// parameter $n.
-func proposalStatus(n int) string {
-	return `(CASE WHEN p.status = 'pending' AND p.expires_at <= $` + strconv.Itoa(n) + ` THEN 'expired' ELSE p.status END)`
-}
-
-var (
-	qInsertProposal = prepared(`INSERT INTO proposals
-(team_id, job_id, candidate_id, user_id, token_id, operation, method, path, input, reason, digest, status, created_at, expires_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id`)
-	// Pending proposals whose time ran out, or whose token was revoked or
-	// expired: the pass closes them.
-	qProposalsToClose = prepared(`SELECT ` + proposalColumns + "\n" + proposalFrom + `
-WHERE p.status = 'pending' AND (p.expires_at <= $1 OR rt.revoked_at IS NOT NULL OR rt.expires_at <= $1)
-ORDER BY p.id LIMIT 500`)
-	qCloseProposal = prepared(`UPDATE proposals SET status = $2, decided_at = $3 WHERE id = $1 AND status = 'pending'`)
-	// A team's proposals that may be about a person: those on the person's
-	// candidates, and those on no candidate (an intake names its person in
-	// its input only).
-	qProposalsAboutPG = `SELECT ` + proposalColumns + "\n" + proposalFrom + `
-WHERE p.team_id = $1 AND (p.candidate_id IS NULL OR ` + idsIn(true, "p.candidate_id", 2) + `) ORDER BY p.id`
-	qProposalsAboutSQLite = preparedSQLite(`SELECT ` + proposalColumns + "\n" + proposalFrom + `
-WHERE p.team_id = $1 AND (p.candidate_id IS NULL OR ` + idsIn(false, "p.candidate_id", 2) + `) ORDER BY p.id`)
-	qEraseProposal        = prepared(`UPDATE proposals SET input = '{}', reason = NULL, note = NULL, result = $2 WHERE id = $1`)
-	qEraseProposalReasons = prepared(`UPDATE activity SET reason = '` + pipeline.ErasedValue + `'
-WHERE subject_type = 'proposal' AND subject_id = $1 AND reason IS NOT NULL`)
-	qCandidateProposals = prepared(`SELECT ` + proposalColumns + "\n" + proposalFrom + `
-WHERE p.candidate_id = $1 ORDER BY p.created_at, p.id`)
-	qProposal        = prepared(`SELECT ` + proposalColumns + "\n" + proposalFrom + "\nWHERE p.id = $1")
-	qPendingProposal = prepared(`SELECT ` + proposalColumns + "\n" + proposalFrom + `
-WHERE p.token_id = $1 AND p.status = 'pending' AND p.digest = $2 AND p.expires_at > $3
-ORDER BY p.id LIMIT 1`)
-	qCountPendingProposals = prepared(`SELECT count(*) FROM proposals AS p
-WHERE p.token_id = $1 AND p.status = 'pending' AND p.expires_at > $2`)
-	// The decision is one conditional update: of concurrent ones, on any
-	// replica, one finds the proposal pending.
-	qDecideProposal = prepared(`UPDATE proposals SET status = $2, decided_by_user_id = $3, decided_by_token_id = $4,
-	decided_at = $5, note = $6, result = $7
-WHERE id = $1 AND status = 'pending' AND expires_at > $8`)
-	qSetProposalResult = prepared(`UPDATE proposals SET result = $2 WHERE id = $1`)
-	qProposalsPage     = prepared(`SELECT ` + proposalColumns + `, count(*) OVER () AS total
-` + proposalFrom + `
-WHERE (p.job_id IS NULL OR ` + visible(1) + `)
-	AND (p.token_id = $2
-		OR ($4 = 1 AND p.team_id = $3 AND (p.job_id IS NOT NULL OR $5 = 1)))
-	AND ($6 = '' OR ` + proposalStatus(8) + ` = $6)
-	AND ($7 = 0 OR p.job_id = $7)
-ORDER BY p.created_at DESC, p.id DESC
-LIMIT ` + strconv.Itoa(pipeline.PageSize) + ` OFFSET $9`)
-)
-
 // InsertProposal stores a proposal and returns it with its id.
 func (t *tx) InsertProposal(ctx context.Context, p pipeline.Proposal) (pipeline.Proposal, error) {
 	var job, cand any
@@ -153,7 +89,7 @@ func (t *tx) InsertProposal(ctx context.Context, p pipeline.Proposal) (pipeline.
 		cand = p.CandidateID
 	}
 	p.CreatedAt, p.ExpiresAt = ts(p.CreatedAt), ts(p.ExpiresAt)
-	err := t.run.get(ctx, qInsertProposal, args(p.TeamID, job, cand, p.RequestedBy.User.ID, p.RequestedBy.Token.ID,
+	err := t.run.get(ctx, t.q.InsertProposal, args(p.TeamID, job, cand, p.RequestedBy.User.ID, p.RequestedBy.Token.ID,
 		string(p.Operation), p.Method, p.Path, string(p.Input), p.Reason, p.Digest, p.Status, p.CreatedAt, p.ExpiresAt), &p.ID)
 	if err != nil {
 		return pipeline.Proposal{}, formatError(err, "Proposal")
@@ -164,7 +100,7 @@ func (t *tx) InsertProposal(ctx context.Context, p pipeline.Proposal) (pipeline.
 // ProposalByID returns a proposal, read in the transaction.
 func (t *tx) ProposalByID(ctx context.Context, id int64) (pipeline.Proposal, error) {
 	var r proposalRow
-	if err := t.run.get(ctx, qProposal, args(id), &r); err != nil {
+	if err := t.run.get(ctx, t.q.Proposal, args(id), &r); err != nil {
 		return pipeline.Proposal{}, formatError(err, "Proposal")
 	}
 	return r.toProposal(), nil
@@ -173,7 +109,7 @@ func (t *tx) ProposalByID(ctx context.Context, id int64) (pipeline.Proposal, err
 // PendingProposal returns a token's pending proposal of a request, or nil.
 func (t *tx) PendingProposal(ctx context.Context, tokenID int64, digest string, now time.Time) (*pipeline.Proposal, error) {
 	var r proposalRow
-	err := t.run.get(ctx, qPendingProposal, args(tokenID, digest, ts(now)), &r)
+	err := t.run.get(ctx, t.q.PendingProposal, args(tokenID, digest, ts(now)), &r)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -187,7 +123,7 @@ func (t *tx) PendingProposal(ctx context.Context, tokenID int64, digest string, 
 // CountPendingProposals counts a token's pending proposals.
 func (t *tx) CountPendingProposals(ctx context.Context, tokenID int64, now time.Time) (int, error) {
 	var n int
-	err := t.run.get(ctx, qCountPendingProposals, args(tokenID, ts(now)), &n)
+	err := t.run.get(ctx, t.q.CountPendingProposals, args(tokenID, ts(now)), &n)
 	return n, formatError(err, "Proposal")
 }
 
@@ -204,7 +140,7 @@ func (t *tx) DecideProposal(ctx context.Context, d pipeline.ProposalDecisionReco
 		}
 		result = string(b)
 	}
-	res, err := t.run.exec(ctx, qDecideProposal, d.ID, d.Status, d.UserID, token, ts(d.At), d.Note, result, ts(d.Now))
+	res, err := t.run.exec(ctx, t.q.DecideProposal, d.ID, d.Status, d.UserID, token, ts(d.At), d.Note, result, ts(d.Now))
 	if err != nil {
 		return false, formatError(err, "Proposal")
 	}
@@ -218,7 +154,7 @@ func (t *tx) SetProposalResult(ctx context.Context, id int64, r pipeline.Proposa
 	if err != nil {
 		return err
 	}
-	_, err = t.run.exec(ctx, qSetProposalResult, id, string(b))
+	_, err = t.run.exec(ctx, t.q.SetProposalResult, id, string(b))
 	return formatError(err, "Proposal")
 }
 
@@ -226,21 +162,17 @@ func (t *tx) SetProposalResult(ctx context.Context, id int64, r pipeline.Proposa
 // reads it inside write transactions, and SQLite has one writer.
 func (db *DB) Proposal(ctx context.Context, id int64) (pipeline.Proposal, error) {
 	var r proposalRow
-	if err := db.read().get(ctx, qProposal, args(id), &r); err != nil {
+	if err := db.read().get(ctx, db.q.Proposal, args(id), &r); err != nil {
 		return pipeline.Proposal{}, formatError(err, "Proposal")
 	}
 	return r.toProposal(), nil
 }
 
-var qTeamProposals = prepared(`SELECT ` + proposalColumns + "\n" + proposalFrom + `
-WHERE p.team_id = $1 AND ($2 = '' OR ` + proposalStatus(3) + ` = $2)
-ORDER BY p.created_at DESC, p.id DESC`)
-
 // TeamProposals returns every proposal of a team, newest first; status,
 // unless "", keeps those that read so at now.
 func (db *DB) TeamProposals(ctx context.Context, teamID int64, status string, now time.Time) ([]pipeline.Proposal, error) {
 	var rows []proposalRow
-	if err := db.read().all(ctx, qTeamProposals, args(teamID, status, ts(now)), &rows); err != nil {
+	if err := db.read().all(ctx, db.q.TeamProposals, args(teamID, status, ts(now)), &rows); err != nil {
 		return nil, formatError(err, "Proposal")
 	}
 	return toProposals(rows), nil
@@ -256,7 +188,7 @@ func (db *DB) ListProposals(ctx context.Context, q pipeline.ProposalQuery) (pipe
 	if q.Manager {
 		manager = 1
 	}
-	err := db.read().all(ctx, qProposalsPage, args(q.Viewer, q.Token, q.Team, review, manager, q.Status, q.JobID,
+	err := db.read().all(ctx, db.q.ProposalsPage, args(q.Viewer, q.Token, q.Team, review, manager, q.Status, q.JobID,
 		ts(q.Now), pipeline.Offset(q.Page)), &rows)
 	if err != nil {
 		return pipeline.List[pipeline.Proposal]{}, formatError(err, "Proposal")
@@ -267,13 +199,13 @@ func (db *DB) ListProposals(ctx context.Context, q pipeline.ProposalQuery) (pipe
 // ProposalsToClose returns pending proposals past their expiry at now, or
 // whose requesting token was revoked or expired, oldest first, at most 500.
 func (t *tx) ProposalsToClose(ctx context.Context, now time.Time) ([]pipeline.Proposal, error) {
-	return t.proposals(ctx, qProposalsToClose, ts(now))
+	return t.proposals(ctx, t.q.ProposalsToClose, ts(now))
 }
 
 // CloseProposal ends a pending proposal in status at, and reports whether
 // it was still pending.
 func (t *tx) CloseProposal(ctx context.Context, id int64, status string, at time.Time) (bool, error) {
-	res, err := t.run.exec(ctx, qCloseProposal, id, status, ts(at))
+	res, err := t.run.exec(ctx, t.q.CloseProposal, id, status, ts(at))
 	if err != nil {
 		return false, formatError(err, "Proposal")
 	}
@@ -284,7 +216,7 @@ func (t *tx) CloseProposal(ctx context.Context, id int64, status string, at time
 // ProposalsAbout returns a team's proposals on the candidates given, and
 // those on no candidate.
 func (t *tx) ProposalsAbout(ctx context.Context, teamID int64, candidateIDs []int64) ([]pipeline.Proposal, error) {
-	return t.proposals(ctx, pick(t.pg, qProposalsAboutPG, qProposalsAboutSQLite), teamID, jsonIDs(candidateIDs))
+	return t.proposals(ctx, t.q.ProposalsAbout, teamID, jsonIDs(candidateIDs))
 }
 
 // EraseProposal drops a proposal's input, reason and note, keeps of its
@@ -298,10 +230,10 @@ func (t *tx) EraseProposal(ctx context.Context, id int64, result *pipeline.Propo
 		}
 		r = string(b)
 	}
-	if _, err := t.run.exec(ctx, qEraseProposal, id, r); err != nil {
+	if _, err := t.run.exec(ctx, t.q.EraseProposal, id, r); err != nil {
 		return formatError(err, "Proposal")
 	}
-	_, err := t.run.exec(ctx, qEraseProposalReasons, id)
+	_, err := t.run.exec(ctx, t.q.EraseProposalReasons, id)
 	return formatError(err, "Activity")
 }
 
@@ -325,7 +257,7 @@ func toProposals(rows []proposalRow) []pipeline.Proposal {
 // first.
 func (db *DB) CandidateProposals(ctx context.Context, candidateID int64) ([]pipeline.Proposal, error) {
 	var rows []proposalRow
-	if err := db.read().all(ctx, qCandidateProposals, args(candidateID), &rows); err != nil {
+	if err := db.read().all(ctx, db.q.CandidateProposals, args(candidateID), &rows); err != nil {
 		return nil, formatError(err, "Proposal")
 	}
 	return toProposals(rows), nil

@@ -11,14 +11,9 @@ import (
 )
 
 // pool is one database/sql pool with its Bun handle. The statements of the
-// request path are written in SQL and run by the runner, which Bun maps
-// the rows of; the rarer statements (migrations, seeding, operator
-// queries) go through Bun's query builder.
-//
-// Statements are written once, with numbered parameters $1, $2, …, which
-// both databases read: PostgreSQL natively, SQLite as its $NNN parameters,
-// which its driver binds to the arguments by number. Where the dialects'
-// SQL differs, each has its statement, named for it (qFeedStartPG).
+// request path are written in each dialect's SQL files (see statements)
+// and run by the runner, which Bun maps the rows of; the rarer statements
+// (migrations, seeding, operator queries) go through Bun.
 //
 // On PostgreSQL a statement is sent as text, its arguments written in by
 // the driver (see pgConn): nothing is prepared on a server connection,
@@ -28,6 +23,7 @@ import (
 type pool struct {
 	bun   *bun.DB
 	pg    bool
+	q     *statements     // the dialect's named statements
 	hooks []bun.QueryHook // also registered on bun, for the statements Bun runs
 	// sessions: PostgreSQL's connections keep the statements prepared on
 	// them (see WithPreparedStatements and pgConn.stmts).
@@ -44,49 +40,22 @@ type pool struct {
 // A SQLite statement is prepared on a pool, then on each connection the
 // first time it runs there. Preparing on the pool takes a free connection,
 // which a transaction must never wait for: it may hold the last one
-// (SQLite's writer has only one). So every statement a transaction runs
-// is written down here, and Write prepares them all on the pool before its
-// first transaction begins.
-var registry []string
+// (SQLite's writer has only one). So Write prepares every statement a
+// transaction may run before its first transaction begins: the named ones
+// and those built (see built).
+//
+// built are the statements that Go builds rather than names (the candidate
+// lists), for SQLite to prepare with the named ones.
+var built []string
 
-// prepared registers a statement that SQLite runs, of both dialects or of
-// SQLite's alone, and returns it.
+// prepared registers a statement that Go builds, for SQLite to prepare,
+// and returns it.
 func prepared(query string) string {
-	registry = append(registry, query)
+	built = append(built, query)
 	return query
 }
 
-// preparedSQLite registers a statement that only SQLite runs.
-func preparedSQLite(query string) string { return prepared(query) }
-
-// lockingRead is a read that a transaction may also run to lock the rows it
-// reads, which only PostgreSQL needs: SQLite's write transactions are
-// serialized from their first statement (BEGIN IMMEDIATE on the one writer
-// connection). The locking form is the read followed by lock.
-type lockingRead struct{ plain, lock string }
-
-// locked is the locking form of the read.
-func (q lockingRead) locked() string { return q.plain + q.lock }
-
-// recordLock is the locking clause, on PostgreSQL, of a write's read of
-// one record of kind, whose id is the read's $1: the record's
-// transaction-scoped advisory lock (pipeline_lock_record), then rowLock.
-// Writers of one record queue on the advisory lock, which takes no
-// transaction id; a writer that queued on the row lock alone may have
-// taken its id before the writer it waited for committed. So the ids of a
-// record's writes follow the order in which they took effect, and the
-// feed, ordered by transaction id, lists them in that order.
-func recordLock(kind, rowLock string) string {
-	return ` AND pipeline_lock_record('` + kind + `', $1)` + rowLock
-}
-
-// preparedLockingRead registers a read; its locking form only PostgreSQL
-// runs.
-func preparedLockingRead(query, lock string) lockingRead {
-	return lockingRead{plain: prepared(query), lock: lock}
-}
-
-// prepareAll prepares the registry's statements on a SQLite pool, once.
+// prepareAll prepares every statement on a SQLite pool, once.
 func (p *pool) prepareAll(ctx context.Context) error {
 	if p.pg {
 		return nil
@@ -100,7 +69,7 @@ func (p *pool) prepareAll(ctx context.Context) error {
 	if p.prepared {
 		return nil
 	}
-	for _, q := range registry {
+	for _, q := range append(p.q.texts(), built...) {
 		if _, err := p.stmt(ctx, q); err != nil {
 			return fmt.Errorf("pipelinestore: prepare %q: %w", q, err)
 		}
@@ -113,7 +82,11 @@ func newPool(b *bun.DB, pg bool, hooks []bun.QueryHook) *pool {
 	for _, h := range hooks {
 		b.AddQueryHook(h)
 	}
-	return &pool{bun: b, pg: pg, hooks: hooks, preparing: make(chan struct{}, 1)}
+	q := sqliteSQL
+	if pg {
+		q = postgresSQL
+	}
+	return &pool{bun: b, pg: pg, q: q, hooks: hooks, preparing: make(chan struct{}, 1)}
 }
 
 // addHook adds a query hook to the pool, for what Bun runs and what it runs

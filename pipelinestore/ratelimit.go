@@ -134,22 +134,7 @@ func (l *pgLimiter) sendQueued(ctx context.Context) {
 	}
 }
 
-// qTake counts each bucket's requests: it opens a new window when the
-// stored one is at least a window old at the bucket's latest request
-// (both CASEs read the row as it was before this statement), and
-// otherwise adds to its count. Buckets are locked in order, so that two
-// processes counting the same buckets do not deadlock.
-var qTake = `INSERT INTO rate_limits AS r (bucket, window_start, count)
-SELECT t.bucket, t.at, t.n FROM jsonb_to_recordset($1::jsonb) AS t(bucket text, at timestamptz, n integer)
-ORDER BY t.bucket
-ON CONFLICT (bucket) DO UPDATE SET
-	window_start = CASE WHEN r.window_start <= EXCLUDED.window_start - $2::bigint * interval '1 microsecond'
-		THEN EXCLUDED.window_start ELSE r.window_start END,
-	count = CASE WHEN r.window_start <= EXCLUDED.window_start - $2::bigint * interval '1 microsecond'
-		THEN EXCLUDED.count ELSE r.count + EXCLUDED.count END
-RETURNING bucket, count, window_start`
-
-// bucketTakes is one bucket's requests in a statement of qTake.
+// bucketTakes is one bucket's requests in a statement of Take.
 type bucketTakes struct {
 	Bucket string    `json:"bucket"`
 	At     time.Time `json:"at"` // the latest request's time
@@ -188,7 +173,7 @@ func (l *pgLimiter) count(ctx context.Context, takes []*take) {
 			Count       int       `bun:"count"`
 			WindowStart time.Time `bun:"window_start"`
 		}
-		if err := l.db.write().all(ctx, qTake, args(string(body), pipeline.RateWindow.Microseconds()), &rows); err != nil {
+		if err := l.db.write().all(ctx, l.db.q.Take, args(string(body), pipeline.RateWindow.Microseconds()), &rows); err != nil {
 			return err
 		}
 		if len(rows) != len(buckets) {

@@ -8,18 +8,11 @@ import (
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
-var (
-	qRating = prepared(`SELECT candidate_id, user_id, value, updated_at FROM ratings
-WHERE candidate_id = $1 AND user_id = $2`)
-	qSaveRating = prepared(`INSERT INTO ratings (candidate_id, user_id, value, updated_at) VALUES ($1, $2, $3, $4)
-ON CONFLICT (candidate_id, user_id) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at`)
-)
-
 // Rating returns a user's rating of a candidate, or nil. The caller holds
 // the candidate's row lock, which serializes the ratings of that candidate.
 func (t *tx) Rating(ctx context.Context, candidateID, userID int64) (*pipeline.Rating, error) {
 	var r ratingRow
-	err := t.run.get(ctx, qRating, args(candidateID, userID), &r)
+	err := t.run.get(ctx, t.q.Rating, args(candidateID, userID), &r)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -32,6 +25,6 @@ func (t *tx) Rating(ctx context.Context, candidateID, userID int64) (*pipeline.R
 
 // SaveRating stores a user's rating of a candidate, replacing theirs.
 func (t *tx) SaveRating(ctx context.Context, r pipeline.Rating) error {
-	err := t.run.deferred(ctx, qSaveRating, r.CandidateID, r.UserID, string(r.Value), ts(r.UpdatedAt))
+	err := t.run.deferred(ctx, t.q.SaveRating, r.CandidateID, r.UserID, string(r.Value), ts(r.UpdatedAt))
 	return formatError(err, "Rating")
 }

@@ -16,27 +16,9 @@ import (
 // (activity_subject_idx), and locks what it returns on PostgreSQL, so that
 // of two passes at once the second waits and then finds them erased.
 
-var (
-	qSetRetention = prepared(`UPDATE teams SET retention_days = $1, retention_previous_days = $2, retention_set_at = $3 WHERE id = $4`)
-
-	// Its parameters: the team, the cutoff, the id after which to read,
-	// the limit. It orders by c.id + 0 so that no plan walks the whole
-	// table's primary key hoping to meet the team's rows early: the team's
-	// candidates are found through its jobs, then sorted.
-	qExpiredCandidates = preparedLockingRead(`SELECT `+candidateColumns+`,
-	CASE WHEN j.status = 'closed' AND j.closed_at <= $2 THEN 'job_closed' ELSE c.status END AS why
-FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-WHERE j.team_id = $1 AND c.id > $3 AND c.erased_at IS NULL AND c.status <> 'hired'
-	AND ((j.status = 'closed' AND j.closed_at <= $2)
-		OR (c.status IN ('rejected', 'withdrawn') AND c.updated_at <= $2
-			AND NOT EXISTS (SELECT 1 FROM activity AS a
-				WHERE a.subject_type = 'candidate' AND a.subject_id = c.id AND a.created_at > $2)))
-ORDER BY c.id + 0 LIMIT $4`, ` FOR NO KEY UPDATE OF c`)
-)
-
 // SetRetention stores a team's retention period.
 func (t *tx) SetRetention(ctx context.Context, teamID int64, r pipeline.Retention) error {
-	return formatError(t.run.deferred(ctx, qSetRetention, r.Days, r.PreviousDays, tsPtr(r.SetAt), teamID), "Team")
+	return formatError(t.run.deferred(ctx, t.q.SetRetention, r.Days, r.PreviousDays, tsPtr(r.SetAt), teamID), "Team")
 }
 
 // ExpiredCandidates returns a team's candidates whose retention expired
@@ -47,7 +29,7 @@ func (t *tx) ExpiredCandidates(ctx context.Context, teamID int64, cutoff time.Ti
 		candidateRow
 		Why string `bun:"why"`
 	}
-	if err := t.run.all(ctx, t.lock(qExpiredCandidates), args(teamID, ts(cutoff), afterID, limit), &rows); err != nil {
+	if err := t.run.all(ctx, t.q.ExpiredCandidatesLocked, args(teamID, ts(cutoff), afterID, limit), &rows); err != nil {
 		return nil, formatError(err, "Candidate")
 	}
 	out := make([]pipeline.Expired, len(rows))

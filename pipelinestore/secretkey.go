@@ -10,12 +10,6 @@ import (
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
-var (
-	qCreateSecretKey = prepared(`INSERT INTO secret_keys (name, key, created_at) VALUES ('webhooks', $1, $2)
-ON CONFLICT (name) DO NOTHING`)
-	qSecretKey = prepared(`SELECT key FROM secret_keys WHERE name = 'webhooks'`)
-)
-
 // StoredSecretKey returns the raw secret key kept in the database, for a
 // server whose operator gives none (pipeline.SecretKey), or nil when there
 // is none. With create, one is made first when there is none; every
@@ -27,12 +21,12 @@ func (db *DB) StoredSecretKey(ctx context.Context, create bool) ([]byte, error) 
 		if _, err := rand.Read(raw); err != nil {
 			return nil, err
 		}
-		if _, err := db.write().exec(ctx, qCreateSecretKey, raw, ts(time.Now())); err != nil {
+		if _, err := db.write().exec(ctx, db.q.CreateSecretKey, raw, ts(time.Now())); err != nil {
 			return nil, formatError(err, "Secret key")
 		}
 	}
 	var key []byte
-	err := db.write().get(ctx, qSecretKey, nil, &key)
+	err := db.write().get(ctx, db.q.SecretKey, nil, &key)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}

@@ -20,32 +20,15 @@ type tokenAuthRow struct {
 	TeamJobLimit *int   `bun:"team_job_limit"`
 }
 
-// tokenAuthSelect reads a token with its user and the user's current team;
-// a WHERE on t follows.
-const tokenAuthSelect = `SELECT t.id, t.user_id, t.team_id, t.name, t.scopes, t.approval, t.hash, t.created_at, t.expires_at,
-	t.last_used_at, t.revoked_at, u.name AS user_name, u.email AS user_email,
-	tm.id AS current_team_id, tm.key AS team_key, tm.name AS team_name, tm.job_limit AS team_job_limit
-FROM tokens AS t
-JOIN users AS u ON u.id = t.user_id
-JOIN teams AS tm ON tm.id = u.current_team_id
-`
-
-var (
-	qTokenByHash = prepared(tokenAuthSelect + `WHERE t.hash = $1`)
-	qTokenByID   = prepared(tokenAuthSelect + `WHERE t.id = $1`)
-)
-
-var qTouchToken = prepared(`UPDATE tokens SET last_used_at = $1 WHERE id = $2`)
-
 // TokenByHash returns the token with the given hash, its user and the
 // user's current team, revoked and expired tokens included, in one query.
 func (db *DB) TokenByHash(ctx context.Context, hash string) (pipeline.TokenAuth, error) {
-	return db.tokenAuth(ctx, qTokenByHash, hash)
+	return db.tokenAuth(ctx, db.q.TokenByHash, hash)
 }
 
 // TokenByID returns a token by id, its user and the user's current team.
 func (db *DB) TokenByID(ctx context.Context, id int64) (pipeline.TokenAuth, error) {
-	return db.tokenAuth(ctx, qTokenByID, id)
+	return db.tokenAuth(ctx, db.q.TokenByID, id)
 }
 
 func (db *DB) tokenAuth(ctx context.Context, query string, key any) (pipeline.TokenAuth, error) {
@@ -62,7 +45,7 @@ func (db *DB) tokenAuth(ctx context.Context, query string, key any) (pipeline.To
 
 // TouchToken records the last use of a token.
 func (db *DB) TouchToken(ctx context.Context, id int64, at time.Time) error {
-	res, err := db.write().exec(ctx, qTouchToken, ts(at), id)
+	res, err := db.write().exec(ctx, db.q.TouchToken, ts(at), id)
 	if err != nil {
 		return formatError(err, "Token")
 	}

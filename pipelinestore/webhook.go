@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"strconv"
 	"strings"
 	"time"
 
@@ -40,26 +39,10 @@ func (r webhookRow) toWebhook() pipeline.Webhook {
 	return w
 }
 
-const webhookColumns = `w.id, w.team_id, w.url, w.events, w.description, w.secret, w.created_by,
-	u.name AS creator_name, w.created_at`
-
-var (
-	qInsertWebhook = prepared(`INSERT INTO webhooks (team_id, url, events, description, secret, created_by, created_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`)
-	qWebhook = preparedLockingRead(`SELECT `+webhookColumns+` FROM webhooks AS w JOIN users AS u ON u.id = w.created_by
-WHERE w.id = $1 AND w.team_id = $2`, recordLock("webhook", ` FOR UPDATE OF w`))
-	qDeleteWebhook = prepared(`DELETE FROM webhooks WHERE id = $1`)
-	qWebhooksPage  = `SELECT ` + webhookColumns + `, count(*) OVER () AS total
-FROM webhooks AS w JOIN users AS u ON u.id = w.created_by WHERE w.team_id = $1
-ORDER BY w.created_at DESC, w.id DESC LIMIT ` + strconv.Itoa(pipeline.PageSize) + ` OFFSET $2`
-	qWebhooksCount = `SELECT count(*) FROM webhooks WHERE team_id = $1`
-	qMemberRole    = `SELECT role FROM memberships WHERE user_id = $1 AND team_id = $2`
-)
-
 // InsertWebhook stores a webhook and returns it with its id.
 func (t *tx) InsertWebhook(ctx context.Context, w pipeline.Webhook) (pipeline.Webhook, error) {
 	w.CreatedAt = ts(w.CreatedAt)
-	err := t.run.get(ctx, qInsertWebhook, args(w.TeamID, w.URL, strings.Join(w.Events, ","), w.Description,
+	err := t.run.get(ctx, t.q.InsertWebhook, args(w.TeamID, w.URL, strings.Join(w.Events, ","), w.Description,
 		w.SealedSecret, w.CreatedBy.ID, w.CreatedAt), &w.ID)
 	return w, formatError(err, "Webhook")
 }
@@ -67,7 +50,7 @@ func (t *tx) InsertWebhook(ctx context.Context, w pipeline.Webhook) (pipeline.We
 // WebhookForDelete returns a webhook of a team, locked.
 func (t *tx) WebhookForDelete(ctx context.Context, teamID, id int64) (pipeline.Webhook, error) {
 	var r webhookRow
-	if err := t.run.get(ctx, t.lock(qWebhook), args(id, teamID), &r); err != nil {
+	if err := t.run.get(ctx, t.q.WebhookLocked, args(id, teamID), &r); err != nil {
 		return pipeline.Webhook{}, formatError(err, "Webhook")
 	}
 	return r.toWebhook(), nil
@@ -75,13 +58,13 @@ func (t *tx) WebhookForDelete(ctx context.Context, teamID, id int64) (pipeline.W
 
 // DeleteWebhook deletes a webhook and, by cascade, its deliveries.
 func (t *tx) DeleteWebhook(ctx context.Context, id int64) error {
-	return formatError(t.run.deferred(ctx, qDeleteWebhook, id), "Webhook")
+	return formatError(t.run.deferred(ctx, t.q.DeleteWebhook, id), "Webhook")
 }
 
 // Webhook returns a webhook of a team.
 func (db *DB) Webhook(ctx context.Context, teamID, id int64) (pipeline.Webhook, error) {
 	var r webhookRow
-	if err := db.read().get(ctx, qWebhook.plain, args(id, teamID), &r); err != nil {
+	if err := db.read().get(ctx, db.q.Webhook, args(id, teamID), &r); err != nil {
 		return pipeline.Webhook{}, formatError(err, "Webhook")
 	}
 	return r.toWebhook(), nil
@@ -91,12 +74,12 @@ func (db *DB) Webhook(ctx context.Context, teamID, id int64) (pipeline.Webhook, 
 // count; only a page past the last costs a second query.
 func (db *DB) Webhooks(ctx context.Context, teamID int64, page int) (pipeline.List[pipeline.Webhook], error) {
 	var rows []webhookRow
-	if err := db.read().all(ctx, qWebhooksPage, args(teamID, pipeline.Offset(page)), &rows); err != nil {
+	if err := db.read().all(ctx, db.q.WebhooksPage, args(teamID, pipeline.Offset(page)), &rows); err != nil {
 		return pipeline.List[pipeline.Webhook]{}, formatError(err, "Webhook")
 	}
 	list := pageOf(page, rows, webhookRow.toWebhook)
 	if len(rows) == 0 && page > 1 {
-		if err := db.read().get(ctx, qWebhooksCount, args(teamID), &list.Total); err != nil {
+		if err := db.read().get(ctx, db.q.WebhooksCount, args(teamID), &list.Total); err != nil {
 			return pipeline.List[pipeline.Webhook]{}, formatError(err, "Webhook")
 		}
 	}
@@ -106,7 +89,7 @@ func (db *DB) Webhooks(ctx context.Context, teamID int64, page int) (pipeline.Li
 // MemberRole returns the role of a user on a team, "" for none.
 func (db *DB) MemberRole(ctx context.Context, userID, teamID int64) (pipeline.Role, error) {
 	var role string
-	err := db.read().get(ctx, qMemberRole, args(userID, teamID), &role)
+	err := db.read().get(ctx, db.q.MemberRole, args(userID, teamID), &role)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}

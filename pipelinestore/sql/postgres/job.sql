@@ -1,0 +1,100 @@
+-- name: Job
+SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
+	j.application_deadline, j.created_at, j.updated_at FROM jobs AS j WHERE j.id = $1 AND EXISTS (SELECT 1 FROM memberships AS vm
+	WHERE vm.team_id = j.team_id AND vm.user_id = $2
+	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $2
+		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $2)));
+
+-- name: JobLocked
+SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
+	j.application_deadline, j.created_at, j.updated_at FROM jobs AS j WHERE j.id = $1 AND EXISTS (SELECT 1 FROM memberships AS vm
+	WHERE vm.team_id = j.team_id AND vm.user_id = $2
+	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $2
+		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $2))) AND pipeline_lock_record('job', $1) FOR NO KEY UPDATE OF j;
+
+-- name: Stages
+SELECT s.id, s.name, s.position FROM jobs AS j
+LEFT JOIN stages AS s ON s.job_id = j.id
+WHERE j.id = $1 AND EXISTS (SELECT 1 FROM memberships AS vm
+	WHERE vm.team_id = j.team_id AND vm.user_id = $2
+	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $2
+		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $2)))
+ORDER BY s.position;
+
+-- name: LockTeam
+SELECT id, name, job_limit FROM teams WHERE id = $1;
+
+-- name: LockTeamLocked
+SELECT id, name, job_limit FROM teams WHERE id = $1 FOR NO KEY UPDATE;
+
+-- name: CountActiveJobs
+SELECT count(*) FROM jobs WHERE team_id = $1 AND status IN ($2, $3);
+
+-- closed_at is when the job last changed to closed: kept while it
+-- stays closed, set when it becomes closed, cleared when it reopens.
+-- name: UpdateJob
+UPDATE jobs SET title = $1, title_fold = $2, description = $3, status = $4, updated_at = $5,
+	closed_at = CASE WHEN $4 <> 'closed' THEN NULL WHEN status = 'closed' THEN closed_at ELSE $5 END
+WHERE id = $6;
+
+-- The job list: the jobs of viewer $1 with status $2 (and title pattern
+-- $3 in the Search forms), read team by team: each of the viewer's teams
+-- walks jobs(team_id, status, created_at, id) in the list's order,
+-- through the visibility rule, and stops after the rows up to the page's
+-- end (the last parameter), so that a page costs the viewer's teams times
+-- the rows up to it, never a scan of every job. The total counts the
+-- viewer's visible jobs once per statement; JobsCount is the total alone,
+-- for a page past the last.
+-- name: JobsPage
+SELECT j.*, (SELECT count(*) FROM (SELECT m.team_id FROM memberships AS m WHERE m.user_id = $1) AS t
+	CROSS JOIN LATERAL (SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
+	j.application_deadline, j.created_at, j.updated_at FROM jobs AS j
+		WHERE j.team_id = t.team_id AND j.status = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
+	WHERE vm.team_id = j.team_id AND vm.user_id = $1
+	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $1
+		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $1)))) AS j) AS total
+FROM (SELECT m.team_id FROM memberships AS m WHERE m.user_id = $1) AS t
+	CROSS JOIN LATERAL (SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
+	j.application_deadline, j.created_at, j.updated_at FROM jobs AS j
+		WHERE j.team_id = t.team_id AND j.status = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
+	WHERE vm.team_id = j.team_id AND vm.user_id = $1
+	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $1
+		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $1)))
+		ORDER BY j.created_at DESC, j.id DESC LIMIT $4) AS j
+ORDER BY j.created_at DESC, j.id DESC LIMIT 15 OFFSET $3;
+
+-- name: JobsPageSearch
+SELECT j.*, (SELECT count(*) FROM (SELECT m.team_id FROM memberships AS m WHERE m.user_id = $1) AS t
+	CROSS JOIN LATERAL (SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
+	j.application_deadline, j.created_at, j.updated_at FROM jobs AS j
+		WHERE j.team_id = t.team_id AND j.status = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
+	WHERE vm.team_id = j.team_id AND vm.user_id = $1
+	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $1
+		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $1))) AND (j.title_fold LIKE $3 ESCAPE '\')) AS j) AS total
+FROM (SELECT m.team_id FROM memberships AS m WHERE m.user_id = $1) AS t
+	CROSS JOIN LATERAL (SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
+	j.application_deadline, j.created_at, j.updated_at FROM jobs AS j
+		WHERE j.team_id = t.team_id AND j.status = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
+	WHERE vm.team_id = j.team_id AND vm.user_id = $1
+	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $1
+		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $1))) AND (j.title_fold LIKE $3 ESCAPE '\')
+		ORDER BY j.created_at DESC, j.id DESC LIMIT $5) AS j
+ORDER BY j.created_at DESC, j.id DESC LIMIT 15 OFFSET $4;
+
+-- name: JobsCount
+SELECT count(*) FROM (SELECT m.team_id FROM memberships AS m WHERE m.user_id = $1) AS t
+	CROSS JOIN LATERAL (SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
+	j.application_deadline, j.created_at, j.updated_at FROM jobs AS j
+		WHERE j.team_id = t.team_id AND j.status = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
+	WHERE vm.team_id = j.team_id AND vm.user_id = $1
+	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $1
+		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $1)))) AS j;
+
+-- name: JobsCountSearch
+SELECT count(*) FROM (SELECT m.team_id FROM memberships AS m WHERE m.user_id = $1) AS t
+	CROSS JOIN LATERAL (SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
+	j.application_deadline, j.created_at, j.updated_at FROM jobs AS j
+		WHERE j.team_id = t.team_id AND j.status = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
+	WHERE vm.team_id = j.team_id AND vm.user_id = $1
+	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $1
+		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $1))) AND (j.title_fold LIKE $3 ESCAPE '\')) AS j;

@@ -1,0 +1,117 @@
+-- name: Person
+SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
+	c.erased_at, j.team_id, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage
+FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
+WHERE j.team_id = $1 AND c.email_fold = $2 ORDER BY c.id;
+
+-- name: PersonForErasure
+SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
+	c.erased_at, j.team_id, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage
+FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
+WHERE j.team_id = $1 AND c.email_fold = $2 AND c.erased_at IS NULL ORDER BY c.id;
+
+-- name: PersonForErasureLocked
+SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
+	c.erased_at, j.team_id, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage
+FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
+WHERE j.team_id = $1 AND c.email_fold = $2 AND c.erased_at IS NULL ORDER BY c.id FOR NO KEY UPDATE OF c;
+
+-- name: CandidatesErase
+SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
+	c.erased_at, j.team_id, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
+WHERE c.erased_at IS NULL AND c.id IN (SELECT CAST(x AS bigint) FROM json_array_elements_text(CAST($1 AS json)) AS x) ORDER BY c.id FOR NO KEY UPDATE OF c;
+
+-- name: Ratings
+SELECT u.id, u.name, r.value FROM ratings AS r JOIN users AS u ON u.id = r.user_id
+WHERE r.candidate_id = $1 ORDER BY u.id;
+
+-- name: EraseCandidate
+UPDATE candidates SET name = $1, name_fold = $2, email = $3, email_fold = $4, resume_url = '',
+	erased_at = $5, updated_at = $5
+WHERE id = $6;
+
+-- name: EraseNotes
+DELETE FROM notes WHERE candidate_id = $1;
+
+-- The candidate's documents, each deleted as RemoveDocument deletes one.
+-- name: CandidateDocuments
+SELECT id FROM documents WHERE candidate_id = $1;
+
+-- name: EraseRatings
+DELETE FROM ratings WHERE candidate_id = $1;
+
+-- name: EraseMessages
+UPDATE messages SET recipient = '', subject = '', body = '', last_error = NULL,
+	status = CASE WHEN status = 'queued' THEN 'cancelled' ELSE status END
+WHERE candidate_id = $1;
+
+-- name: EraseInvitations
+DELETE FROM invitation_mails
+WHERE interview_id IN (SELECT i.id FROM interviews AS i WHERE i.candidate_id = $1);
+
+-- The River jobs of a candidate's messages and invitation mails,
+-- whatever their state: a finished job's row may keep errors naming
+-- the recipient.
+-- name: EraseMessageJobs
+DELETE FROM river_job WHERE kind = 'pipeline_message'
+	AND (args->>'message_id')::bigint IN (SELECT m.id FROM messages AS m WHERE m.candidate_id = $1);
+
+-- name: EraseInvitationJobs
+DELETE FROM river_job WHERE kind = 'pipeline_invitation'
+	AND (args->>'invitation_mail_id')::bigint IN (SELECT im.id FROM invitation_mails AS im
+		JOIN interviews AS i ON i.id = im.interview_id WHERE i.candidate_id = $1);
+
+-- name: InterviewsToCancel
+SELECT i.id, i.job_id, i.candidate_id, j.team_id, i.starts_at, i.ends_at, i.timezone, i.location,
+	i.video_url, i.status, i.sequence, i.uid, i.organizer_name, i.organizer_email, i.created_by, cb.name AS created_by_name, cb.email AS created_by_email,
+	i.created_at, i.updated_at, c.name AS candidate_name, c.email AS candidate_email, c.status AS candidate_status,
+	CASE WHEN c.erased_at IS NULL THEN 0 ELSE 1 END AS candidate_erased, j.title AS job_title FROM interviews AS i
+JOIN candidates AS c ON c.id = i.candidate_id
+JOIN jobs AS j ON j.id = i.job_id
+JOIN users AS cb ON cb.id = i.created_by
+WHERE i.candidate_id = $1 AND i.status = 'scheduled' AND i.ends_at > $2 ORDER BY i.starts_at, i.id;
+
+-- name: InterviewsToCancelLocked
+SELECT i.id, i.job_id, i.candidate_id, j.team_id, i.starts_at, i.ends_at, i.timezone, i.location,
+	i.video_url, i.status, i.sequence, i.uid, i.organizer_name, i.organizer_email, i.created_by, cb.name AS created_by_name, cb.email AS created_by_email,
+	i.created_at, i.updated_at, c.name AS candidate_name, c.email AS candidate_email, c.status AS candidate_status,
+	CASE WHEN c.erased_at IS NULL THEN 0 ELSE 1 END AS candidate_erased, j.title AS job_title FROM interviews AS i
+JOIN candidates AS c ON c.id = i.candidate_id
+JOIN jobs AS j ON j.id = i.job_id
+JOIN users AS cb ON cb.id = i.created_by
+WHERE i.candidate_id = $1 AND i.status = 'scheduled' AND i.ends_at > $2 ORDER BY i.starts_at, i.id FOR NO KEY UPDATE OF i;
+
+-- Two reads of activity_subject_idx: as one OR, PostgreSQL reads
+-- every interview's entries and filters them.
+-- name: CandidateEntries
+SELECT id, team_id, job_id, user_id, token_id, ip, action, subject_type, subject_id, changes, created_at
+FROM activity WHERE subject_type = 'candidate' AND subject_id = $1
+UNION ALL
+SELECT id, team_id, job_id, user_id, token_id, ip, action, subject_type, subject_id, changes, created_at
+FROM activity WHERE subject_type = 'interview' AND subject_id IN (SELECT i.id FROM interviews AS i WHERE i.candidate_id = $1)
+ORDER BY id;
+
+-- The reasons of the entries about a candidate: its own, its
+-- interviews' and the proposals' about it.
+-- name: EraseEntryReasons
+UPDATE activity SET reason = '[erased]'
+WHERE reason IS NOT NULL AND (
+	(subject_type = 'candidate' AND subject_id = $1)
+	OR (subject_type = 'interview' AND subject_id IN (SELECT i.id FROM interviews AS i WHERE i.candidate_id = $1))
+	OR (subject_type = 'proposal' AND subject_id IN (SELECT p.id FROM proposals AS p WHERE p.candidate_id = $1)));
+
+-- name: SetActivityChanges
+UPDATE activity SET changes = $1 WHERE id = $2;
+
+-- name: IdempotencyRecords
+SELECT team_id, key, user_id, request, result, created_at FROM idempotency_keys WHERE team_id = $1;
+
+-- name: SetIdempotencyResul
+UPDATE idempotency_keys SET result = $1 WHERE team_id = $2 AND key = $3;
+
+-- CandidateActivity is the entries about the candidates of the JSON
+-- array $1, with their actors, by id.
+-- name: CandidateActivity
+SELECT a.id, a.team_id, a.job_id, a.user_id, a.token_id, a.action, a.subject_type, a.subject_id, a.changes,
+	a.reason, a.approved_by, a.created_at, a.xid AS seq, u.name AS user_name FROM activity AS a JOIN users AS u ON u.id = a.user_id
+WHERE a.subject_type = 'candidate' AND a.subject_id IN (SELECT CAST(x AS bigint) FROM json_array_elements_text(CAST($1 AS json)) AS x) ORDER BY a.id;

@@ -1,0 +1,13 @@
+-- name: InsertInvitationMail
+INSERT INTO invitation_mails
+(interview_id, sequence, method, recipient, recipient_name, subject, body, calendar, status, attempts, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, $10) RETURNING id;
+
+-- name: InvitationMailByID
+SELECT id, interview_id, sequence, method, recipient, recipient_name, subject, body,
+	calendar, status, attempts, last_error, created_at
+FROM invitation_mails WHERE id = $1;
+
+-- name: RecordInvitationAttempt
+UPDATE invitation_mails SET status = $2, attempts = $3,
+	last_error = COALESCE($4, last_error), sent_at = $5 WHERE id = $1 AND (status = 'queued' OR $2 = 'sent');

@@ -1,0 +1,329 @@
+package pipelinestore
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"reflect"
+	"strings"
+)
+
+// The store's SQL
+//
+// Every statement the store runs by name is written in its dialect's own
+// folder, one file per aggregate: sql/postgres/candidate.sql holds what
+// PostgreSQL runs for candidates, sql/sqlite/candidate.sql what SQLite
+// runs. In a file, a statement is a line "-- name: Name" and the text
+// after it, up to the next name; the other lines that begin with "--" are
+// comments, dropped when the file is read. A statement's parameters are
+// numbered $1, $2, …, which PostgreSQL reads natively and SQLite as its
+// $NNN parameters, bound to the arguments by number.
+//
+// The Go code reads a statement as a field of statements: the dialect's
+// set is the pool's (pool.q), filled from the files when the package
+// loads. A field tagged sql:"postgres" or sql:"sqlite" is written in that
+// dialect's folder alone, because only that dialect's code runs it; every
+// other field is written in both. Go builds only the candidate lists,
+// whose filters and orders vary per request (candidateListQuery).
+//
+// A read that a write transaction also runs to lock what it reads has a
+// second form, named with "Locked". Only PostgreSQL locks: SQLite's write
+// transactions are serialized from their first statement (BEGIN IMMEDIATE
+// on the one writer connection), so its Locked forms are the plain reads.
+// PostgreSQL's take the record's transaction-scoped advisory lock
+// (pipeline_lock_record) and then the row lock FOR NO KEY UPDATE. Writers
+// of one record queue on the advisory lock, which takes no transaction
+// id, so the ids of a record's writes follow the order in which they took
+// effect and the feed, ordered by transaction id, lists them in that
+// order; FOR NO KEY UPDATE excludes every other writer of the row, but
+// not the key-share locks of foreign-key checks, so inserting a row that
+// references it does not wait (no key ever changes).
+
+//go:embed sql
+var sqlFiles embed.FS
+
+// statements are the store's named statements in one dialect (see above).
+type statements struct {
+	// activity.sql
+	InsertActivity    string
+	SelectingWebhooks string `sql:"sqlite"`
+
+	// blob.sql
+	DocumentsHeld string
+
+	// candidate.sql
+	Candidate              string
+	CandidateForMove       string
+	CandidateForMoveLocked string
+	CandidateLocked        string
+	ClaimCandidate         string `sql:"postgres"`
+	ClaimCandidateForMove  string `sql:"postgres"`
+	ClaimJobForIntake      string `sql:"postgres"`
+	EmailTaken             string
+	InsertCandidate        string
+	InsertCandidateWithID  string `sql:"postgres"`
+	JobForIntake           string
+	JobForIntakeLocked     string
+	JobSize                string
+	SetCandidateStage      string
+	UpdateCandidate        string
+
+	// delivery.sql
+	DeliveriesCount string
+	DeliveriesPage  string
+	DeliveryWebhook string
+	RecordDelivery  string
+
+	// document.sql
+	DeleteDocument          string
+	Document                string
+	DocumentByID            string
+	DocumentContent         string
+	DocumentForDelete       string
+	DocumentForDeleteLocked string
+	DocumentText            string
+	DocumentsCount          string
+	DocumentsPage           string
+	DocumentsWithText       string
+	InsertDocument          string
+	InsertDocumentContent   string
+	SetDocumentText         string
+
+	// feed.sql
+	FeedBound       string
+	FeedEnd         string `sql:"postgres"`
+	FeedEntry       string
+	FeedStart       string
+	FeedPage        string
+	FeedPageActions string
+
+	// idempotency.sql
+	ClaimKey              string `sql:"postgres"`
+	IdempotencyRecord     string
+	SaveIdempotencyRecord string
+
+	// interview.sql
+	Busy                            string
+	CountInterviews                 string
+	DeleteInterviewers              string
+	InsertInterview                 string
+	InsertInterviewWithInterviewers string `sql:"postgres"`
+	InsertInterviewers              string
+	Interview                       string
+	InterviewLocked                 string
+	Interviewers                    string
+	Interviews                      string
+	ScheduledInterviews             string
+	ScheduledInterviewsLocked       string
+	SetInterviewCalendar            string
+	TeamUsers                       string
+	UpdateInterview                 string
+
+	// invitation.sql
+	InsertInvitationMail    string
+	InsertInvitationMails   string `sql:"postgres"`
+	InvitationMailByID      string
+	RecordInvitationAttempt string
+
+	// job.sql
+	CountActiveJobs string
+	Job             string
+	JobLocked       string
+	JobsCount       string
+	JobsCountSearch string
+	JobsPage        string
+	JobsPageSearch  string
+	LockTeam        string
+	LockTeamLocked  string
+	Stages          string
+	UpdateJob       string
+
+	// message.sql
+	CancelMessage          string
+	InsertMessage          string
+	InsertMessageWithID    string `sql:"postgres"`
+	Message                string
+	MessageByID            string
+	MessageForUpdate       string
+	MessageForUpdateLocked string
+	MessagesCount          string
+	MessagesPage           string
+	RecordMessageAttempt   string
+	RequeueMessage         string
+
+	// note.sql
+	InsertNote string
+
+	// privacy.sql
+	CandidateActivity        string
+	CandidateDocuments       string
+	CandidateEntries         string
+	CandidatesErase          string
+	EraseCandidate           string
+	EraseEntryReasons        string
+	EraseInvitationJobs      string
+	EraseInvitations         string
+	EraseMessageJobs         string
+	EraseMessages            string
+	EraseNotes               string
+	EraseRatings             string
+	IdempotencyRecords       string
+	InterviewsToCancel       string
+	InterviewsToCancelLocked string
+	Person                   string
+	PersonForErasure         string
+	PersonForErasureLocked   string
+	Ratings                  string
+	SetActivityChanges       string
+	SetIdempotencyResul      string
+
+	// proposal.sql
+	CandidateProposals    string
+	CloseProposal         string
+	CountPendingProposals string
+	DecideProposal        string
+	EraseProposal         string
+	EraseProposalReasons  string
+	InsertProposal        string
+	PendingProposal       string
+	Proposal              string
+	ProposalsAbout        string
+	ProposalsPage         string
+	ProposalsToClose      string
+	SetProposalResult     string
+	TeamProposals         string
+
+	// ratelimit.sql
+	Take string `sql:"postgres"`
+
+	// rating.sql
+	Rating     string
+	SaveRating string
+
+	// retention.sql
+	ExpiredCandidates       string
+	ExpiredCandidatesLocked string
+	SetRetention            string
+
+	// secretkey.sql
+	CreateSecretKey string
+	SecretKey       string
+
+	// token.sql
+	TokenByHash string
+	TokenByID   string
+	TouchToken  string
+
+	// webhook.sql
+	DeleteWebhook string
+	InsertWebhook string
+	MemberRole    string
+	Webhook       string
+	WebhookLocked string
+	WebhooksCount string
+	WebhooksPage  string
+}
+
+var (
+	postgresSQL = mustLoadStatements(DialectPostgres)
+	sqliteSQL   = mustLoadStatements(DialectSQLite)
+)
+
+func mustLoadStatements(dialect string) *statements {
+	s, err := loadStatements(sqlFiles, dialect)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// loadStatements reads the statements of the dialect folder dir of fsys.
+// Every field the dialect runs must be written exactly once, and nothing
+// else.
+func loadStatements(fsys fs.FS, dir string) (*statements, error) {
+	texts := map[string]string{}
+	files, err := fs.Glob(fsys, path.Join("sql", dir, "*.sql"))
+	if err != nil {
+		return nil, err
+	}
+	for _, file := range files {
+		b, err := fs.ReadFile(fsys, file)
+		if err != nil {
+			return nil, err
+		}
+		if err := parseStatements(file, string(b), texts); err != nil {
+			return nil, err
+		}
+	}
+	s := &statements{}
+	v, t := reflect.ValueOf(s).Elem(), reflect.TypeOf(*s)
+	for i := range t.NumField() {
+		f := t.Field(i)
+		only := f.Tag.Get("sql")
+		text, ok := texts[f.Name]
+		delete(texts, f.Name)
+		switch {
+		case only != "" && only != dir && ok:
+			return nil, fmt.Errorf("pipelinestore: sql/%s: %s is run on %s alone", dir, f.Name, only)
+		case (only == "" || only == dir) && !ok:
+			return nil, fmt.Errorf("pipelinestore: sql/%s: no statement %s", dir, f.Name)
+		}
+		v.Field(i).SetString(text)
+	}
+	for name := range texts {
+		return nil, fmt.Errorf("pipelinestore: sql/%s: %s is no statement of the store", dir, name)
+	}
+	return s, nil
+}
+
+// parseStatements adds the statements of a file to texts by name.
+func parseStatements(file, src string, texts map[string]string) error {
+	var name string
+	var body strings.Builder
+	end := func() error {
+		if name == "" {
+			return nil
+		}
+		text := strings.TrimSuffix(strings.TrimSpace(body.String()), ";")
+		if text == "" {
+			return fmt.Errorf("pipelinestore: %s: %s is empty", file, name)
+		}
+		if _, dup := texts[name]; dup {
+			return fmt.Errorf("pipelinestore: %s: %s is written twice", file, name)
+		}
+		texts[name] = text
+		body.Reset()
+		return nil
+	}
+	for line := range strings.Lines(src) {
+		trimmed := strings.TrimSpace(line)
+		if n, ok := strings.CutPrefix(trimmed, "-- name:"); ok {
+			if err := end(); err != nil {
+				return err
+			}
+			name = strings.TrimSpace(n)
+			continue
+		}
+		if strings.HasPrefix(trimmed, "--") || name == "" && trimmed == "" {
+			continue
+		}
+		if name == "" {
+			return fmt.Errorf("pipelinestore: %s: SQL before the first name", file)
+		}
+		body.WriteString(line)
+	}
+	return end()
+}
+
+// texts is every statement of s, for preparing them all.
+func (s *statements) texts() []string {
+	v := reflect.ValueOf(s).Elem()
+	texts := make([]string, 0, v.NumField())
+	for i := range v.NumField() {
+		if t := v.Field(i).String(); t != "" {
+			texts = append(texts, t)
+		}
+	}
+	return texts
+}
