@@ -33,6 +33,8 @@ import (
 // A batch is sent as one simple query: its statements joined with ";",
 // their parameters numbered through ($1 of the second statement becomes
 // $n+1 when the first takes n), the arguments written in by the driver.
+// Where a statement's parameters are was found once, by reading its SQL
+// as PostgreSQL does (see parameters), when the named statements loaded.
 // PostgreSQL runs the statements in order and stops at the first error,
 // which fails the batch and, with it, the transaction. So a change, its
 // activity entry and its idempotency record cost one round trip, and the
@@ -93,28 +95,34 @@ func (b *batch) text() string {
 	return sb.String()
 }
 
-// renumber writes q to sb with each parameter $n written as $n+shift.
+// renumber writes q to sb with each parameter $n written as $n+shift,
+// where q's parameters are (see parameters): a $ inside a literal, a
+// quoted name, a comment or a dollar-quoted body is no parameter.
 func renumber(sb *strings.Builder, q string, shift int) {
-	sb.Grow(len(q) + 8)
-	for {
-		i := strings.IndexByte(q, '$')
-		if i < 0 {
-			sb.WriteString(q)
-			return
-		}
-		j := i + 1
-		for j < len(q) && '0' <= q[j] && q[j] <= '9' {
-			j++
-		}
-		sb.WriteString(q[:i])
-		sb.WriteByte('$')
-		if j > i+1 {
-			n, _ := strconv.Atoi(q[i+1 : j])
-			sb.WriteString(strconv.Itoa(n + shift))
-		}
-		q = q[j:]
+	spans, ok := postgresParams[q]
+	if !ok {
+		spans = parameters(q)
 	}
+	sb.Grow(len(q) + 8)
+	at := 0
+	for _, p := range spans {
+		sb.WriteString(q[at:p.at])
+		sb.WriteByte('$')
+		sb.WriteString(strconv.Itoa(p.n + shift))
+		at = p.end
+	}
+	sb.WriteString(q[at:])
 }
+
+// postgresParams are the parameters of each named PostgreSQL statement,
+// found once when the package loads.
+var postgresParams = func() map[string][]param {
+	m := map[string][]param{}
+	for _, q := range postgresSQL.texts() {
+		m[q] = parameters(q)
+	}
+	return m
+}()
 
 // deferred runs a write that returns nothing, in a PostgreSQL transaction
 // with the transaction's next statement (see batch).
