@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -249,21 +248,22 @@ func (t *tx) DrawID(_ context.Context, kind string) *pipeline.IDDraw {
 	return d
 }
 
-// drawing is query, a locking read, that also draws the id the
-// transaction asked for (as the column drawn_id), if any, and what sets
-// the draw from the column once the row is read.
-func (t *tx) drawing(query string) (string, func(*int64)) {
+// drawing is the statement of a locking read, read, or, when the
+// transaction asked for an id (see DrawID), its form draws that also draws
+// the id, as the column drawn_id, with the arguments that form takes
+// after read's; and what sets the draw from the column once the row is
+// read.
+func (t *tx) drawing(read, draws string) (string, []any, func(*int64)) {
 	d := t.draw
 	if d == nil {
-		return query, func(*int64) {}
+		return read, nil, func(*int64) {}
 	}
 	t.draw = nil
-	return "SELECT nextval(pg_get_serial_sequence('" + d.table + "', 'id')) AS drawn_id, " + strings.TrimPrefix(query, "SELECT "),
-		func(id *int64) {
-			if id != nil {
-				d.into.ID = *id
-			}
+	return draws, args(d.table), func(id *int64) {
+		if id != nil {
+			d.into.ID = *id
 		}
+	}
 }
 
 // Candidate returns a candidate of a job viewer can reach, with its stage
@@ -294,12 +294,12 @@ func (t *tx) CandidateForUpdate(ctx context.Context, viewer, jobID, id int64) (p
 	}
 	var err error
 	if kc := t.waitingClaim(); kc != nil {
-		query, drawn := t.drawing(t.q.ClaimCandidate)
-		err = t.claimingGet(ctx, kc, query, args(id, jobID, viewer), &r, &r.claimRow, &r.ID)
+		query, tail, drawn := t.drawing(t.q.ClaimCandidate, t.q.ClaimCandidateDrawing)
+		err = t.claimingGet(ctx, kc, query, args(id, jobID, viewer), tail, &r, &r.claimRow, &r.ID)
 		drawn(r.DrawnID)
 	} else {
-		query, drawn := t.drawing(t.q.CandidateLocked)
-		err = t.run.get(ctx, query, args(id, jobID, viewer), &r)
+		query, tail, drawn := t.drawing(t.q.CandidateLocked, t.q.CandidateLockedDrawing)
+		err = t.run.get(ctx, query, append(args(id, jobID, viewer), tail...), &r)
 		drawn(r.DrawnID)
 	}
 	if err != nil {
@@ -320,7 +320,7 @@ func (t *tx) CandidateForMove(ctx context.Context, viewer, jobID, id, stageID in
 	}
 	var err error
 	if kc := t.waitingClaim(); kc != nil {
-		err = t.claimingGet(ctx, kc, t.q.ClaimCandidateForMove, args(id, jobID, viewer, stageID), &r, &r.claimRow, &r.ID)
+		err = t.claimingGet(ctx, kc, t.q.ClaimCandidateForMove, args(id, jobID, viewer, stageID), nil, &r, &r.claimRow, &r.ID)
 	} else {
 		err = t.run.get(ctx, t.q.CandidateForMoveLocked, args(id, jobID, viewer, stageID), &r)
 	}
@@ -359,12 +359,12 @@ func (t *tx) JobForIntake(ctx context.Context, viewer, jobID, stageID int64, ema
 	readArgs := args(jobID, viewer, stageID, pipeline.Fold(email))
 	var err error
 	if kc := t.waitingClaim(); kc != nil {
-		query, drawn := t.drawing(t.q.ClaimJobForIntake)
-		err = t.claimingGet(ctx, kc, query, readArgs, &r, &r.claimRow, &r.ID)
+		query, tail, drawn := t.drawing(t.q.ClaimJobForIntake, t.q.ClaimJobForIntakeDrawing)
+		err = t.claimingGet(ctx, kc, query, readArgs, tail, &r, &r.claimRow, &r.ID)
 		drawn(r.DrawnID)
 	} else {
-		query, drawn := t.drawing(t.q.JobForIntakeLocked)
-		err = t.run.get(ctx, query, readArgs, &r)
+		query, tail, drawn := t.drawing(t.q.JobForIntakeLocked, t.q.JobForIntakeLockedDrawing)
+		err = t.run.get(ctx, query, append(readArgs, tail...), &r)
 		drawn(r.DrawnID)
 	}
 	if err != nil {

@@ -107,11 +107,12 @@ func (kc *keyClaim) settle(r claimRow, err error) {
 }
 
 // claimingGet runs read, a locking read that claims a key first that takes
-// readArgs, in place of the claim kc waited to send: it scans the row into
+// readArgs (then the claim's arguments, then tail), in place of the claim
+// kc waited to send: it scans the row into
 // dest, whose claim columns (claim) go to kc, and reports a read that found
 // nothing (id 0) as sql.ErrNoRows.
-func (t *tx) claimingGet(ctx context.Context, kc *keyClaim, read string, readArgs []any, dest any, claim *claimRow, id *int64) error {
-	err := t.run.get(ctx, read, append(readArgs, kc.args...), dest)
+func (t *tx) claimingGet(ctx context.Context, kc *keyClaim, read string, readArgs, tail []any, dest any, claim *claimRow, id *int64) error {
+	err := t.run.get(ctx, read, append(append(readArgs, kc.args...), tail...), dest)
 	kc.settle(*claim, err)
 	if err == nil && *id == 0 {
 		return sql.ErrNoRows

@@ -53,21 +53,25 @@ type statements struct {
 	DocumentsHeld string
 
 	// candidate.sql
-	Candidate              string
-	CandidateForMove       string
-	CandidateForMoveLocked string
-	CandidateLocked        string
-	ClaimCandidate         string `sql:"postgres"`
-	ClaimCandidateForMove  string `sql:"postgres"`
-	ClaimJobForIntake      string `sql:"postgres"`
-	EmailTaken             string
-	InsertCandidate        string
-	InsertCandidateWithID  string `sql:"postgres"`
-	JobForIntake           string
-	JobForIntakeLocked     string
-	JobSize                string
-	SetCandidateStage      string
-	UpdateCandidate        string
+	Candidate                 string
+	CandidateForMove          string
+	CandidateForMoveLocked    string
+	CandidateLocked           string
+	CandidateLockedDrawing    string `sql:"postgres"`
+	ClaimCandidateDrawing     string `sql:"postgres"`
+	JobForIntakeLockedDrawing string `sql:"postgres"`
+	ClaimJobForIntakeDrawing  string `sql:"postgres"`
+	ClaimCandidate            string `sql:"postgres"`
+	ClaimCandidateForMove     string `sql:"postgres"`
+	ClaimJobForIntake         string `sql:"postgres"`
+	EmailTaken                string
+	InsertCandidate           string
+	InsertCandidateWithID     string `sql:"postgres"`
+	JobForIntake              string
+	JobForIntakeLocked        string
+	JobSize                   string
+	SetCandidateStage         string
+	UpdateCandidate           string
 
 	// delivery.sql
 	DeliveriesCount string

@@ -143,3 +143,54 @@ WHERE id = $8;
 -- name: JobSize
 SELECT (SELECT CAST(COALESCE(sum(st.candidate_count), 0) AS BIGINT) FROM stages AS st WHERE st.job_id = $1)
 	+ (SELECT CAST(COALESCE(sum(d.delta), 0) AS BIGINT) FROM stage_count_deltas AS d WHERE d.job_id = $1) AS size;
+
+-- The Drawing forms of the locking reads also draw the id of a record
+-- the transaction is to insert (see DrawID), from the sequence of the
+-- table named by their last parameter.
+-- name: CandidateLockedDrawing
+SELECT nextval(pg_get_serial_sequence($4, 'id')) AS drawn_id, c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
+	c.erased_at, j.team_id, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage
+FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
+WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
+	WHERE vm.team_id = j.team_id AND vm.user_id = $3
+	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
+		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3))) AND pipeline_lock_record('candidate', $1) FOR NO KEY UPDATE OF c;
+
+-- name: ClaimCandidateDrawing
+SELECT nextval(pg_get_serial_sequence($8, 'id')) AS drawn_id, k.locked AS claim_locked, k.user_id AS claim_user_id, k.request AS claim_request,
+	k.result AS claim_result, k.created_at AS claim_created_at, r.*
+FROM pipeline_claim_key($4, $5, $6, $7) AS k
+LEFT JOIN LATERAL (SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
+	c.erased_at, j.team_id, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage
+FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
+WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
+	WHERE vm.team_id = j.team_id AND vm.user_id = $3
+	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
+		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3))) AND k.locked IS NOT NULL AND pipeline_lock_record('candidate', $1) FOR NO KEY UPDATE OF c) AS r ON true;
+
+-- name: JobForIntakeLockedDrawing
+SELECT nextval(pg_get_serial_sequence($5, 'id')) AS drawn_id, j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
+	j.application_deadline, j.created_at, j.updated_at, s.id AS stage_id, s.name AS stage_name, s.position AS stage_position,
+	CASE WHEN EXISTS (SELECT 1 FROM candidates AS c WHERE c.job_id = j.id AND c.email_fold = $4) THEN 1 ELSE 0 END AS email_taken
+FROM jobs AS j
+LEFT JOIN stages AS s ON s.job_id = j.id AND s.id = COALESCE(NULLIF($3, 0),
+	(SELECT f.id FROM stages AS f WHERE f.job_id = j.id ORDER BY f.position LIMIT 1))
+WHERE j.id = $1 AND EXISTS (SELECT 1 FROM memberships AS vm
+	WHERE vm.team_id = j.team_id AND vm.user_id = $2
+	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $2
+		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $2))) FOR SHARE OF j;
+
+-- name: ClaimJobForIntakeDrawing
+SELECT nextval(pg_get_serial_sequence($9, 'id')) AS drawn_id, k.locked AS claim_locked, k.user_id AS claim_user_id, k.request AS claim_request,
+	k.result AS claim_result, k.created_at AS claim_created_at, r.*
+FROM pipeline_claim_key($5, $6, $7, $8) AS k
+LEFT JOIN LATERAL (SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
+	j.application_deadline, j.created_at, j.updated_at, s.id AS stage_id, s.name AS stage_name, s.position AS stage_position,
+	CASE WHEN EXISTS (SELECT 1 FROM candidates AS c WHERE c.job_id = j.id AND c.email_fold = $4) THEN 1 ELSE 0 END AS email_taken
+FROM jobs AS j
+LEFT JOIN stages AS s ON s.job_id = j.id AND s.id = COALESCE(NULLIF($3, 0),
+	(SELECT f.id FROM stages AS f WHERE f.job_id = j.id ORDER BY f.position LIMIT 1))
+WHERE j.id = $1 AND EXISTS (SELECT 1 FROM memberships AS vm
+	WHERE vm.team_id = j.team_id AND vm.user_id = $2
+	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $2
+		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $2))) AND k.locked IS NOT NULL FOR SHARE OF j) AS r ON true;
