@@ -126,8 +126,8 @@ var qLargeJobSearches = func() (qs [2][2]candidateQuery) {
 	for stage := range qs {
 		for status := range qs[stage] {
 			q := candidateListQuery(stage == 1, status == 1, true, true)
-			q.page = plannedPerRun(q.page + "\n-- planned at each run")
-			q.empty = plannedPerRun(q.empty + "\n-- planned at each run")
+			q.page = plannedPerRun(q.page)
+			q.empty = plannedPerRun(q.empty)
 			qs[stage][status] = q
 		}
 	}

@@ -205,7 +205,7 @@ func TestDB_LargeJobSearchesPlannedPerRun(t *testing.T) {
 	olivia := f.As(t, "olivia")
 	prepared := func() (searches, perRun int) {
 		require.NoError(t, pipelinestore.Query(ctx, db, `SELECT count(*) FILTER (WHERE statement LIKE '%name_fold LIKE%'),
-	count(*) FILTER (WHERE statement LIKE '%at each run%') FROM pg_prepared_statements`, &searches, &perRun))
+	count(*) FILTER (WHERE statement LIKE '%candidate_search%') FROM pg_prepared_statements`, &searches, &perRun))
 		return searches, perRun
 	}
 	search := func(job int64, term string) pipeline.List[pipeline.Candidate] {
@@ -223,18 +223,18 @@ func TestDB_LargeJobSearchesPlannedPerRun(t *testing.T) {
 	var first, second pipeline.List[pipeline.Candidate]
 	sql := sending(func() { first = search(large, "a") })
 	assert.Contains(t, sql, "AS size", "the job's size is read first")
-	assert.Contains(t, sql, "planned at each run", "the large job's first search runs planned at each run")
+	assert.Contains(t, sql, "candidate_search", "the large job's first search runs planned at each run")
 	require.NotEmpty(t, first.Items)
 	sql = sending(func() { second = search(large, "a") })
 	assert.NotContains(t, sql, "AS size", "once")
-	assert.Contains(t, sql, "planned at each run")
+	assert.Contains(t, sql, "candidate_search")
 	assert.Equal(t, first, second)
 	searches, perRun := prepared()
 	assert.Equal(t, [2]int{0, 0}, [2]int{searches, perRun}, "neither search was prepared")
 
 	sql = sending(func() { search(small, "a"); search(small, "a") })
 	assert.Equal(t, 1, strings.Count(sql, "AS size"), "the small job's size is read once")
-	assert.NotContains(t, sql, "planned at each run")
+	assert.NotContains(t, sql, "candidate_search")
 	searches, _ = prepared()
 	assert.Equal(t, 1, searches, "the small job's search is prepared")
 }
