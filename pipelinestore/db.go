@@ -13,6 +13,16 @@
 // needed for a pooler; WithPreparedStatements trades that independence for
 // speed on a direct connection.
 //
+// Each dialect's SQL is in its own folder, a file per aggregate:
+// sql/postgres/*.sql holds every statement PostgreSQL runs for the
+// request path, sql/sqlite/*.sql every statement SQLite runs (see
+// statements.go). The PostgreSQL driver's additions, each in a file of its
+// own whose comment says what it buys: pgconn.go (settings per
+// transaction, the lazy BEGIN), pgbatch.go (a transaction's writes in one
+// round trip), pgprepared.go (WithPreparedStatements), pgfault.go (a
+// connection whose read or write failed is dropped), pgcomments.go (the
+// comments the driver misreads).
+//
 // Row structs with bun tags stay inside this package and are converted to
 // domain types at the edge; driver errors are converted in one place
 // (formatError).
