@@ -956,7 +956,13 @@ func (c conf) counts(t *testing.T) {
 		}
 	}
 
-	c.run(t, "stage totals after concurrent intakes", func(t *testing.T) {
+	// intake adds n candidates to the job at once, half of them to its
+	// first stage, half to its second, unless that was done.
+	intake := func(t *testing.T) {
+		t.Helper()
+		if len(where) > 0 {
+			return
+		}
 		errs := concurrently(n, func(i int) error {
 			return c.write(func(tx pipeline.Tx) error {
 				s := stages[i%2]
@@ -977,10 +983,14 @@ func (c conf) counts(t *testing.T) {
 			})
 		})
 		require.NoError(t, errors.Join(errs...))
+	}
+
+	c.run(t, "stage totals after concurrent intakes", func(t *testing.T) {
+		intake(t)
 		check(t, "after the intakes")
 	})
 	c.run(t, "stage totals after concurrent moves", func(t *testing.T) {
-		require.Len(t, where, n, "needs the intakes")
+		intake(t)
 		ids := make([]int64, 0, n)
 		for id := range where {
 			ids = append(ids, id)
