@@ -13,10 +13,15 @@ var ErrStageNotInJob = errors.New("pipeline: the stage is not a stage of the job
 // Store is the storage the Service needs. Read methods that take a viewer
 // apply the visibility rule for that user id: the jobs of teams where the
 // viewer is owner or admin, and on the viewer's other teams the jobs the
-// viewer owns or is assigned to. Anything else, and everything nested under
-// it, is reported as not found. Implementations return *Error values with
-// code not_found (and conflict for unique violations); any other error is an
+// viewer owns or is assigned to; a job's owner or assignee who is no member
+// of its team reaches nothing of it. Anything else, and everything nested
+// under it, is reported as not found, as is a record asked for under a job
+// or candidate it is not of. A list's Total is the exact number of records
+// it selects, on a page past the last too, however many writes commit
+// beside the read. Implementations return *Error values with code
+// not_found (and conflict for unique violations); any other error is an
 // internal fault. Inputs arrive validated and with their defaults applied.
+// storetest.Conformance checks these rules and those of the methods.
 type Store interface {
 	// TokenByHash returns the token with the given hash, its user and the
 	// user's current team, revoked and expired tokens included.
@@ -35,10 +40,13 @@ type Store interface {
 	Stages(ctx context.Context, viewer, jobID int64) ([]Stage, error)
 	// ListCandidates returns a page of the candidates of a job viewer can
 	// reach, newest applicant first (applied, then id, descending). A stage
-	// filter naming no stage of that job is ErrStageNotInJob.
+	// filter naming no stage of that job is ErrStageNotInJob. Its Total,
+	// with or without a stage filter, is the exact number of the job's
+	// candidates it selects, however many intakes and moves commit beside
+	// the read.
 	ListCandidates(ctx context.Context, viewer, jobID int64, f CandidateFilter) (List[Candidate], error)
 	// Candidate returns a candidate of a job viewer can reach, with its
-	// stage name and notes count.
+	// stage name and notes count, the exact number of its notes.
 	Candidate(ctx context.Context, viewer, jobID, id int64) (Candidate, error)
 
 	// Write runs fn in one transaction, committed when fn returns nil and
@@ -47,7 +55,7 @@ type Store interface {
 
 	// UserWithTeam returns a user and the user's current team.
 	UserWithTeam(ctx context.Context, userID int64) (User, Team, error)
-	// UserByEmail returns the user with that email.
+	// UserByEmail returns the user with that email, in any letter case.
 	UserByEmail(ctx context.Context, email string) (User, error)
 	// CreateToken stores a token (its hash, never its value) inside the
 	// user's current team, and returns it with its id and team.
@@ -100,7 +108,8 @@ type Store interface {
 	PurgeDeliveries(ctx context.Context, before time.Time) (int64, error)
 
 	// ListNotes returns a page of the notes of a candidate of a job viewer
-	// can reach, newest first (created_at, then id, descending).
+	// can reach, newest first (created_at, then id, descending); its Total
+	// equals the candidate's notes count.
 	ListNotes(ctx context.Context, viewer, jobID, candidateID int64, page int) (List[Note], error)
 
 	// ListMessages returns a page of the messages of a candidate of a job
@@ -108,15 +117,20 @@ type Store interface {
 	ListMessages(ctx context.Context, viewer, jobID, candidateID int64, page int) (List[Message], error)
 	// Message returns a message of a candidate of a job viewer can reach.
 	Message(ctx context.Context, viewer, jobID, candidateID, id int64) (Message, error)
-	// MessageToSend returns a message by id, for its queue; not_found
+	// MessageToSend returns a message by id, for its queue, as the last
+	// committed write left it (a cancel just committed is seen); not_found
 	// when it is gone.
 	MessageToSend(ctx context.Context, id int64) (Message, error)
 	// InvitationMailToSend returns an invitation mail by id, for its
-	// queue; not_found when it is gone.
+	// queue, as the last committed write left it; not_found when it is
+	// gone.
 	InvitationMailToSend(ctx context.Context, id int64) (InvitationMail, error)
 	// RecordInvitationAttempt stores the outcome of an attempt of an
 	// invitation mail (a.MessageID is its id): its count, error and
-	// status, and the time a sent one was sent.
+	// status, and the time a sent one was sent. As with
+	// Tx.RecordMessageAttempt, a retry or a failure changes only a queued
+	// mail, and a sent outcome any: a sent outcome wins over a failure
+	// reported before or after it, in whichever order the two commit.
 	RecordInvitationAttempt(ctx context.Context, a MessageAttempt) error
 	// Interview returns an interview of a candidate of a job viewer can
 	// reach, with its interviewers.
@@ -125,7 +139,7 @@ type Store interface {
 	// job viewer can reach, by start, then id.
 	ListInterviews(ctx context.Context, viewer, jobID, candidateID int64, page int) (List[Interview], error)
 	// BusyTimes returns the times of the scheduled interviews q selects,
-	// by start.
+	// by start; a cancelled interview books nobody.
 	BusyTimes(ctx context.Context, q BusyQuery) ([]Busy, error)
 	// TeamUsers returns the users among ids who are members of a team, in
 	// the order of ids.
@@ -140,7 +154,8 @@ type Store interface {
 	// ready).
 	DocumentText(ctx context.Context, viewer, jobID, candidateID, id int64) (Document, string, error)
 	// DocumentsWithText returns every document of a candidate of a job
-	// viewer can reach, with its kept text, in the order of ListDocuments.
+	// viewer can reach, with its kept text, in the order of ListDocuments;
+	// of a candidate viewer cannot reach, none (not_found or empty).
 	DocumentsWithText(ctx context.Context, viewer, jobID, candidateID int64) ([]DocumentWithText, error)
 	// OpenDocument returns the bytes of a document; not_found when they
 	// are gone with it.
@@ -254,7 +269,8 @@ type Tx interface {
 	// LockTeam returns the team and holds it against concurrent job creation
 	// until the transaction ends.
 	LockTeam(ctx context.Context, teamID int64) (Team, error)
-	// CountActiveJobs counts the team's jobs that are not closed.
+	// CountActiveJobs counts the team's jobs that are not closed (open
+	// and draft), each as the last committed change of its status left it.
 	CountActiveJobs(ctx context.Context, teamID int64) (int, error)
 	// InsertJob stores a job with its stages, named in pipeline order, and
 	// returns it with its id.
@@ -278,21 +294,27 @@ type Tx interface {
 	// and whether a candidate of the job has email, in any letter case.
 	JobForIntake(ctx context.Context, viewer, jobID, stageID int64, email string) (Intake, error)
 	// InsertCandidate stores a candidate and returns it with its id (its
-	// ID when drawn).
-	// Errors: ErrEmailTaken (a candidate of the job has its email, in any
-	// letter case).
+	// ID when drawn); the job's stage counts follow in the same
+	// transaction. A candidate's email is unique among the candidates of
+	// its job, in any letter case (compared folded, see Fold), and free on
+	// other jobs. Errors: ErrEmailTaken (a candidate of the job has its
+	// email), here or when the transaction ends: of concurrent intakes of
+	// one email, one is stored.
 	InsertCandidate(ctx context.Context, k Candidate, at time.Time) (Candidate, error)
 	// EmailTaken reports whether a candidate of a job other than except
-	// has email, in any letter case.
+	// has email, in any letter case (compared folded).
 	EmailTaken(ctx context.Context, jobID int64, email string, except int64) (bool, error)
 	// UpdateCandidate stores the name, email, resume URL and status of a
 	// candidate locked by CandidateForUpdate. Errors: ErrEmailTaken, here
 	// or when the transaction ends.
 	UpdateCandidate(ctx context.Context, k Candidate, at time.Time) error
 	// SetCandidateStage moves a candidate locked by CandidateForUpdate to a
-	// stage.
+	// stage; the job's stage counts follow in the same transaction, exact
+	// however many moves of the job commit at once.
 	SetCandidateStage(ctx context.Context, candidateID, stageID int64, at time.Time) error
-	// InsertNote stores a note and returns it with its id.
+	// InsertNote stores a note and returns it with its id; the
+	// candidate's notes count follows in the same transaction, exact
+	// however many notes commit at once.
 	InsertNote(ctx context.Context, n Note) (Note, error)
 	// Rating returns a user's rating of a candidate, or nil.
 	Rating(ctx context.Context, candidateID, userID int64) (*Rating, error)
@@ -324,7 +346,10 @@ type Tx interface {
 	// changes until the transaction ends. Errors: not_found.
 	MemberForChange(ctx context.Context, email string) (Member, error)
 	// InsertUser stores a user whose current team is teamID, and returns
-	// it with its id. Errors: conflict (the email is taken).
+	// it with its id. A user's email is unique over the whole store, every
+	// team, in any letter case. Errors: conflict (a user has the email),
+	// here or when the transaction ends: of concurrent inserts of one
+	// email, one is stored.
 	InsertUser(ctx context.Context, u User, teamID int64) (User, error)
 	// InsertMembership gives a user a role on a team.
 	InsertMembership(ctx context.Context, userID, teamID int64, role Role) error
@@ -345,7 +370,10 @@ type Tx interface {
 	InsertMessage(ctx context.Context, m Message) (Message, error)
 	// MessageForUpdate returns a message of a candidate, locked.
 	MessageForUpdate(ctx context.Context, candidateID, id int64) (Message, error)
-	// CancelMessage marks a message locked by MessageForUpdate cancelled.
+	// CancelMessage marks a message locked by MessageForUpdate cancelled
+	// if it is still queued; a sent, failed or cancelled one stays as it
+	// is. A cancel wins over a send in flight: a retry or a failure
+	// reported after it changes nothing (see RecordMessageAttempt).
 	CancelMessage(ctx context.Context, id int64) error
 	// RequeueMessage stores a message locked by MessageForUpdate queued
 	// again, due at its SendAt, with its attempts, and enqueues, in the
@@ -353,9 +381,12 @@ type Tx interface {
 	RequeueMessage(ctx context.Context, m Message) error
 	// RecordMessageAttempt stores the outcome of an attempt: its count,
 	// error and status, and the time a sent message was sent, and reports
-	// whether it changed the message. Only a sent outcome changes a
-	// message no longer queued (a cancel that came while it was being
-	// sent): the mail is out.
+	// whether it changed the message. A retry (status queued) or a
+	// failure changes only a queued message. A sent outcome changes the
+	// message whatever it has become (a cancel that came while it was
+	// being sent, a failure reported before): the mail is out. So a sent
+	// message stays sent, and of a cancel and a sent outcome racing, the
+	// message ends sent in either order.
 	RecordMessageAttempt(ctx context.Context, a MessageAttempt) (bool, error)
 	// TeamUsers is Store.TeamUsers inside the transaction.
 	TeamUsers(ctx context.Context, teamID int64, ids []int64) ([]User, error)
@@ -369,16 +400,21 @@ type Tx interface {
 	ScheduledInterviewsForUpdate(ctx context.Context, candidateID int64, endsAfter time.Time) ([]Interview, error)
 	// InsertInterview stores an interview with its interviewers (and its
 	// UID and organizer when set) and returns it with its id (its ID when
-	// drawn) and its job's title. Errors: ErrBooked (a scheduled interview of
-	// an interviewer or of the candidate overlaps it), here or when the
-	// transaction ends.
+	// drawn) and its job's title. No double booking: two scheduled
+	// interviews of one interviewer, or of one candidate, never overlap;
+	// an interview occupies [start, end), so back-to-back ones do not, and
+	// a cancelled one books nobody. Errors: ErrBooked (a scheduled
+	// interview of an interviewer or of the candidate overlaps it), here or
+	// when the transaction ends: of concurrent transactions booking
+	// overlapping times, one commits.
 	InsertInterview(ctx context.Context, iv Interview) (Interview, error)
 	// SetInterviewCalendar stores the UID and the organizer of an
 	// interview InsertInterview just stored.
 	SetInterviewCalendar(ctx context.Context, iv Interview) error
 	// UpdateInterview stores the times, time zone, location, video URL,
 	// interviewers, status, sequence and updated_at of an interview locked
-	// by InterviewForUpdate. Errors: ErrBooked, as InsertInterview.
+	// by InterviewForUpdate. Errors: ErrBooked, as InsertInterview; the
+	// interview's own former time is no clash.
 	UpdateInterview(ctx context.Context, iv Interview) error
 	// InsertInvitationMails stores queued invitation mails and enqueues,
 	// in the same transaction, the sending of each.
