@@ -71,7 +71,7 @@ func (db *DB) foldStageCounts(ctx context.Context) (int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	var n int64
-	err := db.w.bun.NewRaw(`SELECT pipeline_fold_stage_counts()`).Scan(ctx, &n)
+	err := db.write().get(ctx, db.q.FoldStageCounts, nil, &n)
 	return n, formatError(err, "Stage")
 }
 

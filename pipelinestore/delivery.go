@@ -87,7 +87,7 @@ func (db *DB) RecordDelivery(ctx context.Context, d pipeline.Delivery) error {
 
 // PurgeDeliveries deletes delivery attempts made before a time.
 func (db *DB) PurgeDeliveries(ctx context.Context, before time.Time) (int64, error) {
-	res, err := db.write().exec(ctx, `DELETE FROM webhook_deliveries WHERE attempted_at < $1`, ts(before))
+	res, err := db.write().exec(ctx, db.q.PurgeDeliveries, ts(before))
 	if err != nil {
 		return 0, formatError(err, "Delivery")
 	}

@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/uptrace/bun"
-
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
@@ -144,8 +142,8 @@ func (t *tx) SaveIdempotencyRecord(ctx context.Context, rec pipeline.Idempotency
 // one statement that the statement timeout does not cut short.
 func (db *DB) PurgeIdempotency(ctx context.Context, before time.Time) (int64, error) {
 	var n int64
-	err := db.operatorTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		res, err := tx.NewRaw(`DELETE FROM idempotency_keys WHERE created_at < ?`, ts(before)).Exec(ctx)
+	err := db.operatorTx(ctx, func(ctx context.Context, run runner) error {
+		res, err := run.exec(ctx, db.q.PurgeIdempotency, ts(before))
 		if err != nil {
 			return err
 		}

@@ -217,7 +217,18 @@ func (db *DB) onOperatorDB(fn func(b *bun.DB) error) error {
 }
 
 // operatorTx runs fn in a transaction on the operator's database (see
-// onOperatorDB).
-func (db *DB) operatorTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
-	return db.onOperatorDB(func(b *bun.DB) error { return b.RunInTx(ctx, nil, fn) })
+// onOperatorDB), with a runner of the store's statements in it; Bun's
+// statements run on its tx.
+func (db *DB) operatorTx(ctx context.Context, fn func(ctx context.Context, run runner) error) error {
+	return db.onOperatorDB(func(b *bun.DB) error {
+		p := db.w
+		if b != p.bun {
+			// The statements are sent as text there (see pgConnector), so
+			// the pool needs no statements of its own.
+			p = &pool{bun: b, pg: p.pg, q: p.q, hooks: p.hooks}
+		}
+		return b.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			return fn(ctx, runner{p: p, tx: &tx})
+		})
+	})
 }

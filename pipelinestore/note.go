@@ -2,7 +2,6 @@ package pipelinestore
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
@@ -39,24 +38,12 @@ func (r noteListRow) toNote() pipeline.Note {
 	}
 }
 
-// visibleArg is the visibility rule of list.go with the viewer as Bun's
-// first positional argument (?0), for statements run through Bun.
-var visibleArg = strings.ReplaceAll(visible(1), "$1", "?0")
-
 // ListNotes returns a page of the notes of a candidate of a job viewer can
 // reach, newest first, with the count of them all in the same statement;
 // an empty page asks the candidate for its count (or not found).
 func (db *DB) ListNotes(ctx context.Context, viewer, jobID, candidateID int64, page int) (pipeline.List[pipeline.Note], error) {
 	var rows []noteListRow
-	err := db.r.bun.NewRaw(`SELECT n.id, n.candidate_id, n.content, n.created_at,
-	u.id AS author_id, u.name AS author_name, count(*) OVER () AS total
-FROM notes AS n
-JOIN candidates AS c ON c.id = n.candidate_id
-JOIN jobs AS j ON j.id = c.job_id
-JOIN users AS u ON u.id = n.user_id
-WHERE n.candidate_id = ?1 AND c.job_id = ?2 AND `+visibleArg+`
-ORDER BY n.created_at DESC, n.id DESC
-LIMIT ?3 OFFSET ?4`, viewer, candidateID, jobID, pipeline.PageSize, pipeline.Offset(page)).Scan(ctx, &rows)
+	err := db.read().all(ctx, db.q.NotesPage, args(candidateID, jobID, viewer, pipeline.PageSize, pipeline.Offset(page)), &rows)
 	if err != nil {
 		return pipeline.List[pipeline.Note]{}, formatError(err, "Note")
 	}
@@ -64,8 +51,7 @@ LIMIT ?3 OFFSET ?4`, viewer, candidateID, jobID, pipeline.PageSize, pipeline.Off
 	if len(rows) > 0 {
 		return list, nil
 	}
-	err = db.r.bun.NewRaw(`SELECT c.notes_count FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-WHERE c.id = ?1 AND c.job_id = ?2 AND `+visibleArg, viewer, candidateID, jobID).Scan(ctx, &list.Total)
+	err = db.read().get(ctx, db.q.NotesCount, args(candidateID, jobID, viewer), &list.Total)
 	if err != nil {
 		return pipeline.List[pipeline.Note]{}, formatError(err, "Candidate")
 	}

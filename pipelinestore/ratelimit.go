@@ -211,6 +211,6 @@ func (l *pgLimiter) sweep(ended time.Time) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		// An error only delays the cleanup to the next sweep.
-		_, _ = l.db.w.bun.NewRaw(`DELETE FROM rate_limits WHERE window_start <= ?`, ended).Exec(ctx)
+		_, _ = l.db.write().exec(ctx, l.db.q.SweepRateLimits, ended)
 	})
 }

@@ -15,8 +15,8 @@ import (
 // token values are the Operator's to fill in.
 func (db *DB) Seed(ctx context.Context, w *pipeline.SeedWorld) (pipeline.SeedResult, error) {
 	var res pipeline.SeedResult
-	err := db.operatorTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		s := seeder{idb: tx, w: w, res: pipeline.SeedResult{
+	err := db.operatorTx(ctx, func(ctx context.Context, run runner) error {
+		s := seeder{idb: *run.tx, w: w, res: pipeline.SeedResult{
 			Teams:      map[string]int64{},
 			Users:      map[string]int64{},
 			Jobs:       map[string]int64{},

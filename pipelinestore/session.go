@@ -11,10 +11,9 @@ import (
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
-// The people's sign-in links, sessions and token forms. The statements
-// are written in Bun's ? placeholders, the same on both dialects; every
-// time is compared in Go, not SQL, so SQLite's text timestamps never meet
-// a comparison.
+// The people's sign-in links, sessions and token forms. Every time is
+// compared in Go, not SQL, so SQLite's text timestamps never meet a
+// comparison.
 
 type signInLinkRow struct {
 	bun.BaseModel `bun:"table:sign_in_links"`
@@ -57,9 +56,7 @@ func (db *DB) SignInLink(ctx context.Context, hash string) (pipeline.SignInLink,
 		UserName  string `bun:"user_name"`
 		UserEmail string `bun:"user_email"`
 	}
-	err := db.r.bun.NewRaw(`SELECT l.id, l.user_id, l.hash, l.created_at, l.expires_at, l.used_at,
-	u.name AS user_name, u.email AS user_email
-FROM sign_in_links AS l JOIN users AS u ON u.id = l.user_id WHERE l.hash = ?`, hash).Scan(ctx, &r)
+	err := db.read().get(ctx, db.q.SignInLink, args(hash), &r)
 	if err != nil {
 		return pipeline.SignInLink{}, formatError(err, "Sign-in link")
 	}
@@ -71,7 +68,7 @@ FROM sign_in_links AS l JOIN users AS u ON u.id = l.user_id WHERE l.hash = ?`, h
 
 // UseSignInLink marks a link used, only if it is not yet.
 func (db *DB) UseSignInLink(ctx context.Context, id int64, at time.Time) error {
-	res, err := db.w.bun.NewRaw(`UPDATE sign_in_links SET used_at = ? WHERE id = ? AND used_at IS NULL`, ts(at), id).Exec(ctx)
+	res, err := db.write().exec(ctx, db.q.UseSignInLink, ts(at), id)
 	if err != nil {
 		return formatError(err, "Sign-in link")
 	}
@@ -101,16 +98,7 @@ func (db *DB) SessionByHash(ctx context.Context, hash string) (pipeline.SessionA
 		TeamJobLimit *int   `bun:"team_job_limit"`
 		Role         string `bun:"role"`
 	}
-	err := db.r.bun.NewRaw(`SELECT s.id, s.user_id, s.team_id, s.hash, s.created_at, s.last_seen_at,
-	u.name AS user_name, u.email AS user_email,
-	t.id AS acts_in, t.key AS team_key, t.name AS team_name, t.job_limit AS team_job_limit,
-	COALESCE(m.role, '') AS role
-FROM sessions AS s
-JOIN users AS u ON u.id = s.user_id
-LEFT JOIN memberships AS sm ON sm.user_id = s.user_id AND sm.team_id = s.team_id
-JOIN teams AS t ON t.id = CASE WHEN sm.team_id IS NULL THEN u.current_team_id ELSE s.team_id END
-LEFT JOIN memberships AS m ON m.user_id = s.user_id AND m.team_id = t.id
-WHERE s.hash = ?`, hash).Scan(ctx, &r)
+	err := db.read().get(ctx, db.q.SessionByHash, args(hash), &r)
 	if err != nil {
 		return pipeline.SessionAuth{}, formatError(err, "Session")
 	}
@@ -124,13 +112,13 @@ WHERE s.hash = ?`, hash).Scan(ctx, &r)
 
 // TouchSession records the last use of a session.
 func (db *DB) TouchSession(ctx context.Context, id int64, at time.Time) error {
-	_, err := db.w.bun.NewRaw(`UPDATE sessions SET last_seen_at = ? WHERE id = ?`, ts(at), id).Exec(ctx)
+	_, err := db.write().exec(ctx, db.q.TouchSession, ts(at), id)
 	return formatError(err, "Session")
 }
 
 // SetSessionTeam sets the team of a user's session.
 func (db *DB) SetSessionTeam(ctx context.Context, hash string, userID, teamID int64) error {
-	res, err := db.w.bun.NewRaw(`UPDATE sessions SET team_id = ? WHERE hash = ? AND user_id = ?`, teamID, hash, userID).Exec(ctx)
+	res, err := db.write().exec(ctx, db.q.SetSessionTeam, teamID, hash, userID)
 	if err != nil {
 		return formatError(err, "Session")
 	}
@@ -139,7 +127,7 @@ func (db *DB) SetSessionTeam(ctx context.Context, hash string, userID, teamID in
 
 // DeleteSession deletes a session, if it exists.
 func (db *DB) DeleteSession(ctx context.Context, hash string) error {
-	_, err := db.w.bun.NewRaw(`DELETE FROM sessions WHERE hash = ?`, hash).Exec(ctx)
+	_, err := db.write().exec(ctx, db.q.DeleteSession, hash)
 	return formatError(err, "Session")
 }
 
@@ -149,9 +137,7 @@ func (db *DB) UserTeams(ctx context.Context, userID int64) ([]pipeline.TeamRole,
 		teamRow
 		Role string `bun:"role"`
 	}
-	err := db.r.bun.NewRaw(`SELECT t.id, t.key, t.name, t.job_limit, m.role
-FROM memberships AS m JOIN teams AS t ON t.id = m.team_id
-WHERE m.user_id = ? ORDER BY t.id`, userID).Scan(ctx, &rows)
+	err := db.read().all(ctx, db.q.UserTeams, args(userID), &rows)
 	if err != nil {
 		return nil, formatError(err, "Team")
 	}
@@ -165,9 +151,7 @@ WHERE m.user_id = ? ORDER BY t.id`, userID).Scan(ctx, &rows)
 // UserTokens returns a user's tokens, oldest first.
 func (db *DB) UserTokens(ctx context.Context, userID int64) ([]pipeline.Token, error) {
 	var rows []tokenRow
-	err := db.r.bun.NewRaw(`SELECT t.id, t.user_id, t.team_id, t.name, t.scopes, t.approval, t.hash, t.created_at, t.expires_at,
-	t.last_used_at, t.revoked_at
-FROM tokens AS t WHERE t.user_id = ? ORDER BY t.created_at, t.id`, userID).Scan(ctx, &rows)
+	err := db.read().all(ctx, db.q.UserTokens, args(userID), &rows)
 	if err != nil {
 		return nil, formatError(err, "Token")
 	}
@@ -183,8 +167,9 @@ FROM tokens AS t WHERE t.user_id = ? ORDER BY t.created_at, t.id`, userID).Scan(
 func (db *DB) CreateTokenOnce(ctx context.Context, t pipeline.Token, formHash string) (pipeline.Token, error) {
 	r := newTokenRow(t)
 	err := db.w.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		run := runner{p: db.w, tx: &tx}
 		var seen int
-		err := tx.NewRaw(`SELECT 1 FROM token_forms WHERE user_id = ? AND form_hash = ?`, t.UserID, formHash).Scan(ctx, &seen)
+		err := run.get(ctx, db.q.TokenFormSeen, args(t.UserID, formHash), &seen)
 		if err == nil {
 			return pipeline.ErrConflict
 		} else if !errors.Is(err, sql.ErrNoRows) {
@@ -193,7 +178,7 @@ func (db *DB) CreateTokenOnce(ctx context.Context, t pipeline.Token, formHash st
 		if _, err := tx.NewInsert().Model(&r).Returning("id").Exec(ctx); err != nil {
 			return err
 		}
-		_, err = tx.NewRaw(`INSERT INTO token_forms (user_id, form_hash, token_id) VALUES (?, ?, ?)`, t.UserID, formHash, r.ID).Exec(ctx)
+		_, err = run.exec(ctx, db.q.InsertTokenForm, t.UserID, formHash, r.ID)
 		return err
 	})
 	if err != nil {

@@ -227,6 +227,37 @@ type statements struct {
 	WebhookLocked string
 	WebhooksCount string
 	WebhooksPage  string
+
+	// raw.sql moved statements
+	// counts.sql
+	FoldStageCounts string `sql:"postgres"`
+	// delivery.sql
+	PurgeDeliveries string
+	// idempotency.sql
+	PurgeIdempotency string
+	// note.sql
+	NotesCount string
+	NotesPage  string
+	// ratelimit.sql
+	SweepRateLimits string `sql:"postgres"`
+	// session.sql
+	DeleteSession   string
+	InsertTokenForm string
+	SessionByHash   string
+	SetSessionTeam  string
+	SignInLink      string
+	TokenFormSeen   string
+	TouchSession    string
+	UseSignInLink   string
+	UserTeams       string
+	UserTokens      string
+	// team.sql
+	UserByEmail  string
+	UserWithTeam string
+	// token.sql
+	InsertToken string
+	RevokeToken string
+	TeamTokens  string
 }
 
 var (

@@ -56,10 +56,8 @@ func (db *DB) TouchToken(ctx context.Context, id int64, at time.Time) error {
 // same statement, and returns it with its id and team.
 func (db *DB) CreateToken(ctx context.Context, t pipeline.Token) (pipeline.Token, error) {
 	r := newTokenRow(t)
-	err := db.w.bun.NewRaw(`INSERT INTO tokens (user_id, team_id, name, scopes, approval, hash, created_at, expires_at, last_used_at, revoked_at)
-SELECT u.id, u.current_team_id, ?, ?, ?, ?, ?, ?, ?, ? FROM users AS u WHERE u.id = ?
-RETURNING id, team_id`,
-		r.Name, r.Scopes, r.Approval, r.Hash, r.CreatedAt, r.ExpiresAt, r.LastUsedAt, r.RevokedAt, r.UserID).Scan(ctx, &r)
+	err := db.write().get(ctx, db.q.InsertToken,
+		args(r.Name, r.Scopes, r.Approval, r.Hash, r.CreatedAt, r.ExpiresAt, r.LastUsedAt, r.RevokedAt, r.UserID), &r)
 	if err != nil {
 		return pipeline.Token{}, formatError(err, "User")
 	}
@@ -70,10 +68,7 @@ RETURNING id, team_id`,
 // oldest first, in one query.
 func (db *DB) TeamTokens(ctx context.Context, teamID int64) ([]pipeline.Token, error) {
 	var rows []tokenAuthRow
-	err := db.r.bun.NewRaw(`SELECT t.*, u.name AS user_name, u.email AS user_email
-FROM tokens AS t JOIN users AS u ON u.id = t.user_id
-WHERE t.team_id = ?
-ORDER BY t.created_at, t.id`, teamID).Scan(ctx, &rows)
+	err := db.read().all(ctx, db.q.TeamTokens, args(teamID), &rows)
 	if err != nil {
 		return nil, formatError(err, "Token")
 	}
@@ -88,7 +83,7 @@ ORDER BY t.created_at, t.id`, teamID).Scan(ctx, &rows)
 // RevokeToken marks a token revoked at the given time; a token revoked
 // before keeps its first time.
 func (db *DB) RevokeToken(ctx context.Context, id int64, at time.Time) error {
-	res, err := db.w.bun.NewRaw(`UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`, ts(at), id).Exec(ctx)
+	res, err := db.write().exec(ctx, db.q.RevokeToken, ts(at), id)
 	if err != nil {
 		return formatError(err, "Token")
 	}

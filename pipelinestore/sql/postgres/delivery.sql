@@ -19,3 +19,6 @@ SELECT w.id, w.team_id, w.url, w.events, w.description, w.secret, w.created_by,
 	u.name AS creator_name, w.created_at,
 	(SELECT m.role FROM memberships AS m WHERE m.user_id = w.created_by AND m.team_id = w.team_id) AS creator_role
 FROM webhooks AS w JOIN users AS u ON u.id = w.created_by WHERE w.id = $1;
+
+-- name: PurgeDeliveries
+DELETE FROM webhook_deliveries WHERE attempted_at < $1;

@@ -13,3 +13,8 @@ ON CONFLICT (bucket) DO UPDATE SET
 	count = CASE WHEN r.window_start <= EXCLUDED.window_start - $2::bigint * interval '1 microsecond'
 		THEN EXCLUDED.count ELSE r.count + EXCLUDED.count END
 RETURNING bucket, count, window_start;
+
+-- The sweep deletes ended windows, so that the table holds only live
+-- buckets.
+-- name: SweepRateLimits
+DELETE FROM rate_limits WHERE window_start <= $1;

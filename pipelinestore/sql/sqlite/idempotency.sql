@@ -8,3 +8,6 @@ INSERT INTO idempotency_keys AS k (team_id, key, user_id, request, result, creat
 VALUES ($1, $2, $3, $4, $5, $6)
 ON CONFLICT (team_id, key) DO UPDATE SET user_id = EXCLUDED.user_id, request = EXCLUDED.request,
 	result = EXCLUDED.result, created_at = EXCLUDED.created_at;
+
+-- name: PurgeIdempotency
+DELETE FROM idempotency_keys WHERE created_at < $1;
