@@ -58,25 +58,29 @@ type statements struct {
 	CandidateForMoveLocked    string
 	CandidateLocked           string
 	CandidateLockedDrawing    string `sql:"postgres"`
-	ClaimCandidateDrawing     string `sql:"postgres"`
-	JobForIntakeLockedDrawing string `sql:"postgres"`
-	ClaimJobForIntakeDrawing  string `sql:"postgres"`
 	ClaimCandidate            string `sql:"postgres"`
+	ClaimCandidateDrawing     string `sql:"postgres"`
 	ClaimCandidateForMove     string `sql:"postgres"`
 	ClaimJobForIntake         string `sql:"postgres"`
+	ClaimJobForIntakeDrawing  string `sql:"postgres"`
 	EmailTaken                string
 	InsertCandidate           string
 	InsertCandidateWithID     string `sql:"postgres"`
 	JobForIntake              string
 	JobForIntakeLocked        string
+	JobForIntakeLockedDrawing string `sql:"postgres"`
 	JobSize                   string
 	SetCandidateStage         string
 	UpdateCandidate           string
+
+	// counts.sql
+	FoldStageCounts string `sql:"postgres"`
 
 	// delivery.sql
 	DeliveriesCount string
 	DeliveriesPage  string
 	DeliveryWebhook string
+	PurgeDeliveries string
 	RecordDelivery  string
 
 	// document.sql
@@ -98,13 +102,14 @@ type statements struct {
 	FeedBound       string
 	FeedEnd         string `sql:"postgres"`
 	FeedEntry       string
-	FeedStart       string
 	FeedPage        string
 	FeedPageActions string
+	FeedStart       string
 
 	// idempotency.sql
 	ClaimKey              string `sql:"postgres"`
 	IdempotencyRecord     string
+	PurgeIdempotency      string
 	SaveIdempotencyRecord string
 
 	// interview.sql
@@ -158,6 +163,8 @@ type statements struct {
 
 	// note.sql
 	InsertNote string
+	NotesCount string
+	NotesPage  string
 
 	// privacy.sql
 	CandidateActivity        string
@@ -199,7 +206,8 @@ type statements struct {
 	TeamProposals         string
 
 	// ratelimit.sql
-	Take string `sql:"postgres"`
+	SweepRateLimits string `sql:"postgres"`
+	Take            string `sql:"postgres"`
 
 	// rating.sql
 	Rating     string
@@ -214,7 +222,26 @@ type statements struct {
 	CreateSecretKey string
 	SecretKey       string
 
+	// session.sql
+	DeleteSession   string
+	InsertTokenForm string
+	SessionByHash   string
+	SetSessionTeam  string
+	SignInLink      string
+	TokenFormSeen   string
+	TouchSession    string
+	UseSignInLink   string
+	UserTeams       string
+	UserTokens      string
+
+	// team.sql
+	UserByEmail  string
+	UserWithTeam string
+
 	// token.sql
+	InsertToken string
+	RevokeToken string
+	TeamTokens  string
 	TokenByHash string
 	TokenByID   string
 	TouchToken  string
@@ -227,37 +254,6 @@ type statements struct {
 	WebhookLocked string
 	WebhooksCount string
 	WebhooksPage  string
-
-	// raw.sql moved statements
-	// counts.sql
-	FoldStageCounts string `sql:"postgres"`
-	// delivery.sql
-	PurgeDeliveries string
-	// idempotency.sql
-	PurgeIdempotency string
-	// note.sql
-	NotesCount string
-	NotesPage  string
-	// ratelimit.sql
-	SweepRateLimits string `sql:"postgres"`
-	// session.sql
-	DeleteSession   string
-	InsertTokenForm string
-	SessionByHash   string
-	SetSessionTeam  string
-	SignInLink      string
-	TokenFormSeen   string
-	TouchSession    string
-	UseSignInLink   string
-	UserTeams       string
-	UserTokens      string
-	// team.sql
-	UserByEmail  string
-	UserWithTeam string
-	// token.sql
-	InsertToken string
-	RevokeToken string
-	TeamTokens  string
 }
 
 var (
