@@ -175,7 +175,9 @@ func TestPages_ApprovalsInWords(t *testing.T) {
 
 	// An interview the owner schedules for Ada, which a status change
 	// would cancel.
-	start := time.Now().UTC().Add(72 * time.Hour).Truncate(time.Hour)
+	// 10:00 UTC: neither interview crosses midnight in its own time zone,
+	// where the page would name the end's day too.
+	start := time.Now().UTC().Add(72 * time.Hour).Truncate(24 * time.Hour).Add(10 * time.Hour)
 	status, iv := apiCall(t, base, f.Res.Tokens["olivia"], "POST", ada+"/interviews", map[string]any{
 		"start": start.Format(time.RFC3339), "end": start.Add(time.Hour).Format(time.RFC3339), "timezone": "Europe/Paris",
 		"interviewer_ids": []int64{f.User("adam")}})
