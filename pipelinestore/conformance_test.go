@@ -9,13 +9,7 @@ import (
 
 // knownFailures are the conformance cases each dialect is known to fail,
 // with the bug: skipped until it is mended.
-var knownFailures = map[string][]storetest.Known{
-	pipelinestore.DialectSQLite: {{
-		Case: "email uniqueness/a user's email beyond ASCII is unique in any letter case",
-		Why: "users_email_idx is on lower(email), and SQLite's lower() folds ASCII only: " +
-			"jürgen@ and JÜRGEN@ are two users on SQLite, one on PostgreSQL",
-	}},
-}
+var knownFailures = map[string][]storetest.Known{}
 
 // TestConformance holds both dialects to the rules of the pipeline.Store
 // contract; .ci/run runs it again through a transaction pooler and with

@@ -135,6 +135,21 @@ func unavailable(err error) bool {
 	return false
 }
 
+// bookingError is formatError of an error of a statement that books an
+// interview's candidate or interviewers (it writes interviews or
+// interview_interviewers, whose exclusion constraints refuse a double
+// booking). Two such statements that overlap, running at once on
+// PostgreSQL, may each wait in the exclusion check for the other's row,
+// and PostgreSQL ends that deadlock by failing one (SQLSTATE 40P01): that
+// one lost the race for the time, as if it had come second.
+func bookingError(err error) error {
+	var pgErr pgdriver.Error
+	if errors.As(err, &pgErr) && pgErr.Field('C') == "40P01" {
+		return pipeline.ErrBooked
+	}
+	return formatError(err, "Interview")
+}
+
 // exclusionViolation reports whether err is PostgreSQL's refusal of a row
 // that an exclusion constraint excludes (SQLSTATE 23P01).
 func exclusionViolation(err error) bool {

@@ -200,3 +200,7 @@ func FoldStageCounts(ctx context.Context, db *DB) (int64, error) { return db.fol
 // WithLargeJobSize sets the size from which a job's searches are planned
 // at each run (see largeJobs).
 func WithLargeJobSize(n int64) Option { return func(o *options) { o.largeJobSize = n } }
+
+// RefoldUserEmails folds the users' emails again, as Migrate does after
+// migrating.
+func RefoldUserEmails(db *DB) error { return refoldUserEmails(context.Background(), db.w.bun) }

@@ -214,7 +214,7 @@ func (t *tx) InsertInterview(ctx context.Context, iv pipeline.Interview) (pipeli
 		// the id, UID and organizer with them when the id was drawn.
 		a = append(a, jsonIDs(userIDs(iv.Interviewers)), iv.ID, iv.UID, iv.Organizer.Name, iv.Organizer.Email)
 		err := t.run.get(ctx, t.q.InsertInterviewWithInterviewers, a, &iv.ID, &iv.JobTitle)
-		return iv, formatError(err, "Interview")
+		return iv, bookingError(err)
 	}
 	if err := t.run.get(ctx, t.q.InsertInterview, a, &iv.ID, &iv.JobTitle); err != nil {
 		return pipeline.Interview{}, formatError(err, "Interview")
@@ -237,7 +237,7 @@ func (t *tx) UpdateInterview(ctx context.Context, iv pipeline.Interview) error {
 	_, err := t.run.exec(ctx, t.q.UpdateInterview, ts(iv.Start), ts(iv.End), iv.Timezone, iv.Location, iv.VideoURL,
 		iv.Status, iv.Sequence, ts(iv.UpdatedAt), iv.ID)
 	if err != nil {
-		return formatError(err, "Interview")
+		return bookingError(err)
 	}
 	if _, err := t.run.exec(ctx, t.q.DeleteInterviewers, iv.ID); err != nil {
 		return formatError(err, "Interview")
@@ -251,7 +251,7 @@ func (t *tx) UpdateInterview(ctx context.Context, iv pipeline.Interview) error {
 func (t *tx) insertInterviewers(ctx context.Context, iv pipeline.Interview) error {
 	_, err := t.run.exec(ctx, t.q.InsertInterviewers,
 		iv.ID, ts(iv.Start), ts(iv.End), jsonIDs(userIDs(iv.Interviewers)), iv.Status == pipeline.InterviewScheduled)
-	return formatError(err, "Interview")
+	return bookingError(err)
 }
 
 // userIDs are the ids of us, in order.

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/pipeline-dev/pipeline/pipeline"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/migrate"
@@ -182,6 +183,9 @@ func (db *DB) applyMigrations(ctx context.Context, b *bun.DB) ([]Migration, erro
 	if err := db.migrateRiver(ctx, b.DB); err != nil {
 		return nil, err
 	}
+	if err := refoldUserEmails(ctx, b); err != nil {
+		return nil, err
+	}
 	after, err := db.migrationStatus(ctx, b)
 	if err != nil {
 		return nil, err
@@ -231,4 +235,23 @@ func (db *DB) operatorTx(ctx context.Context, fn func(ctx context.Context, run r
 			return fn(ctx, runner{p: p, tx: &tx})
 		})
 	})
+}
+
+// refoldUserEmails stores each user's email folded as pipeline.Fold folds
+// it where SQL's lower() folded it otherwise (see the user_email_fold
+// migration). Two users whose emails are one in any letter case, which
+// SQLite let in before, stop the migration with a unique violation.
+func refoldUserEmails(ctx context.Context, b *bun.DB) error {
+	var users []userRow
+	if err := b.NewSelect().Model(&users).Column("id", "email", "email_fold").Scan(ctx); err != nil {
+		return fmt.Errorf("pipelinestore: migrate: read users: %w", err)
+	}
+	for _, u := range users {
+		if fold := pipeline.Fold(u.Email); fold != u.EmailFold {
+			if _, err := b.NewUpdate().Model((*userRow)(nil)).Set("email_fold = ?", fold).Where("id = ?", u.ID).Exec(ctx); err != nil {
+				return fmt.Errorf("pipelinestore: migrate: user %d's email %q is another user's in another letter case: %w", u.ID, u.Email, err)
+			}
+		}
+	}
+	return nil
 }

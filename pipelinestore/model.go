@@ -45,6 +45,7 @@ type userRow struct {
 	ID            int64  `bun:"id,pk,autoincrement"`
 	Name          string `bun:"name"`
 	Email         string `bun:"email"`
+	EmailFold     string `bun:"email_fold"` // pipeline.Fold(Email), unique
 	CurrentTeamID int64  `bun:"current_team_id"`
 }
 

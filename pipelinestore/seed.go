@@ -106,7 +106,7 @@ func (s *seeder) users(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		r := userRow{Name: u.Name, Email: u.Email, CurrentTeamID: team}
+		r := userRow{Name: u.Name, Email: u.Email, EmailFold: pipeline.Fold(u.Email), CurrentTeamID: team}
 		what := func() string { return fmt.Sprintf("User %s (users[%d].email)", u.Email, i) }
 		if err := s.insert(ctx, &r, what); err != nil {
 			return err

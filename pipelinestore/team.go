@@ -25,7 +25,7 @@ func (db *DB) UserWithTeam(ctx context.Context, userID int64) (pipeline.User, pi
 // UserByEmail returns the user with that email, in any letter case.
 func (db *DB) UserByEmail(ctx context.Context, email string) (pipeline.User, error) {
 	var r userRow
-	err := db.read().get(ctx, db.q.UserByEmail, args(email), &r)
+	err := db.read().get(ctx, db.q.UserByEmail, args(pipeline.Fold(email)), &r)
 	if err != nil {
 		return pipeline.User{}, formatError(err, "User")
 	}
@@ -140,7 +140,7 @@ func (t *tx) MemberForChange(ctx context.Context, email string) (pipeline.Member
 		return pipeline.Member{}, formatError(err, "User")
 	}
 	var u userRow
-	if err := t.forChange(btx.NewSelect().Model(&u).Where("lower(email) = lower(?)", email)).Scan(ctx); err != nil {
+	if err := t.forChange(btx.NewSelect().Model(&u).Where("email_fold = ?", pipeline.Fold(email))).Scan(ctx); err != nil {
 		return pipeline.Member{}, formatError(err, "User "+email)
 	}
 	ms, err := members(ctx, btx, nil, &u.ID)
@@ -159,7 +159,7 @@ func (t *tx) InsertUser(ctx context.Context, u pipeline.User, teamID int64) (pip
 	if err != nil {
 		return pipeline.User{}, formatError(err, "User")
 	}
-	r := userRow{Name: u.Name, Email: u.Email, CurrentTeamID: teamID}
+	r := userRow{Name: u.Name, Email: u.Email, EmailFold: pipeline.Fold(u.Email), CurrentTeamID: teamID}
 	if _, err := btx.NewInsert().Model(&r).Returning("id").Exec(ctx); err != nil {
 		return pipeline.User{}, formatError(err, "User "+u.Email)
 	}

@@ -4,4 +4,4 @@ FROM users AS u JOIN teams AS t ON t.id = u.current_team_id WHERE u.id = $1;
 
 -- An email matches in any letter case.
 -- name: UserByEmail
-SELECT id, name, email, current_team_id FROM users WHERE lower(email) = lower($1);
+SELECT id, name, email, current_team_id FROM users WHERE email_fold = $1;
