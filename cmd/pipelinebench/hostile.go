@@ -96,8 +96,35 @@ func awaitText(e *endpoint, token, path string) (string, error) {
 
 // hostileRound is one round of /me without and with hostile files.
 type hostileRound struct {
-	quiet, hostile runResult
-	files          []hostileOutcome
+	quiet, hostile       runResult
+	quietUse, hostileUse cores
+	files                []hostileOutcome
+	load                 string // the machine's load average as the round began
+}
+
+// cores is the CPU a server used while /me was loaded on it, in cores
+// (CPU seconds per second): its own process, and its children, the
+// extraction's (0 where /proc does not tell).
+type cores struct{ server, children float64 }
+
+// measureCores runs f and returns the cores that process pid and its
+// children used meanwhile.
+func measureCores(pid int, f func()) cores {
+	start := time.Now()
+	s0, ok1 := processCPU(pid)
+	c0, ok2 := childrenCPU(pid)
+	f()
+	s1, ok3 := processCPU(pid)
+	c1, ok4 := childrenCPU(pid)
+	wall := time.Since(start).Seconds()
+	var u cores
+	if ok1 && ok3 {
+		u.server = (s1 - s0).Seconds() / wall
+	}
+	if ok2 && ok4 {
+		u.children = (c1 - c0).Seconds() / wall
+	}
+	return u
 }
 
 // runHostile measures /me on ours with -hostile-conns readers, each
@@ -115,10 +142,10 @@ func runHostile(ctx context.Context, cfg config, w *world, ours *endpoint, out i
 	t := target{job: w.Jobs[len(w.Jobs)-1], cand: 0} // a job no case writes to first
 	var rounds []hostileRound
 	for round := range cfg.Rounds {
-		var r hostileRound
+		r := hostileRound{load: loadAverage()}
 		for _, withFiles := range []bool{round%2 == 1, round%2 == 0} {
 			if !withFiles {
-				r.quiet = drive(ctx, reader, me, cfg.HostileConns, cfg.Warmup, cfg.Duration)
+				r.quietUse = measureCores(ours.pid, func() { r.quiet = drive(ctx, reader, me, cfg.HostileConns, cfg.Warmup, cfg.Duration) })
 				progress("hostile round %d/%d: /me quiet: %.0f req/s, p50 %s, p99 %s", round+1, cfg.Rounds, r.quiet.RPS, ms(r.quiet.P50), ms(r.quiet.P99))
 				continue
 			}
@@ -127,7 +154,7 @@ func runHostile(ctx context.Context, cfg config, w *world, ours *endpoint, out i
 			var ferr error
 			wg.Go(func() { r.files, ferr = feedHostile(fctx, feeder, w.Users[0].Token, t, files) })
 			time.Sleep(500 * time.Millisecond) // the first file is being read
-			r.hostile = drive(ctx, reader, me, cfg.HostileConns, cfg.Warmup, cfg.Duration)
+			r.hostileUse = measureCores(ours.pid, func() { r.hostile = drive(ctx, reader, me, cfg.HostileConns, cfg.Warmup, cfg.Duration) })
 			stop()
 			wg.Wait() // the last file's reading ends too
 			if ferr != nil {
@@ -148,22 +175,27 @@ func runHostile(ctx context.Context, cfg config, w *world, ours *endpoint, out i
 func writeHostileTable(out io.Writer, cfg config, rounds []hostileRound) {
 	fmt.Fprintf(out, "## /me beside hostile files: %d reader(s) in a closed loop on ours\n\n", cfg.HostileConns)
 	fmt.Fprintf(out, "Each round measures /me %s quiet and %s while a zip bomb, a reference-loop PDF and a 10 MiB PDF of tiny pages are uploaded in turn, each once the last one's text is no longer pending; the order alternates.\n\n", cfg.Duration, cfg.Duration)
-	fmt.Fprintln(out, "| round | quiet req/s | quiet p50 | quiet p99 | hostile req/s | hostile p50 | hostile p99 | p50 ratio | p99 ratio | files read (status, seconds from upload) |")
-	fmt.Fprintln(out, "|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|")
+	fmt.Fprint(out, "The cores are the CPU seconds per second that ours' process and its children (the extraction) used over each window, warm-up included; the load is the machine's load average as the round began. The median row's ratios are the medians of the rounds' ratios.\n\n")
+	fmt.Fprintln(out, "| round | load | quiet req/s | quiet p50 | quiet p99 | hostile req/s | hostile p50 | hostile p99 | p50 ratio | p99 ratio | ours' cores, quiet | ours' cores, hostile | extraction's cores, hostile | files read (status, seconds from upload) |")
+	fmt.Fprintln(out, "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|")
 	var qs, hs []runResult
+	var p50s, p99s []float64
 	for i, r := range rounds {
 		files := ""
 		for _, f := range r.files {
 			files += fmt.Sprintf("%s %s %.1f s; ", f.name, f.status, f.extracted.Seconds())
 		}
-		fmt.Fprintf(out, "| %d | %s | %s | %s | %s | %s | %s | %.2f× | %.2f× | %s |\n", i+1,
+		fmt.Fprintf(out, "| %d | %s | %s | %s | %s | %s | %s | %s | %.2f× | %.2f× | %.2f | %.2f | %.2f | %s |\n", i+1, r.load,
 			thousands(int(r.quiet.RPS+0.5)), ms(r.quiet.P50), ms(r.quiet.P99),
 			thousands(int(r.hostile.RPS+0.5)), ms(r.hostile.P50), ms(r.hostile.P99),
-			float64(r.hostile.P50)/float64(max(r.quiet.P50, 1)), float64(r.hostile.P99)/float64(max(r.quiet.P99, 1)), files)
+			float64(r.hostile.P50)/float64(max(r.quiet.P50, 1)), float64(r.hostile.P99)/float64(max(r.quiet.P99, 1)),
+			r.quietUse.server, r.hostileUse.server, r.hostileUse.children, files)
 		qs, hs = append(qs, r.quiet), append(hs, r.hostile)
+		p50s = append(p50s, float64(r.hostile.P50)/float64(max(r.quiet.P50, 1)))
+		p99s = append(p99s, float64(r.hostile.P99)/float64(max(r.quiet.P99, 1)))
 	}
 	q, h := summarize(qs), summarize(hs)
-	fmt.Fprintf(out, "| median | %s | %s | %s | %s | %s | %s | %.2f× | %.2f× | |\n\n",
+	fmt.Fprintf(out, "| median | | %s | %s | %s | %s | %s | %s | %.2f× | %.2f× | | | | |\n\n",
 		thousands(int(q.RPS+0.5)), ms(q.P50), ms(q.P99), thousands(int(h.RPS+0.5)), ms(h.P50), ms(h.P99),
-		float64(h.P50)/float64(max(q.P50, 1)), float64(h.P99)/float64(max(q.P99, 1)))
+		median(p50s), median(p99s))
 }
