@@ -93,3 +93,22 @@ func statFields(path string) ([]string, bool) {
 	f := strings.Fields(s[i+1:])
 	return f, len(f) > 16
 }
+
+// BenchmarkProcess_Start is the cost of a child on a small PDF, lowered
+// (executed twice) and as started (PIPELINE_DOCTEXT_NICED set: the child
+// takes itself for lowered already), in one run.
+func BenchmarkProcess_Start(b *testing.B) {
+	pdf := doctexttest.PDF("Ada Lovelace", "Analytical Engine (1843)")
+	for _, c := range []struct{ name, niced string }{{"lowered", ""}, {"as-started", "1"}} {
+		b.Run(c.name, func(b *testing.B) {
+			if c.niced != "" {
+				b.Setenv("PIPELINE_DOCTEXT_NICED", c.niced)
+			}
+			for b.Loop() {
+				if _, _, err := (doctext.Process{}).Extract(context.Background(), pipeline.TypePDF, pdf); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
