@@ -78,6 +78,32 @@ func childrenCPU(pid int) (time.Duration, bool) {
 	return total, true
 }
 
+// runQueueWait is how long the threads of process pid have waited for a
+// CPU so far (the second field of each thread's schedstat); false where
+// /proc does not tell. A thread that ended takes its share with it.
+func runQueueWait(pid int) (time.Duration, bool) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task/"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, false
+	}
+	var total time.Duration
+	for _, t := range tasks {
+		b, err := os.ReadFile(dir + t.Name() + "/schedstat")
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b))
+		if len(f) < 2 {
+			continue
+		}
+		if ns, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+			total += time.Duration(ns)
+		}
+	}
+	return total, true
+}
+
 // loadAverage is the machine's load average over the last minute, as
 // /proc/loadavg says; "" where it does not.
 func loadAverage() string {

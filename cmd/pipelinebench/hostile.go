@@ -102,29 +102,34 @@ type hostileRound struct {
 	load                 string // the machine's load average as the round began
 }
 
-// cores is the CPU a server used while /me was loaded on it, in cores
-// (CPU seconds per second): its own process, and its children, the
-// extraction's (0 where /proc does not tell).
-type cores struct{ server, children float64 }
+// cores is the CPU used while /me was loaded on a server, in cores (CPU
+// seconds per second): by its own process, by its children (the
+// extraction's) and by PostgreSQL; and how long the server's threads
+// waited for a CPU, in seconds per second. 0 where /proc does not tell.
+type cores struct{ server, children, db, waited float64 }
 
-// measureCores runs f and returns the cores that process pid and its
-// children used meanwhile.
+// measureCores runs f and returns what process pid, its children and
+// PostgreSQL used meanwhile.
 func measureCores(pid int, f func()) cores {
 	start := time.Now()
 	s0, ok1 := processCPU(pid)
 	c0, ok2 := childrenCPU(pid)
+	d0, ok3 := postgresCPU()
+	w0, ok4 := runQueueWait(pid)
 	f()
-	s1, ok3 := processCPU(pid)
-	c1, ok4 := childrenCPU(pid)
+	s1, ok5 := processCPU(pid)
+	c1, ok6 := childrenCPU(pid)
+	d1, ok7 := postgresCPU()
+	w1, ok8 := runQueueWait(pid)
 	wall := time.Since(start).Seconds()
-	var u cores
-	if ok1 && ok3 {
-		u.server = (s1 - s0).Seconds() / wall
+	per := func(a, b time.Duration, ok bool) float64 {
+		if !ok {
+			return 0
+		}
+		return (b - a).Seconds() / wall
 	}
-	if ok2 && ok4 {
-		u.children = (c1 - c0).Seconds() / wall
-	}
-	return u
+	return cores{server: per(s0, s1, ok1 && ok5), children: per(c0, c1, ok2 && ok6), db: per(d0, d1, ok3 && ok7),
+		waited: per(w0, w1, ok4 && ok8)}
 }
 
 // runHostile measures /me on ours with -hostile-conns readers, each
@@ -175,9 +180,9 @@ func runHostile(ctx context.Context, cfg config, w *world, ours *endpoint, out i
 func writeHostileTable(out io.Writer, cfg config, rounds []hostileRound) {
 	fmt.Fprintf(out, "## /me beside hostile files: %d reader(s) in a closed loop on ours\n\n", cfg.HostileConns)
 	fmt.Fprintf(out, "Each round measures /me %s quiet and %s while a zip bomb, a reference-loop PDF and a 10 MiB PDF of tiny pages are uploaded in turn, each once the last one's text is no longer pending; the order alternates.\n\n", cfg.Duration, cfg.Duration)
-	fmt.Fprint(out, "The cores are the CPU seconds per second that ours' process and its children (the extraction) used over each window, warm-up included; the load is the machine's load average as the round began. The median row's ratios are the medians of the rounds' ratios.\n\n")
-	fmt.Fprintln(out, "| round | load | quiet req/s | quiet p50 | quiet p99 | hostile req/s | hostile p50 | hostile p99 | p50 ratio | p99 ratio | ours' cores, quiet | ours' cores, hostile | extraction's cores, hostile | files read (status, seconds from upload) |")
-	fmt.Fprintln(out, "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|")
+	fmt.Fprint(out, "The cores are the CPU seconds per second that ours' process, its children (the extraction) and PostgreSQL used over each window, warm-up included, quiet → hostile; waited is how long ours' threads waited for a CPU, in ms per second; the load is the machine's load average as the round began. The median row's ratios are the medians of the rounds' ratios.\n\n")
+	fmt.Fprintln(out, "| round | load | quiet req/s | quiet p50 | quiet p99 | hostile req/s | hostile p50 | hostile p99 | p50 ratio | p99 ratio | ours' cores | extraction's cores | PostgreSQL's cores | ours waited, ms/s | files read (status, seconds from upload) |")
+	fmt.Fprintln(out, "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|")
 	var qs, hs []runResult
 	var p50s, p99s []float64
 	for i, r := range rounds {
@@ -185,17 +190,21 @@ func writeHostileTable(out io.Writer, cfg config, rounds []hostileRound) {
 		for _, f := range r.files {
 			files += fmt.Sprintf("%s %s %.1f s; ", f.name, f.status, f.extracted.Seconds())
 		}
-		fmt.Fprintf(out, "| %d | %s | %s | %s | %s | %s | %s | %s | %.2f× | %.2f× | %.2f | %.2f | %.2f | %s |\n", i+1, r.load,
+		arrow := func(f func(cores) float64, scale float64) string {
+			return fmt.Sprintf("%.2f → %.2f", f(r.quietUse)*scale, f(r.hostileUse)*scale)
+		}
+		fmt.Fprintf(out, "| %d | %s | %s | %s | %s | %s | %s | %s | %.2f× | %.2f× | %s | %s | %s | %s | %s |\n", i+1, r.load,
 			thousands(int(r.quiet.RPS+0.5)), ms(r.quiet.P50), ms(r.quiet.P99),
 			thousands(int(r.hostile.RPS+0.5)), ms(r.hostile.P50), ms(r.hostile.P99),
 			float64(r.hostile.P50)/float64(max(r.quiet.P50, 1)), float64(r.hostile.P99)/float64(max(r.quiet.P99, 1)),
-			r.quietUse.server, r.hostileUse.server, r.hostileUse.children, files)
+			arrow(func(c cores) float64 { return c.server }, 1), arrow(func(c cores) float64 { return c.children }, 1),
+			arrow(func(c cores) float64 { return c.db }, 1), arrow(func(c cores) float64 { return c.waited }, 1000), files)
 		qs, hs = append(qs, r.quiet), append(hs, r.hostile)
 		p50s = append(p50s, float64(r.hostile.P50)/float64(max(r.quiet.P50, 1)))
 		p99s = append(p99s, float64(r.hostile.P99)/float64(max(r.quiet.P99, 1)))
 	}
 	q, h := summarize(qs), summarize(hs)
-	fmt.Fprintf(out, "| median | | %s | %s | %s | %s | %s | %s | %.2f× | %.2f× | | | | |\n\n",
+	fmt.Fprintf(out, "| median | | %s | %s | %s | %s | %s | %s | %.2f× | %.2f× | | | | | |\n\n",
 		thousands(int(q.RPS+0.5)), ms(q.P50), ms(q.P99), thousands(int(h.RPS+0.5)), ms(h.P50), ms(h.P99),
 		median(p50s), median(p99s))
 }
