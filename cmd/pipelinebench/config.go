@@ -37,6 +37,7 @@ type config struct {
 	Hostile      bool     // /me with and without hostile files being read (hostile.go)
 	HostileConns int      // readers of /me in the hostile part
 	SQLite       bool     // ours and the SQLite baseline on a SQLite file (sqlite.go); -db unused
+	PauseText    bool     // with SQLite: River's documents queue paused during the loads
 	Scenarios    []string // in run order
 	Cases        []string // in run order
 }
@@ -71,6 +72,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.BoolVar(&cfg.Hostile, "hostile", false, "also measure /me on ours with and without hostile files (a zip bomb, a reference-loop PDF, a 10 MiB PDF of tiny pages) being read in the background")
 	fs.IntVar(&cfg.HostileConns, "hostile-conns", 1, "readers of /me in a closed loop in the hostile part")
 	fs.BoolVar(&cfg.SQLite, "sqlite", false, "run on SQLite instead: ours on a fresh SQLite file in a temporary directory (bytes in the database) against a Gin + SQLite baseline on the same file; scenarios "+strings.Join(sqliteScenarios, " and ")+", -db unused")
+	fs.BoolVar(&cfg.PauseText, "pause-text", false, "with -sqlite: pause River's documents queue during the loads, so that ours reads no text meanwhile (the uploads' text jobs wait)")
 	fs.StringVar(&scenarios, "scenarios", strings.Join(scenarioNames, ","), "scenarios to load, comma-separated (with -sqlite: "+strings.Join(sqliteScenarios, ",")+")")
 	fs.StringVar(&cases, "cases", strings.Join(caseNames, ","), "cases to load, comma-separated (with -sqlite: spread by default, or "+strings.Join(sqliteCases, ", ")+")")
 	if err := fs.Parse(args); err != nil {
@@ -85,6 +87,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	knownScenarios, knownCases := scenarioNames, caseNames
+	if cfg.PauseText && !cfg.SQLite {
+		return config{}, errors.New("-pause-text goes with -sqlite")
+	}
 	if cfg.SQLite {
 		knownScenarios, knownCases = sqliteScenarios, sqliteCases
 		if !set["scenarios"] {

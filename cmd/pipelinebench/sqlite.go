@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -32,6 +33,7 @@ type storedDocuments struct {
 	Documents int // rows of documents
 	Intact    int // of which the bytes are in document_contents, of the row's size and SHA-256
 	TextJobs  int // River jobs of their text
+	Waiting   int // of which not yet worked
 }
 
 // benchSQLite runs the benchmark on SQLite: `pipelined serve` on a fresh
@@ -92,12 +94,21 @@ func benchSQLite(ctx context.Context, cfg config, out, log io.Writer) (_ *outcom
 			return nil, err
 		}
 	}
+	if cfg.PauseText {
+		progress("pausing River's documents queue")
+		if err := pauseTexts(ctx, path); err != nil {
+			return nil, err
+		}
+	}
 	version, err := sqliteVersion(ctx, path)
 	if err != nil {
 		return nil, err
 	}
 	writePreamble(out, cfg, w, "SQLite file "+filepath.Base(path),
 		fmt.Sprintf("SQLite %s (modernc.org/sqlite), %s, GOMAXPROCS %d", version, runtime.Version(), runtime.GOMAXPROCS(0)), o.Compared)
+	if cfg.PauseText {
+		fmt.Fprint(out, "River's documents queue was paused during the loads (-pause-text): ours read no document's text meanwhile.\n\n")
+	}
 	keys := newKeySource()
 	for _, name := range cfg.Cases {
 		rows, err := loadCase(ctx, cfg, name, scenarios(w, name, cfg.Scenarios, keys), ours, base, progress)
@@ -111,8 +122,8 @@ func benchSQLite(ctx context.Context, cfg config, out, log io.Writer) (_ *outcom
 	if o.Stored, err = readStored(ctx, path); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(out, "The file holds %s documents, %s of them with their bytes in document_contents, of their size and SHA-256, and %s River jobs of their text.\n\n",
-		thousands(o.Stored.Documents), thousands(o.Stored.Intact), thousands(o.Stored.TextJobs))
+	fmt.Fprintf(out, "The file holds %s documents, %s of them with their bytes in document_contents, of their size and SHA-256, and %s River jobs of their text, %s of them still waiting.\n\n",
+		thousands(o.Stored.Documents), thousands(o.Stored.Intact), thousands(o.Stored.TextJobs), thousands(o.Stored.Waiting))
 	return o, nil
 }
 
@@ -313,6 +324,42 @@ LEFT JOIN document_contents AS c ON c.document_id = d.id`)
 	if err := rows.Err(); err != nil {
 		return s, err
 	}
-	err = db.QueryRowContext(ctx, `SELECT count(*) FROM river_job WHERE kind = 'pipeline_document_text'`).Scan(&s.TextJobs)
+	err = db.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(state = 'available'), 0) FROM river_job
+WHERE kind = 'pipeline_document_text'`).Scan(&s.TextJobs, &s.Waiting)
 	return s, err
+}
+
+// pauseTexts pauses River's documents queue in the file, as River's
+// QueuePause does, and waits until ours' producer has seen it (it reads
+// the queue's row every 2 s on SQLite) and its extraction in flight, if
+// any, has ended.
+func pauseTexts(ctx context.Context, path string) error {
+	db, err := openSQLiteBaseline(ctx, path, sqliteWriter, 1)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	res, err := db.ExecContext(ctx, `UPDATE river_queue SET paused_at = datetime('now', 'subsec'), updated_at = datetime('now', 'subsec')
+WHERE name = 'documents'`)
+	if err != nil {
+		return fmt.Errorf("pause the documents queue: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return errors.New("pause the documents queue: ours' River has no such queue")
+	}
+	time.Sleep(3 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var running int
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM river_job WHERE queue = 'documents' AND state = 'running'`).Scan(&running); err != nil {
+			return err
+		}
+		if running == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return errors.New("the documents queue is paused but an extraction still runs after 30 s")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }

@@ -15,10 +15,19 @@ import (
 // run clean on both, each server's allocations are read, and every
 // uploaded document is in the file with its bytes.
 func TestBench_SQLite(t *testing.T) {
-	cfg, err := parseConfig([]string{
+	args := []string{
 		"-sqlite", "-users", "4", "-jobs", "3", "-candidates", "40", "-conns", "4",
 		"-rounds", "2", "-warmup", "200ms", "-duration", "300ms",
-	}, func(string) string { return "" }, io.Discard)
+	}
+	t.Run("as run", func(t *testing.T) { benchSQLiteBriefly(t, args) })
+	t.Run("text paused", func(t *testing.T) {
+		o := benchSQLiteBriefly(t, append(args, "-pause-text"))
+		assert.GreaterOrEqual(t, o.Stored.Waiting, o.Stored.Documents-2, "only the check's uploads may have been read")
+	})
+}
+
+func benchSQLiteBriefly(t *testing.T, args []string) *outcome {
+	cfg, err := parseConfig(args, func(string) string { return "" }, io.Discard)
 	require.NoError(t, err)
 
 	var out, log bytes.Buffer
@@ -52,6 +61,7 @@ func TestBench_SQLite(t *testing.T) {
 	assert.Greater(t, o.Stored.Documents, uploads)
 	assert.Equal(t, o.Stored.Documents, o.Stored.Intact, "every document's bytes are in the file, of its size and SHA-256")
 	assert.Equal(t, o.Stored.Documents, o.Stored.TextJobs, "every document's text is queued")
+	return o
 }
 
 func TestParseConfig_SQLite(t *testing.T) {
@@ -68,6 +78,7 @@ func TestParseConfig_SQLite(t *testing.T) {
 		{"-sqlite", "-hostile"},
 		{"-sqlite", "-scale"},
 		{"-sqlite", "-data-only"},
+		{"-pause-text", "-db", "postgres://u@h/db"},
 	} {
 		_, err := parseConfig(args, none, io.Discard)
 		assert.Error(t, err, "%v", args)
