@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strconv"
 	"sync"
@@ -105,7 +106,9 @@ type hostileRound struct {
 // cores is the CPU used while /me was loaded on a server, in cores (CPU
 // seconds per second): by its own process, by its children (the
 // extraction's) and by PostgreSQL; and how long the server's threads
-// waited for a CPU, in seconds per second. 0 where /proc does not tell.
+// waited for a CPU, in seconds per second. NaN where /proc does not tell,
+// or where processes that ended took their share with them (a
+// PostgreSQL backend that closed).
 type cores struct{ server, children, db, waited float64 }
 
 // measureCores runs f and returns what process pid, its children and
@@ -123,8 +126,8 @@ func measureCores(pid int, f func()) cores {
 	w1, ok8 := runQueueWait(pid)
 	wall := time.Since(start).Seconds()
 	per := func(a, b time.Duration, ok bool) float64 {
-		if !ok {
-			return 0
+		if !ok || b < a {
+			return math.NaN()
 		}
 		return (b - a).Seconds() / wall
 	}
@@ -191,7 +194,13 @@ func writeHostileTable(out io.Writer, cfg config, rounds []hostileRound) {
 			files += fmt.Sprintf("%s %s %.1f s; ", f.name, f.status, f.extracted.Seconds())
 		}
 		arrow := func(f func(cores) float64, scale float64) string {
-			return fmt.Sprintf("%.2f → %.2f", f(r.quietUse)*scale, f(r.hostileUse)*scale)
+			show := func(v float64) string {
+				if math.IsNaN(v) {
+					return "–"
+				}
+				return fmt.Sprintf("%.2f", v*scale)
+			}
+			return show(f(r.quietUse)) + " → " + show(f(r.hostileUse))
 		}
 		fmt.Fprintf(out, "| %d | %s | %s | %s | %s | %s | %s | %s | %.2f× | %.2f× | %s | %s | %s | %s | %s |\n", i+1, r.load,
 			thousands(int(r.quiet.RPS+0.5)), ms(r.quiet.P50), ms(r.quiet.P99),
