@@ -24,7 +24,6 @@ const (
 	cpuEnv      = "PIPELINE_DOCTEXT_CPU_SECONDS"
 	memoryEnv   = "PIPELINE_DOCTEXT_MEMORY_BYTES"
 	maxCharsEnv = "PIPELINE_DOCTEXT_MAX_CHARS"
-	nicedEnv    = "PIPELINE_DOCTEXT_NICED"
 )
 
 // Default limits of a child.
@@ -36,11 +35,6 @@ const (
 	// (RLIMIT_AS) is bounded at four times that, room for the Go
 	// runtime's reservations, which a larger binary makes larger.
 	DefaultMemory = 1 << 30
-	// ChildNice is the scheduling priority (nice value) a child lowers
-	// itself to: a parse that takes a core for seconds yields it to the
-	// server's requests on a busy machine, at the cost of its own wall
-	// time.
-	ChildNice = 10
 )
 
 // Process is a pipeline.Extractor that parses each file in a child
@@ -49,7 +43,7 @@ const (
 // ServeChildIfAsked before anything else. The file goes in on stdin and
 // the text comes out on stdout; the child sets its CPU time (RLIMIT_CPU)
 // and address space (RLIMIT_AS) limits before it reads the file, and the
-// parent kills it when WallTime passes. The child runs at ChildNice. A child that fails, is killed or
+// parent kills it when WallTime passes. A child that fails, is killed or
 // says more than the text may hold is an error: the document ends failed.
 type Process struct {
 	Path     string
@@ -140,7 +134,6 @@ func ServeChildIfAsked() {
 	if os.Getenv(childEnv) != "1" {
 		return
 	}
-	lowerPriority()
 	os.Exit(serveChild())
 }
 
