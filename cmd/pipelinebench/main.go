@@ -201,6 +201,10 @@
 // each round once quiet and once while a zip bomb, a reference-loop PDF
 // and a 10 MiB PDF of tiny pages (the doctext tests' generators) are
 // uploaded in turn, each once the last one's text is no longer pending.
+// Beside each window it shows, from /proc, the cores that ours' process,
+// its children (the extraction) and PostgreSQL used, how long ours'
+// threads waited for a CPU (their schedstat), and the machine's load
+// average as the round began.
 //
 // With -erasure, every candidate gets an activity entry and every
 // candidate of the -candidates jobs a sent message; then, -erasure-people
