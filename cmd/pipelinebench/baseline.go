@@ -53,8 +53,12 @@ func runBaseline(ctx context.Context, args []string, stderr io.Writer) error {
 	addr := fs.String("addr", "127.0.0.1:8081", "listen address")
 	limit := fs.Int("rate-limit", 60, "requests per minute per user")
 	dataOnly := fs.Bool("data-only", false, "read the tokens once at start and count nothing: only the data statements reach the database")
+	sqlitePath := fs.String("sqlite", "", "serve /me and the upload on this SQLite file instead of PostgreSQL")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *sqlitePath != "" {
+		return runSQLiteBaseline(ctx, *sqlitePath, *addr, *limit, stderr)
 	}
 	cfg, err := pgxpool.ParseConfig(*dsn)
 	if err != nil {
@@ -119,7 +123,7 @@ func (b *baseline) routes() http.Handler {
 		guard = b.dataGuard
 	}
 	v1 := e.Group("/api/v1", guard)
-	v1.GET("/me", b.me)
+	v1.GET("/me", me)
 	v1.GET("/jobs/:job", b.job)
 	v1.GET("/jobs/:job/candidates", b.candidates)
 	v1.POST("/jobs/:job/candidates", b.intake)

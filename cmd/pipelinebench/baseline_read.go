@@ -23,7 +23,7 @@ const visibleSQL = `EXISTS (SELECT 1 FROM memberships AS vm
 		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $1)))`
 
 // me serves GET /api/v1/me from what the guard read.
-func (b *baseline) me(c *gin.Context) {
+func me(c *gin.Context) {
 	cl, _ := scoped(c, "")
 	respond(c, http.StatusOK, envelope[identity]{Data: identity{
 		ID: cl.userID, Name: cl.userName, Email: cl.userEmail,

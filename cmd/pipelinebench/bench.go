@@ -19,6 +19,7 @@ type outcome struct {
 	Scale    []scaleRow
 	DataOnly []dataOnlyRow
 	Erasures []erasureRow
+	Stored   storedDocuments // with -sqlite
 }
 
 // scaleKeys are the seed keys of the scale part's jobs, smallest first.
@@ -27,6 +28,9 @@ var scaleKeys = []string{"scale-small", "scale-large"}
 // bench runs the benchmark: dataset, servers, correctness check, load,
 // scale, tables on out; progress on log.
 func bench(ctx context.Context, cfg config, out, log io.Writer) (_ *outcome, err error) {
+	if cfg.SQLite {
+		return benchSQLite(ctx, cfg, out, log)
+	}
 	progress := func(format string, args ...any) { fmt.Fprintf(log, "pipelinebench: "+format+"\n", args...) }
 	if cfg.Rounds < 3 {
 		progress("%d round(s): fine for a try, but a median means something from 3 on", cfg.Rounds)
@@ -131,8 +135,9 @@ func prepare(ctx context.Context, cfg config, bin string, schema benchSchema, di
 }
 
 // startServers starts ours as an operator would, and the baseline, each
-// with its access log in dir; stop stops both.
-func startServers(ctx context.Context, cfg config, bin, dsn, dir string, progress func(string, ...any)) (ours, base *endpoint, stop func() error, err error) {
+// with its access log in dir, on db: a PostgreSQL DSN, or with -sqlite the
+// SQLite file's path; stop stops both.
+func startServers(ctx context.Context, cfg config, bin, db, dir string, progress func(string, ...any)) (ours, base *endpoint, stop func() error, err error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, nil, nil, err
@@ -151,7 +156,7 @@ func startServers(ctx context.Context, cfg config, bin, dsn, dir string, progres
 	}
 	progress("starting pipelined serve on %s", oursAddr)
 	op, err := startProcess(ctx, "pipelined", oursAddr, filepath.Join(dir, "pipelined.log"), bin, []string{"serve"},
-		serverEnv("PIPELINE_DB="+dsn, "PIPELINE_ADDR="+oursAddr, "PIPELINE_RATE_LIMIT="+strconv.Itoa(benchRateLimit),
+		serverEnv("PIPELINE_DB="+db, "PIPELINE_ADDR="+oursAddr, "PIPELINE_RATE_LIMIT="+strconv.Itoa(benchRateLimit),
 			// Messages are queued, not sent: the benchmark measures their write.
 			"PIPELINE_SMTP_URL=log:", "PIPELINE_MAIL_FROM="+benchFrom.String(), "PIPELINE_WEBHOOK_WORKERS=0",
 			// Its /metrics tells the heap allocations per request.
@@ -160,8 +165,12 @@ func startServers(ctx context.Context, cfg config, bin, dsn, dir string, progres
 		return nil, nil, nil, err
 	}
 	progress("starting the baseline on %s", baseAddr)
+	dbFlag := "-db"
+	if cfg.SQLite {
+		dbFlag = "-sqlite"
+	}
 	bp, err := startProcess(ctx, "baseline", baseAddr, filepath.Join(dir, "baseline.log"), self,
-		[]string{"baseline", "-db", dsn, "-addr", baseAddr, "-rate-limit", strconv.Itoa(benchRateLimit)}, serverEnv())
+		[]string{"baseline", dbFlag, db, "-addr", baseAddr, "-rate-limit", strconv.Itoa(benchRateLimit)}, serverEnv())
 	if err != nil {
 		_ = op.stop()
 		return nil, nil, nil, err
@@ -178,6 +187,7 @@ func startServers(ctx context.Context, cfg config, bin, dsn, dir string, progres
 	}
 	ours, base = newEndpoint("ours", oursAddr, cfg.Conns, clientTimeout), newEndpoint("baseline", baseAddr, cfg.Conns, clientTimeout)
 	ours.pid, base.pid = op.cmd.Process.Pid, bp.cmd.Process.Pid
+	ours.embedded, base.embedded = cfg.SQLite, cfg.SQLite
 	ours.allocs, base.allocs = "http://"+metricsAddr+"/metrics", "http://"+baseAddr+"/debug/allocs"
 	return ours, base, stop, nil
 }
@@ -205,7 +215,7 @@ func measure(ctx context.Context, cfg config, w *world, db *pgx.Conn, ours, base
 		return nil, err
 	}
 	o := &outcome{Compared: k.compared, Cases: map[string][]caseRow{}}
-	writePreamble(out, cfg, w, schema, fmt.Sprintf("PostgreSQL %s, %s, GOMAXPROCS %d", version, runtime.Version(), runtime.GOMAXPROCS(0)), k.compared)
+	writePreamble(out, cfg, w, "schema "+schema, fmt.Sprintf("PostgreSQL %s, %s, GOMAXPROCS %d", version, runtime.Version(), runtime.GOMAXPROCS(0)), k.compared)
 	for _, name := range cfg.Cases {
 		var run []*scenario
 		for _, s := range cases[name] {
@@ -218,7 +228,7 @@ func measure(ctx context.Context, cfg config, w *world, db *pgx.Conn, ours, base
 			return nil, err
 		}
 		o.Cases[name] = rows
-		writeCaseTable(out, name, len(castFor(w, name).users), rows)
+		writeCaseTable(out, name, len(castFor(w, name).users), rows, "PostgreSQL")
 		if name == "hot-job" {
 			writeHotJobSummary(out, rows)
 		}

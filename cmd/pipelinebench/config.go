@@ -36,6 +36,8 @@ type config struct {
 	PGLog        string   // the PostgreSQL server's log, for the plans of one erasure; "" skips them
 	Hostile      bool     // /me with and without hostile files being read (hostile.go)
 	HostileConns int      // readers of /me in the hostile part
+	SQLite       bool     // ours and the SQLite baseline on a SQLite file (sqlite.go); -db unused
+	PauseText    bool     // with SQLite: River's documents queue paused during the loads
 	Scenarios    []string // in run order
 	Cases        []string // in run order
 }
@@ -69,8 +71,10 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&cfg.PGLog, "pg-log", "", "the PostgreSQL server's log file, readable here: with -erasure, one more erasure runs on a server with auto_explain and its plans are shown")
 	fs.BoolVar(&cfg.Hostile, "hostile", false, "also measure /me on ours with and without hostile files (a zip bomb, a reference-loop PDF, a 10 MiB PDF of tiny pages) being read in the background")
 	fs.IntVar(&cfg.HostileConns, "hostile-conns", 1, "readers of /me in a closed loop in the hostile part")
-	fs.StringVar(&scenarios, "scenarios", strings.Join(scenarioNames, ","), "scenarios to load, comma-separated")
-	fs.StringVar(&cases, "cases", strings.Join(caseNames, ","), "cases to load, comma-separated")
+	fs.BoolVar(&cfg.SQLite, "sqlite", false, "run on SQLite instead: ours on a fresh SQLite file in a temporary directory (bytes in the database) against a Gin + SQLite baseline on the same file; scenarios "+strings.Join(sqliteScenarios, " and ")+", -db unused")
+	fs.BoolVar(&cfg.PauseText, "pause-text", false, "with -sqlite: pause River's documents queue during the loads, so that ours reads no text meanwhile (the uploads' text jobs wait)")
+	fs.StringVar(&scenarios, "scenarios", strings.Join(scenarioNames, ","), "scenarios to load, comma-separated (with -sqlite: "+strings.Join(sqliteScenarios, ",")+")")
+	fs.StringVar(&cases, "cases", strings.Join(caseNames, ","), "cases to load, comma-separated (with -sqlite: spread by default, or "+strings.Join(sqliteCases, ", ")+")")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return config{}, errHelp
@@ -80,23 +84,63 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	if fs.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	knownScenarios, knownCases := scenarioNames, caseNames
+	if cfg.PauseText && !cfg.SQLite {
+		return config{}, errors.New("-pause-text goes with -sqlite")
+	}
+	if cfg.SQLite {
+		knownScenarios, knownCases = sqliteScenarios, sqliteCases
+		if !set["scenarios"] {
+			scenarios = strings.Join(sqliteScenarios, ",")
+		}
+		if !set["cases"] {
+			cases = "spread"
+		}
+		for _, name := range []string{"scale", "erasure", "hostile", "data-only", "pg-log"} {
+			if set[name] {
+				return config{}, fmt.Errorf("-%s runs on PostgreSQL only, not with -sqlite", name)
+			}
+		}
+		cfg.DataOnly = false
+	}
 	var err error
-	if cfg.Scenarios, err = pickNames("scenario", scenarios, scenarioNames); err != nil {
+	if cfg.Scenarios, err = pickNames("scenario", scenarios, knownScenarios); err != nil {
 		return config{}, err
 	}
-	if cfg.Cases, err = pickNames("case", cases, caseNames); err != nil {
+	if cfg.Cases, err = pickNames("case", cases, knownCases); err != nil {
 		return config{}, err
 	}
 	return cfg, cfg.validate()
 }
 
 func (cfg config) validate() error {
+	if cfg.SQLite {
+		return cfg.validateLoad()
+	}
 	if cfg.DB == "" {
 		return fmt.Errorf("no database: pass -db postgres://USER@HOST:PORT/DB?sslmode=disable or set %s", dbEnv)
 	}
 	if u, err := url.Parse(cfg.DB); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 		return fmt.Errorf("-db must be a postgres:// or postgresql:// URL")
 	}
+	if err := cfg.validateLoad(); err != nil {
+		return err
+	}
+	switch {
+	case cfg.Scale && cfg.ScaleSize < scalePage*pageSize:
+		return fmt.Errorf("-scale-size must be at least %d, so that page %d has candidates", scalePage*pageSize, scalePage)
+	case cfg.Erasure && (cfg.Jobs < 3 || cfg.People < 1):
+		return errors.New("-erasure needs -jobs of 3 or more and -erasure-people of 1 or more")
+	case cfg.Scale && cfg.ScaleSamples < 1:
+		return errors.New("-scale-samples must be at least 1")
+	}
+	return nil
+}
+
+// validateLoad checks the flags of the dataset and the load.
+func (cfg config) validateLoad() error {
 	switch {
 	case cfg.Conns < 1 || cfg.Users < 1 || cfg.Jobs < 1 || cfg.Rounds < 1:
 		return errors.New("-conns, -users, -jobs and -rounds must be at least 1")
@@ -104,12 +148,6 @@ func (cfg config) validate() error {
 		return fmt.Errorf("-candidates must be at least %d", minCandidates)
 	case cfg.Warmup < 0 || cfg.Duration <= 0:
 		return errors.New("-warmup may not be negative and -duration must be positive")
-	case cfg.Scale && cfg.ScaleSize < scalePage*pageSize:
-		return fmt.Errorf("-scale-size must be at least %d, so that page %d has candidates", scalePage*pageSize, scalePage)
-	case cfg.Erasure && (cfg.Jobs < 3 || cfg.People < 1):
-		return errors.New("-erasure needs -jobs of 3 or more and -erasure-people of 1 or more")
-	case cfg.Scale && cfg.ScaleSamples < 1:
-		return errors.New("-scale-samples must be at least 1")
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strconv"
 	"sync"
@@ -96,8 +97,42 @@ func awaitText(e *endpoint, token, path string) (string, error) {
 
 // hostileRound is one round of /me without and with hostile files.
 type hostileRound struct {
-	quiet, hostile runResult
-	files          []hostileOutcome
+	quiet, hostile       runResult
+	quietUse, hostileUse cores
+	files                []hostileOutcome
+	load                 string // the machine's load average as the round began
+}
+
+// cores is the CPU used while /me was loaded on a server, in cores (CPU
+// seconds per second): by its own process, by its children (the
+// extraction's) and by PostgreSQL; and how long the server's threads
+// waited for a CPU, in seconds per second. NaN where /proc does not tell,
+// or where processes that ended took their share with them (a
+// PostgreSQL backend that closed).
+type cores struct{ server, children, db, waited float64 }
+
+// measureCores runs f and returns what process pid, its children and
+// PostgreSQL used meanwhile.
+func measureCores(pid int, f func()) cores {
+	start := time.Now()
+	s0, ok1 := processCPU(pid)
+	c0, ok2 := childrenCPU(pid)
+	d0, ok3 := postgresCPU()
+	w0, ok4 := runQueueWait(pid)
+	f()
+	s1, ok5 := processCPU(pid)
+	c1, ok6 := childrenCPU(pid)
+	d1, ok7 := postgresCPU()
+	w1, ok8 := runQueueWait(pid)
+	wall := time.Since(start).Seconds()
+	per := func(a, b time.Duration, ok bool) float64 {
+		if !ok || b < a {
+			return math.NaN()
+		}
+		return (b - a).Seconds() / wall
+	}
+	return cores{server: per(s0, s1, ok1 && ok5), children: per(c0, c1, ok2 && ok6), db: per(d0, d1, ok3 && ok7),
+		waited: per(w0, w1, ok4 && ok8)}
 }
 
 // runHostile measures /me on ours with -hostile-conns readers, each
@@ -115,10 +150,10 @@ func runHostile(ctx context.Context, cfg config, w *world, ours *endpoint, out i
 	t := target{job: w.Jobs[len(w.Jobs)-1], cand: 0} // a job no case writes to first
 	var rounds []hostileRound
 	for round := range cfg.Rounds {
-		var r hostileRound
+		r := hostileRound{load: loadAverage()}
 		for _, withFiles := range []bool{round%2 == 1, round%2 == 0} {
 			if !withFiles {
-				r.quiet = drive(ctx, reader, me, cfg.HostileConns, cfg.Warmup, cfg.Duration)
+				r.quietUse = measureCores(ours.pid, func() { r.quiet = drive(ctx, reader, me, cfg.HostileConns, cfg.Warmup, cfg.Duration) })
 				progress("hostile round %d/%d: /me quiet: %.0f req/s, p50 %s, p99 %s", round+1, cfg.Rounds, r.quiet.RPS, ms(r.quiet.P50), ms(r.quiet.P99))
 				continue
 			}
@@ -127,7 +162,7 @@ func runHostile(ctx context.Context, cfg config, w *world, ours *endpoint, out i
 			var ferr error
 			wg.Go(func() { r.files, ferr = feedHostile(fctx, feeder, w.Users[0].Token, t, files) })
 			time.Sleep(500 * time.Millisecond) // the first file is being read
-			r.hostile = drive(ctx, reader, me, cfg.HostileConns, cfg.Warmup, cfg.Duration)
+			r.hostileUse = measureCores(ours.pid, func() { r.hostile = drive(ctx, reader, me, cfg.HostileConns, cfg.Warmup, cfg.Duration) })
 			stop()
 			wg.Wait() // the last file's reading ends too
 			if ferr != nil {
@@ -148,22 +183,37 @@ func runHostile(ctx context.Context, cfg config, w *world, ours *endpoint, out i
 func writeHostileTable(out io.Writer, cfg config, rounds []hostileRound) {
 	fmt.Fprintf(out, "## /me beside hostile files: %d reader(s) in a closed loop on ours\n\n", cfg.HostileConns)
 	fmt.Fprintf(out, "Each round measures /me %s quiet and %s while a zip bomb, a reference-loop PDF and a 10 MiB PDF of tiny pages are uploaded in turn, each once the last one's text is no longer pending; the order alternates.\n\n", cfg.Duration, cfg.Duration)
-	fmt.Fprintln(out, "| round | quiet req/s | quiet p50 | quiet p99 | hostile req/s | hostile p50 | hostile p99 | p50 ratio | p99 ratio | files read (status, seconds from upload) |")
-	fmt.Fprintln(out, "|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|")
+	fmt.Fprint(out, "The cores are the CPU seconds per second that ours' process, its children (the extraction) and PostgreSQL used over each window, warm-up included, quiet → hostile; waited is how long ours' threads waited for a CPU, in ms per second; the load is the machine's load average as the round began. The median row's ratios are the medians of the rounds' ratios.\n\n")
+	fmt.Fprintln(out, "| round | load | quiet req/s | quiet p50 | quiet p99 | hostile req/s | hostile p50 | hostile p99 | p50 ratio | p99 ratio | ours' cores | extraction's cores | PostgreSQL's cores | ours waited, ms/s | files read (status, seconds from upload) |")
+	fmt.Fprintln(out, "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|")
 	var qs, hs []runResult
+	var p50s, p99s []float64
 	for i, r := range rounds {
 		files := ""
 		for _, f := range r.files {
 			files += fmt.Sprintf("%s %s %.1f s; ", f.name, f.status, f.extracted.Seconds())
 		}
-		fmt.Fprintf(out, "| %d | %s | %s | %s | %s | %s | %s | %.2f× | %.2f× | %s |\n", i+1,
+		arrow := func(f func(cores) float64, scale float64) string {
+			show := func(v float64) string {
+				if math.IsNaN(v) {
+					return "–"
+				}
+				return fmt.Sprintf("%.2f", v*scale)
+			}
+			return show(f(r.quietUse)) + " → " + show(f(r.hostileUse))
+		}
+		fmt.Fprintf(out, "| %d | %s | %s | %s | %s | %s | %s | %s | %.2f× | %.2f× | %s | %s | %s | %s | %s |\n", i+1, r.load,
 			thousands(int(r.quiet.RPS+0.5)), ms(r.quiet.P50), ms(r.quiet.P99),
 			thousands(int(r.hostile.RPS+0.5)), ms(r.hostile.P50), ms(r.hostile.P99),
-			float64(r.hostile.P50)/float64(max(r.quiet.P50, 1)), float64(r.hostile.P99)/float64(max(r.quiet.P99, 1)), files)
+			float64(r.hostile.P50)/float64(max(r.quiet.P50, 1)), float64(r.hostile.P99)/float64(max(r.quiet.P99, 1)),
+			arrow(func(c cores) float64 { return c.server }, 1), arrow(func(c cores) float64 { return c.children }, 1),
+			arrow(func(c cores) float64 { return c.db }, 1), arrow(func(c cores) float64 { return c.waited }, 1000), files)
 		qs, hs = append(qs, r.quiet), append(hs, r.hostile)
+		p50s = append(p50s, float64(r.hostile.P50)/float64(max(r.quiet.P50, 1)))
+		p99s = append(p99s, float64(r.hostile.P99)/float64(max(r.quiet.P99, 1)))
 	}
 	q, h := summarize(qs), summarize(hs)
-	fmt.Fprintf(out, "| median | %s | %s | %s | %s | %s | %s | %.2f× | %.2f× | |\n\n",
+	fmt.Fprintf(out, "| median | | %s | %s | %s | %s | %s | %s | %.2f× | %.2f× | | | | | |\n\n",
 		thousands(int(q.RPS+0.5)), ms(q.P50), ms(q.P99), thousands(int(h.RPS+0.5)), ms(h.P50), ms(h.P99),
-		float64(h.P50)/float64(max(q.P50, 1)), float64(h.P99)/float64(max(q.P99, 1)))
+		median(p50s), median(p99s))
 }

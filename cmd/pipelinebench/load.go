@@ -33,6 +33,9 @@ type endpoint struct {
 	client *http.Client
 	pid    int    // the server's process, for its CPU time; 0 if not known
 	allocs string // URL of its heap allocations so far (allocMetric); "" if not known
+	// embedded says the database runs in the server's process (SQLite):
+	// no PostgreSQL's CPU time is its.
+	embedded bool
 }
 
 func newEndpoint(name, addr string, conns int, timeout time.Duration) *endpoint {
@@ -188,7 +191,9 @@ func drive(ctx context.Context, e *endpoint, s *scenario, conns int, warmup, dur
 	wg.Wait()
 	<-cpuDone
 	res.ServerCPU = perRequest(before.server, after.server, before.serverOK, after.serverOK, len(all))
-	res.DBCPU = perRequest(before.db, after.db, before.dbOK, after.dbOK, len(all))
+	if !e.embedded {
+		res.DBCPU = perRequest(before.db, after.db, before.dbOK, after.dbOK, len(all))
+	}
 	res.Requests = len(all)
 	if allocOK && len(all) > 0 && allocAfter > allocBefore {
 		res.Alloc = int64(allocAfter-allocBefore) / int64(len(all))

@@ -1,8 +1,9 @@
 // Command pipelinebench is the project's load benchmark. It measures our
 // server, run as an operator runs it, against a bare Gin + pgx baseline
-// that does the same work, in the same run and on the same dataset. It is a
-// module of its own, so that what only the benchmark needs stays out of the
-// library's go.mod; from the repository's root:
+// that does the same work (with -sqlite, Gin + SQLite), in the same run
+// and on the same dataset. It is a module of its own, so that what only
+// the benchmark needs stays out of the library's go.mod; from the
+// repository's root:
 //
 //	go run -C cmd/pipelinebench . -db 'postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable'
 //
@@ -10,6 +11,9 @@
 // progress to stderr. -scale adds the scale part; -scenarios and -cases
 // pick what to load; -server runs a prebuilt pipelined instead of building
 // ./cmd/pipelined; -keep keeps the schema and the servers' logs.
+//
+// -sqlite measures the embedded default instead (see SQLite below): no
+// -db then.
 //
 // # Dataset
 //
@@ -197,6 +201,10 @@
 // each round once quiet and once while a zip bomb, a reference-loop PDF
 // and a 10 MiB PDF of tiny pages (the doctext tests' generators) are
 // uploaded in turn, each once the last one's text is no longer pending.
+// Beside each window it shows, from /proc, the cores that ours' process,
+// its children (the extraction) and PostgreSQL used, how long ours'
+// threads waited for a CPU (their schedstat), and the machine's load
+// average as the round began.
 //
 // With -erasure, every candidate gets an activity entry and every
 // candidate of the -candidates jobs a sent message; then, -erasure-people
@@ -209,6 +217,34 @@
 // more erasure runs on a pipelined connected as a superuser role of its
 // own whose sessions load auto_explain, and the plans it logged are
 // printed. The baseline has no erasure.
+//
+// # SQLite
+//
+// With -sqlite the run needs no PostgreSQL: ours is `pipelined serve` on a
+// fresh SQLite file in the temporary directory (PIPELINE_DB=PATH, bytes
+// in the database, the default), with the same environment as above, and
+// the baseline is `pipelinebench baseline -sqlite PATH`: Gin and
+// database/sql with modernc.org/sqlite, the driver our store uses, on the
+// same file, opened as our store opens it (one writer connection that
+// begins with BEGIN IMMEDIATE, WAL, synchronous=NORMAL, foreign keys,
+// secure_delete; query-only readers, max(4, GOMAXPROCS) of them). The
+// file is loaded by `pipelined seed` alone, the candidates included
+// (hashed names, the same funnel of stages and spread of dates as on
+// PostgreSQL). The scenarios are me and upload, the cases spread (the
+// default), hot-user and hot-candidate; -scale, -erasure, -hostile,
+// -data-only and -pg-log are refused. Per request the baseline reads the
+// token by its hash on a reader (ours reads it once a second per token)
+// and counts the request in memory with the domain's MemoryLimiter, as
+// ours does on SQLite. Its upload reads the file as the PostgreSQL
+// baseline's does, then in one transaction on the writer finds the
+// candidate through the visibility rule and inserts the documents row,
+// the bytes in document_contents, the River job of its text (River's
+// SQLite row: jsonb arguments, its time format) and the activity entry.
+// Before the load both servers answer /me, an upload and its refusals (a
+// read-only token, an unknown candidate, an empty file) alike, but for
+// the document's id and time; after it, every document is read back from
+// the file with its bytes, which must be of its size and SHA-256. The
+// CPU columns show each server's process alone, SQLite within it.
 //
 // # Data-only
 //

@@ -26,7 +26,7 @@ var caseTitles = map[string]string{
 }
 
 // writePreamble states what was measured, and how.
-func writePreamble(out io.Writer, cfg config, w *world, schema, server string, compared int) {
+func writePreamble(out io.Writer, cfg config, w *world, where, server string, compared int) {
 	admins := 0
 	for _, u := range w.Users {
 		if u.owner() {
@@ -34,11 +34,15 @@ func writePreamble(out io.Writer, cfg config, w *world, schema, server string, c
 		}
 	}
 	fmt.Fprintf(out, "# pipelinebench\n\n")
-	fmt.Fprintf(out, "- Dataset: %d jobs × %s candidates; %d users, of whom %d owners or admins and the rest members reaching some jobs; schema %s; %s.\n",
-		len(w.Jobs), thousands(cfg.Candidates), len(w.Users), admins, schema, server)
+	fmt.Fprintf(out, "- Dataset: %d jobs × %s candidates; %d users, of whom %d owners or admins and the rest members reaching some jobs; %s; %s.\n",
+		len(w.Jobs), thousands(cfg.Candidates), len(w.Users), admins, where, server)
 	fmt.Fprintf(out, "- Load: %d connections in a closed loop; per scenario and server %s of warm-up, then %s measured; %d round(s), alternating which server goes first; tables show medians over rounds.\n",
 		cfg.Conns, cfg.Warmup, cfg.Duration, cfg.Rounds)
-	fmt.Fprintf(out, "- Ours: `pipelined serve` with PIPELINE_RATE_LIMIT=%d. Baseline: hand-written Gin + pgx doing the same work.\n", benchRateLimit)
+	baseline := "hand-written Gin + pgx doing the same work"
+	if cfg.SQLite {
+		baseline = "hand-written Gin + database/sql on the same SQLite file and driver, doing the same work"
+	}
+	fmt.Fprintf(out, "- Ours: `pipelined serve` with PIPELINE_RATE_LIMIT=%d. Baseline: %s.\n", benchRateLimit, baseline)
 	if cfg.NoCheck {
 		fmt.Fprintf(out, "- Correctness check skipped (-no-check): the servers were not compared.\n\n")
 	} else {
@@ -46,10 +50,16 @@ func writePreamble(out io.Writer, cfg config, w *world, schema, server string, c
 	}
 }
 
-// writeCaseTable writes one case's table.
-func writeCaseTable(out io.Writer, name string, users int, rows []caseRow) {
+// writeCaseTable writes one case's table; db names the database server
+// whose CPU time is shown beside each server's, "" when the database runs
+// in the server's process (SQLite).
+func writeCaseTable(out io.Writer, name string, users int, rows []caseRow, db string) {
 	fmt.Fprintf(out, "## %s: %s (%d token(s))\n\n", name, caseTitles[name], users)
-	fmt.Fprintln(out, "| scenario | ours req/s | baseline req/s | ours ÷ baseline | ours p50 | ours p99 | baseline p50 | baseline p99 | errors/timeouts (ours, baseline) | CPU per request: ours + its PostgreSQL | baseline + its PostgreSQL | allocated per request: ours | baseline |")
+	cpu := "CPU per request: ours + its " + db + " | baseline + its " + db
+	if db == "" {
+		cpu = "CPU per request: ours, SQLite within | baseline, SQLite within"
+	}
+	fmt.Fprintln(out, "| scenario | ours req/s | baseline req/s | ours ÷ baseline | ours p50 | ours p99 | baseline p50 | baseline p99 | errors/timeouts (ours, baseline) | "+cpu+" | allocated per request: ours | baseline |")
 	fmt.Fprintln(out, "|---|--:|--:|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|")
 	for _, r := range rows {
 		share := "–"
@@ -60,9 +70,18 @@ func writeCaseTable(out io.Writer, name string, users int, rows []caseRow) {
 			r.Scenario, thousands(int(r.Ours.RPS+0.5)), thousands(int(r.Base.RPS+0.5)), share,
 			ms(r.Ours.P50), ms(r.Ours.P99), ms(r.Base.P50), ms(r.Base.P99),
 			r.Ours.Errors, r.Ours.Timeouts, r.Base.Errors, r.Base.Timeouts,
-			cpuPair(r.Ours.ServerCPU, r.Ours.DBCPU), cpuPair(r.Base.ServerCPU, r.Base.DBCPU), bytesPer(r.Ours.Alloc), bytesPer(r.Base.Alloc))
+			cpuShown(r.Ours, db), cpuShown(r.Base, db), bytesPer(r.Ours.Alloc), bytesPer(r.Base.Alloc))
 	}
 	fmt.Fprintln(out)
+}
+
+// cpuShown is a server's CPU time per request, with its database's
+// unless db is "" (the database runs within).
+func cpuShown(s summary, db string) string {
+	if db == "" {
+		return strings.TrimSuffix(cpuPair(s.ServerCPU, 0), " + –")
+	}
+	return cpuPair(s.ServerCPU, s.DBCPU)
 }
 
 // cpuPair shows a server's and PostgreSQL's CPU time per request, "–" for
