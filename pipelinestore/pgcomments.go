@@ -15,7 +15,9 @@ import (
 // (uptrace/bun#1349), the fix River's maintainers pointed to rather than
 // change their SQL; until a release carries it, the comments go here.
 // String literals, quoted identifiers and dollar-quoted bodies are kept as
-// they are.
+// they are. Without it River's leader is never elected on PostgreSQL:
+// TestDeliveries_PeriodicPurge and TestDeliveries_LaterRetry fail, and
+// TestDB_Arguments' apostrophe case.
 func withoutComments(query string, args []driver.NamedValue) string {
 	if len(args) == 0 || (!strings.Contains(query, "--") && !strings.Contains(query, "/*")) {
 		return query

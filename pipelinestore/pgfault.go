@@ -9,6 +9,12 @@ import (
 	"github.com/uptrace/bun/driver/pgdriver"
 )
 
+// A connection whose read or write failed is never used again: without
+// it, TestDB_LateReply fails with prepared statements ("pgdriver:
+// readParseDescribeSync: unexpected message '2'"), the next statement
+// reading the reply of the one that timed out. pgdriver closes such a
+// connection itself after a text statement, not after a prepared one.
+
 // faultConn is a network connection to PostgreSQL that remembers a failed
 // read or write. After one, the driver may have left a reply unread (a
 // statement that timed out is still answered when the server comes back),
