@@ -3,7 +3,7 @@ package pipelinestore
 import (
 	"context"
 	"database/sql"
-	"strconv"
+	"errors"
 	"strings"
 )
 
@@ -37,15 +37,20 @@ import (
 //     the caller to send in a statement of its own making (a key's claim
 //     made by the locking read that follows it: see ClaimCandidate).
 //
-// A batch is sent as one simple query: its statements joined with ";",
-// their parameters numbered through ($1 of the second statement becomes
-// $n+1 when the first takes n), the arguments written in by the driver.
-// Where a statement's parameters are was found once, by reading its SQL
-// as PostgreSQL does (see parameters), when the named statements loaded.
-// PostgreSQL runs the statements in order and stops at the first error,
-// which fails the batch and, with it, the transaction. So a change, its
-// activity entry and its idempotency record cost one round trip, and the
-// rows they lock stay locked for as short a time as the commit allows.
+// With WithPreparedStatements, as serve runs on a direct connection, each
+// statement is prepared on the connection and the batch goes as one
+// simple query of EXECUTEs of them (see pgConn.batchText), the arguments
+// written in by the driver: one round trip, none of its statements parsed
+// or planned again, and no statement's text touched. PostgreSQL runs them
+// in order and stops at the first error, which fails the batch and, with
+// it, the transaction. So a change, its activity entry and its idempotency
+// record cost one round trip, and the rows they lock stay locked for as
+// short a time as the commit allows.
+//
+// Sent as text (behind a transaction pooler, where nothing is prepared),
+// the batch's statements go one by one: joined into one query, their
+// parameters would have to be numbered anew in their text. Only the
+// prepared batch was measured (above).
 //
 // What a write waits for is not seen until the batch is sent: a unique
 // violation or a missing row in a waiting write is reported by the next
@@ -53,13 +58,9 @@ import (
 // write whose result the caller needs at once (an insert returning its
 // id) uses exec or get instead.
 //
-// With WithPreparedStatements each statement is prepared on the
-// connection instead, and the batch goes as one simple query of EXECUTEs
-// of them (see pgConn.batchText): still one round trip, and none of its
-// statements parsed or planned again.
-//
-// So a transaction whose first statement is a read and whose writes all
-// wait costs four round trips: BEGIN, the read, the batch, COMMIT.
+// So a prepared transaction whose first statement is a read and whose
+// writes all wait costs four round trips: BEGIN, the read, the batch,
+// COMMIT.
 
 // batcher is the batching of a write transaction, as the store's code
 // uses it (see above).
@@ -75,7 +76,7 @@ var _ batcher = runner{}
 // batch is a transaction's writes waiting to be sent together. At most one
 // of them returns rows, which scan reads.
 type batch struct {
-	stmts  []string // as written, each numbering its parameters from $1
+	stmts  []string // each numbering its parameters from $1
 	nargs  []int    // each statement's number of arguments
 	args   []any    // every statement's, in order
 	scan   func(context.Context, *sql.Rows) error
@@ -83,50 +84,6 @@ type batch struct {
 }
 
 func (b *batch) reset() { b.stmts, b.nargs, b.args, b.scan = nil, nil, nil, nil }
-
-// text is the batch as one simple query: its statements, their parameters
-// numbered through.
-func (b *batch) text() string {
-	var sb strings.Builder
-	offset := 0
-	for i, q := range b.stmts {
-		if i > 0 {
-			sb.WriteString(";\n")
-		}
-		renumber(&sb, q, offset)
-		offset += b.nargs[i]
-	}
-	return sb.String()
-}
-
-// renumber writes q to sb with each parameter $n written as $n+shift,
-// where q's parameters are (see parameters): a $ inside a literal, a
-// quoted name, a comment or a dollar-quoted body is no parameter.
-func renumber(sb *strings.Builder, q string, shift int) {
-	spans, ok := postgresParams[q]
-	if !ok {
-		spans = parameters(q)
-	}
-	sb.Grow(len(q) + 8)
-	at := 0
-	for _, p := range spans {
-		sb.WriteString(q[at:p.at])
-		sb.WriteByte('$')
-		sb.WriteString(strconv.Itoa(p.n + shift))
-		at = p.end
-	}
-	sb.WriteString(q[at:])
-}
-
-// postgresParams are the parameters of each named PostgreSQL statement,
-// found once when the package loads.
-var postgresParams = func() map[string][]param {
-	m := map[string][]param{}
-	for _, q := range postgresSQL.texts() {
-		m[q] = parameters(q)
-	}
-	return m
-}()
 
 // deferred runs a write that returns nothing, in a PostgreSQL transaction
 // with the transaction's next statement (see batch).
@@ -158,20 +115,31 @@ func (r runner) deferredReturning(ctx context.Context, query string, scan func(c
 
 // flush sends the waiting writes as one simple query; the rows of the one
 // that returns some go to its scan.
-func (r runner) flush(ctx context.Context) (err error) {
+func (r runner) flush(ctx context.Context) error {
 	if r.waiting == nil || len(r.waiting.stmts) == 0 {
 		return nil
 	}
 	b := *r.waiting
 	r.waiting.reset()
-	query := b.text()
+	if r.text() {
+		return r.sendEach(ctx, b)
+	}
+	err := r.sendPrepared(ctx, &b)
+	if errors.Is(err, errUnprepared) {
+		return r.sendEach(ctx, b)
+	}
+	return err
+}
+
+// sendPrepared sends the batch as one simple query of EXECUTEs of its
+// statements prepared on the connection (see pgConn.batchText); the
+// query hooks see the statements joined. It fails with errUnprepared,
+// having sent nothing, when one of them cannot be prepared.
+func (r runner) sendPrepared(ctx context.Context, b *batch) (err error) {
+	query := strings.Join(b.stmts, ";\n")
 	ctx, done := r.trace(ctx, query, b.args)
 	defer func() { done(nil, err) }()
-	if !r.text() {
-		// EXECUTEs of the statements prepared on the connection, in place
-		// of their text (see pgConn.batchText).
-		ctx = context.WithValue(ctx, batchKey{}, &b)
-	}
+	ctx = context.WithValue(ctx, batchKey{}, b)
 	if b.scan == nil {
 		_, err = r.tx.Tx.ExecContext(ctx, query, b.args...)
 		return err
@@ -181,6 +149,37 @@ func (r runner) flush(ctx context.Context) (err error) {
 		return err
 	}
 	return b.scan(ctx, rows)
+}
+
+// sendEach sends the batch's statements one by one, as text: joined, their
+// parameters would have to be numbered anew in their text.
+func (r runner) sendEach(ctx context.Context, b batch) error {
+	at := 0
+	for i, q := range b.stmts {
+		a := b.args[at : at+b.nargs[i]]
+		at += b.nargs[i]
+		if b.scan != nil && i == b.scanAt {
+			if err := r.scanQuery(ctx, q, a, b.scan); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := r.exec(ctx, q, a...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scanQuery runs query and hands its rows to scan.
+func (r runner) scanQuery(ctx context.Context, query string, args []any, scan func(context.Context, *sql.Rows) error) (err error) {
+	ctx, done := r.trace(ctx, query, args)
+	defer func() { done(nil, err) }()
+	rows, err := r.query(ctx, query, args)
+	if err != nil {
+		return err
+	}
+	return scan(ctx, rows)
 }
 
 // takeAlone empties the batch and reports true when it holds query alone;

@@ -2,7 +2,6 @@ package pipelinestore
 
 import (
 	"database/sql/driver"
-	"strconv"
 	"strings"
 )
 
@@ -112,48 +111,4 @@ func blockCommentEnd(q string, i int) int {
 		}
 	}
 	return len(q)
-}
-
-// param is a parameter $n of a statement, at q[at:end].
-type param struct{ at, end, n int }
-
-// parameters are the parameters of query, read as PostgreSQL reads them:
-// a $ inside a string literal, a quoted identifier, a comment or a
-// dollar-quoted body is none.
-func parameters(query string) []param {
-	var ps []param
-	for i := 0; i < len(query); {
-		c := query[i]
-		switch {
-		case c == '\'' || c == '"':
-			i = quotedEnd(query, i)
-		case c == '$' && dollarTag(query, i) != "":
-			tag, end := dollarTag(query, i), len(query)
-			if j := strings.Index(query[i+len(tag):], tag); j >= 0 {
-				end = i + len(tag) + j + len(tag)
-			}
-			i = end
-		case strings.HasPrefix(query[i:], "--"):
-			j := strings.IndexByte(query[i:], '\n')
-			if j < 0 {
-				return ps
-			}
-			i += j
-		case strings.HasPrefix(query[i:], "/*"):
-			i = blockCommentEnd(query, i)
-		case c == '$' && (i == 0 || !isNameByte(query[i-1])):
-			j := i + 1
-			for j < len(query) && '0' <= query[j] && query[j] <= '9' {
-				j++
-			}
-			if j > i+1 {
-				n, _ := strconv.Atoi(query[i+1 : j])
-				ps = append(ps, param{at: i, end: j, n: n})
-			}
-			i = j
-		default:
-			i++
-		}
-	}
-	return ps
 }

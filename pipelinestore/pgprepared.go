@@ -3,6 +3,7 @@ package pipelinestore
 import (
 	"context"
 	"database/sql/driver"
+	"errors"
 	"strconv"
 	"strings"
 )
@@ -66,28 +67,37 @@ func (c *pgConn) stmt(ctx context.Context, query string, args []driver.NamedValu
 	return ps, nil
 }
 
+// errUnprepared is batchText's refusal of a batch with a statement that
+// runs as text (see stmt): the batch is then sent one statement at a time.
+var errUnprepared = errors.New("pipelinestore: a statement of the batch is not prepared")
+
 // batchKey is the context key of the batch that a statement sent by
 // runner.flush is the text of.
 type batchKey struct{}
 
-// batchText is, when ctx carries the batch (see runner.flush) and
-// each of its statements is prepared on the connection (preparing those
-// that are not yet), the batch as one simple query of EXECUTEs of them:
-// one round trip for all, each run by the plan cached on the connection.
-// It reports false when the batch is to go as the text it is: without
-// WithPreparedStatements, or with a statement that is not prepared (see
-// stmt). The driver writes the arguments into the text.
+// batchText is, when ctx carries the batch (see runner.sendPrepared), the
+// batch as one simple query of EXECUTEs of its statements prepared on the
+// connection (preparing those that are not yet): one round trip for all,
+// each run by the plan cached on the connection. It fails with
+// errUnprepared when a statement runs as text (see stmt). The driver
+// writes the arguments into the query.
 func (c *pgConn) batchText(ctx context.Context, args []driver.NamedValue) (string, bool, error) {
 	b, ok := ctx.Value(batchKey{}).(*batch)
-	if !ok || c.stmts == nil {
+	if !ok {
 		return "", false, nil
+	}
+	if c.stmts == nil {
+		return "", false, errUnprepared
 	}
 	var sb strings.Builder
 	at := 0
 	for i, q := range b.stmts {
 		s, err := c.stmt(ctx, q, args[at:at+b.nargs[i]])
-		if err != nil || s.Stmt == nil {
+		if err != nil {
 			return "", false, err
+		}
+		if s.Stmt == nil {
+			return "", false, errUnprepared
 		}
 		if i > 0 {
 			sb.WriteString(";\n")

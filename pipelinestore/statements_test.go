@@ -1,8 +1,6 @@
 package pipelinestore
 
 import (
-	"strconv"
-	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -69,26 +67,4 @@ func TestStatements_Files(t *testing.T) {
 		_, err := loadStatements(fsys, DialectSQLite)
 		require.ErrorContains(t, err, "no statement InsertNote")
 	})
-}
-
-// A batch numbers its statements' parameters through, and only their
-// parameters: a $ in a literal, a quoted name, a comment or a
-// dollar-quoted body is kept as written.
-func TestBatch_Numbering(t *testing.T) {
-	second := `INSERT INTO t (a, b, c) VALUES ($1, '$1 costs $2', $2) -- $1
-/* $2 */ RETURNING "$1", $f$ $2 $f$, $3`
-	b := &batch{
-		stmts: []string{postgresSQL.InsertNote, second},
-		nargs: []int{strings.Count(postgresSQL.InsertNote, "$"), 3},
-	}
-	n := b.nargs[0]
-	text := b.text()
-	_, got, ok := strings.Cut(text, ";\n")
-	require.True(t, ok)
-	require.Equal(t, strings.NewReplacer(
-		"($1, '", "($"+strconv.Itoa(n+1)+", '",
-		"', $2)", "', $"+strconv.Itoa(n+2)+")",
-		"$f$, $3", "$f$, $"+strconv.Itoa(n+3),
-	).Replace(second), got)
-	require.Len(t, parameters(postgresSQL.InsertNote), n, "InsertNote's parameters are all read")
 }
