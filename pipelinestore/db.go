@@ -213,7 +213,7 @@ func openPostgres(ctx context.Context, dsn string, o options) (*DB, error) {
 	b := bun.NewDB(sqldb, pgdialect.New())
 	p := newPool(b, true, o.hooks)
 	p.sessions = o.sessions && o.sqlDB == nil
-	db := &DB{w: p, r: p, dialect: DialectPostgres, q: postgresSQL, owned: o.sqlDB == nil, roundTrips: &roundTrips}
+	db := &DB{w: p, r: p, dialect: DialectPostgres, q: p.q, owned: o.sqlDB == nil, roundTrips: &roundTrips}
 	db.largeJobs.limit = o.largeJobSize
 	if o.sqlDB == nil {
 		db.dsn = dsn
@@ -262,7 +262,7 @@ func openSQLite(ctx context.Context, path string, o options) (*DB, error) {
 			return nil, fmt.Errorf("pipelinestore: open SQLite: %w", err)
 		}
 		p := newPool(b, false, o.hooks)
-		return &DB{w: p, r: p, dialect: DialectSQLite, q: sqliteSQL}, nil
+		return &DB{w: p, r: p, dialect: DialectSQLite, q: p.q}, nil
 	}
 	if path == "" || path == ":memory:" {
 		return nil, fmt.Errorf("pipelinestore: invalid SQLite path %q", path)
@@ -279,7 +279,8 @@ func openSQLite(ctx context.Context, path string, o options) (*DB, error) {
 		w.Close()
 		return nil, err
 	}
-	return &DB{w: newPool(w, false, o.hooks), r: newPool(r, false, o.hooks), dialect: DialectSQLite, q: sqliteSQL, owned: true}, nil
+	wp := newPool(w, false, o.hooks)
+	return &DB{w: wp, r: newPool(r, false, o.hooks), dialect: DialectSQLite, q: wp.q, owned: true}, nil
 }
 
 func openSQLitePool(ctx context.Context, path, params string, conns int) (*bun.DB, error) {
