@@ -24,8 +24,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
-	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
@@ -208,23 +208,62 @@ func readPDF(content []byte, w *textWriter) error {
 	if err := ctx.EnsurePageCount(); err != nil {
 		return err
 	}
-	for page := 1; page <= ctx.PageCount; page++ {
-		r, err := pdfcpu.ExtractPageContent(ctx, page)
-		if err != nil {
-			return err
-		}
-		stream, err := io.ReadAll(r)
-		if err != nil {
-			return err
+	return pdfPages(ctx, func(d types.Dict, page int) error {
+		stream, err := ctx.PageContent(d, page)
+		if err != nil && !errors.Is(err, model.ErrNoContent) {
+			return fmt.Errorf("page %d: %w", page, err)
 		}
 		if err := showText(stream, w); err != nil {
 			return err
 		}
-		if err := w.WriteString("\n"); err != nil {
+		return w.WriteString("\n")
+	})
+}
+
+// pdfPages calls page with each page's dictionary and number, in order,
+// walking the page tree once: pdfcpu's PageDict walks it from its root
+// for each page, so that a file of n tiny pages took n² steps (4,000
+// pages 2.8 s, a 10 MiB file of 31,000 more than its 10 s). A node of
+// the tree met twice (a tree that refers to itself, or shares a subtree)
+// is an error.
+func pdfPages(ctx *model.Context, page func(types.Dict, int) error) error {
+	root, err := ctx.Pages()
+	if err != nil {
+		return err
+	}
+	seen := map[int]bool{}
+	n := 0
+	var walk func(ref types.IndirectRef, depth int) error
+	walk = func(ref types.IndirectRef, depth int) error {
+		if err := ctx.CheckRecursionDepth("page tree", depth); err != nil {
 			return err
 		}
+		d, err := ctx.DereferenceDict(ref)
+		if err != nil || d == nil {
+			return err
+		}
+		kids := d.ArrayEntry("Kids")
+		if kids == nil {
+			n++
+			return page(d, n)
+		}
+		nr := ref.ObjectNumber.Value()
+		if seen[nr] {
+			return fmt.Errorf("doctext: the page tree meets node %d twice", nr)
+		}
+		seen[nr] = true
+		for _, kid := range kids {
+			ref, ok := kid.(types.IndirectRef)
+			if !ok {
+				return errors.New("doctext: a page tree node is not a reference")
+			}
+			if err := walk(ref, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	return nil
+	return walk(*root, 0)
 }
 
 // showText writes the strings a content stream's text operators show
