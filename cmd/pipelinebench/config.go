@@ -16,30 +16,31 @@ const dbEnv = "PIPELINE_BENCH_DB"
 
 // config is the command line of a benchmark run.
 type config struct {
-	DB           string
-	Conns        int
-	Users        int
-	Jobs         int
-	Candidates   int // per job
-	Rounds       int
-	Warmup       time.Duration
-	Duration     time.Duration
-	Scale        bool
-	ScaleSize    int
-	ScaleSamples int
-	Server       string // prebuilt pipelined; "" builds one
-	Keep         bool
-	NoCheck      bool     // skip the correctness check
-	DataOnly     bool     // also load the job read and the stage filter against the data-only baseline
-	Erasure      bool     // time erasures of a person (erasure.go)
-	People       int      // erasures per place
-	PGLog        string   // the PostgreSQL server's log, for the plans of one erasure; "" skips them
-	Hostile      bool     // /me with and without hostile files being read (hostile.go)
-	HostileConns int      // readers of /me in the hostile part
-	SQLite       bool     // ours and the SQLite baseline on a SQLite file (sqlite.go); -db unused
-	PauseText    bool     // with SQLite: River's documents queue paused during the loads
-	Scenarios    []string // in run order
-	Cases        []string // in run order
+	DB            string
+	Conns         int
+	Users         int
+	Jobs          int
+	Candidates    int // per job
+	Rounds        int
+	Warmup        time.Duration
+	Duration      time.Duration
+	Scale         bool
+	ScaleSize     int
+	ScaleSamples  int
+	Server        string // prebuilt pipelined; "" builds one
+	Keep          bool
+	NoCheck       bool     // skip the correctness check
+	DataOnly      bool     // also load the job read and the stage filter against the data-only baseline
+	Erasure       bool     // time erasures of a person (erasure.go)
+	People        int      // erasures per place
+	PGLog         string   // the PostgreSQL server's log, for the plans of one erasure; "" skips them
+	Hostile       bool     // /me with and without hostile files being read (hostile.go)
+	HostileConns  int      // readers of /me in the hostile part
+	HostileBeside string   // a shell command run instead of the uploads, as a control (hostile.go)
+	SQLite        bool     // ours and the SQLite baseline on a SQLite file (sqlite.go); -db unused
+	PauseText     bool     // with SQLite: River's documents queue paused during the loads
+	Scenarios     []string // in run order
+	Cases         []string // in run order
 }
 
 // errHelp reports that the usage was asked for and printed.
@@ -71,6 +72,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&cfg.PGLog, "pg-log", "", "the PostgreSQL server's log file, readable here: with -erasure, one more erasure runs on a server with auto_explain and its plans are shown")
 	fs.BoolVar(&cfg.Hostile, "hostile", false, "also measure /me on ours with and without hostile files (a zip bomb, a reference-loop PDF, a 10 MiB PDF of tiny pages) being read in the background")
 	fs.IntVar(&cfg.HostileConns, "hostile-conns", 1, "readers of /me in a closed loop in the hostile part")
+	fs.StringVar(&cfg.HostileBeside, "hostile-beside", "", "in the hostile part, run this shell command beside /me instead of uploading the files (a control; $HOSTILE_DIR holds the files)")
 	fs.BoolVar(&cfg.SQLite, "sqlite", false, "run on SQLite instead: ours on a fresh SQLite file in a temporary directory (bytes in the database) against a Gin + SQLite baseline on the same file; scenarios "+strings.Join(sqliteScenarios, " and ")+", -db unused")
 	fs.BoolVar(&cfg.PauseText, "pause-text", false, "with -sqlite: pause River's documents queue during the loads, so that ours reads no text meanwhile (the uploads' text jobs wait)")
 	fs.StringVar(&scenarios, "scenarios", strings.Join(scenarioNames, ","), "scenarios to load, comma-separated (with -sqlite: "+strings.Join(sqliteScenarios, ",")+")")

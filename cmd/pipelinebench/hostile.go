@@ -7,8 +7,12 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/pipeline-dev/pipeline/pipeline/doctext/doctexttest"
@@ -95,6 +99,35 @@ func awaitText(e *endpoint, token, path string) (string, error) {
 	}
 }
 
+// runBeside starts command in a shell of its own process group, with
+// $HOSTILE_DIR holding files, and returns what waits for ctx to end and
+// then kills the group: a control of -hostile, which puts beside /me a
+// load of known kind (a spin loop, a parse outside the server) instead
+// of the uploads.
+func runBeside(ctx context.Context, command string, files []hostileFile) (func(), error) {
+	dir, err := os.MkdirTemp("", "pipelinebench-hostile-")
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		if err := os.WriteFile(filepath.Join(dir, f.name), f.content, 0o600); err != nil {
+			return nil, err
+		}
+	}
+	cmd := exec.Command("sh", "-c", command)
+	cmd.Env = append(os.Environ(), "HOSTILE_DIR="+dir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return func() {
+		<-ctx.Done()
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		_ = os.RemoveAll(dir)
+	}, nil
+}
+
 // hostileRound is one round of /me without and with hostile files.
 type hostileRound struct {
 	quiet, hostile       runResult
@@ -160,7 +193,16 @@ func runHostile(ctx context.Context, cfg config, w *world, ours *endpoint, out i
 			fctx, stop := context.WithCancel(ctx)
 			var wg sync.WaitGroup
 			var ferr error
-			wg.Go(func() { r.files, ferr = feedHostile(fctx, feeder, w.Users[0].Token, t, files) })
+			if cfg.HostileBeside != "" {
+				stopBeside, err := runBeside(fctx, cfg.HostileBeside, files)
+				if err != nil {
+					stop()
+					return err
+				}
+				wg.Go(stopBeside)
+			} else {
+				wg.Go(func() { r.files, ferr = feedHostile(fctx, feeder, w.Users[0].Token, t, files) })
+			}
 			time.Sleep(500 * time.Millisecond) // the first file is being read
 			r.hostileUse = measureCores(ours.pid, func() { r.hostile = drive(ctx, reader, me, cfg.HostileConns, cfg.Warmup, cfg.Duration) })
 			stop()
@@ -182,6 +224,9 @@ func runHostile(ctx context.Context, cfg config, w *world, ours *endpoint, out i
 
 func writeHostileTable(out io.Writer, cfg config, rounds []hostileRound) {
 	fmt.Fprintf(out, "## /me beside hostile files: %d reader(s) in a closed loop on ours\n\n", cfg.HostileConns)
+	if cfg.HostileBeside != "" {
+		fmt.Fprintf(out, "A control: the hostile windows ran `%s` beside /me instead of uploading the files.\n\n", cfg.HostileBeside)
+	}
 	fmt.Fprintf(out, "Each round measures /me %s quiet and %s while a zip bomb, a reference-loop PDF and a 10 MiB PDF of tiny pages are uploaded in turn, each once the last one's text is no longer pending; the order alternates.\n\n", cfg.Duration, cfg.Duration)
 	fmt.Fprint(out, "The cores are the CPU seconds per second that ours' process, its children (the extraction) and PostgreSQL used over each window, warm-up included, quiet → hostile; waited is how long ours' threads waited for a CPU, in ms per second; the load is the machine's load average as the round began. The median row's ratios are the medians of the rounds' ratios.\n\n")
 	fmt.Fprintln(out, "| round | load | quiet req/s | quiet p50 | quiet p99 | hostile req/s | hostile p50 | hostile p99 | p50 ratio | p99 ratio | ours' cores | extraction's cores | PostgreSQL's cores | ours waited, ms/s | files read (status, seconds from upload) |")

@@ -204,7 +204,10 @@
 // Beside each window it shows, from /proc, the cores that ours' process,
 // its children (the extraction) and PostgreSQL used, how long ours'
 // threads waited for a CPU (their schedstat), and the machine's load
-// average as the round began.
+// average as the round began. -hostile-beside CMD is a control: the
+// hostile windows run the shell command CMD beside /me instead of the
+// uploads ($HOSTILE_DIR holds the three files), a load of known kind such
+// as a spin loop or a parse outside the server.
 //
 // With -erasure, every candidate gets an activity entry and every
 // candidate of the -candidates jobs a sent message; then, -erasure-people
