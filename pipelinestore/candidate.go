@@ -290,7 +290,8 @@ func (t *tx) CandidateForUpdate(ctx context.Context, viewer, jobID, id int64) (p
 	var r struct {
 		claimRow
 		candidateRow
-		DrawnID *int64 `bun:"drawn_id"`
+		DrawnID  *int64  `bun:"drawn_id"`
+		JobTitle *string `bun:"job_title"` // with the drawn id
 	}
 	var err error
 	if kc := t.waitingClaim(); kc != nil {
@@ -304,6 +305,9 @@ func (t *tx) CandidateForUpdate(ctx context.Context, viewer, jobID, id int64) (p
 	}
 	if err != nil {
 		return pipeline.Candidate{}, formatError(err, "Candidate")
+	}
+	if r.JobTitle != nil {
+		t.jobTitle = &jobTitle{id: r.JobID, title: *r.JobTitle}
 	}
 	return r.candidateRow.toCandidate(), nil
 }

@@ -386,6 +386,9 @@ func (db *DB) Write(ctx context.Context, fn func(pipeline.Tx) error) error {
 		}
 		return formatError(t.enqueuePending(ctx), "Record")
 	})
+	if err != nil && t != nil && t.booking {
+		err = bookingError(err)
+	}
 	if err == nil && t.countsChanged {
 		db.appended()
 	}
@@ -410,6 +413,12 @@ type tx struct {
 	// draw is an id to draw in the next locking read (PostgreSQL; see
 	// DrawID).
 	draw *idDraw
+	// jobTitle is the title of the job of the candidate read with a drawn
+	// id, with which an interview's insert waits in the batch.
+	jobTitle *jobTitle
+	// booking: an interview's insert waited in a batch, whose deadlock
+	// with another booking is that booking's win (see bookingError).
+	booking bool
 	// jobs are River jobs to insert before the commit, with the webhook
 	// messages (see enqueuePending).
 	jobs []river.InsertManyParams

@@ -213,6 +213,12 @@ func (t *tx) InsertInterview(ctx context.Context, iv pipeline.Interview) (pipeli
 		// The interviewers in the same statement, which a clash fails;
 		// the id, UID and organizer with them when the id was drawn.
 		a = append(a, jsonIDs(userIDs(iv.Interviewers)), iv.ID, iv.UID, iv.Organizer.Name, iv.Organizer.Email)
+		if jt := t.jobTitle; iv.ID != 0 && jt != nil && jt.id == iv.JobID {
+			// Nothing to return: the insert waits in the batch, and a
+			// clash fails the batch that sends it.
+			iv.JobTitle, t.booking = jt.title, true
+			return iv, bookingError(t.run.deferred(ctx, t.q.InsertInterviewDrawn, a...))
+		}
 		err := t.run.get(ctx, t.q.InsertInterviewWithInterviewers, a, &iv.ID, &iv.JobTitle)
 		return iv, bookingError(err)
 	}
@@ -220,6 +226,12 @@ func (t *tx) InsertInterview(ctx context.Context, iv pipeline.Interview) (pipeli
 		return pipeline.Interview{}, formatError(err, "Interview")
 	}
 	return iv, t.insertInterviewers(ctx, iv)
+}
+
+// jobTitle is a job's title, as a locking read of its candidate found it.
+type jobTitle struct {
+	id    int64
+	title string
 }
 
 // SetInterviewCalendar stores the UID and the organizer of an interview.

@@ -118,6 +118,7 @@ type statements struct {
 	DeleteInterviewers              string
 	InsertInterview                 string
 	InsertInterviewWithInterviewers string `sql:"postgres"`
+	InsertInterviewDrawn            string `sql:"postgres"`
 	InsertInterviewers              string
 	Interview                       string
 	InterviewLocked                 string

@@ -149,7 +149,7 @@ SELECT (SELECT CAST(COALESCE(sum(st.candidate_count), 0) AS BIGINT) FROM stages 
 -- table named by their last parameter.
 -- name: CandidateLockedDrawing
 SELECT nextval(pg_get_serial_sequence($4, 'id')) AS drawn_id, c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
-	c.erased_at, j.team_id, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage
+	c.erased_at, j.team_id, j.title AS job_title, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
 WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
 	WHERE vm.team_id = j.team_id AND vm.user_id = $3
@@ -161,7 +161,7 @@ SELECT nextval(pg_get_serial_sequence($8, 'id')) AS drawn_id, k.locked AS claim_
 	k.result AS claim_result, k.created_at AS claim_created_at, r.*
 FROM pipeline_claim_key($4, $5, $6, $7) AS k
 LEFT JOIN LATERAL (SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
-	c.erased_at, j.team_id, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage
+	c.erased_at, j.team_id, j.title AS job_title, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
 WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
 	WHERE vm.team_id = j.team_id AND vm.user_id = $3

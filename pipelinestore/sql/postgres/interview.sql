@@ -123,6 +123,17 @@ SELECT i.id, CAST(x.value AS bigint), x.n, i.starts_at, i.ends_at, CAST($8 AS te
 FROM i, json_array_elements_text(CAST($12 AS json)) WITH ORDINALITY AS x(value, n))
 SELECT i.id, (SELECT j.title FROM jobs AS j WHERE j.id = i.job_id) AS job_title FROM i;
 
+-- InsertInterviewDrawn is InsertInterviewWithInterviewers for an
+-- interview whose id $13 was drawn and whose job's title is known: it
+-- returns nothing, so that it waits in the transaction's batch.
+-- name: InsertInterviewDrawn
+WITH i AS (INSERT INTO interviews (id, job_id, candidate_id, starts_at, ends_at, timezone,
+	location, video_url, status, sequence, created_by, created_at, updated_at, uid, organizer_name, organizer_email)
+VALUES (CAST($13 AS bigint), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $14, $15, $16) RETURNING id, starts_at, ends_at)
+INSERT INTO interview_interviewers (interview_id, user_id, position, starts_at, ends_at, active)
+SELECT i.id, CAST(x.value AS bigint), x.n, i.starts_at, i.ends_at, CAST($8 AS text) = 'scheduled'
+FROM i, json_array_elements_text(CAST($12 AS json)) WITH ORDINALITY AS x(value, n);
+
 -- name: SetInterviewCalendar
 UPDATE interviews SET uid = $1, organizer_name = $2, organizer_email = $3 WHERE id = $4;
 
