@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipelinestore"
 	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
 )
 
@@ -438,4 +439,31 @@ func TestService_ProposalVisibility(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestService_ProposedScheduleClash: a schedule that must be approved runs
+// the checks of a schedule before it is proposed, the interviewers' and
+// the candidate's times included: a clash is the conflict, and nothing is
+// proposed, whether or not the Service sends invitations.
+func TestService_ProposedScheduleClash(t *testing.T) {
+	check := func(t *testing.T, w world) {
+		first := schedule(t, w, 1, "olivia")
+		c := heldCaller(t, w, []pipeline.Scope{pipeline.ScopeSchedulingWrite}, pipeline.OpScheduleInterview)
+		in := interviewAt(w, 1, "olivia")
+		body, err := json.Marshal(map[string]any{"start": in.Start, "end": in.End, "interviewer_ids": in.InterviewerIDs})
+		require.NoError(t, err)
+		ctx := pipeline.WithRequest(pipeline.NewContext(context.Background(), c), pipeline.Request{Body: body})
+		_, err = w.Svc.ScheduleInterview(ctx, w.Job("backend"), w.Res.Candidates["grace"], in)
+		assert.Equal(t, []pipeline.Busy{{UserID: w.User("olivia"), Start: first.Start, End: first.End}}, busyOf(t, err))
+		list, err := w.Svc.ListProposals(w.As(t, "olivia"), pipeline.ProposalFilter{})
+		require.NoError(t, err)
+		assert.Empty(t, list.Items, "nothing is proposed")
+	}
+	eachWorld(t, "with invitations", check)
+	t.Run("without mail", func(t *testing.T) {
+		t.Parallel()
+		storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+			check(t, storetest.Seeded(t, db))
+		})
+	})
 }
