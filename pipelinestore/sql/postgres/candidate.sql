@@ -146,7 +146,9 @@ SELECT (SELECT CAST(COALESCE(sum(st.candidate_count), 0) AS BIGINT) FROM stages 
 
 -- The Drawing forms of the locking reads also draw the id of a record
 -- the transaction is to insert (see DrawID), from the sequence of the
--- table named by their last parameter.
+-- table named by their last parameter. The candidate's also read its
+-- job's title, with which an interview's insert returns nothing and
+-- waits in the batch (InsertInterviewDrawn).
 -- name: CandidateLockedDrawing
 SELECT nextval(pg_get_serial_sequence($4, 'id')) AS drawn_id, c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
 	c.erased_at, j.team_id, j.title AS job_title, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage
