@@ -2,6 +2,7 @@ package doctext_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -92,4 +93,21 @@ func TestDetectType(t *testing.T) {
 	}
 	assert.Equal(t, pipeline.TypePNG, pipeline.DetectType(doctexttest.PNG()))
 	assert.Equal(t, pipeline.TypeJPEG, pipeline.DetectType(doctexttest.JPEG()))
+}
+
+// BenchmarkParse_TinyPages reads PDFs of 1,000, 4,000 and 16,000 tiny
+// pages: the time per page stays about the same as the pages grow,
+// since the page tree is walked once (it once grew with their number).
+func BenchmarkParse_TinyPages(b *testing.B) {
+	for _, n := range []int{1000, 4000, 16000} {
+		pdf := doctexttest.TinyPagesPDF(n)
+		b.Run(fmt.Sprintf("pages=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := doctext.Parse(pipeline.TypePDF, pdf, pipeline.MaxDocumentText); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/page")
+		})
+	}
 }
