@@ -100,10 +100,13 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		if !set["cases"] {
 			cases = "spread"
 		}
-		for _, name := range []string{"scale", "erasure", "hostile", "data-only", "pg-log"} {
+		for _, name := range []string{"scale", "erasure", "data-only", "pg-log"} {
 			if set[name] {
 				return config{}, fmt.Errorf("-%s runs on PostgreSQL only, not with -sqlite", name)
 			}
+		}
+		if cfg.Hostile && cfg.PauseText {
+			return config{}, errors.New("-hostile needs the text read: not with -pause-text")
 		}
 		cfg.DataOnly = false
 	}

@@ -197,7 +197,8 @@
 // at /metrics, on PIPELINE_METRICS_ADDR; the baseline's at
 // /debug/allocs) and shows them per request.
 //
-// With -hostile, /me is loaded on ours by -hostile-conns readers, in
+// With -hostile, on PostgreSQL or with -sqlite on the embedded default,
+// /me is loaded on ours by -hostile-conns readers, in
 // each round once quiet and once while a zip bomb, a reference-loop PDF
 // and a 10 MiB PDF of tiny pages (the doctext tests' generators) are
 // uploaded in turn, each once the last one's text is no longer pending.
@@ -234,8 +235,9 @@
 // file is loaded by `pipelined seed` alone, the candidates included
 // (hashed names, the same funnel of stages and spread of dates as on
 // PostgreSQL). The scenarios are me and upload, the cases spread (the
-// default), hot-user and hot-candidate; -scale, -erasure, -hostile,
-// -data-only and -pg-log are refused. Per request the baseline reads the
+// default), hot-user and hot-candidate; -hostile runs after them (not
+// with -pause-text); -scale, -erasure, -data-only and -pg-log are
+// refused. Per request the baseline reads the
 // token by its hash on a reader (ours reads it once a second per token)
 // and counts the request in memory with the domain's MemoryLimiter, as
 // ours does on SQLite. Its upload reads the file as the PostgreSQL

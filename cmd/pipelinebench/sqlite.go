@@ -119,6 +119,11 @@ func benchSQLite(ctx context.Context, cfg config, out, log io.Writer) (_ *outcom
 		writeCaseTable(out, name, len(castFor(w, name).users), rows, "")
 		writeRoundsTable(out, name, rows)
 	}
+	if cfg.Hostile {
+		if err := runHostile(ctx, cfg, w, ours, out, progress); err != nil {
+			return nil, err
+		}
+	}
 	if o.Stored, err = readStored(ctx, path); err != nil {
 		return nil, err
 	}

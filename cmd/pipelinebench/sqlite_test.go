@@ -21,12 +21,17 @@ func TestBench_SQLite(t *testing.T) {
 	}
 	t.Run("as run", func(t *testing.T) { benchSQLiteBriefly(t, args) })
 	t.Run("text paused", func(t *testing.T) {
-		o := benchSQLiteBriefly(t, append(args, "-pause-text"))
+		o, _ := benchSQLiteBriefly(t, append(args, "-pause-text"))
 		assert.GreaterOrEqual(t, o.Stored.Waiting, o.Stored.Documents-2, "only the check's uploads may have been read")
+	})
+	t.Run("hostile", func(t *testing.T) {
+		_, out := benchSQLiteBriefly(t, append(args, "-hostile", "-rounds", "1"))
+		assert.Contains(t, out, "## /me beside hostile files: 1 reader(s) in a closed loop on ours")
+		assert.Regexp(t, `\| 1 \| .* \| bomb\.docx (ready|failed) [0-9.]+ s;`, out, "the round, with what became of the first file")
 	})
 }
 
-func benchSQLiteBriefly(t *testing.T, args []string) *outcome {
+func benchSQLiteBriefly(t *testing.T, args []string) (*outcome, string) {
 	cfg, err := parseConfig(args, func(string) string { return "" }, io.Discard)
 	require.NoError(t, err)
 
@@ -61,7 +66,7 @@ func benchSQLiteBriefly(t *testing.T, args []string) *outcome {
 	assert.Greater(t, o.Stored.Documents, uploads)
 	assert.Equal(t, o.Stored.Documents, o.Stored.Intact, "every document's bytes are in the file, of its size and SHA-256")
 	assert.Equal(t, o.Stored.Documents, o.Stored.TextJobs, "every document's text is queued")
-	return o
+	return o, out.String()
 }
 
 func TestParseConfig_SQLite(t *testing.T) {
@@ -71,11 +76,13 @@ func TestParseConfig_SQLite(t *testing.T) {
 	assert.Equal(t, sqliteScenarios, cfg.Scenarios)
 	assert.Equal(t, []string{"spread"}, cfg.Cases)
 	assert.False(t, cfg.DataOnly)
+	_, err = parseConfig([]string{"-sqlite", "-hostile"}, none, io.Discard)
+	require.NoError(t, err, "/me beside hostile files on the embedded default")
 
 	for _, args := range [][]string{
 		{"-sqlite", "-scenarios", "move"},
 		{"-sqlite", "-cases", "hot-job"},
-		{"-sqlite", "-hostile"},
+		{"-sqlite", "-hostile", "-pause-text"},
 		{"-sqlite", "-scale"},
 		{"-sqlite", "-data-only"},
 		{"-pause-text", "-db", "postgres://u@h/db"},
