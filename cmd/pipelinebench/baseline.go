@@ -84,11 +84,16 @@ func runBaseline(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 	}
 	defer b.bg.Wait()
-	ln, err := net.Listen("tcp", *addr)
+	return serve(ctx, *addr, b.routes())
+}
+
+// serve serves h on addr until ctx is cancelled (SIGTERM), then drains.
+func serve(ctx context.Context, addr string, h http.Handler) error {
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: b.routes(), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
@@ -109,15 +114,7 @@ func runBaseline(ctx context.Context, args []string, stderr io.Writer) error {
 
 // routes is the baseline's router: exactly the routes the scenarios use.
 func (b *baseline) routes() http.Handler {
-	gin.SetMode(gin.ReleaseMode)
-	e := gin.New()
-	_ = e.SetTrustedProxies(nil) // the client address is the socket peer, as ours
-	e.Use(b.requestLog, gin.CustomRecovery(func(c *gin.Context, _ any) {
-		fail(c, http.StatusInternalServerError, "server_error", "Server error.", nil)
-	}))
-	e.GET("/readyz", b.readyz)
-	e.GET("/debug/allocs", serveAllocs)
-	e.NoRoute(func(c *gin.Context) { fail(c, http.StatusNotFound, "not_found", "Not found.", nil) })
+	e := engine(b.log, b.pool.Ping)
 	guard := b.guard
 	if b.callers != nil {
 		guard = b.dataGuard
@@ -135,37 +132,55 @@ func (b *baseline) routes() http.Handler {
 	return e
 }
 
-func (b *baseline) readyz(c *gin.Context) {
-	ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
-	defer cancel()
-	if err := b.pool.Ping(ctx); err != nil {
-		c.Data(http.StatusServiceUnavailable, jsonType, []byte(`{"status":"unavailable"}`))
-		return
-	}
-	c.Data(http.StatusOK, jsonType, []byte(`{"status":"ok"}`))
+// engine is a baseline's Gin engine before its API routes: the client
+// address is the socket peer, as ours; every response has an X-Request-Id
+// and a JSON access-log line on log; a panic is a 500; /readyz answers as
+// ping does; /debug/allocs; any other path is 404.
+func engine(log *slog.Logger, ping func(context.Context) error) *gin.Engine {
+	gin.SetMode(gin.ReleaseMode)
+	e := gin.New()
+	_ = e.SetTrustedProxies(nil)
+	e.Use(requestLog(log), gin.CustomRecovery(func(c *gin.Context, _ any) {
+		fail(c, http.StatusInternalServerError, "server_error", "Server error.", nil)
+	}))
+	e.GET("/readyz", func(c *gin.Context) {
+		ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
+		defer cancel()
+		if err := ping(ctx); err != nil {
+			c.Data(http.StatusServiceUnavailable, jsonType, []byte(`{"status":"unavailable"}`))
+			return
+		}
+		c.Data(http.StatusOK, jsonType, []byte(`{"status":"ok"}`))
+	})
+	e.GET("/debug/allocs", serveAllocs)
+	e.NoRoute(func(c *gin.Context) { fail(c, http.StatusNotFound, "not_found", "Not found.", nil) })
+	return e
 }
 
 // requestLog gives every response an X-Request-Id (the client's when it is
-// sane) and writes one JSON access-log line per request, as ours does.
-func (b *baseline) requestLog(c *gin.Context) {
-	start := time.Now()
-	id := c.GetHeader("X-Request-Id")
-	if !saneRequestID(id) {
-		id = randomHex(16)
+// sane) and writes one JSON access-log line per request on log, as ours
+// does.
+func requestLog(log *slog.Logger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		start := time.Now()
+		id := c.GetHeader("X-Request-Id")
+		if !saneRequestID(id) {
+			id = randomHex(16)
+		}
+		c.Header("X-Request-Id", id)
+		c.Next()
+		attrs := []slog.Attr{
+			slog.String("method", c.Request.Method),
+			slog.String("path", c.Request.URL.Path),
+			slog.Int("status", c.Writer.Status()),
+			slog.Duration("duration", time.Since(start)),
+			slog.String("request_id", id),
+		}
+		if cl, ok := c.Get(callerKey); ok {
+			attrs = append(attrs, slog.Int64("user_id", cl.(*caller).userID))
+		}
+		log.LogAttrs(c.Request.Context(), slog.LevelInfo, "request", attrs...)
 	}
-	c.Header("X-Request-Id", id)
-	c.Next()
-	attrs := []slog.Attr{
-		slog.String("method", c.Request.Method),
-		slog.String("path", c.Request.URL.Path),
-		slog.Int("status", c.Writer.Status()),
-		slog.Duration("duration", time.Since(start)),
-		slog.String("request_id", id),
-	}
-	if cl, ok := c.Get(callerKey); ok {
-		attrs = append(attrs, slog.Int64("user_id", cl.(*caller).userID))
-	}
-	b.log.LogAttrs(c.Request.Context(), slog.LevelInfo, "request", attrs...)
 }
 
 func saneRequestID(id string) bool {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -148,14 +149,23 @@ func bearer(header string) string {
 // touch records a token's use at most once a minute per token, remembered
 // in memory, so that requests do not each write.
 func (b *baseline) touch(ctx context.Context, id int64, last *time.Time, now time.Time) {
+	if touchDue(&b.touched, id, last, now) {
+		_, _ = b.pool.Exec(ctx, `UPDATE tokens SET last_used_at = $1 WHERE id = $2`, now, id)
+	}
+}
+
+// touchDue reports whether a token last used at last (nil: never) is to
+// be recorded as used now: at most once a minute per token, remembered in
+// touched (token id → time.Time), which it updates.
+func touchDue(touched *sync.Map, id int64, last *time.Time, now time.Time) bool {
 	if last != nil && now.Sub(*last) < time.Minute {
-		return
+		return false
 	}
-	if prev, ok := b.touched.Load(id); ok && now.Sub(prev.(time.Time)) < time.Minute {
-		return
+	if prev, ok := touched.Load(id); ok && now.Sub(prev.(time.Time)) < time.Minute {
+		return false
 	}
-	b.touched.Store(id, now)
-	_, _ = b.pool.Exec(ctx, `UPDATE tokens SET last_used_at = $1 WHERE id = $2`, now, id)
+	touched.Store(id, now)
+	return true
 }
 
 // counted sweeps ended windows off the rate-limit table in the background

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"runtime"
 	"strconv"
@@ -89,27 +88,7 @@ func runSQLiteBaseline(ctx context.Context, path, addr string, limit int, stderr
 	defer r.Close()
 	b := &sqliteBaseline{w: w, r: r, limiter: pipeline.NewMemoryLimiter(limit), limit: limit,
 		log: slog.New(slog.NewJSONHandler(stderr, nil))}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
-	srv := &http.Server{Handler: b.routes(), ReadHeaderTimeout: 10 * time.Second}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	select {
-	case err := <-served:
-		return err
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		return err
-	}
-	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return serve(ctx, addr, b.routes())
 }
 
 // openSQLiteBaseline opens a pool of conns connections to the file at
@@ -130,48 +109,11 @@ func openSQLiteBaseline(ctx context.Context, path, params string, conns int) (*s
 }
 
 func (b *sqliteBaseline) routes() http.Handler {
-	gin.SetMode(gin.ReleaseMode)
-	e := gin.New()
-	_ = e.SetTrustedProxies(nil)
-	e.Use(b.requestLog, gin.CustomRecovery(func(c *gin.Context, _ any) {
-		fail(c, http.StatusInternalServerError, "server_error", "Server error.", nil)
-	}))
-	e.GET("/readyz", func(c *gin.Context) {
-		if err := b.r.PingContext(c.Request.Context()); err != nil {
-			c.Data(http.StatusServiceUnavailable, jsonType, []byte(`{"status":"unavailable"}`))
-			return
-		}
-		c.Data(http.StatusOK, jsonType, []byte(`{"status":"ok"}`))
-	})
-	e.GET("/debug/allocs", serveAllocs)
-	e.NoRoute(func(c *gin.Context) { fail(c, http.StatusNotFound, "not_found", "Not found.", nil) })
+	e := engine(b.log, b.r.PingContext)
 	v1 := e.Group("/api/v1", b.guard)
 	v1.GET("/me", me)
 	v1.POST("/jobs/:job/candidates/:candidate/documents", b.upload)
 	return e
-}
-
-// requestLog is the PostgreSQL baseline's: an X-Request-Id and one JSON
-// access-log line per request.
-func (b *sqliteBaseline) requestLog(c *gin.Context) {
-	start := time.Now()
-	id := c.GetHeader("X-Request-Id")
-	if !saneRequestID(id) {
-		id = randomHex(16)
-	}
-	c.Header("X-Request-Id", id)
-	c.Next()
-	attrs := []slog.Attr{
-		slog.String("method", c.Request.Method),
-		slog.String("path", c.Request.URL.Path),
-		slog.Int("status", c.Writer.Status()),
-		slog.Duration("duration", time.Since(start)),
-		slog.String("request_id", id),
-	}
-	if cl, ok := c.Get(callerKey); ok {
-		attrs = append(attrs, slog.Int64("user_id", cl.(*caller).userID))
-	}
-	b.log.LogAttrs(c.Request.Context(), slog.LevelInfo, "request", attrs...)
 }
 
 func (b *sqliteBaseline) serverError(c *gin.Context, err error) {
@@ -245,14 +187,9 @@ func (b *sqliteBaseline) guard(c *gin.Context) {
 // touch records a token's use at most once a minute per token, as the
 // PostgreSQL baseline does.
 func (b *sqliteBaseline) touch(ctx context.Context, id int64, last *time.Time, now time.Time) {
-	if last != nil && now.Sub(*last) < time.Minute {
-		return
+	if touchDue(&b.touched, id, last, now) {
+		_, _ = b.w.ExecContext(ctx, `UPDATE tokens SET last_used_at = $1 WHERE id = $2`, now, id)
 	}
-	if prev, ok := b.touched.Load(id); ok && now.Sub(prev.(time.Time)) < time.Minute {
-		return
-	}
-	b.touched.Store(id, now)
-	_, _ = b.w.ExecContext(ctx, `UPDATE tokens SET last_used_at = $1 WHERE id = $2`, now, id)
 }
 
 // upload serves POST .../candidates/:candidate/documents, unkeyed, as the
@@ -262,17 +199,10 @@ func (b *sqliteBaseline) upload(c *gin.Context) {
 	if !ok {
 		return
 	}
-	name, file, kind, within, err := readUpload(c.Request, maxDocumentBytes)
-	switch {
-	case err != nil:
-		invalid(c, map[string][]string{"file": {"The request must be multipart/form-data."}})
-		return
-	case !within:
-		fail(c, http.StatusRequestEntityTooLarge, "payload_too_large", "The file may not be larger than 10 MiB.", nil)
+	name, file, kind, bad, ok := uploadInput(c)
+	if !ok {
 		return
 	}
-	in := pipeline.NewDocument{Kind: kind, Filename: name, Content: file}
-	bad := pipeline.Fields(in.Validate())
 	ctx := c.Request.Context()
 	jobID, candID := pathID(c, "job"), pathID(c, "candidate")
 	now := time.Now().UTC().Truncate(time.Microsecond)

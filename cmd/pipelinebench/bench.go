@@ -31,26 +31,11 @@ func bench(ctx context.Context, cfg config, out, log io.Writer) (_ *outcome, err
 	if cfg.SQLite {
 		return benchSQLite(ctx, cfg, out, log)
 	}
-	progress := func(format string, args ...any) { fmt.Fprintf(log, "pipelinebench: "+format+"\n", args...) }
-	if cfg.Rounds < 3 {
-		progress("%d round(s): fine for a try, but a median means something from 3 on", cfg.Rounds)
-	}
-	dir, err := os.MkdirTemp("", "pipelinebench-")
+	progress, dir, bin, cleanup, err := setUp(ctx, cfg, log, "the servers' logs")
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Keep {
-		progress("keeping the servers' logs in %s", dir)
-	} else {
-		defer os.RemoveAll(dir)
-	}
-	bin := cfg.Server
-	if bin == "" {
-		progress("building ./cmd/pipelined")
-		if bin, err = buildServer(ctx, dir); err != nil {
-			return nil, err
-		}
-	}
+	defer cleanup()
 	schema, err := createSchema(ctx, cfg.DB)
 	if err != nil {
 		return nil, err
@@ -275,4 +260,32 @@ func loadCase(ctx context.Context, cfg config, name string, run []*scenario, our
 			OursRounds: results[i][0], BaseRounds: results[i][1]}
 	}
 	return rows, nil
+}
+
+// setUp begins a run: its progress lines on log, its working directory
+// (kept with -keep, which says it holds kept) and the server's binary,
+// -server or built into that directory; cleanup removes the directory
+// unless it is kept.
+func setUp(ctx context.Context, cfg config, log io.Writer, kept string) (progress func(string, ...any), dir, bin string, cleanup func(), err error) {
+	progress = func(format string, args ...any) { fmt.Fprintf(log, "pipelinebench: "+format+"\n", args...) }
+	if cfg.Rounds < 3 {
+		progress("%d round(s): fine for a try, but a median means something from 3 on", cfg.Rounds)
+	}
+	if dir, err = os.MkdirTemp("", "pipelinebench-"); err != nil {
+		return nil, "", "", nil, err
+	}
+	cleanup = func() { _ = os.RemoveAll(dir) }
+	if cfg.Keep {
+		progress("keeping %s in %s", kept, dir)
+		cleanup = func() {}
+	}
+	bin = cfg.Server
+	if bin == "" {
+		progress("building ./cmd/pipelined")
+		if bin, err = buildServer(ctx, dir); err != nil {
+			cleanup()
+			return nil, "", "", nil, err
+		}
+	}
+	return progress, dir, bin, cleanup, nil
 }

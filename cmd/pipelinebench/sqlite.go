@@ -11,7 +11,6 @@ import (
 	"hash/fnv"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -40,26 +39,11 @@ type storedDocuments struct {
 // file (bytes in the database, the default) and the SQLite baseline on the
 // same file, then the cases' loads, the tables, and what the file holds.
 func benchSQLite(ctx context.Context, cfg config, out, log io.Writer) (_ *outcome, err error) {
-	progress := func(format string, args ...any) { fmt.Fprintf(log, "pipelinebench: "+format+"\n", args...) }
-	if cfg.Rounds < 3 {
-		progress("%d round(s): fine for a try, but a median means something from 3 on", cfg.Rounds)
-	}
-	dir, err := os.MkdirTemp("", "pipelinebench-")
+	progress, dir, bin, cleanup, err := setUp(ctx, cfg, log, "the servers' logs and the SQLite file")
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Keep {
-		progress("keeping the servers' logs and the SQLite file in %s", dir)
-	} else {
-		defer os.RemoveAll(dir)
-	}
-	bin := cfg.Server
-	if bin == "" {
-		progress("building ./cmd/pipelined")
-		if bin, err = buildServer(ctx, dir); err != nil {
-			return nil, err
-		}
-	}
+	defer cleanup()
 	path := filepath.Join(dir, "pipeline.db")
 	p := newPlan(cfg.Users, cfg.Jobs)
 	sw := p.seedWorld(nil)

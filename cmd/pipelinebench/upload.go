@@ -164,24 +164,17 @@ func (b *baseline) upload(c *gin.Context) {
 	if !ok {
 		return
 	}
-	name, file, kind, within, err := readUpload(c.Request, maxDocumentBytes)
-	switch {
-	case err != nil:
-		invalid(c, map[string][]string{"file": {"The request must be multipart/form-data."}})
-		return
-	case !within:
-		fail(c, http.StatusRequestEntityTooLarge, "payload_too_large", "The file may not be larger than 10 MiB.", nil)
+	name, file, kind, bad, ok := uploadInput(c)
+	if !ok {
 		return
 	}
-	in := pipeline.NewDocument{Kind: kind, Filename: name, Content: file}
-	bad := pipeline.Fields(in.Validate())
 	if len(bad) == 0 {
 		bad = nil
 	}
 	w := &write{cl: cl, jobID: pathID(c, "job"), candID: pathID(c, "candidate"), status: http.StatusCreated,
 		now: time.Now().UTC().Truncate(time.Microsecond)}
 	var id int64
-	err = b.open(c.Request.Context(), w, func(batch *pgx.Batch) {
+	err := b.open(c.Request.Context(), w, func(batch *pgx.Batch) {
 		if bad == nil {
 			batch.Queue(`SELECT nextval(pg_get_serial_sequence('documents', 'id'))`).QueryRow(func(row pgx.Row) error {
 				return row.Scan(&id)
@@ -204,4 +197,22 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, id, w.candID, cl.userID, d.Ki
 	c.Header("Location", "/api/v1/jobs/"+strconv.FormatInt(w.jobID, 10)+"/candidates/"+strconv.FormatInt(w.candID, 10)+
 		"/documents/"+strconv.FormatInt(id, 10))
 	b.commit(c, w, &batch, http.StatusCreated, encode(envelope[documentBody]{Data: d}))
+}
+
+// uploadInput reads an upload's multipart body within 10 MiB and judges
+// it by the domain's NewDocument.Validate: the file's name, bytes and
+// kind and the fields in error; false when the body could not be read or
+// was too large, which it has answered.
+func uploadInput(c *gin.Context) (name string, file []byte, kind string, bad map[string][]string, ok bool) {
+	name, file, kind, within, err := readUpload(c.Request, maxDocumentBytes)
+	switch {
+	case err != nil:
+		invalid(c, map[string][]string{"file": {"The request must be multipart/form-data."}})
+		return "", nil, "", nil, false
+	case !within:
+		fail(c, http.StatusRequestEntityTooLarge, "payload_too_large", "The file may not be larger than 10 MiB.", nil)
+		return "", nil, "", nil, false
+	}
+	in := pipeline.NewDocument{Kind: kind, Filename: name, Content: file}
+	return name, file, kind, pipeline.Fields(in.Validate()), true
 }
