@@ -382,14 +382,13 @@ func (db *DB) Write(ctx context.Context, fn func(pipeline.Tx) error) error {
 			t.run.waiting = &batch{}
 		}
 		if err := fn(t); err != nil {
-			// An interview's insert that waits in the batch is the
-			// write's check of its times (no double booking): a write
-			// that ends otherwise, a held write's proposal too, still
-			// answers its clash, as it did when the insert went at once.
-			if t.booking {
-				if ferr := t.run.flush(ctx); ferr != nil {
-					return ferr
-				}
+			// What waits in the batch is part of the write's checks (an
+			// interview's insert is its check of double booking): a
+			// write that ends otherwise, a held write's proposal too,
+			// sends it before the rollback, so that its failure is the
+			// answer, as when each statement went at once.
+			if ferr := t.run.flush(ctx); ferr != nil {
+				return ferr
 			}
 			return err
 		}
@@ -425,10 +424,8 @@ type tx struct {
 	// jobTitle is the title of the job of the candidate read with a drawn
 	// id, with which an interview's insert waits in the batch.
 	jobTitle *jobTitle
-	// booking: an interview's insert waited in a batch, which is sent
-	// before the transaction ends whatever the write's outcome, and whose
-	// deadlock with another booking is that booking's win (see
-	// bookingError).
+	// booking: an interview's insert waited in a batch, whose deadlock
+	// with another booking is that booking's win (see bookingError).
 	booking bool
 	// jobs are River jobs to insert before the commit, with the webhook
 	// messages (see enqueuePending).

@@ -54,7 +54,9 @@ import (
 //
 // What a write waits for is not seen until the batch is sent: a unique
 // violation or a missing row in a waiting write is reported by the next
-// statement, or by the commit, and fails the transaction as a whole. A
+// statement, or by the commit, and fails the transaction as a whole; a
+// write that ends with an error sends its batch before the rollback (see
+// DB.Write), so that a proposal is judged by what it would write. A
 // write whose result the caller needs at once (an insert returning its
 // id) uses exec or get instead.
 //
