@@ -183,8 +183,10 @@ func (db *DB) applyMigrations(ctx context.Context, b *bun.DB) ([]Migration, erro
 	if err := db.migrateRiver(ctx, b.DB); err != nil {
 		return nil, err
 	}
-	if err := refoldUserEmails(ctx, b); err != nil {
-		return nil, err
+	if slices.ContainsFunc(st.Pending, func(p Migration) bool { return p.Name == userEmailFoldMigration }) {
+		if err := refoldUserEmails(ctx, b); err != nil {
+			return nil, err
+		}
 	}
 	after, err := db.migrationStatus(ctx, b)
 	if err != nil {
@@ -236,6 +238,10 @@ func (db *DB) operatorTx(ctx context.Context, fn func(ctx context.Context, run r
 		})
 	})
 }
+
+// userEmailFoldMigration is the migration after which refoldUserEmails
+// runs, once.
+const userEmailFoldMigration = "20261204000000_user_email_fold"
 
 // refoldUserEmails stores each user's email folded as pipeline.Fold folds
 // it where SQL's lower() folded it otherwise (see the user_email_fold
