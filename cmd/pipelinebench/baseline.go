@@ -128,6 +128,7 @@ func (b *baseline) routes() http.Handler {
 	v1.POST("/jobs/:job/candidates/:candidate/notes", b.note)
 	v1.POST("/jobs/:job/candidates/:candidate/messages", b.message)
 	v1.POST("/jobs/:job/candidates/:candidate/interviews", b.schedule)
+	v1.PATCH("/jobs/:job/candidates/:candidate/interviews/:interview", b.reschedule)
 	v1.POST("/jobs/:job/candidates/:candidate/documents", b.upload)
 	return e
 }

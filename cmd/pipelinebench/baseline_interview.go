@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"net/mail"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,27 +17,28 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
-	"github.com/pipeline-dev/pipeline/pipeline/ical"
 )
 
 // The statements of a schedule: the interviewers who are members of the
-// job's team, then, after the insert, the busy times of a clash.
+// job's team, then, after the insert, the busy times of a clash, the
+// interview $5 left out (0: none).
 const (
 	teamMembersSQL = `SELECT u.id, u.name, u.email FROM users AS u
 JOIN memberships AS m ON m.user_id = u.id AND m.team_id = (SELECT team_id FROM jobs WHERE id = $1)
 WHERE u.id = ANY($2)`
 	busySQL = `SELECT ii.user_id, 0, ii.starts_at, ii.ends_at FROM interview_interviewers AS ii
-WHERE ii.active AND ii.user_id = ANY($1) AND tstzrange(ii.starts_at, ii.ends_at) && tstzrange($2, $3)
+WHERE ii.active AND ii.user_id = ANY($1) AND tstzrange(ii.starts_at, ii.ends_at) && tstzrange($2, $3) AND ii.interview_id <> $5
 UNION ALL
 SELECT 0, i.candidate_id, i.starts_at, i.ends_at FROM interviews AS i
-WHERE i.status = 'scheduled' AND i.candidate_id = $4 AND tstzrange(i.starts_at, i.ends_at) && tstzrange($2, $3)
+WHERE i.status = 'scheduled' AND i.candidate_id = $4 AND tstzrange(i.starts_at, i.ends_at) && tstzrange($2, $3) AND i.id <> $5
 ORDER BY 3, 1, 2`
-	// invitationMailsSQL queues an invitation's mails, one to each
-	// recipient of the arrays $6 (emails) and $7 (names), and their River
-	// job rows, as ours does through River (see riverJobSQL).
+	// invitationMailsSQL queues an invitation's mails at sequence $9 with
+	// method $10, one to each recipient of the arrays $6 (emails) and $7
+	// (names), and their River job rows, as ours does through River (see
+	// riverJobSQL).
 	invitationMailsSQL = `WITH m AS (INSERT INTO invitation_mails
 	(interview_id, sequence, method, recipient, recipient_name, subject, body, calendar, status, attempts, created_at)
-SELECT $1, 0, 'REQUEST', r.email, r.name, $2, $3, $4, 'queued', 0, $5 FROM unnest($6::text[], $7::text[]) AS r(email, name)
+SELECT $1, $9, $10, r.email, r.name, $2, $3, $4, 'queued', 0, $5 FROM unnest($6::text[], $7::text[]) AS r(email, name)
 RETURNING id)
 INSERT INTO river_job (args, kind, max_attempts, priority, queue, scheduled_at, state, metadata, tags)
 SELECT jsonb_build_object('invitation_mail_id', m.id), 'pipeline_invitation', $8, 1, 'messages', $5, 'available', '{}', '{}' FROM m`
@@ -190,14 +192,8 @@ func (b *baseline) insertInterview(c *gin.Context, w *write, iv interviewBody, s
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'scheduled', 0, $9, $10, $10, $11, $12, $13)`,
 		iv.ID, w.jobID, w.candID, start, end, iv.Timezone, deref(iv.Location), deref(iv.VideoURL), w.cl.userID, w.now,
 		inv.UID, inv.Organizer.Name, inv.Organizer.Email)
-	batch.Queue(`INSERT INTO interview_interviewers (interview_id, user_id, position, starts_at, ends_at, active)
-SELECT $1, x.id, x.n, $2, $3, true FROM unnest($4::bigint[]) WITH ORDINALITY AS x(id, n)`, iv.ID, start, end, ids)
-	emails, names := []string{w.cand.Email}, []string{w.cand.Name}
-	for _, p := range iv.Interviewers {
-		emails, names = append(emails, p.Email), append(names, p.Name)
-	}
-	subject, text := invitationText(inv)
-	batch.Queue(invitationMailsSQL, iv.ID, subject, text, string(ical.Render(inv)), w.now, emails, names, pipeline.MaxMailAttempts)
+	batch.Queue(insertInterviewersSQL, iv.ID, start, end, ids)
+	queueMails(&batch, w, inv, append(slices.Clone(iv.Interviewers), person{Name: w.cand.Name, Email: w.cand.Email}))
 	changes := map[string]change{
 		"start": {After: iv.Start}, "end": {After: iv.End}, "timezone": {After: iv.Timezone},
 		"interviewer_ids": {After: ids}, "status": {After: iv.Status},
@@ -221,9 +217,9 @@ SELECT $1, x.id, x.n, $2, $3, true FROM unnest($4::bigint[]) WITH ORDINALITY AS 
 	}
 	var pgErr *pgconn.PgError
 	switch {
-	case errors.As(err, &pgErr) && pgErr.Code == "23P01":
+	case errors.As(err, &pgErr) && (pgErr.Code == "23P01" || pgErr.Code == "40P01"): // a clash, or two bookings deadlocked
 		w.rollback()
-		b.booked(c, ids, w.candID, start, end)
+		b.booked(c, ids, w.candID, 0, start, end)
 	case err != nil:
 		serverError(c, b, err)
 	default:
@@ -233,10 +229,10 @@ SELECT $1, x.id, x.n, $2, $3, true FROM unnest($4::bigint[]) WITH ORDINALITY AS 
 	}
 }
 
-// booked answers a clash: 409 with the busy times, read after the
-// rollback.
-func (b *baseline) booked(c *gin.Context, ids []int64, candID int64, start, end time.Time) {
-	rows, err := b.pool.Query(context.WithoutCancel(c.Request.Context()), busySQL, ids, start, end, candID)
+// booked answers a clash: 409 with the busy times, but those of the
+// interview except, read after the rollback.
+func (b *baseline) booked(c *gin.Context, ids []int64, candID, except int64, start, end time.Time) {
+	rows, err := b.pool.Query(context.WithoutCancel(c.Request.Context()), busySQL, ids, start, end, candID, except)
 	if err != nil {
 		serverError(c, b, err)
 		return
@@ -289,12 +285,24 @@ func invitationOf(w *write, iv interviewBody, start, end time.Time, title string
 }
 
 // invitationText is an invitation's subject and plain text, as ours
-// words a new one.
+// words it: a new one, a change, or a cancellation for the interviewers a
+// change removed.
 func invitationText(inv pipeline.Invitation) (subject, body string) {
 	iv := inv.Interview
 	what := "Interview with " + iv.CandidateName
 	if iv.JobTitle != "" {
 		what += " for " + iv.JobTitle
+	}
+	var sb strings.Builder
+	switch {
+	case inv.ForRemoved():
+		subject = "No longer invited: "
+		sb.WriteString("You are no longer an interviewer of this interview.\n\n")
+	case iv.Sequence > 0 && !inv.First:
+		subject = "Updated invitation: "
+		sb.WriteString("This interview has changed.\n\n")
+	default:
+		subject = "Invitation: "
 	}
 	loc, err := time.LoadLocation(iv.Timezone)
 	if err != nil {
@@ -306,7 +314,6 @@ func invitationText(inv pipeline.Invitation) (subject, body string) {
 	if start.Format(day) == end.Format(day) {
 		when = start.Format(day+clock) + "–" + end.Format(clock)
 	}
-	var sb strings.Builder
 	sb.WriteString(what + ".\n\nWhen:  " + when + " (" + iv.Timezone + ")\n")
 	if iv.Location != "" {
 		sb.WriteString("Where: " + iv.Location + "\n")
@@ -319,5 +326,5 @@ func invitationText(inv pipeline.Invitation) (subject, body string) {
 		names[i] = u.Name
 	}
 	sb.WriteString("Interviewers: " + strings.Join(names, ", ") + "\n")
-	return "Invitation: " + what, sb.String()
+	return subject + what, sb.String()
 }

@@ -51,6 +51,7 @@ type write struct {
 	key, print    string    // the key and the request's fingerprint
 	status        int       // the status of success, which a replay repeats
 
+	what    string // the record the path names, for its 404: "Candidate" unless set
 	tx      pgx.Tx
 	locked  bool
 	found   bool
@@ -103,21 +104,15 @@ func newScopedWrite(c *gin.Context, status int, scope pipeline.Scope, fields ...
 // open sends, in one round trip, BEGIN, the candidate's lock and read, the
 // key's advisory lock and record lookup, and what more queues.
 func (b *baseline) open(ctx context.Context, w *write, more func(*pgx.Batch)) error {
+	return b.openOn(ctx, w, w.queueCandidate, more)
+}
+
+// openOn is open with the record's lock and read queued by subject, which
+// sets w.locked and w.found.
+func (b *baseline) openOn(ctx context.Context, w *write, subject, more func(*pgx.Batch)) error {
 	var batch pgx.Batch
 	batch.BeginTx(pgx.TxOptions{})
-	batch.Queue(lockCandidateSQL, w.cl.userID, w.jobID, w.candID).QueryRow(func(row pgx.Row) error {
-		var id int64
-		err := row.Scan(&id)
-		w.locked = err == nil
-		return ignoreNoRows(err)
-	})
-	batch.Queue(readCandidateSQL, w.cl.userID, w.jobID, w.candID).QueryRow(func(row pgx.Row) error {
-		var applied time.Time
-		k := &w.cand
-		err := row.Scan(&k.Name, &k.Email, &applied, &k.Status, &k.ResumeURL, &w.stageID, &k.Stage, &w.teamID, &k.NotesCount)
-		k.ID, k.Applied, w.found = w.candID, day(applied), err == nil
-		return ignoreNoRows(err)
-	})
+	subject(&batch)
 	if w.keyed && pipeline.ValidIdempotencyKey(w.key) {
 		batch.Queue(keyLockSQL, lockID(b.schema, w.cl.teamID, w.key)).QueryRow(func(row pgx.Row) error {
 			return row.Scan(&w.keyFree)
@@ -140,6 +135,23 @@ func (b *baseline) open(ctx context.Context, w *write, more func(*pgx.Batch)) er
 	return br.Close()
 }
 
+// queueCandidate queues the candidate's lock and read.
+func (w *write) queueCandidate(batch *pgx.Batch) {
+	batch.Queue(lockCandidateSQL, w.cl.userID, w.jobID, w.candID).QueryRow(func(row pgx.Row) error {
+		var id int64
+		err := row.Scan(&id)
+		w.locked = err == nil
+		return ignoreNoRows(err)
+	})
+	batch.Queue(readCandidateSQL, w.cl.userID, w.jobID, w.candID).QueryRow(func(row pgx.Row) error {
+		var applied time.Time
+		k := &w.cand
+		err := row.Scan(&k.Name, &k.Email, &applied, &k.Status, &k.ResumeURL, &w.stageID, &k.Stage, &w.teamID, &k.NotesCount)
+		k.ID, k.Applied, w.found = w.candID, day(applied), err == nil
+		return ignoreNoRows(err)
+	})
+}
+
 // rollback ends the transaction unless it was committed.
 func (w *write) rollback() {
 	if w.tx != nil {
@@ -153,7 +165,7 @@ func (w *write) rollback() {
 func (w *write) checks(c *gin.Context) bool {
 	switch {
 	case !w.locked || !w.found:
-		notFound(c, "Candidate")
+		notFound(c, cmpOr(w.what, "Candidate"))
 	case !w.keyed:
 		return true
 	case !pipeline.ValidIdempotencyKey(w.key):

@@ -52,7 +52,8 @@
 // GET /api/v1/me, GET /api/v1/jobs/:job, GET /api/v1/jobs/:job/candidates,
 // the stage move, the note, the intake (POST /api/v1/jobs/:job/candidates),
 // the message (POST .../candidates/:candidate/messages), the schedule
-// (POST …/candidates/:candidate/interviews), the upload (POST
+// (POST …/candidates/:candidate/interviews) and reschedule (PATCH
+// …/interviews/:interview), the upload (POST
 // …/candidates/:candidate/documents), GET /readyz and GET /debug/allocs. It does the work ours does,
 // written the way a competent author with pgx would, and sends per request:
 //
@@ -100,11 +101,26 @@
 //     as ours; then one round trip with the interview, its interviewers
 //     (the exclusion constraints of the schema refuse a clash), its
 //     activity row and the idempotency record; then COMMIT. A clash
-//     (SQLSTATE 23P01) rolls back and reads the busy times in one more
-//     query, answering 409 as ours. The schedule scenario takes each
-//     user's next 15-minute slot (201); schedule-conflict asks for the
-//     user's first slot of the case, which schedule took (409), so it runs
-//     after schedule.
+//     (SQLSTATE 23P01, or a deadlock between two bookings, 40P01) rolls
+//     back and reads the busy times in one more query, answering 409 as
+//     ours. The schedule scenario takes each user's next 15-minute slot
+//     (201); schedule-conflict asks for the user's first slot of the case,
+//     which schedule took (409), so it runs after schedule.
+//   - a reschedule: one round trip with BEGIN, the interview's row lock
+//     through the visibility rule, its read in a fresh snapshot with its
+//     candidate, job, creator and interviewers, the members of the job's
+//     team among its interviewers to be, and the key's lock and record
+//     lookup; the patch judged as ours (NewInterview.Validate on the
+//     fields it leaves, the clock when the start is sent, the team, the
+//     candidate's status, a cancelled interview); then one round trip with
+//     the interview, its interviewers deleted and inserted again, the
+//     updated invitation's mails with their River jobs (to those who had
+//     it; a new invitation to interviewers added, a cancellation to those
+//     removed), its activity row and the idempotency record; then COMMIT.
+//     A patch that changes nothing writes only the key's record. The
+//     scenario moves, in turn, one of up to four interviews of each user,
+//     scheduled through ours before its first run, to the user's next
+//     slot (200).
 //
 // Ours sends, for comparison, the limiter's upsert per request and the
 // token's read once a second per token; then nothing more for /me, one
@@ -128,7 +144,10 @@
 // times; then the replays, the refusals, the activity rows and the stored
 // responses; a schedule by each server the same but for the id and the
 // times, then a clash with both (the same 409 and busy times) and the
-// refusals. A difference aborts the run with both answers.
+// refusals; each server's reschedule of its own schedule the same but for
+// the id and the times, with the same activity entries and invitation
+// mails, then a patch that changes nothing, a clash, the refusals and a
+// cancelled interview. A difference aborts the run with both answers.
 //
 // # Load
 //

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -13,7 +14,7 @@ import (
 var scenarioNames = []string{
 	"me", "job", "candidates-p1", "candidates-mid", "candidates-stage", "candidates-search", "move", "note", "intake",
 	"message",
-	"schedule", "schedule-conflict", "upload",
+	"schedule", "schedule-conflict", "reschedule", "upload",
 }
 
 // Case names, in run order: spread is the main table (every user, many
@@ -41,6 +42,10 @@ type scenario struct {
 	status int // the status every request must get
 	next   func(i uint64) request
 	count  atomic.Uint64 // requests made so far, over all runs
+	// prepare, when set, makes what the requests need, through ours,
+	// before the scenario's first run.
+	prepare  func(ctx context.Context, e *endpoint) error
+	prepared bool
 }
 
 // target is a candidate of the load.

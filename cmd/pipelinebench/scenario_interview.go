@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -43,9 +45,29 @@ func scheduleRequest(token string, t target, interviewer int64, start time.Time,
 	return request{method: http.MethodPost, path: interviewsPath(t), token: token, body: []byte(body), key: key, keyed: key != ""}
 }
 
+// reschedulePool is how many interviews of each user reschedule moves in
+// turn, each to the user's next slot.
+const reschedulePool = 4
+
+// pooled is an interview reschedule moves, and its candidate.
+type pooled struct {
+	t  target
+	id int64
+}
+
+// rescheduleRequest moves an interview to a slot from start.
+func rescheduleRequest(token string, p pooled, start time.Time, key string) request {
+	body := fmt.Sprintf(`{"start":%q,"end":%q}`, start.Format(time.RFC3339), start.Add(slotLength).Format(time.RFC3339))
+	return request{method: http.MethodPatch, path: interviewsPath(p.t) + "/" + strconv.FormatInt(p.id, 10), token: token,
+		body: []byte(body), key: key, keyed: key != ""}
+}
+
 // interviewScenarios are schedule, a schedule of the user's next slot
-// (201), and schedule-conflict, a schedule of the user's first slot of the
-// case, which schedule took (409, with the busy times): run schedule first.
+// (201); schedule-conflict, a schedule of the user's first slot of the
+// case, which schedule took (409, with the busy times): run schedule
+// first; and reschedule, which moves one of a few interviews of the user,
+// scheduled through ours before its first run, to the user's next slot
+// (200, sequence + 1, an updated invitation to each of its people).
 // Only active candidates take interviews, and only a user's own targets,
 // which no other user's requests reach: users without any are left out.
 func interviewScenarios(c *cast, caseName string, keys *keySource) []*scenario {
@@ -67,6 +89,24 @@ func interviewScenarios(c *cast, caseName string, keys *keySource) []*scenario {
 		return nil
 	}
 	pick := func(i uint64) (int, uint64) { return int(i % uint64(len(users))), i / uint64(len(users)) }
+	pool := make([][]pooled, len(users))
+	prepare := func(ctx context.Context, e *endpoint) error {
+		for u, ts := range targets {
+			for _, t := range ts[:min(len(ts), reschedulePool)] {
+				n := lane(caseName, users[u].ID).Add(1) - 1
+				resp, err := e.do(ctx, scheduleRequest(users[u].Token, t, users[u].ID, slotAt(caseName, n), ""))
+				if err != nil {
+					return err
+				}
+				var iv struct{ Data struct{ ID int64 } }
+				if resp.status != http.StatusCreated || json.Unmarshal(resp.body, &iv) != nil {
+					return fmt.Errorf("scheduling an interview to move: %d %s", resp.status, clip(resp.body, 300))
+				}
+				pool[u] = append(pool[u], pooled{t: t, id: iv.Data.ID})
+			}
+		}
+		return nil
+	}
 	return []*scenario{
 		{name: "schedule", write: true, status: http.StatusCreated, next: func(i uint64) request {
 			u, _ := pick(i)
@@ -78,6 +118,11 @@ func interviewScenarios(c *cast, caseName string, keys *keySource) []*scenario {
 			u, r := pick(i)
 			t := targets[u][(r+1)%uint64(len(targets[u]))]
 			return scheduleRequest(users[u].Token, t, users[u].ID, slotAt(caseName, 0), keys.next())
+		}},
+		{name: "reschedule", write: true, status: http.StatusOK, prepare: prepare, next: func(i uint64) request {
+			u, r := pick(i)
+			n := lane(caseName, users[u].ID).Add(1) - 1
+			return rescheduleRequest(users[u].Token, pool[u][r%uint64(len(pool[u]))], slotAt(caseName, n), keys.next())
 		}},
 	}
 }
