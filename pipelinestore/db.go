@@ -424,9 +424,13 @@ type tx struct {
 	// jobTitle is the title of the job of the candidate read with a drawn
 	// id, with which an interview's insert waits in the batch.
 	jobTitle *jobTitle
-	// booking: an interview's insert waited in a batch, whose deadlock
-	// with another booking is that booking's win (see bookingError).
+	// booking: an interview's insert or update waited in a batch, whose
+	// deadlock with another booking is that booking's win (see
+	// bookingError).
 	booking bool
+	// members are which interviewers of the interview read for update
+	// belong to its team (PostgreSQL), for TeamUsers.
+	members *teamMembers
 	// jobs are River jobs to insert before the commit, with the webhook
 	// messages (see enqueuePending).
 	jobs []river.InsertManyParams

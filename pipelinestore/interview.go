@@ -158,6 +158,9 @@ func (db *DB) TeamUsers(ctx context.Context, teamID int64, ids []int64) ([]pipel
 
 // TeamUsers is DB.TeamUsers inside the transaction.
 func (t *tx) TeamUsers(ctx context.Context, teamID int64, ids []int64) ([]pipeline.User, error) {
+	if us, ok := t.members.among(teamID, ids); ok {
+		return us, nil
+	}
 	return teamUsers(ctx, t.run, teamID, ids)
 }
 
@@ -177,9 +180,77 @@ func teamUsers(ctx context.Context, run runner, teamID int64, ids []int64) ([]pi
 
 // InterviewForUpdate returns an interview of a candidate of a job viewer
 // can reach, with its interviewers; on PostgreSQL its row stays locked
-// until the transaction ends.
+// until the transaction ends. There one statement reads it with its
+// interviewers, whether each belongs to the job's team (which TeamUsers
+// then answers from) and a key's waiting claim.
 func (t *tx) InterviewForUpdate(ctx context.Context, viewer, jobID, candidateID, id int64) (pipeline.Interview, error) {
-	return selectInterview(ctx, t.run, t.q.InterviewLocked, viewer, jobID, candidateID, id)
+	if !t.pg {
+		return selectInterview(ctx, t.run, t.q.InterviewLocked, viewer, jobID, candidateID, id)
+	}
+	var r struct {
+		claimRow
+		interviewRow
+		Interviewers []byte `bun:"interviewers"`
+		Current      bool   `bun:"interviewers_current"`
+	}
+	var err error
+	if kc := t.waitingClaim(); kc != nil {
+		err = t.claimingGet(ctx, kc, t.q.ClaimInterview, args(id, candidateID, jobID, viewer), nil, &r, &r.claimRow, &r.ID)
+	} else {
+		err = t.run.get(ctx, t.q.InterviewLockedWithInterviewers, args(id, candidateID, jobID, viewer), &r)
+	}
+	if err != nil {
+		return pipeline.Interview{}, formatError(err, "Interview")
+	}
+	ivs := []pipeline.Interview{r.interviewRow.toInterview()}
+	if !r.Current {
+		// The row changed while the statement waited for its lock: the
+		// interviewers it read may be those of before.
+		return ivs[0], withInterviewers(ctx, t.run, ivs)
+	}
+	var people []struct {
+		pipeline.User
+		Member bool `json:"member"`
+	}
+	if err := json.Unmarshal(r.Interviewers, &people); err != nil {
+		return pipeline.Interview{}, err
+	}
+	known := &teamMembers{teamID: ivs[0].TeamID}
+	for _, p := range people {
+		ivs[0].Interviewers = append(ivs[0].Interviewers, p.User)
+		known.ids = append(known.ids, p.ID)
+		if p.Member {
+			known.members = append(known.members, p.User)
+		}
+	}
+	t.members = known
+	return ivs[0], nil
+}
+
+// teamMembers are which of some users belong to a team, as a locking read
+// found them.
+type teamMembers struct {
+	teamID  int64
+	ids     []int64         // the users asked about
+	members []pipeline.User // those of them in the team
+}
+
+// among answers TeamUsers for ids of the team teamID, when every one of
+// them was asked about.
+func (m *teamMembers) among(teamID int64, ids []int64) ([]pipeline.User, bool) {
+	if m == nil || m.teamID != teamID {
+		return nil, false
+	}
+	out := make([]pipeline.User, 0, len(ids))
+	for _, id := range ids {
+		if !slices.Contains(m.ids, id) {
+			return nil, false
+		}
+		if i := slices.IndexFunc(m.members, func(u pipeline.User) bool { return u.ID == id }); i >= 0 {
+			out = append(out, m.members[i])
+		}
+	}
+	return out, true
 }
 
 // ScheduledInterviewsForUpdate returns the scheduled interviews of a
@@ -242,7 +313,14 @@ func (t *tx) SetInterviewCalendar(ctx context.Context, iv pipeline.Interview) er
 }
 
 // UpdateInterview stores an interview's fields and its interviewers anew.
+// On PostgreSQL one statement does, and it waits in the transaction's
+// batch: a clash fails the batch that sends it, as an insert's.
 func (t *tx) UpdateInterview(ctx context.Context, iv pipeline.Interview) error {
+	if t.pg {
+		t.booking = t.booking || iv.Status == pipeline.InterviewScheduled
+		return bookingError(t.run.deferred(ctx, t.q.UpdateInterviewWithInterviewers, ts(iv.Start), ts(iv.End), iv.Timezone,
+			iv.Location, iv.VideoURL, iv.Status, iv.Sequence, ts(iv.UpdatedAt), iv.ID, jsonIDs(userIDs(iv.Interviewers))))
+	}
 	if err := t.checkBooking(ctx, iv); err != nil {
 		return err
 	}

@@ -129,7 +129,10 @@ func TestStore_RoundTrips_PostgreSQL(t *testing.T) {
 // and reads the job's title in the candidate's read, reads the
 // interviewers, sends the interview with them and its activity entry,
 // then its invitation mails with the key's record, their River jobs,
-// COMMIT.
+// COMMIT. A reschedule reads the interview with its interviewers and
+// whether they are in the team in the claim, sends the interview's
+// update with its activity entry, then the mails with the key's record,
+// their River jobs, COMMIT.
 func TestStore_RoundTrips_Prepared(t *testing.T) {
 	if behindPgBouncer(t, storetest.PostgresDSN(t)) {
 		t.Skip("the server is reached through PgBouncer, where prepared statements do not hold")
@@ -148,7 +151,18 @@ func TestStore_RoundTrips_Prepared(t *testing.T) {
 		n++
 		return &pipeline.Idempotency{Key: fmt.Sprintf("%s-%d", op, n)}
 	}
+	moving := start.Add(-24 * time.Hour)
+	moved, err := f.Svc.ScheduleInterview(olivia, job, ada, pipeline.NewInterview{Start: moving.Format(time.RFC3339),
+		End: moving.Add(30 * time.Minute).Format(time.RFC3339), InterviewerIDs: []int64{f.User("mia")}})
+	require.NoError(t, err)
 	ops := map[string]func() error{
+		"RescheduleInterview keyed": func() error {
+			moving = moving.Add(-time.Hour) // a slot of its own, and a change each time
+			from, to := moving.Format(time.RFC3339), moving.Add(30*time.Minute).Format(time.RFC3339)
+			_, err := f.Svc.RescheduleInterview(olivia, job, ada, moved.Value.ID, pipeline.InterviewPatch{Start: &from, End: &to,
+				Idempotency: key("reschedule")})
+			return err
+		},
 		"MoveCandidate keyed": func() error {
 			moves++ // to another stage each time
 			stage := []string{"Screening", "Interview"}[moves%2]
@@ -178,7 +192,7 @@ func TestStore_RoundTrips_Prepared(t *testing.T) {
 		},
 	}
 	want := map[string]int64{"MoveCandidate keyed": 4, "AddNote": 5, "AddCandidate keyed": 4, "SendMessage keyed": 5,
-		"ScheduleInterview keyed": 7}
+		"ScheduleInterview keyed": 7, "RescheduleInterview keyed": 6}
 	for name, op := range ops {
 		require.NoError(t, op(), name) // a warm-up run, which prepares the statements
 		// The fewest of three runs: a run on a connection of the pool that

@@ -114,14 +114,16 @@ type statements struct {
 
 	// interview.sql
 	Busy                            string
+	ClaimInterview                  string `sql:"postgres"`
 	CountInterviews                 string
 	DeleteInterviewers              string
 	InsertInterview                 string
-	InsertInterviewWithInterviewers string `sql:"postgres"`
 	InsertInterviewDrawn            string `sql:"postgres"`
+	InsertInterviewWithInterviewers string `sql:"postgres"`
 	InsertInterviewers              string
 	Interview                       string
-	InterviewLocked                 string
+	InterviewLocked                 string `sql:"sqlite"`
+	InterviewLockedWithInterviewers string `sql:"postgres"`
 	Interviewers                    string
 	Interviews                      string
 	ScheduledInterviews             string
@@ -129,6 +131,7 @@ type statements struct {
 	SetInterviewCalendar            string
 	TeamUsers                       string
 	UpdateInterview                 string
+	UpdateInterviewWithInterviewers string `sql:"postgres"`
 
 	// invitation.sql
 	InsertInvitationMail    string

@@ -642,6 +642,54 @@ func (c conf) booking(t *testing.T) {
 		err = change(iv, func(iv *pipeline.Interview) { iv.End = at(2032, 1, 5, 17) })
 		booked(t, err, "grace's made longer onto mia's 16:00")
 	})
+	t.Run("a change that waited for another's reads the interviewers that one left", func(t *testing.T) {
+		iv := mustBook(t, c.interview("ada", at(2032, 1, 6, 10), time.Hour, pipeline.InterviewScheduled, "adam", "gary"))
+		locked, changed := make(chan struct{}), make(chan error, 1)
+		go func() {
+			changed <- c.write(func(tx pipeline.Tx) error {
+				cur, err := tx.InterviewForUpdate(bg, c.user("olivia"), iv.JobID, iv.CandidateID, iv.ID)
+				if err != nil {
+					close(locked)
+					return err
+				}
+				close(locked)
+				// Long enough for the other write's read to start and
+				// wait for the lock where the store runs writes side by
+				// side; a store with one writer runs it afterwards.
+				time.Sleep(250 * time.Millisecond)
+				cur.Interviewers = []pipeline.User{{ID: c.user("mia")}, {ID: c.user("gary")}, {ID: c.user("nina")}}
+				cur.Sequence++
+				return tx.UpdateInterview(bg, cur)
+			})
+		}()
+		<-locked
+		var got []int64
+		var members, removed []pipeline.User
+		err := c.write(func(tx pipeline.Tx) error {
+			cur, err := tx.InterviewForUpdate(bg, c.user("olivia"), iv.JobID, iv.CandidateID, iv.ID)
+			if err != nil {
+				return err
+			}
+			for _, u := range cur.Interviewers {
+				got = append(got, u.ID)
+			}
+			if members, err = tx.TeamUsers(bg, cur.TeamID, got); err != nil {
+				return err
+			}
+			removed, err = tx.TeamUsers(bg, cur.TeamID, []int64{c.user("adam")})
+			return err
+		})
+		require.NoError(t, err)
+		require.NoError(t, <-changed)
+		assert.Equal(t, []int64{c.user("mia"), c.user("gary"), c.user("nina")}, got, "the interviewers as the other write left them")
+		var ids []int64
+		for _, u := range members {
+			ids = append(ids, u.ID)
+		}
+		assert.Equal(t, []int64{c.user("mia"), c.user("nina")}, ids, "the team's members among them, in order: gary is globex's")
+		require.Len(t, removed, 1, "a user the interview no longer has is still judged")
+		assert.Equal(t, c.user("adam"), removed[0].ID)
+	})
 	// race books two interviews at once, each in a write that reads
 	// first, without a lock, as a check of the slot would, and checks that
 	// exactly one is stored.

@@ -13,11 +13,23 @@ WHERE i.id = $1 AND i.candidate_id = $2 AND i.job_id = $3 AND EXISTS (SELECT 1 F
 	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $4
 		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $4)));
 
--- name: InterviewLocked
+-- InterviewLockedWithInterviewers is Interview, its row locked as a
+-- write's read locks (see statements.go), with its interviewers in
+-- order, a JSON array of {id, name, email, member}, member saying whether
+-- they belong to the job's team. The statement's snapshot predates the
+-- row it locked when it waited for another writer of the interview:
+-- interviewers_current is false then (the row's version is not the
+-- snapshot's), and the interviewers are read again.
+-- name: InterviewLockedWithInterviewers
 SELECT i.id, i.job_id, i.candidate_id, j.team_id, i.starts_at, i.ends_at, i.timezone, i.location,
 	i.video_url, i.status, i.sequence, i.uid, i.organizer_name, i.organizer_email, i.created_by, cb.name AS created_by_name, cb.email AS created_by_email,
 	i.created_at, i.updated_at, c.name AS candidate_name, c.email AS candidate_email, c.status AS candidate_status,
-	CASE WHEN c.erased_at IS NULL THEN 0 ELSE 1 END AS candidate_erased, j.title AS job_title FROM interviews AS i
+	CASE WHEN c.erased_at IS NULL THEN 0 ELSE 1 END AS candidate_erased, j.title AS job_title,
+	(SELECT COALESCE(json_agg(json_build_object('id', u.id, 'name', u.name, 'email', u.email,
+		'member', EXISTS (SELECT 1 FROM memberships AS m WHERE m.team_id = j.team_id AND m.user_id = u.id)) ORDER BY ii.position), '[]')
+		FROM interview_interviewers AS ii JOIN users AS u ON u.id = ii.user_id WHERE ii.interview_id = i.id) AS interviewers,
+	i.xmin = (SELECT s.xmin FROM interviews AS s WHERE s.id = i.id) AS interviewers_current
+FROM interviews AS i
 JOIN candidates AS c ON c.id = i.candidate_id
 JOIN jobs AS j ON j.id = i.job_id
 JOIN users AS cb ON cb.id = i.created_by
@@ -25,6 +37,29 @@ WHERE i.id = $1 AND i.candidate_id = $2 AND i.job_id = $3 AND EXISTS (SELECT 1 F
 	WHERE vm.team_id = j.team_id AND vm.user_id = $4
 	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $4
 		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $4))) AND pipeline_lock_record('interview', $1) FOR NO KEY UPDATE OF i;
+
+-- ClaimInterview is InterviewLockedWithInterviewers that claims a key
+-- first, as ClaimCandidate.
+-- name: ClaimInterview
+SELECT k.locked AS claim_locked, k.user_id AS claim_user_id, k.request AS claim_request,
+	k.result AS claim_result, k.created_at AS claim_created_at, r.*
+FROM pipeline_claim_key($5, $6, $7, $8) AS k
+LEFT JOIN LATERAL (SELECT i.id, i.job_id, i.candidate_id, j.team_id, i.starts_at, i.ends_at, i.timezone, i.location,
+	i.video_url, i.status, i.sequence, i.uid, i.organizer_name, i.organizer_email, i.created_by, cb.name AS created_by_name, cb.email AS created_by_email,
+	i.created_at, i.updated_at, c.name AS candidate_name, c.email AS candidate_email, c.status AS candidate_status,
+	CASE WHEN c.erased_at IS NULL THEN 0 ELSE 1 END AS candidate_erased, j.title AS job_title,
+	(SELECT COALESCE(json_agg(json_build_object('id', u.id, 'name', u.name, 'email', u.email,
+		'member', EXISTS (SELECT 1 FROM memberships AS m WHERE m.team_id = j.team_id AND m.user_id = u.id)) ORDER BY ii.position), '[]')
+		FROM interview_interviewers AS ii JOIN users AS u ON u.id = ii.user_id WHERE ii.interview_id = i.id) AS interviewers,
+	i.xmin = (SELECT s.xmin FROM interviews AS s WHERE s.id = i.id) AS interviewers_current
+FROM interviews AS i
+JOIN candidates AS c ON c.id = i.candidate_id
+JOIN jobs AS j ON j.id = i.job_id
+JOIN users AS cb ON cb.id = i.created_by
+WHERE i.id = $1 AND i.candidate_id = $2 AND i.job_id = $3 AND EXISTS (SELECT 1 FROM memberships AS vm
+	WHERE vm.team_id = j.team_id AND vm.user_id = $4
+	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $4
+		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $4))) AND k.locked IS NOT NULL AND pipeline_lock_record('interview', $1) FOR NO KEY UPDATE OF i) AS r ON true;
 
 -- Interviews is a page of the interviews of the candidate $1 of the
 -- job $2 that the viewer $3 reaches, from the offset $4, with their
@@ -133,6 +168,23 @@ VALUES (CAST($13 AS bigint), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, 
 INSERT INTO interview_interviewers (interview_id, user_id, position, starts_at, ends_at, active)
 SELECT i.id, CAST(x.value AS bigint), x.n, i.starts_at, i.ends_at, CAST($8 AS text) = 'scheduled'
 FROM i, json_array_elements_text(CAST($12 AS json)) WITH ORDINALITY AS x(value, n);
+
+-- UpdateInterviewWithInterviewers is UpdateInterview with its
+-- interviewers set to those of the JSON array $10, in order, in one
+-- statement: the others' rows deleted, the kept ones' updated, the new
+-- ones inserted. A row deleted and inserted again by one statement would
+-- fail the primary key, so each row is touched once.
+-- name: UpdateInterviewWithInterviewers
+WITH i AS (UPDATE interviews SET starts_at = $1, ends_at = $2, timezone = $3, location = $4, video_url = $5,
+	status = $6, sequence = $7, updated_at = $8
+WHERE id = $9),
+x AS (SELECT CAST(e.value AS bigint) AS user_id, e.n FROM json_array_elements_text(CAST($10 AS json)) WITH ORDINALITY AS e(value, n)),
+gone AS (DELETE FROM interview_interviewers AS ii WHERE ii.interview_id = $9 AND ii.user_id NOT IN (SELECT x.user_id FROM x)),
+kept AS (UPDATE interview_interviewers AS ii SET position = x.n, starts_at = $1, ends_at = $2, active = CAST($6 AS text) = 'scheduled'
+FROM x WHERE ii.interview_id = $9 AND ii.user_id = x.user_id)
+INSERT INTO interview_interviewers (interview_id, user_id, position, starts_at, ends_at, active)
+SELECT $9, x.user_id, x.n, $1, $2, CAST($6 AS text) = 'scheduled' FROM x
+WHERE NOT EXISTS (SELECT 1 FROM interview_interviewers AS ii WHERE ii.interview_id = $9 AND ii.user_id = x.user_id);
 
 -- name: SetInterviewCalendar
 UPDATE interviews SET uid = $1, organizer_name = $2, organizer_email = $3 WHERE id = $4;
