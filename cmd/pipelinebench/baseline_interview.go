@@ -192,7 +192,8 @@ func (b *baseline) insertInterview(c *gin.Context, w *write, iv interviewBody, s
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'scheduled', 0, $9, $10, $10, $11, $12, $13)`,
 		iv.ID, w.jobID, w.candID, start, end, iv.Timezone, deref(iv.Location), deref(iv.VideoURL), w.cl.userID, w.now,
 		inv.UID, inv.Organizer.Name, inv.Organizer.Email)
-	batch.Queue(insertInterviewersSQL, iv.ID, start, end, ids)
+	batch.Queue(`INSERT INTO interview_interviewers (interview_id, user_id, position, starts_at, ends_at, active)
+SELECT $1, x.id, x.n, $2, $3, true FROM unnest($4::bigint[]) WITH ORDINALITY AS x(id, n)`, iv.ID, start, end, ids)
 	queueMails(&batch, w, inv, append(slices.Clone(iv.Interviewers), person{Name: w.cand.Name, Email: w.cand.Email}))
 	changes := map[string]change{
 		"start": {After: iv.Start}, "end": {After: iv.End}, "timezone": {After: iv.Timezone},

@@ -35,11 +35,18 @@ JOIN memberships AS m ON m.user_id = u.id AND m.team_id = (SELECT team_id FROM j
 WHERE u.id = ANY(COALESCE($2::bigint[], ARRAY(SELECT ii.user_id FROM interview_interviewers AS ii WHERE ii.interview_id = $3)))`
 	updateInterviewSQL = `UPDATE interviews SET starts_at = $1, ends_at = $2, timezone = $3, location = $4, video_url = $5,
 	sequence = $6, updated_at = $7 WHERE id = $8`
-	// The interviewers go and come back in two statements: a row deleted
-	// and inserted by one would fail the primary key.
-	deleteInterviewersSQL = `DELETE FROM interview_interviewers WHERE interview_id = $1`
-	insertInterviewersSQL = `INSERT INTO interview_interviewers (interview_id, user_id, position, starts_at, ends_at, active)
-SELECT $1, x.id, x.n, $2, $3, true FROM unnest($4::bigint[]) WITH ORDINALITY AS x(id, n)`
+	// setInterviewersSQL makes the interviewers of the interview $1 those
+	// of the array $4, in order, from $2 to $3: the others' rows deleted,
+	// the kept ones' updated in place, the new ones inserted, each row
+	// touched once (a row deleted and inserted again by one statement
+	// would fail the primary key).
+	setInterviewersSQL = `WITH x AS (SELECT u.id, u.n FROM unnest($4::bigint[]) WITH ORDINALITY AS u(id, n)),
+gone AS (DELETE FROM interview_interviewers AS ii WHERE ii.interview_id = $1 AND ii.user_id <> ALL($4::bigint[])),
+kept AS (UPDATE interview_interviewers AS ii SET position = x.n, starts_at = $2, ends_at = $3 FROM x
+	WHERE ii.interview_id = $1 AND ii.user_id = x.id)
+INSERT INTO interview_interviewers (interview_id, user_id, position, starts_at, ends_at, active)
+SELECT $1, x.id, x.n, $2, $3, true FROM x
+WHERE NOT EXISTS (SELECT 1 FROM interview_interviewers AS ii WHERE ii.interview_id = $1 AND ii.user_id = x.id)`
 )
 
 // storedInterview is an interview as a reschedule reads it.
@@ -151,8 +158,7 @@ func (b *baseline) reschedule(c *gin.Context) {
 		ids[i] = m.ID
 	}
 	batch.Queue(updateInterviewSQL, after.start, after.end, after.timezone, after.location, after.videoURL, st.sequence, w.now, id)
-	batch.Queue(deleteInterviewersSQL, id)
-	batch.Queue(insertInterviewersSQL, id, after.start, after.end, ids)
+	batch.Queue(setInterviewersSQL, id, after.start, after.end, ids)
 	inv := invitationFor(w, iv, st, after.start, after.end)
 	var kept, added, removed []person
 	for _, m := range iv.Interviewers {

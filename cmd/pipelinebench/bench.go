@@ -242,11 +242,10 @@ func loadCase(ctx context.Context, cfg config, name string, run []*scenario, our
 			order = []int{1, 0}
 		}
 		for i, s := range run {
-			if s.prepare != nil && !s.prepared {
+			if s.prepare != nil && round == 0 {
 				if err := s.prepare(ctx, ours); err != nil {
 					return nil, fmt.Errorf("%s/%s: %w", name, s.name, err)
 				}
-				s.prepared = true
 			}
 			for _, which := range order {
 				e := []*endpoint{ours, base}[which]

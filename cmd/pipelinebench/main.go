@@ -117,10 +117,12 @@
 //     updated invitation's mails with their River jobs (to those who had
 //     it; a new invitation to interviewers added, a cancellation to those
 //     removed), its activity row and the idempotency record; then COMMIT.
-//     A patch that changes nothing writes only the key's record. The
-//     scenario moves, in turn, one of up to four interviews of each user,
-//     scheduled through ours before its first run, to the user's next
-//     slot (200).
+//     A patch that changes nothing writes only the key's record; a clash
+//     (23P01 or 40P01) rolls back and reads the busy times, the interview
+//     itself left out. Before the first run, ours schedules five
+//     interviews of each user: reschedule moves one of the first four in
+//     turn to the user's next slot (200); reschedule-conflict moves one of
+//     them onto the fifth, which stays put (409).
 //
 // Ours sends, for comparison, the limiter's upsert per request and the
 // token's read once a second per token; then nothing more for /me, one

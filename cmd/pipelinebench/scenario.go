@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 )
 
@@ -14,7 +15,7 @@ import (
 var scenarioNames = []string{
 	"me", "job", "candidates-p1", "candidates-mid", "candidates-stage", "candidates-search", "move", "note", "intake",
 	"message",
-	"schedule", "schedule-conflict", "reschedule", "upload",
+	"schedule", "schedule-conflict", "reschedule", "reschedule-conflict", "upload",
 }
 
 // Case names, in run order: spread is the main table (every user, many
@@ -43,9 +44,9 @@ type scenario struct {
 	next   func(i uint64) request
 	count  atomic.Uint64 // requests made so far, over all runs
 	// prepare, when set, makes what the requests need, through ours,
-	// before the scenario's first run.
-	prepare  func(ctx context.Context, e *endpoint) error
-	prepared bool
+	// before the scenario's first run; scenarios may share one, which
+	// makes it once.
+	prepare func(ctx context.Context, e *endpoint) error
 }
 
 // target is a candidate of the load.
@@ -196,10 +197,14 @@ func scenarios(w *world, caseName string, only []string, keys *keySource) []*sce
 	if caseName != "hot-candidate" { // one candidate cannot be booked at once for every user
 		for _, s := range interviewScenarios(c, caseName, keys) {
 			// In hot-user every clash asks for one interviewer's one slot
-			// from every connection at once, where the baseline's 409
-			// path ran into the client's time-out in one CI run (not yet
-			// understood): the clash is measured in spread.
-			if caseName == "hot-user" && s.name == "schedule-conflict" {
+			// from every connection at once. The baseline's bookings then
+			// wait in the exclusion check for each other's new rows until
+			// PostgreSQL's deadlock detector fails one, a second later
+			// (deadlock_timeout; its log says "while checking exclusion
+			// constraint"): its 409s fall to a few a second and run into
+			// the client's time-out. Ours' did not in the same runs, for
+			// a reason not yet found. The clashes are measured in spread.
+			if caseName == "hot-user" && strings.HasSuffix(s.name, "-conflict") {
 				continue
 			}
 			all = append(all, s)

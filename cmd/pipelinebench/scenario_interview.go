@@ -65,9 +65,11 @@ func rescheduleRequest(token string, p pooled, start time.Time, key string) requ
 // interviewScenarios are schedule, a schedule of the user's next slot
 // (201); schedule-conflict, a schedule of the user's first slot of the
 // case, which schedule took (409, with the busy times): run schedule
-// first; and reschedule, which moves one of a few interviews of the user,
+// first; reschedule, which moves one of a few interviews of the user,
 // scheduled through ours before its first run, to the user's next slot
-// (200, sequence + 1, an updated invitation to each of its people).
+// (200, sequence + 1, an updated invitation to each of its people); and
+// reschedule-conflict, which moves one of them onto the slot of one more
+// interview of the user that stays put (409, with the busy times).
 // Only active candidates take interviews, and only a user's own targets,
 // which no other user's requests reach: users without any are left out.
 func interviewScenarios(c *cast, caseName string, keys *keySource) []*scenario {
@@ -90,9 +92,13 @@ func interviewScenarios(c *cast, caseName string, keys *keySource) []*scenario {
 	}
 	pick := func(i uint64) (int, uint64) { return int(i % uint64(len(users))), i / uint64(len(users)) }
 	pool := make([][]pooled, len(users))
-	prepare := func(ctx context.Context, e *endpoint) error {
+	anchors := make([]int64, len(users)) // the slot of each user's interview that stays
+	var once sync.Once
+	var prepared error
+	fill := func(ctx context.Context, e *endpoint) error {
 		for u, ts := range targets {
-			for _, t := range ts[:min(len(ts), reschedulePool)] {
+			for k := range reschedulePool + 1 {
+				t := ts[k%len(ts)] // a candidate may have two of them, at other times
 				n := lane(caseName, users[u].ID).Add(1) - 1
 				resp, err := e.do(ctx, scheduleRequest(users[u].Token, t, users[u].ID, slotAt(caseName, n), ""))
 				if err != nil {
@@ -102,10 +108,18 @@ func interviewScenarios(c *cast, caseName string, keys *keySource) []*scenario {
 				if resp.status != http.StatusCreated || json.Unmarshal(resp.body, &iv) != nil {
 					return fmt.Errorf("scheduling an interview to move: %d %s", resp.status, clip(resp.body, 300))
 				}
-				pool[u] = append(pool[u], pooled{t: t, id: iv.Data.ID})
+				if k == reschedulePool {
+					anchors[u] = n
+				} else {
+					pool[u] = append(pool[u], pooled{t: t, id: iv.Data.ID})
+				}
 			}
 		}
 		return nil
+	}
+	prepare := func(ctx context.Context, e *endpoint) error {
+		once.Do(func() { prepared = fill(ctx, e) })
+		return prepared
 	}
 	return []*scenario{
 		{name: "schedule", write: true, status: http.StatusCreated, next: func(i uint64) request {
@@ -122,7 +136,11 @@ func interviewScenarios(c *cast, caseName string, keys *keySource) []*scenario {
 		{name: "reschedule", write: true, status: http.StatusOK, prepare: prepare, next: func(i uint64) request {
 			u, r := pick(i)
 			n := lane(caseName, users[u].ID).Add(1) - 1
-			return rescheduleRequest(users[u].Token, pool[u][r%uint64(len(pool[u]))], slotAt(caseName, n), keys.next())
+			return rescheduleRequest(users[u].Token, pool[u][r%reschedulePool], slotAt(caseName, n), keys.next())
+		}},
+		{name: "reschedule-conflict", write: true, status: http.StatusConflict, prepare: prepare, next: func(i uint64) request {
+			u, r := pick(i)
+			return rescheduleRequest(users[u].Token, pool[u][r%reschedulePool], slotAt(caseName, anchors[u]), keys.next())
 		}},
 	}
 }
