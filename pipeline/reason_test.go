@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
+	"github.com/pipeline-dev/pipeline/pipelinestore"
+	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
 )
 
 // lastEntry is the newest entry of the activity log.
@@ -140,3 +142,33 @@ func TestRequestDigest_NoReason(t *testing.T) {
 // job 3's candidate 7 as the Service computed it before writes took a
 // reason.
 const digestBeforeReasons = "afbefeae464a3fd7a74090992fc39ddefb19b1fe03e2d8ad21bc29625b2d5bc0"
+
+// TestService_BadReasonBeforeClash: a bad reason is part of the input, so
+// it is the answer to a schedule or a reschedule onto a booked time, on
+// both databases, whether or not the write's statements waited to be sent
+// together until the write ended (without mail nothing sends them
+// earlier).
+func TestService_BadReasonBeforeClash(t *testing.T) {
+	check := func(t *testing.T, w world) {
+		ctx, job := w.As(t, "olivia"), w.Job("backend")
+		schedule(t, w, 1, "olivia")
+		blank := pipeline.Reasoned{Reason: new("  ")}
+		onto := interviewAt(w, 1, "olivia")
+		onto.Reasoned = blank
+		_, err := w.Svc.ScheduleInterview(ctx, job, w.Res.Candidates["grace"], onto)
+		assert.Equal(t, []string{pipeline.ReasonField}, fieldNames(err), "schedule: %v", err)
+
+		later, err := w.Svc.ScheduleInterview(ctx, job, w.Res.Candidates["grace"], interviewAt(w, 3, "olivia"))
+		require.NoError(t, err)
+		patch := pipeline.InterviewPatch{Start: new(slotAt(1, 0)), End: new(slotAt(2, 0)), Reasoned: blank}
+		_, err = w.Svc.RescheduleInterview(ctx, job, w.Res.Candidates["grace"], later.Value.ID, patch)
+		assert.Equal(t, []string{pipeline.ReasonField}, fieldNames(err), "reschedule: %v", err)
+	}
+	eachWorld(t, "with invitations", check)
+	t.Run("without mail", func(t *testing.T) {
+		t.Parallel()
+		storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+			check(t, storetest.Seeded(t, db))
+		})
+	})
+}

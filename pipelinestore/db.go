@@ -386,8 +386,10 @@ func (db *DB) Write(ctx context.Context, fn func(pipeline.Tx) error) error {
 			// interview's insert is its check of double booking): a
 			// write that ends otherwise, a held write's proposal too,
 			// sends it before the rollback, so that its failure is the
-			// answer, as when each statement went at once.
-			if ferr := t.run.flush(ctx); ferr != nil {
+			// answer, as when each statement went at once. Invalid
+			// input (a bad reason) still comes first, as the API's
+			// check order puts it.
+			if ferr := t.run.flush(ctx); ferr != nil && pipeline.ErrorCode(err) != pipeline.EValidation {
 				return ferr
 			}
 			return err

@@ -206,7 +206,8 @@ func (t *tx) InterviewForUpdate(ctx context.Context, viewer, jobID, candidateID,
 	if !r.Current {
 		// The row changed while the statement waited for its lock: the
 		// interviewers it read may be those of before.
-		return ivs[0], withInterviewers(ctx, t.run, ivs)
+		err := withInterviewers(ctx, t.run, ivs)
+		return ivs[0], err
 	}
 	var people []struct {
 		pipeline.User
