@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"reflect"
 
 	"github.com/gin-gonic/gin"
 )
@@ -32,6 +33,8 @@ type bodyField struct {
 	name string
 	kind string // "a string", "an integer"
 	into any
+	// nullable: null is the empty string (a patch that clears the field).
+	nullable bool
 }
 
 // decodeFields decodes a JSON object body into fields and returns the field
@@ -51,11 +54,18 @@ func decodeFields(raw []byte, fields ...bodyField) map[string][]string {
 	}
 	for name, value := range obj {
 		f, known := findField(fields, name)
+		null := bytes.Equal(bytes.TrimSpace(value), []byte("null"))
 		switch {
 		case !known:
 			errs[name] = append(errs[name], "The "+name+" field is not allowed.")
-		case bytes.Equal(bytes.TrimSpace(value), []byte("null")) || json.Unmarshal(value, f.into) != nil:
+		case null && f.nullable:
+			_ = json.Unmarshal([]byte(`""`), f.into)
+		case null || json.Unmarshal(value, f.into) != nil:
 			errs[name] = append(errs[name], "The "+name+" field must be "+f.kind+".")
+			// As unread: a pointer the failed decoding allocated would
+			// count as sent.
+			v := reflect.ValueOf(f.into).Elem()
+			v.Set(reflect.Zero(v.Type()))
 		}
 	}
 	if len(errs) == 0 {

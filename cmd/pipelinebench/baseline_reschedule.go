@@ -82,8 +82,8 @@ func (b *baseline) reschedule(c *gin.Context) {
 		bodyField{name: "end", kind: "a string", into: &p.End},
 		bodyField{name: "timezone", kind: "a string", into: &p.Timezone},
 		bodyField{name: "interviewer_ids", kind: "an array of integers", into: &p.InterviewerIDs},
-		bodyField{name: "location", kind: "a string", into: &p.Location},
-		bodyField{name: "video_url", kind: "a string", into: &p.VideoURL})
+		bodyField{name: "location", kind: "a string", into: &p.Location, nullable: true},
+		bodyField{name: "video_url", kind: "a string", into: &p.VideoURL, nullable: true})
 	if !ok {
 		return
 	}

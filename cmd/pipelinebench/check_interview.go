@@ -91,6 +91,8 @@ func (k *checker) checkReschedules(owner *benchUser, t target, at time.Time, our
 		{name: "reschedule: in the past", req: rescheduleRequest(owner.Token, mine, time.Now().Add(-time.Hour).Truncate(time.Second), ""), status: http.StatusUnprocessableEntity},
 		{name: "reschedule: a bad body", req: withBody(clash, `{"start":"soon","interviewer_ids":[0],"x":1}`), status: http.StatusUnprocessableEntity},
 		{name: "reschedule: nothing sent", req: withBody(clash, `{}`), status: http.StatusUnprocessableEntity},
+		{name: "reschedule: a start of the wrong type", req: withBody(clash, `{"start":5,"end":"2020-01-01T00:00:00Z"}`), status: http.StatusUnprocessableEntity},
+		{name: "reschedule: a location cleared beside a bad field", req: withBody(clash, `{"location":null,"x":1}`), status: http.StatusUnprocessableEntity},
 		{name: "reschedule: a read-only token", req: rescheduleRequest(k.w.Reader, mine, moved, ""), status: http.StatusForbidden},
 		{name: "reschedule: unknown interview", req: unknown, status: http.StatusNotFound},
 	} {

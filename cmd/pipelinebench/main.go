@@ -113,7 +113,7 @@
 //     lookup; the patch judged as ours (NewInterview.Validate on the
 //     fields it leaves, the clock when the start is sent, the team, the
 //     candidate's status, a cancelled interview); then one round trip with
-//     the interview, its interviewers deleted and inserted again, the
+//     the interview, its interviewers (the kept ones updated in place), the
 //     updated invitation's mails with their River jobs (to those who had
 //     it; a new invitation to interviewers added, a cancellation to those
 //     removed), its activity row and the idempotency record; then COMMIT.

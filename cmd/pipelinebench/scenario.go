@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 	"sync/atomic"
 )
 
@@ -204,7 +203,10 @@ func scenarios(w *world, caseName string, only []string, keys *keySource) []*sce
 			// constraint"): its 409s fall to a few a second and run into
 			// the client's time-out. Ours' did not in the same runs, for
 			// a reason not yet found. The clashes are measured in spread.
-			if caseName == "hot-user" && strings.HasSuffix(s.name, "-conflict") {
+			// So is the reschedule: one user's few interviews would each
+			// have several moves in flight, queued on its lock, and its
+			// one calendar would fill twice as fast.
+			if caseName == "hot-user" && s.name != "schedule" {
 				continue
 			}
 			all = append(all, s)
