@@ -123,16 +123,7 @@ func (b *baseline) schedule(c *gin.Context) {
 		batch.Queue(`SELECT title FROM jobs WHERE id = $1`, w.jobID).QueryRow(func(row pgx.Row) error {
 			return ignoreNoRows(row.Scan(&title))
 		})
-		batch.Queue(teamMembersSQL, w.jobID, in.InterviewerIDs).Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				var p person
-				if err := rows.Scan(&p.ID, &p.Name, &p.Email); err != nil {
-					return err
-				}
-				members = append(members, p)
-			}
-			return rows.Err()
-		})
+		batch.Queue(teamMembersSQL, w.jobID, in.InterviewerIDs).Query(collectPeople(&members))
 		batch.Queue(`SELECT nextval(pg_get_serial_sequence('interviews', 'id'))`).QueryRow(func(row pgx.Row) error {
 			return row.Scan(&id)
 		})
@@ -253,6 +244,15 @@ func (b *baseline) booked(c *gin.Context, ids []int64, candID, except int64, sta
 	rows.Close()
 	fail(c, http.StatusConflict, "conflict", "An interviewer or the candidate is already booked at that time.",
 		map[string][]busyBody{"busy": busy})
+}
+
+// collectPeople reads rows of id, name and email into *into.
+func collectPeople(into *[]person) func(pgx.Rows) error {
+	return func(rows pgx.Rows) error {
+		var err error
+		*into, err = pgx.CollectRows(rows, pgx.RowToStructByPos[person])
+		return err
+	}
 }
 
 func deref(s *string) string {

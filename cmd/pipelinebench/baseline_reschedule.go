@@ -114,16 +114,7 @@ func (b *baseline) reschedule(c *gin.Context) {
 		if p.InterviewerIDs != nil {
 			ids = *p.InterviewerIDs
 		}
-		batch.Queue(interviewTeamSQL, w.jobID, ids, id).Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				var m person
-				if err := rows.Scan(&m.ID, &m.Name, &m.Email); err != nil {
-					return err
-				}
-				members = append(members, m)
-			}
-			return rows.Err()
-		})
+		batch.Queue(interviewTeamSQL, w.jobID, ids, id).Query(collectPeople(&members))
 	})
 	if !w.opened(c, b, err, nil) {
 		return
