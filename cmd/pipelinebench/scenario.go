@@ -201,8 +201,9 @@ func scenarios(w *world, caseName string, only []string, keys *keySource) []*sce
 			// PostgreSQL's deadlock detector fails one, a second later
 			// (deadlock_timeout; its log says "while checking exclusion
 			// constraint"): its 409s fall to a few a second and run into
-			// the client's time-out. Ours' did not in the same runs, for
-			// a reason not yet found. The clashes are measured in spread.
+			// the client's time-out; so do ours' schedules (ours'
+			// reschedules did not, for a reason not yet found). The
+			// clashes are measured in spread.
 			// So is the reschedule: one user's few interviews would each
 			// have several moves in flight, queued on its lock, and its
 			// one calendar would fill twice as fast.
