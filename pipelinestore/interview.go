@@ -209,46 +209,44 @@ func (t *tx) InterviewForUpdate(ctx context.Context, viewer, jobID, candidateID,
 		err := withInterviewers(ctx, t.run, ivs)
 		return ivs[0], err
 	}
-	var people []struct {
-		pipeline.User
-		Member bool `json:"member"`
-	}
-	if err := json.Unmarshal(r.Interviewers, &people); err != nil {
+	known := &teamMembers{teamID: ivs[0].TeamID}
+	if err := json.Unmarshal(r.Interviewers, &known.users); err != nil {
 		return pipeline.Interview{}, err
 	}
-	known := &teamMembers{teamID: ivs[0].TeamID}
-	for _, p := range people {
-		ivs[0].Interviewers = append(ivs[0].Interviewers, p.User)
-		known.ids = append(known.ids, p.ID)
-		if p.Member {
-			known.members = append(known.members, p.User)
-		}
+	for _, u := range known.users {
+		ivs[0].Interviewers = append(ivs[0].Interviewers, u.User)
 	}
 	t.members = known
 	return ivs[0], nil
 }
 
-// teamMembers are which of some users belong to a team, as a locking read
-// found them.
+// teamMembers are some users, each with whether they belong to a team, as
+// a locking read found them.
 type teamMembers struct {
-	teamID  int64
-	ids     []int64         // the users asked about
-	members []pipeline.User // those of them in the team
+	teamID int64
+	users  []teamUser
+}
+
+// teamUser is a user and whether they belong to a team.
+type teamUser struct {
+	pipeline.User
+	Member bool `json:"member"`
 }
 
 // among answers TeamUsers for ids of the team teamID, when every one of
-// them was asked about.
+// them was read.
 func (m *teamMembers) among(teamID int64, ids []int64) ([]pipeline.User, bool) {
 	if m == nil || m.teamID != teamID {
 		return nil, false
 	}
 	out := make([]pipeline.User, 0, len(ids))
 	for _, id := range ids {
-		if !slices.Contains(m.ids, id) {
+		i := slices.IndexFunc(m.users, func(u teamUser) bool { return u.ID == id })
+		if i < 0 {
 			return nil, false
 		}
-		if i := slices.IndexFunc(m.members, func(u pipeline.User) bool { return u.ID == id }); i >= 0 {
-			out = append(out, m.members[i])
+		if m.users[i].Member {
+			out = append(out, m.users[i].User)
 		}
 	}
 	return out, true
