@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"net/http"
 	"net/mail"
 	"slices"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
@@ -172,10 +170,7 @@ func (b *baseline) schedule(c *gin.Context) {
 // their River jobs, its activity entry and the key's record, and commits;
 // a clash answers 409.
 func (b *baseline) insertInterview(c *gin.Context, w *write, iv interviewBody, start, end time.Time, title string) {
-	ids := make([]int64, len(iv.Interviewers))
-	for i, p := range iv.Interviewers {
-		ids[i] = p.ID
-	}
+	ids := personIDs(iv.Interviewers)
 	inv := invitationOf(w, iv, start, end, title)
 	var batch pgx.Batch
 	batch.Queue(`INSERT INTO interviews (id, job_id, candidate_id, starts_at, ends_at, timezone, location, video_url,
@@ -198,33 +193,24 @@ SELECT $1, x.id, x.n, $2, $3, true FROM unnest($4::bigint[]) WITH ORDINALITY AS 
 	}
 	batch.Queue(interviewActivitySQL, w.teamID, w.jobID, w.cl.userID, w.cl.tokenID, w.cl.ip, pipeline.ActionInterviewScheduled,
 		iv.ID, string(encode(changes)), w.now)
-	body := encode(envelope[interviewBody]{Data: iv})
-	if w.keyed {
-		batch.Queue(saveKeySQL, w.cl.teamID, w.key, w.cl.userID, w.print, body, w.now)
-	}
-	ctx := c.Request.Context()
-	err := w.tx.SendBatch(ctx, &batch).Close()
-	if err == nil {
-		err = w.tx.Commit(ctx)
-	}
-	var pgErr *pgconn.PgError
-	switch {
-	case errors.As(err, &pgErr) && (pgErr.Code == "23P01" || pgErr.Code == "40P01"): // a clash, or two bookings deadlocked
-		w.rollback()
-		b.booked(c, ids, w.candID, 0, start, end)
-	case err != nil:
-		serverError(c, b, err)
-	default:
-		c.Header("Location", "/api/v1/jobs/"+strconv.FormatInt(w.jobID, 10)+"/candidates/"+
-			strconv.FormatInt(w.candID, 10)+"/interviews/"+strconv.FormatInt(iv.ID, 10))
-		c.Data(http.StatusCreated, jsonType, body)
-	}
+	w.booking = &booking{ids: ids, candID: w.candID, start: start, end: end}
+	w.location = "/api/v1/jobs/" + strconv.FormatInt(w.jobID, 10) + "/candidates/" +
+		strconv.FormatInt(w.candID, 10) + "/interviews/" + strconv.FormatInt(iv.ID, 10)
+	b.commit(c, w, &batch, http.StatusCreated, encode(envelope[interviewBody]{Data: iv}))
 }
 
-// booked answers a clash: 409 with the busy times, but those of the
-// interview except, read after the rollback.
-func (b *baseline) booked(c *gin.Context, ids []int64, candID, except int64, start, end time.Time) {
-	rows, err := b.pool.Query(context.WithoutCancel(c.Request.Context()), busySQL, ids, start, end, candID, except)
+// booking is the times a write books: of the interviewers ids and the
+// candidate, from start to end, the interview except (0: none) aside.
+type booking struct {
+	ids            []int64
+	candID, except int64
+	start, end     time.Time
+}
+
+// booked answers a clash of bk: 409 with the busy times, read after the
+// rollback.
+func (b *baseline) booked(c *gin.Context, bk booking) {
+	rows, err := b.pool.Query(context.WithoutCancel(c.Request.Context()), busySQL, bk.ids, bk.start, bk.end, bk.candID, bk.except)
 	if err != nil {
 		serverError(c, b, err)
 		return
@@ -272,17 +258,12 @@ func invitationOf(w *write, iv interviewBody, start, end time.Time, title string
 	random := make([]byte, 8)
 	_, _ = rand.Read(random)
 	domain := benchFrom.Address[strings.LastIndexByte(benchFrom.Address, '@')+1:]
-	users := make([]pipeline.User, len(iv.Interviewers))
-	for i, p := range iv.Interviewers {
-		users[i] = pipeline.User{ID: p.ID, Name: p.Name, Email: p.Email}
-	}
-	v := pipeline.Interview{ID: iv.ID, JobID: w.jobID, CandidateID: w.candID, Start: start, End: end, Timezone: iv.Timezone,
-		Location: deref(iv.Location), VideoURL: deref(iv.VideoURL), Interviewers: users, Status: iv.Status,
-		CreatedBy: pipeline.User{ID: w.cl.userID, Name: w.cl.userName}, CreatedAt: w.now, UpdatedAt: w.now,
-		CandidateName: w.cand.Name, CandidateEmail: w.cand.Email, JobTitle: title}
-	v.UID = "interview-" + strconv.FormatInt(iv.ID, 10) + "-" + hex.EncodeToString(random) + "@" + domain
-	v.Organizer = pipeline.User{Name: benchFrom.Name, Email: benchFrom.Address}
-	return pipeline.Invitation{Interview: v, UID: v.UID, Method: pipeline.MethodRequest, Organizer: v.Organizer}
+	return invitationFor(w, iv, storedInterview{
+		uid:       "interview-" + strconv.FormatInt(iv.ID, 10) + "-" + hex.EncodeToString(random) + "@" + domain,
+		organizer: pipeline.User{Name: benchFrom.Name, Email: benchFrom.Address},
+		createdBy: named{ID: w.cl.userID, Name: w.cl.userName}, createdAt: w.now,
+		candName: w.cand.Name, email: w.cand.Email, title: title,
+	}, start, end)
 }
 
 // invitationText is an invitation's subject and plain text, as ours

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"errors"
 	"net/http"
 	"slices"
 	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 	"github.com/pipeline-dev/pipeline/pipeline/ical"
@@ -144,10 +142,7 @@ func (b *baseline) reschedule(c *gin.Context) {
 	st.sequence++
 	iv := interviewOf(w, id, st, after.interviewers, after.start, after.end, after.timezone, after.location, after.videoURL)
 	iv.UpdatedAt = stamp(w.now)
-	ids := make([]int64, len(iv.Interviewers))
-	for i, m := range iv.Interviewers {
-		ids[i] = m.ID
-	}
+	ids := personIDs(iv.Interviewers)
 	batch.Queue(updateInterviewSQL, after.start, after.end, after.timezone, after.location, after.videoURL, st.sequence, w.now, id)
 	batch.Queue(setInterviewersSQL, id, after.start, after.end, ids)
 	inv := invitationFor(w, iv, st, after.start, after.end)
@@ -180,25 +175,8 @@ func (b *baseline) reschedule(c *gin.Context) {
 	}
 	batch.Queue(interviewActivitySQL, w.teamID, w.jobID, w.cl.userID, w.cl.tokenID, w.cl.ip, pipeline.ActionInterviewRescheduled,
 		id, string(encode(changes)), w.now)
-	body := encode(envelope[interviewBody]{Data: iv})
-	if w.keyed {
-		batch.Queue(saveKeySQL, w.cl.teamID, w.key, w.cl.userID, w.print, body, w.now)
-	}
-	ctx := c.Request.Context()
-	err = w.tx.SendBatch(ctx, &batch).Close()
-	if err == nil {
-		err = w.tx.Commit(ctx)
-	}
-	var pgErr *pgconn.PgError
-	switch {
-	case errors.As(err, &pgErr) && (pgErr.Code == "23P01" || pgErr.Code == "40P01"): // a clash, or two bookings deadlocked
-		w.rollback()
-		b.booked(c, ids, w.candID, id, after.start, after.end)
-	case err != nil:
-		serverError(c, b, err)
-	default:
-		c.Data(http.StatusOK, jsonType, body)
-	}
+	w.booking = &booking{ids: ids, candID: w.candID, except: id, start: after.start, end: after.end}
+	b.commit(c, w, &batch, http.StatusOK, encode(envelope[interviewBody]{Data: iv}))
 }
 
 // patch is an interview's fields as a patch leaves them.
@@ -225,11 +203,7 @@ func patched(st storedInterview, p pipeline.InterviewPatch, bad map[string][]str
 	if !sent {
 		return patch{}, bad
 	}
-	ids := make([]int64, len(st.interviewers))
-	for i, m := range st.interviewers {
-		ids[i] = m.ID
-	}
-	in := pipeline.NewInterview{Start: stamp(st.start), End: stamp(st.end), Timezone: st.timezone, InterviewerIDs: ids,
+	in := pipeline.NewInterview{Start: stamp(st.start), End: stamp(st.end), Timezone: st.timezone, InterviewerIDs: personIDs(st.interviewers),
 		Location: st.location, VideoURL: st.videoURL}
 	set := func(dst, v *string) {
 		if v != nil {

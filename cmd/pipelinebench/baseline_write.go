@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"hash/fnv"
 	"net/http"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
@@ -51,15 +53,20 @@ type write struct {
 	key, print    string    // the key and the request's fingerprint
 	status        int       // the status of success, which a replay repeats
 
-	what    string // the record the path names, for its 404: "Candidate" unless set
-	tx      pgx.Tx
-	locked  bool
-	found   bool
-	cand    candidateBody
-	stageID int64
-	teamID  int64 // the job's team
-	keyFree bool
-	stored  *storedResponse
+	what string // the record the path names, for its 404: "Candidate" unless set
+	// booking is the interview times the write books, whose clash
+	// commit answers; nil: none.
+	booking *booking
+	// location is the Location header of success; "": none.
+	location string
+	tx       pgx.Tx
+	locked   bool
+	found    bool
+	cand     candidateBody
+	stageID  int64
+	teamID   int64 // the job's team
+	keyFree  bool
+	stored   *storedResponse
 }
 
 // storedResponse is a key's record: the baseline stores the body it
@@ -201,23 +208,35 @@ func (w *write) opened(c *gin.Context, b *baseline, err error, bad map[string][]
 }
 
 // commit sends the write's statements and its idempotency record in one
-// round trip, commits, and answers with the response it stored.
+// round trip, commits, and answers with the response it stored (and the
+// Location header w.location, when set). A write that books an
+// interview's times (w.booking) answers a clash, or a deadlock between two
+// bookings, with 409 and the busy times.
 func (b *baseline) commit(c *gin.Context, w *write, batch *pgx.Batch, status int, body []byte) {
 	ctx := c.Request.Context()
 	if w.keyed {
 		batch.Queue(saveKeySQL, w.cl.teamID, w.key, w.cl.userID, w.print, body, w.now)
 	}
+	var err error
 	if batch.Len() > 0 {
-		if err := w.tx.SendBatch(ctx, batch).Close(); err != nil {
-			serverError(c, b, err)
-			return
-		}
+		err = w.tx.SendBatch(ctx, batch).Close()
 	}
-	if err := w.tx.Commit(ctx); err != nil {
+	if err == nil {
+		err = w.tx.Commit(ctx)
+	}
+	var pgErr *pgconn.PgError
+	switch {
+	case w.booking != nil && errors.As(err, &pgErr) && (pgErr.Code == "23P01" || pgErr.Code == "40P01"):
+		w.rollback()
+		b.booked(c, *w.booking)
+	case err != nil:
 		serverError(c, b, err)
-		return
+	default:
+		if w.location != "" {
+			c.Header("Location", w.location)
+		}
+		c.Data(status, jsonType, body)
 	}
-	c.Data(status, jsonType, body)
 }
 
 // logActivity queues the write's activity entry.
