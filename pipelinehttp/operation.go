@@ -114,11 +114,28 @@ func (spec opSpec[In, Out]) run(ctx context.Context, svc *pipeline.Service, in *
 	return out, replayed, err
 }
 
-// fillPath is path with the ids of r in place of its parameters.
+// fillPath is path with the ids of r in place of its parameters. It runs
+// twice a request, so it scans the path once rather than building a
+// strings.Replacer of every kind of id (a tenth of a message's
+// allocations).
 func fillPath(path string, r pipeline.Ref) string {
-	var pairs []string
-	for _, id := range r.IDs() {
-		pairs = append(pairs, "{"+id.Name+"}", strconv.FormatInt(*id.ID, 10))
+	if strings.IndexByte(path, '{') < 0 {
+		return path
 	}
-	return strings.NewReplacer(pairs...).Replace(path)
+	b := make([]byte, 0, len(path)+16)
+	for {
+		open := strings.IndexByte(path, '{')
+		end := strings.IndexByte(path[max(open, 0):], '}')
+		if open < 0 || end < 0 {
+			return string(append(b, path...))
+		}
+		end += open
+		b = append(b, path[:open]...)
+		if id := r.ID(path[open+1 : end]); id != nil {
+			b = strconv.AppendInt(b, *id, 10)
+		} else {
+			b = append(b, path[open:end+1]...)
+		}
+		path = path[end+1:]
+	}
 }

@@ -76,7 +76,7 @@ func (t *tx) InsertInvitationMails(ctx context.Context, ms []pipeline.Invitation
 		}
 		jobs[i] = river.InsertManyParams{Args: invitationArgs{InvitationMailID: id}}
 	}
-	_, err := t.river.InsertManyTx(ctx, t.run.tx.Tx, jobs)
+	_, err := t.river.InsertManyFastTx(ctx, t.run.tx.Tx, jobs)
 	return formatError(err, "Invitation")
 }
 

@@ -114,6 +114,8 @@ func (t *tx) enqueuePending(ctx context.Context) error {
 		params = append(params, river.InsertManyParams{Args: deliveryArgs{m}})
 	}
 	t.pending, t.jobs = nil, nil
-	_, err := t.river.InsertManyTx(ctx, t.run.tx.Tx, params)
+	// Nothing reads the inserted jobs back, so River's insert without
+	// RETURNING does.
+	_, err := t.river.InsertManyFastTx(ctx, t.run.tx.Tx, params)
 	return err
 }
