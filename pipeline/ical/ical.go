@@ -122,10 +122,18 @@ func description(iv pipeline.Interview) string {
 	return b.String()
 }
 
+// lineBreaks turns CRLF and CR into LF; caretEscapes writes ^ and " as RFC
+// 6868 does. Built once: a Replacer is safe for concurrent use, and
+// building one costs more than using it.
+var (
+	lineBreaks   = strings.NewReplacer("\r\n", "\n", "\r", "\n")
+	caretEscapes = strings.NewReplacer("^", "^^", `"`, "^'")
+)
+
 // text is s with its line breaks as the line feeds that TEXT values
 // escape, and no other control character, which could end a line.
 func text(s string) string {
-	s = strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(s)
+	s = lineBreaks.Replace(s)
 	return strings.Map(func(r rune) rune {
 		if r != '\n' && unicode.IsControl(r) {
 			return -1
@@ -140,7 +148,7 @@ func text(s string) string {
 // so ^ becomes ^^ (RFC 6868, the update of RFC 5545 for these); control
 // characters, which no parameter value holds, become spaces.
 func paramValue(s string) string {
-	s = strings.NewReplacer("^", "^^", `"`, "^'").Replace(s)
+	s = caretEscapes.Replace(s)
 	return `"` + strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) && r != '\t' {
 			return ' '
