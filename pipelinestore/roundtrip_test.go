@@ -124,8 +124,8 @@ func TestStore_RoundTrips_PostgreSQL(t *testing.T) {
 // BEGIN, the claim with the candidate's locking read, the batch, COMMIT. A note's insert returns
 // its id first. An intake draws the candidate's id in the job's read
 // (with the claim), so that the insert waits in the batch; a message
-// draws its id in the candidate's read, and its River job goes before
-// the commit. A schedule draws the interview's id (its UID names it)
+// draws its id in the candidate's read, and River's insert of its job
+// waits in the batch with it. A schedule draws the interview's id (its UID names it)
 // and reads the job's title in the candidate's read, reads the
 // interviewers, sends the interview with them and its activity entry,
 // then its invitation mails with the key's record, their River jobs,
@@ -191,7 +191,7 @@ func TestStore_RoundTrips_Prepared(t *testing.T) {
 			return err
 		},
 	}
-	want := map[string]int64{"MoveCandidate keyed": 4, "AddNote": 5, "AddCandidate keyed": 4, "SendMessage keyed": 5,
+	want := map[string]int64{"MoveCandidate keyed": 4, "AddNote": 5, "AddCandidate keyed": 4, "SendMessage keyed": 4,
 		"ScheduleInterview keyed": 7, "RescheduleInterview keyed": 6}
 	for name, op := range ops {
 		require.NoError(t, op(), name) // a warm-up run, which prepares the statements
