@@ -291,34 +291,35 @@ func TestDB_ConcurrentMigrations(t *testing.T) {
 	assert.NotEmpty(t, st.Applied)
 }
 
+// textAndPrepared runs test on PostgreSQL twice: with the statements sent
+// as text, and prepared (not behind PgBouncer, where they do not hold).
+func textAndPrepared(t *testing.T, test func(t *testing.T, opts ...pipelinestore.Option)) {
+	t.Run("as text", func(t *testing.T) { test(t) })
+	t.Run("prepared", func(t *testing.T) {
+		if behindPgBouncer(t, storetest.PostgresDSN(t)) {
+			t.Skip("the server is reached through PgBouncer, where prepared statements do not hold")
+		}
+		test(t, pipelinestore.WithPreparedStatements())
+	})
+}
+
 // TestDB_LateReply: a statement whose reply the store stopped waiting for
 // leaves its connection unused. The next statement, on the connection
 // database/sql hands out next, reads its own reply, never the late one,
 // whether the statements run as text or prepared.
 func TestDB_LateReply(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		opts []pipelinestore.Option
-	}{
-		{"as text", nil},
-		{"prepared", []pipelinestore.Option{pipelinestore.WithPreparedStatements()}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			if c.opts != nil && behindPgBouncer(t, storetest.PostgresDSN(t)) {
-				t.Skip("the server is reached through PgBouncer, where prepared statements do not hold")
-			}
-			db := storetest.OpenPostgres(t, append(c.opts, pipelinestore.WithMaxConns(1))...)
-			pool := db.Pools()["postgres"]
-			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-			defer cancel()
-			_, err := pool.ExecContext(ctx, `SELECT pg_sleep($1)`, 1)
-			require.Error(t, err, "the store stopped waiting")
-			time.Sleep(1200 * time.Millisecond) // the late reply has come
-			for want := range 3 {
-				var got int
-				require.NoError(t, pool.QueryRowContext(context.Background(), `SELECT $1::int`, want).Scan(&got))
-				assert.Equal(t, want, got)
-			}
-		})
-	}
+	textAndPrepared(t, func(t *testing.T, opts ...pipelinestore.Option) {
+		db := storetest.OpenPostgres(t, append(opts, pipelinestore.WithMaxConns(1))...)
+		pool := db.Pools()["postgres"]
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		_, err := pool.ExecContext(ctx, `SELECT pg_sleep($1)`, 1)
+		require.Error(t, err, "the store stopped waiting")
+		time.Sleep(1200 * time.Millisecond) // the late reply has come
+		for want := range 3 {
+			var got int
+			require.NoError(t, pool.QueryRowContext(context.Background(), `SELECT $1::int`, want).Scan(&got))
+			assert.Equal(t, want, got)
+		}
+	})
 }
