@@ -194,6 +194,11 @@ type waitKey struct{}
 // run, which holds for River's insert of jobs without unique options: it
 // inserts every job it is given. The store's jobs have none.
 //
+// River's insert notification (a NOTIFY, at most one per queue per 100 ms)
+// then runs before the batch: after a write whose batch fails, the next
+// job on that queue within 100 ms may wait for the queue's next poll
+// (DeliveryConfig.PollInterval) instead of being taken at once.
+//
 // What it buys, measured by the project's benchmark against the same
 // server inserting the jobs after the batch, in two runs of alternating
 // builds on 2026-11-28 (cmd/pipelinebench/README.md, "River's insert in
