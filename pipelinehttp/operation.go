@@ -119,15 +119,15 @@ func (spec opSpec[In, Out]) run(ctx context.Context, svc *pipeline.Service, in *
 // strings.Replacer of every kind of id (a tenth of a message's
 // allocations).
 func fillPath(path string, r pipeline.Ref) string {
-	if strings.IndexByte(path, '{') < 0 {
-		return path
-	}
-	b := make([]byte, 0, len(path)+16)
+	var b []byte
 	for {
 		open := strings.IndexByte(path, '{')
-		end := strings.IndexByte(path[max(open, 0):], '}')
-		if open < 0 || end < 0 {
-			return string(append(b, path...))
+		if open < 0 {
+			break
+		}
+		end := strings.IndexByte(path[open:], '}')
+		if end < 0 {
+			break
 		}
 		end += open
 		b = append(b, path[:open]...)
@@ -138,4 +138,8 @@ func fillPath(path string, r pipeline.Ref) string {
 		}
 		path = path[end+1:]
 	}
+	if b == nil {
+		return path
+	}
+	return string(append(b, path...))
 }

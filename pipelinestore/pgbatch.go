@@ -3,6 +3,7 @@ package pipelinestore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"strings"
 )
@@ -189,7 +190,7 @@ type waitKey struct{}
 
 // waitInBatch has the first write that a library sends on the transaction
 // under its context wait in the batch, as deferred does for the store's
-// own (see pgConn.ExecContext): River's insert of jobs, which it sends
+// own (see takeIntoBatch): River's insert of jobs, which it sends
 // itself. Its result reports rows rows affected without the write having
 // run, which holds for River's insert of jobs without unique options: it
 // inserts every job it is given. The store's jobs have none.
@@ -208,6 +209,22 @@ type waitInBatch struct {
 	rows int64
 	wait func(query string, args []any)
 	used bool
+}
+
+// takeIntoBatch hands query to the batch when ctx carries a waitInBatch
+// not yet used, and answers for it.
+func takeIntoBatch(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, bool) {
+	w, ok := ctx.Value(waitKey{}).(*waitInBatch)
+	if !ok || w.used {
+		return nil, false
+	}
+	w.used = true
+	values := make([]any, len(args))
+	for i, a := range args {
+		values[i] = a.Value
+	}
+	w.wait(query, values)
+	return driver.RowsAffected(w.rows), true
 }
 
 // takeAlone empties the batch and reports true when it holds query alone;

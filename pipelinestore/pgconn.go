@@ -224,14 +224,10 @@ func (c *pgConn) prefix() string {
 }
 
 func (c *pgConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	if w, ok := ctx.Value(waitKey{}).(*waitInBatch); ok && !w.used && c.inTx {
-		w.used = true
-		values := make([]any, len(args))
-		for i, a := range args {
-			values[i] = a.Value
+	if c.inTx {
+		if res, ok := takeIntoBatch(ctx, query, args); ok {
+			return res, nil
 		}
-		w.wait(query, values)
-		return driver.RowsAffected(w.rows), nil
 	}
 	if text, ok, err := c.batchText(ctx, args); err != nil || ok {
 		if err != nil {
