@@ -417,7 +417,9 @@ type Tx interface {
 	// interview's own former time is no clash.
 	UpdateInterview(ctx context.Context, iv Interview) error
 	// InsertInvitationMails stores queued invitation mails and enqueues,
-	// in the same transaction, the sending of each.
+	// in the same transaction, the sending of each. The mails of one
+	// change of an interview (its id and sequence) are all queued in one
+	// transaction: a store may name a mail by its place among them.
 	InsertInvitationMails(ctx context.Context, ms []InvitationMail) error
 
 	// InsertDocument stores a document with its bytes, returns it with

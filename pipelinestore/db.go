@@ -433,6 +433,9 @@ type tx struct {
 	// members are which interviewers of the interview read for update
 	// belong to its team (PostgreSQL), for TeamUsers.
 	members *teamMembers
+	// places are the positions the transaction's invitation mails took,
+	// per change of an interview (see place).
+	places map[mailChange]int
 	// jobs are River jobs to insert before the commit, with the webhook
 	// messages (see enqueuePending).
 	jobs []river.InsertManyParams

@@ -211,7 +211,7 @@ func (db *DB) StartDeliveries(ctx context.Context, d Deliverer, cfg DeliveryConf
 	if cfg.Workers > 0 {
 		queues[deliveryQueue] = river.QueueConfig{MaxWorkers: cfg.Workers}
 	}
-	if err := addPostman(workers, queues, cfg); err != nil {
+	if err := db.addPostman(workers, queues, cfg); err != nil {
 		return nil, err
 	}
 	addTexts(workers, queues, cfg)

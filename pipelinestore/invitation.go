@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -45,6 +46,7 @@ func (r invitationMailRow) toInvitationMail() pipeline.InvitationMail {
 type invitationMailJSON struct {
 	InterviewID   int64     `json:"interview_id"`
 	Sequence      int       `json:"sequence"`
+	Position      int       `json:"position"`
 	Method        string    `json:"method"`
 	Recipient     string    `json:"recipient"`
 	RecipientName string    `json:"recipient_name"`
@@ -55,10 +57,31 @@ type invitationMailJSON struct {
 	CreatedAt     time.Time `json:"created_at"`
 }
 
+// mailChange is a change of an interview whose mails a transaction
+// queued: its id and sequence.
+type mailChange struct {
+	interview int64
+	sequence  int
+}
+
+// place is the position of the next mail of m's change, from 0, and
+// takes it.
+func (t *tx) place(m pipeline.InvitationMail) int {
+	if t.places == nil {
+		t.places = map[mailChange]int{}
+	}
+	c := mailChange{m.InterviewID, m.Sequence}
+	n := t.places[c]
+	t.places[c] = n + 1
+	return n
+}
+
 // InsertInvitationMails stores invitation mails and enqueues the sending
-// of each, due now, in the transaction. On PostgreSQL the mails go in one
-// statement, which waits in the batch, and their River jobs go with the
-// transaction's others before the commit (see enqueuePending).
+// of each, due now, in the transaction. Each mail takes the next place
+// (its position) among those of its interview's change. On PostgreSQL
+// the mails go in one statement, which waits in the batch; their River
+// jobs name each by its place, known before the insert, and wait there
+// with it (see enqueuePending).
 func (t *tx) InsertInvitationMails(ctx context.Context, ms []pipeline.InvitationMail) error {
 	if len(ms) == 0 {
 		return nil
@@ -69,8 +92,8 @@ func (t *tx) InsertInvitationMails(ctx context.Context, ms []pipeline.Invitation
 	jobs := make([]river.InsertManyParams, len(ms))
 	for i, m := range ms {
 		var id int64
-		err := t.run.get(ctx, t.q.InsertInvitationMail, args(m.InterviewID, m.Sequence, m.Method, m.To.Email, m.To.Name,
-			m.Subject, m.Body, string(m.Calendar), m.Status, ts(m.CreatedAt)), &id)
+		err := t.run.get(ctx, t.q.InsertInvitationMail, args(m.InterviewID, m.Sequence, t.place(m), m.Method, m.To.Email,
+			m.To.Name, m.Subject, m.Body, string(m.Calendar), m.Status, ts(m.CreatedAt)), &id)
 		if err != nil {
 			return formatError(err, "Invitation")
 		}
@@ -80,34 +103,23 @@ func (t *tx) InsertInvitationMails(ctx context.Context, ms []pipeline.Invitation
 	return formatError(err, "Invitation")
 }
 
-// insertInvitationMailsPG stores ms in the batch; once it is sent, their
-// ids make their River jobs.
+// insertInvitationMailsPG has ms wait in the batch, and their River jobs
+// wait for the end of the transaction.
 func (t *tx) insertInvitationMailsPG(ctx context.Context, ms []pipeline.InvitationMail) error {
 	rows := make([]invitationMailJSON, len(ms))
 	for i, m := range ms {
-		rows[i] = invitationMailJSON{InterviewID: m.InterviewID, Sequence: m.Sequence, Method: m.Method, Recipient: m.To.Email,
-			RecipientName: m.To.Name, Subject: m.Subject, Body: m.Body, Calendar: string(m.Calendar), Status: m.Status,
-			CreatedAt: ts(m.CreatedAt)}
+		at := t.place(m)
+		rows[i] = invitationMailJSON{InterviewID: m.InterviewID, Sequence: m.Sequence, Position: at, Method: m.Method,
+			Recipient: m.To.Email, RecipientName: m.To.Name, Subject: m.Subject, Body: m.Body, Calendar: string(m.Calendar),
+			Status: m.Status, CreatedAt: ts(m.CreatedAt)}
+		t.jobs = append(t.jobs, river.InsertManyParams{Args: invitationArgs{InterviewID: m.InterviewID, Sequence: m.Sequence,
+			Position: &at}})
 	}
 	raw, err := json.Marshal(rows)
 	if err != nil {
 		return err
 	}
-	scan := func(ctx context.Context, rows *sql.Rows) error {
-		defer rows.Close()
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
-			t.jobs = append(t.jobs, river.InsertManyParams{Args: invitationArgs{InvitationMailID: id}})
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		return rows.Close()
-	}
-	return t.run.deferredReturning(ctx, t.q.InsertInvitationMails, scan, string(raw))
+	return t.run.deferred(ctx, t.q.InsertInvitationMails, string(raw))
 }
 
 // InvitationMailToSend returns an invitation mail by id, read on the
@@ -129,8 +141,13 @@ func (db *DB) RecordInvitationAttempt(ctx context.Context, a pipeline.MessageAtt
 // invitationArgs is an invitation mail to send as a River job's
 // arguments; it goes on the queue of messages, worked by the same
 // Postman.
+// A job names its mail by its place (PostgreSQL), or by its id (SQLite,
+// and jobs queued before the mails had a place).
 type invitationArgs struct {
-	InvitationMailID int64 `json:"invitation_mail_id"`
+	InvitationMailID int64 `json:"invitation_mail_id,omitempty"`
+	InterviewID      int64 `json:"interview_id,omitempty"`
+	Sequence         int   `json:"sequence,omitempty"`
+	Position         *int  `json:"position,omitempty"`
 }
 
 // Kind names the job kind.
@@ -146,11 +163,22 @@ func (invitationArgs) InsertOpts() river.InsertOpts {
 // Postman's schedule.
 type invitationWorker struct {
 	river.WorkerDefaults[invitationArgs]
-	p Postman
+	p  Postman
+	db *DB
 }
 
 func (w *invitationWorker) Work(ctx context.Context, job *river.Job[invitationArgs]) error {
-	return w.p.DeliverInvitation(ctx, job.Args.InvitationMailID, job.Attempt)
+	id := job.Args.InvitationMailID
+	if a := job.Args; a.Position != nil {
+		err := w.db.write().get(ctx, w.db.q.InvitationMailAt, args(a.InterviewID, a.Sequence, *a.Position), &id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil // its interview was deleted
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return w.p.DeliverInvitation(ctx, id, job.Attempt)
 }
 
 // NextRetry is the Postman's wait after the attempt that failed.

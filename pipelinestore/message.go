@@ -243,7 +243,7 @@ func (w *messageWorker) Timeout(*river.Job[messageArgs]) time.Duration { return 
 
 // addPostman adds the workers and queue of messages and invitation mails to a queue's
 // configuration when cfg has a Postman and workers.
-func addPostman(workers *river.Workers, queues map[string]river.QueueConfig, cfg DeliveryConfig) error {
+func (db *DB) addPostman(workers *river.Workers, queues map[string]river.QueueConfig, cfg DeliveryConfig) error {
 	if cfg.Postman == nil || cfg.Workers == 0 {
 		return nil
 	}
@@ -253,7 +253,7 @@ func addPostman(workers *river.Workers, queues map[string]river.QueueConfig, cfg
 		return fmt.Errorf("pipelinestore: a mail schedule of %d attempts exceeds the %d a message is queued for", n, pipeline.MaxMailAttempts)
 	}
 	river.AddWorker(workers, &messageWorker{p: cfg.Postman})
-	river.AddWorker(workers, &invitationWorker{p: cfg.Postman})
+	river.AddWorker(workers, &invitationWorker{p: cfg.Postman, db: db})
 	queues[messageQueue] = river.QueueConfig{MaxWorkers: cfg.Workers}
 	return nil
 }

@@ -105,10 +105,10 @@ func (db *DB) migrateRiver(ctx context.Context, sqldb *sql.DB) error {
 // enqueuePending inserts the messages of the entries logged so far, and
 // the River jobs the transaction left for the end (see tx.jobs), after
 // the writes waiting in the batch, which River's statements must follow.
-// The jobs known before the batch is sent (a message's) go in it: River's
-// insert waits there (see waitInBatch), so a message costs four round
-// trips, not five. Those the batch's rows make (the webhook messages of
-// the activity entry, an invitation's mails) are inserted after it.
+// The jobs known before the batch is sent (a message's, an invitation's
+// mails') go in it: River's insert waits there (see waitInBatch), so a
+// message costs four round trips, not five. Those the batch's rows make
+// (the webhook messages of the activity entry) are inserted after it.
 func (t *tx) enqueuePending(ctx context.Context) error {
 	if len(t.jobs) > 0 && t.run.waiting != nil && !t.run.text() {
 		jobs := t.jobs

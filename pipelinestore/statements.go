@@ -134,8 +134,9 @@ type statements struct {
 	UpdateInterviewWithInterviewers string `sql:"postgres"`
 
 	// invitation.sql
-	InsertInvitationMail    string
+	InsertInvitationMail    string `sql:"sqlite"`
 	InsertInvitationMails   string `sql:"postgres"`
+	InvitationMailAt        string
 	InvitationMailByID      string
 	RecordInvitationAttempt string
 

@@ -1,0 +1,13 @@
+-- An invitation mail's place among the mails of its interview's change
+-- (interview_id, sequence), from 0: its River job names it by these
+-- three, known before the insert, so that the insert need not return its
+-- id. The mails queued before count from 0 in the order of their ids.
+-- (SQLite can add a NOT NULL column only with a default.)
+ALTER TABLE invitation_mails ADD COLUMN position INTEGER NOT NULL DEFAULT 0;
+--bun:split
+UPDATE invitation_mails SET position = (SELECT count(*) FROM invitation_mails AS e
+	WHERE e.interview_id = invitation_mails.interview_id AND e.sequence = invitation_mails.sequence AND e.id < invitation_mails.id);
+--bun:split
+DROP INDEX invitation_mails_interview_idx;
+--bun:split
+CREATE UNIQUE INDEX invitation_mails_place_idx ON invitation_mails (interview_id, sequence, position);
