@@ -2,7 +2,6 @@ package pipelinestore
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"time"
@@ -104,8 +103,18 @@ func (t *tx) InsertInvitationMails(ctx context.Context, ms []pipeline.Invitation
 }
 
 // insertInvitationMailsPG has ms wait in the batch, and their River jobs
-// wait for the end of the transaction.
+// with the transaction's others, which join the batch before it is sent
+// (see enqueuePending).
 func (t *tx) insertInvitationMailsPG(ctx context.Context, ms []pipeline.InvitationMail) error {
+	if t.booking && !t.bookingSent {
+		// The batch holds an interview's insert or update: it goes first,
+		// so that a clash (a 409) is known before the mails' rows and
+		// River's insert of their jobs are made, at one round trip more.
+		t.bookingSent = true
+		if err := t.run.flush(ctx); err != nil {
+			return err
+		}
+	}
 	rows := make([]invitationMailJSON, len(ms))
 	for i, m := range ms {
 		at := t.place(m)
@@ -140,9 +149,9 @@ func (db *DB) RecordInvitationAttempt(ctx context.Context, a pipeline.MessageAtt
 
 // invitationArgs is an invitation mail to send as a River job's
 // arguments; it goes on the queue of messages, worked by the same
-// Postman.
-// A job names its mail by its place (PostgreSQL), or by its id (SQLite,
-// and jobs queued before the mails had a place).
+// Postman. It names the mail by its place (interview, sequence and
+// position: PostgreSQL), or by its id (SQLite, and the jobs queued
+// before mails had a place).
 type invitationArgs struct {
 	InvitationMailID int64 `json:"invitation_mail_id,omitempty"`
 	InterviewID      int64 `json:"interview_id,omitempty"`
@@ -170,8 +179,9 @@ type invitationWorker struct {
 func (w *invitationWorker) Work(ctx context.Context, job *river.Job[invitationArgs]) error {
 	id := job.Args.InvitationMailID
 	if a := job.Args; a.Position != nil {
-		err := w.db.write().get(ctx, w.db.q.InvitationMailAt, args(a.InterviewID, a.Sequence, *a.Position), &id)
-		if errors.Is(err, sql.ErrNoRows) {
+		err := formatError(w.db.write().get(ctx, w.db.q.InvitationMailAt, args(a.InterviewID, a.Sequence, *a.Position), &id),
+			"Invitation")
+		if errors.Is(err, pipeline.ErrNotFound) {
 			return nil // its interview was deleted
 		}
 		if err != nil {

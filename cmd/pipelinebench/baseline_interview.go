@@ -32,11 +32,12 @@ WHERE i.status = 'scheduled' AND i.candidate_id = $4 AND tstzrange(i.starts_at, 
 ORDER BY 3, 1, 2`
 	// invitationMailsSQL queues an invitation's mails at sequence $9 with
 	// method $10, one to each recipient of the arrays $6 (emails) and $7
-	// (names), and their River job rows, as ours does through River (see
-	// riverJobSQL).
+	// (names), in the change's places from $11, and their River job
+	// rows, as ours does through River (see riverJobSQL).
 	invitationMailsSQL = `WITH m AS (INSERT INTO invitation_mails
-	(interview_id, sequence, method, recipient, recipient_name, subject, body, calendar, status, attempts, created_at)
-SELECT $1, $9, $10, r.email, r.name, $2, $3, $4, 'queued', 0, $5 FROM unnest($6::text[], $7::text[]) AS r(email, name)
+	(interview_id, sequence, position, method, recipient, recipient_name, subject, body, calendar, status, attempts, created_at)
+SELECT $1, $9, $11 + r.n - 1, $10, r.email, r.name, $2, $3, $4, 'queued', 0, $5
+FROM unnest($6::text[], $7::text[]) WITH ORDINALITY AS r(email, name, n)
 RETURNING id)
 INSERT INTO river_job (args, kind, max_attempts, priority, queue, scheduled_at, state, metadata, tags)
 SELECT jsonb_build_object('invitation_mail_id', m.id), 'pipeline_invitation', $8, 1, 'messages', $5, 'available', '{}', '{}' FROM m`
@@ -180,7 +181,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'scheduled', 0, $9, $10, $10, $11, $12, 
 		inv.UID, inv.Organizer.Name, inv.Organizer.Email)
 	batch.Queue(`INSERT INTO interview_interviewers (interview_id, user_id, position, starts_at, ends_at, active)
 SELECT $1, x.id, x.n, $2, $3, true FROM unnest($4::bigint[]) WITH ORDINALITY AS x(id, n)`, iv.ID, start, end, ids)
-	queueMails(&batch, w, inv, append(slices.Clone(iv.Interviewers), person{Name: w.cand.Name, Email: w.cand.Email}))
+	queueMails(&batch, w, inv, append(slices.Clone(iv.Interviewers), person{Name: w.cand.Name, Email: w.cand.Email}), new(0))
 	changes := map[string]change{
 		"start": {After: iv.Start}, "end": {After: iv.End}, "timezone": {After: iv.Timezone},
 		"interviewer_ids": {After: ids}, "status": {After: iv.Status},

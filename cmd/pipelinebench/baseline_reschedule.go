@@ -159,11 +159,12 @@ func (b *baseline) reschedule(c *gin.Context) {
 			removed = append(removed, m)
 		}
 	}
-	queueMails(&batch, w, inv, append(kept, person{Name: st.candName, Email: st.email}))
+	at := new(0)
+	queueMails(&batch, w, inv, append(kept, person{Name: st.candName, Email: st.email}), at)
 	if len(added) > 0 {
 		first := inv
 		first.First = true
-		queueMails(&batch, w, first, added)
+		queueMails(&batch, w, first, added, at)
 	}
 	if len(removed) > 0 {
 		old := invitationFor(w, before, st, st.start, st.end)
@@ -171,7 +172,7 @@ func (b *baseline) reschedule(c *gin.Context) {
 		for _, m := range removed {
 			old.Removed = append(old.Removed, pipeline.User{ID: m.ID, Name: m.Name, Email: m.Email})
 		}
-		queueMails(&batch, w, old, removed)
+		queueMails(&batch, w, old, removed, at)
 	}
 	batch.Queue(interviewActivitySQL, w.teamID, w.jobID, w.cl.userID, w.cl.tokenID, w.cl.ip, pipeline.ActionInterviewRescheduled,
 		id, string(encode(changes)), w.now)
@@ -333,13 +334,15 @@ func invitationFor(w *write, iv interviewBody, st storedInterview, start, end ti
 	return pipeline.Invitation{Interview: v, UID: st.uid, Method: pipeline.MethodRequest, Organizer: st.organizer}
 }
 
-// queueMails queues inv's mails to each of to, with their River jobs.
-func queueMails(batch *pgx.Batch, w *write, inv pipeline.Invitation, to []person) {
+// queueMails queues inv's mails to each of to, with their River jobs, in
+// the change's places from *at, which it moves past them.
+func queueMails(batch *pgx.Batch, w *write, inv pipeline.Invitation, to []person, at *int) {
 	emails, names := make([]string, len(to)), make([]string, len(to))
 	for i, p := range to {
 		emails[i], names[i] = p.Email, p.Name
 	}
 	subject, text := invitationText(inv)
 	batch.Queue(invitationMailsSQL, inv.Interview.ID, subject, text, string(ical.Render(inv)), w.now, emails, names,
-		pipeline.MaxMailAttempts, inv.Interview.Sequence, inv.Method)
+		pipeline.MaxMailAttempts, inv.Interview.Sequence, inv.Method, *at)
+	*at += len(to)
 }

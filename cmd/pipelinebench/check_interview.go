@@ -110,7 +110,7 @@ func (k *checker) checkReschedules(owner *benchUser, t target, at time.Time, our
 // compareInterviewRecords compares what a schedule and a reschedule left
 // of two interviews, ours and the baseline's: their activity entries but
 // for the times in them, and their invitation mails, each to the same
-// people with the same subject, method and sequence.
+// people with the same subject, method, sequence and place.
 func (k *checker) compareInterviewRecords(ours, base int64) error {
 	read := func(id int64) (string, error) {
 		var out string
@@ -118,7 +118,7 @@ func (k *checker) compareInterviewRecords(ours, base int64) error {
 	(SELECT string_agg(concat_ws(' ', team_id, job_id, user_id, COALESCE(token_id, 0), ip, action,
 		(SELECT string_agg(key, ',' ORDER BY key) FROM jsonb_object_keys(changes::jsonb) AS key)), E'\n' ORDER BY id)
 		FROM activity WHERE subject_type = 'interview' AND subject_id = $1),
-	(SELECT string_agg(concat_ws(' ', sequence, method, recipient, recipient_name, subject), E'\n' ORDER BY id)
+	(SELECT string_agg(concat_ws(' ', sequence, position, method, recipient, recipient_name, subject), E'\n' ORDER BY id)
 		FROM invitation_mails WHERE interview_id = $1))`, id).Scan(&out)
 		return out, err
 	}
