@@ -121,8 +121,8 @@ func (t *tx) insertInvitationMailsPG(ctx context.Context, ms []pipeline.Invitati
 		rows[i] = invitationMailJSON{InterviewID: m.InterviewID, Sequence: m.Sequence, Position: at, Method: m.Method,
 			Recipient: m.To.Email, RecipientName: m.To.Name, Subject: m.Subject, Body: m.Body, Calendar: string(m.Calendar),
 			Status: m.Status, CreatedAt: ts(m.CreatedAt)}
-		t.jobs = append(t.jobs, river.InsertManyParams{Args: invitationArgs{InterviewID: m.InterviewID, Sequence: m.Sequence,
-			Position: &at}})
+		t.jobs = append(t.jobs, river.InsertManyParams{Args: invitationPlaceArgs{InterviewID: m.InterviewID, Sequence: m.Sequence,
+			Position: at}})
 	}
 	raw, err := json.Marshal(rows)
 	if err != nil {
@@ -147,16 +147,11 @@ func (db *DB) RecordInvitationAttempt(ctx context.Context, a pipeline.MessageAtt
 	return db.recordAttempt(ctx, db.q.RecordInvitationAttempt, a, "Invitation")
 }
 
-// invitationArgs is an invitation mail to send as a River job's
-// arguments; it goes on the queue of messages, worked by the same
-// Postman. It names the mail by its place (interview, sequence and
-// position: PostgreSQL), or by its id (SQLite, and the jobs queued
-// before mails had a place).
+// invitationArgs is an invitation mail to send, named by its id, as a
+// River job's arguments (SQLite, and the jobs queued before mails had a
+// place); it goes on the queue of messages, worked by the same Postman.
 type invitationArgs struct {
-	InvitationMailID int64 `json:"invitation_mail_id,omitempty"`
-	InterviewID      int64 `json:"interview_id,omitempty"`
-	Sequence         int   `json:"sequence,omitempty"`
-	Position         *int  `json:"position,omitempty"`
+	InvitationMailID int64 `json:"invitation_mail_id"`
 }
 
 // Kind names the job kind.
@@ -168,27 +163,33 @@ func (invitationArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: messageQueue, MaxAttempts: pipeline.MaxMailAttempts}
 }
 
-// invitationWorker works River's jobs of invitation mails, on the
-// Postman's schedule.
+// invitationPlaceArgs is an invitation mail to send, named by its place
+// (PostgreSQL). It is a kind of its own: a server from before places,
+// working the same queue during an upgrade, knows no worker for it, so
+// River has it tried again later, where with invitationArgs it would read
+// no id and finish the job unsent.
+type invitationPlaceArgs struct {
+	InterviewID int64 `json:"interview_id"`
+	Sequence    int   `json:"sequence"`
+	Position    int   `json:"position"`
+}
+
+// Kind names the job kind.
+func (invitationPlaceArgs) Kind() string { return "pipeline_invitation_place" }
+
+// InsertOpts puts invitation mails on the queue of messages with the
+// contract's number of attempts.
+func (invitationPlaceArgs) InsertOpts() river.InsertOpts { return invitationArgs{}.InsertOpts() }
+
+// invitationWorker works River's jobs of invitation mails named by id, on
+// the Postman's schedule.
 type invitationWorker struct {
 	river.WorkerDefaults[invitationArgs]
-	p  Postman
-	db *DB
+	p Postman
 }
 
 func (w *invitationWorker) Work(ctx context.Context, job *river.Job[invitationArgs]) error {
-	id := job.Args.InvitationMailID
-	if a := job.Args; a.Position != nil {
-		err := formatError(w.db.write().get(ctx, w.db.q.InvitationMailAt, args(a.InterviewID, a.Sequence, *a.Position), &id),
-			"Invitation")
-		if errors.Is(err, pipeline.ErrNotFound) {
-			return nil // its interview was deleted
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return w.p.DeliverInvitation(ctx, id, job.Attempt)
+	return w.p.DeliverInvitation(ctx, job.Args.InvitationMailID, job.Attempt)
 }
 
 // NextRetry is the Postman's wait after the attempt that failed.
@@ -197,5 +198,36 @@ func (w *invitationWorker) NextRetry(job *river.Job[invitationArgs]) time.Time {
 }
 
 func (w *invitationWorker) Timeout(*river.Job[invitationArgs]) time.Duration {
+	return messageJobTimeout
+}
+
+// invitationPlaceWorker works River's jobs of invitation mails named by
+// their place, as invitationWorker does those named by id.
+type invitationPlaceWorker struct {
+	river.WorkerDefaults[invitationPlaceArgs]
+	p  Postman
+	db *DB
+}
+
+func (w *invitationPlaceWorker) Work(ctx context.Context, job *river.Job[invitationPlaceArgs]) error {
+	a := job.Args
+	var id int64
+	err := formatError(w.db.write().get(ctx, w.db.q.InvitationMailAt, args(a.InterviewID, a.Sequence, a.Position), &id),
+		"Invitation")
+	if errors.Is(err, pipeline.ErrNotFound) {
+		return nil // its interview was deleted
+	}
+	if err != nil {
+		return err
+	}
+	return w.p.DeliverInvitation(ctx, id, job.Attempt)
+}
+
+// NextRetry is the Postman's wait after the attempt that failed.
+func (w *invitationPlaceWorker) NextRetry(job *river.Job[invitationPlaceArgs]) time.Time {
+	return nextMailAttempt(w.p, job.Attempt)
+}
+
+func (w *invitationPlaceWorker) Timeout(*river.Job[invitationPlaceArgs]) time.Duration {
 	return messageJobTimeout
 }

@@ -1,6 +1,7 @@
 package pipelinestore_test
 
 import (
+	"database/sql"
 	"log/slog"
 	netmail "net/mail"
 	"os"
@@ -22,7 +23,8 @@ import (
 // TestMigration_InvitationPlaces: the invitation mails queued before
 // mails had a place get one, from 0 within each change of an interview
 // in the order they were queued, and the changes after the migration
-// queue theirs beside them.
+// queue theirs beside them; a server from before places still queues
+// mails on the migrated schema.
 func TestMigration_InvitationPlaces(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
 		mailer, err := mail.New("log:", mail.WithLogger(slog.New(slog.DiscardHandler)))
@@ -50,14 +52,7 @@ func TestMigration_InvitationPlaces(t *testing.T) {
 		reschedule(2, "adam") // ada's, adam's, mia's cancellation
 		places := func() []string {
 			t.Helper()
-			pools := db.Pools()
-			pool := pools["postgres"]
-			for _, name := range []string{"sqlite", "sqlite_writer"} {
-				if pool == nil {
-					pool = pools[name]
-				}
-			}
-			rows, err := pool.Query(`SELECT sequence, position FROM invitation_mails WHERE interview_id = ` + strconv.FormatInt(iv.Value.ID, 10) + ` ORDER BY id`)
+			rows, err := pool(db).Query(`SELECT sequence, position FROM invitation_mails WHERE interview_id = ` + strconv.FormatInt(iv.Value.ID, 10) + ` ORDER BY id`)
 			require.NoError(t, err)
 			defer rows.Close()
 			var out []string
@@ -76,6 +71,36 @@ func TestMigration_InvitationPlaces(t *testing.T) {
 		run("up.sql")
 		assert.Equal(t, queued, places(), "the places given again, in the order the mails were queued")
 		reschedule(4, "mia")
-		assert.Equal(t, append(queued, "2/0", "2/1", "2/2"), places(), "the next change's mails beside them")
+		queued = append(queued, "2/0", "2/1", "2/2")
+		assert.Equal(t, queued, places(), "the next change's mails beside them")
+
+		// A server from before places, on the migrated schema (a schema
+		// ahead of the binary is accepted), queues a change's mails
+		// without them, as it did.
+		for range 2 {
+			require.NoError(t, pipelinestore.ExecTx(db, `INSERT INTO invitation_mails
+(interview_id, sequence, method, recipient, recipient_name, subject, body, calendar, status, attempts, created_at)
+VALUES (`+strconv.FormatInt(iv.Value.ID, 10)+`, 3, 'REQUEST', 'ada@example.test', 'Ada', 'Moved', 'Moved.', '', 'queued', 0,
+CURRENT_TIMESTAMP)`), "a mail without its place")
+		}
+		rows, err := pool(db).Query(`SELECT count(*) FROM invitation_mails WHERE interview_id = ` +
+			strconv.FormatInt(iv.Value.ID, 10) + ` AND sequence = 3 AND position IS NULL`)
+		require.NoError(t, err)
+		defer rows.Close()
+		var n int
+		require.True(t, rows.Next())
+		require.NoError(t, rows.Scan(&n))
+		assert.Equal(t, 2, n, "both stored")
 	})
+}
+
+// pool is a pool of db on which a write is read at once.
+func pool(db *pipelinestore.DB) *sql.DB {
+	pools := db.Pools()
+	for _, name := range []string{"postgres", "sqlite", "sqlite_writer"} {
+		if p := pools[name]; p != nil {
+			return p
+		}
+	}
+	return nil
 }

@@ -253,7 +253,8 @@ func (db *DB) addPostman(workers *river.Workers, queues map[string]river.QueueCo
 		return fmt.Errorf("pipelinestore: a mail schedule of %d attempts exceeds the %d a message is queued for", n, pipeline.MaxMailAttempts)
 	}
 	river.AddWorker(workers, &messageWorker{p: cfg.Postman})
-	river.AddWorker(workers, &invitationWorker{p: cfg.Postman, db: db})
+	river.AddWorker(workers, &invitationWorker{p: cfg.Postman})
+	river.AddWorker(workers, &invitationPlaceWorker{p: cfg.Postman, db: db})
 	queues[messageQueue] = river.QueueConfig{MaxWorkers: cfg.Workers}
 	return nil
 }

@@ -101,7 +101,7 @@ func invitationJobs(t *testing.T, db *pipelinestore.DB, id int64) int {
 	t.Helper()
 	var n int
 	require.NoError(t, db.Pools()["postgres"].QueryRowContext(context.Background(),
-		`SELECT count(*) FROM river_job WHERE kind = 'pipeline_invitation' AND args->>'interview_id' = $1::text`, id).Scan(&n))
+		`SELECT count(*) FROM river_job WHERE kind = 'pipeline_invitation_place' AND args->>'interview_id' = $1::text`, id).Scan(&n))
 	return n
 }
 
@@ -118,7 +118,7 @@ func TestStore_ScheduleFailsWithItsInvitations(t *testing.T) {
 		olivia := f.As(t, "olivia")
 		job, ada := f.Job("backend"), f.Res.Candidates["ada"]
 		pool, bg := db.Pools()["postgres"], context.Background()
-		_, err := pool.ExecContext(bg, `ALTER TABLE river_job ADD CONSTRAINT no_invitations CHECK (kind <> 'pipeline_invitation')`)
+		_, err := pool.ExecContext(bg, `ALTER TABLE river_job ADD CONSTRAINT no_invitations CHECK (kind NOT LIKE 'pipeline_invitation%')`)
 		require.NoError(t, err)
 		start := time.Now().UTC().Truncate(time.Hour).Add(48 * time.Hour)
 		schedule := func() (pipeline.Result[pipeline.Interview], error) {
@@ -171,7 +171,7 @@ func TestStore_ErasureTakesInvitationJobs(t *testing.T) {
 	_, err = f.Svc.ErasePerson(olivia, pipeline.PersonErasure{Email: cand.Email, Reasoned: pipeline.Because("Art. 17 request")})
 	require.NoError(t, err)
 	var before int
-	require.NoError(t, pool.QueryRowContext(bg, `SELECT count(*) FROM river_job WHERE kind = 'pipeline_invitation'
+	require.NoError(t, pool.QueryRowContext(bg, `SELECT count(*) FROM river_job WHERE kind = 'pipeline_invitation_place'
 		AND args->>'interview_id' = $1::text AND id <= $2`, iv.Value.ID, last).Scan(&before))
 	assert.Zero(t, before, "the jobs queued before went with the person")
 	assert.Equal(t, 1, invitationJobs(t, db, iv.Value.ID), "the erasure's cancellation to mia")

@@ -2,13 +2,13 @@
 -- (interview_id, sequence), from 0: its River job names it by these
 -- three, known before the insert, so that the insert need not return its
 -- id. The mails queued before count from 0 in the order of their ids.
-ALTER TABLE invitation_mails ADD COLUMN position integer NOT NULL DEFAULT 0;
+-- NULL is a mail queued by a server from before this migration (a schema
+-- ahead of the binary is accepted): its job names it by id.
+ALTER TABLE invitation_mails ADD COLUMN position integer;
 --bun:split
 UPDATE invitation_mails AS im SET position = o.n
 FROM (SELECT id, row_number() OVER (PARTITION BY interview_id, sequence ORDER BY id) - 1 AS n FROM invitation_mails) AS o
 WHERE o.id = im.id;
---bun:split
-ALTER TABLE invitation_mails ALTER COLUMN position DROP DEFAULT;
 --bun:split
 DROP INDEX invitation_mails_interview_idx;
 --bun:split

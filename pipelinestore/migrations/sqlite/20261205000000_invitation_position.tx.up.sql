@@ -2,8 +2,9 @@
 -- (interview_id, sequence), from 0: its River job names it by these
 -- three, known before the insert, so that the insert need not return its
 -- id. The mails queued before count from 0 in the order of their ids.
--- (SQLite can add a NOT NULL column only with a default.)
-ALTER TABLE invitation_mails ADD COLUMN position INTEGER NOT NULL DEFAULT 0;
+-- NULL is a mail queued by a server from before this migration (a schema
+-- ahead of the binary is accepted): its job names it by id.
+ALTER TABLE invitation_mails ADD COLUMN position INTEGER;
 --bun:split
 UPDATE invitation_mails SET position = (SELECT count(*) FROM invitation_mails AS e
 	WHERE e.interview_id = invitation_mails.interview_id AND e.sequence = invitation_mails.sequence AND e.id < invitation_mails.id);

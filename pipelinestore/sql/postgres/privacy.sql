@@ -56,12 +56,12 @@ WHERE interview_id IN (SELECT i.id FROM interviews AS i WHERE i.candidate_id = $
 DELETE FROM river_job WHERE kind = 'pipeline_message'
 	AND (args->>'message_id')::bigint IN (SELECT m.id FROM messages AS m WHERE m.candidate_id = $1);
 
--- An invitation mail's job names its interview (invitationArgs), or,
--- queued before the mails had a position, the mail's id.
+-- An invitation mail's job names it by its place, its interview's first
+-- (invitationPlaceArgs), or by its id (invitationArgs).
 -- name: EraseInvitationJobs
-DELETE FROM river_job WHERE kind = 'pipeline_invitation'
-	AND ((args->>'interview_id')::bigint IN (SELECT i.id FROM interviews AS i WHERE i.candidate_id = $1)
-	OR (args->>'invitation_mail_id')::bigint IN (SELECT im.id FROM invitation_mails AS im
+DELETE FROM river_job WHERE (kind = 'pipeline_invitation_place'
+	AND (args->>'interview_id')::bigint IN (SELECT i.id FROM interviews AS i WHERE i.candidate_id = $1))
+	OR (kind = 'pipeline_invitation' AND (args->>'invitation_mail_id')::bigint IN (SELECT im.id FROM invitation_mails AS im
 		JOIN interviews AS i ON i.id = im.interview_id WHERE i.candidate_id = $1));
 
 -- name: InterviewsToCancel
