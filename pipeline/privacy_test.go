@@ -275,8 +275,15 @@ func TestService_ErasePerson(t *testing.T) {
 		assert.Empty(t, x.Candidates)
 		assert.Empty(t, x.Activity)
 
-		// The feed tells the erasure, with no personal data.
-		feed, err := w.Svc.ListActivity(ctx, pipeline.FeedFilter{Limit: pipeline.MaxFeedLimit, Actions: []string{pipeline.ActionCandidateErased}})
+		// The feed tells the erasure, with no personal data. On
+		// PostgreSQL it serves an entry once every older transaction on
+		// the server has ended (other tests' included): it may take a
+		// moment.
+		var feed pipeline.FeedPage
+		require.Eventually(t, func() bool {
+			feed, err = w.Svc.ListActivity(ctx, pipeline.FeedFilter{Limit: pipeline.MaxFeedLimit, Actions: []string{pipeline.ActionCandidateErased}})
+			return err != nil || len(feed.Entries) >= 2
+		}, 20*time.Second, 10*time.Millisecond, "the feed settles")
 		require.NoError(t, err)
 		var subjects []int64
 		for _, e := range feed.Entries {
