@@ -181,53 +181,17 @@ func (invitationPlaceArgs) Kind() string { return "pipeline_invitation_place" }
 // contract's number of attempts.
 func (invitationPlaceArgs) InsertOpts() river.InsertOpts { return invitationArgs{}.InsertOpts() }
 
-// invitationWorker works River's jobs of invitation mails named by id, on
-// the Postman's schedule.
-type invitationWorker struct {
-	river.WorkerDefaults[invitationArgs]
-	p Postman
-}
-
-func (w *invitationWorker) Work(ctx context.Context, job *river.Job[invitationArgs]) error {
-	return w.p.DeliverInvitation(ctx, job.Args.InvitationMailID, job.Attempt)
-}
-
-// NextRetry is the Postman's wait after the attempt that failed.
-func (w *invitationWorker) NextRetry(job *river.Job[invitationArgs]) time.Time {
-	return nextMailAttempt(w.p, job.Attempt)
-}
-
-func (w *invitationWorker) Timeout(*river.Job[invitationArgs]) time.Duration {
-	return messageJobTimeout
-}
-
-// invitationPlaceWorker works River's jobs of invitation mails named by
-// their place, as invitationWorker does those named by id.
-type invitationPlaceWorker struct {
-	river.WorkerDefaults[invitationPlaceArgs]
-	p  Postman
-	db *DB
-}
-
-func (w *invitationPlaceWorker) Work(ctx context.Context, job *river.Job[invitationPlaceArgs]) error {
-	a := job.Args
+// deliverInvitationAt has p make attempt number attempt of the
+// invitation mail at a's place. A place with no mail is an interview
+// deleted since: nothing to send.
+func (db *DB) deliverInvitationAt(ctx context.Context, p Postman, a invitationPlaceArgs, attempt int) error {
 	var id int64
-	err := formatError(w.db.write().get(ctx, w.db.q.InvitationMailAt, args(a.InterviewID, a.Sequence, a.Position), &id),
-		"Invitation")
+	err := formatError(db.write().get(ctx, db.q.InvitationMailAt, args(a.InterviewID, a.Sequence, a.Position), &id), "Invitation")
 	if errors.Is(err, pipeline.ErrNotFound) {
-		return nil // its interview was deleted
+		return nil
 	}
 	if err != nil {
 		return err
 	}
-	return w.p.DeliverInvitation(ctx, id, job.Attempt)
-}
-
-// NextRetry is the Postman's wait after the attempt that failed.
-func (w *invitationPlaceWorker) NextRetry(job *river.Job[invitationPlaceArgs]) time.Time {
-	return nextMailAttempt(w.p, job.Attempt)
-}
-
-func (w *invitationPlaceWorker) Timeout(*river.Job[invitationPlaceArgs]) time.Duration {
-	return messageJobTimeout
+	return p.DeliverInvitation(ctx, id, attempt)
 }

@@ -1,6 +1,7 @@
 package pipelinestore_test
 
 import (
+	"context"
 	"database/sql"
 	"log/slog"
 	netmail "net/mail"
@@ -83,13 +84,9 @@ func TestMigration_InvitationPlaces(t *testing.T) {
 VALUES (`+strconv.FormatInt(iv.Value.ID, 10)+`, 3, 'REQUEST', 'ada@example.test', 'Ada', 'Moved', 'Moved.', '', 'queued', 0,
 CURRENT_TIMESTAMP)`), "a mail without its place")
 		}
-		rows, err := pool(db).Query(`SELECT count(*) FROM invitation_mails WHERE interview_id = ` +
-			strconv.FormatInt(iv.Value.ID, 10) + ` AND sequence = 3 AND position IS NULL`)
-		require.NoError(t, err)
-		defer rows.Close()
 		var n int
-		require.True(t, rows.Next())
-		require.NoError(t, rows.Scan(&n))
+		require.NoError(t, pipelinestore.Query(context.Background(), db, `SELECT count(*) FROM invitation_mails WHERE interview_id = `+
+			strconv.FormatInt(iv.Value.ID, 10)+` AND sequence = 3 AND position IS NULL`, &n))
 		assert.Equal(t, 2, n, "both stored")
 	})
 }

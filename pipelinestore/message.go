@@ -220,18 +220,20 @@ type Postman interface {
 	MaxAttempts() int
 }
 
-// messageWorker works River's jobs of messages, on the Postman's schedule.
-type messageWorker struct {
-	river.WorkerDefaults[messageArgs]
-	p Postman
+// mailWorker works River's jobs of one kind of mail (T), each attempt by
+// send, on the Postman's schedule.
+type mailWorker[T river.JobArgs] struct {
+	river.WorkerDefaults[T]
+	p    Postman
+	send func(ctx context.Context, args T, attempt int) error
 }
 
-func (w *messageWorker) Work(ctx context.Context, job *river.Job[messageArgs]) error {
-	return w.p.Deliver(ctx, job.Args.MessageID, job.Attempt)
+func (w *mailWorker[T]) Work(ctx context.Context, job *river.Job[T]) error {
+	return w.send(ctx, job.Args, job.Attempt)
 }
 
 // NextRetry is the Postman's wait after the attempt that failed.
-func (w *messageWorker) NextRetry(job *river.Job[messageArgs]) time.Time {
+func (w *mailWorker[T]) NextRetry(job *river.Job[T]) time.Time {
 	return nextMailAttempt(w.p, job.Attempt)
 }
 
@@ -239,7 +241,7 @@ func (w *messageWorker) NextRetry(job *river.Job[messageArgs]) time.Time {
 // reads and writes around it.
 const messageJobTimeout = pipeline.MailTimeout + 30*time.Second
 
-func (w *messageWorker) Timeout(*river.Job[messageArgs]) time.Duration { return messageJobTimeout }
+func (w *mailWorker[T]) Timeout(*river.Job[T]) time.Duration { return messageJobTimeout }
 
 // addPostman adds the workers and queue of messages and invitation mails to a queue's
 // configuration when cfg has a Postman and workers.
@@ -252,9 +254,16 @@ func (db *DB) addPostman(workers *river.Workers, queues map[string]river.QueueCo
 	if n := cfg.Postman.MaxAttempts(); n > pipeline.MaxMailAttempts {
 		return fmt.Errorf("pipelinestore: a mail schedule of %d attempts exceeds the %d a message is queued for", n, pipeline.MaxMailAttempts)
 	}
-	river.AddWorker(workers, &messageWorker{p: cfg.Postman})
-	river.AddWorker(workers, &invitationWorker{p: cfg.Postman})
-	river.AddWorker(workers, &invitationPlaceWorker{p: cfg.Postman, db: db})
+	p := cfg.Postman
+	river.AddWorker(workers, &mailWorker[messageArgs]{p: p, send: func(ctx context.Context, a messageArgs, attempt int) error {
+		return p.Deliver(ctx, a.MessageID, attempt)
+	}})
+	river.AddWorker(workers, &mailWorker[invitationArgs]{p: p, send: func(ctx context.Context, a invitationArgs, attempt int) error {
+		return p.DeliverInvitation(ctx, a.InvitationMailID, attempt)
+	}})
+	river.AddWorker(workers, &mailWorker[invitationPlaceArgs]{p: p, send: func(ctx context.Context, a invitationPlaceArgs, attempt int) error {
+		return db.deliverInvitationAt(ctx, p, a, attempt)
+	}})
 	queues[messageQueue] = river.QueueConfig{MaxWorkers: cfg.Workers}
 	return nil
 }

@@ -27,6 +27,19 @@ func mailingStore(t *testing.T, opts []pipelinestore.Option, extra ...pipeline.O
 	return db, storetest.Seeded(t, db, append([]pipeline.Option{pipeline.WithMail(from, mailer)}, extra...)...)
 }
 
+// refuseJobs has PostgreSQL refuse River jobs whose kind is LIKE kinds,
+// until allow is called.
+func refuseJobs(t *testing.T, db *pipelinestore.DB, kinds string) (allow func()) {
+	t.Helper()
+	pool := db.Pools()["postgres"]
+	_, err := pool.Exec(`ALTER TABLE river_job ADD CONSTRAINT refused_jobs CHECK (kind NOT LIKE '` + kinds + `')`)
+	require.NoError(t, err)
+	return func() {
+		_, err := pool.Exec(`ALTER TABLE river_job DROP CONSTRAINT refused_jobs`)
+		require.NoError(t, err)
+	}
+}
+
 // TestStore_MessageFailsWithItsJob: a message and its River job commit
 // together or not at all, also when River's insert waits in the batch
 // with the message (prepared statements). PostgreSQL refuses the job here,
@@ -39,14 +52,13 @@ func TestStore_MessageFailsWithItsJob(t *testing.T) {
 		job, ada := f.Job("backend"), f.Res.Candidates["ada"]
 		pool := db.Pools()["postgres"]
 		bg := context.Background()
-		_, err := pool.ExecContext(bg, `ALTER TABLE river_job ADD CONSTRAINT no_messages CHECK (kind <> 'pipeline_message')`)
-		require.NoError(t, err)
+		allow := refuseJobs(t, db, "pipeline_message")
 		send := func() (pipeline.Result[pipeline.Message], error) {
 			return f.Svc.SendMessage(olivia, job, ada, pipeline.NewMessage{Subject: "Hello", Body: "Hi.",
 				Idempotency: &pipeline.Idempotency{Key: "hello"}})
 		}
 
-		_, err = send()
+		_, err := send()
 		require.Error(t, err, "River refused the message's job")
 		got, err := f.Svc.ListMessages(olivia, job, ada, pipeline.MessageFilter{})
 		require.NoError(t, err)
@@ -55,8 +67,7 @@ func TestStore_MessageFailsWithItsJob(t *testing.T) {
 			assert.NotEqual(t, pipeline.ActionCandidateMessaged, a.Action, "no activity entry without the message")
 		}
 
-		_, err = pool.ExecContext(bg, `ALTER TABLE river_job DROP CONSTRAINT no_messages`)
-		require.NoError(t, err)
+		allow()
 		sent, err := send()
 		require.NoError(t, err)
 		assert.False(t, sent.Replayed, "the failed send left no key's record to replay")
@@ -117,9 +128,7 @@ func TestStore_ScheduleFailsWithItsInvitations(t *testing.T) {
 		db, f := mailingStore(t, opts, pipeline.WithInvitations(ical.Render))
 		olivia := f.As(t, "olivia")
 		job, ada := f.Job("backend"), f.Res.Candidates["ada"]
-		pool, bg := db.Pools()["postgres"], context.Background()
-		_, err := pool.ExecContext(bg, `ALTER TABLE river_job ADD CONSTRAINT no_invitations CHECK (kind NOT LIKE 'pipeline_invitation%')`)
-		require.NoError(t, err)
+		allow := refuseJobs(t, db, "pipeline_invitation%")
 		start := time.Now().UTC().Truncate(time.Hour).Add(48 * time.Hour)
 		schedule := func() (pipeline.Result[pipeline.Interview], error) {
 			return f.Svc.ScheduleInterview(olivia, job, ada, pipeline.NewInterview{Start: start.Format(time.RFC3339),
@@ -127,7 +136,7 @@ func TestStore_ScheduleFailsWithItsInvitations(t *testing.T) {
 				Idempotency: &pipeline.Idempotency{Key: "schedule"}})
 		}
 
-		_, err = schedule()
+		_, err := schedule()
 		require.Error(t, err, "River refused the invitations' jobs")
 		got, err := f.Svc.ListInterviews(olivia, job, ada, pipeline.InterviewFilter{})
 		require.NoError(t, err)
@@ -136,8 +145,7 @@ func TestStore_ScheduleFailsWithItsInvitations(t *testing.T) {
 			assert.NotEqual(t, pipeline.ActionInterviewScheduled, a.Action, "no activity entry without the interview")
 		}
 
-		_, err = pool.ExecContext(bg, `ALTER TABLE river_job DROP CONSTRAINT no_invitations`)
-		require.NoError(t, err)
+		allow()
 		iv, err := schedule()
 		require.NoError(t, err)
 		assert.False(t, iv.Replayed, "the failed schedule left no key's record to replay")
