@@ -63,7 +63,11 @@ import (
 //
 // So a prepared transaction whose first statement is a read and whose
 // writes all wait costs four round trips: BEGIN, the read, the batch,
-// COMMIT.
+// COMMIT. The COMMIT goes in the last batch when nothing is left to do
+// after it (see runner.flushCommit): not when the batch holds the
+// activity entry, whose rows name the webhook messages to enqueue before
+// the commit; so a schedule's and a reschedule's, whose entry went in an
+// earlier batch.
 
 // batcher is the batching of a write transaction, as the store's code
 // uses it (see above).
@@ -84,9 +88,12 @@ type batch struct {
 	args   []any    // every statement's, in order
 	scan   func(context.Context, *sql.Rows) error
 	scanAt int // the index of the statement whose rows scan reads
+	// commit: the batch ends its transaction, sent prepared with COMMIT
+	// at its end; committed reports that it was and succeeded.
+	commit, committed bool
 }
 
-func (b *batch) reset() { b.stmts, b.nargs, b.args, b.scan = nil, nil, nil, nil }
+func (b *batch) reset() { *b = batch{} }
 
 // deferred runs a write that returns nothing, in a PostgreSQL transaction
 // with the transaction's next statement (see batch).
@@ -119,19 +126,35 @@ func (r runner) deferredReturning(ctx context.Context, query string, scan func(c
 // flush sends the waiting writes as one simple query; the rows of the one
 // that returns some go to its scan.
 func (r runner) flush(ctx context.Context) error {
+	_, err := r.send(ctx, false)
+	return err
+}
+
+// flushCommit is flush for the transaction's last statements: sent
+// prepared, the batch ends with its COMMIT, a round trip fewer. It
+// reports whether the transaction committed; if not, and no error, the
+// caller commits as usual (a batch sent as text, one whose rows are
+// read, or none waiting). A batch that fails stops before its COMMIT,
+// leaving the transaction to be rolled back.
+func (r runner) flushCommit(ctx context.Context) (bool, error) {
+	return r.send(ctx, true)
+}
+
+func (r runner) send(ctx context.Context, commit bool) (bool, error) {
 	if r.waiting == nil || len(r.waiting.stmts) == 0 {
-		return nil
+		return false, nil
 	}
 	b := *r.waiting
 	r.waiting.reset()
 	if r.text() {
-		return r.sendEach(ctx, b)
+		return false, r.sendEach(ctx, b)
 	}
+	b.commit = commit && b.scan == nil
 	err := r.sendPrepared(ctx, &b)
 	if errors.Is(err, errUnprepared) {
-		return r.sendEach(ctx, b)
+		return false, r.sendEach(ctx, b)
 	}
-	return err
+	return b.committed, err
 }
 
 // sendPrepared sends the batch as one simple query of EXECUTEs of its

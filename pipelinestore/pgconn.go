@@ -160,6 +160,9 @@ type pgConn struct {
 	settings   string        // SET LOCAL statements, or ""
 	roundTrips *atomic.Int64 // round trips to the server, each a message and its answer
 	inTx       bool          // a transaction is open
+	// committed: the open transaction's COMMIT went with its last batch
+	// (see runner.flushCommit), so pgTx's ends send nothing.
+	committed bool
 	// stmts are the statements prepared on the connection by their text,
 	// with WithPreparedStatements (else nil): a statement with arguments
 	// is prepared the first time it runs on the connection, then bound
@@ -234,7 +237,11 @@ func (c *pgConn) ExecContext(ctx context.Context, query string, args []driver.Na
 			return nil, err
 		}
 		c.roundTrips.Add(1)
-		return c.Conn.ExecContext(ctx, c.prefix()+text, args)
+		res, err := c.Conn.ExecContext(ctx, c.prefix()+text, args)
+		if b := ctx.Value(batchKey{}).(*batch); err == nil && b.commit {
+			b.committed, c.inTx, c.committed = true, false, true
+		}
+		return res, err
 	}
 	s, err := c.stmt(ctx, query, args)
 	if err != nil {
@@ -269,7 +276,7 @@ func (c *pgConn) QueryContext(ctx context.Context, query string, args []driver.N
 // ResetSession runs before the connection is handed out again, when no
 // transaction of it can be open.
 func (c *pgConn) ResetSession(ctx context.Context) error {
-	c.inTx = false
+	c.inTx, c.committed = false, false
 	return c.Conn.ResetSession(ctx)
 }
 
@@ -281,6 +288,12 @@ func (t pgTx) Rollback() error { return t.end("ROLLBACK") }
 
 func (t pgTx) end(command string) error {
 	c := t.c
+	if c.committed {
+		// A rollback after it (database/sql's, when the context ends
+		// before Commit is called) has nothing left to undo.
+		c.committed = false
+		return nil
+	}
 	c.inTx = false
 	c.roundTrips.Add(1)
 	_, err := c.Conn.ExecContext(context.Background(), command, nil)

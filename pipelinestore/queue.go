@@ -120,7 +120,16 @@ func (t *tx) enqueuePending(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := t.run.flush(ctx); err != nil || len(t.pending)+len(t.jobs) == 0 {
+	var err error
+	if len(t.pending)+len(t.jobs) == 0 {
+		// Nothing known yet to follow the batch: it may end with the
+		// COMMIT, unless it holds an activity entry, whose rows may
+		// name webhook messages (the batch is then sent without it).
+		t.committedEarly, err = t.run.flushCommit(ctx)
+	} else {
+		err = t.run.flush(ctx)
+	}
+	if err != nil || t.committedEarly || len(t.pending)+len(t.jobs) == 0 {
 		return err
 	}
 	params := t.jobs
@@ -130,6 +139,6 @@ func (t *tx) enqueuePending(ctx context.Context) error {
 	t.pending, t.jobs = nil, nil
 	// Nothing reads the inserted jobs back, so River's insert without
 	// RETURNING does.
-	_, err := t.river.InsertManyFastTx(ctx, t.run.tx.Tx, params)
+	_, err = t.river.InsertManyFastTx(ctx, t.run.tx.Tx, params)
 	return err
 }
