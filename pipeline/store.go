@@ -392,7 +392,8 @@ type Tx interface {
 	TeamUsers(ctx context.Context, teamID int64, ids []int64) ([]User, error)
 	// InterviewForUpdate returns an interview of a candidate of a job
 	// viewer can reach, with its interviewers and its candidate's name,
-	// email and status, locked.
+	// email, status and erasure, locked. A candidate whose erasure
+	// (EraseCandidate) committed before the lock was taken reads erased.
 	InterviewForUpdate(ctx context.Context, viewer, jobID, candidateID, id int64) (Interview, error)
 	// ScheduledInterviewsForUpdate returns the scheduled interviews of a
 	// candidate that end after a time, by start, with their interviewers
@@ -444,7 +445,10 @@ type Tx interface {
 	// URL, erased_at), deletes its notes, ratings and invitation mails,
 	// empties its messages (cancelling queued ones), deletes the queued
 	// jobs of those messages and mails, and deletes its documents as
-	// DeleteDocument does.
+	// DeleteDocument does. It locks the candidate's interviews first: a
+	// change of one that committed before has its mails deleted with the
+	// others, and one that waits for the lock reads the candidate erased
+	// (InterviewForUpdate).
 	EraseCandidate(ctx context.Context, candidateID int64, at time.Time) error
 	// InterviewsToCancel returns, locked, the scheduled interviews of a
 	// candidate that end after at, with their interviewers.

@@ -182,7 +182,8 @@ func teamUsers(ctx context.Context, run runner, teamID int64, ids []int64) ([]pi
 // can reach, with its interviewers; on PostgreSQL its row stays locked
 // until the transaction ends. There one statement reads it with its
 // interviewers, whether each belongs to the job's team (which TeamUsers
-// then answers from) and a key's waiting claim.
+// then answers from) and a key's waiting claim; it runs once more when
+// the row changed since it began.
 func (t *tx) InterviewForUpdate(ctx context.Context, viewer, jobID, candidateID, id int64) (pipeline.Interview, error) {
 	if !t.pg {
 		return selectInterview(ctx, t.run, t.q.InterviewLocked, viewer, jobID, candidateID, id)
@@ -199,16 +200,17 @@ func (t *tx) InterviewForUpdate(ctx context.Context, viewer, jobID, candidateID,
 	} else {
 		err = t.run.get(ctx, t.q.InterviewLockedWithInterviewers, args(id, candidateID, jobID, viewer), &r)
 	}
+	if err == nil && !r.Current {
+		// The row changed since the statement's snapshot (while it waited
+		// for the lock, or before): what it joined to the row, the
+		// interviewers and the candidate (erased since, see
+		// LockCandidateInterviews), may be as they were before.
+		err = t.run.get(ctx, t.q.InterviewLockedWithInterviewers, args(id, candidateID, jobID, viewer), &r)
+	}
 	if err != nil {
 		return pipeline.Interview{}, formatError(err, "Interview")
 	}
 	ivs := []pipeline.Interview{r.interviewRow.toInterview()}
-	if !r.Current {
-		// The row changed while the statement waited for its lock: the
-		// interviewers it read may be those of before.
-		err := withInterviewers(ctx, t.run, ivs)
-		return ivs[0], err
-	}
 	known := &teamMembers{teamID: ivs[0].TeamID}
 	if err := json.Unmarshal(r.Interviewers, &known.users); err != nil {
 		return pipeline.Interview{}, err

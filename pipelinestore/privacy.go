@@ -86,6 +86,14 @@ func (db *DB) CandidateActivity(ctx context.Context, candidateIDs []int64) ([]pi
 // person's data. The River jobs go first, while the rows that name them
 // are there.
 func (t *tx) EraseCandidate(ctx context.Context, candidateID int64, at time.Time) error {
+	if t.pg {
+		// Its interviews before anything: a change of one, which mails the
+		// candidate, either committed before and its mails go below, or
+		// waits and then reads the candidate erased.
+		if err := t.run.deferred(ctx, t.q.LockCandidateInterviews, candidateID); err != nil {
+			return formatError(err, "Interview")
+		}
+	}
 	email := pipeline.ErasedEmail(candidateID)
 	stmts := []struct {
 		q string

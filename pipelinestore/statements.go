@@ -187,6 +187,7 @@ type statements struct {
 	IdempotencyRecords       string
 	InterviewsToCancel       string
 	InterviewsToCancelLocked string
+	LockCandidateInterviews  string `sql:"postgres"`
 	Person                   string
 	PersonForErasure         string
 	PersonForErasureLocked   string

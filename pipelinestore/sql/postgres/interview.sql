@@ -17,9 +17,11 @@ WHERE i.id = $1 AND i.candidate_id = $2 AND i.job_id = $3 AND EXISTS (SELECT 1 F
 -- write's read locks (see statements.go), with its interviewers in
 -- order, a JSON array of {id, name, email, member}, member saying whether
 -- they belong to the job's team. The statement's snapshot predates the
--- row it locked when it waited for another writer of the interview:
+-- row it locked when another writer of the interview committed since it
+-- began (it waited for the lock, or the write came first):
 -- interviewers_current is false then (the row's version is not the
--- snapshot's), and the interviewers are read again.
+-- snapshot's), as the interviewers and the candidate it joined may be
+-- those of before, and the statement runs again.
 -- name: InterviewLockedWithInterviewers
 SELECT i.id, i.job_id, i.candidate_id, j.team_id, i.starts_at, i.ends_at, i.timezone, i.location,
 	i.video_url, i.status, i.sequence, i.uid, i.organizer_name, i.organizer_email, i.created_by, cb.name AS created_by_name, cb.email AS created_by_email,
