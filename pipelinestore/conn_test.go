@@ -20,10 +20,11 @@ import (
 	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
 )
 
-// TestDB_Begin: on PostgreSQL a transaction's BEGIN and its settings go
-// in one round trip; every statement of the transaction runs inside it,
-// and a failed statement leaves the connections as good as before.
-func TestDB_Begin(t *testing.T) {
+// TestDB_LazyBegin: on PostgreSQL a transaction's BEGIN waits for its first
+// statement and goes with it in one round trip; every statement of the
+// transaction runs inside it, and a transaction that sent nothing ends
+// cleanly.
+func TestDB_LazyBegin(t *testing.T) {
 	statementsAsText(t)
 	db := storetest.OpenPostgres(t)
 	ctx := context.Background()
@@ -37,8 +38,15 @@ func TestDB_Begin(t *testing.T) {
 		return pipelinestore.TxGet(ctx, tx, xid, nil, &second)
 	}))
 	assert.Equal(t, first, second, "one transaction")
-	assert.EqualValues(t, 1+2+1, pipelinestore.RoundTrips(db)-before, "BEGIN with its settings, the two, COMMIT")
+	assert.EqualValues(t, 1+1+1, pipelinestore.RoundTrips(db)-before, "BEGIN with the first, the second, COMMIT")
 
+	t.Run("nothing sent", func(t *testing.T) {
+		before := pipelinestore.RoundTrips(db)
+		require.NoError(t, db.Write(ctx, func(pipeline.Tx) error { return nil }))
+		failed := errors.New("failed")
+		require.ErrorIs(t, db.Write(ctx, func(pipeline.Tx) error { return failed }), failed)
+		assert.Zero(t, pipelinestore.RoundTrips(db)-before, "no BEGIN, COMMIT or ROLLBACK")
+	})
 	t.Run("a failed first statement rolls back", func(t *testing.T) {
 		err := db.Write(ctx, func(tx pipeline.Tx) error {
 			var n int64

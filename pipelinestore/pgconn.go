@@ -34,8 +34,9 @@ import (
 //     lock that an open transaction holds (see lockMigrations).
 //
 // WithPreparedStatements turns such state on, for a direct connection:
-// then the statements are prepared on each connection and the run-time
-// parameters are set on it when it opens.
+// then the statements are prepared on each connection (a transaction
+// still begins lazily: its BEGIN goes before its first statement, see
+// pgStmt) and the run-time parameters are set on it when it opens.
 
 // settingName is the form of a run-time parameter's name (a placeholder
 // for an extension's, such as pg_trgm.similarity_threshold, included).
@@ -144,22 +145,26 @@ func (c connector) Connect(ctx context.Context) (driver.Conn, error) {
 
 // pgConn is a driver connection that sets the store's run-time parameters
 // in each transaction, and outside one in front of each statement (see
-// above): what a transaction pooler needs, checked by TestDB_Begin and
+// above): what a transaction pooler needs, checked by TestDB_LazyBegin and
 // TestDB_TransactionSettings, and by the whole store suite that .ci/run
-// runs again through PgBouncer in transaction mode. database/sql uses a
-// connection from one goroutine at a time.
+// runs again through PgBouncer in transaction mode. A transaction of the
+// default isolation begins lazily: its BEGIN and settings go with its
+// first statement, in one simple query, and a transaction that sent
+// nothing ends without a word. database/sql uses a connection from one
+// goroutine at a time.
 //
-// A transaction's BEGIN once waited to travel with its first statement,
-// saving a round trip per write; the project's benchmark found no gain
-// from it (the five writes at 0.74–1.11× of the baseline with it and
-// 0.71–1.16× without, in one run of alternating builds, 2026-11-27;
-// cmd/pipelinebench/README.md, "The driver's additions, one by one"), so
-// a transaction now begins when it is asked to.
+// With a write's COMMIT in its last batch (runner.flushCommit) this
+// leaves a schedule two round trips of the baseline's (BEGIN with the
+// first read in both); the lazy BEGIN, measured alone on 2026-11-27,
+// bought nothing the benchmark could tell from its spread (the five
+// writes at 0.74–1.11× of the baseline with it, 0.71–1.16× without;
+// cmd/pipelinebench/README.md, "The driver's additions, one by one").
 type pgConn struct {
 	*pgdriver.Conn
 	settings   string        // SET LOCAL statements, or ""
 	roundTrips *atomic.Int64 // round trips to the server, each a message and its answer
-	inTx       bool          // a transaction is open
+	inTx       bool          // a transaction is open, or waits to be
+	opening    string        // the waiting transaction's BEGIN and settings, or ""
 	// committed: the open transaction's COMMIT went with its last batch
 	// (see runner.flushCommit), so pgTx's ends send nothing.
 	committed bool
@@ -187,8 +192,8 @@ func (c *pgConn) Begin() (driver.Tx, error) {
 	return c.BeginTx(context.Background(), driver.TxOptions{})
 }
 
-// BeginTx begins a transaction with its settings: one of the default
-// isolation in one round trip, BEGIN and its SET LOCALs together.
+// BeginTx begins a transaction of the default isolation lazily; others at
+// once, with their settings.
 func (c *pgConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
 	if !c.IsValid() {
 		return nil, driver.ErrBadConn // database/sql takes another
@@ -209,21 +214,29 @@ func (c *pgConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx,
 		c.inTx = true
 		return pgTx{c}, nil
 	}
-	c.roundTrips.Add(1)
-	if _, err := c.Conn.ExecContext(ctx, "BEGIN;\n"+c.settings, nil); err != nil {
-		return nil, err
-	}
-	c.inTx = true
+	c.inTx, c.opening = true, "BEGIN;\n"+c.settings
 	return pgTx{c}, nil
 }
 
-// prefix is what goes in front of a statement: outside a transaction the
-// settings, which PostgreSQL then applies to the statement alone.
+// prefix is what goes in front of the next statement: the waiting
+// transaction's opening, or outside a transaction the settings.
 func (c *pgConn) prefix() string {
-	if c.inTx {
-		return ""
+	if !c.inTx {
+		return c.settings
 	}
-	return c.settings
+	p := c.opening
+	c.opening = ""
+	return p
+}
+
+// sendOpening sends a waiting transaction's opening on its own.
+func (c *pgConn) sendOpening(ctx context.Context) error {
+	if c.opening == "" {
+		return nil
+	}
+	c.roundTrips.Add(1)
+	_, err := c.Conn.ExecContext(ctx, c.prefix(), nil)
+	return err
 }
 
 func (c *pgConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
@@ -276,11 +289,12 @@ func (c *pgConn) QueryContext(ctx context.Context, query string, args []driver.N
 // ResetSession runs before the connection is handed out again, when no
 // transaction of it can be open.
 func (c *pgConn) ResetSession(ctx context.Context) error {
-	c.inTx, c.committed = false, false
+	c.inTx, c.opening, c.committed = false, "", false
 	return c.Conn.ResetSession(ctx)
 }
 
-// pgTx ends a transaction of a pgConn.
+// pgTx ends a transaction of a pgConn: one that sent nothing has nothing
+// to end.
 type pgTx struct{ c *pgConn }
 
 func (t pgTx) Commit() error   { return t.end("COMMIT") }
@@ -295,6 +309,10 @@ func (t pgTx) end(command string) error {
 		return nil
 	}
 	c.inTx = false
+	if c.opening != "" {
+		c.opening = ""
+		return nil
+	}
 	c.roundTrips.Add(1)
 	_, err := c.Conn.ExecContext(context.Background(), command, nil)
 	return err

@@ -117,8 +117,13 @@ func (c *pgConn) Prepare(query string) (driver.Stmt, error) {
 
 // PrepareContext prepares a statement on the connection: only with
 // WithPreparedStatements (a statement prepared on one server connection is
-// unknown on the others a pooler lends), and for code given the pool.
+// unknown on the others a pooler lends), and for code given the pool. It
+// sends a waiting opening first, so that the statement runs inside its
+// transaction.
 func (c *pgConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	if err := c.sendOpening(ctx); err != nil {
+		return nil, err
+	}
 	c.roundTrips.Add(1)
 	// The driver names the statement by its count on the connection,
 	// failed attempts included (it counts none on a closed connection,
@@ -133,7 +138,10 @@ func (c *pgConn) PrepareContext(ctx context.Context, query string) (driver.Stmt,
 }
 
 // pgStmt is a statement prepared on a pgConn, whose runs count as round
-// trips.
+// trips. A run inside a transaction that waits to begin goes with its
+// opening, as an EXECUTE of the statement in the same simple query: the
+// statement may have been prepared on the connection by an earlier
+// transaction.
 type pgStmt struct {
 	driver.Stmt
 	c    *pgConn
@@ -147,12 +155,26 @@ var (
 
 func (s pgStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
 	s.c.roundTrips.Add(1)
+	if s.c.opening != "" {
+		return s.c.Conn.ExecContext(ctx, s.c.prefix()+executeText(s.name, len(args)), args)
+	}
 	return s.Stmt.(driver.StmtExecContext).ExecContext(ctx, args)
 }
 
 func (s pgStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
 	s.c.roundTrips.Add(1)
+	if s.c.opening != "" {
+		return s.c.Conn.QueryContext(ctx, s.c.prefix()+executeText(s.name, len(args)), args)
+	}
 	return s.Stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
+}
+
+// executeText is the SQL that runs the prepared statement name with n
+// arguments, which the driver writes in for $1 … $n.
+func executeText(name string, n int) string {
+	var sb strings.Builder
+	writeExecute(&sb, name, 1, n)
+	return sb.String()
 }
 
 // writeExecute writes to sb the EXECUTE of the prepared statement name
