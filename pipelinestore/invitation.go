@@ -40,20 +40,33 @@ func (r invitationMailRow) toInvitationMail() pipeline.InvitationMail {
 	return m
 }
 
-// invitationMailJSON is an invitation mail as InsertInvitationMails
-// reads it.
-type invitationMailJSON struct {
-	InterviewID   int64     `json:"interview_id"`
-	Sequence      int       `json:"sequence"`
-	Position      int       `json:"position"`
-	Method        string    `json:"method"`
-	Recipient     string    `json:"recipient"`
-	RecipientName string    `json:"recipient_name"`
-	Subject       string    `json:"subject"`
-	Body          string    `json:"body"`
-	Calendar      string    `json:"calendar"`
-	Status        string    `json:"status"`
-	CreatedAt     time.Time `json:"created_at"`
+// invitationMailsJSON is mails of one change of an interview alike
+// but for their recipients, as InsertInvitationMails reads them: what
+// they share once (the calendar is most of a mail), and each recipient
+// with the mail's place.
+type invitationMailsJSON struct {
+	InterviewID int64                     `json:"interview_id"`
+	Sequence    int                       `json:"sequence"`
+	Method      string                    `json:"method"`
+	Subject     string                    `json:"subject"`
+	Body        string                    `json:"body"`
+	Calendar    string                    `json:"calendar"`
+	Status      string                    `json:"status"`
+	CreatedAt   time.Time                 `json:"created_at"`
+	To          []invitationRecipientJSON `json:"to"`
+}
+
+// invitationRecipientJSON is a recipient of invitationMailsJSON.
+type invitationRecipientJSON struct {
+	Position      int    `json:"position"`
+	Recipient     string `json:"recipient"`
+	RecipientName string `json:"recipient_name"`
+}
+
+// alike reports whether m is the mail g's recipients get.
+func (g *invitationMailsJSON) alike(m pipeline.InvitationMail) bool {
+	return g.InterviewID == m.InterviewID && g.Sequence == m.Sequence && g.Method == m.Method && g.Subject == m.Subject &&
+		g.Body == m.Body && g.Calendar == string(m.Calendar) && g.Status == m.Status && g.CreatedAt.Equal(ts(m.CreatedAt))
 }
 
 // mailChange is a change of an interview whose mails a transaction
@@ -115,16 +128,19 @@ func (t *tx) insertInvitationMailsPG(ctx context.Context, ms []pipeline.Invitati
 			return err
 		}
 	}
-	rows := make([]invitationMailJSON, len(ms))
-	for i, m := range ms {
+	var groups []invitationMailsJSON // of consecutive mails alike
+	for _, m := range ms {
 		at := t.place(m)
-		rows[i] = invitationMailJSON{InterviewID: m.InterviewID, Sequence: m.Sequence, Position: at, Method: m.Method,
-			Recipient: m.To.Email, RecipientName: m.To.Name, Subject: m.Subject, Body: m.Body, Calendar: string(m.Calendar),
-			Status: m.Status, CreatedAt: ts(m.CreatedAt)}
+		if len(groups) == 0 || !groups[len(groups)-1].alike(m) {
+			groups = append(groups, invitationMailsJSON{InterviewID: m.InterviewID, Sequence: m.Sequence, Method: m.Method,
+				Subject: m.Subject, Body: m.Body, Calendar: string(m.Calendar), Status: m.Status, CreatedAt: ts(m.CreatedAt)})
+		}
+		g := &groups[len(groups)-1]
+		g.To = append(g.To, invitationRecipientJSON{Position: at, Recipient: m.To.Email, RecipientName: m.To.Name})
 		t.jobs = append(t.jobs, river.InsertManyParams{Args: invitationPlaceArgs{InterviewID: m.InterviewID, Sequence: m.Sequence,
 			Position: at}})
 	}
-	raw, err := json.Marshal(rows)
+	raw, err := json.Marshal(groups)
 	if err != nil {
 		return err
 	}
