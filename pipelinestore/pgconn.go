@@ -153,12 +153,13 @@ func (c connector) Connect(ctx context.Context) (driver.Conn, error) {
 // nothing ends without a word. database/sql uses a connection from one
 // goroutine at a time.
 //
-// With a write's COMMIT in its last batch (runner.flushCommit) this
-// leaves a schedule two round trips of the baseline's (BEGIN with the
-// first read in both); the lazy BEGIN, measured alone on 2026-11-27,
-// bought nothing the benchmark could tell from its spread (the five
-// writes at 0.74–1.11× of the baseline with it, 0.71–1.16× without;
-// cmd/pipelinebench/README.md, "The driver's additions, one by one").
+// What it buys, with a write's COMMIT in its last batch
+// (runner.flushCommit): every write within one round trip of the
+// benchmark's baseline, whose BEGIN travels in its first batch too. At
+// one connection every write ran 2–27 points closer to the baseline than
+// without the two; at 32 neither shows beyond the rounds' spread, as the
+// lazy BEGIN alone did not on 2026-11-27 (cmd/pipelinebench/README.md,
+// "BEGIN and COMMIT with the statements beside them").
 type pgConn struct {
 	*pgdriver.Conn
 	settings   string        // SET LOCAL statements, or ""

@@ -107,7 +107,7 @@ func (db *DB) migrateRiver(ctx context.Context, sqldb *sql.DB) error {
 // the writes waiting in the batch, which River's statements must follow.
 // The jobs known before the batch is sent (a message's, an invitation's
 // mails') go in it: River's insert waits there (see waitInBatch), so a
-// message costs four round trips, not five. Those the batch's rows make
+// message costs three round trips, not four. Those the batch's rows make
 // (the webhook messages of the activity entry) are inserted after it.
 func (t *tx) enqueuePending(ctx context.Context) error {
 	if len(t.jobs) > 0 && t.run.waiting != nil && !t.run.text() {
