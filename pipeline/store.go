@@ -392,12 +392,17 @@ type Tx interface {
 	TeamUsers(ctx context.Context, teamID int64, ids []int64) ([]User, error)
 	// InterviewForUpdate returns an interview of a candidate of a job
 	// viewer can reach, with its interviewers and its candidate's name,
-	// email, status and erasure, locked. A candidate whose erasure
-	// (EraseCandidate) committed before the lock was taken reads erased.
+	// email, status and erasure, locked. When EraseCandidate or
+	// ScheduledInterviewsForUpdate held the lock before, the candidate
+	// reads as their transaction left it.
 	InterviewForUpdate(ctx context.Context, viewer, jobID, candidateID, id int64) (Interview, error)
 	// ScheduledInterviewsForUpdate returns the scheduled interviews of a
 	// candidate that end after a time, by start, with their interviewers
-	// and their candidate's name, email and status, locked.
+	// and their candidate's name, email and status, locked. It locks all
+	// the candidate's interviews first: a change of one that committed
+	// before is read as it left it (one moved to end after the time is
+	// returned), and one that waits for the lock reads the candidate as
+	// this transaction left it (InterviewForUpdate).
 	ScheduledInterviewsForUpdate(ctx context.Context, candidateID int64, endsAfter time.Time) ([]Interview, error)
 	// InsertInterview stores an interview with its interviewers (and its
 	// UID and organizer when set) and returns it with its id (its ID when

@@ -203,8 +203,8 @@ func (t *tx) InterviewForUpdate(ctx context.Context, viewer, jobID, candidateID,
 	if err == nil && !r.Current {
 		// The row changed since the statement's snapshot (while it waited
 		// for the lock, or before): what it joined to the row, the
-		// interviewers and the candidate (erased since, see
-		// LockCandidateInterviews), may be as they were before.
+		// interviewers and the candidate (erased or no longer active
+		// since, see LockCandidateInterviews), may be as they were before.
 		err = t.run.get(ctx, t.q.InterviewLockedWithInterviewers, args(id, candidateID, jobID, viewer), &r)
 	}
 	if err != nil {
@@ -256,8 +256,18 @@ func (m *teamMembers) among(teamID int64, ids []int64) ([]pipeline.User, bool) {
 
 // ScheduledInterviewsForUpdate returns the scheduled interviews of a
 // candidate that end after endsAfter, by start, with their interviewers;
-// on PostgreSQL their rows stay locked until the transaction ends.
+// on PostgreSQL every interview of the candidate is locked first, and
+// stays locked until the transaction ends.
 func (t *tx) ScheduledInterviewsForUpdate(ctx context.Context, candidateID int64, endsAfter time.Time) ([]pipeline.Interview, error) {
+	if t.pg {
+		// Every interview first, in a statement of its own: the read below
+		// then sees one moved into the window by a change that held its
+		// lock, where its own snapshot would have left it out, and a change
+		// waiting for a lock reads the candidate anew.
+		if err := t.run.deferred(ctx, t.q.LockCandidateInterviews, candidateID); err != nil {
+			return nil, formatError(err, "Interview")
+		}
+	}
 	var rows []interviewRow
 	if err := t.run.all(ctx, t.q.ScheduledInterviewsLocked, args(candidateID, ts(endsAfter)), &rows); err != nil {
 		return nil, formatError(err, "Interview")

@@ -126,6 +126,7 @@ type statements struct {
 	InterviewLockedWithInterviewers string `sql:"postgres"`
 	Interviewers                    string
 	Interviews                      string
+	LockCandidateInterviews         string `sql:"postgres"`
 	ScheduledInterviews             string
 	ScheduledInterviewsLocked       string
 	SetInterviewCalendar            string
@@ -187,7 +188,6 @@ type statements struct {
 	IdempotencyRecords       string
 	InterviewsToCancel       string
 	InterviewsToCancelLocked string
-	LockCandidateInterviews  string `sql:"postgres"`
 	Person                   string
 	PersonForErasure         string
 	PersonForErasureLocked   string

@@ -104,6 +104,19 @@ JOIN users AS cb ON cb.id = i.created_by
 WHERE i.candidate_id = $1 AND i.status = 'scheduled' AND i.ends_at > $2
 ORDER BY i.starts_at, i.id FOR NO KEY UPDATE OF i;
 
+-- LockCandidateInterviews locks every interview of the candidate $1,
+-- in order of id, and writes each row anew, unchanged, ahead of a change
+-- of the candidate that changes of their interviews must heed (an
+-- erasure, a status leaving active). A write of one of them whose locking
+-- read began before that change committed then finds the row changed and
+-- reads it again, candidate included (see InterviewLockedWithInterviewers);
+-- a lock alone would leave it the candidate its snapshot saw. A write of
+-- one that committed while this waited is seen by the statements after
+-- this one, each reading in a snapshot of its own.
+-- name: LockCandidateInterviews
+UPDATE interviews AS i SET updated_at = i.updated_at
+FROM (SELECT id FROM interviews WHERE candidate_id = $1 ORDER BY id FOR NO KEY UPDATE) AS l WHERE i.id = l.id;
+
 -- name: CountInterviews
 SELECT count(*) FROM interviews AS i WHERE i.candidate_id = $1 AND i.job_id = $2;
 

@@ -30,16 +30,6 @@ UPDATE candidates SET name = $1, name_fold = $2, email = $3, email_fold = $4, re
 	erased_at = $5, updated_at = $5
 WHERE id = $6;
 
--- LockCandidateInterviews locks every interview of the candidate $1,
--- in order of id, and writes each row anew, unchanged. A write of one
--- of them whose locking read began before the erasure committed then
--- finds the row changed and reads it again, candidate included (see
--- InterviewLockedWithInterviewers); a lock alone would leave it the
--- candidate its snapshot saw, before the erasure.
--- name: LockCandidateInterviews
-UPDATE interviews AS i SET updated_at = i.updated_at
-FROM (SELECT id FROM interviews WHERE candidate_id = $1 ORDER BY id FOR NO KEY UPDATE) AS l WHERE i.id = l.id;
-
 -- name: EraseNotes
 DELETE FROM notes WHERE candidate_id = $1;
 
