@@ -109,6 +109,8 @@ func (db *DB) migrateRiver(ctx context.Context, sqldb *sql.DB) error {
 // mails') go in it: River's insert waits there (see waitInBatch), so a
 // message costs three round trips, not four. Those the batch's rows make
 // (the webhook messages of the activity entry) are inserted after it.
+// On PostgreSQL it is the write's last statement: its batch may carry
+// the COMMIT.
 func (t *tx) enqueuePending(ctx context.Context) error {
 	if len(t.jobs) > 0 && t.run.waiting != nil && !t.run.text() {
 		jobs := t.jobs
