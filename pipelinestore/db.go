@@ -435,8 +435,6 @@ type tx struct {
 	// deadlock with another booking is that booking's win (see
 	// bookingError).
 	booking bool
-	// bookingSent: the batch that held the booking was sent.
-	bookingSent bool
 	// members are which interviewers of the interview read for update
 	// belong to its team (PostgreSQL), for TeamUsers.
 	members *teamMembers

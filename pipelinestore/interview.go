@@ -298,8 +298,8 @@ func (t *tx) InsertInterview(ctx context.Context, iv pipeline.Interview) (pipeli
 		if jt := t.jobTitle; iv.ID != 0 && jt != nil && jt.id == iv.JobID {
 			// Nothing to return: the insert waits in the batch, and a
 			// clash fails the batch that sends it.
-			iv.JobTitle, t.booking = jt.title, true
-			return iv, bookingError(t.run.deferred(ctx, t.q.InsertInterviewDrawn, a...))
+			iv.JobTitle = jt.title
+			return iv, t.deferBooking(ctx, true, t.q.InsertInterviewDrawn, a...)
 		}
 		err := t.run.get(ctx, t.q.InsertInterviewWithInterviewers, a, &iv.ID, &iv.JobTitle)
 		return iv, bookingError(err)
@@ -308,6 +308,16 @@ func (t *tx) InsertInterview(ctx context.Context, iv pipeline.Interview) (pipeli
 		return pipeline.Interview{}, formatError(err, "Interview")
 	}
 	return iv, t.insertInterviewers(ctx, iv)
+}
+
+// deferBooking has an interview's insert or update wait in the batch
+// (PostgreSQL); books says that it books the interview's times, so that
+// a clash fails the batch that sends it.
+func (t *tx) deferBooking(ctx context.Context, books bool, query string, args ...any) error {
+	if books {
+		t.booking, t.run.waiting.books = true, true
+	}
+	return bookingError(t.run.deferred(ctx, query, args...))
 }
 
 // jobTitle is a job's title, as a locking read of its candidate found it.
@@ -328,9 +338,9 @@ func (t *tx) SetInterviewCalendar(ctx context.Context, iv pipeline.Interview) er
 // batch: a clash fails the batch that sends it, as an insert's.
 func (t *tx) UpdateInterview(ctx context.Context, iv pipeline.Interview) error {
 	if t.pg {
-		t.booking = t.booking || iv.Status == pipeline.InterviewScheduled
-		return bookingError(t.run.deferred(ctx, t.q.UpdateInterviewWithInterviewers, ts(iv.Start), ts(iv.End), iv.Timezone,
-			iv.Location, iv.VideoURL, iv.Status, iv.Sequence, ts(iv.UpdatedAt), iv.ID, jsonIDs(userIDs(iv.Interviewers))))
+		return t.deferBooking(ctx, iv.Status == pipeline.InterviewScheduled, t.q.UpdateInterviewWithInterviewers, ts(iv.Start),
+			ts(iv.End), iv.Timezone, iv.Location, iv.VideoURL, iv.Status, iv.Sequence, ts(iv.UpdatedAt), iv.ID,
+			jsonIDs(userIDs(iv.Interviewers)))
 	}
 	if err := t.checkBooking(ctx, iv); err != nil {
 		return err

@@ -119,11 +119,10 @@ func (t *tx) InsertInvitationMails(ctx context.Context, ms []pipeline.Invitation
 // with the transaction's others, which join the batch before it is sent
 // (see enqueuePending).
 func (t *tx) insertInvitationMailsPG(ctx context.Context, ms []pipeline.InvitationMail) error {
-	if t.booking && !t.bookingSent {
+	if t.run.waiting.books {
 		// The batch holds an interview's insert or update: it goes first,
 		// so that a clash (a 409) is known before the mails' rows and
 		// River's insert of their jobs are made, at one round trip more.
-		t.bookingSent = true
 		if err := t.run.flush(ctx); err != nil {
 			return err
 		}

@@ -88,9 +88,12 @@ type batch struct {
 	args   []any    // every statement's, in order
 	scan   func(context.Context, *sql.Rows) error
 	scanAt int // the index of the statement whose rows scan reads
+	// books: the batch holds an interview's insert or update that books
+	// its times, which a clash fails (see tx.booked).
+	books bool
 	// commit: the batch ends its transaction, sent prepared with COMMIT
-	// at its end; committed reports that it was and succeeded.
-	commit, committed bool
+	// at its end.
+	commit bool
 }
 
 func (b *batch) reset() { *b = batch{} }
@@ -154,7 +157,7 @@ func (r runner) send(ctx context.Context, commit bool) (bool, error) {
 	if errors.Is(err, errUnprepared) {
 		return false, r.sendEach(ctx, b)
 	}
-	return b.committed, err
+	return b.commit && err == nil, err
 }
 
 // sendPrepared sends the batch as one simple query of EXECUTEs of its

@@ -252,8 +252,8 @@ func (c *pgConn) ExecContext(ctx context.Context, query string, args []driver.Na
 		}
 		c.roundTrips.Add(1)
 		res, err := c.Conn.ExecContext(ctx, c.prefix()+text, args)
-		if b := ctx.Value(batchKey{}).(*batch); err == nil && b.commit {
-			b.committed, c.inTx, c.committed = true, false, true
+		if err == nil && ctx.Value(batchKey{}).(*batch).commit {
+			c.inTx, c.committed = false, true
 		}
 		return res, err
 	}
