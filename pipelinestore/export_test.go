@@ -2,6 +2,7 @@ package pipelinestore
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -160,6 +161,11 @@ func ExecTx(db *DB, stmts ...string) error {
 		}
 	}
 	return tx.Commit()
+}
+
+// QueryRows runs a query on db's pool of reads.
+func QueryRows(db *DB, query string, args ...any) (*sql.Rows, error) {
+	return db.r.bun.DB.QueryContext(context.Background(), query, args...)
 }
 
 // QueryBytes reads one value of one row as bytes.

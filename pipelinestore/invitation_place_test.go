@@ -2,7 +2,6 @@ package pipelinestore_test
 
 import (
 	"context"
-	"database/sql"
 	"log/slog"
 	netmail "net/mail"
 	"os"
@@ -53,7 +52,7 @@ func TestMigration_InvitationPlaces(t *testing.T) {
 		reschedule(2, "adam") // ada's, adam's, mia's cancellation
 		places := func() []string {
 			t.Helper()
-			rows, err := pool(db).Query(`SELECT sequence, position FROM invitation_mails WHERE interview_id = ` + strconv.FormatInt(iv.Value.ID, 10) + ` ORDER BY id`)
+			rows, err := pipelinestore.QueryRows(db, `SELECT sequence, position FROM invitation_mails WHERE interview_id = `+strconv.FormatInt(iv.Value.ID, 10)+` ORDER BY id`)
 			require.NoError(t, err)
 			defer rows.Close()
 			var out []string
@@ -89,15 +88,4 @@ CURRENT_TIMESTAMP)`), "a mail without its place")
 			strconv.FormatInt(iv.Value.ID, 10)+` AND sequence = 3 AND position IS NULL`, &n))
 		assert.Equal(t, 2, n, "both stored")
 	})
-}
-
-// pool is a pool of db on which a write is read at once.
-func pool(db *pipelinestore.DB) *sql.DB {
-	pools := db.Pools()
-	for _, name := range []string{"postgres", "sqlite", "sqlite_writer"} {
-		if p := pools[name]; p != nil {
-			return p
-		}
-	}
-	return nil
 }

@@ -89,7 +89,7 @@ type batch struct {
 	scan   func(context.Context, *sql.Rows) error
 	scanAt int // the index of the statement whose rows scan reads
 	// books: the batch holds an interview's insert or update that books
-	// its times, which a clash fails (see tx.booked).
+	// its times, which a clash fails (see tx.deferBooking).
 	books bool
 	// commit: the batch ends its transaction, sent prepared with COMMIT
 	// at its end.
