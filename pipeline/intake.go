@@ -268,7 +268,17 @@ func (s *Service) UpdateCandidate(ctx context.Context, jobID, id int64, p Candid
 	if err != nil {
 		return Result[Candidate]{}, err
 	}
-	res, err := write(s, ctx, c, k, s.loadCandidate(ctx, c, jobID, id), func(tx Tx, cand Candidate) (Candidate, error) {
+	load := s.loadCandidate(ctx, c, jobID, id)
+	if p.Status != nil && CancelsInterviews(CandidateActive, *p.Status) {
+		// A status that may cancel the candidate's interviews: their
+		// locks are taken with the candidate's, so that a change of one
+		// that takes effect first comes first in the feed too.
+		load = func(tx Tx) (Candidate, error) {
+			tx.LockInterviewsWithCandidate(ctx)
+			return tx.CandidateForUpdate(ctx, c.user.ID, jobID, id)
+		}
+	}
+	res, err := write(s, ctx, c, k, load, func(tx Tx, cand Candidate) (Candidate, error) {
 		f := p.check()
 		// A taken email is otherwise left to the unique index; asked
 		// first only when the answer is a 422 anyway, so that it names it.

@@ -265,6 +265,15 @@ type Tx interface {
 	// JobForIntake, which sets the draw's ID. A store that cannot draw
 	// leaves it 0, and its insert assigns the id.
 	DrawID(ctx context.Context, kind string) *IDDraw
+	// LockInterviewsWithCandidate asks that the transaction's next
+	// CandidateForUpdate, before it locks the candidate, also take the
+	// locks the writers of each of the candidate's interviews take first,
+	// in order of id: a write that is to cancel them then waits for a
+	// change of one under way before it holds anything of its own, so
+	// that the feed lists the two in the order they took effect. Not with
+	// DrawID, whose draw it leaves 0. A store whose writers take turns
+	// does nothing.
+	LockInterviewsWithCandidate(ctx context.Context)
 
 	// LockTeam returns the team and holds it against concurrent job creation
 	// until the transaction ends.
@@ -442,6 +451,9 @@ type Tx interface {
 
 	// PersonForErasure returns, locked, the candidates of a team's jobs
 	// whose email equals email in any letter case and that are not erased.
+	// Before it locks them it takes the locks the writers of each of their
+	// interviews take first, as LockInterviewsWithCandidate: the erasure
+	// cancels those to come, after any change of one under way.
 	PersonForErasure(ctx context.Context, teamID int64, email string) ([]Candidate, error)
 	// CandidatesForErasure returns, locked, those of the candidates ids
 	// that are not erased, with their teams.

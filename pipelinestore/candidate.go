@@ -248,6 +248,16 @@ func (t *tx) DrawID(_ context.Context, kind string) *pipeline.IDDraw {
 	return d
 }
 
+// LockInterviewsWithCandidate has, on PostgreSQL, the statement of the
+// transaction's next CandidateForUpdate take the record lock of each of
+// the candidate's interviews, in order of id, after the candidate's own
+// and before its row lock, which gives the transaction its id (see
+// pipeline_lock_candidates). On SQLite, whose writers take turns, it does
+// nothing.
+func (t *tx) LockInterviewsWithCandidate(context.Context) {
+	t.interviews = t.pg
+}
+
 // drawing is the statement of a locking read, read, or, when the
 // transaction asked for an id (see DrawID), its form draws that also draws
 // the id, as the column drawn_id, with the arguments that form takes
@@ -293,13 +303,19 @@ func (t *tx) CandidateForUpdate(ctx context.Context, viewer, jobID, id int64) (p
 		DrawnID  *int64  `bun:"drawn_id"`
 		JobTitle *string `bun:"job_title"` // with the drawn id
 	}
+	claim, locked := t.q.ClaimCandidate, t.q.CandidateLocked
+	if t.interviews {
+		// No form draws as well: an id asked for stays 0, and its
+		// insert assigns it (see DrawID).
+		claim, locked, t.interviews, t.draw = t.q.ClaimCandidateInterviews, t.q.CandidateLockedInterviews, false, nil
+	}
 	var err error
 	if kc := t.waitingClaim(); kc != nil {
-		query, tail, drawn := t.drawing(t.q.ClaimCandidate, t.q.ClaimCandidateDrawing)
+		query, tail, drawn := t.drawing(claim, t.q.ClaimCandidateDrawing)
 		err = t.claimingGet(ctx, kc, query, args(id, jobID, viewer), tail, &r, &r.claimRow, &r.ID)
 		drawn(r.DrawnID)
 	} else {
-		query, tail, drawn := t.drawing(t.q.CandidateLocked, t.q.CandidateLockedDrawing)
+		query, tail, drawn := t.drawing(locked, t.q.CandidateLockedDrawing)
 		err = t.run.get(ctx, query, append(args(id, jobID, viewer), tail...), &r)
 		drawn(r.DrawnID)
 	}

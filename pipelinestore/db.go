@@ -428,6 +428,10 @@ type tx struct {
 	// draw is an id to draw in the next locking read (PostgreSQL; see
 	// DrawID).
 	draw *idDraw
+	// interviews: the next locking read of a candidate also takes the
+	// record locks of its interviews (PostgreSQL; see
+	// LockInterviewsWithCandidate).
+	interviews bool
 	// jobTitle is the title of the job of the candidate read with a drawn
 	// id, with which an interview's insert waits in the batch.
 	jobTitle *jobTitle

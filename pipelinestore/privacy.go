@@ -40,7 +40,9 @@ func candidates(ctx context.Context, run runner, query string, a []any) ([]pipel
 
 // PersonForErasure returns the candidates of a team with an email that
 // are not erased; on PostgreSQL their rows stay locked, so that of two
-// erasures of one person the second finds them erased.
+// erasures of one person the second finds them erased, and the record
+// locks of the candidates and of their interviews are taken before the
+// rows' (see LockInterviewsWithCandidate).
 func (t *tx) PersonForErasure(ctx context.Context, teamID int64, email string) ([]pipeline.Candidate, error) {
 	return candidates(ctx, t.run, t.q.PersonForErasureLocked, args(teamID, pipeline.Fold(email)))
 }

@@ -38,7 +38,11 @@ import (
 // effect and the feed, ordered by transaction id, lists them in that
 // order; FOR NO KEY UPDATE excludes every other writer of the row, but
 // not the key-share locks of foreign-key checks, so inserting a row that
-// references it does not wait (no key ever changes).
+// references it does not wait (no key ever changes). A write that is to
+// cancel a candidate's interviews (a status leaving active, an erasure)
+// also takes their record locks, after the candidate's and before any row
+// lock (pipeline_lock_candidates), so that a change of one that took
+// effect before it has the smaller transaction id as well.
 
 //go:embed sql
 var sqlFiles embed.FS
@@ -58,8 +62,10 @@ type statements struct {
 	CandidateForMoveLocked    string
 	CandidateLocked           string
 	CandidateLockedDrawing    string `sql:"postgres"`
+	CandidateLockedInterviews string `sql:"postgres"`
 	ClaimCandidate            string `sql:"postgres"`
 	ClaimCandidateDrawing     string `sql:"postgres"`
+	ClaimCandidateInterviews  string `sql:"postgres"`
 	ClaimCandidateForMove     string `sql:"postgres"`
 	ClaimJobForIntake         string `sql:"postgres"`
 	ClaimJobForIntakeDrawing  string `sql:"postgres"`

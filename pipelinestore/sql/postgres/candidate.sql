@@ -16,6 +16,32 @@ WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
 	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
 		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3))) AND pipeline_lock_record('candidate', $1) FOR NO KEY UPDATE OF c;
 
+-- The Interviews forms of the candidate's locking read take, in place
+-- of the candidate's record lock, that lock and then the record locks of
+-- each of its interviews (pipeline_lock_candidates), before the row lock
+-- that gives the transaction its id: for a write that is to cancel them
+-- (see LockInterviewsWithCandidate).
+-- name: CandidateLockedInterviews
+SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
+	c.erased_at, j.team_id, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage
+FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
+WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
+	WHERE vm.team_id = j.team_id AND vm.user_id = $3
+	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
+		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3))) AND pipeline_lock_candidates(ARRAY[CAST($1 AS bigint)]) FOR NO KEY UPDATE OF c;
+
+-- name: ClaimCandidateInterviews
+SELECT k.locked AS claim_locked, k.user_id AS claim_user_id, k.request AS claim_request,
+	k.result AS claim_result, k.created_at AS claim_created_at, r.*
+FROM pipeline_claim_key($4, $5, $6, $7) AS k
+LEFT JOIN LATERAL (SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
+	c.erased_at, j.team_id, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage
+FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
+WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
+	WHERE vm.team_id = j.team_id AND vm.user_id = $3
+	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
+		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3))) AND k.locked IS NOT NULL AND pipeline_lock_candidates(ARRAY[CAST($1 AS bigint)]) FOR NO KEY UPDATE OF c) AS r ON true;
+
 -- name: SetCandidateStage
 UPDATE candidates SET stage_id = $1, updated_at = $2 WHERE id = $3;
 

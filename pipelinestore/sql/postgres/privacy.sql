@@ -10,11 +10,20 @@ SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resum
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
 WHERE j.team_id = $1 AND c.email_fold = $2 AND c.erased_at IS NULL ORDER BY c.id;
 
+-- PersonForErasureLocked takes, before any row lock, the record locks
+-- of the person's candidates and then of their interviews
+-- (pipeline_lock_candidates), once, in the subquery evaluated before
+-- the first row comes out: the erasure cancels those interviews, and a
+-- change of one that took effect before it takes its transaction id
+-- before it.
 -- name: PersonForErasureLocked
 SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
 	c.erased_at, j.team_id, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-WHERE j.team_id = $1 AND c.email_fold = $2 AND c.erased_at IS NULL ORDER BY c.id FOR NO KEY UPDATE OF c;
+WHERE j.team_id = $1 AND c.email_fold = $2 AND c.erased_at IS NULL
+	AND (SELECT pipeline_lock_candidates(array_agg(p.id)) FROM candidates AS p JOIN jobs AS pj ON pj.id = p.job_id
+		WHERE pj.team_id = $1 AND p.email_fold = $2 AND p.erased_at IS NULL)
+ORDER BY c.id FOR NO KEY UPDATE OF c;
 
 -- name: CandidatesErase
 SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,

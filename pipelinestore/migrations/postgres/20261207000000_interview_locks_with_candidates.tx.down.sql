@@ -1,0 +1,1 @@
+DROP FUNCTION pipeline_lock_candidates(bigint[]);
