@@ -29,6 +29,7 @@ type erasureRace struct {
 	olivia       context.Context
 	job, ada     int64
 	past, future pipeline.Interview
+	clock        *time.Time // the service's
 }
 
 func newErasureRace(t *testing.T, opts []pipelinestore.Option) erasureRace {
@@ -36,7 +37,7 @@ func newErasureRace(t *testing.T, opts []pipelinestore.Option) erasureRace {
 	db, f := mailingStore(t, opts, pipeline.WithInvitations(ical.Render),
 		pipeline.WithClock(pipeline.ClockFunc(func() time.Time { return clock })))
 	r := erasureRace{db: db, f: f, pool: db.Pools()["postgres"], olivia: f.As(t, "olivia"), job: f.Job("backend"),
-		ada: f.Res.Candidates["ada"]}
+		ada: f.Res.Candidates["ada"], clock: &clock}
 	schedule := func(from time.Duration) pipeline.Interview {
 		start := clock.Add(from)
 		iv, err := f.Svc.ScheduleInterview(r.olivia, r.job, r.ada, pipeline.NewInterview{Start: start.Format(time.RFC3339),

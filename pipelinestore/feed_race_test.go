@@ -1,6 +1,7 @@
 package pipelinestore_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -41,21 +42,53 @@ func (r erasureRace) interviewFeed(t *testing.T, n int) []string {
 	return got
 }
 
+// sweep runs the retention pass in a goroutine; its error comes on the
+// channel.
+func (r erasureRace) sweep() <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.f.Svc.SweepRetention(context.Background(), false)
+		done <- err
+	}()
+	return done
+}
+
+// expire has ada's candidacy expire: her future interview is now a new
+// one, two months on; the team keeps candidates the least it may; the job
+// closes; the clock goes past that period, which is in effect by then.
+func (r *erasureRace) expire(t *testing.T) {
+	t.Helper()
+	start := r.clock.Add(60 * 24 * time.Hour)
+	iv, err := r.f.Svc.ScheduleInterview(r.olivia, r.job, r.ada, pipeline.NewInterview{Start: start.Format(time.RFC3339),
+		End: start.Add(time.Hour).Format(time.RFC3339), InterviewerIDs: []int64{r.f.User("mia")}})
+	require.NoError(t, err)
+	r.future = iv.Value
+	_, err = r.f.Op.SetRetention(context.Background(), r.f.Res.Teams["acme"], pipeline.MinRetentionDays)
+	require.NoError(t, err)
+	closed := pipeline.JobClosed
+	_, err = r.f.Svc.UpdateJob(r.olivia, r.job, pipeline.JobPatch{Status: &closed})
+	require.NoError(t, err)
+	*r.clock = r.clock.Add(pipeline.RetentionDelay + (pipeline.MinRetentionDays+1)*24*time.Hour)
+}
+
 // leavers are the writes that cancel ada's interviews to come: her status
-// leaving active, and her erasure.
+// leaving active, her erasure, and the retention pass that erases her once
+// her job is closed (prepared by expire).
 var leavers = []struct {
-	name   string
-	erases bool
-	leave  func(r erasureRace) <-chan error
+	name    string
+	erases  bool
+	prepare func(r *erasureRace, t *testing.T)
+	leave   func(r erasureRace) <-chan error
 }{
 	{name: "status change", leave: erasureRace.withdraw},
 	{name: "erasure", erases: true, leave: erasureRace.erase},
+	{name: "retention", erases: true, prepare: (*erasureRace).expire, leave: erasureRace.sweep},
 }
 
 // TestStore_FeedInterviewChangeBeforeLeaving: a reschedule of ada's
-// future interview that takes effect while her status change or her
-// erasure is on its way (held at her past interview, which a
-// transaction on a connection of its own locks), before that write
+// future interview that takes effect while her status change, her erasure
+// or the retention pass is on its way (held at her past interview, which
+// a transaction on a connection of its own locks), before that write
 // cancels the interview, comes before the cancellation in the feed, as it
 // did in effect. Before the mend those writes took their transaction ids
 // with ada's row, before they waited for her interviews, and the feed
@@ -66,6 +99,9 @@ func TestStore_FeedInterviewChangeBeforeLeaving(t *testing.T) {
 		t.Run(l.name, func(t *testing.T) {
 			textAndPrepared(t, func(t *testing.T, opts ...pipelinestore.Option) {
 				r := newErasureRace(t, opts)
+				if l.prepare != nil {
+					l.prepare(&r, t)
+				}
 				held, pid := r.hold(t, r.past.ID)
 				left := l.leave(r)
 				r.waitFor(t, pid, "the "+l.name+" waits for the past interview")
@@ -83,15 +119,19 @@ func TestStore_FeedInterviewChangeBeforeLeaving(t *testing.T) {
 }
 
 // TestStore_FeedInterviewChangeAfterLeaving: a cancellation of ada's
-// past interview that waits for her status change or her erasure (held
-// on its way at her future interview, once it holds the past one) comes
-// after it: after its cancellation of the future interview in the feed,
-// or, after an erasure, refused and nowhere in the feed.
+// past interview that waits for her status change, her erasure or the
+// retention pass (held on its way at her future interview, once it holds
+// the past one) comes after it: after its cancellation of the future
+// interview in the feed, or, after an erasure, refused and nowhere in the
+// feed.
 func TestStore_FeedInterviewChangeAfterLeaving(t *testing.T) {
 	for _, l := range leavers {
 		t.Run(l.name, func(t *testing.T) {
 			textAndPrepared(t, func(t *testing.T, opts ...pipelinestore.Option) {
 				r := newErasureRace(t, opts)
+				if l.prepare != nil {
+					l.prepare(&r, t)
+				}
 				held, pid := r.hold(t, r.future.ID)
 				left := l.leave(r)
 				leaving := r.waitFor(t, pid, "the "+l.name+" waits for the future interview")

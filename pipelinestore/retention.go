@@ -23,7 +23,9 @@ func (t *tx) SetRetention(ctx context.Context, teamID int64, r pipeline.Retentio
 
 // ExpiredCandidates returns a team's candidates whose retention expired
 // at cutoff, locked on PostgreSQL: a candidate erased by a pass that held
-// the lock first no longer matches once it is released.
+// the lock first no longer matches once it is released. The record locks
+// of the candidates and of their interviews come first, as
+// PersonForErasure's.
 func (t *tx) ExpiredCandidates(ctx context.Context, teamID int64, cutoff time.Time, afterID int64, limit int) ([]pipeline.Expired, error) {
 	var rows []struct {
 		candidateRow

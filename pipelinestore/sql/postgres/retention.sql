@@ -17,6 +17,10 @@ WHERE j.team_id = $1 AND c.id > $3 AND c.erased_at IS NULL AND c.status <> 'hire
 				WHERE a.subject_type = 'candidate' AND a.subject_id = c.id AND a.created_at > $2)))
 ORDER BY c.id + 0 LIMIT $4;
 
+-- ExpiredCandidatesLocked takes, before any row lock, the record locks
+-- of the batch's candidates and then of their interviews, once, in the
+-- subquery evaluated before the first row comes out, as
+-- PersonForErasureLocked: the batch is the same query's.
 -- name: ExpiredCandidatesLocked
 SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
 	c.erased_at, j.team_id, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage,
@@ -27,4 +31,11 @@ WHERE j.team_id = $1 AND c.id > $3 AND c.erased_at IS NULL AND c.status <> 'hire
 		OR (c.status IN ('rejected', 'withdrawn') AND c.updated_at <= $2
 			AND NOT EXISTS (SELECT 1 FROM activity AS a
 				WHERE a.subject_type = 'candidate' AND a.subject_id = c.id AND a.created_at > $2)))
+	AND (SELECT pipeline_lock_candidates(array_agg(b.id)) FROM (SELECT c.id FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
+WHERE j.team_id = $1 AND c.id > $3 AND c.erased_at IS NULL AND c.status <> 'hired'
+	AND ((j.status = 'closed' AND j.closed_at <= $2)
+		OR (c.status IN ('rejected', 'withdrawn') AND c.updated_at <= $2
+			AND NOT EXISTS (SELECT 1 FROM activity AS a
+				WHERE a.subject_type = 'candidate' AND a.subject_id = c.id AND a.created_at > $2)))
+ORDER BY c.id + 0 LIMIT $4) AS b)
 ORDER BY c.id + 0 LIMIT $4 FOR NO KEY UPDATE OF c;
