@@ -455,9 +455,6 @@ type Tx interface {
 	// interviews take first, as LockInterviewsWithCandidate: the erasure
 	// cancels those to come, after any change of one under way.
 	PersonForErasure(ctx context.Context, teamID int64, email string) ([]Candidate, error)
-	// CandidatesForErasure returns, locked, those of the candidates ids
-	// that are not erased, with their teams.
-	CandidatesForErasure(ctx context.Context, ids []int64) ([]Candidate, error)
 	// EraseCandidate erases a locked candidate's row (name, email, resume
 	// URL, erased_at), deletes its notes, ratings and invitation mails,
 	// empties its messages (cancelling queued ones), deletes the queued

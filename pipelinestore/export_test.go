@@ -117,7 +117,6 @@ func ErasurePlans(ctx context.Context, db *DB, teamID, candidateID int64, email 
 	return explain(ctx, db, []explainQuery{
 		{"expired candidates", postgresSQL.ExpiredCandidatesLocked, args(teamID, ts(at), 0, pipeline.RetentionBatch)},
 		{"person for erasure", postgresSQL.PersonForErasureLocked, args(teamID, pipeline.Fold(email))},
-		{"candidates for erasure", postgresSQL.CandidatesErase, args(jsonIDs([]int64{candidateID}))},
 		{"erase message jobs", postgresSQL.EraseMessageJobs, args(candidateID)},
 		{"erase invitation jobs", postgresSQL.EraseInvitationJobs, args(candidateID)},
 		{"erase candidate", postgresSQL.EraseCandidate, args(pipeline.ErasedName, pipeline.Fold(pipeline.ErasedName), erased, erased, ts(at), candidateID)},

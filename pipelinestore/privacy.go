@@ -47,12 +47,6 @@ func (t *tx) PersonForErasure(ctx context.Context, teamID int64, email string) (
 	return candidates(ctx, t.run, t.q.PersonForErasureLocked, args(teamID, pipeline.Fold(email)))
 }
 
-// CandidatesForErasure returns those of ids not erased, locked on
-// PostgreSQL.
-func (t *tx) CandidatesForErasure(ctx context.Context, ids []int64) ([]pipeline.Candidate, error) {
-	return candidates(ctx, t.run, t.q.CandidatesErase, args(jsonIDs(ids)))
-}
-
 // Ratings returns a candidate's ratings with their users.
 func (db *DB) Ratings(ctx context.Context, candidateID int64) ([]pipeline.UserRating, error) {
 	var rows []struct {

@@ -182,7 +182,6 @@ type statements struct {
 	CandidateActivity        string
 	CandidateDocuments       string
 	CandidateEntries         string
-	CandidatesErase          string
 	EraseCandidate           string
 	EraseEntryReasons        string
 	EraseInvitationJobs      string

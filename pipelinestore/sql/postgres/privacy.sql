@@ -25,11 +25,6 @@ WHERE j.team_id = $1 AND c.email_fold = $2 AND c.erased_at IS NULL
 		WHERE pj.team_id = $1 AND p.email_fold = $2 AND p.erased_at IS NULL)
 ORDER BY c.id FOR NO KEY UPDATE OF c;
 
--- name: CandidatesErase
-SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
-	c.erased_at, j.team_id, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-WHERE c.erased_at IS NULL AND c.id IN (SELECT CAST(x AS bigint) FROM json_array_elements_text(CAST($1 AS json)) AS x) ORDER BY c.id FOR NO KEY UPDATE OF c;
-
 -- name: Ratings
 SELECT u.id, u.name, r.value FROM ratings AS r JOIN users AS u ON u.id = r.user_id
 WHERE r.candidate_id = $1 ORDER BY u.id;

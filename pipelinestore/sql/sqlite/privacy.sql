@@ -16,11 +16,6 @@ SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resum
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
 WHERE j.team_id = $1 AND c.email_fold = $2 AND c.erased_at IS NULL ORDER BY c.id;
 
--- name: CandidatesErase
-SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
-	c.erased_at, j.team_id, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-WHERE c.erased_at IS NULL AND c.id IN (SELECT value FROM json_each($1)) ORDER BY c.id;
-
 -- name: Ratings
 SELECT u.id, u.name, r.value FROM ratings AS r JOIN users AS u ON u.id = r.user_id
 WHERE r.candidate_id = $1 ORDER BY u.id;
