@@ -127,7 +127,7 @@ func (t *tx) EraseCandidate(ctx context.Context, candidateID int64, at time.Time
 // after at, with their interviewers, locked on PostgreSQL.
 func (t *tx) InterviewsToCancel(ctx context.Context, candidateID int64, at time.Time) ([]pipeline.Interview, error) {
 	var rows []interviewRow
-	if err := t.run.all(ctx, t.q.InterviewsToCancelLocked, args(candidateID, ts(at)), &rows); err != nil {
+	if err := t.run.all(ctx, t.q.ScheduledInterviewsLocked, args(candidateID, ts(at)), &rows); err != nil {
 		return nil, formatError(err, "Interview")
 	}
 	ivs := make([]pipeline.Interview, len(rows))

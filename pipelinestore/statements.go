@@ -133,7 +133,6 @@ type statements struct {
 	Interviewers                    string
 	Interviews                      string
 	LockCandidateInterviews         string `sql:"postgres"`
-	ScheduledInterviews             string
 	ScheduledInterviewsLocked       string
 	SetInterviewCalendar            string
 	TeamUsers                       string
@@ -179,26 +178,24 @@ type statements struct {
 	NotesPage  string
 
 	// privacy.sql
-	CandidateActivity        string
-	CandidateDocuments       string
-	CandidateEntries         string
-	EraseCandidate           string
-	EraseEntryReasons        string
-	EraseInvitationJobs      string
-	EraseInvitations         string
-	EraseMessageJobs         string
-	EraseMessages            string
-	EraseNotes               string
-	EraseRatings             string
-	IdempotencyRecords       string
-	InterviewsToCancel       string
-	InterviewsToCancelLocked string
-	Person                   string
-	PersonForErasure         string
-	PersonForErasureLocked   string
-	Ratings                  string
-	SetActivityChanges       string
-	SetIdempotencyResul      string
+	CandidateActivity      string
+	CandidateDocuments     string
+	CandidateEntries       string
+	EraseCandidate         string
+	EraseEntryReasons      string
+	EraseInvitationJobs    string
+	EraseInvitations       string
+	EraseMessageJobs       string
+	EraseMessages          string
+	EraseNotes             string
+	EraseRatings           string
+	IdempotencyRecords     string
+	Person                 string
+	PersonForErasure       string
+	PersonForErasureLocked string
+	Ratings                string
+	SetActivityChanges     string
+	SetIdempotencyResul    string
 
 	// proposal.sql
 	CandidateProposals    string

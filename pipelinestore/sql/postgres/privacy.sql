@@ -68,26 +68,6 @@ DELETE FROM river_job WHERE (kind = 'pipeline_invitation_place'
 	OR (kind = 'pipeline_invitation' AND (args->>'invitation_mail_id')::bigint IN (SELECT im.id FROM invitation_mails AS im
 		JOIN interviews AS i ON i.id = im.interview_id WHERE i.candidate_id = $1));
 
--- name: InterviewsToCancel
-SELECT i.id, i.job_id, i.candidate_id, j.team_id, i.starts_at, i.ends_at, i.timezone, i.location,
-	i.video_url, i.status, i.sequence, i.uid, i.organizer_name, i.organizer_email, i.created_by, cb.name AS created_by_name, cb.email AS created_by_email,
-	i.created_at, i.updated_at, c.name AS candidate_name, c.email AS candidate_email, c.status AS candidate_status,
-	CASE WHEN c.erased_at IS NULL THEN 0 ELSE 1 END AS candidate_erased, j.title AS job_title FROM interviews AS i
-JOIN candidates AS c ON c.id = i.candidate_id
-JOIN jobs AS j ON j.id = i.job_id
-JOIN users AS cb ON cb.id = i.created_by
-WHERE i.candidate_id = $1 AND i.status = 'scheduled' AND i.ends_at > $2 ORDER BY i.starts_at, i.id;
-
--- name: InterviewsToCancelLocked
-SELECT i.id, i.job_id, i.candidate_id, j.team_id, i.starts_at, i.ends_at, i.timezone, i.location,
-	i.video_url, i.status, i.sequence, i.uid, i.organizer_name, i.organizer_email, i.created_by, cb.name AS created_by_name, cb.email AS created_by_email,
-	i.created_at, i.updated_at, c.name AS candidate_name, c.email AS candidate_email, c.status AS candidate_status,
-	CASE WHEN c.erased_at IS NULL THEN 0 ELSE 1 END AS candidate_erased, j.title AS job_title FROM interviews AS i
-JOIN candidates AS c ON c.id = i.candidate_id
-JOIN jobs AS j ON j.id = i.job_id
-JOIN users AS cb ON cb.id = i.created_by
-WHERE i.candidate_id = $1 AND i.status = 'scheduled' AND i.ends_at > $2 ORDER BY i.starts_at, i.id FOR NO KEY UPDATE OF i;
-
 -- Two reads of activity_subject_idx: as one OR, PostgreSQL reads
 -- every interview's entries and filters them.
 -- name: CandidateEntries
