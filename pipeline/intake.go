@@ -273,9 +273,10 @@ func (s *Service) UpdateCandidate(ctx context.Context, jobID, id int64, p Candid
 		// A status that may cancel the candidate's interviews: their
 		// locks are taken with the candidate's, so that a change of one
 		// that takes effect first comes first in the feed too.
+		read := load
 		load = func(tx Tx) (Candidate, error) {
 			tx.LockInterviewsWithCandidate(ctx)
-			return tx.CandidateForUpdate(ctx, c.user.ID, jobID, id)
+			return read(tx)
 		}
 	}
 	res, err := write(s, ctx, c, k, load, func(tx Tx, cand Candidate) (Candidate, error) {

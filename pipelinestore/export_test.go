@@ -124,7 +124,7 @@ func ErasurePlans(ctx context.Context, db *DB, teamID, candidateID int64, email 
 		{"erase ratings", postgresSQL.EraseRatings, args(candidateID)},
 		{"erase messages", postgresSQL.EraseMessages, args(candidateID)},
 		{"erase invitations", postgresSQL.EraseInvitations, args(candidateID)},
-		{"interviews to cancel", postgresSQL.ScheduledInterviewsLocked, args(candidateID, ts(at))},
+		{"interviews to cancel", postgresSQL.ScheduledInterviews, args(candidateID, ts(at))},
 		{"candidate entries", postgresSQL.CandidateEntries, args(candidateID)},
 		{"set activity changes", postgresSQL.SetActivityChanges, args("{}", int64(1))},
 		{"idempotency records", postgresSQL.IdempotencyRecords, args(teamID)},

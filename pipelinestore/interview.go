@@ -268,8 +268,15 @@ func (t *tx) ScheduledInterviewsForUpdate(ctx context.Context, candidateID int64
 			return nil, formatError(err, "Interview")
 		}
 	}
+	return t.scheduledInterviews(ctx, candidateID, endsAfter)
+}
+
+// scheduledInterviews reads a candidate's scheduled interviews that end
+// after endsAfter, by start, with their interviewers; on PostgreSQL the
+// caller has locked them all (LockCandidateInterviews).
+func (t *tx) scheduledInterviews(ctx context.Context, candidateID int64, endsAfter time.Time) ([]pipeline.Interview, error) {
 	var rows []interviewRow
-	if err := t.run.all(ctx, t.q.ScheduledInterviewsLocked, args(candidateID, ts(endsAfter)), &rows); err != nil {
+	if err := t.run.all(ctx, t.q.ScheduledInterviews, args(candidateID, ts(endsAfter)), &rows); err != nil {
 		return nil, formatError(err, "Interview")
 	}
 	ivs := make([]pipeline.Interview, len(rows))

@@ -124,17 +124,10 @@ func (t *tx) EraseCandidate(ctx context.Context, candidateID int64, at time.Time
 }
 
 // InterviewsToCancel returns a candidate's scheduled interviews that end
-// after at, with their interviewers, locked on PostgreSQL.
+// after at, with their interviewers, locked on PostgreSQL, where
+// EraseCandidate has locked every interview of the candidate before.
 func (t *tx) InterviewsToCancel(ctx context.Context, candidateID int64, at time.Time) ([]pipeline.Interview, error) {
-	var rows []interviewRow
-	if err := t.run.all(ctx, t.q.ScheduledInterviewsLocked, args(candidateID, ts(at)), &rows); err != nil {
-		return nil, formatError(err, "Interview")
-	}
-	ivs := make([]pipeline.Interview, len(rows))
-	for i, r := range rows {
-		ivs[i] = r.toInterview()
-	}
-	return ivs, withInterviewers(ctx, t.run, ivs)
+	return t.scheduledInterviews(ctx, candidateID, at)
 }
 
 // CandidateEntries returns the entries about a candidate and about its

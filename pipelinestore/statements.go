@@ -133,7 +133,7 @@ type statements struct {
 	Interviewers                    string
 	Interviews                      string
 	LockCandidateInterviews         string `sql:"postgres"`
-	ScheduledInterviewsLocked       string
+	ScheduledInterviews             string
 	SetInterviewCalendar            string
 	TeamUsers                       string
 	UpdateInterview                 string

@@ -80,10 +80,12 @@ WHERE i.candidate_id = $1 AND i.job_id = $2 AND EXISTS (SELECT 1 FROM membership
 		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3)))
 ORDER BY i.starts_at, i.id LIMIT 15 OFFSET $4;
 
--- ScheduledInterviewsLocked are the scheduled interviews of the candidate
--- $1 that end after $2, by start: those a status leaving active or an
--- erasure cancels.
--- name: ScheduledInterviewsLocked
+-- ScheduledInterviews are the scheduled interviews of the candidate $1
+-- that end after $2, by start: those a status leaving active or an
+-- erasure cancels, read on PostgreSQL once LockCandidateInterviews holds
+-- every interview of the candidate, so that they need no lock of their
+-- own.
+-- name: ScheduledInterviews
 SELECT i.id, i.job_id, i.candidate_id, j.team_id, i.starts_at, i.ends_at, i.timezone, i.location,
 	i.video_url, i.status, i.sequence, i.uid, i.organizer_name, i.organizer_email, i.created_by, cb.name AS created_by_name, cb.email AS created_by_email,
 	i.created_at, i.updated_at, c.name AS candidate_name, c.email AS candidate_email, c.status AS candidate_status,
@@ -92,7 +94,7 @@ JOIN candidates AS c ON c.id = i.candidate_id
 JOIN jobs AS j ON j.id = i.job_id
 JOIN users AS cb ON cb.id = i.created_by
 WHERE i.candidate_id = $1 AND i.status = 'scheduled' AND i.ends_at > $2
-ORDER BY i.starts_at, i.id FOR NO KEY UPDATE OF i;
+ORDER BY i.starts_at, i.id;
 
 -- LockCandidateInterviews locks every interview of the candidate $1,
 -- in order of id, and writes each row anew, unchanged, ahead of a change
