@@ -2,6 +2,7 @@ package pipelinestore_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"testing"
 	"time"
@@ -74,15 +75,42 @@ func (r *erasureRace) expire(t *testing.T) {
 // leavers are the writes that cancel ada's interviews to come: her status
 // leaving active, her erasure, and the retention pass that erases her once
 // her job is closed (prepared by expire).
-var leavers = []struct {
+var leavers = []leaver{
+	{name: "status change", leave: erasureRace.withdraw},
+	{name: "erasure", erases: true, leave: erasureRace.erase},
+	{name: "retention", erases: true, prepare: (*erasureRace).expire, leave: erasureRace.sweep},
+}
+
+// leaver is a write that cancels ada's interviews to come.
+type leaver struct {
 	name    string
 	erases  bool
 	prepare func(r *erasureRace, t *testing.T)
 	leave   func(r erasureRace) <-chan error
-}{
-	{name: "status change", leave: erasureRace.withdraw},
-	{name: "erasure", erases: true, leave: erasureRace.erase},
-	{name: "retention", erases: true, prepare: (*erasureRace).expire, leave: erasureRace.sweep},
+}
+
+// eachLeaver runs body for each leaver, as text and prepared, once the
+// leaver is on its way and waits at ada's interview that heldAt names,
+// which a transaction on a connection of its own (held) locks; left
+// brings the leaver's error, waiting is its backend.
+func eachLeaver(t *testing.T, heldAt func(erasureRace) pipeline.Interview,
+	body func(t *testing.T, r erasureRace, l leaver, held *sql.Tx, left <-chan error, waiting int)) {
+	for _, l := range leavers {
+		t.Run(l.name, func(t *testing.T) {
+			textAndPrepared(t, func(t *testing.T, opts ...pipelinestore.Option) {
+				r := newErasureRace(t, opts)
+				if l.prepare != nil {
+					l.prepare(&r, t)
+				}
+				iv := heldAt(r)
+				held, pid := r.hold(t, iv.ID)
+				left := l.leave(r)
+				name := map[int64]string{r.past.ID: "past", r.future.ID: "future"}[iv.ID]
+				waiting := r.waitFor(t, pid, "the "+l.name+" waits for the "+name+" interview")
+				body(t, r, l, held, left, waiting)
+			})
+		})
+	}
 }
 
 // TestStore_FeedInterviewChangeBeforeLeaving: a reschedule of ada's
@@ -95,27 +123,16 @@ var leavers = []struct {
 // listed the cancellation first: a consumer then held the interview for
 // scheduled.
 func TestStore_FeedInterviewChangeBeforeLeaving(t *testing.T) {
-	for _, l := range leavers {
-		t.Run(l.name, func(t *testing.T) {
-			textAndPrepared(t, func(t *testing.T, opts ...pipelinestore.Option) {
-				r := newErasureRace(t, opts)
-				if l.prepare != nil {
-					l.prepare(&r, t)
-				}
-				held, pid := r.hold(t, r.past.ID)
-				left := l.leave(r)
-				r.waitFor(t, pid, "the "+l.name+" waits for the past interview")
+	eachLeaver(t, func(r erasureRace) pipeline.Interview { return r.past },
+		func(t *testing.T, r erasureRace, l leaver, held *sql.Tx, left <-chan error, _ int) {
+			_, err := r.f.Svc.RescheduleInterview(r.olivia, r.job, r.ada, r.future.ID, pipeline.InterviewPatch{Location: new("Room 2")})
+			require.NoError(t, err, "the reschedule does not wait")
+			require.NoError(t, held.Rollback())
+			require.NoError(t, <-left)
 
-				_, err := r.f.Svc.RescheduleInterview(r.olivia, r.job, r.ada, r.future.ID, pipeline.InterviewPatch{Location: new("Room 2")})
-				require.NoError(t, err, "the reschedule does not wait")
-				require.NoError(t, held.Rollback())
-				require.NoError(t, <-left)
-
-				assert.Equal(t, []string{pipeline.ActionInterviewRescheduled + " future", pipeline.ActionInterviewCancelled + " future"},
-					r.interviewFeed(t, 2), "the feed, in the order the writes took effect")
-			})
+			assert.Equal(t, []string{pipeline.ActionInterviewRescheduled + " future", pipeline.ActionInterviewCancelled + " future"},
+				r.interviewFeed(t, 2), "the feed, in the order the writes took effect")
 		})
-	}
 }
 
 // TestStore_FeedInterviewChangeAfterLeaving: a cancellation of ada's
@@ -125,39 +142,28 @@ func TestStore_FeedInterviewChangeBeforeLeaving(t *testing.T) {
 // interview in the feed, or, after an erasure, refused and nowhere in the
 // feed.
 func TestStore_FeedInterviewChangeAfterLeaving(t *testing.T) {
-	for _, l := range leavers {
-		t.Run(l.name, func(t *testing.T) {
-			textAndPrepared(t, func(t *testing.T, opts ...pipelinestore.Option) {
-				r := newErasureRace(t, opts)
-				if l.prepare != nil {
-					l.prepare(&r, t)
-				}
-				held, pid := r.hold(t, r.future.ID)
-				left := l.leave(r)
-				leaving := r.waitFor(t, pid, "the "+l.name+" waits for the future interview")
+	eachLeaver(t, func(r erasureRace) pipeline.Interview { return r.future },
+		func(t *testing.T, r erasureRace, l leaver, held *sql.Tx, left <-chan error, leaving int) {
+			cancelled := make(chan error, 1)
+			go func() {
+				_, err := r.f.Svc.CancelInterview(r.olivia, r.job, r.ada, r.past.ID, pipeline.InterviewCancellation{})
+				cancelled <- err
+			}()
+			err, ended := r.waitOrEnd(t, leaving, cancelled, "the cancellation waits for the "+l.name+", or ends")
+			require.False(t, ended, "the cancellation ended before the %s: %v", l.name, err)
+			require.NoError(t, held.Rollback())
+			require.NoError(t, <-left)
+			err = <-cancelled
 
-				cancelled := make(chan error, 1)
-				go func() {
-					_, err := r.f.Svc.CancelInterview(r.olivia, r.job, r.ada, r.past.ID, pipeline.InterviewCancellation{})
-					cancelled <- err
-				}()
-				err, ended := r.waitOrEnd(t, leaving, cancelled, "the cancellation waits for the "+l.name+", or ends")
-				require.False(t, ended, "the cancellation ended before the %s: %v", l.name, err)
-				require.NoError(t, held.Rollback())
-				require.NoError(t, <-left)
-				err = <-cancelled
-
-				want := []string{pipeline.ActionInterviewCancelled + " future", pipeline.ActionInterviewCancelled + " past"}
-				if l.erases {
-					var perr *pipeline.Error
-					require.True(t, errors.As(err, &perr), "the cancellation is refused: %v", err)
-					assert.Equal(t, "The candidate was erased.", perr.Message)
-					want = want[:1]
-				} else {
-					require.NoError(t, err)
-				}
-				assert.Equal(t, want, r.interviewFeed(t, len(want)), "the feed, in the order the writes took effect")
-			})
+			want := []string{pipeline.ActionInterviewCancelled + " future", pipeline.ActionInterviewCancelled + " past"}
+			if l.erases {
+				var perr *pipeline.Error
+				require.True(t, errors.As(err, &perr), "the cancellation is refused: %v", err)
+				assert.Equal(t, "The candidate was erased.", perr.Message)
+				want = want[:1]
+			} else {
+				require.NoError(t, err)
+			}
+			assert.Equal(t, want, r.interviewFeed(t, len(want)), "the feed, in the order the writes took effect")
 		})
-	}
 }
