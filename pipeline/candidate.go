@@ -114,11 +114,11 @@ func (s *Service) GetCandidate(ctx context.Context, jobID, id int64) (Candidate,
 
 // CandidateMove is the input of MoveCandidate.
 type CandidateMove struct {
-	StageID     int64 // required: a stage of the candidate's job
-	Idempotency *Idempotency
+	StageID     int64        `json:"stage"` // required: a stage of the candidate's job
+	Idempotency *Idempotency `json:"-"`
 	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
-	Unread error
+	Unread error `json:"-"`
 }
 
 // SetIdempotency sets the key the request named (a face's reading).
@@ -210,9 +210,9 @@ const candidatePath = jobPath + "/candidates/{candidate}"
 // candidateOps are the rows of opTable for these operations, in the order of
 // the API's document.
 var candidateOps = []opRow{
-	{OpListCandidates, opTraits{ScopeCandidatesRead, mGet, jobPath + "/candidates", 0}},
-	{OpAddCandidate, opTraits{ScopeCandidatesWrite, mPost, jobPath + "/candidates", forbids}},
-	{OpGetCandidate, opTraits{ScopeCandidatesRead, mGet, candidatePath, 0}},
-	{OpUpdateCandidate, opTraits{ScopeCandidatesWrite, mPatch, candidatePath, 0}},
-	{OpMoveCandidate, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/stage", 0}},
+	{OpListCandidates, opTraits{ScopeCandidatesRead, mGet, jobPath + "/candidates", 0}, nil},
+	{OpAddCandidate, opTraits{ScopeCandidatesWrite, mPost, jobPath + "/candidates", forbids | creates}, runs(onJob((*Service).AddCandidate), Candidate.Record)},
+	{OpGetCandidate, opTraits{ScopeCandidatesRead, mGet, candidatePath, 0}, nil},
+	{OpUpdateCandidate, opTraits{ScopeCandidatesWrite, mPatch, candidatePath, 0}, runs(onCandidate((*Service).UpdateCandidate), Candidate.Record)},
+	{OpMoveCandidate, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/stage", 0}, runs(onCandidate((*Service).MoveCandidate), Candidate.Record)},
 }

@@ -321,10 +321,10 @@ func (s *Service) GetDocumentText(ctx context.Context, jobID, candidateID, id in
 
 // DocumentRemoval is the input of RemoveDocument.
 type DocumentRemoval struct {
-	Idempotency *Idempotency
+	Idempotency *Idempotency `json:"-"`
 	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
-	Unread error
+	Unread error `json:"-"`
 }
 
 // SetIdempotency sets the key the request named (a face's reading).
@@ -388,10 +388,10 @@ const documentPath = candidatePath + "/documents/{document}"
 // documentOps are the rows of opTable for these operations, in the order of
 // the API's document.
 var documentOps = []opRow{
-	{OpAddDocument, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/documents", neverHeld}},
-	{OpListDocuments, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/documents", 0}},
-	{OpGetDocument, opTraits{ScopeCandidatesRead, mGet, documentPath, 0}},
-	{OpGetDocumentContent, opTraits{ScopeCandidatesRead, mGet, documentPath + "/content", 0}},
-	{OpGetDocumentText, opTraits{ScopeCandidatesRead, mGet, documentPath + "/text", 0}},
-	{OpRemoveDocument, opTraits{ScopeCandidatesWrite, mDelete, documentPath, 0}},
+	{OpAddDocument, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/documents", neverHeld | creates}, nil},
+	{OpListDocuments, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/documents", 0}, nil},
+	{OpGetDocument, opTraits{ScopeCandidatesRead, mGet, documentPath, 0}, nil},
+	{OpGetDocumentContent, opTraits{ScopeCandidatesRead, mGet, documentPath + "/content", 0}, nil},
+	{OpGetDocumentText, opTraits{ScopeCandidatesRead, mGet, documentPath + "/text", 0}, nil},
+	{OpRemoveDocument, opTraits{ScopeCandidatesWrite, mDelete, documentPath, empties}, runs[DocumentRemoval, struct{}, struct{}](onRecord(documentOf, (*Service).RemoveDocument), nil)},
 }

@@ -193,5 +193,5 @@ const (
 // activityOps are the rows of opTable for these operations, in the order of
 // the API's document.
 var activityOps = []opRow{
-	{OpListActivity, opTraits{ScopeActivityRead, mGet, "/activity", 0}},
+	{OpListActivity, opTraits{ScopeActivityRead, mGet, "/activity", 0}, nil},
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/pipeline-dev/pipeline/pipeline/doctext"
 	"github.com/pipeline-dev/pipeline/pipeline/ical"
 	"github.com/pipeline-dev/pipeline/pipeline/mail"
-	"github.com/pipeline-dev/pipeline/pipelinehttp"
 	"github.com/pipeline-dev/pipeline/pipelinestore"
 	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
 )
@@ -40,7 +39,6 @@ func hookOptions(extra ...pipeline.Option) []pipeline.Option {
 		pipeline.WithWebhookPolicy(pipeline.WebhookPolicy{AllowHTTP: true, AllowPrivate: true}),
 		pipeline.WithMail(testFrom, logMailer),
 		pipeline.WithInvitations(ical.Render),
-		pipeline.WithRunner(pipelinehttp.Runner()),
 	}, extra...)
 }
 
@@ -283,7 +281,7 @@ func (parser) Extract(_ context.Context, contentType string, content []byte) (st
 func probeProposal(t *testing.T, w world) int64 {
 	t.Helper()
 	c := heldCaller(t, w, []pipeline.Scope{probeProposalScope}, pipeline.OpAddNote)
-	ctx := pipeline.WithRequest(pipeline.NewContext(context.Background(), c), pipeline.Request{Body: json.RawMessage(`{"content":"Probe proposal."}`)})
+	ctx := pipeline.NewContext(context.Background(), c)
 	_, err := w.Svc.AddNote(ctx, w.Job("backend"), w.Res.Candidates["ada"], pipeline.NewNote{Content: "Probe proposal."})
 	var p *pipeline.Proposed
 	require.ErrorAs(t, err, &p)

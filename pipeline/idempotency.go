@@ -80,13 +80,15 @@ type writeCall struct {
 	op     Op
 	ref    Ref
 	digest string
+	// input points to the write's input, which a proposal keeps.
+	input any
 }
 
 // takeKey takes the idempotency out of a write's input (input points to the
 // input, idem to its Idempotency field), binds its key to the request
 // (see RequestDigest), and reads the input's reason.
 func takeKey(op Op, r Ref, input any, idem **Idempotency) (writeCall, error) {
-	w := writeCall{reason: reasonOf(input), op: op, ref: r}
+	w := writeCall{reason: reasonOf(input), op: op, ref: r, input: input}
 	i := *idem
 	*idem = nil
 	w.digest = RequestDigest(op, r, input)

@@ -35,16 +35,16 @@ const (
 
 // NewCandidate is the input of AddCandidate.
 type NewCandidate struct {
-	Name      string // required; stored trimmed
-	Email     string // required; stored as sent
-	Applied   string // YYYY-MM-DD, not after today; "": today (UTC)
-	StageID   int64  // a stage of the job; 0: its first stage
-	ResumeURL string // absolute http or https URL; "": none
+	Name      string `json:"name"`                 // required; stored trimmed
+	Email     string `json:"email"`                // required; stored as sent
+	Applied   string `json:"applied,omitempty"`    // YYYY-MM-DD, not after today; "": today (UTC)
+	StageID   int64  `json:"stage,omitempty"`      // a stage of the job; 0: its first stage
+	ResumeURL string `json:"resume_url,omitempty"` // absolute http or https URL; "": none
 	// Idempotency is the key of the call; nil: none.
-	Idempotency *Idempotency
+	Idempotency *Idempotency `json:"-"`
 	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
-	Unread error
+	Unread error `json:"-"`
 }
 
 // SetIdempotency sets the key the request named (a face's reading).
@@ -81,15 +81,15 @@ func (in NewCandidate) check(now time.Time) FieldErrors {
 // CandidatePatch is the input of UpdateCandidate; nil fields are left as
 // they are.
 type CandidatePatch struct {
-	Name      *string
-	Email     *string
-	ResumeURL *string // "": clears it
-	Status    *string // one of CandidateStatuses
+	Name      *string `json:"name,omitempty"`
+	Email     *string `json:"email,omitempty"`
+	ResumeURL *string `json:"resume_url,omitempty"` // "": clears it
+	Status    *string `json:"status,omitempty"`     // one of CandidateStatuses
 	// Idempotency is the key of the call; nil: none.
-	Idempotency *Idempotency
+	Idempotency *Idempotency `json:"-"`
 	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
-	Unread error
+	Unread error `json:"-"`
 }
 
 // SetIdempotency sets the key the request named (a face's reading).

@@ -127,16 +127,17 @@ const (
 
 // NewInterview is the input of ScheduleInterview.
 type NewInterview struct {
-	Start, End     string  // RFC 3339 with an offset; required
-	Timezone       string  // IANA name; "": UTC
-	InterviewerIDs []int64 // 1–10 distinct members of the job's team
-	Location       string  // "": none
-	VideoURL       string  // absolute https URL; "": none
+	Start          string  `json:"start"` // RFC 3339 with an offset; required
+	End            string  `json:"end"`
+	Timezone       string  `json:"timezone,omitempty"`  // IANA name; "": UTC
+	InterviewerIDs []int64 `json:"interviewer_ids"`     // 1–10 distinct members of the job's team
+	Location       string  `json:"location,omitempty"`  // "": none
+	VideoURL       string  `json:"video_url,omitempty"` // absolute https URL; "": none
 	// Idempotency is the key of the call; nil: none.
-	Idempotency *Idempotency
+	Idempotency *Idempotency `json:"-"`
 	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
-	Unread error
+	Unread error `json:"-"`
 }
 
 // SetIdempotency sets the key the request named (a face's reading).
@@ -148,16 +149,17 @@ func (in *NewInterview) SetUnread(err error) { in.Unread = err }
 // InterviewPatch is the input of RescheduleInterview; nil fields are left
 // as they are.
 type InterviewPatch struct {
-	Start, End     *string
-	Timezone       *string
-	InterviewerIDs *[]int64
-	Location       *string // "": clears it
-	VideoURL       *string // "": clears it
+	Start          *string  `json:"start,omitempty"`
+	End            *string  `json:"end,omitempty"`
+	Timezone       *string  `json:"timezone,omitempty"`
+	InterviewerIDs *[]int64 `json:"interviewer_ids,omitempty"`
+	Location       *string  `json:"location,omitempty"`  // "": clears it
+	VideoURL       *string  `json:"video_url,omitempty"` // "": clears it
 	// Idempotency is the key of the call; nil: none.
-	Idempotency *Idempotency
+	Idempotency *Idempotency `json:"-"`
 	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
-	Unread error
+	Unread error `json:"-"`
 }
 
 // SetIdempotency sets the key the request named (a face's reading).

@@ -230,10 +230,10 @@ func (s *Service) loadInterview(ctx context.Context, c Caller, jobID, candidateI
 
 // InterviewCancellation is the input of CancelInterview.
 type InterviewCancellation struct {
-	Idempotency *Idempotency
+	Idempotency *Idempotency `json:"-"`
 	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
-	Unread error
+	Unread error `json:"-"`
 }
 
 // SetIdempotency sets the key the request named (a face's reading).
@@ -421,11 +421,11 @@ const interviewPath = candidatePath + "/interviews/{interview}"
 // interviewOps are the rows of opTable for these operations, in the order of
 // the API's document.
 var interviewOps = []opRow{
-	{OpScheduleInterview, opTraits{ScopeSchedulingWrite, mPost, candidatePath + "/interviews", forbids | conflicts}},
-	{OpListInterviews, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/interviews", 0}},
-	{OpGetInterview, opTraits{ScopeCandidatesRead, mGet, interviewPath, 0}},
-	{OpRescheduleInterview, opTraits{ScopeSchedulingWrite, mPatch, interviewPath, forbids | conflicts}},
-	{OpCancelInterview, opTraits{ScopeSchedulingWrite, mPost, interviewPath + "/cancel", 0}},
-	{OpGetInterviewInvite, opTraits{ScopeCandidatesRead, mGet, interviewPath + "/invite.ics", 0}},
-	{OpGetAvailability, opTraits{ScopeSchedulingWrite, mGet, "/availability", 0}},
+	{OpScheduleInterview, opTraits{ScopeSchedulingWrite, mPost, candidatePath + "/interviews", forbids | conflicts | creates}, runs(onCandidate((*Service).ScheduleInterview), Interview.Record)},
+	{OpListInterviews, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/interviews", 0}, nil},
+	{OpGetInterview, opTraits{ScopeCandidatesRead, mGet, interviewPath, 0}, nil},
+	{OpRescheduleInterview, opTraits{ScopeSchedulingWrite, mPatch, interviewPath, forbids | conflicts}, runs(onRecord(interviewOf, (*Service).RescheduleInterview), Interview.Record)},
+	{OpCancelInterview, opTraits{ScopeSchedulingWrite, mPost, interviewPath + "/cancel", 0}, runs(onRecord(interviewOf, (*Service).CancelInterview), Interview.Record)},
+	{OpGetInterviewInvite, opTraits{ScopeCandidatesRead, mGet, interviewPath + "/invite.ics", 0}, nil},
+	{OpGetAvailability, opTraits{ScopeSchedulingWrite, mGet, "/availability", 0}, nil},
 }

@@ -96,12 +96,12 @@ func (f JobFilter) withDefaults() JobFilter {
 
 // NewJob is the input of CreateJob.
 type NewJob struct {
-	Title       string
-	Description string // HTML; optional
-	Idempotency *Idempotency
+	Title       string       `json:"title"`
+	Description string       `json:"description,omitempty"` // HTML; optional
+	Idempotency *Idempotency `json:"-"`
 	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
-	Unread error
+	Unread error `json:"-"`
 }
 
 // SetIdempotency sets the key the request named (a face's reading).
@@ -122,13 +122,13 @@ func (in NewJob) check() error {
 
 // JobPatch is the input of UpdateJob; nil fields are left as they are.
 type JobPatch struct {
-	Title       *string
-	Description *string
-	Status      *JobStatus
-	Idempotency *Idempotency
+	Title       *string      `json:"title,omitempty"`
+	Description *string      `json:"description,omitempty"`
+	Status      *JobStatus   `json:"status,omitempty"`
+	Idempotency *Idempotency `json:"-"`
 	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
-	Unread error
+	Unread error `json:"-"`
 }
 
 // SetIdempotency sets the key the request named (a face's reading).
@@ -360,8 +360,8 @@ const jobPath = "/jobs/{job}"
 // jobOps are the rows of opTable for these operations, in the order of
 // the API's document.
 var jobOps = []opRow{
-	{OpListJobs, opTraits{ScopeJobsRead, mGet, "/jobs", 0}},
-	{OpCreateJob, opTraits{ScopeJobsWrite, mPost, "/jobs", forbids}},
-	{OpGetJob, opTraits{ScopeJobsRead, mGet, jobPath, 0}},
-	{OpUpdateJob, opTraits{ScopeJobsWrite, mPatch, jobPath, forbids}},
+	{OpListJobs, opTraits{ScopeJobsRead, mGet, "/jobs", 0}, nil},
+	{OpCreateJob, opTraits{ScopeJobsWrite, mPost, "/jobs", forbids | creates}, runs(onTeam((*Service).CreateJob), Job.Record)},
+	{OpGetJob, opTraits{ScopeJobsRead, mGet, jobPath, 0}, nil},
+	{OpUpdateJob, opTraits{ScopeJobsWrite, mPatch, jobPath, forbids}, runs(onJob((*Service).UpdateJob), Job.Record)},
 }

@@ -60,14 +60,14 @@ type Message struct {
 
 // NewMessage is the input of SendMessage.
 type NewMessage struct {
-	Subject string // 1–200 characters once trimmed, no line break
-	Body    string // plain text, 1–20,000 characters
-	SendAt  string // RFC 3339 with an offset, not before now, at most 30 days ahead; "": now
+	Subject string `json:"subject"`           // 1–200 characters once trimmed, no line break
+	Body    string `json:"body"`              // plain text, 1–20,000 characters
+	SendAt  string `json:"send_at,omitempty"` // RFC 3339 with an offset, not before now, at most 30 days ahead; "": now
 	// Idempotency is the key of the call; nil: none.
-	Idempotency *Idempotency
+	Idempotency *Idempotency `json:"-"`
 	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
-	Unread error
+	Unread error `json:"-"`
 }
 
 // SetIdempotency sets the key the request named (a face's reading).
@@ -168,10 +168,10 @@ func (s *Service) SendMessage(ctx context.Context, jobID, candidateID int64, in 
 // MessageCancellation is the input of CancelMessage: its key alone.
 type MessageCancellation struct {
 	// Idempotency is the key of the call; nil: none.
-	Idempotency *Idempotency
+	Idempotency *Idempotency `json:"-"`
 	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
-	Unread error
+	Unread error `json:"-"`
 }
 
 // SetIdempotency sets the key the request named (a face's reading).
@@ -243,10 +243,10 @@ func (s *Service) writeMessage(ctx context.Context, op Op, jobID, candidateID, i
 // MessageRetry is the input of RetryMessage: its key and reason.
 type MessageRetry struct {
 	// Idempotency is the key of the call; nil: none.
-	Idempotency *Idempotency
+	Idempotency *Idempotency `json:"-"`
 	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
-	Unread error
+	Unread error `json:"-"`
 }
 
 // SetIdempotency sets the key the request named (a face's reading).
@@ -340,9 +340,9 @@ const messagePath = candidatePath + "/messages/{message}"
 // messageOps are the rows of opTable for these operations, in the order of
 // the API's document.
 var messageOps = []opRow{
-	{OpSendMessage, opTraits{ScopeMessagesSend, mPost, candidatePath + "/messages", forbids}},
-	{OpListMessages, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/messages", 0}},
-	{OpGetMessage, opTraits{ScopeCandidatesRead, mGet, messagePath, 0}},
-	{OpCancelMessage, opTraits{ScopeMessagesSend, mPost, messagePath + "/cancel", forbids}},
-	{OpRetryMessage, opTraits{ScopeMessagesSend, mPost, messagePath + "/retry", forbids}},
+	{OpSendMessage, opTraits{ScopeMessagesSend, mPost, candidatePath + "/messages", forbids | queues}, runs(onCandidate((*Service).SendMessage), Message.Record)},
+	{OpListMessages, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/messages", 0}, nil},
+	{OpGetMessage, opTraits{ScopeCandidatesRead, mGet, messagePath, 0}, nil},
+	{OpCancelMessage, opTraits{ScopeMessagesSend, mPost, messagePath + "/cancel", forbids}, runs(onRecord(messageOf, (*Service).CancelMessage), Message.Record)},
+	{OpRetryMessage, opTraits{ScopeMessagesSend, mPost, messagePath + "/retry", forbids}, runs(onRecord(messageOf, (*Service).RetryMessage), Message.Record)},
 }

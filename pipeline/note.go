@@ -21,11 +21,11 @@ type Note struct {
 
 // NewNote is the input of AddNote.
 type NewNote struct {
-	Content     string
-	Idempotency *Idempotency
+	Content     string       `json:"content"`
+	Idempotency *Idempotency `json:"-"`
 	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
-	Unread error
+	Unread error `json:"-"`
 }
 
 // SetIdempotency sets the key the request named (a face's reading).
@@ -118,6 +118,6 @@ const (
 // noteOps are the rows of opTable for these operations, in the order of
 // the API's document.
 var noteOps = []opRow{
-	{OpAddNote, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/notes", 0}},
-	{OpListNotes, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/notes", 0}},
+	{OpAddNote, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/notes", creates}, runs(onCandidate((*Service).AddNote), Note.Record)},
+	{OpListNotes, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/notes", 0}, nil},
 }

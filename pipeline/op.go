@@ -90,6 +90,12 @@ const (
 	// neverHeld: a write no approval policy holds (a file changes no
 	// decision about a person), and the decisions on proposals.
 	neverHeld
+	// creates, queues, empties: its success answers 201 Created (a record
+	// made), 202 Accepted (a mail queued) or 204 No Content (a record
+	// gone) instead of 200 OK.
+	creates
+	queues
+	empties
 )
 
 // The HTTP methods of the REST requests.
@@ -100,10 +106,12 @@ const (
 	mDelete = "DELETE"
 )
 
-// opRow is one operation and its traits.
+// opRow is one operation, its traits and, for a write that a proposal
+// may hold, how its stored input runs (nil for any other).
 type opRow struct {
 	op Op
 	opTraits
+	run *opRun
 }
 
 // opTable is every operation, in the order of the API's document: each
@@ -112,13 +120,21 @@ type opRow struct {
 var opTable = slices.Concat(meOps, jobOps, stageOps, candidateOps, noteOps, ratingOps, activityOps,
 	webhookOps, interviewOps, messageOps, documentOps, privacyOps, proposalOps)
 
-var opTraitsOf = func() map[Op]opTraits {
-	m := make(map[Op]opTraits, len(opTable))
+// opTraitsOf and opRuns index opTable by operation. They are built in init
+// because the table's runs call the Service, whose checks read the index.
+var (
+	opTraitsOf = map[Op]opTraits{}
+	opRuns     = map[Op]*opRun{}
+)
+
+func init() {
 	for _, o := range opTable {
-		m[o.op] = o.opTraits
+		opTraitsOf[o.op] = o.opTraits
+		if o.run != nil {
+			opRuns[o.op] = o.run
+		}
 	}
-	return m
-}()
+}
 
 // Ops are every operation of the Service, in the order of the API's
 // document.
@@ -154,6 +170,20 @@ func (o Op) Forbids() bool { return opTraitsOf[o].flags&forbids != 0 }
 // Conflicts reports whether op may answer EConflict for a clash with other
 // records, beyond the key in flight that any write may meet.
 func (o Op) Conflicts() bool { return opTraitsOf[o].flags&conflicts != 0 }
+
+// Status is the HTTP status of op's success: 200, or 201 for a record
+// made, 202 for a mail queued, 204 for a record gone (no body).
+func (o Op) Status() int {
+	switch f := opTraitsOf[o].flags; {
+	case f&creates != 0:
+		return 201
+	case f&queues != 0:
+		return 202
+	case f&empties != 0:
+		return 204
+	}
+	return 200
+}
 
 // Method is the HTTP method of the REST request that stands for op.
 func (o Op) Method() string { return opTraitsOf[o].method }

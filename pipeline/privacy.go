@@ -73,14 +73,14 @@ func checkPersonEmail(bad FieldErrors, email string) {
 
 // PersonErasure is the input of ErasePerson.
 type PersonErasure struct {
-	Email string
+	Email string `json:"email"`
 	// Reasoned is why, required here: 1–1,000 characters once trimmed. It
 	// is judged but kept nowhere, as it may name the person.
 	Reasoned
 	// Idempotency is the key of the call; nil: none.
-	Idempotency *Idempotency
+	Idempotency *Idempotency `json:"-"`
 	// Unread is what a face could not read of the input; nil: all of it.
-	Unread error
+	Unread error `json:"-"`
 }
 
 // SetIdempotency sets the key the request named (a face's reading).
@@ -558,6 +558,6 @@ const (
 // privacyOps are the rows of opTable for these operations, in the order of
 // the API's document.
 var privacyOps = []opRow{
-	{OpExportPerson, opTraits{ScopePrivacyManage, mPost, "/privacy/exports", forbids | readsByPost}},
-	{OpErasePerson, opTraits{ScopePrivacyManage, mPost, "/privacy/erasures", forbids}},
+	{OpExportPerson, opTraits{ScopePrivacyManage, mPost, "/privacy/exports", forbids | readsByPost}, nil},
+	{OpErasePerson, opTraits{ScopePrivacyManage, mPost, "/privacy/erasures", forbids}, runs(onTeam((*Service).ErasePerson), Erasure.Record)},
 }

@@ -3,7 +3,6 @@ package pipeline_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"net/url"
 	"os"
 	"os/exec"
@@ -166,7 +165,7 @@ func TestService_ErasePerson(t *testing.T) {
 		// intake that names her in its input only.
 		agent := heldCaller(t, w, []pipeline.Scope{pipeline.ScopeCandidatesWrite}, pipeline.OpAddNote, pipeline.OpAddCandidate)
 		propose := func(body string, call func(context.Context) error) pipeline.Proposal {
-			ctx := pipeline.WithRequest(pipeline.NewContext(context.Background(), agent), pipeline.Request{Body: json.RawMessage(body)})
+			ctx := pipeline.NewContext(context.Background(), agent)
 			return proposed(t, call(ctx))
 		}
 		noteOn := func(text string) func(context.Context) error {

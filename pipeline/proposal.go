@@ -133,37 +133,6 @@ func (p *Proposed) Error() string {
 	return "pipeline: proposal " + strconv.FormatInt(p.Proposal.ID, 10) + " waits for a decision"
 }
 
-// Request is the REST request a face read for a write, which a proposal
-// records: its path below /api/v1 with its ids ("" for the operation's
-// path filled with the write's records) and its body as a JSON value (nil
-// for none).
-type Request struct {
-	Path string
-	Body json.RawMessage
-}
-
-type requestKey struct{}
-
-// WithRequest returns a context that tells the Service the request a face
-// read for the call it makes with it.
-func WithRequest(ctx context.Context, r Request) context.Context {
-	return context.WithValue(ctx, requestKey{}, r)
-}
-
-// Runner runs a proposal's operation as its REST request would: the face
-// that reads REST bodies implements it (the domain cannot decode them).
-type Runner interface {
-	// Run calls the Service svc with ctx (which carries the requester's
-	// caller, when its token still works) and p's stored request, and
-	// returns the HTTP status and body the REST face would answer, and
-	// the call's error (nil on success).
-	Run(ctx context.Context, svc *Service, p Proposal) (status int, body json.RawMessage, err error)
-}
-
-// WithRunner sets what runs approved proposals; without one, approving
-// answers an internal error.
-func WithRunner(r Runner) Option { return func(o *options) { o.runner = r } }
-
 // ProposalDecision is the body of approving or rejecting a proposal.
 type ProposalDecision struct {
 	Reasoned
@@ -228,17 +197,13 @@ func filledPath(op Op, r Ref) string {
 // token still pending is that proposal; a token may have
 // MaxPendingProposals waiting.
 func (s *Service) propose(ctx context.Context, c Caller, w writeCall, busy bool) (Proposal, bool, error) {
-	req, _ := ctx.Value(requestKey{}).(Request)
-	if req.Path == "" {
-		req.Path = filledPath(w.op, w.ref)
-	}
-	input := json.RawMessage(`{}`)
-	if len(req.Body) > 0 {
-		input = req.Body
+	input, err := storedInput(w.input)
+	if err != nil {
+		return Proposal{}, false, err
 	}
 	var out Proposal
 	replayed := false
-	err := s.store.Write(ctx, func(tx Tx) error {
+	err = s.store.Write(ctx, func(tx Tx) error {
 		k := w.key
 		if k != nil {
 			cl := s.claim(ctx, tx, c, k.key, busy)
@@ -278,7 +243,7 @@ func (s *Service) propose(ctx context.Context, c Caller, w writeCall, busy bool)
 				teamID = j.TeamID
 			}
 			np, err := tx.InsertProposal(ctx, Proposal{
-				TeamID: teamID, Operation: w.op, Method: w.op.Method(), Path: req.Path, Input: input,
+				TeamID: teamID, Operation: w.op, Method: w.op.Method(), Path: filledPath(w.op, w.ref), Input: input,
 				Reason: w.reason, Status: ProposalPending, RequestedBy: ProposalActor{User: c.user, Token: &TokenRef{ID: c.tokenID}},
 				JobID: w.ref.Job, CandidateID: w.ref.Candidate, Digest: w.digest, CreatedAt: now, ExpiresAt: now.Add(ProposalLifetime),
 			})
@@ -616,9 +581,6 @@ func (s *Service) ApproveProposal(ctx context.Context, id int64, in ProposalDeci
 	if !errors.Is(err, checked) {
 		return Result[Proposal]{}, err
 	}
-	if s.runner == nil {
-		return Result[Proposal]{}, errors.New("pipeline: no Runner to approve proposals with")
-	}
 	r := approvalRun{proposal: p, approver: c, note: in.Note, reason: k.reason}
 	runCtx := context.WithValue(ctx, approvalKey{}, r)
 	if requester, err := s.requester(ctx, p); err != nil {
@@ -628,18 +590,17 @@ func (s *Service) ApproveProposal(ctx context.Context, id int64, in ProposalDeci
 	} else {
 		runCtx = NewContext(runCtx, Caller{})
 	}
-	status, body, runErr := s.runner.Run(runCtx, s, p)
+	result, answer, runErr := s.runProposal(runCtx, p)
 	if runErr == errAlreadyDecided {
 		return Result[Proposal]{}, runErr
 	}
-	result := &ProposalResult{Status: status, Body: body}
 	err = s.store.Write(ctx, func(tx Tx) error {
 		if runErr == nil {
 			// Applied in the run's transaction; the answer is known now.
-			if err := tx.SetProposalResult(ctx, p.ID, *result); err != nil {
+			if err := tx.SetProposalResult(ctx, p.ID, result); err != nil {
 				return err
 			}
-		} else if err := s.decide(ctx, tx, r, ProposalFailed, result); err != nil {
+		} else if err := s.decide(ctx, tx, r, ProposalFailed, &result); err != nil {
 			return err
 		}
 		if k.key != nil {
@@ -655,12 +616,66 @@ func (s *Service) ApproveProposal(ctx context.Context, id int64, in ProposalDeci
 		return Result[Proposal]{}, err
 	}
 	v, err := s.store.Proposal(ctx, p.ID)
+	if err == nil && v.Result != nil && answer != nil {
+		// The approver hands on what the stored result keeps back (a
+		// new webhook's secret): this answer alone shows it.
+		v.Result.Body = answer
+	}
 	return Result[Proposal]{Value: v.readAt(s.now())}, err
 }
 
-// requester is the caller of p's requesting token as it is now; nil when
-// the token no longer works (revoked, expired, gone): the run answers
-// unauthenticated.
+// runProposal runs p's stored input through its operation as the caller
+// on ctx (its requester): result is the answer as the proposal keeps it,
+// answer the whole body when result keeps part of it back (nil when it
+// keeps all), err the run's error.
+func (s *Service) runProposal(ctx context.Context, p Proposal) (result ProposalResult, answer json.RawMessage, err error) {
+	refused := func(err error) (ProposalResult, json.RawMessage, error) {
+		status, env, _ := ErrorAnswer(err)
+		body, merr := json.Marshal(env)
+		if merr != nil {
+			return ProposalResult{}, nil, merr
+		}
+		return ProposalResult{Status: status, Body: body}, nil, err
+	}
+	run := opRuns[p.Operation]
+	if run == nil {
+		return refused(Errorf(EValidation, "No operation %s can be proposed.", p.Operation))
+	}
+	ref, err := p.Ref()
+	if err != nil {
+		return refused(err)
+	}
+	in, err := run.decode(p.Input)
+	if err != nil {
+		return refused(err)
+	}
+	body, err := run.call(ctx, s, ref, in)
+	if err != nil {
+		if err == errAlreadyDecided {
+			return ProposalResult{}, nil, err
+		}
+		return refused(err)
+	}
+	result = ProposalResult{Status: p.Operation.Status(), Body: json.RawMessage("null")}
+	if body == nil {
+		return result, nil, nil
+	}
+	if result.Body, err = json.Marshal(body); err != nil {
+		return ProposalResult{}, nil, err
+	}
+	kept, ok := body.(dataBody).Data.(interface{ kept() any })
+	if !ok {
+		return result, nil, nil
+	}
+	answer = result.Body
+	result.Body, err = json.Marshal(dataBody{Data: kept.kept()})
+	return result, answer, err
+}
+
+// requester is the caller of p's requesting token as it is now, acting in
+// p's team; nil when the token no longer works (revoked, expired, gone)
+// or its user is no longer a member of that team: the run answers
+// unauthenticated, as the token now does.
 func (s *Service) requester(ctx context.Context, p Proposal) (*Caller, error) {
 	if p.RequestedBy.Token == nil {
 		return nil, nil
@@ -675,8 +690,17 @@ func (s *Service) requester(ctx context.Context, p Proposal) (*Caller, error) {
 	if !a.Token.Active(s.now()) {
 		return nil, nil
 	}
-	return &Caller{user: a.User, team: a.Team, tokenID: a.Token.ID, scopes: a.Token.Scopes,
-		approval: a.Token.Approval, valid: true}, nil
+	teams, err := s.store.UserTeams(ctx, a.User.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, tr := range teams {
+		if tr.Team.ID == p.TeamID {
+			return &Caller{user: a.User, team: tr.Team, tokenID: a.Token.ID, scopes: a.Token.Scopes,
+				approval: a.Token.Approval, valid: true}, nil
+		}
+	}
+	return nil, nil
 }
 
 // ProposalSweepInterval is how often the server closes pending proposals
@@ -793,8 +817,8 @@ const proposalPath = "/proposals/{proposal}"
 var proposalOps = []opRow{
 	// Reading needs no scope: what a token sees depends on whether it
 	// made the proposal or carries proposals:review (see Proposal).
-	{OpListProposals, opTraits{"", mGet, "/proposals", 0}},
-	{OpGetProposal, opTraits{"", mGet, proposalPath, 0}},
-	{OpApproveProposal, opTraits{ScopeProposalsReview, mPost, proposalPath + "/approve", forbids | conflicts | neverHeld}},
-	{OpRejectProposal, opTraits{ScopeProposalsReview, mPost, proposalPath + "/reject", forbids | conflicts | neverHeld}},
+	{OpListProposals, opTraits{"", mGet, "/proposals", 0}, nil},
+	{OpGetProposal, opTraits{"", mGet, proposalPath, 0}, nil},
+	{OpApproveProposal, opTraits{ScopeProposalsReview, mPost, proposalPath + "/approve", forbids | conflicts | neverHeld}, nil},
+	{OpRejectProposal, opTraits{ScopeProposalsReview, mPost, proposalPath + "/reject", forbids | conflicts | neverHeld}, nil},
 }

@@ -2,7 +2,6 @@ package pipeline_test
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -19,7 +18,7 @@ func TestOperator_TeamProposals(t *testing.T) {
 		move := proposed(t, err)
 		c := heldCaller(t, w, []pipeline.Scope{pipeline.ScopeCandidatesWrite}, pipeline.OpUpdateCandidate)
 		status := "rejected"
-		uctx := pipeline.WithRequest(pipeline.NewContext(ctx, c), pipeline.Request{Body: json.RawMessage(`{"status":"rejected"}`)})
+		uctx := pipeline.NewContext(ctx, c)
 		_, err = w.Svc.UpdateCandidate(uctx, h.job, w.Res.Candidates["linus"], pipeline.CandidatePatch{Status: &status})
 		update := proposed(t, err)
 

@@ -2,7 +2,6 @@ package pipeline_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -38,10 +37,9 @@ func newHeldMove(t *testing.T, w world, stage string) heldMove {
 	return h
 }
 
-// move proposes the move; the face tells the domain the body it read.
+// move proposes the move.
 func (h heldMove) move(w world, key string) (pipeline.Result[pipeline.Candidate], error) {
-	body := `{"stage":` + strconv.FormatInt(h.stage, 10) + `,"reason":"Strong screen."}`
-	ctx := pipeline.WithRequest(h.ctx, pipeline.Request{Body: json.RawMessage(body)})
+	ctx := h.ctx
 	in := pipeline.CandidateMove{StageID: h.stage, Reasoned: pipeline.Because("Strong screen.")}
 	if key != "" {
 		in.Idempotency = &pipeline.Idempotency{Key: key}
@@ -192,7 +190,7 @@ func TestService_DecideProposal(t *testing.T) {
 		c := heldCaller(t, w, []pipeline.Scope{pipeline.ScopeCandidatesWrite}, pipeline.OpUpdateCandidate)
 		job, ada := w.Job("backend"), w.Res.Candidates["ada"]
 		email := "new@example.test"
-		ctx := pipeline.WithRequest(pipeline.NewContext(context.Background(), c), pipeline.Request{Body: json.RawMessage(`{"email":"new@example.test"}`)})
+		ctx := pipeline.NewContext(context.Background(), c)
 		_, err := w.Svc.UpdateCandidate(ctx, job, ada, pipeline.CandidatePatch{Email: &email})
 		p := proposed(t, err)
 		// Meanwhile another candidate of the job takes the address.
@@ -332,8 +330,7 @@ func TestService_ProposalLimits(t *testing.T) {
 		c := heldCaller(t, w, []pipeline.Scope{pipeline.ScopeCandidatesWrite}, pipeline.OpAddNote)
 		note := func(i int) error {
 			text := "Note " + strconv.Itoa(i)
-			ctx := pipeline.WithRequest(pipeline.NewContext(context.Background(), c),
-				pipeline.Request{Body: json.RawMessage(`{"content":"` + text + `"}`)})
+			ctx := pipeline.NewContext(context.Background(), c)
 			_, err := w.Svc.AddNote(ctx, w.Job("backend"), w.Res.Candidates["ada"], pipeline.NewNote{Content: text})
 			return err
 		}
@@ -351,7 +348,7 @@ func TestService_ProposalLimits(t *testing.T) {
 		require.NoError(t, err)
 		c := heldCaller(t, w, []pipeline.Scope{pipeline.ScopeCandidatesWrite}, pipeline.OpUpdateCandidate)
 		rejected := pipeline.CandidateRejected
-		ctx := pipeline.WithRequest(pipeline.NewContext(context.Background(), c), pipeline.Request{Body: json.RawMessage(`{"status":"rejected"}`)})
+		ctx := pipeline.NewContext(context.Background(), c)
 		_, err = w.Svc.UpdateCandidate(ctx, job, ada, pipeline.CandidatePatch{Status: &rejected})
 		p := proposed(t, err)
 		res, err := w.Svc.ApproveProposal(w.As(t, "olivia"), p.ID, pipeline.ProposalDecision{})
@@ -419,7 +416,7 @@ func TestService_ProposalVisibility(t *testing.T) {
 			require.NoError(t, err)
 			agent, err := w.Svc.Authenticate(context.Background(), value)
 			require.NoError(t, err)
-			ctx := pipeline.WithRequest(pipeline.NewContext(context.Background(), agent), pipeline.Request{Body: json.RawMessage(`{"content":"Seen?"}`)})
+			ctx := pipeline.NewContext(context.Background(), agent)
 			_, err = w.Svc.AddNote(ctx, w.Job(tc.job), w.Res.Candidates[tc.candidate], pipeline.NewNote{Content: "Seen?"})
 			p := proposed(t, err)
 
@@ -450,10 +447,8 @@ func TestService_ProposedScheduleClash(t *testing.T) {
 		first := schedule(t, w, 1, "olivia")
 		c := heldCaller(t, w, []pipeline.Scope{pipeline.ScopeSchedulingWrite}, pipeline.OpScheduleInterview)
 		in := interviewAt(w, 1, "olivia")
-		body, err := json.Marshal(map[string]any{"start": in.Start, "end": in.End, "interviewer_ids": in.InterviewerIDs})
-		require.NoError(t, err)
-		ctx := pipeline.WithRequest(pipeline.NewContext(context.Background(), c), pipeline.Request{Body: body})
-		_, err = w.Svc.ScheduleInterview(ctx, w.Job("backend"), w.Res.Candidates["grace"], in)
+		ctx := pipeline.NewContext(context.Background(), c)
+		_, err := w.Svc.ScheduleInterview(ctx, w.Job("backend"), w.Res.Candidates["grace"], in)
 		assert.Equal(t, []pipeline.Busy{{UserID: w.User("olivia"), Start: first.Start, End: first.End}}, busyOf(t, err))
 		list, err := w.Svc.ListProposals(w.As(t, "olivia"), pipeline.ProposalFilter{})
 		require.NoError(t, err)

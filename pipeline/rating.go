@@ -28,11 +28,11 @@ type Rating struct {
 
 // NewRating is the input of RateCandidate.
 type NewRating struct {
-	Value       RatingValue
-	Idempotency *Idempotency
+	Value       RatingValue  `json:"rating"`
+	Idempotency *Idempotency `json:"-"`
 	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
-	Unread error
+	Unread error `json:"-"`
 }
 
 // SetIdempotency sets the key the request named (a face's reading).
@@ -88,5 +88,5 @@ const (
 // ratingOps are the rows of opTable for these operations, in the order of
 // the API's document.
 var ratingOps = []opRow{
-	{OpRateCandidate, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/rating", 0}},
+	{OpRateCandidate, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/rating", 0}, runs(onCandidate((*Service).RateCandidate), Rating.Record)},
 }

@@ -22,7 +22,7 @@ const ReasonField = "reason"
 type Reasoned struct {
 	// Reason is 1–1,000 characters once trimmed, line breaks allowed,
 	// stored as given; nil: none given.
-	Reason *string
+	Reason *string `json:"reason,omitempty"`
 }
 
 // Because is the Reasoned of a write made for reason.

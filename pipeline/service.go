@@ -18,7 +18,6 @@ type Service struct {
 	calendar Calendar
 	render   InvitationRenderer // nil: no invitation is emailed
 	limiter  Limiter
-	runner   Runner // nil: proposals cannot be approved
 
 	tokens   tokenCache
 	touched  sync.Map // token id → time.Time of the last recorded use
@@ -40,7 +39,6 @@ type options struct {
 	calendar    *Calendar
 	render      InvitationRenderer
 	limiter     Limiter
-	runner      Runner
 }
 
 // WithClock sets the clock; the default is SystemClock.
@@ -80,7 +78,7 @@ func NewService(store Store, opts ...Option) *Service {
 		o.limiter = NewMemoryLimiter(DefaultRateLimit)
 	}
 	return &Service{store: store, clock: o.clock, tokenTTL: o.tokenTTL, webhooks: o.webhooks, secrets: o.secrets, mail: o.mail,
-		calendar: o.calendarOf(), render: o.render, limiter: o.limiter, runner: o.runner}
+		calendar: o.calendarOf(), render: o.render, limiter: o.limiter}
 }
 
 // Ping reports whether the storage answers, for readiness checks.

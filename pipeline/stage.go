@@ -29,5 +29,5 @@ const (
 // stageOps are the rows of opTable for these operations, in the order of
 // the API's document.
 var stageOps = []opRow{
-	{OpListStages, opTraits{ScopeJobsRead, mGet, jobPath + "/stages", 0}},
+	{OpListStages, opTraits{ScopeJobsRead, mGet, jobPath + "/stages", 0}, nil},
 }

@@ -122,5 +122,5 @@ const (
 // meOps are the rows of opTable for these operations, in the order of
 // the API's document.
 var meOps = []opRow{
-	{OpGetMe, opTraits{"", mGet, "/me", 0}},
+	{OpGetMe, opTraits{"", mGet, "/me", 0}, nil},
 }

@@ -47,13 +47,13 @@ type CreatedWebhook struct {
 
 // NewWebhook is the input of CreateWebhook.
 type NewWebhook struct {
-	URL         string
-	Events      []string // actions; none: every action
-	Description string
-	Idempotency *Idempotency
+	URL         string       `json:"url"`
+	Events      []string     `json:"events,omitempty"` // actions; none: every action
+	Description string       `json:"description,omitempty"`
+	Idempotency *Idempotency `json:"-"`
 	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
-	Unread error
+	Unread error `json:"-"`
 }
 
 // SetIdempotency sets the key the request named (a face's reading).
@@ -225,10 +225,10 @@ func (s *Service) GetWebhook(ctx context.Context, id int64) (Webhook, error) {
 // WebhookDeletion is the input of DeleteWebhook, which takes nothing
 // but its key.
 type WebhookDeletion struct {
-	Idempotency *Idempotency
+	Idempotency *Idempotency `json:"-"`
 	Reasoned
 	// Unread is what a face could not read of the input; nil: all of it.
-	Unread error
+	Unread error `json:"-"`
 }
 
 // SetIdempotency sets the key the request named (a face's reading).
@@ -306,9 +306,11 @@ const webhookPath = "/webhooks/{webhook}"
 // webhookOps are the rows of opTable for these operations, in the order of
 // the API's document.
 var webhookOps = []opRow{
-	{OpCreateWebhook, opTraits{ScopeWebhooksWrite, mPost, "/webhooks", forbids}},
-	{OpListWebhooks, opTraits{ScopeWebhooksWrite, mGet, "/webhooks", forbids}},
-	{OpGetWebhook, opTraits{ScopeWebhooksWrite, mGet, webhookPath, forbids}},
-	{OpDeleteWebhook, opTraits{ScopeWebhooksWrite, mDelete, webhookPath, forbids}},
-	{OpListWebhookDeliveries, opTraits{ScopeWebhooksWrite, mGet, webhookPath + "/deliveries", forbids}},
+	{OpCreateWebhook, opTraits{ScopeWebhooksWrite, mPost, "/webhooks", forbids | creates}, runs(onTeam((*Service).CreateWebhook), CreatedWebhook.Record)},
+	{OpListWebhooks, opTraits{ScopeWebhooksWrite, mGet, "/webhooks", forbids}, nil},
+	{OpGetWebhook, opTraits{ScopeWebhooksWrite, mGet, webhookPath, forbids}, nil},
+	{OpDeleteWebhook, opTraits{ScopeWebhooksWrite, mDelete, webhookPath, forbids | empties}, runs[WebhookDeletion, struct{}, struct{}](func(s *Service, ctx context.Context, r Ref, in WebhookDeletion) (Result[struct{}], error) {
+		return s.DeleteWebhook(ctx, r.Webhook, in)
+	}, nil)},
+	{OpListWebhookDeliveries, opTraits{ScopeWebhooksWrite, mGet, webhookPath + "/deliveries", forbids}, nil},
 }

@@ -3,7 +3,6 @@ package pipelinehttp
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"net/url"
 	"strconv"
 
@@ -29,8 +28,8 @@ type entryItem struct {
 }
 
 type approvedBy struct {
-	User    named  `json:"user"`
-	TokenID *int64 `json:"token_id"` // null: decided on a page or by the CLI
+	User    pipeline.Named `json:"user"`
+	TokenID *int64         `json:"token_id"` // null: decided on a page or by the CLI
 }
 
 type entrySubject struct {
@@ -39,7 +38,7 @@ type entrySubject struct {
 }
 
 type entryActor struct {
-	User *named `json:"user"` // null for the server's own entry
+	User *pipeline.Named `json:"user"` // null for the server's own entry
 
 	TokenID *int64 `json:"token_id"` // null for a write made without a token
 }
@@ -51,16 +50,16 @@ func newEntryItem(e pipeline.FeedEntry) entryItem {
 		Subject:   entrySubject{Type: e.SubjectType, ID: e.SubjectID},
 		Changes:   e.Changes,
 		Reason:    e.Reason,
-		CreatedAt: timestamp(e.CreatedAt),
+		CreatedAt: pipeline.FormatTime(e.CreatedAt),
 	}
 	if e.JobID != 0 {
 		it.JobID = &e.JobID
 	}
 	if b := e.ApprovedBy; b != nil {
-		it.ApprovedBy = &approvedBy{User: named{ID: b.User.ID, Name: b.User.Name}, TokenID: b.TokenID}
+		it.ApprovedBy = &approvedBy{User: pipeline.Named{ID: b.User.ID, Name: b.User.Name}, TokenID: b.TokenID}
 	}
 	if e.Actor.ID != 0 {
-		it.Actor.User = &named{ID: e.Actor.ID, Name: e.Actor.Name}
+		it.Actor.User = &pipeline.Named{ID: e.Actor.ID, Name: e.Actor.Name}
 	}
 	if e.TokenID != 0 {
 		it.Actor.TokenID = &e.TokenID
@@ -113,7 +112,7 @@ func newFeed(base string, f pipeline.FeedFilter, page pipeline.FeedPage) feed {
 // document.
 var activityOperations = []operation{
 	newOperation(opSpec[pipeline.FeedFilter, feed]{
-		op: pipeline.OpListActivity, status: http.StatusOK,
+		op: pipeline.OpListActivity,
 		tool: &toolInfo{title: "Read the activity feed",
 			description: "The activity entries of what the token's user reaches, oldest first, in commit order (GET /api/v1/activity). " +
 				"Pass meta.next_cursor back as after to read on: no entry is missed or seen twice, and from the last page it returns what was written since."},

@@ -112,47 +112,23 @@ func requestText(p pipeline.Proposal) string {
 	return p.Method + " /api/v1" + p.Path + "\n" + b.String()
 }
 
-// storedInput is a proposal's stored body by field.
-type storedInput map[string]json.RawMessage
-
-func inputOf(p pipeline.Proposal) storedInput {
-	in := storedInput{}
-	_ = json.Unmarshal(p.Input, &in)
-	return in
-}
-
-func (in storedInput) has(k string) bool { _, ok := in[k]; return ok }
-
-func (in storedInput) str(k string) string {
-	var s string
-	if json.Unmarshal(in[k], &s) != nil {
-		return strings.TrimSpace(string(in[k]))
+// inputOf is p's input as the domain decoded it, of its operation's
+// input type: what its approval would run.
+func inputOf[In any](p pipeline.Proposal) (In, error) {
+	v, err := p.Decoded()
+	in, ok := v.(In)
+	if err == nil && !ok {
+		err = fmt.Errorf("pipelinehttp: proposal %d's input is %T", p.ID, v)
 	}
-	return s
+	return in, err
 }
 
-func (in storedInput) int(k string) int64 {
-	var n int64
-	_ = json.Unmarshal(in[k], &n)
-	return n
-}
-
-func (in storedInput) ints(k string) []int64 {
-	var ns []int64
-	_ = json.Unmarshal(in[k], &ns)
-	return ns
-}
-
-// proposalPathID is the id after segment in a proposal's path ("interviews").
-func proposalPathID(path, segment string) int64 {
-	parts := strings.Split(strings.Trim(path, "/"), "/")
-	for i := 0; i+1 < len(parts); i++ {
-		if parts[i] == segment {
-			n, _ := strconv.ParseInt(parts[i+1], 10, 64)
-			return n
-		}
+// or is *v, or def when v is nil.
+func or[T any](v *T, def T) T {
+	if v == nil {
+		return def
 	}
-	return 0
+	return *v
 }
 
 // candidate is the candidate p names, with its job's title as a detail.
@@ -174,11 +150,15 @@ func (d *describer) move(p pipeline.Proposal, out *description) error {
 	if err != nil {
 		return err
 	}
+	in, err := inputOf[pipeline.CandidateMove](p)
+	if err != nil {
+		return err
+	}
 	stages, err := d.svc.ListStages(d.ctx, p.JobID)
 	if err != nil {
 		return err
 	}
-	to := inputOf(p).int("stage")
+	to := in.StageID
 	i := slices.IndexFunc(stages, func(s pipeline.Stage) bool { return s.ID == to })
 	if i < 0 {
 		out.Title = fmt.Sprintf("Move %s from %s to a stage this job no longer has (id %d)", c.Name, c.Stage, to)
@@ -203,20 +183,26 @@ func (d *describer) update(p pipeline.Proposal, out *description) error {
 	if err != nil {
 		return err
 	}
-	in := inputOf(p)
+	in, err := inputOf[pipeline.CandidatePatch](p)
+	if err != nil {
+		return err
+	}
 	out.Title = "Change " + c.Name + "’s details"
-	for _, f := range []struct{ key, label, current string }{
-		{"name", "Name", c.Name}, {"email", "Email", c.Email}, {"resume_url", "Résumé URL", c.ResumeURL}, {"status", "Status", c.Status},
+	for _, f := range []struct {
+		label, current string
+		proposed       *string
+	}{
+		{"Name", c.Name, in.Name}, {"Email", c.Email, in.Email}, {"Résumé URL", c.ResumeURL, in.ResumeURL}, {"Status", c.Status, in.Status},
 	} {
-		if in.has(f.key) {
-			out.Changes = append(out.Changes, fieldChange{f.label, orNone(f.current), orNone(in.str(f.key))})
+		if f.proposed != nil {
+			out.Changes = append(out.Changes, fieldChange{f.label, orNone(f.current), orNone(*f.proposed)})
 		}
 	}
-	if !in.has("status") || !pipeline.CancelsInterviews(c.Status, in.str("status")) {
+	if in.Status == nil || !pipeline.CancelsInterviews(c.Status, *in.Status) {
 		return nil
 	}
 	if len(out.Changes) == 1 {
-		out.Title = fmt.Sprintf("Set %s’s status from %s to %s", c.Name, c.Status, in.str("status"))
+		out.Title = fmt.Sprintf("Set %s’s status from %s to %s", c.Name, c.Status, *in.Status)
 	}
 	for page := 1; page <= 20; page++ {
 		l, err := d.svc.ListInterviews(d.ctx, p.JobID, p.CandidateID, pipeline.InterviewFilter{Page: page})
@@ -252,14 +238,17 @@ func (d *describer) message(p pipeline.Proposal, out *description) error {
 	if err != nil {
 		return err
 	}
-	in := inputOf(p)
-	out.Title = "Email " + c.Name + ": “" + in.str("subject") + "”"
-	when := "At once, when approved"
-	if in.has("send_at") {
-		when = timeText(in.str("send_at"))
+	in, err := inputOf[pipeline.NewMessage](p)
+	if err != nil {
+		return err
 	}
-	out.Details = append(out.Details, detail{"To", c.Name + " <" + c.Email + ">"}, detail{"Subject", in.str("subject")}, detail{"Send", when})
-	out.Body = in.str("body")
+	out.Title = "Email " + c.Name + ": “" + in.Subject + "”"
+	when := "At once, when approved"
+	if in.SendAt != "" {
+		when = timeText(in.SendAt)
+	}
+	out.Details = append(out.Details, detail{"To", c.Name + " <" + c.Email + ">"}, detail{"Subject", in.Subject}, detail{"Send", when})
+	out.Body = in.Body
 	out.Effects = append(out.Effects, "Queue this email to "+c.Email+".")
 	return nil
 }
@@ -271,26 +260,33 @@ func (d *describer) interview(p pipeline.Proposal, out *description) error {
 	if err != nil {
 		return err
 	}
-	in := inputOf(p)
 	everyone := func(ivs []pipeline.User) string {
 		return names(append(slices.Clone(ivs), pipeline.User{Name: c.Name, Email: c.Email}))
 	}
 	if p.Operation == pipeline.OpScheduleInterview {
-		tz := in.str("timezone")
+		in, err := inputOf[pipeline.NewInterview](p)
+		if err != nil {
+			return err
+		}
+		tz := in.Timezone
 		if tz == "" {
 			tz = "UTC"
 		}
-		ivs := d.users(in.ints("interviewer_ids"))
-		out.Title = "Schedule an interview with " + c.Name + " " + requestWhen(in.str("start"), in.str("end"), tz)
-		out.Details = append(out.Details, detail{"When", requestWhen(in.str("start"), in.str("end"), tz)}, detail{"Interviewers", names(ivs)})
-		out.Details = appendIf(out.Details, "Location", in.str("location"))
-		out.Details = appendIf(out.Details, "Video", in.str("video_url"))
+		ivs := d.users(in.InterviewerIDs)
+		out.Title = "Schedule an interview with " + c.Name + " " + requestWhen(in.Start, in.End, tz)
+		out.Details = append(out.Details, detail{"When", requestWhen(in.Start, in.End, tz)}, detail{"Interviewers", names(ivs)})
+		out.Details = appendIf(out.Details, "Location", in.Location)
+		out.Details = appendIf(out.Details, "Video", in.VideoURL)
 		if d.svc.SendsInvitations() {
 			out.Effects = append(out.Effects, "Email invitations to "+everyone(ivs)+".")
 		}
 		return nil
 	}
-	iv, err := d.svc.GetInterview(d.ctx, p.JobID, p.CandidateID, proposalPathID(p.Path, "interviews"))
+	ref, err := p.Ref()
+	if err != nil {
+		return err
+	}
+	iv, err := d.svc.GetInterview(d.ctx, p.JobID, p.CandidateID, ref.Interview)
 	if err != nil {
 		return err
 	}
@@ -306,31 +302,26 @@ func (d *describer) interview(p pipeline.Proposal, out *description) error {
 		}
 		return nil
 	}
-	out.Title = "Change the interview with " + c.Name + " " + current
-	tz := iv.Timezone
-	if in.has("timezone") {
-		tz = in.str("timezone")
+	in, err := inputOf[pipeline.InterviewPatch](p)
+	if err != nil {
+		return err
 	}
-	if in.has("start") || in.has("end") || in.has("timezone") {
-		start, end := iv.Start.Format(time.RFC3339), iv.End.Format(time.RFC3339)
-		if in.has("start") {
-			start = in.str("start")
-		}
-		if in.has("end") {
-			end = in.str("end")
-		}
+	out.Title = "Change the interview with " + c.Name + " " + current
+	tz := or(in.Timezone, iv.Timezone)
+	if in.Start != nil || in.End != nil || in.Timezone != nil {
+		start, end := or(in.Start, iv.Start.Format(time.RFC3339)), or(in.End, iv.End.Format(time.RFC3339))
 		out.Changes = append(out.Changes, fieldChange{"When", current, requestWhen(start, end, tz)})
 	}
 	proposed := iv.Interviewers
-	if in.has("interviewer_ids") {
-		proposed = d.users(in.ints("interviewer_ids"))
+	if in.InterviewerIDs != nil {
+		proposed = d.users(*in.InterviewerIDs)
 		out.Changes = append(out.Changes, fieldChange{"Interviewers", names(iv.Interviewers), names(proposed)})
 	}
-	if in.has("location") {
-		out.Changes = append(out.Changes, fieldChange{"Location", orNone(iv.Location), orNone(in.str("location"))})
+	if in.Location != nil {
+		out.Changes = append(out.Changes, fieldChange{"Location", orNone(iv.Location), orNone(*in.Location)})
 	}
-	if in.has("video_url") {
-		out.Changes = append(out.Changes, fieldChange{"Video", orNone(iv.VideoURL), orNone(in.str("video_url"))})
+	if in.VideoURL != nil {
+		out.Changes = append(out.Changes, fieldChange{"Video", orNone(iv.VideoURL), orNone(*in.VideoURL)})
 	}
 	if d.svc.SendsInvitations() {
 		out.Effects = append(out.Effects, "Email the changed invitation to "+everyone(proposed)+".")
@@ -350,8 +341,12 @@ func (d *describer) note(p pipeline.Proposal, out *description) error {
 	if err != nil {
 		return err
 	}
+	in, err := inputOf[pipeline.NewNote](p)
+	if err != nil {
+		return err
+	}
 	out.Title = "Add a note on " + c.Name
-	out.Body = inputOf(p).str("content")
+	out.Body = in.Content
 	return nil
 }
 
@@ -360,7 +355,11 @@ func (d *describer) rating(p pipeline.Proposal, out *description) error {
 	if err != nil {
 		return err
 	}
-	out.Title = "Rate " + c.Name + " " + inputOf(p).str("rating") + " as " + p.RequestedBy.User.Name
+	in, err := inputOf[pipeline.NewRating](p)
+	if err != nil {
+		return err
+	}
+	out.Title = "Rate " + c.Name + " " + string(in.Value) + " as " + p.RequestedBy.User.Name
 	return nil
 }
 

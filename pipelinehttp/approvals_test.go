@@ -31,7 +31,7 @@ import (
 func approvalOptions(t *testing.T) []pipeline.Option {
 	m, err := mail.New("log:", mail.WithLogger(slog.New(slog.DiscardHandler)))
 	require.NoError(t, err)
-	return []pipeline.Option{pipeline.WithRunner(pipelinehttp.Runner()), pipeline.WithMail(&netmail.Address{Name: "Acme Hiring", Address: "jobs@acme.example"}, m), pipeline.WithInvitations(ical.Render)}
+	return []pipeline.Option{pipeline.WithMail(&netmail.Address{Name: "Acme Hiring", Address: "jobs@acme.example"}, m), pipeline.WithInvitations(ical.Render)}
 }
 
 // agent issues a token of the fixture user key under an approval policy.

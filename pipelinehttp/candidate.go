@@ -2,7 +2,6 @@ package pipelinehttp
 
 import (
 	"context"
-	"net/http"
 	"net/url"
 	"strconv"
 
@@ -10,59 +9,6 @@ import (
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
-
-// candidateItem is a candidate as a list element.
-type candidateItem struct {
-	ID      int64  `json:"id"`
-	Name    string `json:"name"`
-	Email   string `json:"email"`
-	Applied string `json:"applied"`
-	Stage   string `json:"stage"`
-	Status  string `json:"status"`
-}
-
-// candidateFull is a single candidate: fields that are empty are left out,
-// except id and notes_count.
-type candidateFull struct {
-	candidateSparse
-	ResumeURL  string `json:"resume_url,omitempty"`
-	NotesCount int    `json:"notes_count"`
-	// ErasedAt is shown on an erased candidate only.
-	ErasedAt string `json:"erased_at,omitempty"`
-}
-
-// candidateSparse is candidateItem with its empty fields but id left out.
-type candidateSparse struct {
-	ID      int64  `json:"id"`
-	Name    string `json:"name,omitempty"`
-	Email   string `json:"email,omitempty"`
-	Applied string `json:"applied,omitempty"`
-	Stage   string `json:"stage,omitempty"`
-	Status  string `json:"status,omitempty"`
-}
-
-func newCandidateItem(k pipeline.Candidate) candidateItem {
-	return candidateItem{
-		ID:      k.ID,
-		Name:    k.Name,
-		Email:   k.Email,
-		Applied: date(k.Applied),
-		Stage:   k.Stage,
-		Status:  k.Status,
-	}
-}
-
-func newCandidateFull(k pipeline.Candidate) candidateFull {
-	c := candidateFull{
-		candidateSparse: candidateSparse(newCandidateItem(k)),
-		ResumeURL:       k.ResumeURL,
-		NotesCount:      k.NotesCount,
-	}
-	if k.ErasedAt != nil {
-		c.ErasedAt = timestamp(*k.ErasedAt)
-	}
-	return c
-}
 
 // Schemas of a candidate's fields: the API's limits.
 var (
@@ -75,8 +21,8 @@ var (
 // candidateOperations are the operations on candidates, in the order of the
 // document.
 var candidateOperations = []operation{
-	newOperation(opSpec[pipeline.CandidateFilter, list[candidateItem]]{
-		op: pipeline.OpListCandidates, status: http.StatusOK,
+	newOperation(opSpec[pipeline.CandidateFilter, list[pipeline.CandidateSummary]]{
+		op: pipeline.OpListCandidates,
 		tool: &toolInfo{title: "List candidates", description: "A page of 15 of a job's candidates, newest applicant first, with links and meta (GET /api/v1/jobs/{job}/candidates). search matches name or email; stage takes a stage id."},
 		params: []param[pipeline.CandidateFilter]{
 			jobID[pipeline.CandidateFilter](),
@@ -85,7 +31,7 @@ var candidateOperations = []operation{
 			statusParam(described(candidateStatus, "Only candidates of this status; any status when absent."), func(in *pipeline.CandidateFilter) *string { return &in.Status }),
 			pageParam(pageSchema, func(in *pipeline.CandidateFilter) *int { return &in.Page }),
 		},
-		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.CandidateFilter]) (list[candidateItem], bool, error) {
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.CandidateFilter]) (list[pipeline.CandidateSummary], bool, error) {
 			f := in.domain()
 			l, err := svc.ListCandidates(ctx, in.ref.Job, f)
 			filters := url.Values{}
@@ -94,11 +40,11 @@ var candidateOperations = []operation{
 				filters.Set("stage", strconv.FormatInt(f.StageID, 10))
 			}
 			setFilter(filters, "status", f.Status)
-			return listOf(in.self, filters, l, newCandidateItem), false, err
+			return listOf(in.self, filters, l, pipeline.Candidate.Summary), false, err
 		},
 	}),
-	newOperation(opSpec[pipeline.NewCandidate, data[candidateFull]]{
-		op: pipeline.OpAddCandidate, status: http.StatusCreated,
+	newOperation(opSpec[pipeline.NewCandidate, data[pipeline.CandidateRecord]]{
+		op: pipeline.OpAddCandidate,
 		tool: &toolInfo{title: "Add a candidate",
 			description: "Adds an active candidate to a job, in the stage given or the job's first, and returns it (POST /api/v1/jobs/{job}/candidates). " +
 				"An email another candidate of the job has, in any letter case, is validation_failed on email; a closed job is forbidden. Each call adds one: send an idempotency_key to retry safely."},
@@ -110,23 +56,23 @@ var candidateOperations = []operation{
 			integerField("stage", false, described(idSchema(), "Id of a stage of the job, from list_stages; its first stage when absent."), func(in *pipeline.NewCandidate) *int64 { return &in.StageID }),
 			textField("resume_url", false, described(resumeURLSchema, "An absolute http or https URL, up to 2,048 characters."), func(in *pipeline.NewCandidate) *string { return &in.ResumeURL }),
 		},
-		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.NewCandidate]) (data[candidateFull], bool, error) {
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.NewCandidate]) (data[pipeline.CandidateRecord], bool, error) {
 			res, err := svc.AddCandidate(ctx, in.ref.Job, in.domain())
-			return data[candidateFull]{Data: newCandidateFull(res.Value)}, res.Replayed, err
+			return data[pipeline.CandidateRecord]{Data: res.Value.Record()}, res.Replayed, err
 		},
-		created: func(out data[candidateFull]) int64 { return out.Data.ID },
+		created: func(out data[pipeline.CandidateRecord]) int64 { return out.Data.ID },
 	}),
-	newOperation(opSpec[struct{}, data[candidateFull]]{
-		op: pipeline.OpGetCandidate, status: http.StatusOK,
+	newOperation(opSpec[struct{}, data[pipeline.CandidateRecord]]{
+		op: pipeline.OpGetCandidate,
 		tool:   &toolInfo{title: "Get a candidate", description: "One candidate of a job with resume_url and notes_count; empty fields are left out (GET /api/v1/jobs/{job}/candidates/{candidate})."},
 		params: []param[struct{}]{jobID[struct{}](), candidateID[struct{}]()},
-		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[candidateFull], bool, error) {
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[pipeline.CandidateRecord], bool, error) {
 			k, err := svc.GetCandidate(ctx, in.ref.Job, in.ref.Candidate)
-			return data[candidateFull]{Data: newCandidateFull(k)}, false, err
+			return data[pipeline.CandidateRecord]{Data: k.Record()}, false, err
 		},
 	}),
-	newOperation(opSpec[pipeline.CandidatePatch, data[candidateFull]]{
-		op: pipeline.OpUpdateCandidate, status: http.StatusOK,
+	newOperation(opSpec[pipeline.CandidatePatch, data[pipeline.CandidateRecord]]{
+		op: pipeline.OpUpdateCandidate,
 		tool: &toolInfo{title: "Update a candidate", idempotent: true,
 			description: "Changes any of name, email, resume_url (null clears it) and status of a candidate and returns it (PATCH /api/v1/jobs/{job}/candidates/{candidate}); send at least one. Any status may follow any. An email another candidate of the job has, in any letter case, is validation_failed on email."},
 		params: []param[pipeline.CandidatePatch]{
@@ -136,16 +82,16 @@ var candidateOperations = []operation{
 			nullableField("resume_url", described(resumeURLSchema, "An absolute http or https URL, up to 2,048 characters; null clears it."), func(in *pipeline.CandidatePatch) **string { return &in.ResumeURL }),
 			optionalField("status", described(candidateStatus, "Any status may follow any."), func(in *pipeline.CandidatePatch) **string { return &in.Status }),
 		},
-		call: onCandidate((*pipeline.Service).UpdateCandidate, newCandidateFull),
+		call: onCandidate((*pipeline.Service).UpdateCandidate, pipeline.Candidate.Record),
 	}),
-	newOperation(opSpec[pipeline.CandidateMove, data[candidateFull]]{
-		op: pipeline.OpMoveCandidate, status: http.StatusOK,
+	newOperation(opSpec[pipeline.CandidateMove, data[pipeline.CandidateRecord]]{
+		op: pipeline.OpMoveCandidate,
 		tool: &toolInfo{title: "Move a candidate", idempotent: true,
 			description: "Moves a candidate to a stage of the same job and returns the candidate, unchanged when already there (POST .../candidates/{candidate}/stage). A stage of another job is validation_failed on stage."},
 		params: []param[pipeline.CandidateMove]{
 			jobID[pipeline.CandidateMove](), candidateID[pipeline.CandidateMove](),
 			integerField("stage", true, described(idSchema(), "Id of a stage of the same job, from list_stages."), func(in *pipeline.CandidateMove) *int64 { return &in.StageID }),
 		},
-		call: onCandidate((*pipeline.Service).MoveCandidate, newCandidateFull),
+		call: onCandidate((*pipeline.Service).MoveCandidate, pipeline.Candidate.Record),
 	}),
 }

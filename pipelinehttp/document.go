@@ -14,23 +14,23 @@ import (
 
 // documentItem is a document as added, listed and read.
 type documentItem struct {
-	ID          int64  `json:"id"`
-	CandidateID int64  `json:"candidate_id"`
-	Kind        string `json:"kind"`
-	Filename    string `json:"filename"`
-	ContentType string `json:"content_type"`
-	Size        int64  `json:"size"`
-	SHA256      string `json:"sha256"`
-	TextStatus  string `json:"text_status"`
-	UploadedBy  named  `json:"uploaded_by"`
-	CreatedAt   string `json:"created_at"`
+	ID          int64          `json:"id"`
+	CandidateID int64          `json:"candidate_id"`
+	Kind        string         `json:"kind"`
+	Filename    string         `json:"filename"`
+	ContentType string         `json:"content_type"`
+	Size        int64          `json:"size"`
+	SHA256      string         `json:"sha256"`
+	TextStatus  string         `json:"text_status"`
+	UploadedBy  pipeline.Named `json:"uploaded_by"`
+	CreatedAt   string         `json:"created_at"`
 }
 
 func newDocumentItem(d pipeline.Document) documentItem {
 	return documentItem{
 		ID: d.ID, CandidateID: d.CandidateID, Kind: d.Kind, Filename: d.Filename, ContentType: d.ContentType,
 		Size: d.Size, SHA256: d.SHA256, TextStatus: d.TextStatus,
-		UploadedBy: named{ID: d.UploadedBy.ID, Name: d.UploadedBy.Name}, CreatedAt: timestamp(d.CreatedAt),
+		UploadedBy: pipeline.Named{ID: d.UploadedBy.ID, Name: d.UploadedBy.Name}, CreatedAt: pipeline.FormatTime(d.CreatedAt),
 	}
 }
 
@@ -99,7 +99,7 @@ func ptr[T any](v T) *T { return &v }
 // order of the document.
 var documentOperations = []operation{
 	newOperation(opSpec[pipeline.NewDocument, data[documentItem]]{
-		op: pipeline.OpAddDocument, status: http.StatusCreated, body: multipartBody,
+		op: pipeline.OpAddDocument, body: multipartBody,
 		params: []param[pipeline.NewDocument]{
 			jobID[pipeline.NewDocument](), candidateID[pipeline.NewDocument](),
 			fileField("file", fileSchema, func(in *pipeline.NewDocument, name string, content []byte) {
@@ -111,7 +111,7 @@ var documentOperations = []operation{
 		created: func(out data[documentItem]) int64 { return out.Data.ID },
 	}),
 	newOperation(opSpec[pipeline.DocumentFilter, list[documentItem]]{
-		op: pipeline.OpListDocuments, status: http.StatusOK,
+		op: pipeline.OpListDocuments,
 		tool: &toolInfo{title: "List a candidate's documents",
 			description: "A page of 15 of a candidate's documents (résumés, cover letters, others), newest first, each with its text_status, with links and meta (GET .../candidates/{candidate}/documents). Read a document's text with get_document_text."},
 		params: []param[pipeline.DocumentFilter]{
@@ -124,7 +124,7 @@ var documentOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[struct{}, data[documentItem]]{
-		op: pipeline.OpGetDocument, status: http.StatusOK,
+		op: pipeline.OpGetDocument,
 		params: []param[struct{}]{jobID[struct{}](), candidateID[struct{}](), documentID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[documentItem], bool, error) {
 			d, err := svc.GetDocument(ctx, in.ref.Job, in.ref.Candidate, in.ref.Document)
@@ -132,7 +132,7 @@ var documentOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[struct{}, documentContent]{
-		op: pipeline.OpGetDocumentContent, status: http.StatusOK,
+		op: pipeline.OpGetDocumentContent,
 		params: []param[struct{}]{jobID[struct{}](), candidateID[struct{}](), documentID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (documentContent, bool, error) {
 			d, content, err := svc.GetDocumentContent(ctx, in.ref.Job, in.ref.Candidate, in.ref.Document)
@@ -140,7 +140,7 @@ var documentOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[pipeline.TextRange, data[documentTextItem]]{
-		op: pipeline.OpGetDocumentText, status: http.StatusOK,
+		op: pipeline.OpGetDocumentText,
 		tool: &toolInfo{title: "Get a document's text",
 			description: "The text read from a candidate's document (PDF, Word, OpenDocument or plain text), at most 200,000 characters, or the part offset and limit select, in characters; next_offset is where the next part starts, null at the end (GET .../documents/{document}/text). " +
 				"conflict while the text is being read (try again shortly); validation_failed naming document when it has none (an image) or could not be read."},
@@ -163,7 +163,7 @@ var documentOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[pipeline.DocumentRemoval, struct{}]{
-		op: pipeline.OpRemoveDocument, status: http.StatusNoContent,
+		op: pipeline.OpRemoveDocument,
 		params: []param[pipeline.DocumentRemoval]{jobID[pipeline.DocumentRemoval](), candidateID[pipeline.DocumentRemoval](), documentID[pipeline.DocumentRemoval]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.DocumentRemoval]) (struct{}, bool, error) {
 			res, err := svc.RemoveDocument(ctx, in.ref.Job, in.ref.Candidate, in.ref.Document, in.domain())

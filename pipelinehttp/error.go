@@ -36,41 +36,15 @@ const (
 // should send the same Idempotency-Key.
 const UnavailableRetryAfter = 2 * time.Second
 
-// errorStatus is the one table from error codes to HTTP statuses. A code not
-// in it is a server error.
-var errorStatus = map[string]int{
-	pipeline.EUnauthenticated:   http.StatusUnauthorized,
-	pipeline.EInsufficientScope: http.StatusForbidden,
-	pipeline.EForbidden:         http.StatusForbidden,
-	pipeline.ENotFound:          http.StatusNotFound,
-	pipeline.EValidation:        http.StatusUnprocessableEntity,
-	pipeline.ERateLimited:       http.StatusTooManyRequests,
-	pipeline.EConflict:          http.StatusConflict,
-	pipeline.EUnavailable:       http.StatusServiceUnavailable,
-	CodePayloadTooLarge:         http.StatusRequestEntityTooLarge,
-	CodeMethodNotAllowed:        http.StatusMethodNotAllowed,
-	CodeRequestTimeout:          http.StatusRequestTimeout,
-	CodeBadRequest:              http.StatusBadRequest,
-	CodeUnsupportedMediaType:    http.StatusUnsupportedMediaType,
-	pipeline.EInternal:          http.StatusInternalServerError,
-}
-
-// fixedMessages are the messages the API document spells out; they are sent
-// as written whatever the error carried.
-var fixedMessages = map[string]string{
-	pipeline.EUnauthenticated: "Unauthenticated.",
-	pipeline.ERateLimited:     "Too Many Attempts.",
-	pipeline.EUnavailable:     "Service temporarily unavailable.",
-	pipeline.EInternal:        "Server error.",
-}
-
-// withDetails are the codes whose envelope carries details; every other
-// code has details null. A conflict has details only for a double-booked
-// interview (its busy times); other conflicts have none.
-var withDetails = map[string]bool{
-	pipeline.EValidation:        true,
-	pipeline.EInsufficientScope: true,
-	pipeline.EConflict:          true,
+// faceStatus are the HTTP statuses of the codes only this face answers
+// (a body too large, a method no route has); the domain's codes are
+// pipeline.ErrorAnswer's.
+var faceStatus = map[string]int{
+	CodePayloadTooLarge:      http.StatusRequestEntityTooLarge,
+	CodeMethodNotAllowed:     http.StatusMethodNotAllowed,
+	CodeRequestTimeout:       http.StatusRequestTimeout,
+	CodeBadRequest:           http.StatusBadRequest,
+	CodeUnsupportedMediaType: http.StatusUnsupportedMediaType,
 }
 
 var (
@@ -80,16 +54,6 @@ var (
 	errRequestTimeout   = &pipeline.Error{Code: CodeRequestTimeout, Message: "The request body did not arrive in time."}
 	errBodyIncomplete   = &pipeline.Error{Code: CodeBadRequest, Message: "The request body ended before it was complete."}
 )
-
-type errorEnvelope struct {
-	Error errorObject `json:"error"`
-}
-
-type errorObject struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Details any    `json:"details"`
-}
 
 // errors is the middleware that turns the error a handler or a later
 // middleware recorded with c.Error into the response.
@@ -142,21 +106,11 @@ func (a *api) writeError(c *gin.Context, err error) {
 // that is not a *pipeline.Error, or whose code the table lacks, is a
 // generic server_error: internal reports it, for the caller to log its
 // cause.
-func envelopeOf(err error) (status int, env errorEnvelope, internal bool) {
-	code := pipeline.ErrorCode(err)
-	status, known := errorStatus[code]
-	if !known || code == pipeline.EInternal {
-		code, status, internal = pipeline.EInternal, http.StatusInternalServerError, true
+func envelopeOf(err error) (status int, env pipeline.ErrorEnvelope, internal bool) {
+	if status, ok := faceStatus[pipeline.ErrorCode(err)]; ok {
+		return status, pipeline.ErrorEnvelope{Error: pipeline.ErrorObject{Code: pipeline.ErrorCode(err), Message: pipeline.ErrorMessage(err)}}, false
 	}
-	obj := errorObject{Code: code, Message: pipeline.ErrorMessage(err)}
-	if msg, ok := fixedMessages[code]; ok {
-		obj.Message = msg
-	}
-	var e *pipeline.Error
-	if withDetails[code] && errors.As(err, &e) {
-		obj.Details = e.Details
-	}
-	return status, errorEnvelope{Error: obj}, internal
+	return pipeline.ErrorAnswer(err)
 }
 
 // headerNamed is field details with the idempotency key named as HTTP

@@ -83,7 +83,7 @@ func newEnv(t testing.TB, db *pipelinestore.DB, opts ...envOption) *env {
 		o(&cfg)
 	}
 	e := &env{Fixture: storetest.Seeded(t, db, pipeline.WithClock(clock), pipeline.WithSecretKey(testSecretKey),
-		pipeline.WithWebhookPolicy(localWebhooks), pipeline.WithLimiter(cfg.limiter), pipeline.WithRunner(Runner())), clock: clock, logs: logs}
+		pipeline.WithWebhookPolicy(localWebhooks), pipeline.WithLimiter(cfg.limiter)), clock: clock, logs: logs}
 	e.h = New(e.Svc, cfg.Config)
 	return e
 }

@@ -337,20 +337,3 @@ func respond(c *gin.Context, status int, v any) {
 type data[T any] struct {
 	Data T `json:"data"`
 }
-
-// timestamp formats t as RFC 3339 in UTC with second precision; a zero time
-// is "" (and omitted where the field is omitempty).
-func timestamp(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format(time.RFC3339)
-}
-
-// date formats t as YYYY-MM-DD; a zero time is "".
-func date(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format(time.DateOnly)
-}

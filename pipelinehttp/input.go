@@ -33,9 +33,6 @@ type input[In any] struct {
 	// self is the URL of the request without its query: where a list's
 	// links point.
 	self string
-	// body is a write's REST body as a JSON value (a tool's body
-	// arguments), which a proposal records; nil: none.
-	body json.RawMessage
 }
 
 // problems is what could not be read of the input, nil when nothing.

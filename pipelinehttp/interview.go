@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net/http"
 	"net/url"
 	"strings"
 
@@ -13,51 +12,6 @@ import (
 	"github.com/pipeline-dev/pipeline/pipeline"
 	"github.com/pipeline-dev/pipeline/pipeline/ical"
 )
-
-// interviewItem is an interview as every answer shows it.
-type interviewItem struct {
-	ID           int64         `json:"id"`
-	JobID        int64         `json:"job_id"`
-	CandidateID  int64         `json:"candidate_id"`
-	Start        string        `json:"start"`
-	End          string        `json:"end"`
-	Timezone     string        `json:"timezone"`
-	Location     *string       `json:"location"`
-	VideoURL     *string       `json:"video_url"`
-	Interviewers []interviewer `json:"interviewers"`
-	Status       string        `json:"status"`
-	Sequence     int           `json:"sequence"`
-	CreatedBy    named         `json:"created_by"`
-	CreatedAt    string        `json:"created_at"`
-	UpdatedAt    string        `json:"updated_at"`
-}
-
-// interviewer is an interviewer of an interview.
-type interviewer struct {
-	ID    int64  `json:"id"`
-	Name  string `json:"name"`
-	Email string `json:"email"`
-}
-
-func newInterviewItem(iv pipeline.Interview) interviewItem {
-	orNull := func(s string) *string {
-		if s == "" {
-			return nil
-		}
-		return &s
-	}
-	item := interviewItem{
-		ID: iv.ID, JobID: iv.JobID, CandidateID: iv.CandidateID,
-		Start: timestamp(iv.Start), End: timestamp(iv.End), Timezone: iv.Timezone,
-		Location: orNull(iv.Location), VideoURL: orNull(iv.VideoURL), Interviewers: []interviewer{},
-		Status: iv.Status, Sequence: iv.Sequence, CreatedBy: named{ID: iv.CreatedBy.ID, Name: iv.CreatedBy.Name},
-		CreatedAt: timestamp(iv.CreatedAt), UpdatedAt: timestamp(iv.UpdatedAt),
-	}
-	for _, u := range iv.Interviewers {
-		item.Interviewers = append(item.Interviewers, interviewer{ID: u.ID, Name: u.Name, Email: u.Email})
-	}
-	return item
-}
 
 // userBusy is a user's busy times, as availability shows them.
 type userBusy struct {
@@ -74,7 +28,7 @@ type busyTime struct {
 func newUserBusy(u pipeline.UserBusy) userBusy {
 	out := userBusy{UserID: u.UserID, Busy: []busyTime{}}
 	for _, b := range u.Busy {
-		out.Busy = append(out.Busy, busyTime{Start: timestamp(b.Start), End: timestamp(b.End)})
+		out.Busy = append(out.Busy, busyTime{Start: pipeline.FormatTime(b.Start), End: pipeline.FormatTime(b.End)})
 	}
 	return out
 }
@@ -127,10 +81,10 @@ func requiredParam[In any](p param[In]) param[In] {
 }
 
 // onInterview renders the result of a write on an interview.
-func onInterview[In any](call func(*pipeline.Service, context.Context, int64, int64, int64, In) (pipeline.Result[pipeline.Interview], error)) func(context.Context, *pipeline.Service, *input[In]) (data[interviewItem], bool, error) {
-	return func(ctx context.Context, svc *pipeline.Service, in *input[In]) (data[interviewItem], bool, error) {
+func onInterview[In any](call func(*pipeline.Service, context.Context, int64, int64, int64, In) (pipeline.Result[pipeline.Interview], error)) func(context.Context, *pipeline.Service, *input[In]) (data[pipeline.InterviewRecord], bool, error) {
+	return func(ctx context.Context, svc *pipeline.Service, in *input[In]) (data[pipeline.InterviewRecord], bool, error) {
 		res, err := call(svc, ctx, in.ref.Job, in.ref.Candidate, in.ref.Interview, in.domain())
-		return data[interviewItem]{Data: newInterviewItem(res.Value)}, res.Replayed, err
+		return data[pipeline.InterviewRecord]{Data: res.Value.Record()}, res.Replayed, err
 	}
 }
 
@@ -140,8 +94,8 @@ const msgUserIDs = "The user_ids must be user ids separated by commas, such as 3
 // interviewOperations are the operations on interviews, in the order of the
 // document.
 var interviewOperations = []operation{
-	newOperation(opSpec[pipeline.NewInterview, data[interviewItem]]{
-		op: pipeline.OpScheduleInterview, status: http.StatusCreated,
+	newOperation(opSpec[pipeline.NewInterview, data[pipeline.InterviewRecord]]{
+		op: pipeline.OpScheduleInterview,
 		tool: &toolInfo{title: "Schedule an interview",
 			description: "Schedules an interview of an active candidate with 1 to 10 interviewers of the job's team and returns it (POST .../candidates/{candidate}/interviews). " +
 				"15 minutes to 8 hours, starting from now to 365 days ahead. An interviewer or the candidate already booked at an overlapping time is conflict, whose details list the busy times. " +
@@ -155,35 +109,35 @@ var interviewOperations = []operation{
 			textField("location", false, described(locationSchema, "Up to 255 characters."), func(in *pipeline.NewInterview) *string { return &in.Location }),
 			textField("video_url", false, described(videoURLSchema, "An absolute https URL, up to 2,048 characters."), func(in *pipeline.NewInterview) *string { return &in.VideoURL }),
 		},
-		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.NewInterview]) (data[interviewItem], bool, error) {
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.NewInterview]) (data[pipeline.InterviewRecord], bool, error) {
 			res, err := svc.ScheduleInterview(ctx, in.ref.Job, in.ref.Candidate, in.domain())
-			return data[interviewItem]{Data: newInterviewItem(res.Value)}, res.Replayed, err
+			return data[pipeline.InterviewRecord]{Data: res.Value.Record()}, res.Replayed, err
 		},
-		created: func(out data[interviewItem]) int64 { return out.Data.ID },
+		created: func(out data[pipeline.InterviewRecord]) int64 { return out.Data.ID },
 	}),
-	newOperation(opSpec[pipeline.InterviewFilter, list[interviewItem]]{
-		op: pipeline.OpListInterviews, status: http.StatusOK,
+	newOperation(opSpec[pipeline.InterviewFilter, list[pipeline.InterviewRecord]]{
+		op: pipeline.OpListInterviews,
 		tool: &toolInfo{title: "List a candidate's interviews", description: "A page of 15 of a candidate's interviews, scheduled and cancelled, by start, with links and meta (GET .../candidates/{candidate}/interviews)."},
 		params: []param[pipeline.InterviewFilter]{
 			jobID[pipeline.InterviewFilter](), candidateID[pipeline.InterviewFilter](),
 			pageParam(pageSchema, func(in *pipeline.InterviewFilter) *int { return &in.Page }),
 		},
-		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.InterviewFilter]) (list[interviewItem], bool, error) {
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.InterviewFilter]) (list[pipeline.InterviewRecord], bool, error) {
 			l, err := svc.ListInterviews(ctx, in.ref.Job, in.ref.Candidate, in.domain())
-			return listOf(in.self, url.Values{}, l, newInterviewItem), false, err
+			return listOf(in.self, url.Values{}, l, pipeline.Interview.Record), false, err
 		},
 	}),
-	newOperation(opSpec[struct{}, data[interviewItem]]{
-		op: pipeline.OpGetInterview, status: http.StatusOK,
+	newOperation(opSpec[struct{}, data[pipeline.InterviewRecord]]{
+		op: pipeline.OpGetInterview,
 		tool:   &toolInfo{title: "Get an interview", description: "One interview of a candidate (GET .../interviews/{interview})."},
 		params: []param[struct{}]{jobID[struct{}](), candidateID[struct{}](), interviewID[struct{}]()},
-		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[interviewItem], bool, error) {
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[pipeline.InterviewRecord], bool, error) {
 			iv, err := svc.GetInterview(ctx, in.ref.Job, in.ref.Candidate, in.ref.Interview)
-			return data[interviewItem]{Data: newInterviewItem(iv)}, false, err
+			return data[pipeline.InterviewRecord]{Data: iv.Record()}, false, err
 		},
 	}),
-	newOperation(opSpec[pipeline.InterviewPatch, data[interviewItem]]{
-		op: pipeline.OpRescheduleInterview, status: http.StatusOK,
+	newOperation(opSpec[pipeline.InterviewPatch, data[pipeline.InterviewRecord]]{
+		op: pipeline.OpRescheduleInterview,
 		tool: &toolInfo{title: "Reschedule an interview", idempotent: true,
 			description: "Changes any of start, end, timezone, interviewer_ids, location and video_url (null clears the last two) of a scheduled interview, checked as schedule_interview checks them, and returns it " +
 				"(PATCH .../interviews/{interview}); a change adds 1 to sequence. A cancelled interview is forbidden; an overlapping booking is conflict with the busy times."},
@@ -203,8 +157,8 @@ var interviewOperations = []operation{
 		},
 		call: onInterview((*pipeline.Service).RescheduleInterview),
 	}),
-	newOperation(opSpec[pipeline.InterviewCancellation, data[interviewItem]]{
-		op: pipeline.OpCancelInterview, status: http.StatusOK,
+	newOperation(opSpec[pipeline.InterviewCancellation, data[pipeline.InterviewRecord]]{
+		op: pipeline.OpCancelInterview,
 		tool: &toolInfo{title: "Cancel an interview", idempotent: true,
 			description: "Cancels an interview, adding 1 to its sequence, and returns it (POST .../interviews/{interview}/cancel); a cancelled one is returned unchanged."},
 		params: []param[pipeline.InterviewCancellation]{
@@ -213,7 +167,7 @@ var interviewOperations = []operation{
 		call: onInterview((*pipeline.Service).CancelInterview),
 	}),
 	newOperation(opSpec[struct{}, calendar]{
-		op: pipeline.OpGetInterviewInvite, status: http.StatusOK,
+		op: pipeline.OpGetInterviewInvite,
 		params: []param[struct{}]{jobID[struct{}](), candidateID[struct{}](), interviewID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (calendar, bool, error) {
 			inv, err := svc.GetInterviewInvite(ctx, in.ref.Job, in.ref.Candidate, in.ref.Interview)
@@ -224,7 +178,7 @@ var interviewOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[pipeline.AvailabilityQuery, data[[]userBusy]]{
-		op: pipeline.OpGetAvailability, status: http.StatusOK,
+		op: pipeline.OpGetAvailability,
 		tool: &toolInfo{title: "Read availability",
 			description: "The busy times, from scheduled interviews, of members of the token's current team between from and to (at most 31 days), one entry per user " +
 				"(GET /api/v1/availability?user_ids=3,7&from=…&to=…). Never tells whose interviews they are."},

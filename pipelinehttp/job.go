@@ -2,51 +2,12 @@ package pipelinehttp
 
 import (
 	"context"
-	"net/http"
 	"net/url"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
-
-// jobItem is a job as a list element.
-type jobItem struct {
-	ID          int64              `json:"id"`
-	Title       string             `json:"title"`
-	Status      pipeline.JobStatus `json:"status"`
-	Description string             `json:"description"`
-	CreatedAt   string             `json:"created_at"`
-}
-
-// jobFull is a single job: the list element and its other public fields.
-type jobFull struct {
-	jobItem
-	WorkMode            string `json:"work_mode"`
-	EmploymentType      string `json:"employment_type"`
-	ApplicationDeadline string `json:"application_deadline"`
-	UpdatedAt           string `json:"updated_at"`
-}
-
-func newJobItem(j pipeline.Job) jobItem {
-	return jobItem{
-		ID:          j.ID,
-		Title:       j.Title,
-		Status:      j.Status,
-		Description: j.Description,
-		CreatedAt:   timestamp(j.CreatedAt),
-	}
-}
-
-func newJobFull(j pipeline.Job) jobFull {
-	return jobFull{
-		jobItem:             newJobItem(j),
-		WorkMode:            j.WorkMode,
-		EmploymentType:      j.EmploymentType,
-		ApplicationDeadline: date(j.ApplicationDeadline),
-		UpdatedAt:           timestamp(j.UpdatedAt),
-	}
-}
 
 // Schemas of a job's fields: the API's limits.
 var (
@@ -58,47 +19,47 @@ var (
 // jobOperations are the operations on jobs, in the order of the
 // document.
 var jobOperations = []operation{
-	newOperation(opSpec[pipeline.JobFilter, list[jobItem]]{
-		op: pipeline.OpListJobs, status: http.StatusOK,
+	newOperation(opSpec[pipeline.JobFilter, list[pipeline.JobSummary]]{
+		op: pipeline.OpListJobs,
 		tool: &toolInfo{title: "List jobs", description: "A page of 15 of the jobs the token can reach, newest first, with links and meta (GET /api/v1/jobs). status defaults to open; search matches the title."},
 		params: []param[pipeline.JobFilter]{
 			statusParam(described(statusSchema, "Jobs of this status; open when absent."), func(in *pipeline.JobFilter) *pipeline.JobStatus { return &in.Status }),
 			searchParam(described(&jsonschema.Schema{Type: "string"}, "Case-insensitive substring of the title; empty does not filter."), func(in *pipeline.JobFilter) *string { return &in.Search }),
 			pageParam(pageSchema, func(in *pipeline.JobFilter) *int { return &in.Page }),
 		},
-		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.JobFilter]) (list[jobItem], bool, error) {
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.JobFilter]) (list[pipeline.JobSummary], bool, error) {
 			f := in.domain()
 			l, err := svc.ListJobs(ctx, f)
 			filters := url.Values{}
 			setFilter(filters, "status", string(f.Status))
 			setFilter(filters, "search", f.Search)
-			return listOf(in.self, filters, l, newJobItem), false, err
+			return listOf(in.self, filters, l, pipeline.Job.Summary), false, err
 		},
 	}),
-	newOperation(opSpec[pipeline.NewJob, data[jobFull]]{
-		op: pipeline.OpCreateJob, status: http.StatusCreated,
+	newOperation(opSpec[pipeline.NewJob, data[pipeline.JobRecord]]{
+		op: pipeline.OpCreateJob,
 		tool: &toolInfo{title: "Create a job", description: "Creates an open job on the token's team with the default pipeline (Applied, Screening, Interview, Offer, Hired) and returns it (POST /api/v1/jobs). forbidden when the plan's job limit is reached."},
 		params: []param[pipeline.NewJob]{
 			textField("title", true, described(titleSchema, "Up to 255 characters, not blank."), func(in *pipeline.NewJob) *string { return &in.Title }),
 			textField("description", false, described(descriptionSchema, "HTML, up to 65,535 characters."), func(in *pipeline.NewJob) *string { return &in.Description }),
 		},
-		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.NewJob]) (data[jobFull], bool, error) {
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.NewJob]) (data[pipeline.JobRecord], bool, error) {
 			res, err := svc.CreateJob(ctx, in.domain())
-			return data[jobFull]{Data: newJobFull(res.Value)}, res.Replayed, err
+			return data[pipeline.JobRecord]{Data: res.Value.Record()}, res.Replayed, err
 		},
-		created: func(out data[jobFull]) int64 { return out.Data.ID },
+		created: func(out data[pipeline.JobRecord]) int64 { return out.Data.ID },
 	}),
-	newOperation(opSpec[struct{}, data[jobFull]]{
-		op: pipeline.OpGetJob, status: http.StatusOK,
+	newOperation(opSpec[struct{}, data[pipeline.JobRecord]]{
+		op: pipeline.OpGetJob,
 		tool:   &toolInfo{title: "Get a job", description: "One job in full (GET /api/v1/jobs/{job})."},
 		params: []param[struct{}]{jobID[struct{}]()},
-		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[jobFull], bool, error) {
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[pipeline.JobRecord], bool, error) {
 			j, err := svc.GetJob(ctx, in.ref.Job)
-			return data[jobFull]{Data: newJobFull(j)}, false, err
+			return data[pipeline.JobRecord]{Data: j.Record()}, false, err
 		},
 	}),
-	newOperation(opSpec[pipeline.JobPatch, data[jobFull]]{
-		op: pipeline.OpUpdateJob, status: http.StatusOK,
+	newOperation(opSpec[pipeline.JobPatch, data[pipeline.JobRecord]]{
+		op: pipeline.OpUpdateJob,
 		tool: &toolInfo{title: "Update a job", description: "Changes any of title, description, status and returns the job (PATCH /api/v1/jobs/{job}); send at least one. Reopening a closed job needs a free slot of the plan's job limit."},
 		params: []param[pipeline.JobPatch]{
 			jobID[pipeline.JobPatch](),
@@ -106,9 +67,9 @@ var jobOperations = []operation{
 			optionalField("description", described(descriptionSchema, "HTML, up to 65,535 characters."), func(in *pipeline.JobPatch) **string { return &in.Description }),
 			optionalField("status", described(statusSchema, "Any status may follow any; reopening a closed job counts against the plan's job limit."), func(in *pipeline.JobPatch) **pipeline.JobStatus { return &in.Status }),
 		},
-		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.JobPatch]) (data[jobFull], bool, error) {
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.JobPatch]) (data[pipeline.JobRecord], bool, error) {
 			res, err := svc.UpdateJob(ctx, in.ref.Job, in.domain())
-			return data[jobFull]{Data: newJobFull(res.Value)}, res.Replayed, err
+			return data[pipeline.JobRecord]{Data: res.Value.Record()}, res.Replayed, err
 		},
 	}),
 }

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
 // Listener returns ln with the answers that Go's HTTP server gives by
@@ -97,7 +99,7 @@ func envelopeResponse(status int, requestID string) []byte {
 		msg = text + "."
 	}
 	code := strings.ToLower(strings.ReplaceAll(text, " ", "_"))
-	body, _ := encode(errorEnvelope{Error: errorObject{Code: code, Message: msg}}) // strings only: it cannot fail
+	body, _ := encode(pipeline.ErrorEnvelope{Error: pipeline.ErrorObject{Code: code, Message: msg}}) // strings only: it cannot fail
 	return fmt.Appendf(nil, "HTTP/1.1 %d %s\r\nConnection: close\r\nContent-Length: %d\r\nContent-Type: %s\r\n"+
 		"X-Content-Type-Options: nosniff\r\n%s: %s\r\n\r\n%s", status, text, len(body), jsonContentType, RequestIDHeader, requestID, body)
 }

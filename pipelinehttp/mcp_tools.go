@@ -107,11 +107,7 @@ func (o operation) inputSchema() *jsonschema.Schema {
 
 // callTool calls the operation with a tool's arguments.
 func (spec opSpec[In, Out]) callTool(ctx context.Context, a *api, args json.RawMessage) (any, bool, error) {
-	in := spec.readArguments(ctx, a, args)
-	if spec.op.Writes() {
-		ctx = pipeline.WithRequest(ctx, pipeline.Request{Path: fillPath(spec.op.Path(), in.ref), Body: in.body})
-	}
-	return spec.run(ctx, a.svc, in)
+	return spec.run(ctx, a.svc, spec.readArguments(ctx, a, args))
 }
 
 // readArguments reads the operation's input from a tool's arguments: the
@@ -127,7 +123,6 @@ func (spec opSpec[In, Out]) readArguments(ctx context.Context, a *api, raw json.
 		others = []string{argKey}
 	}
 	args := readObject(in, raw, "arguments", spec.params, others...)
-	in.body = bodyOf(spec.params, args)
 	if in.unread["arguments"] != nil {
 		in.idUnread = true // no id was read: none names a record
 	}

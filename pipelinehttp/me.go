@@ -2,7 +2,6 @@ package pipelinehttp
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
@@ -12,7 +11,7 @@ type identity struct {
 	ID     int64            `json:"id"`
 	Name   string           `json:"name"`
 	Email  string           `json:"email"`
-	Team   named            `json:"team"`
+	Team   pipeline.Named   `json:"team"`
 	Scopes []pipeline.Scope `json:"scopes"`
 	// ApprovalRequired: the names as given, sorted, "*" as itself.
 	ApprovalRequired []pipeline.Op `json:"approval_required"`
@@ -23,7 +22,7 @@ func newIdentity(id pipeline.Identity) identity {
 		ID:     id.User.ID,
 		Name:   id.User.Name,
 		Email:  id.User.Email,
-		Team:   named{ID: id.Team.ID, Name: id.Team.Name},
+		Team:   pipeline.Named{ID: id.Team.ID, Name: id.Team.Name},
 		Scopes: id.Scopes,
 		// [] when none, never null.
 		ApprovalRequired: append([]pipeline.Op{}, id.ApprovalRequired...),
@@ -34,7 +33,7 @@ func newIdentity(id pipeline.Identity) identity {
 // document.
 var meOperations = []operation{
 	newOperation(opSpec[struct{}, data[identity]]{
-		op: pipeline.OpGetMe, status: http.StatusOK,
+		op: pipeline.OpGetMe,
 		tool: &toolInfo{title: "Who am I", description: "The token's user, current team, scopes and approval policy (the writes it may only propose): the cheapest check that the token is alive (GET /api/v1/me)."},
 		call: func(ctx context.Context, svc *pipeline.Service, _ *input[struct{}]) (data[identity], bool, error) {
 			id, err := svc.GetMe(ctx)

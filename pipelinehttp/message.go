@@ -2,46 +2,12 @@ package pipelinehttp
 
 import (
 	"context"
-	"net/http"
 	"net/url"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
-
-// messageItem is a message to a candidate as sent, listed and read.
-type messageItem struct {
-	ID          int64   `json:"id"`
-	JobID       int64   `json:"job_id"`
-	CandidateID int64   `json:"candidate_id"`
-	To          string  `json:"to"`
-	Subject     string  `json:"subject"`
-	Body        string  `json:"body"`
-	Status      string  `json:"status"`
-	SendAt      string  `json:"send_at"`
-	SentAt      *string `json:"sent_at"`
-	Attempts    int     `json:"attempts"`
-	LastError   *string `json:"last_error"`
-	Author      named   `json:"author"`
-	CreatedAt   string  `json:"created_at"`
-}
-
-func newMessageItem(m pipeline.Message) messageItem {
-	it := messageItem{
-		ID: m.ID, JobID: m.JobID, CandidateID: m.CandidateID, To: m.To, Subject: m.Subject, Body: m.Body,
-		Status: m.Status, SendAt: timestamp(m.SendAt), Attempts: m.Attempts,
-		Author: named{ID: m.Author.ID, Name: m.Author.Name}, CreatedAt: timestamp(m.CreatedAt),
-	}
-	if m.SentAt != nil {
-		at := timestamp(*m.SentAt)
-		it.SentAt = &at
-	}
-	if m.LastError != "" {
-		it.LastError = &m.LastError
-	}
-	return it
-}
 
 func messageID[In any]() param[In] {
 	return pathID[In]("message", "Id of a message to that candidate.")
@@ -55,8 +21,8 @@ var (
 // messageOperations are the operations on messages to candidates, in the
 // order of the document.
 var messageOperations = []operation{
-	newOperation(opSpec[pipeline.NewMessage, data[messageItem]]{
-		op: pipeline.OpSendMessage, status: http.StatusAccepted,
+	newOperation(opSpec[pipeline.NewMessage, data[pipeline.MessageRecord]]{
+		op: pipeline.OpSendMessage,
 		tool: &toolInfo{title: "Send a message",
 			description: "Emails a candidate from the server's address, Reply-To the token's user, now or at send_at, and returns the queued message (POST .../candidates/{candidate}/messages). " +
 				"forbidden when the server has no mail configured. Each call sends one: send an idempotency_key to retry safely."},
@@ -66,48 +32,48 @@ var messageOperations = []operation{
 			textField("body", true, described(messageBodySchema, "Plain text, up to 20,000 characters."), func(in *pipeline.NewMessage) *string { return &in.Body }),
 			textField("send_at", false, described(&jsonschema.Schema{Type: "string", Format: "date-time"}, "RFC 3339 date and time with an offset, not in the past, at most 30 days ahead; now when absent."), func(in *pipeline.NewMessage) *string { return &in.SendAt }),
 		},
-		call:    onCandidate((*pipeline.Service).SendMessage, newMessageItem),
-		created: func(out data[messageItem]) int64 { return out.Data.ID },
+		call:    onCandidate((*pipeline.Service).SendMessage, pipeline.Message.Record),
+		created: func(out data[pipeline.MessageRecord]) int64 { return out.Data.ID },
 	}),
-	newOperation(opSpec[pipeline.MessageFilter, list[messageItem]]{
-		op: pipeline.OpListMessages, status: http.StatusOK,
+	newOperation(opSpec[pipeline.MessageFilter, list[pipeline.MessageRecord]]{
+		op: pipeline.OpListMessages,
 		tool: &toolInfo{title: "List a candidate's messages", description: "A page of 15 of the messages sent to a candidate, newest first, each with its status, with links and meta (GET .../candidates/{candidate}/messages)."},
 		params: []param[pipeline.MessageFilter]{
 			jobID[pipeline.MessageFilter](), candidateID[pipeline.MessageFilter](),
 			pageParam(pageSchema, func(in *pipeline.MessageFilter) *int { return &in.Page }),
 		},
-		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.MessageFilter]) (list[messageItem], bool, error) {
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.MessageFilter]) (list[pipeline.MessageRecord], bool, error) {
 			l, err := svc.ListMessages(ctx, in.ref.Job, in.ref.Candidate, in.domain())
-			return listOf(in.self, url.Values{}, l, newMessageItem), false, err
+			return listOf(in.self, url.Values{}, l, pipeline.Message.Record), false, err
 		},
 	}),
-	newOperation(opSpec[struct{}, data[messageItem]]{
-		op: pipeline.OpGetMessage, status: http.StatusOK,
+	newOperation(opSpec[struct{}, data[pipeline.MessageRecord]]{
+		op: pipeline.OpGetMessage,
 		tool:   &toolInfo{title: "Get a message", description: "One message to a candidate, with its status: queued, sent, failed or cancelled (GET .../candidates/{candidate}/messages/{message})."},
 		params: []param[struct{}]{jobID[struct{}](), candidateID[struct{}](), messageID[struct{}]()},
-		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[messageItem], bool, error) {
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[pipeline.MessageRecord], bool, error) {
 			m, err := svc.GetMessage(ctx, in.ref.Job, in.ref.Candidate, in.ref.Message)
-			return data[messageItem]{Data: newMessageItem(m)}, false, err
+			return data[pipeline.MessageRecord]{Data: m.Record()}, false, err
 		},
 	}),
-	newOperation(opSpec[pipeline.MessageCancellation, data[messageItem]]{
-		op: pipeline.OpCancelMessage, status: http.StatusOK,
+	newOperation(opSpec[pipeline.MessageCancellation, data[pipeline.MessageRecord]]{
+		op: pipeline.OpCancelMessage,
 		tool: &toolInfo{title: "Cancel a message", idempotent: true,
 			description: "Cancels a queued message, which is then never sent, and returns it; a cancelled one is returned unchanged, a sent or failed one is forbidden (POST .../messages/{message}/cancel)."},
 		params: []param[pipeline.MessageCancellation]{jobID[pipeline.MessageCancellation](), candidateID[pipeline.MessageCancellation](), messageID[pipeline.MessageCancellation]()},
-		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.MessageCancellation]) (data[messageItem], bool, error) {
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.MessageCancellation]) (data[pipeline.MessageRecord], bool, error) {
 			res, err := svc.CancelMessage(ctx, in.ref.Job, in.ref.Candidate, in.ref.Message, in.domain())
-			return data[messageItem]{Data: newMessageItem(res.Value)}, res.Replayed, err
+			return data[pipeline.MessageRecord]{Data: res.Value.Record()}, res.Replayed, err
 		},
 	}),
-	newOperation(opSpec[pipeline.MessageRetry, data[messageItem]]{
-		op: pipeline.OpRetryMessage, status: http.StatusOK,
+	newOperation(opSpec[pipeline.MessageRetry, data[pipeline.MessageRecord]]{
+		op: pipeline.OpRetryMessage,
 		tool: &toolInfo{title: "Retry a failed message",
 			description: "Queues a failed message again, due now and with the same Message-ID, once the cause of its failure is fixed, and returns it; a message that is not failed is forbidden (POST .../messages/{message}/retry)."},
 		params: []param[pipeline.MessageRetry]{jobID[pipeline.MessageRetry](), candidateID[pipeline.MessageRetry](), messageID[pipeline.MessageRetry]()},
-		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.MessageRetry]) (data[messageItem], bool, error) {
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.MessageRetry]) (data[pipeline.MessageRecord], bool, error) {
 			res, err := svc.RetryMessage(ctx, in.ref.Job, in.ref.Candidate, in.ref.Message, in.domain())
-			return data[messageItem]{Data: newMessageItem(res.Value)}, res.Replayed, err
+			return data[pipeline.MessageRecord]{Data: res.Value.Record()}, res.Replayed, err
 		},
 	}),
 }

@@ -2,58 +2,34 @@ package pipelinehttp
 
 import (
 	"context"
-	"net/http"
 	"net/url"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
-// noteItem is a note as created.
-type noteItem struct {
-	ID        int64  `json:"id"`
-	Content   string `json:"content"`
-	Author    named  `json:"author"`
-	CreatedAt string `json:"created_at"`
-}
-
-// named is a record shown by id and name: a note's author, a user's team.
-type named struct {
-	ID   int64  `json:"id"`
-	Name string `json:"name"`
-}
-
-func newNoteItem(n pipeline.Note) noteItem {
-	return noteItem{
-		ID:        n.ID,
-		Content:   n.Content,
-		Author:    named{ID: n.Author.ID, Name: n.Author.Name},
-		CreatedAt: timestamp(n.CreatedAt),
-	}
-}
-
 // noteOperations are the operations on notes on candidates, in the order of the
 // document.
 var noteOperations = []operation{
-	newOperation(opSpec[pipeline.NewNote, data[noteItem]]{
-		op: pipeline.OpAddNote, status: http.StatusCreated,
+	newOperation(opSpec[pipeline.NewNote, data[pipeline.NoteRecord]]{
+		op: pipeline.OpAddNote,
 		tool: &toolInfo{title: "Add a note",
 			description: "Adds a note by the token's user to a candidate and returns it (POST .../candidates/{candidate}/notes). Each call adds one: send an idempotency_key to retry safely."},
 		params: []param[pipeline.NewNote]{
 			jobID[pipeline.NewNote](), candidateID[pipeline.NewNote](),
 			textField("content", true, described(textSchema(1, pipeline.MaxNoteLength, `\S`), "The note: up to 5,000 characters, not blank."), func(in *pipeline.NewNote) *string { return &in.Content }),
 		},
-		call: onCandidate((*pipeline.Service).AddNote, newNoteItem),
+		call: onCandidate((*pipeline.Service).AddNote, pipeline.Note.Record),
 	}),
-	newOperation(opSpec[pipeline.NoteFilter, list[noteItem]]{
-		op: pipeline.OpListNotes, status: http.StatusOK,
+	newOperation(opSpec[pipeline.NoteFilter, list[pipeline.NoteRecord]]{
+		op: pipeline.OpListNotes,
 		tool: &toolInfo{title: "List a candidate's notes", description: "A page of 15 of a candidate's notes, newest first, each as add_note returned it, with links and meta (GET .../candidates/{candidate}/notes)."},
 		params: []param[pipeline.NoteFilter]{
 			jobID[pipeline.NoteFilter](), candidateID[pipeline.NoteFilter](),
 			pageParam(pageSchema, func(in *pipeline.NoteFilter) *int { return &in.Page }),
 		},
-		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.NoteFilter]) (list[noteItem], bool, error) {
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.NoteFilter]) (list[pipeline.NoteRecord], bool, error) {
 			l, err := svc.ListNotes(ctx, in.ref.Job, in.ref.Candidate, in.domain())
-			return listOf(in.self, url.Values{}, l, newNoteItem), false, err
+			return listOf(in.self, url.Values{}, l, pipeline.Note.Record), false, err
 		},
 	}),
 }

@@ -68,21 +68,21 @@ var requestNames = map[pipeline.Op]string{
 // (the records in data and list envelopes, or whole bodies). The records'
 // schemas are hand-written in the overlay; the envelopes are generated.
 var schemaNames = map[reflect.Type]string{
-	reflect.TypeFor[identity]():         "Identity",
-	reflect.TypeFor[jobItem]():          "JobSummary",
-	reflect.TypeFor[jobFull]():          "Job",
-	reflect.TypeFor[stageItem]():        "Stage",
-	reflect.TypeFor[candidateItem]():    "CandidateSummary",
-	reflect.TypeFor[candidateFull]():    "Candidate",
-	reflect.TypeFor[noteItem]():         "Note",
-	reflect.TypeFor[ratingItem]():       "Rating",
-	reflect.TypeFor[webhookItem]():      "Webhook",
-	reflect.TypeFor[createdWebhook]():   "CreatedWebhook",
-	reflect.TypeFor[deliveryItem]():     "WebhookDelivery",
-	reflect.TypeFor[interviewItem]():    "Interview",
-	reflect.TypeFor[messageItem]():      "Message",
-	reflect.TypeFor[feed]():             "ActivityFeedResponse",
-	reflect.TypeFor[data[[]userBusy]](): "AvailabilityResponse",
+	reflect.TypeFor[identity]():                      "Identity",
+	reflect.TypeFor[pipeline.JobSummary]():           "JobSummary",
+	reflect.TypeFor[pipeline.JobRecord]():            "Job",
+	reflect.TypeFor[stageItem]():                     "Stage",
+	reflect.TypeFor[pipeline.CandidateSummary]():     "CandidateSummary",
+	reflect.TypeFor[pipeline.CandidateRecord]():      "Candidate",
+	reflect.TypeFor[pipeline.NoteRecord]():           "Note",
+	reflect.TypeFor[pipeline.RatingRecord]():         "Rating",
+	reflect.TypeFor[pipeline.WebhookRecord]():        "Webhook",
+	reflect.TypeFor[pipeline.CreatedWebhookRecord](): "CreatedWebhook",
+	reflect.TypeFor[deliveryItem]():                  "WebhookDelivery",
+	reflect.TypeFor[pipeline.InterviewRecord]():      "Interview",
+	reflect.TypeFor[pipeline.MessageRecord]():        "Message",
+	reflect.TypeFor[feed]():                          "ActivityFeedResponse",
+	reflect.TypeFor[data[[]userBusy]]():              "AvailabilityResponse",
 }
 
 // forbiddenNames are the stems of the 403 components of the scopes whose
@@ -440,14 +440,14 @@ func (g *docGen) success(o operation) (*yaml.Node, error) {
 }
 
 // record is the component name of a record's Go type t: its name in
-// schemaNames, else its Go name without Item and capitalized (erasure is
+// schemaNames, else its Go name without Item or Record and capitalized (ErasureRecord is
 // Erasure), whose schema the overlay holds or, when it does not, is
 // generated here from t as the MCP face's output schemas are.
 func (g *docGen) record(t reflect.Type) (string, error) {
 	if name, ok := schemaNames[t]; ok {
 		return name, nil
 	}
-	name := camel(strings.TrimSuffix(t.Name(), "Item"))
+	name := camel(strings.TrimSuffix(strings.TrimSuffix(t.Name(), "Item"), "Record"))
 	if g.overlaid[name] || get(g.schemas, name) != nil {
 		return name, nil
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
 var updateOpenAPI = flag.Bool("update", false, "write openapi.yaml from the table of operations and openapi/overlay.yaml")
@@ -87,13 +89,13 @@ func TestOpenAPI_BodiesMatchGoTypes(t *testing.T) {
 	body := ct.doc.Paths.Find("/api/v1/jobs/{job}").GetOperation("GET").Responses.Status(200).Value.Content.Get("application/json").Schema.Value
 	t.Run("a field the document lacks", func(t *testing.T) {
 		out := schemaFor[data[struct {
-			jobFull
+			pipeline.JobRecord
 			TeamID int64 `json:"team_id"`
 		}]](false)
 		assert.NotEqual(t, openapiShape(body), mcpShape(out))
 	})
 	t.Run("a field the document does not require", func(t *testing.T) {
-		out := schemaFor[data[jobFull]](false)
+		out := schemaFor[data[pipeline.JobRecord]](false)
 		out.Properties["data"].Required = append(out.Properties["data"].Required, "title", "team_id")
 		assert.Equal(t, []string{"body.data.team_id"}, unrequired(body, out, "body"))
 	})

@@ -45,8 +45,6 @@ type operation struct {
 type faces interface {
 	serveREST(a *api, c *gin.Context)
 	callTool(ctx context.Context, a *api, args json.RawMessage) (body any, replayed bool, err error)
-	// runStored runs an approved proposal (see Runner).
-	runStored(ctx context.Context, svc *pipeline.Service, p pipeline.Proposal) (status int, body json.RawMessage, err error)
 }
 
 // paramInfo is what is declared of a parameter, its type erased.
@@ -71,8 +69,6 @@ type opSpec[In, Out any] struct {
 	// the key and what could not be read) and renders its result; it
 	// reports whether the result replays an idempotency key's.
 	call func(ctx context.Context, svc *pipeline.Service, in *input[In]) (Out, bool, error)
-	// status is the HTTP status of success; 204 has no body.
-	status int
 	// created is the id of the record a write created, for HTTP's
 	// Location; nil when it creates none.
 	created func(Out) int64
@@ -94,7 +90,7 @@ func newOperation[In, Out any](spec opSpec[In, Out]) operation {
 		output: func() *jsonschema.Schema { return outputSchema[Out](spec.op) },
 		record: func() *jsonschema.Schema { return schemaFor[Out](false) },
 		input:  reflect.TypeFor[In](),
-		status: spec.status, creates: spec.created != nil, body: reflect.TypeFor[Out](), reads: spec.body}
+		status: spec.op.Status(), creates: spec.created != nil, body: reflect.TypeFor[Out](), reads: spec.body}
 	for _, p := range spec.params {
 		o.params = append(o.params, paramInfo{name: p.name, arg: p.argName(), place: p.place, required: p.required, schema: p.schema})
 	}

@@ -2,7 +2,6 @@ package pipelinehttp
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
@@ -17,14 +16,14 @@ type personExport struct {
 // candidateExport is one candidate of the person with what is stored
 // about it.
 type candidateExport struct {
-	Job        jobRef           `json:"job"`
-	Candidate  candidateFull    `json:"candidate"`
-	Notes      []noteItem       `json:"notes"`
-	Ratings    []userRating     `json:"ratings"`
-	Messages   []messageItem    `json:"messages"`
-	Interviews []interviewItem  `json:"interviews"`
-	Documents  []documentExport `json:"documents"`
-	Proposals  []proposalItem   `json:"proposals"`
+	Job        jobRef                     `json:"job"`
+	Candidate  pipeline.CandidateRecord   `json:"candidate"`
+	Notes      []pipeline.NoteRecord      `json:"notes"`
+	Ratings    []userRating               `json:"ratings"`
+	Messages   []pipeline.MessageRecord   `json:"messages"`
+	Interviews []pipeline.InterviewRecord `json:"interviews"`
+	Documents  []documentExport           `json:"documents"`
+	Proposals  []proposalItem             `json:"proposals"`
 }
 
 // documentExport is a document as the API shows it, with its text as
@@ -52,7 +51,7 @@ type jobRef struct {
 
 // userRating is a rating with its user.
 type userRating struct {
-	User   named                `json:"user"`
+	User   pipeline.Named       `json:"user"`
 	Rating pipeline.RatingValue `json:"rating"`
 }
 
@@ -60,12 +59,14 @@ func newPersonExport(x pipeline.PersonExport) personExport {
 	out := personExport{Email: x.Email, Candidates: []candidateExport{}, Activity: mapItems(x.Activity, newEntryItem)}
 	for _, c := range x.Candidates {
 		out.Candidates = append(out.Candidates, candidateExport{
-			Job:        jobRef{ID: c.Job.ID, Title: c.Job.Title},
-			Candidate:  newCandidateFull(c.Candidate),
-			Notes:      mapItems(c.Notes, newNoteItem),
-			Ratings:    mapItems(c.Ratings, func(r pipeline.UserRating) userRating { return userRating{named{r.User.ID, r.User.Name}, r.Value} }),
-			Messages:   mapItems(c.Messages, newMessageItem),
-			Interviews: mapItems(c.Interviews, newInterviewItem),
+			Job:       jobRef{ID: c.Job.ID, Title: c.Job.Title},
+			Candidate: c.Candidate.Record(),
+			Notes:     mapItems(c.Notes, pipeline.Note.Record),
+			Ratings: mapItems(c.Ratings, func(r pipeline.UserRating) userRating {
+				return userRating{pipeline.Named{ID: r.User.ID, Name: r.User.Name}, r.Value}
+			}),
+			Messages:   mapItems(c.Messages, pipeline.Message.Record),
+			Interviews: mapItems(c.Interviews, pipeline.Interview.Record),
 			Documents:  mapItems(c.Documents, newDocumentExport),
 			Proposals:  mapItems(c.Proposals, newProposalItem),
 		})
@@ -82,18 +83,12 @@ func mapItems[T, U any](xs []T, f func(T) U) []U {
 	return out
 }
 
-// erasure is what an erasure did.
-type erasure struct {
-	CandidateIDs []int64 `json:"candidate_ids"`
-	ErasedAt     string  `json:"erased_at"`
-}
-
 var (
 	personEmailSchema = described(textSchema(1, pipeline.MaxEmailLength, ""), "The person's email; every candidate of the token's current team with it, in any letter case, is the person.")
 )
 
 var exportPersonOperation = newOperation(opSpec[pipeline.PersonQuery, data[personExport]]{
-	op: pipeline.OpExportPerson, status: http.StatusOK,
+	op: pipeline.OpExportPerson,
 	tool: &toolInfo{title: "Export a person's data",
 		description: "Everything stored about a person: every candidate of the token's current team with the email, in any letter case, with its notes, ratings, messages, interviews, documents with their text and activity (POST /api/v1/privacy/exports). Owners and admins only. A read: it takes no key."},
 	params: []param[pipeline.PersonQuery]{
@@ -105,21 +100,17 @@ var exportPersonOperation = newOperation(opSpec[pipeline.PersonQuery, data[perso
 	},
 })
 
-var erasePersonOperation = newOperation(opSpec[pipeline.PersonErasure, data[erasure]]{
-	op: pipeline.OpErasePerson, status: http.StatusOK,
+var erasePersonOperation = newOperation(opSpec[pipeline.PersonErasure, data[pipeline.ErasureRecord]]{
+	op: pipeline.OpErasePerson,
 	tool: &toolInfo{title: "Erase a person", destructive: true,
 		description: "Erases a person from the token's current team for good: every candidate with the email, in any letter case, is renamed, its notes, ratings, messages' text and invitations deleted, its future interviews cancelled, and its data erased from the activity log; candidate.erased is logged for each (POST /api/v1/privacy/erasures). Owners and admins only. Erasing again erases none."},
 	params: []param[pipeline.PersonErasure]{
 		textField("email", true, personEmailSchema, func(in *pipeline.PersonErasure) *string { return &in.Email }),
 		requiredReason[pipeline.PersonErasure](),
 	},
-	call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.PersonErasure]) (data[erasure], bool, error) {
+	call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.PersonErasure]) (data[pipeline.ErasureRecord], bool, error) {
 		res, err := svc.ErasePerson(ctx, in.domain())
-		ids := res.Value.CandidateIDs
-		if ids == nil {
-			ids = []int64{}
-		}
-		return data[erasure]{Data: erasure{CandidateIDs: ids, ErasedAt: timestamp(res.Value.ErasedAt)}}, res.Replayed, err
+		return data[pipeline.ErasureRecord]{Data: res.Value.Record()}, res.Replayed, err
 	},
 })
 

@@ -3,10 +3,8 @@ package pipelinehttp
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -34,8 +32,8 @@ type proposalItem struct {
 }
 
 type proposalActor struct {
-	User  named  `json:"user"`
-	Token *named `json:"token"` // null: decided on a page or by the CLI
+	User  pipeline.Named  `json:"user"`
+	Token *pipeline.Named `json:"token"` // null: decided on a page or by the CLI
 }
 
 type proposalResult struct {
@@ -44,9 +42,9 @@ type proposalResult struct {
 }
 
 func newProposalActor(a pipeline.ProposalActor) proposalActor {
-	out := proposalActor{User: named{ID: a.User.ID, Name: a.User.Name}}
+	out := proposalActor{User: pipeline.Named{ID: a.User.ID, Name: a.User.Name}}
 	if a.Token != nil {
-		out.Token = &named{ID: a.Token.ID, Name: a.Token.Name}
+		out.Token = &pipeline.Named{ID: a.Token.ID, Name: a.Token.Name}
 	}
 	return out
 }
@@ -54,7 +52,7 @@ func newProposalActor(a pipeline.ProposalActor) proposalActor {
 func newProposalItem(p pipeline.Proposal) proposalItem {
 	it := proposalItem{ID: p.ID, Operation: string(p.Operation), Method: p.Method, Path: p.Path, Input: p.Input,
 		Reason: p.Reason, Status: p.Status, RequestedBy: newProposalActor(p.RequestedBy),
-		CreatedAt: timestamp(p.CreatedAt), ExpiresAt: timestamp(p.ExpiresAt), Note: p.Note}
+		CreatedAt: pipeline.FormatTime(p.CreatedAt), ExpiresAt: pipeline.FormatTime(p.ExpiresAt), Note: p.Note}
 	if len(it.Input) == 0 {
 		it.Input = json.RawMessage("{}")
 	}
@@ -66,7 +64,7 @@ func newProposalItem(p pipeline.Proposal) proposalItem {
 		it.DecidedBy = &d
 	}
 	if p.DecidedAt != nil {
-		at := timestamp(*p.DecidedAt)
+		at := pipeline.FormatTime(*p.DecidedAt)
 		it.DecidedAt = &at
 	}
 	if p.Result != nil {
@@ -91,7 +89,7 @@ var noteSchema = described(textSchema(0, pipeline.MaxDecisionNoteLength, ""), "O
 // document.
 var proposalOperations = []operation{
 	newOperation(opSpec[pipeline.ProposalFilter, list[proposalItem]]{
-		op: pipeline.OpListProposals, status: http.StatusOK,
+		op: pipeline.OpListProposals,
 		tool: &toolInfo{title: "List proposals", description: "A page of 15 of the proposals the token may read, newest first: its own, and with proposals:review its team's, on jobs its user reaches (GET /api/v1/proposals)."},
 		params: []param[pipeline.ProposalFilter]{
 			statusParam(proposalStatus, func(in *pipeline.ProposalFilter) *string { return &in.Status }),
@@ -115,7 +113,7 @@ var proposalOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[struct{}, data[proposalItem]]{
-		op: pipeline.OpGetProposal, status: http.StatusOK,
+		op: pipeline.OpGetProposal,
 		tool:   &toolInfo{title: "Get a proposal", description: "One proposal: the write it stands for, its status and, once decided, who decided and what the write answered (GET /api/v1/proposals/{proposal})."},
 		params: []param[struct{}]{proposalID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[proposalItem], bool, error) {
@@ -135,7 +133,7 @@ var proposalOperations = []operation{
 func decideOperation(op pipeline.Op, title, description string,
 	method func(*pipeline.Service, context.Context, int64, pipeline.ProposalDecision) (pipeline.Result[pipeline.Proposal], error)) operation {
 	return newOperation(opSpec[pipeline.ProposalDecision, data[proposalItem]]{
-		op: op, status: http.StatusOK,
+		op: op,
 		tool: &toolInfo{title: title, description: description},
 		params: []param[pipeline.ProposalDecision]{
 			proposalID[pipeline.ProposalDecision](),
@@ -167,80 +165,6 @@ func proposedTool(p *pipeline.Proposed) *mcp.CallToolResult {
 		res.Meta = mcp.Meta{"idempotent_replay": true}
 	}
 	return res
-}
-
-// Runner runs approved proposals for a Service (pipeline.WithRunner): it
-// reads a proposal's stored request as the REST face reads a request, and
-// answers what the REST face would.
-func Runner() pipeline.Runner { return runner{} }
-
-type runner struct{}
-
-func (runner) Run(ctx context.Context, svc *pipeline.Service, p pipeline.Proposal) (int, json.RawMessage, error) {
-	for _, o := range operations {
-		if o.op == p.Operation {
-			return o.faces.runStored(ctx, svc, p)
-		}
-	}
-	err := pipeline.Errorf(pipeline.EInternal, "No operation %s.", p.Operation)
-	status, env, _ := envelopeOf(err)
-	b, _ := encode(env)
-	return status, b, err
-}
-
-// runStored calls the operation with a proposal's stored request.
-func (spec opSpec[In, Out]) runStored(ctx context.Context, svc *pipeline.Service, p pipeline.Proposal) (int, json.RawMessage, error) {
-	in := &input[In]{unread: pipeline.FieldErrors{}, self: p.Path}
-	ids := pathIDs(spec.op.Path(), p.Path)
-	var body []param[In]
-	for _, prm := range spec.params {
-		switch prm.place {
-		case inPath:
-			prm.fromText(in, []string{ids[prm.name]})
-		case inBody:
-			body = append(body, prm)
-		}
-	}
-	readObject(in, p.Input, "body", body)
-	out, _, err := spec.run(ctx, svc, in)
-	if err != nil {
-		status, env, _ := envelopeOf(err)
-		b, _ := encode(env)
-		return status, b, err
-	}
-	if spec.status == http.StatusNoContent {
-		return spec.status, json.RawMessage("null"), nil
-	}
-	b, err := encode(out)
-	return spec.status, b, err
-}
-
-// pathIDs are the ids of path as template names them.
-func pathIDs(template, path string) map[string]string {
-	out := map[string]string{}
-	t, p := strings.Split(template, "/"), strings.Split(path, "/")
-	for i := range min(len(t), len(p)) {
-		if strings.HasPrefix(t[i], "{") {
-			out[strings.Trim(t[i], "{}")] = p[i]
-		}
-	}
-	return out
-}
-
-// bodyOf is a tool's arguments that are body parameters, as the REST body
-// they stand for; nil when none is.
-func bodyOf[In any](params []param[In], args map[string]json.RawMessage) json.RawMessage {
-	body := map[string]json.RawMessage{}
-	for _, p := range params {
-		if v, ok := args[p.argName()]; ok && p.place == inBody {
-			body[p.name] = v
-		}
-	}
-	b, err := json.Marshal(body)
-	if err != nil {
-		return nil
-	}
-	return b
 }
 
 // outputSchema is the schema of op's tool result: its API body, or, for a

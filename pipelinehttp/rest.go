@@ -1,8 +1,6 @@
 package pipelinehttp
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -36,11 +34,7 @@ func (spec opSpec[In, Out]) serveREST(a *api, c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	ctx := c.Request.Context()
-	if spec.op.Writes() {
-		ctx = pipeline.WithRequest(ctx, pipeline.Request{Path: fillPath(spec.op.Path(), in.ref), Body: in.body})
-	}
-	out, replayed, err := spec.run(ctx, a.svc, in)
+	out, replayed, err := spec.run(c.Request.Context(), a.svc, in)
 	var proposed *pipeline.Proposed
 	if errors.As(err, &proposed) {
 		// A held write: nothing changed; a person decides.
@@ -63,7 +57,7 @@ func (spec opSpec[In, Out]) serveREST(a *api, c *gin.Context) {
 		route := a.prefix + "/api/v1" + fillPath(spec.op.Path(), in.ref)
 		c.Header("Location", a.basePath+route+"/"+strconv.FormatInt(spec.created(out), 10))
 	}
-	if spec.status == http.StatusNoContent {
+	if spec.op.Status() == http.StatusNoContent {
 		c.Status(http.StatusNoContent)
 		c.Writer.WriteHeaderNow()
 		return
@@ -74,10 +68,10 @@ func (spec opSpec[In, Out]) serveREST(a *api, c *gin.Context) {
 	}
 	if raw, ok := any(out).(rawBody); ok {
 		contentType, body := raw.media()
-		c.Data(spec.status, contentType, body)
+		c.Data(spec.op.Status(), contentType, body)
 		return
 	}
-	respond(c, spec.status, out)
+	respond(c, spec.op.Status(), out)
 }
 
 // rawBody is a success body that HTTP sends as it is, not as JSON: its
@@ -141,9 +135,6 @@ func (spec opSpec[In, Out]) readRequest(a *api, c *gin.Context) (*input[In], err
 		}
 	}
 	readObject(in, raw, "body", body)
-	if trimmed := bytes.TrimSpace(raw); json.Valid(trimmed) {
-		in.body = trimmed
-	}
 	return in, nil
 }
 

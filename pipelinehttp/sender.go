@@ -109,7 +109,7 @@ type webhookBody struct {
 
 // Send POSTs one attempt of o and reports the answer.
 func (s *WebhookSender) Send(ctx context.Context, o pipeline.Outgoing) pipeline.Reply {
-	body, err := encode(webhookBody{Type: o.Entry.Action, Timestamp: timestamp(o.Entry.CreatedAt), Data: newEntryItem(o.Entry)})
+	body, err := encode(webhookBody{Type: o.Entry.Action, Timestamp: pipeline.FormatTime(o.Entry.CreatedAt), Data: newEntryItem(o.Entry)})
 	if err != nil {
 		return pipeline.Reply{Err: err}
 	}

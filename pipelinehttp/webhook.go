@@ -2,39 +2,11 @@ package pipelinehttp
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
-
-// webhookItem is a webhook as listed and read: never its secret.
-type webhookItem struct {
-	ID          int64    `json:"id"`
-	URL         string   `json:"url"`
-	Events      []string `json:"events"`
-	Description string   `json:"description"`
-	CreatedAt   string   `json:"created_at"`
-	CreatedBy   named    `json:"created_by"`
-}
-
-// createdWebhook is a webhook as created, with its secret shown this once.
-type createdWebhook struct {
-	webhookItem
-	Secret string `json:"secret"`
-}
-
-func newWebhookItem(w pipeline.Webhook) webhookItem {
-	events := w.Events
-	if events == nil {
-		events = []string{}
-	}
-	return webhookItem{
-		ID: w.ID, URL: w.URL, Events: events, Description: w.Description,
-		CreatedAt: timestamp(w.CreatedAt), CreatedBy: named{ID: w.CreatedBy.ID, Name: w.CreatedBy.Name},
-	}
-}
 
 // deliveryItem is one delivery attempt.
 type deliveryItem struct {
@@ -52,13 +24,13 @@ type deliveryItem struct {
 func newDeliveryItem(d pipeline.Delivery) deliveryItem {
 	it := deliveryItem{
 		ID: d.ID, EventID: d.ActivityID, Action: d.Action, Attempt: d.Attempt, StatusCode: d.StatusCode,
-		DurationMS: d.Duration.Milliseconds(), AttemptedAt: timestamp(d.AttemptedAt),
+		DurationMS: d.Duration.Milliseconds(), AttemptedAt: pipeline.FormatTime(d.AttemptedAt),
 	}
 	if d.Error != "" {
 		it.Error = &d.Error
 	}
 	if d.NextAttemptAt != nil {
-		next := timestamp(*d.NextAttemptAt)
+		next := pipeline.FormatTime(*d.NextAttemptAt)
 		it.NextAttemptAt = &next
 	}
 	return it
@@ -67,37 +39,37 @@ func newDeliveryItem(d pipeline.Delivery) deliveryItem {
 // webhookOperations are the operations on webhook subscriptions and their deliveries, in the order of the
 // document.
 var webhookOperations = []operation{
-	newOperation(opSpec[pipeline.NewWebhook, data[createdWebhook]]{
-		op: pipeline.OpCreateWebhook, status: http.StatusCreated,
+	newOperation(opSpec[pipeline.NewWebhook, data[pipeline.CreatedWebhookRecord]]{
+		op: pipeline.OpCreateWebhook,
 		params: []param[pipeline.NewWebhook]{
 			textField("url", true, textSchema(1, 2048, ""), func(in *pipeline.NewWebhook) *string { return &in.URL }),
 			listField("events", inBody, &jsonschema.Schema{Type: "array", Items: enumSchema(pipeline.Actions...)}, func(in *pipeline.NewWebhook) *[]string { return &in.Events }),
 			textField("description", false, textSchema(0, pipeline.MaxWebhookDescriptionLength, ""), func(in *pipeline.NewWebhook) *string { return &in.Description }),
 		},
-		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.NewWebhook]) (data[createdWebhook], bool, error) {
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.NewWebhook]) (data[pipeline.CreatedWebhookRecord], bool, error) {
 			res, err := svc.CreateWebhook(ctx, in.domain())
-			return data[createdWebhook]{Data: createdWebhook{webhookItem: newWebhookItem(res.Value.Webhook), Secret: res.Value.Secret}}, res.Replayed, err
+			return data[pipeline.CreatedWebhookRecord]{Data: res.Value.Record()}, res.Replayed, err
 		},
-		created: func(out data[createdWebhook]) int64 { return out.Data.ID },
+		created: func(out data[pipeline.CreatedWebhookRecord]) int64 { return out.Data.ID },
 	}),
-	newOperation(opSpec[struct{ page int }, list[webhookItem]]{
-		op: pipeline.OpListWebhooks, status: http.StatusOK,
+	newOperation(opSpec[struct{ page int }, list[pipeline.WebhookRecord]]{
+		op: pipeline.OpListWebhooks,
 		params: []param[struct{ page int }]{pageParam(pageSchema, func(in *struct{ page int }) *int { return &in.page })},
-		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{ page int }]) (list[webhookItem], bool, error) {
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{ page int }]) (list[pipeline.WebhookRecord], bool, error) {
 			l, err := svc.ListWebhooks(ctx, in.value.page)
-			return listOf(in.self, nil, l, newWebhookItem), false, err
+			return listOf(in.self, nil, l, pipeline.Webhook.Record), false, err
 		},
 	}),
-	newOperation(opSpec[struct{}, data[webhookItem]]{
-		op: pipeline.OpGetWebhook, status: http.StatusOK,
+	newOperation(opSpec[struct{}, data[pipeline.WebhookRecord]]{
+		op: pipeline.OpGetWebhook,
 		params: []param[struct{}]{webhookID[struct{}]()},
-		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[webhookItem], bool, error) {
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[pipeline.WebhookRecord], bool, error) {
 			w, err := svc.GetWebhook(ctx, in.ref.Webhook)
-			return data[webhookItem]{Data: newWebhookItem(w)}, false, err
+			return data[pipeline.WebhookRecord]{Data: w.Record()}, false, err
 		},
 	}),
 	newOperation(opSpec[pipeline.WebhookDeletion, struct{}]{
-		op: pipeline.OpDeleteWebhook, status: http.StatusNoContent,
+		op: pipeline.OpDeleteWebhook,
 		params: []param[pipeline.WebhookDeletion]{webhookID[pipeline.WebhookDeletion]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.WebhookDeletion]) (struct{}, bool, error) {
 			res, err := svc.DeleteWebhook(ctx, in.ref.Webhook, in.domain())
@@ -105,7 +77,7 @@ var webhookOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[struct{ page int }, list[deliveryItem]]{
-		op: pipeline.OpListWebhookDeliveries, status: http.StatusOK,
+		op: pipeline.OpListWebhookDeliveries,
 		params: []param[struct{ page int }]{webhookID[struct{ page int }](), pageParam(pageSchema, func(in *struct{ page int }) *int { return &in.page })},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{ page int }]) (list[deliveryItem], bool, error) {
 			l, err := svc.ListWebhookDeliveries(ctx, in.ref.Webhook, in.value.page)

@@ -165,7 +165,7 @@ func runProposalDecide(approve bool) func(context.Context, env, []string) error 
 		if err != nil {
 			return err
 		}
-		svc := pipeline.NewService(db, append(cfg.domainOptions(), pipeline.WithRunner(pipelinehttp.Runner()))...)
+		svc := pipeline.NewService(db, cfg.domainOptions()...)
 		decide := svc.RejectProposal
 		if approve {
 			decide = svc.ApproveProposal

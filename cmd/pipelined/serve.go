@@ -190,7 +190,7 @@ func stop(srv *http.Server, drain time.Duration, cut context.CancelCauseFunc, lo
 // servedService is the Service that serve serves, counting requests in
 // the database, so that replicas share one budget.
 func servedService(e env, db *pipelinestore.DB) *pipeline.Service {
-	return pipeline.NewService(db, append(e.cfg.domainOptions(), pipeline.WithLimiter(db.Limiter(e.cfg.RateLimit)), pipeline.WithRunner(pipelinehttp.Runner()))...)
+	return pipeline.NewService(db, append(e.cfg.domainOptions(), pipeline.WithLimiter(db.Limiter(e.cfg.RateLimit)))...)
 }
 
 // apiConfig is the configuration of the API that serve serves; closing

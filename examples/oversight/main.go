@@ -64,9 +64,7 @@ func run(ctx context.Context, path string, out io.Writer) error {
 	if err := db.Migrate(ctx); err != nil {
 		return err
 	}
-	// An approved proposal runs as the REST request it stands for: the
-	// Service needs pipelinehttp's Runner to read that request.
-	svc := pipeline.NewService(db, pipeline.WithRunner(pipelinehttp.Runner()))
+	svc := pipeline.NewService(db)
 	w, err := setUp(ctx, pipeline.NewOperator(db))
 	if err != nil {
 		return err
