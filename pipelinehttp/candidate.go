@@ -22,7 +22,7 @@ var (
 // document.
 var candidateOperations = []operation{
 	newOperation(opSpec[pipeline.CandidateFilter, list[pipeline.CandidateSummary]]{
-		op: pipeline.OpListCandidates,
+		op:   pipeline.OpListCandidates,
 		tool: &toolInfo{title: "List candidates", description: "A page of 15 of a job's candidates, newest applicant first, with links and meta (GET /api/v1/jobs/{job}/candidates). search matches name or email; stage takes a stage id."},
 		params: []param[pipeline.CandidateFilter]{
 			jobID[pipeline.CandidateFilter](),
@@ -63,7 +63,7 @@ var candidateOperations = []operation{
 		created: func(out data[pipeline.CandidateRecord]) int64 { return out.Data.ID },
 	}),
 	newOperation(opSpec[struct{}, data[pipeline.CandidateRecord]]{
-		op: pipeline.OpGetCandidate,
+		op:     pipeline.OpGetCandidate,
 		tool:   &toolInfo{title: "Get a candidate", description: "One candidate of a job with resume_url and notes_count; empty fields are left out (GET /api/v1/jobs/{job}/candidates/{candidate})."},
 		params: []param[struct{}]{jobID[struct{}](), candidateID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[pipeline.CandidateRecord], bool, error) {

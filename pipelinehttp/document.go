@@ -124,7 +124,7 @@ var documentOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[struct{}, data[documentItem]]{
-		op: pipeline.OpGetDocument,
+		op:     pipeline.OpGetDocument,
 		params: []param[struct{}]{jobID[struct{}](), candidateID[struct{}](), documentID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[documentItem], bool, error) {
 			d, err := svc.GetDocument(ctx, in.ref.Job, in.ref.Candidate, in.ref.Document)
@@ -132,7 +132,7 @@ var documentOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[struct{}, documentContent]{
-		op: pipeline.OpGetDocumentContent,
+		op:     pipeline.OpGetDocumentContent,
 		params: []param[struct{}]{jobID[struct{}](), candidateID[struct{}](), documentID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (documentContent, bool, error) {
 			d, content, err := svc.GetDocumentContent(ctx, in.ref.Job, in.ref.Candidate, in.ref.Document)
@@ -163,7 +163,7 @@ var documentOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[pipeline.DocumentRemoval, struct{}]{
-		op: pipeline.OpRemoveDocument,
+		op:     pipeline.OpRemoveDocument,
 		params: []param[pipeline.DocumentRemoval]{jobID[pipeline.DocumentRemoval](), candidateID[pipeline.DocumentRemoval](), documentID[pipeline.DocumentRemoval]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.DocumentRemoval]) (struct{}, bool, error) {
 			res, err := svc.RemoveDocument(ctx, in.ref.Job, in.ref.Candidate, in.ref.Document, in.domain())

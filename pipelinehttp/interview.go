@@ -116,7 +116,7 @@ var interviewOperations = []operation{
 		created: func(out data[pipeline.InterviewRecord]) int64 { return out.Data.ID },
 	}),
 	newOperation(opSpec[pipeline.InterviewFilter, list[pipeline.InterviewRecord]]{
-		op: pipeline.OpListInterviews,
+		op:   pipeline.OpListInterviews,
 		tool: &toolInfo{title: "List a candidate's interviews", description: "A page of 15 of a candidate's interviews, scheduled and cancelled, by start, with links and meta (GET .../candidates/{candidate}/interviews)."},
 		params: []param[pipeline.InterviewFilter]{
 			jobID[pipeline.InterviewFilter](), candidateID[pipeline.InterviewFilter](),
@@ -128,7 +128,7 @@ var interviewOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[struct{}, data[pipeline.InterviewRecord]]{
-		op: pipeline.OpGetInterview,
+		op:     pipeline.OpGetInterview,
 		tool:   &toolInfo{title: "Get an interview", description: "One interview of a candidate (GET .../interviews/{interview})."},
 		params: []param[struct{}]{jobID[struct{}](), candidateID[struct{}](), interviewID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[pipeline.InterviewRecord], bool, error) {
@@ -167,7 +167,7 @@ var interviewOperations = []operation{
 		call: onInterview((*pipeline.Service).CancelInterview),
 	}),
 	newOperation(opSpec[struct{}, calendar]{
-		op: pipeline.OpGetInterviewInvite,
+		op:     pipeline.OpGetInterviewInvite,
 		params: []param[struct{}]{jobID[struct{}](), candidateID[struct{}](), interviewID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (calendar, bool, error) {
 			inv, err := svc.GetInterviewInvite(ctx, in.ref.Job, in.ref.Candidate, in.ref.Interview)

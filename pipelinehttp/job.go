@@ -20,7 +20,7 @@ var (
 // document.
 var jobOperations = []operation{
 	newOperation(opSpec[pipeline.JobFilter, list[pipeline.JobSummary]]{
-		op: pipeline.OpListJobs,
+		op:   pipeline.OpListJobs,
 		tool: &toolInfo{title: "List jobs", description: "A page of 15 of the jobs the token can reach, newest first, with links and meta (GET /api/v1/jobs). status defaults to open; search matches the title."},
 		params: []param[pipeline.JobFilter]{
 			statusParam(described(statusSchema, "Jobs of this status; open when absent."), func(in *pipeline.JobFilter) *pipeline.JobStatus { return &in.Status }),
@@ -37,7 +37,7 @@ var jobOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[pipeline.NewJob, data[pipeline.JobRecord]]{
-		op: pipeline.OpCreateJob,
+		op:   pipeline.OpCreateJob,
 		tool: &toolInfo{title: "Create a job", description: "Creates an open job on the token's team with the default pipeline (Applied, Screening, Interview, Offer, Hired) and returns it (POST /api/v1/jobs). forbidden when the plan's job limit is reached."},
 		params: []param[pipeline.NewJob]{
 			textField("title", true, described(titleSchema, "Up to 255 characters, not blank."), func(in *pipeline.NewJob) *string { return &in.Title }),
@@ -50,7 +50,7 @@ var jobOperations = []operation{
 		created: func(out data[pipeline.JobRecord]) int64 { return out.Data.ID },
 	}),
 	newOperation(opSpec[struct{}, data[pipeline.JobRecord]]{
-		op: pipeline.OpGetJob,
+		op:     pipeline.OpGetJob,
 		tool:   &toolInfo{title: "Get a job", description: "One job in full (GET /api/v1/jobs/{job})."},
 		params: []param[struct{}]{jobID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[pipeline.JobRecord], bool, error) {
@@ -59,7 +59,7 @@ var jobOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[pipeline.JobPatch, data[pipeline.JobRecord]]{
-		op: pipeline.OpUpdateJob,
+		op:   pipeline.OpUpdateJob,
 		tool: &toolInfo{title: "Update a job", description: "Changes any of title, description, status and returns the job (PATCH /api/v1/jobs/{job}); send at least one. Reopening a closed job needs a free slot of the plan's job limit."},
 		params: []param[pipeline.JobPatch]{
 			jobID[pipeline.JobPatch](),

@@ -36,7 +36,7 @@ var messageOperations = []operation{
 		created: func(out data[pipeline.MessageRecord]) int64 { return out.Data.ID },
 	}),
 	newOperation(opSpec[pipeline.MessageFilter, list[pipeline.MessageRecord]]{
-		op: pipeline.OpListMessages,
+		op:   pipeline.OpListMessages,
 		tool: &toolInfo{title: "List a candidate's messages", description: "A page of 15 of the messages sent to a candidate, newest first, each with its status, with links and meta (GET .../candidates/{candidate}/messages)."},
 		params: []param[pipeline.MessageFilter]{
 			jobID[pipeline.MessageFilter](), candidateID[pipeline.MessageFilter](),
@@ -48,7 +48,7 @@ var messageOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[struct{}, data[pipeline.MessageRecord]]{
-		op: pipeline.OpGetMessage,
+		op:     pipeline.OpGetMessage,
 		tool:   &toolInfo{title: "Get a message", description: "One message to a candidate, with its status: queued, sent, failed or cancelled (GET .../candidates/{candidate}/messages/{message})."},
 		params: []param[struct{}]{jobID[struct{}](), candidateID[struct{}](), messageID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[pipeline.MessageRecord], bool, error) {

@@ -21,7 +21,7 @@ var noteOperations = []operation{
 		call: onCandidate((*pipeline.Service).AddNote, pipeline.Note.Record),
 	}),
 	newOperation(opSpec[pipeline.NoteFilter, list[pipeline.NoteRecord]]{
-		op: pipeline.OpListNotes,
+		op:   pipeline.OpListNotes,
 		tool: &toolInfo{title: "List a candidate's notes", description: "A page of 15 of a candidate's notes, newest first, each as add_note returned it, with links and meta (GET .../candidates/{candidate}/notes)."},
 		params: []param[pipeline.NoteFilter]{
 			jobID[pipeline.NoteFilter](), candidateID[pipeline.NoteFilter](),

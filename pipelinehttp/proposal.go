@@ -89,7 +89,7 @@ var noteSchema = described(textSchema(0, pipeline.MaxDecisionNoteLength, ""), "O
 // document.
 var proposalOperations = []operation{
 	newOperation(opSpec[pipeline.ProposalFilter, list[proposalItem]]{
-		op: pipeline.OpListProposals,
+		op:   pipeline.OpListProposals,
 		tool: &toolInfo{title: "List proposals", description: "A page of 15 of the proposals the token may read, newest first: its own, and with proposals:review its team's, on jobs its user reaches (GET /api/v1/proposals)."},
 		params: []param[pipeline.ProposalFilter]{
 			statusParam(proposalStatus, func(in *pipeline.ProposalFilter) *string { return &in.Status }),
@@ -113,7 +113,7 @@ var proposalOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[struct{}, data[proposalItem]]{
-		op: pipeline.OpGetProposal,
+		op:     pipeline.OpGetProposal,
 		tool:   &toolInfo{title: "Get a proposal", description: "One proposal: the write it stands for, its status and, once decided, who decided and what the write answered (GET /api/v1/proposals/{proposal})."},
 		params: []param[struct{}]{proposalID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[proposalItem], bool, error) {
@@ -133,7 +133,7 @@ var proposalOperations = []operation{
 func decideOperation(op pipeline.Op, title, description string,
 	method func(*pipeline.Service, context.Context, int64, pipeline.ProposalDecision) (pipeline.Result[pipeline.Proposal], error)) operation {
 	return newOperation(opSpec[pipeline.ProposalDecision, data[proposalItem]]{
-		op: op,
+		op:   op,
 		tool: &toolInfo{title: title, description: description},
 		params: []param[pipeline.ProposalDecision]{
 			proposalID[pipeline.ProposalDecision](),

@@ -1,7 +1,6 @@
 package pipelinehttp
 
 import (
-
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 

@@ -53,7 +53,7 @@ var webhookOperations = []operation{
 		created: func(out data[pipeline.CreatedWebhookRecord]) int64 { return out.Data.ID },
 	}),
 	newOperation(opSpec[struct{ page int }, list[pipeline.WebhookRecord]]{
-		op: pipeline.OpListWebhooks,
+		op:     pipeline.OpListWebhooks,
 		params: []param[struct{ page int }]{pageParam(pageSchema, func(in *struct{ page int }) *int { return &in.page })},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{ page int }]) (list[pipeline.WebhookRecord], bool, error) {
 			l, err := svc.ListWebhooks(ctx, in.value.page)
@@ -61,7 +61,7 @@ var webhookOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[struct{}, data[pipeline.WebhookRecord]]{
-		op: pipeline.OpGetWebhook,
+		op:     pipeline.OpGetWebhook,
 		params: []param[struct{}]{webhookID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[pipeline.WebhookRecord], bool, error) {
 			w, err := svc.GetWebhook(ctx, in.ref.Webhook)
@@ -69,7 +69,7 @@ var webhookOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[pipeline.WebhookDeletion, struct{}]{
-		op: pipeline.OpDeleteWebhook,
+		op:     pipeline.OpDeleteWebhook,
 		params: []param[pipeline.WebhookDeletion]{webhookID[pipeline.WebhookDeletion]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.WebhookDeletion]) (struct{}, bool, error) {
 			res, err := svc.DeleteWebhook(ctx, in.ref.Webhook, in.domain())
@@ -77,7 +77,7 @@ var webhookOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[struct{ page int }, list[deliveryItem]]{
-		op: pipeline.OpListWebhookDeliveries,
+		op:     pipeline.OpListWebhookDeliveries,
 		params: []param[struct{ page int }]{webhookID[struct{ page int }](), pageParam(pageSchema, func(in *struct{ page int }) *int { return &in.page })},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{ page int }]) (list[deliveryItem], bool, error) {
 			l, err := svc.ListWebhookDeliveries(ctx, in.ref.Webhook, in.value.page)
