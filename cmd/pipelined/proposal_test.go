@@ -40,7 +40,9 @@ func TestProposal(t *testing.T) {
 			require.NoError(t, json.Unmarshal([]byte(out), &p))
 			return p.Data.ID
 		}
-		move := propose("POST", cand+"/stage", fmt.Sprintf(`{"stage": %d, "reason": "Strong Go;\nready for interviews."}`,
+		// The stage spelled 5e0 is the stage 5 it stands for, in the list
+		// and in the run.
+		move := propose("POST", cand+"/stage", fmt.Sprintf(`{"stage": %de0, "reason": "Strong Go;\nready for interviews."}`,
 			acme.Stages["backend"]["Interview"]))
 		reject := propose("PATCH", cand, `{"status": "rejected", "reason": "No work permit for the country the role is in."}`)
 		candidate := func() (stage, status string) {
@@ -70,6 +72,7 @@ func TestProposal(t *testing.T) {
 			assert.Equal(t, map[string]any{"user": map[string]any{"id": float64(acme.Users["mia"]), "name": "Mia Member"},
 				"token": map[string]any{"id": float64(agent.ID), "name": "screening agent"}}, lines[0]["requested_by"])
 			assert.Nil(t, lines[0]["decided_by"])
+			assert.Equal(t, map[string]any{"stage": float64(acme.Stages["backend"]["Interview"]), "reason": "Strong Go;\nready for interviews."}, lines[1]["input"])
 
 			assert.Equal(t, "ID  STATUS  OPERATION  JOB  REQUESTED BY  REASON  CREATED  EXPIRES\n",
 				m.Must("proposal", "list", "--team", "globex"), "another team's: none")
