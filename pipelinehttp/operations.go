@@ -11,12 +11,30 @@ import (
 // pageSchema is a list's page parameter's.
 var pageSchema = described(idSchema(), "Page number, from 1; 1 when absent.")
 
-// operations is the API: every operation, in the order of the document's
-// endpoint table, each declared beside its resource's rendering. Both faces
-// are registered from it.
-var operations = slices.Concat(meOperations, jobOperations, stageOperations, candidateOperations,
+// operations is how each face reads and renders every operation of the
+// domain's table, each declared beside its resource's rendering, in the
+// table's order (pipeline.Ops), which is the document's. Both faces are
+// registered from it.
+var operations = inTableOrder(slices.Concat(meOperations, jobOperations, stageOperations, candidateOperations,
 	noteOperations, ratingOperations, activityOperations, webhookOperations, interviewOperations, messageOperations,
-	privacyOperations, proposalOperations, documentOperations)
+	privacyOperations, proposalOperations, documentOperations))
+
+// inTableOrder is ops in the order of the domain's table; each operation of
+// the table must have exactly one.
+func inTableOrder(ops []operation) []operation {
+	out := make([]operation, 0, len(ops))
+	for _, op := range pipeline.Ops() {
+		i := slices.IndexFunc(ops, func(o operation) bool { return o.op == op })
+		if i < 0 {
+			panic("pipelinehttp: no face reads " + string(op))
+		}
+		out = append(out, ops[i])
+	}
+	if len(out) != len(ops) {
+		panic("pipelinehttp: an operation is declared twice, or is not the domain's")
+	}
+	return out
+}
 
 // onCandidate is the call of a write on a candidate: method, given the
 // path's ids and the input, its value rendered by render.
