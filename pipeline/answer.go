@@ -1,6 +1,9 @@
 package pipeline
 
-import "errors"
+import (
+	"errors"
+	"maps"
+)
 
 // An error as the API answers it: the HTTP status of its code and the
 // {error: {code, message, details}} envelope. The domain says it, so that
@@ -70,3 +73,7 @@ func ErrorAnswer(err error) (status int, env ErrorEnvelope, internal bool) {
 	}
 	return status, ErrorEnvelope{Error: obj}, internal
 }
+
+// ErrorCodes are the domain's error codes with the HTTP status of each,
+// for the document's table of errors.
+func ErrorCodes() map[string]int { return maps.Clone(codeStatus) }

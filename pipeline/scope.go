@@ -15,8 +15,8 @@ const (
 	ScopeSchedulingWrite Scope = "scheduling:write"
 	ScopeActivityRead    Scope = "activity:read"
 	ScopeWebhooksWrite   Scope = "webhooks:write"
-	// ScopeProposalsReview is to decide agents' proposals. For now it only
-	// excludes an approval policy on the same token.
+	// ScopeProposalsReview is to read and decide the team's proposals; a
+	// token under an approval policy cannot carry it.
 	ScopeProposalsReview Scope = "proposals:review"
 	// ScopePrivacyManage is to export and erase a person's data.
 	ScopePrivacyManage Scope = "privacy:manage"
@@ -28,6 +28,24 @@ var AllScopes = []Scope{
 	ScopeCandidatesWrite, ScopeMessagesSend, ScopeSchedulingWrite,
 	ScopeActivityRead, ScopeWebhooksWrite, ScopeProposalsReview, ScopePrivacyManage,
 }
+
+// scopeWords say what each scope grants, beside the operations that need
+// it (which the table of operations tells).
+var scopeWords = map[Scope]string{
+	ScopeJobsRead:        "list and read jobs and their stages",
+	ScopeJobsWrite:       "create and update jobs",
+	ScopeCandidatesRead:  "list and read candidates and what is about them: notes, messages, interviews, documents and their text",
+	ScopeCandidatesWrite: "add candidates to jobs, change their name, email, résumé and status, move them between stages, add notes, set ratings, add and remove documents",
+	ScopeMessagesSend:    "send emails to candidates, and cancel or retry them",
+	ScopeSchedulingWrite: "schedule, reschedule and cancel interviews, and read the team's busy times",
+	ScopeActivityRead:    "read the activity feed of what the token can reach",
+	ScopeWebhooksWrite:   "create, list, read and delete the team's webhooks, and read their deliveries (owners and admins of the token's team only)",
+	ScopeProposalsReview: "read the team's proposals and approve or reject them (with the proposed write's own scope too); a token under an approval policy cannot carry it",
+	ScopePrivacyManage:   "export and erase a person's data (owners and admins of the token's team only)",
+}
+
+// Words say what s grants, in a person's words.
+func (s Scope) Words() string { return scopeWords[s] }
 
 // Valid reports whether s is a known scope.
 func (s Scope) Valid() bool { return slices.Contains(AllScopes, s) }

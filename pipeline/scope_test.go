@@ -109,3 +109,9 @@ func TestOperations_Complete(t *testing.T) {
 	}
 	assert.ElementsMatch(t, pipeline.Ops(), probed)
 }
+
+func TestScope_Words(t *testing.T) {
+	for _, s := range pipeline.AllScopes {
+		assert.NotEmpty(t, s.Words(), s)
+	}
+}

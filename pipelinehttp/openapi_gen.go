@@ -162,6 +162,9 @@ func generateOpenAPI(overlay []byte) ([]byte, error) {
 	if err := g.merge(root, expandAliases(ov.Content[0]), ""); err != nil {
 		return nil, fmt.Errorf("openapi overlay: %w", err)
 	}
+	if err := fillTables(root); err != nil {
+		return nil, fmt.Errorf("openapi overlay: %w", err)
+	}
 	doc := &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{root},
 		HeadComment: "Code generated from the table of operations (pipelinehttp/operations.go) and\n" +
 			"pipelinehttp/openapi/overlay.yaml. DO NOT EDIT: change those and run\n" +
