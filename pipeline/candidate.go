@@ -210,9 +210,13 @@ const candidatePath = jobPath + "/candidates/{candidate}"
 // candidateOps are the rows of opTable for these operations, in the order of
 // the API's document.
 var candidateOps = []opRow{
-	{OpListCandidates, opTraits{ScopeCandidatesRead, mGet, jobPath + "/candidates", 0}, nil},
-	{OpAddCandidate, opTraits{ScopeCandidatesWrite, mPost, jobPath + "/candidates", forbids | creates}, runs(onJob((*Service).AddCandidate), Candidate.Record)},
-	{OpGetCandidate, opTraits{ScopeCandidatesRead, mGet, candidatePath, 0}, nil},
-	{OpUpdateCandidate, opTraits{ScopeCandidatesWrite, mPatch, candidatePath, 0}, runs(onCandidate((*Service).UpdateCandidate), Candidate.Record)},
-	{OpMoveCandidate, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/stage", 0}, runs(onCandidate((*Service).MoveCandidate), Candidate.Record)},
+	{OpListCandidates, opTraits{ScopeCandidatesRead, mGet, jobPath + "/candidates", 0}, nil, &Words{Title: "List candidates", Description: "A page of 15 of a job's candidates, newest applicant first, with links and meta (GET /api/v1/jobs/{job}/candidates). search matches name or email; stage takes a stage id."}},
+	{OpAddCandidate, opTraits{ScopeCandidatesWrite, mPost, jobPath + "/candidates", forbids | creates}, runs(onJob((*Service).AddCandidate), Candidate.Record), &Words{Title: "Add a candidate",
+		Description: "Adds an active candidate to a job, in the stage given or the job's first, and returns it (POST /api/v1/jobs/{job}/candidates). " +
+			"An email another candidate of the job has, in any letter case, is validation_failed on email; a closed job is forbidden. Each call adds one: send an idempotency_key to retry safely."}},
+	{OpGetCandidate, opTraits{ScopeCandidatesRead, mGet, candidatePath, 0}, nil, &Words{Title: "Get a candidate", Description: "One candidate of a job with resume_url and notes_count; empty fields are left out (GET /api/v1/jobs/{job}/candidates/{candidate})."}},
+	{OpUpdateCandidate, opTraits{ScopeCandidatesWrite, mPatch, candidatePath, 0}, runs(onCandidate((*Service).UpdateCandidate), Candidate.Record), &Words{Title: "Update a candidate", Idempotent: true,
+		Description: "Changes any of name, email, resume_url (null clears it) and status of a candidate and returns it (PATCH /api/v1/jobs/{job}/candidates/{candidate}); send at least one. Any status may follow any. An email another candidate of the job has, in any letter case, is validation_failed on email."}},
+	{OpMoveCandidate, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/stage", 0}, runs(onCandidate((*Service).MoveCandidate), Candidate.Record), &Words{Title: "Move a candidate", Idempotent: true,
+		Description: "Moves a candidate to a stage of the same job and returns the candidate, unchanged when already there (POST .../candidates/{candidate}/stage). A stage of another job is validation_failed on stage."}},
 }

@@ -67,8 +67,8 @@
 //     blob.go and s3.go keep documents' bytes in an S3-compatible store
 //     (PIPELINE_BLOB_URL) instead of the database.
 //   - pipelinehttp: the faces. Each resource's file (job.go, …) declares
-//     its operations' entries: parameters, prose, the Service call and the
-//     rendering; operation.go and input.go read an input; rest.go serves
+//     how its operations' inputs are read (parameters and their schemas)
+//     and their reads rendered; operation.go and input.go read an input; rest.go serves
 //     the routes, mcp*.go the MCP tools, openapi_gen.go writes the
 //     document (its prose in openapi/overlay.yaml), pages.go the people's
 //     pages (approvals.go the approvals page, approval_text.go each
@@ -79,15 +79,18 @@
 //
 //  1. its Service method, starting with authorize(ctx, OpX), in its
 //     aggregate's file, with its Op and its row in that file's rows
-//     (documentOps in document.go); a new resource also adds its rows to
-//     opTable in op.go, where its operations come in the document;
+//     (documentOps in document.go): its scope, REST method and path,
+//     traits, for a write how a proposal's stored input runs (runs, with
+//     the record its answer shows, record.go), and for a tool its Words;
+//     a new resource also adds its rows to opTable in op.go, where its
+//     operations come in the document;
 //  2. its test, and its probe in the rows of the resource's test file
 //     (documentProbes in document_test.go; TestOperations_Complete fails
 //     until it has one);
 //  3. its store method and SQL, and a migration per dialect when the
 //     schema changes;
-//  4. its entry in pipelinehttp's resource file. The REST route, the MCP
-//     tool and the document follow; run
+//  4. its entry in pipelinehttp's resource file: its parameters. The REST
+//     route, the MCP tool and the document follow; run
 //     go test ./pipelinehttp -run TestOpenAPI_Generated -update
 //     and commit openapi.yaml.
 //

@@ -388,10 +388,13 @@ const documentPath = candidatePath + "/documents/{document}"
 // documentOps are the rows of opTable for these operations, in the order of
 // the API's document.
 var documentOps = []opRow{
-	{OpAddDocument, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/documents", neverHeld | creates}, nil},
-	{OpListDocuments, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/documents", 0}, nil},
-	{OpGetDocument, opTraits{ScopeCandidatesRead, mGet, documentPath, 0}, nil},
-	{OpGetDocumentContent, opTraits{ScopeCandidatesRead, mGet, documentPath + "/content", 0}, nil},
-	{OpGetDocumentText, opTraits{ScopeCandidatesRead, mGet, documentPath + "/text", 0}, nil},
-	{OpRemoveDocument, opTraits{ScopeCandidatesWrite, mDelete, documentPath, empties}, runs[DocumentRemoval, struct{}, struct{}](onRecord(documentOf, (*Service).RemoveDocument), nil)},
+	{OpAddDocument, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/documents", neverHeld | creates}, nil, nil},
+	{OpListDocuments, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/documents", 0}, nil, &Words{Title: "List a candidate's documents",
+		Description: "A page of 15 of a candidate's documents (résumés, cover letters, others), newest first, each with its text_status, with links and meta (GET .../candidates/{candidate}/documents). Read a document's text with get_document_text."}},
+	{OpGetDocument, opTraits{ScopeCandidatesRead, mGet, documentPath, 0}, nil, nil},
+	{OpGetDocumentContent, opTraits{ScopeCandidatesRead, mGet, documentPath + "/content", 0}, nil, nil},
+	{OpGetDocumentText, opTraits{ScopeCandidatesRead, mGet, documentPath + "/text", 0}, nil, &Words{Title: "Get a document's text",
+		Description: "The text read from a candidate's document (PDF, Word, OpenDocument or plain text), at most 200,000 characters, or the part offset and limit select, in characters; next_offset is where the next part starts, null at the end (GET .../documents/{document}/text). " +
+			"conflict while the text is being read (try again shortly); validation_failed naming document when it has none (an image) or could not be read."}},
+	{OpRemoveDocument, opTraits{ScopeCandidatesWrite, mDelete, documentPath, empties}, runs[DocumentRemoval, struct{}, struct{}](onRecord(documentOf, (*Service).RemoveDocument), nil), nil},
 }

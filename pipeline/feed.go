@@ -193,5 +193,7 @@ const (
 // activityOps are the rows of opTable for these operations, in the order of
 // the API's document.
 var activityOps = []opRow{
-	{OpListActivity, opTraits{ScopeActivityRead, mGet, "/activity", 0}, nil},
+	{OpListActivity, opTraits{ScopeActivityRead, mGet, "/activity", 0}, nil, &Words{Title: "Read the activity feed",
+		Description: "The activity entries of what the token's user reaches, oldest first, in commit order (GET /api/v1/activity). " +
+			"Pass meta.next_cursor back as after to read on: no entry is missed or seen twice, and from the last page it returns what was written since."}},
 }

@@ -421,11 +421,19 @@ const interviewPath = candidatePath + "/interviews/{interview}"
 // interviewOps are the rows of opTable for these operations, in the order of
 // the API's document.
 var interviewOps = []opRow{
-	{OpScheduleInterview, opTraits{ScopeSchedulingWrite, mPost, candidatePath + "/interviews", forbids | conflicts | creates}, runs(onCandidate((*Service).ScheduleInterview), Interview.Record)},
-	{OpListInterviews, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/interviews", 0}, nil},
-	{OpGetInterview, opTraits{ScopeCandidatesRead, mGet, interviewPath, 0}, nil},
-	{OpRescheduleInterview, opTraits{ScopeSchedulingWrite, mPatch, interviewPath, forbids | conflicts}, runs(onRecord(interviewOf, (*Service).RescheduleInterview), Interview.Record)},
-	{OpCancelInterview, opTraits{ScopeSchedulingWrite, mPost, interviewPath + "/cancel", 0}, runs(onRecord(interviewOf, (*Service).CancelInterview), Interview.Record)},
-	{OpGetInterviewInvite, opTraits{ScopeCandidatesRead, mGet, interviewPath + "/invite.ics", 0}, nil},
-	{OpGetAvailability, opTraits{ScopeSchedulingWrite, mGet, "/availability", 0}, nil},
+	{OpScheduleInterview, opTraits{ScopeSchedulingWrite, mPost, candidatePath + "/interviews", forbids | conflicts | creates}, runs(onCandidate((*Service).ScheduleInterview), Interview.Record), &Words{Title: "Schedule an interview",
+		Description: "Schedules an interview of an active candidate with 1 to 10 interviewers of the job's team and returns it (POST .../candidates/{candidate}/interviews). " +
+			"15 minutes to 8 hours, starting from now to 365 days ahead. An interviewer or the candidate already booked at an overlapping time is conflict, whose details list the busy times. " +
+			"Each call schedules one: send an idempotency_key to retry safely."}},
+	{OpListInterviews, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/interviews", 0}, nil, &Words{Title: "List a candidate's interviews", Description: "A page of 15 of a candidate's interviews, scheduled and cancelled, by start, with links and meta (GET .../candidates/{candidate}/interviews)."}},
+	{OpGetInterview, opTraits{ScopeCandidatesRead, mGet, interviewPath, 0}, nil, &Words{Title: "Get an interview", Description: "One interview of a candidate (GET .../interviews/{interview})."}},
+	{OpRescheduleInterview, opTraits{ScopeSchedulingWrite, mPatch, interviewPath, forbids | conflicts}, runs(onRecord(interviewOf, (*Service).RescheduleInterview), Interview.Record), &Words{Title: "Reschedule an interview", Idempotent: true,
+		Description: "Changes any of start, end, timezone, interviewer_ids, location and video_url (null clears the last two) of a scheduled interview, checked as schedule_interview checks them, and returns it " +
+			"(PATCH .../interviews/{interview}); a change adds 1 to sequence. A cancelled interview is forbidden; an overlapping booking is conflict with the busy times."}},
+	{OpCancelInterview, opTraits{ScopeSchedulingWrite, mPost, interviewPath + "/cancel", 0}, runs(onRecord(interviewOf, (*Service).CancelInterview), Interview.Record), &Words{Title: "Cancel an interview", Idempotent: true,
+		Description: "Cancels an interview, adding 1 to its sequence, and returns it (POST .../interviews/{interview}/cancel); a cancelled one is returned unchanged."}},
+	{OpGetInterviewInvite, opTraits{ScopeCandidatesRead, mGet, interviewPath + "/invite.ics", 0}, nil, nil},
+	{OpGetAvailability, opTraits{ScopeSchedulingWrite, mGet, "/availability", 0}, nil, &Words{Title: "Read availability",
+		Description: "The busy times, from scheduled interviews, of members of the token's current team between from and to (at most 31 days), one entry per user " +
+			"(GET /api/v1/availability?user_ids=3,7&from=…&to=…). Never tells whose interviews they are."}},
 }

@@ -360,8 +360,8 @@ const jobPath = "/jobs/{job}"
 // jobOps are the rows of opTable for these operations, in the order of
 // the API's document.
 var jobOps = []opRow{
-	{OpListJobs, opTraits{ScopeJobsRead, mGet, "/jobs", 0}, nil},
-	{OpCreateJob, opTraits{ScopeJobsWrite, mPost, "/jobs", forbids | creates}, runs(onTeam((*Service).CreateJob), Job.Record)},
-	{OpGetJob, opTraits{ScopeJobsRead, mGet, jobPath, 0}, nil},
-	{OpUpdateJob, opTraits{ScopeJobsWrite, mPatch, jobPath, forbids}, runs(onJob((*Service).UpdateJob), Job.Record)},
+	{OpListJobs, opTraits{ScopeJobsRead, mGet, "/jobs", 0}, nil, &Words{Title: "List jobs", Description: "A page of 15 of the jobs the token can reach, newest first, with links and meta (GET /api/v1/jobs). status defaults to open; search matches the title."}},
+	{OpCreateJob, opTraits{ScopeJobsWrite, mPost, "/jobs", forbids | creates}, runs(onTeam((*Service).CreateJob), Job.Record), &Words{Title: "Create a job", Description: "Creates an open job on the token's team with the default pipeline (Applied, Screening, Interview, Offer, Hired) and returns it (POST /api/v1/jobs). forbidden when the plan's job limit is reached."}},
+	{OpGetJob, opTraits{ScopeJobsRead, mGet, jobPath, 0}, nil, &Words{Title: "Get a job", Description: "One job in full (GET /api/v1/jobs/{job})."}},
+	{OpUpdateJob, opTraits{ScopeJobsWrite, mPatch, jobPath, forbids}, runs(onJob((*Service).UpdateJob), Job.Record), &Words{Title: "Update a job", Description: "Changes any of title, description, status and returns the job (PATCH /api/v1/jobs/{job}); send at least one. Reopening a closed job needs a free slot of the plan's job limit."}},
 }

@@ -340,9 +340,13 @@ const messagePath = candidatePath + "/messages/{message}"
 // messageOps are the rows of opTable for these operations, in the order of
 // the API's document.
 var messageOps = []opRow{
-	{OpSendMessage, opTraits{ScopeMessagesSend, mPost, candidatePath + "/messages", forbids | queues}, runs(onCandidate((*Service).SendMessage), Message.Record)},
-	{OpListMessages, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/messages", 0}, nil},
-	{OpGetMessage, opTraits{ScopeCandidatesRead, mGet, messagePath, 0}, nil},
-	{OpCancelMessage, opTraits{ScopeMessagesSend, mPost, messagePath + "/cancel", forbids}, runs(onRecord(messageOf, (*Service).CancelMessage), Message.Record)},
-	{OpRetryMessage, opTraits{ScopeMessagesSend, mPost, messagePath + "/retry", forbids}, runs(onRecord(messageOf, (*Service).RetryMessage), Message.Record)},
+	{OpSendMessage, opTraits{ScopeMessagesSend, mPost, candidatePath + "/messages", forbids | queues}, runs(onCandidate((*Service).SendMessage), Message.Record), &Words{Title: "Send a message",
+		Description: "Emails a candidate from the server's address, Reply-To the token's user, now or at send_at, and returns the queued message (POST .../candidates/{candidate}/messages). " +
+			"forbidden when the server has no mail configured. Each call sends one: send an idempotency_key to retry safely."}},
+	{OpListMessages, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/messages", 0}, nil, &Words{Title: "List a candidate's messages", Description: "A page of 15 of the messages sent to a candidate, newest first, each with its status, with links and meta (GET .../candidates/{candidate}/messages)."}},
+	{OpGetMessage, opTraits{ScopeCandidatesRead, mGet, messagePath, 0}, nil, &Words{Title: "Get a message", Description: "One message to a candidate, with its status: queued, sent, failed or cancelled (GET .../candidates/{candidate}/messages/{message})."}},
+	{OpCancelMessage, opTraits{ScopeMessagesSend, mPost, messagePath + "/cancel", forbids}, runs(onRecord(messageOf, (*Service).CancelMessage), Message.Record), &Words{Title: "Cancel a message", Idempotent: true,
+		Description: "Cancels a queued message, which is then never sent, and returns it; a cancelled one is returned unchanged, a sent or failed one is forbidden (POST .../messages/{message}/cancel)."}},
+	{OpRetryMessage, opTraits{ScopeMessagesSend, mPost, messagePath + "/retry", forbids}, runs(onRecord(messageOf, (*Service).RetryMessage), Message.Record), &Words{Title: "Retry a failed message",
+		Description: "Queues a failed message again, due now and with the same Message-ID, once the cause of its failure is fixed, and returns it; a message that is not failed is forbidden (POST .../messages/{message}/retry)."}},
 }

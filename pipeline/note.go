@@ -118,6 +118,7 @@ const (
 // noteOps are the rows of opTable for these operations, in the order of
 // the API's document.
 var noteOps = []opRow{
-	{OpAddNote, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/notes", creates}, runs(onCandidate((*Service).AddNote), Note.Record)},
-	{OpListNotes, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/notes", 0}, nil},
+	{OpAddNote, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/notes", creates}, runs(onCandidate((*Service).AddNote), Note.Record), &Words{Title: "Add a note",
+		Description: "Adds a note by the token's user to a candidate and returns it (POST .../candidates/{candidate}/notes). Each call adds one: send an idempotency_key to retry safely."}},
+	{OpListNotes, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/notes", 0}, nil, &Words{Title: "List a candidate's notes", Description: "A page of 15 of a candidate's notes, newest first, each as add_note returned it, with links and meta (GET .../candidates/{candidate}/notes)."}},
 }

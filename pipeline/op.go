@@ -106,12 +106,27 @@ const (
 	mDelete = "DELETE"
 )
 
-// opRow is one operation, its traits and, for a write that a proposal
-// may hold, how its stored input runs (nil for any other).
+// opRow is one operation, its traits, for a write that a proposal may
+// hold how its stored input runs (nil for any other), and, for an
+// operation agents call as an MCP tool, its words (nil for the others:
+// the webhooks', whose secrets are for programs, and the documents'
+// bytes).
 type opRow struct {
 	op Op
 	opTraits
-	run *opRun
+	run  *opRun
+	tool *Words
+}
+
+// Words are what an operation says of itself to a person or an agent:
+// its title, and what it does, the records it answers with and what it
+// may refuse, in a sentence or three (the MCP tool's title and
+// description). Idempotent and Destructive are the tool's hints: a write
+// that changes nothing when repeated with the same input, and one that
+// deletes what cannot be brought back.
+type Words struct {
+	Title, Description      string
+	Idempotent, Destructive bool
 }
 
 // opTable is every operation, in the order of the API's document: each
@@ -125,6 +140,7 @@ var opTable = slices.Concat(meOps, jobOps, stageOps, candidateOps, noteOps, rati
 var (
 	opTraitsOf = map[Op]opTraits{}
 	opRuns     = map[Op]*opRun{}
+	opTools    = map[Op]*Words{}
 )
 
 func init() {
@@ -132,6 +148,9 @@ func init() {
 		opTraitsOf[o.op] = o.opTraits
 		if o.run != nil {
 			opRuns[o.op] = o.run
+		}
+		if o.tool != nil {
+			opTools[o.op] = o.tool
 		}
 	}
 }
@@ -170,6 +189,15 @@ func (o Op) Forbids() bool { return opTraitsOf[o].flags&forbids != 0 }
 // Conflicts reports whether op may answer EConflict for a clash with other
 // records, beyond the key in flight that any write may meet.
 func (o Op) Conflicts() bool { return opTraitsOf[o].flags&conflicts != 0 }
+
+// Tool is what op says of itself as an MCP tool; false when it is none.
+func (o Op) Tool() (Words, bool) {
+	w := opTools[o]
+	if w == nil {
+		return Words{}, false
+	}
+	return *w, true
+}
 
 // Status is the HTTP status of op's success: 200, or 201 for a record
 // made, 202 for a mail queued, 204 for a record gone (no body).

@@ -558,6 +558,8 @@ const (
 // privacyOps are the rows of opTable for these operations, in the order of
 // the API's document.
 var privacyOps = []opRow{
-	{OpExportPerson, opTraits{ScopePrivacyManage, mPost, "/privacy/exports", forbids | readsByPost}, nil},
-	{OpErasePerson, opTraits{ScopePrivacyManage, mPost, "/privacy/erasures", forbids}, runs(onTeam((*Service).ErasePerson), Erasure.Record)},
+	{OpExportPerson, opTraits{ScopePrivacyManage, mPost, "/privacy/exports", forbids | readsByPost}, nil, &Words{Title: "Export a person's data",
+		Description: "Everything stored about a person: every candidate of the token's current team with the email, in any letter case, with its notes, ratings, messages, interviews, documents with their text and activity (POST /api/v1/privacy/exports). Owners and admins only. A read: it takes no key."}},
+	{OpErasePerson, opTraits{ScopePrivacyManage, mPost, "/privacy/erasures", forbids}, runs(onTeam((*Service).ErasePerson), Erasure.Record), &Words{Title: "Erase a person", Destructive: true,
+		Description: "Erases a person from the token's current team for good: every candidate with the email, in any letter case, is renamed, its notes, ratings, messages' text and invitations deleted, its future interviews cancelled, and its data erased from the activity log; candidate.erased is logged for each (POST /api/v1/privacy/erasures). Owners and admins only. Erasing again erases none."}},
 }

@@ -817,8 +817,11 @@ const proposalPath = "/proposals/{proposal}"
 var proposalOps = []opRow{
 	// Reading needs no scope: what a token sees depends on whether it
 	// made the proposal or carries proposals:review (see Proposal).
-	{OpListProposals, opTraits{"", mGet, "/proposals", 0}, nil},
-	{OpGetProposal, opTraits{"", mGet, proposalPath, 0}, nil},
-	{OpApproveProposal, opTraits{ScopeProposalsReview, mPost, proposalPath + "/approve", forbids | conflicts | neverHeld}, nil},
-	{OpRejectProposal, opTraits{ScopeProposalsReview, mPost, proposalPath + "/reject", forbids | conflicts | neverHeld}, nil},
+	{OpListProposals, opTraits{"", mGet, "/proposals", 0}, nil, &Words{Title: "List proposals", Description: "A page of 15 of the proposals the token may read, newest first: its own, and with proposals:review its team's, on jobs its user reaches (GET /api/v1/proposals)."}},
+	{OpGetProposal, opTraits{"", mGet, proposalPath, 0}, nil, &Words{Title: "Get a proposal", Description: "One proposal: the write it stands for, its status and, once decided, who decided and what the write answered (GET /api/v1/proposals/{proposal})."}},
+	{OpApproveProposal, opTraits{ScopeProposalsReview, mPost, proposalPath + "/approve", forbids | conflicts | neverHeld}, nil, &Words{Title: "Approve a proposal",
+		Description: "Runs the proposed write now, as its requester, and returns the proposal, applied or failed with the write's answer (POST /api/v1/proposals/{proposal}/approve). " +
+			"Needs the write's own scope too; the requester's user cannot decide it."}},
+	{OpRejectProposal, opTraits{ScopeProposalsReview, mPost, proposalPath + "/reject", forbids | conflicts | neverHeld}, nil, &Words{Title: "Reject a proposal",
+		Description: "Rejects a pending proposal: the write is never made (POST /api/v1/proposals/{proposal}/reject). The requester's user cannot decide it."}},
 }

@@ -88,5 +88,6 @@ const (
 // ratingOps are the rows of opTable for these operations, in the order of
 // the API's document.
 var ratingOps = []opRow{
-	{OpRateCandidate, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/rating", 0}, runs(onCandidate((*Service).RateCandidate), Rating.Record)},
+	{OpRateCandidate, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/rating", 0}, runs(onCandidate((*Service).RateCandidate), Rating.Record), &Words{Title: "Rate a candidate", Idempotent: true,
+		Description: "Sets the token's user's rating of a candidate, replacing an earlier one, and returns it (POST .../candidates/{candidate}/rating)."}},
 }

@@ -122,5 +122,5 @@ const (
 // meOps are the rows of opTable for these operations, in the order of
 // the API's document.
 var meOps = []opRow{
-	{OpGetMe, opTraits{"", mGet, "/me", 0}, nil},
+	{OpGetMe, opTraits{"", mGet, "/me", 0}, nil, &Words{Title: "Who am I", Description: "The token's user, current team, scopes and approval policy (the writes it may only propose): the cheapest check that the token is alive (GET /api/v1/me)."}},
 }

@@ -306,11 +306,11 @@ const webhookPath = "/webhooks/{webhook}"
 // webhookOps are the rows of opTable for these operations, in the order of
 // the API's document.
 var webhookOps = []opRow{
-	{OpCreateWebhook, opTraits{ScopeWebhooksWrite, mPost, "/webhooks", forbids | creates}, runs(onTeam((*Service).CreateWebhook), CreatedWebhook.Record)},
-	{OpListWebhooks, opTraits{ScopeWebhooksWrite, mGet, "/webhooks", forbids}, nil},
-	{OpGetWebhook, opTraits{ScopeWebhooksWrite, mGet, webhookPath, forbids}, nil},
+	{OpCreateWebhook, opTraits{ScopeWebhooksWrite, mPost, "/webhooks", forbids | creates}, runs(onTeam((*Service).CreateWebhook), CreatedWebhook.Record), nil},
+	{OpListWebhooks, opTraits{ScopeWebhooksWrite, mGet, "/webhooks", forbids}, nil, nil},
+	{OpGetWebhook, opTraits{ScopeWebhooksWrite, mGet, webhookPath, forbids}, nil, nil},
 	{OpDeleteWebhook, opTraits{ScopeWebhooksWrite, mDelete, webhookPath, forbids | empties}, runs[WebhookDeletion, struct{}, struct{}](func(s *Service, ctx context.Context, r Ref, in WebhookDeletion) (Result[struct{}], error) {
 		return s.DeleteWebhook(ctx, r.Webhook, in)
-	}, nil)},
-	{OpListWebhookDeliveries, opTraits{ScopeWebhooksWrite, mGet, webhookPath + "/deliveries", forbids}, nil},
+	}, nil), nil},
+	{OpListWebhookDeliveries, opTraits{ScopeWebhooksWrite, mGet, webhookPath + "/deliveries", forbids}, nil, nil},
 }

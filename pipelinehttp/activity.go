@@ -113,9 +113,6 @@ func newFeed(base string, f pipeline.FeedFilter, page pipeline.FeedPage) feed {
 var activityOperations = []operation{
 	newOperation(opSpec[pipeline.FeedFilter, feed]{
 		op: pipeline.OpListActivity,
-		tool: &toolInfo{title: "Read the activity feed",
-			description: "The activity entries of what the token's user reaches, oldest first, in commit order (GET /api/v1/activity). " +
-				"Pass meta.next_cursor back as after to read on: no entry is missed or seen twice, and from the last page it returns what was written since."},
 		params: feedParams(
 			described(textSchema(1, 0, ""), "The cursor of the last entry seen (meta.next_cursor); absent: from the beginning."),
 			described(&jsonschema.Schema{Type: "string"}, "RFC 3339 date and time: start at the first entry at or after it. Ignored with after."),

@@ -22,8 +22,7 @@ var (
 // document.
 var candidateOperations = []operation{
 	newOperation(opSpec[pipeline.CandidateFilter, list[pipeline.CandidateSummary]]{
-		op:   pipeline.OpListCandidates,
-		tool: &toolInfo{title: "List candidates", description: "A page of 15 of a job's candidates, newest applicant first, with links and meta (GET /api/v1/jobs/{job}/candidates). search matches name or email; stage takes a stage id."},
+		op: pipeline.OpListCandidates,
 		params: []param[pipeline.CandidateFilter]{
 			jobID[pipeline.CandidateFilter](),
 			searchParam(described(&jsonschema.Schema{Type: "string"}, "Case-insensitive substring of name or email; empty does not filter."), func(in *pipeline.CandidateFilter) *string { return &in.Search }),
@@ -45,9 +44,6 @@ var candidateOperations = []operation{
 	}),
 	newOperation(opSpec[pipeline.NewCandidate, data[pipeline.CandidateRecord]]{
 		op: pipeline.OpAddCandidate,
-		tool: &toolInfo{title: "Add a candidate",
-			description: "Adds an active candidate to a job, in the stage given or the job's first, and returns it (POST /api/v1/jobs/{job}/candidates). " +
-				"An email another candidate of the job has, in any letter case, is validation_failed on email; a closed job is forbidden. Each call adds one: send an idempotency_key to retry safely."},
 		params: []param[pipeline.NewCandidate]{
 			jobID[pipeline.NewCandidate](),
 			textField("name", true, described(nameSchema, "Up to 255 characters once trimmed, not blank; stored trimmed."), func(in *pipeline.NewCandidate) *string { return &in.Name }),
@@ -64,7 +60,6 @@ var candidateOperations = []operation{
 	}),
 	newOperation(opSpec[struct{}, data[pipeline.CandidateRecord]]{
 		op:     pipeline.OpGetCandidate,
-		tool:   &toolInfo{title: "Get a candidate", description: "One candidate of a job with resume_url and notes_count; empty fields are left out (GET /api/v1/jobs/{job}/candidates/{candidate})."},
 		params: []param[struct{}]{jobID[struct{}](), candidateID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[pipeline.CandidateRecord], bool, error) {
 			k, err := svc.GetCandidate(ctx, in.ref.Job, in.ref.Candidate)
@@ -73,8 +68,6 @@ var candidateOperations = []operation{
 	}),
 	newOperation(opSpec[pipeline.CandidatePatch, data[pipeline.CandidateRecord]]{
 		op: pipeline.OpUpdateCandidate,
-		tool: &toolInfo{title: "Update a candidate", idempotent: true,
-			description: "Changes any of name, email, resume_url (null clears it) and status of a candidate and returns it (PATCH /api/v1/jobs/{job}/candidates/{candidate}); send at least one. Any status may follow any. An email another candidate of the job has, in any letter case, is validation_failed on email."},
 		params: []param[pipeline.CandidatePatch]{
 			jobID[pipeline.CandidatePatch](), candidateID[pipeline.CandidatePatch](),
 			optionalField("name", described(nameSchema, "Up to 255 characters once trimmed, not blank; stored trimmed."), func(in *pipeline.CandidatePatch) **string { return &in.Name }),
@@ -86,8 +79,6 @@ var candidateOperations = []operation{
 	}),
 	newOperation(opSpec[pipeline.CandidateMove, data[pipeline.CandidateRecord]]{
 		op: pipeline.OpMoveCandidate,
-		tool: &toolInfo{title: "Move a candidate", idempotent: true,
-			description: "Moves a candidate to a stage of the same job and returns the candidate, unchanged when already there (POST .../candidates/{candidate}/stage). A stage of another job is validation_failed on stage."},
 		params: []param[pipeline.CandidateMove]{
 			jobID[pipeline.CandidateMove](), candidateID[pipeline.CandidateMove](),
 			integerField("stage", true, described(idSchema(), "Id of a stage of the same job, from list_stages."), func(in *pipeline.CandidateMove) *int64 { return &in.StageID }),

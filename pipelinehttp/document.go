@@ -112,8 +112,6 @@ var documentOperations = []operation{
 	}),
 	newOperation(opSpec[pipeline.DocumentFilter, list[documentItem]]{
 		op: pipeline.OpListDocuments,
-		tool: &toolInfo{title: "List a candidate's documents",
-			description: "A page of 15 of a candidate's documents (résumés, cover letters, others), newest first, each with its text_status, with links and meta (GET .../candidates/{candidate}/documents). Read a document's text with get_document_text."},
 		params: []param[pipeline.DocumentFilter]{
 			jobID[pipeline.DocumentFilter](), candidateID[pipeline.DocumentFilter](),
 			pageParam(pageSchema, func(in *pipeline.DocumentFilter) *int { return &in.Page }),
@@ -141,9 +139,6 @@ var documentOperations = []operation{
 	}),
 	newOperation(opSpec[pipeline.TextRange, data[documentTextItem]]{
 		op: pipeline.OpGetDocumentText,
-		tool: &toolInfo{title: "Get a document's text",
-			description: "The text read from a candidate's document (PDF, Word, OpenDocument or plain text), at most 200,000 characters, or the part offset and limit select, in characters; next_offset is where the next part starts, null at the end (GET .../documents/{document}/text). " +
-				"conflict while the text is being read (try again shortly); validation_failed naming document when it has none (an image) or could not be read."},
 		params: []param[pipeline.TextRange]{
 			jobID[pipeline.TextRange](), candidateID[pipeline.TextRange](), documentID[pipeline.TextRange](),
 			queryParam("offset", offsetSchema, pipeline.MsgOffset, func(in *input[pipeline.TextRange], text string) bool {

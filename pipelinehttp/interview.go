@@ -96,10 +96,6 @@ const msgUserIDs = "The user_ids must be user ids separated by commas, such as 3
 var interviewOperations = []operation{
 	newOperation(opSpec[pipeline.NewInterview, data[pipeline.InterviewRecord]]{
 		op: pipeline.OpScheduleInterview,
-		tool: &toolInfo{title: "Schedule an interview",
-			description: "Schedules an interview of an active candidate with 1 to 10 interviewers of the job's team and returns it (POST .../candidates/{candidate}/interviews). " +
-				"15 minutes to 8 hours, starting from now to 365 days ahead. An interviewer or the candidate already booked at an overlapping time is conflict, whose details list the busy times. " +
-				"Each call schedules one: send an idempotency_key to retry safely."},
 		params: []param[pipeline.NewInterview]{
 			jobID[pipeline.NewInterview](), candidateID[pipeline.NewInterview](),
 			textField("start", true, described(instantSchema, "RFC 3339 date and time with an offset; not in the past, at most 365 days ahead."), func(in *pipeline.NewInterview) *string { return &in.Start }),
@@ -116,8 +112,7 @@ var interviewOperations = []operation{
 		created: func(out data[pipeline.InterviewRecord]) int64 { return out.Data.ID },
 	}),
 	newOperation(opSpec[pipeline.InterviewFilter, list[pipeline.InterviewRecord]]{
-		op:   pipeline.OpListInterviews,
-		tool: &toolInfo{title: "List a candidate's interviews", description: "A page of 15 of a candidate's interviews, scheduled and cancelled, by start, with links and meta (GET .../candidates/{candidate}/interviews)."},
+		op: pipeline.OpListInterviews,
 		params: []param[pipeline.InterviewFilter]{
 			jobID[pipeline.InterviewFilter](), candidateID[pipeline.InterviewFilter](),
 			pageParam(pageSchema, func(in *pipeline.InterviewFilter) *int { return &in.Page }),
@@ -129,7 +124,6 @@ var interviewOperations = []operation{
 	}),
 	newOperation(opSpec[struct{}, data[pipeline.InterviewRecord]]{
 		op:     pipeline.OpGetInterview,
-		tool:   &toolInfo{title: "Get an interview", description: "One interview of a candidate (GET .../interviews/{interview})."},
 		params: []param[struct{}]{jobID[struct{}](), candidateID[struct{}](), interviewID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[pipeline.InterviewRecord], bool, error) {
 			iv, err := svc.GetInterview(ctx, in.ref.Job, in.ref.Candidate, in.ref.Interview)
@@ -138,9 +132,6 @@ var interviewOperations = []operation{
 	}),
 	newOperation(opSpec[pipeline.InterviewPatch, data[pipeline.InterviewRecord]]{
 		op: pipeline.OpRescheduleInterview,
-		tool: &toolInfo{title: "Reschedule an interview", idempotent: true,
-			description: "Changes any of start, end, timezone, interviewer_ids, location and video_url (null clears the last two) of a scheduled interview, checked as schedule_interview checks them, and returns it " +
-				"(PATCH .../interviews/{interview}); a change adds 1 to sequence. A cancelled interview is forbidden; an overlapping booking is conflict with the busy times."},
 		params: []param[pipeline.InterviewPatch]{
 			jobID[pipeline.InterviewPatch](), candidateID[pipeline.InterviewPatch](), interviewID[pipeline.InterviewPatch](),
 			optionalField("start", described(instantSchema, "RFC 3339 date and time with an offset; not in the past, at most 365 days ahead."), func(in *pipeline.InterviewPatch) **string { return &in.Start }),
@@ -159,8 +150,6 @@ var interviewOperations = []operation{
 	}),
 	newOperation(opSpec[pipeline.InterviewCancellation, data[pipeline.InterviewRecord]]{
 		op: pipeline.OpCancelInterview,
-		tool: &toolInfo{title: "Cancel an interview", idempotent: true,
-			description: "Cancels an interview, adding 1 to its sequence, and returns it (POST .../interviews/{interview}/cancel); a cancelled one is returned unchanged."},
 		params: []param[pipeline.InterviewCancellation]{
 			jobID[pipeline.InterviewCancellation](), candidateID[pipeline.InterviewCancellation](), interviewID[pipeline.InterviewCancellation](),
 		},
@@ -179,9 +168,6 @@ var interviewOperations = []operation{
 	}),
 	newOperation(opSpec[pipeline.AvailabilityQuery, data[[]userBusy]]{
 		op: pipeline.OpGetAvailability,
-		tool: &toolInfo{title: "Read availability",
-			description: "The busy times, from scheduled interviews, of members of the token's current team between from and to (at most 31 days), one entry per user " +
-				"(GET /api/v1/availability?user_ids=3,7&from=…&to=…). Never tells whose interviews they are."},
 		params: []param[pipeline.AvailabilityQuery]{
 			requiredParam(queryParam("user_ids", described(textSchema(1, 0, `^[1-9][0-9]*(,[1-9][0-9]*)*$`), "Ids of members of the token's current team, separated by commas, such as 3,7; at most 50."),
 				msgUserIDs, func(in *input[pipeline.AvailabilityQuery], text string) bool {

@@ -20,8 +20,7 @@ var (
 // document.
 var jobOperations = []operation{
 	newOperation(opSpec[pipeline.JobFilter, list[pipeline.JobSummary]]{
-		op:   pipeline.OpListJobs,
-		tool: &toolInfo{title: "List jobs", description: "A page of 15 of the jobs the token can reach, newest first, with links and meta (GET /api/v1/jobs). status defaults to open; search matches the title."},
+		op: pipeline.OpListJobs,
 		params: []param[pipeline.JobFilter]{
 			statusParam(described(statusSchema, "Jobs of this status; open when absent."), func(in *pipeline.JobFilter) *pipeline.JobStatus { return &in.Status }),
 			searchParam(described(&jsonschema.Schema{Type: "string"}, "Case-insensitive substring of the title; empty does not filter."), func(in *pipeline.JobFilter) *string { return &in.Search }),
@@ -37,8 +36,7 @@ var jobOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[pipeline.NewJob, data[pipeline.JobRecord]]{
-		op:   pipeline.OpCreateJob,
-		tool: &toolInfo{title: "Create a job", description: "Creates an open job on the token's team with the default pipeline (Applied, Screening, Interview, Offer, Hired) and returns it (POST /api/v1/jobs). forbidden when the plan's job limit is reached."},
+		op: pipeline.OpCreateJob,
 		params: []param[pipeline.NewJob]{
 			textField("title", true, described(titleSchema, "Up to 255 characters, not blank."), func(in *pipeline.NewJob) *string { return &in.Title }),
 			textField("description", false, described(descriptionSchema, "HTML, up to 65,535 characters."), func(in *pipeline.NewJob) *string { return &in.Description }),
@@ -51,7 +49,6 @@ var jobOperations = []operation{
 	}),
 	newOperation(opSpec[struct{}, data[pipeline.JobRecord]]{
 		op:     pipeline.OpGetJob,
-		tool:   &toolInfo{title: "Get a job", description: "One job in full (GET /api/v1/jobs/{job})."},
 		params: []param[struct{}]{jobID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[pipeline.JobRecord], bool, error) {
 			j, err := svc.GetJob(ctx, in.ref.Job)
@@ -59,8 +56,7 @@ var jobOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[pipeline.JobPatch, data[pipeline.JobRecord]]{
-		op:   pipeline.OpUpdateJob,
-		tool: &toolInfo{title: "Update a job", description: "Changes any of title, description, status and returns the job (PATCH /api/v1/jobs/{job}); send at least one. Reopening a closed job needs a free slot of the plan's job limit."},
+		op: pipeline.OpUpdateJob,
 		params: []param[pipeline.JobPatch]{
 			jobID[pipeline.JobPatch](),
 			optionalField("title", described(titleSchema, "Up to 255 characters, not blank."), func(in *pipeline.JobPatch) **string { return &in.Title }),

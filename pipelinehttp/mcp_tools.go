@@ -18,16 +18,6 @@ type mcpTool struct {
 	handler mcp.ToolHandler
 }
 
-// toolInfo is what tools/list says of a tool besides its name and schemas.
-type toolInfo struct {
-	title, description string
-	// idempotent writes change nothing when repeated with the same
-	// arguments.
-	idempotent bool
-	// destructive writes delete what cannot be brought back.
-	destructive bool
-}
-
 // mcpTools are the tools: the operations of the table that are tools, in
 // its order.
 func (a *api) mcpTools() []mcpTool {
@@ -44,19 +34,19 @@ func (a *api) mcpTools() []mcpTool {
 // result is the API's body.
 func (a *api) newTool(o operation) mcpTool {
 	info := o.tool
-	hints := &mcp.ToolAnnotations{Title: info.title, ReadOnlyHint: true, OpenWorldHint: new(false)}
+	hints := &mcp.ToolAnnotations{Title: info.Title, ReadOnlyHint: true, OpenWorldHint: new(false)}
 	if o.op.Writes() {
 		// Only an erasure deletes for good.
-		hints = &mcp.ToolAnnotations{Title: info.title, DestructiveHint: new(info.destructive),
-			IdempotentHint: info.idempotent, OpenWorldHint: new(false)}
+		hints = &mcp.ToolAnnotations{Title: info.Title, DestructiveHint: new(info.Destructive),
+			IdempotentHint: info.Idempotent, OpenWorldHint: new(false)}
 	}
-	description := info.description
+	description := info.Description
 	if scope := o.op.Scope(); scope != "" {
 		description += " Needs the scope " + string(scope) + "."
 	}
 	tool := &mcp.Tool{
 		Name:         string(o.op),
-		Title:        info.title,
+		Title:        info.Title,
 		Description:  description,
 		Annotations:  hints,
 		InputSchema:  o.inputSchema(),
@@ -143,10 +133,10 @@ func (spec opSpec[In, Out]) readArguments(ctx context.Context, a *api, raw json.
 	return in
 }
 
-// Tools are the operations that are MCP tools, in the order of the table;
-// the others (the webhooks', an invitation's calendar file) are served by
-// the REST API only. Whether an operation is a tool is a trait of this
-// face, declared beside its description, so the list comes from here.
+// Tools are the operations that are MCP tools, in the order of the table
+// (those the domain gives a tool's words, pipeline.Op.Tool); the others
+// (the webhooks', an invitation's calendar file) are served by the REST
+// API only.
 func Tools() []pipeline.Op {
 	var out []pipeline.Op
 	for _, o := range operations {

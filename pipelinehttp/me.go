@@ -33,8 +33,7 @@ func newIdentity(id pipeline.Identity) identity {
 // document.
 var meOperations = []operation{
 	newOperation(opSpec[struct{}, data[identity]]{
-		op:   pipeline.OpGetMe,
-		tool: &toolInfo{title: "Who am I", description: "The token's user, current team, scopes and approval policy (the writes it may only propose): the cheapest check that the token is alive (GET /api/v1/me)."},
+		op: pipeline.OpGetMe,
 		call: func(ctx context.Context, svc *pipeline.Service, _ *input[struct{}]) (data[identity], bool, error) {
 			id, err := svc.GetMe(ctx)
 			return data[identity]{Data: newIdentity(id)}, false, err

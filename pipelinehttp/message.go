@@ -23,9 +23,6 @@ var (
 var messageOperations = []operation{
 	newOperation(opSpec[pipeline.NewMessage, data[pipeline.MessageRecord]]{
 		op: pipeline.OpSendMessage,
-		tool: &toolInfo{title: "Send a message",
-			description: "Emails a candidate from the server's address, Reply-To the token's user, now or at send_at, and returns the queued message (POST .../candidates/{candidate}/messages). " +
-				"forbidden when the server has no mail configured. Each call sends one: send an idempotency_key to retry safely."},
 		params: []param[pipeline.NewMessage]{
 			jobID[pipeline.NewMessage](), candidateID[pipeline.NewMessage](),
 			textField("subject", true, described(subjectSchema, "Up to 200 characters once trimmed, not blank, no line break."), func(in *pipeline.NewMessage) *string { return &in.Subject }),
@@ -36,8 +33,7 @@ var messageOperations = []operation{
 		created: func(out data[pipeline.MessageRecord]) int64 { return out.Data.ID },
 	}),
 	newOperation(opSpec[pipeline.MessageFilter, list[pipeline.MessageRecord]]{
-		op:   pipeline.OpListMessages,
-		tool: &toolInfo{title: "List a candidate's messages", description: "A page of 15 of the messages sent to a candidate, newest first, each with its status, with links and meta (GET .../candidates/{candidate}/messages)."},
+		op: pipeline.OpListMessages,
 		params: []param[pipeline.MessageFilter]{
 			jobID[pipeline.MessageFilter](), candidateID[pipeline.MessageFilter](),
 			pageParam(pageSchema, func(in *pipeline.MessageFilter) *int { return &in.Page }),
@@ -49,7 +45,6 @@ var messageOperations = []operation{
 	}),
 	newOperation(opSpec[struct{}, data[pipeline.MessageRecord]]{
 		op:     pipeline.OpGetMessage,
-		tool:   &toolInfo{title: "Get a message", description: "One message to a candidate, with its status: queued, sent, failed or cancelled (GET .../candidates/{candidate}/messages/{message})."},
 		params: []param[struct{}]{jobID[struct{}](), candidateID[struct{}](), messageID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[pipeline.MessageRecord], bool, error) {
 			m, err := svc.GetMessage(ctx, in.ref.Job, in.ref.Candidate, in.ref.Message)
@@ -57,9 +52,7 @@ var messageOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[pipeline.MessageCancellation, data[pipeline.MessageRecord]]{
-		op: pipeline.OpCancelMessage,
-		tool: &toolInfo{title: "Cancel a message", idempotent: true,
-			description: "Cancels a queued message, which is then never sent, and returns it; a cancelled one is returned unchanged, a sent or failed one is forbidden (POST .../messages/{message}/cancel)."},
+		op:     pipeline.OpCancelMessage,
 		params: []param[pipeline.MessageCancellation]{jobID[pipeline.MessageCancellation](), candidateID[pipeline.MessageCancellation](), messageID[pipeline.MessageCancellation]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.MessageCancellation]) (data[pipeline.MessageRecord], bool, error) {
 			res, err := svc.CancelMessage(ctx, in.ref.Job, in.ref.Candidate, in.ref.Message, in.domain())
@@ -67,9 +60,7 @@ var messageOperations = []operation{
 		},
 	}),
 	newOperation(opSpec[pipeline.MessageRetry, data[pipeline.MessageRecord]]{
-		op: pipeline.OpRetryMessage,
-		tool: &toolInfo{title: "Retry a failed message",
-			description: "Queues a failed message again, due now and with the same Message-ID, once the cause of its failure is fixed, and returns it; a message that is not failed is forbidden (POST .../messages/{message}/retry)."},
+		op:     pipeline.OpRetryMessage,
 		params: []param[pipeline.MessageRetry]{jobID[pipeline.MessageRetry](), candidateID[pipeline.MessageRetry](), messageID[pipeline.MessageRetry]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.MessageRetry]) (data[pipeline.MessageRecord], bool, error) {
 			res, err := svc.RetryMessage(ctx, in.ref.Job, in.ref.Candidate, in.ref.Message, in.domain())

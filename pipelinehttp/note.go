@@ -12,8 +12,6 @@ import (
 var noteOperations = []operation{
 	newOperation(opSpec[pipeline.NewNote, data[pipeline.NoteRecord]]{
 		op: pipeline.OpAddNote,
-		tool: &toolInfo{title: "Add a note",
-			description: "Adds a note by the token's user to a candidate and returns it (POST .../candidates/{candidate}/notes). Each call adds one: send an idempotency_key to retry safely."},
 		params: []param[pipeline.NewNote]{
 			jobID[pipeline.NewNote](), candidateID[pipeline.NewNote](),
 			textField("content", true, described(textSchema(1, pipeline.MaxNoteLength, `\S`), "The note: up to 5,000 characters, not blank."), func(in *pipeline.NewNote) *string { return &in.Content }),
@@ -21,8 +19,7 @@ var noteOperations = []operation{
 		call: onCandidate((*pipeline.Service).AddNote, pipeline.Note.Record),
 	}),
 	newOperation(opSpec[pipeline.NoteFilter, list[pipeline.NoteRecord]]{
-		op:   pipeline.OpListNotes,
-		tool: &toolInfo{title: "List a candidate's notes", description: "A page of 15 of a candidate's notes, newest first, each as add_note returned it, with links and meta (GET .../candidates/{candidate}/notes)."},
+		op: pipeline.OpListNotes,
 		params: []param[pipeline.NoteFilter]{
 			jobID[pipeline.NoteFilter](), candidateID[pipeline.NoteFilter](),
 			pageParam(pageSchema, func(in *pipeline.NoteFilter) *int { return &in.Page }),

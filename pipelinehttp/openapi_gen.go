@@ -259,8 +259,8 @@ func (g *docGen) operation(o operation) error {
 	// A tool's title and description are its operation's prose, unless
 	// the overlay says more.
 	if o.tool != nil && !g.described[method+" "+path] {
-		set(op, "summary", o.tool.title)
-		set(op, "description", o.tool.description)
+		set(op, "summary", o.tool.Title)
+		set(op, "description", o.tool.Description)
 	}
 	scopes := seq()
 	scopes.Style = yaml.FlowStyle

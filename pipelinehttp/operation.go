@@ -22,8 +22,8 @@ import (
 type operation struct {
 	op     pipeline.Op
 	method string
-	path   string // below /api/v1, path parameters as {job}
-	tool   *toolInfo
+	path   string          // below /api/v1, path parameters as {job}
+	tool   *pipeline.Words // nil: not a tool
 	params []paramInfo
 	output func() *jsonschema.Schema // the tool result's schema: the success body's, or a proposal
 	record func() *jsonschema.Schema // the success body's schema
@@ -60,7 +60,6 @@ type paramInfo struct {
 // path), its parameters, the Service call and how the result renders.
 type opSpec[In, Out any] struct {
 	op     pipeline.Op
-	tool   *toolInfo // nil: not a tool
 	params []param[In]
 	// afterRead adjusts the input once every parameter is read, where one
 	// parameter voids another (a feed's since after a cursor).
@@ -86,13 +85,16 @@ func newOperation[In, Out any](spec opSpec[In, Out]) operation {
 			spec.params = append(slices.Clip(spec.params), reasonParam[In]())
 		}
 	}
-	o := operation{op: spec.op, method: spec.op.Method(), path: spec.op.Path(), tool: spec.tool,
+	o := operation{op: spec.op, method: spec.op.Method(), path: spec.op.Path(),
 		output: func() *jsonschema.Schema { return outputSchema[Out](spec.op) },
 		record: func() *jsonschema.Schema { return schemaFor[Out](false) },
 		input:  reflect.TypeFor[In](),
 		status: spec.op.Status(), creates: spec.created != nil, body: reflect.TypeFor[Out](), reads: spec.body}
 	for _, p := range spec.params {
 		o.params = append(o.params, paramInfo{name: p.name, arg: p.argName(), place: p.place, required: p.required, schema: p.schema})
+	}
+	if w, ok := spec.op.Tool(); ok {
+		o.tool = &w
 	}
 	o.faces = spec
 	return o

@@ -89,8 +89,6 @@ var (
 
 var exportPersonOperation = newOperation(opSpec[pipeline.PersonQuery, data[personExport]]{
 	op: pipeline.OpExportPerson,
-	tool: &toolInfo{title: "Export a person's data",
-		description: "Everything stored about a person: every candidate of the token's current team with the email, in any letter case, with its notes, ratings, messages, interviews, documents with their text and activity (POST /api/v1/privacy/exports). Owners and admins only. A read: it takes no key."},
 	params: []param[pipeline.PersonQuery]{
 		textField("email", true, personEmailSchema, func(in *pipeline.PersonQuery) *string { return &in.Email }),
 	},
@@ -102,8 +100,6 @@ var exportPersonOperation = newOperation(opSpec[pipeline.PersonQuery, data[perso
 
 var erasePersonOperation = newOperation(opSpec[pipeline.PersonErasure, data[pipeline.ErasureRecord]]{
 	op: pipeline.OpErasePerson,
-	tool: &toolInfo{title: "Erase a person", destructive: true,
-		description: "Erases a person from the token's current team for good: every candidate with the email, in any letter case, is renamed, its notes, ratings, messages' text and invitations deleted, its future interviews cancelled, and its data erased from the activity log; candidate.erased is logged for each (POST /api/v1/privacy/erasures). Owners and admins only. Erasing again erases none."},
 	params: []param[pipeline.PersonErasure]{
 		textField("email", true, personEmailSchema, func(in *pipeline.PersonErasure) *string { return &in.Email }),
 		requiredReason[pipeline.PersonErasure](),

@@ -89,8 +89,7 @@ var noteSchema = described(textSchema(0, pipeline.MaxDecisionNoteLength, ""), "O
 // document.
 var proposalOperations = []operation{
 	newOperation(opSpec[pipeline.ProposalFilter, list[proposalItem]]{
-		op:   pipeline.OpListProposals,
-		tool: &toolInfo{title: "List proposals", description: "A page of 15 of the proposals the token may read, newest first: its own, and with proposals:review its team's, on jobs its user reaches (GET /api/v1/proposals)."},
+		op: pipeline.OpListProposals,
 		params: []param[pipeline.ProposalFilter]{
 			statusParam(proposalStatus, func(in *pipeline.ProposalFilter) *string { return &in.Status }),
 			queryParam("job_id", described(idSchema(), "Only proposals on this job."), "The job_id must be a positive integer.",
@@ -114,27 +113,20 @@ var proposalOperations = []operation{
 	}),
 	newOperation(opSpec[struct{}, data[proposalItem]]{
 		op:     pipeline.OpGetProposal,
-		tool:   &toolInfo{title: "Get a proposal", description: "One proposal: the write it stands for, its status and, once decided, who decided and what the write answered (GET /api/v1/proposals/{proposal})."},
 		params: []param[struct{}]{proposalID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[proposalItem], bool, error) {
 			p, err := svc.GetProposal(ctx, in.ref.Proposal)
 			return data[proposalItem]{Data: newProposalItem(p)}, false, err
 		},
 	}),
-	decideOperation(pipeline.OpApproveProposal, "Approve a proposal",
-		"Runs the proposed write now, as its requester, and returns the proposal, applied or failed with the write's answer (POST /api/v1/proposals/{proposal}/approve). "+
-			"Needs the write's own scope too; the requester's user cannot decide it.",
-		(*pipeline.Service).ApproveProposal),
-	decideOperation(pipeline.OpRejectProposal, "Reject a proposal",
-		"Rejects a pending proposal: the write is never made (POST /api/v1/proposals/{proposal}/reject). The requester's user cannot decide it.",
-		(*pipeline.Service).RejectProposal),
+	decideOperation(pipeline.OpApproveProposal, (*pipeline.Service).ApproveProposal),
+	decideOperation(pipeline.OpRejectProposal, (*pipeline.Service).RejectProposal),
 }
 
-func decideOperation(op pipeline.Op, title, description string,
+func decideOperation(op pipeline.Op,
 	method func(*pipeline.Service, context.Context, int64, pipeline.ProposalDecision) (pipeline.Result[pipeline.Proposal], error)) operation {
 	return newOperation(opSpec[pipeline.ProposalDecision, data[proposalItem]]{
-		op:   op,
-		tool: &toolInfo{title: title, description: description},
+		op: op,
 		params: []param[pipeline.ProposalDecision]{
 			proposalID[pipeline.ProposalDecision](),
 			optionalField("note", noteSchema, func(in *pipeline.ProposalDecision) **string { return &in.Note }),

@@ -12,8 +12,6 @@ var ratingSchema = enumSchema(string(pipeline.GoodFit), string(pipeline.Maybe), 
 var ratingOperations = []operation{
 	newOperation(opSpec[pipeline.NewRating, data[pipeline.RatingRecord]]{
 		op: pipeline.OpRateCandidate,
-		tool: &toolInfo{title: "Rate a candidate", idempotent: true,
-			description: "Sets the token's user's rating of a candidate, replacing an earlier one, and returns it (POST .../candidates/{candidate}/rating)."},
 		params: []param[pipeline.NewRating]{
 			jobID[pipeline.NewRating](), candidateID[pipeline.NewRating](),
 			textField("rating", true, described(ratingSchema, "The verdict."), func(in *pipeline.NewRating) *pipeline.RatingValue { return &in.Value }),

@@ -25,7 +25,6 @@ func newStageItems(st []pipeline.Stage) []stageItem {
 var stageOperations = []operation{
 	newOperation(opSpec[struct{}, data[[]stageItem]]{
 		op:     pipeline.OpListStages,
-		tool:   &toolInfo{title: "List a job's stages", description: "The stages of a job in pipeline order, with the ids move_candidate and list_candidates take (GET /api/v1/jobs/{job}/stages)."},
 		params: []param[struct{}]{jobID[struct{}]()},
 		call: func(ctx context.Context, svc *pipeline.Service, in *input[struct{}]) (data[[]stageItem], bool, error) {
 			st, err := svc.ListStages(ctx, in.ref.Job)
