@@ -250,8 +250,7 @@ func (s *Service) propose(ctx context.Context, c Caller, w writeCall, busy bool)
 			if err != nil {
 				return err
 			}
-			if err := s.log(ctx, tx, c, teamID, w.ref.Job, ActionProposalCreated, SubjectProposal, np.ID, map[string]any{
-				"operation": w.op, "status": Change{Before: nil, After: ProposalPending}}); err != nil {
+			if err := s.log(ctx, reasonTx{Tx: tx, reason: w.reason}, c, teamID, w.ref.Job, ActionProposalCreated, SubjectProposal, np.ID, proposalChanges(w.op, w.ref.Candidate, nil, ProposalPending)); err != nil {
 				return err
 			}
 			p = &np
@@ -345,7 +344,27 @@ func (s *Service) decide(ctx context.Context, tx Tx, r approvalRun, status strin
 		action = ActionProposalRejected
 	}
 	return s.log(ctx, reasonTx{Tx: tx, reason: r.reason}, r.approver, r.proposal.TeamID, r.proposal.JobID, action, SubjectProposal, r.proposal.ID,
-		map[string]any{"status": Change{Before: ProposalPending, After: status}})
+		proposalChanges(r.proposal.Operation, r.proposal.CandidateID, ProposalPending, status))
+}
+
+// proposalChanges are the changes of a proposal's entry: its operation,
+// its status, and the candidate it names (none: 0), never its input, so
+// that the feed alone tells who proposed what for whom.
+func proposalChanges(op Op, candidate int64, before any, after string) map[string]any {
+	c := map[string]any{"operation": op, "status": Change{Before: before, After: after}}
+	if candidate != 0 {
+		c["candidate_id"] = candidate
+	}
+	return c
+}
+
+// decisionReason is the reason a decision's entry carries: the decider's
+// note (oversight.md §3), else the reason its body gave.
+func decisionReason(note, reason *string) *string {
+	if note != nil {
+		return note
+	}
+	return reason
 }
 
 // ProposalDecisionRecord is a decision the store makes of a pending
@@ -512,7 +531,7 @@ func (s *Service) RejectProposal(ctx context.Context, id int64, in ProposalDecis
 			if err := checkPending(p); err != nil {
 				return Proposal{}, err
 			}
-			r := approvalRun{proposal: p, approver: c, note: in.Note, reason: k.reason}
+			r := approvalRun{proposal: p, approver: c, note: in.Note, reason: decisionReason(in.Note, k.reason)}
 			if err := s.decide(ctx, tx, r, ProposalRejected, nil); err != nil {
 				return Proposal{}, err
 			}
@@ -581,7 +600,7 @@ func (s *Service) ApproveProposal(ctx context.Context, id int64, in ProposalDeci
 	if !errors.Is(err, checked) {
 		return Result[Proposal]{}, err
 	}
-	r := approvalRun{proposal: p, approver: c, note: in.Note, reason: k.reason}
+	r := approvalRun{proposal: p, approver: c, note: in.Note, reason: decisionReason(in.Note, k.reason)}
 	runCtx := context.WithValue(ctx, approvalKey{}, r)
 	if requester, err := s.requester(ctx, p); err != nil {
 		return Result[Proposal]{}, err
@@ -753,7 +772,7 @@ func (s *Service) closeProposal(ctx context.Context, tx Tx, p Proposal, status s
 		action = ActionProposalWithdrawn
 	}
 	return true, s.log(ctx, tx, Caller{}, p.TeamID, p.JobID, action, SubjectProposal, p.ID,
-		map[string]any{"operation": p.Operation, "status": Change{Before: ProposalPending, After: status}})
+		proposalChanges(p.Operation, p.CandidateID, ProposalPending, status))
 }
 
 // TeamProposals returns every proposal of a team, newest first, each as it
