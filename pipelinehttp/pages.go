@@ -35,6 +35,10 @@ const (
 	preSessionMaxAge = time.Hour
 )
 
+// MaxPageBody is the most of a body a POST to the pages is read for
+// (web.md): their forms are a few fields, and none takes a file.
+const MaxPageBody = 64 << 10
+
 // pageCSP lets a page load its own style sheet and nothing else: no
 // script at all, no framing.
 const pageCSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
@@ -158,7 +162,7 @@ func tokenState(t pipeline.Token) string {
 }
 
 func (p *pages) routes(g *gin.RouterGroup) {
-	g.Use(p.recover, p.headers)
+	g.Use(p.recover, p.headers, p.bounded)
 	static, _ := fs.Sub(staticFS, "static")
 	g.StaticFS("/static", http.FS(static))
 	g.GET("", func(c *gin.Context) { c.Redirect(http.StatusSeeOther, p.prefix+"/app/") })
@@ -188,6 +192,50 @@ func (p *pages) headers(c *gin.Context) {
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Cache-Control", "no-store")
 	c.Next()
+}
+
+// bounded refuses a POST that carries neither a session nor a
+// pre-session cookie before reading any of its body, since no form of the
+// pages is sent without one, and reads at most MaxPageBody of the others:
+// beyond, 413 and nothing more read. It parses the form here, so that the
+// handlers after it only look it up.
+func (p *pages) bounded(c *gin.Context) {
+	if c.Request.Method != http.MethodPost {
+		c.Next()
+		return
+	}
+	if p.cookie(c, SessionCookie) == "" && p.cookie(c, preSessionCookie) == "" {
+		p.forged(c)
+		return
+	}
+	if c.Request.ContentLength > MaxPageBody {
+		p.tooLarge(c)
+		return
+	}
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, MaxPageBody)
+	// ParseMultipartForm would hide an error of ParseForm behind
+	// ErrNotMultipart. A multipart form of MaxPageBody bytes stays in
+	// memory whole.
+	err := c.Request.ParseForm()
+	if err == nil {
+		err = c.Request.ParseMultipartForm(MaxPageBody)
+	}
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		p.tooLarge(c)
+		return
+	}
+	// Any other malformed body leaves the form empty: its CSRF token is
+	// missing, and the form is refused.
+	c.Next()
+}
+
+func (p *pages) tooLarge(c *gin.Context) {
+	p.render(c, http.StatusRequestEntityTooLarge, "message", view{Title: "Form too large",
+		Error:   "yes",
+		Message: "This form carried more than 64 KiB, more than any form of these pages holds; nothing was done.",
+		Next:    "/app/", NextLabel: "Back"})
+	c.Abort()
 }
 
 func (p *pages) recover(c *gin.Context) {
