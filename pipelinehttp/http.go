@@ -166,7 +166,7 @@ func New(svc *pipeline.Service, cfg Config) *gin.Engine {
 		e.Handle(method, "/healthz", append(base, a.healthz)...)
 		e.Handle(method, "/readyz", append(base, a.readyz)...)
 	}
-	newPages(svc, cfg, "").routes(e.Group("/app"))
+	newPages(svc, cfg, "").routes(e.Group("/app", base...))
 	return e
 }
 

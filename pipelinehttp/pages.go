@@ -69,7 +69,9 @@ func MountPages(r gin.IRouter, svc *pipeline.Service, cfg Config) {
 	if g, ok := r.(interface{ BasePath() string }); ok {
 		prefix = strings.TrimRight(g.BasePath(), "/")
 	}
-	newPages(svc, cfg, prefix).routes(r.Group("/app"))
+	// The API's chain: request ids, the request log, recovery and the
+	// request's deadline, as for an API request.
+	newPages(svc, cfg, prefix).routes(r.Group("/app", newAPI(svc, cfg, prefix).baseChain()...))
 }
 
 func newPages(svc *pipeline.Service, cfg Config, prefix string) *pages {
