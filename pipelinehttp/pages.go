@@ -1,6 +1,7 @@
 package pipelinehttp
 
 import (
+	"cmp"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -10,8 +11,10 @@ import (
 	"html/template"
 	"io/fs"
 	"log/slog"
+	"mime"
 	"net/http"
 	"net/url"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -165,8 +168,8 @@ func tokenState(t pipeline.Token) string {
 
 func (p *pages) routes(g *gin.RouterGroup) {
 	g.Use(p.recover, p.headers, p.bounded)
-	static, _ := fs.Sub(staticFS, "static")
-	g.StaticFS("/static", http.FS(static))
+	g.GET("/static/*file", p.static)
+	g.HEAD("/static/*file", p.static)
 	g.GET("", func(c *gin.Context) { c.Redirect(http.StatusSeeOther, p.prefix+"/app/") })
 	g.GET("/", p.signedIn, func(c *gin.Context) { c.Redirect(http.StatusSeeOther, p.prefix+"/app/tokens") })
 	g.GET("/sign-in", p.signInForm)
@@ -183,17 +186,84 @@ func (p *pages) routes(g *gin.RouterGroup) {
 	g.POST("/tokens/:id/revoke", p.signedIn, p.csrf, p.revoke)
 }
 
+// static serves the pages' style sheet and icon; a folder, /app/static/
+// included, is not found, so that nothing is listed.
+func (p *pages) static(c *gin.Context) {
+	name := "static/" + strings.TrimPrefix(c.Param("file"), "/")
+	body, err := fs.ReadFile(staticFS, name)
+	if err != nil || !fs.ValidPath(name) {
+		p.notFound(c)
+		return
+	}
+	if c.Request.Method == http.MethodHead {
+		c.Status(http.StatusOK)
+		c.Header("Content-Type", staticType(name))
+		return
+	}
+	c.Data(http.StatusOK, staticType(name), body)
+}
+
+func staticType(name string) string {
+	if path.Ext(name) == ".ico" {
+		return "image/x-icon" // mime's table knows no .ico everywhere
+	}
+	return cmp.Or(mime.TypeByExtension(path.Ext(name)), "application/octet-stream")
+}
+
+// favicon serves the icon at /favicon.ico, where browsers look for it.
+func (p *pages) favicon(c *gin.Context) {
+	c.Header("Cache-Control", "public, max-age=86400")
+	c.Params = gin.Params{{Key: "file", Value: "/favicon.ico"}}
+	p.static(c)
+}
+
+// pagePath reports whether a path is below the pages' /app/.
+func (p *pages) pagePath(path string) bool {
+	return path == p.prefix+"/app" || strings.HasPrefix(path, p.prefix+"/app/")
+}
+
+// orPage answers a request below /app/ with page, and any other with api:
+// errors below /app/ are pages too.
+func (p *pages) orPage(page, api gin.HandlerFunc) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if !p.pagePath(c.Request.URL.Path) {
+			api(c)
+			return
+		}
+		p.setHeaders(c)
+		page(c)
+		c.Abort()
+	}
+}
+
+// notFound is the page of an unknown path below /app/.
+func (p *pages) notFound(c *gin.Context) {
+	p.message(c, http.StatusNotFound, "Page not found", "There is no page at this address.", true)
+	c.Abort()
+}
+
+// methodNotAllowed is the page of a known path below /app/ asked with
+// another method; Gin has set the Allow header.
+func (p *pages) methodNotAllowed(c *gin.Context) {
+	p.message(c, http.StatusMethodNotAllowed, "Not allowed", "This page does not take that kind of request.", true)
+	c.Abort()
+}
+
 // headers: no script, no framing, no referrer outside the site (a
 // sign-in link's secret is in its path), and no cache keeps a page, which
 // shows a person's tokens.
 func (p *pages) headers(c *gin.Context) {
+	p.setHeaders(c)
+	c.Next()
+}
+
+func (p *pages) setHeaders(c *gin.Context) {
 	h := c.Writer.Header()
 	h.Set("Content-Security-Policy", pageCSP)
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Cache-Control", "no-store")
-	c.Next()
 }
 
 // bounded refuses a POST that carries neither a session nor a
