@@ -43,8 +43,9 @@ func runServe(ctx context.Context, e env, args []string) error {
 
 // serveStore opens the store of a serving command and serves it on the
 // configured address until ctx is cancelled; ready, when not nil, runs
-// first with the store and the address the server listens on.
-func serveStore(ctx context.Context, e env, ready func(db *pipelinestore.DB, addr net.Addr) error) (err error) {
+// first with the configuration it may still change, the store and the
+// address the server listens on.
+func serveStore(ctx context.Context, e env, ready func(cfg *config, db *pipelinestore.DB, addr net.Addr) error) (err error) {
 	o, err := newObservability(ctx, e)
 	if err != nil {
 		return err
@@ -60,7 +61,7 @@ func serveStore(ctx context.Context, e env, ready func(db *pipelinestore.DB, add
 		return err
 	}
 	if ready != nil {
-		if err := ready(db, ln.Addr()); err != nil {
+		if err := ready(&e.cfg, db, ln.Addr()); err != nil {
 			ln.Close()
 			return err
 		}
@@ -107,6 +108,9 @@ func serve(ctx context.Context, e env, o *observability, db *pipelinestore.DB, l
 	if e.cfg, err = e.cfg.withMailer(logger); err != nil {
 		ln.Close()
 		return err
+	}
+	if e.cfg.SMTPURL == logMail {
+		logger.Warn("PIPELINE_SMTP_URL is log: every mail is written whole to this log, sign-in links included, and none is sent; use it for development only")
 	}
 	stopping := make(chan struct{})
 	cfg := apiConfig(e, o, db, stopping)
