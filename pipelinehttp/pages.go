@@ -7,6 +7,7 @@ import (
 	"crypto/subtle"
 	"embed"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"html/template"
 	"io/fs"
@@ -15,9 +16,13 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 
@@ -343,11 +348,14 @@ type view struct {
 	Created    *createdToken
 	Name       string
 	Nonce      string
-	Scopes     []pipeline.Scope
-	Mine       []pipeline.Token
-	TeamTokens []pipeline.Token
-	Token      pipeline.Token
-	Ops        []pipeline.Op // the writes a token's policy may hold
+	// The token form's boxes: the scopes, the writes a token's policy
+	// may hold, and its box of every write.
+	ScopeChoices []choice
+	OpChoices    []choice
+	EveryWrite   bool
+	Mine         []pipeline.Token
+	TeamTokens   []pipeline.Token
+	Token        pipeline.Token
 
 	// approvals
 	Tab       string // pending or decided
@@ -621,9 +629,74 @@ func (p *pages) tokensView(c *gin.Context) (view, error) {
 	if err != nil {
 		return view{}, err
 	}
-	return view{Title: "API tokens", CSRF: csrfOf(s.value), Me: s.me, Nonce: randomValue(),
-		Scopes: pipeline.AllScopes, Ops: proposableOps(), Mine: lists.Mine, TeamTokens: lists.Team}, nil
+	v := view{Title: "API tokens", CSRF: csrfOf(s.value), Me: s.me, Nonce: randomValue(), Mine: lists.Mine, TeamTokens: lists.Team}
+	v.tokenForm(nil, nil)
+	return v, nil
 }
+
+// choice is a box of the token form: a scope's or an operation's code,
+// its words, and whether it is ticked.
+type choice struct {
+	Code   string
+	Words  string
+	Ticked bool
+}
+
+// tokenForm fills the token form's boxes, those of scopes and approval
+// ticked: a refused form comes back as it was sent.
+func (v *view) tokenForm(scopes []pipeline.Scope, approval []pipeline.Op) {
+	words := opSummaries()
+	v.ScopeChoices, v.OpChoices = nil, nil
+	for _, s := range pipeline.AllScopes {
+		v.ScopeChoices = append(v.ScopeChoices, choice{Code: string(s), Words: scopeWords(s, words), Ticked: slices.Contains(scopes, s)})
+	}
+	for _, op := range proposableOps() {
+		v.OpChoices = append(v.OpChoices, choice{Code: string(op), Words: words[op], Ticked: slices.Contains(approval, op)})
+	}
+	v.EveryWrite = slices.Contains(approval, pipeline.EveryWrite)
+}
+
+// scopeWords says what a scope lets a token do: the operations that need
+// it, each by its summary in the API's document.
+func scopeWords(s pipeline.Scope, words map[pipeline.Op]string) string {
+	var does []string
+	for _, op := range pipeline.Ops() {
+		if w := words[op]; op.Scope() == s && w != "" {
+			r, size := utf8.DecodeRuneInString(w)
+			does = append(does, string(unicode.ToLower(r))+w[size:])
+		}
+	}
+	if len(does) == 0 {
+		return ""
+	}
+	return "lets it " + strings.Join(does, ", ") + "."
+}
+
+// opSummaries are the operations' summaries in the served API document,
+// which the document's generator takes from the table of operations and
+// its overlay: the words of each operation.
+var opSummaries = sync.OnceValue(func() map[pipeline.Op]string {
+	out := map[pipeline.Op]string{}
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"` // an item's parameters too
+	}
+	raw, err := openapiJSON()
+	if err != nil || json.Unmarshal(raw, &doc) != nil {
+		return out // the package's tests rule it out
+	}
+	for _, item := range doc.Paths {
+		for _, rawOp := range item {
+			var op struct {
+				OperationID string `json:"operationId"`
+				Summary     string `json:"summary"`
+			}
+			if json.Unmarshal(rawOp, &op) == nil && op.OperationID != "" {
+				out[pipeline.Op(op.OperationID)] = op.Summary
+			}
+		}
+	}
+	return out
+})
 
 func (p *pages) tokens(c *gin.Context) {
 	v, err := p.tokensView(c)
@@ -659,10 +732,12 @@ func (p *pages) createToken(c *gin.Context) {
 		v.Created = &createdToken{Token: t, Value: value}
 		p.render(c, http.StatusOK, "tokens", v)
 	case errors.As(err, &e) && (e.Code == pipeline.EValidation || e.Code == pipeline.EConflict):
-		v.Error, v.Name = errorText(e), c.PostForm("name")
-		status := http.StatusUnprocessableEntity
-		if e.Code == pipeline.EConflict {
-			status, v.Name = http.StatusConflict, ""
+		v.Error = errorText(e)
+		status := http.StatusConflict
+		if e.Code == pipeline.EValidation {
+			// The form as it was sent, to mend.
+			status, v.Name = http.StatusUnprocessableEntity, c.PostForm("name")
+			v.tokenForm(scopes, approval)
 		}
 		p.render(c, status, "tokens", v)
 	default:
