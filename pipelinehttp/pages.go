@@ -345,9 +345,9 @@ type view struct {
 	NextLabel string
 
 	// tokens
-	Created    *createdToken
-	Name       string
-	Nonce      string
+	Created *createdToken
+	Name    string
+	Nonce   string
 	// The token form's boxes: the scopes, the writes a token's policy
 	// may hold, and its box of every write.
 	ScopeChoices []choice
