@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gin-gonic/gin"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -62,6 +63,20 @@ func TestPages_RequestLog(t *testing.T) {
 			})
 		}
 	}
+
+	t.Run("mounted below a path", func(t *testing.T) {
+		e := gin.New()
+		pipelinehttp.MountPages(e.Group("/hiring"), f.Svc, pipelinehttp.Config{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+		for path, logged := range map[string]string{
+			"/hiring/app/sign-in/" + secret: "/hiring/app/sign-in/[secret]",
+			"/hiring/app/sign-in":           "/hiring/app/sign-in",
+		} {
+			logs.Reset()
+			e.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, path, nil))
+			assert.NotContains(t, logs.String(), secret)
+			assert.Equal(t, logged, requestLine(t)["path"])
+		}
+	})
 
 	for _, c := range []struct {
 		method, path string
