@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
@@ -122,7 +124,11 @@ func serve(ctx context.Context, e env, o *observability, db *pipelinestore.DB, l
 		}
 		defer stop()
 	}
-	svc := servedService(e, db)
+	// The work that follows an answer (a sign-in link's write and mail)
+	// ends before the store closes.
+	var background sync.WaitGroup
+	defer background.Wait()
+	svc := servedService(e, db, pipeline.WithBackground(background.Go))
 	handler := pipelinehttp.New(svc, cfg)
 	// Requests' contexts derive from base, so that cutting them is one call.
 	base, cut := context.WithCancelCause(context.Background())
@@ -193,8 +199,8 @@ func stop(srv *http.Server, drain time.Duration, cut context.CancelCauseFunc, lo
 
 // servedService is the Service that serve serves, counting requests in
 // the database, so that replicas share one budget.
-func servedService(e env, db *pipelinestore.DB) *pipeline.Service {
-	return pipeline.NewService(db, append(e.cfg.domainOptions(), pipeline.WithLimiter(db.Limiter(e.cfg.RateLimit)), pipeline.WithRunner(pipelinehttp.Runner()))...)
+func servedService(e env, db *pipelinestore.DB, opts ...pipeline.Option) *pipeline.Service {
+	return pipeline.NewService(db, slices.Concat(e.cfg.domainOptions(), []pipeline.Option{pipeline.WithLimiter(db.Limiter(e.cfg.RateLimit)), pipeline.WithRunner(pipelinehttp.Runner())}, opts)...)
 }
 
 // apiConfig is the configuration of the API that serve serves; closing
