@@ -18,6 +18,8 @@ type Service struct {
 	calendar Calendar
 	render   InvitationRenderer // nil: no invitation is emailed
 	limiter  Limiter
+	// background runs work that follows an answer (WithBackground).
+	background func(work func())
 
 	tokens   tokenCache
 	touched  sync.Map // token id → time.Time of the last recorded use
@@ -39,6 +41,7 @@ type options struct {
 	calendar    *Calendar
 	render      InvitationRenderer
 	limiter     Limiter
+	background  func(work func())
 }
 
 // WithClock sets the clock; the default is SystemClock.
@@ -62,8 +65,18 @@ func WithWebhookPolicy(p WebhookPolicy) Option { return func(o *options) { o.web
 // one, creating a webhook is forbidden and deliveries cannot be signed.
 func WithSecretKey(k *SecretKey) Option { return func(o *options) { o.secrets = k } }
 
+// WithBackground sets how the Service runs the work that follows an
+// answer, such as the sign-in link's lookup, write and mail (see
+// RequestSignIn): start runs work and may return before it ends. The
+// default runs it in a goroutine of its own; a program that waits for it
+// on its way out, or a test that runs it when it chooses, passes its own.
+func WithBackground(start func(work func())) Option {
+	return func(o *options) { o.background = start }
+}
+
 func newOptions(opts []Option) options {
-	o := options{clock: SystemClock{}, tokenTTL: DefaultTokenTTL, retries: RetrySchedule, mailRetries: MailRetrySchedule}
+	o := options{clock: SystemClock{}, tokenTTL: DefaultTokenTTL, retries: RetrySchedule, mailRetries: MailRetrySchedule,
+		background: func(work func()) { go work() }}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -78,7 +91,7 @@ func NewService(store Store, opts ...Option) *Service {
 		o.limiter = NewMemoryLimiter(DefaultRateLimit)
 	}
 	return &Service{store: store, clock: o.clock, tokenTTL: o.tokenTTL, webhooks: o.webhooks, secrets: o.secrets, mail: o.mail,
-		calendar: o.calendarOf(), render: o.render, limiter: o.limiter}
+		calendar: o.calendarOf(), render: o.render, limiter: o.limiter, background: o.background}
 }
 
 // Ping reports whether the storage answers, for readiness checks.

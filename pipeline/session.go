@@ -144,13 +144,16 @@ const signInMailTimeout = 30 * time.Second
 // RequestSignIn is what the sign-in form asks: when the email is a user's,
 // mail is configured and r.BaseURL is set, a one-time link is mailed at
 // once (not through the outbox, so that its secret never sits in a
-// queue). It answers the same whether or not the email is known, and
-// sends the mail after returning, so that its time tells nothing either.
-// Attempts are counted per IP and per email in buckets of their own, not
-// against the API's budget. Errors: rate_limited, validation_failed (no
-// email).
+// queue). It answers the same whether or not the email is known, in the
+// same time too: it returns once the attempt is counted, and the user's
+// lookup, the link's write and the mail follow, for a known and an
+// unknown email alike, through the Service's background (WithBackground).
+// A link lost to a failure there is asked for again. Attempts are counted
+// per IP and per email, the email folded as the user lookup folds it
+// (Fold: ſ counts as s), in buckets of their own, not against the API's
+// budget. Errors: rate_limited, validation_failed (no email).
 func (s *Service) RequestSignIn(ctx context.Context, r SignInRequest) error {
-	email := strings.ToLower(strings.TrimSpace(r.Email))
+	email := Fold(strings.TrimSpace(r.Email))
 	if email == "" || len(email) > 320 {
 		return Invalid("email", "Enter the email address you were invited with.")
 	}
@@ -163,30 +166,37 @@ func (s *Service) RequestSignIn(ctx context.Context, r SignInRequest) error {
 	if s.mail == nil || r.BaseURL == "" {
 		return nil
 	}
+	now := s.now()
+	s.background(func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), signInMailTimeout)
+		defer cancel()
+		_ = s.mailSignInLink(ctx, email, r.BaseURL, now)
+	})
+	return nil
+}
+
+// mailSignInLink mails a new sign-in link to the user with email, if
+// there is one, on base.
+func (s *Service) mailSignInLink(ctx context.Context, email, base string, now time.Time) error {
 	u, err := s.store.UserByEmail(ctx, email)
 	if errors.Is(err, ErrNotFound) {
 		return nil
 	} else if err != nil {
 		return err
 	}
-	secret, err := newSignInLink(ctx, s.store, u.ID, s.now())
+	secret, err := newSignInLink(ctx, s.store, u.ID, now)
 	if err != nil {
 		return err
 	}
-	m := Mail{
+	reply := s.mail.Mailer.Send(ctx, Mail{
 		From:    s.mail.From,
 		To:      &mail.Address{Name: u.Name, Address: u.Email},
 		Subject: "Your sign-in link",
-		Date:    s.now(),
+		Date:    now,
 		Body: "Hello " + u.Name + ",\n\nOpen this link to sign in to Pipeline. It works once, within " +
-			"15 minutes:\n\n" + SignInURL(r.BaseURL, secret) + "\n\nIf you did not ask for it, ignore this mail.\n",
-	}
-	go func() {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), signInMailTimeout)
-		defer cancel()
-		s.mail.Mailer.Send(ctx, m) // a lost mail is asked for again
-	}()
-	return nil
+			"15 minutes:\n\n" + SignInURL(base, secret) + "\n\nIf you did not ask for it, ignore this mail.\n",
+	})
+	return reply.Err
 }
 
 // signInAllowed counts one attempt against bucket, allowing limit per

@@ -2,8 +2,10 @@ package pipeline_test
 
 import (
 	"context"
+	"net/mail"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -245,5 +247,89 @@ func TestService_RequestSignIn(t *testing.T) {
 		_, adm, err := f.Svc.Admit(ctx, "", "192.0.2.1")
 		assert.ErrorIs(t, err, pipeline.ErrUnauthenticated)
 		assert.Equal(t, 59, adm.Quota.Remaining)
+	})
+}
+
+// linkCounter is a Store that counts the sign-in links written.
+type linkCounter struct {
+	pipeline.Store
+	links atomic.Int32
+}
+
+func (s *linkCounter) CreateSignInLink(ctx context.Context, l pipeline.SignInLink) error {
+	s.links.Add(1)
+	return s.Store.CreateSignInLink(ctx, l)
+}
+
+// mailBox is a Mailer that keeps what it is given.
+type mailBox struct {
+	mu   sync.Mutex
+	sent []pipeline.Mail
+}
+
+func (b *mailBox) Send(_ context.Context, m pipeline.Mail) pipeline.MailReply {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.sent = append(b.sent, m)
+	return pipeline.MailReply{Code: 250}
+}
+
+func (b *mailBox) count() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.sent)
+}
+
+// TestService_RequestSignIn_SameAnswer: the sign-in form's answer does the
+// same work whether or not the email is a user's: nothing is written
+// before it for a known email (no link row, no mail), and what follows
+// the answer (the lookup, the link, the mail) runs after it for both.
+func TestService_RequestSignIn_SameAnswer(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		storetest.Seeded(t, db)
+		store := &linkCounter{Store: db}
+		box := &mailBox{}
+		var later []func()
+		svc := pipeline.NewService(store, pipeline.WithMail(&mail.Address{Address: "jobs@acme.example"}, box),
+			pipeline.WithBackground(func(work func()) { later = append(later, work) }))
+		ctx := context.Background()
+
+		for _, c := range []struct {
+			email string
+			links int
+		}{{"olivia@acme.test", 1}, {"nobody@acme.test", 0}} {
+			later = nil
+			store.links.Store(0)
+			before := box.count()
+			require.NoError(t, svc.RequestSignIn(ctx, pipeline.SignInRequest{Email: c.email, IP: "192.0.2.1", BaseURL: "https://hiring.example"}))
+			assert.Zero(t, store.links.Load(), "%s: a link row written before the answer", c.email)
+			assert.Equal(t, before, box.count(), "%s: a mail sent before the answer", c.email)
+			require.Len(t, later, 1, "%s: the same work follows the answer", c.email)
+			later[0]()
+			assert.Equal(t, int32(c.links), store.links.Load(), c.email)
+			assert.Equal(t, before+c.links, box.count(), c.email)
+		}
+		m := box.sent[0]
+		assert.Equal(t, "olivia@acme.test", m.To.Address)
+		assert.Contains(t, m.Body, "https://hiring.example/app/sign-in/")
+	})
+}
+
+// TestService_RequestSignIn_FoldedLimit: the per-email limit counts an
+// email folded as the user lookup folds it: ſ counts as s.
+func TestService_RequestSignIn_FoldedLimit(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		f := storetest.Seeded(t, db, pipeline.WithLimiter(pipeline.NewMemoryLimiter(60)))
+		ctx := context.Background()
+		const other = "OLIVIA@acme.teſt"
+		u, err := db.UserByEmail(ctx, other)
+		require.NoError(t, err, "the lookup finds her by this spelling")
+		assert.Equal(t, f.User("olivia"), u.ID)
+
+		for i := range pipeline.SignInPerEmail {
+			require.NoError(t, f.Svc.RequestSignIn(ctx, pipeline.SignInRequest{Email: "olivia@acme.test", IP: "192.0.2.1"}), i)
+		}
+		err = f.Svc.RequestSignIn(ctx, pipeline.SignInRequest{Email: other, IP: "192.0.2.2"})
+		assert.ErrorIs(t, err, pipeline.ErrRateLimited, "%s counts as olivia@acme.test", other)
 	})
 }

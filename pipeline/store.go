@@ -55,7 +55,8 @@ type Store interface {
 
 	// UserWithTeam returns a user and the user's current team.
 	UserWithTeam(ctx context.Context, userID int64) (User, Team, error)
-	// UserByEmail returns the user with that email, in any letter case.
+	// UserByEmail returns the user with that email, in any letter case
+	// (compared folded, see Fold: the sign-in limit counts emails so).
 	UserByEmail(ctx context.Context, email string) (User, error)
 	// CreateToken stores a token (its hash, never its value) inside the
 	// user's current team, and returns it with its id and team.

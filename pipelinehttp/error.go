@@ -123,7 +123,7 @@ func headerNamed(f pipeline.FieldErrors) pipeline.FieldErrors {
 }
 
 func (a *api) logCause(c *gin.Context, level slog.Level, msg string, err error) {
-	a.logRequestCause(c.Request.Context(), level, msg, requestIDOf(c), c.Request.Method, c.Request.URL.Path, err)
+	a.logRequestCause(c.Request.Context(), level, msg, requestIDOf(c), c.Request.Method, loggedPath(c.Request.URL.Path), err)
 }
 
 // logRequestCause logs err with the request it failed.

@@ -152,7 +152,8 @@ func newAPI(svc *pipeline.Service, cfg Config, prefix string) *api {
 // answers, else 503), the probes to GET and HEAD. Unknown routes answer 404 not_found and known paths
 // with the wrong method 405 method_not_allowed with an Allow header, both in
 // the error envelope; below /api/ they are authenticated and rate-limited
-// like any API request. The client IP is the socket peer unless
+// like any API request, and below /app/ they are pages. /favicon.ico is
+// the pages' icon. The client IP is the socket peer unless
 // cfg.TrustedProxies says otherwise.
 //
 // New writes nothing to stdout: unless the GIN_MODE environment variable
@@ -166,7 +167,14 @@ func New(svc *pipeline.Service, cfg Config) *gin.Engine {
 		e.Handle(method, "/healthz", append(base, a.healthz)...)
 		e.Handle(method, "/readyz", append(base, a.readyz)...)
 	}
-	newPages(svc, cfg, "").routes(e.Group("/app"))
+	p := newPages(svc, cfg, "")
+	p.routes(e.Group("/app", base...))
+	for _, method := range []string{http.MethodGet, http.MethodHead} {
+		e.Handle(method, "/favicon.ico", append(base, p.favicon)...)
+	}
+	// Below /app/, an unknown path or method is a page.
+	e.NoRoute(append(base, a.apiOnly(a.guard), p.orPage(p.notFound, a.notFound))...)
+	e.NoMethod(append(base, a.apiOnly(a.guard), p.orPage(p.methodNotAllowed, a.methodNotAllowed))...)
 	return e
 }
 

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -56,6 +57,19 @@ func (a *api) requestID(c *gin.Context) {
 
 func requestIDOf(c *gin.Context) string { return c.GetString(requestIDKey) }
 
+// secretPath is what a log says of a sign-in link's secret.
+const secretPath = "[secret]"
+
+// loggedPath is a request's path as logs may hold it: what follows
+// /app/sign-in/ is a link's secret, which signs in whoever reads it, and
+// is logged as [secret] whatever the method and the answer.
+func loggedPath(path string) string {
+	if i := strings.Index(path, pipeline.SignInPath); i >= 0 && len(path) > i+len(pipeline.SignInPath) {
+		return path[:i+len(pipeline.SignInPath)] + secretPath
+	}
+	return path
+}
+
 // accessLog writes one line per request: method, path without the query
 // (which could carry anything), status, duration, client IP, request id,
 // the trace id when the request is traced and, once authenticated, the
@@ -66,7 +80,7 @@ func (a *api) accessLog(c *gin.Context) {
 	c.Next()
 	attrs := []slog.Attr{
 		slog.String("method", c.Request.Method),
-		slog.String("path", c.Request.URL.Path),
+		slog.String("path", loggedPath(c.Request.URL.Path)),
 		slog.Int("status", c.Writer.Status()),
 		slog.Duration("duration", time.Since(start)),
 		slog.String("ip", c.ClientIP()),

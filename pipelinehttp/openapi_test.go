@@ -375,7 +375,7 @@ func TestOpenAPI_RoutesMatchEngine(t *testing.T) {
 		if r.Path == MCPPath {
 			continue // JSON-RPC, described by MCP's tools/list (see mcp_test.go)
 		}
-		if r.Path == "/app" || strings.HasPrefix(r.Path, "/app/") {
+		if r.Path == "/app" || strings.HasPrefix(r.Path, "/app/") || r.Path == "/favicon.ico" {
 			continue // the people's pages: HTML, not the API (pages_test.go)
 		}
 		served = append(served, r.Method+" "+openapiPath(r.Path))

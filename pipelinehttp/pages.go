@@ -1,20 +1,28 @@
 package pipelinehttp
 
 import (
+	"cmp"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"embed"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"html/template"
 	"io/fs"
 	"log/slog"
+	"mime"
 	"net/http"
 	"net/url"
+	"path"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 
@@ -34,6 +42,10 @@ const (
 	preSessionCookie = "pipeline_csrf"
 	preSessionMaxAge = time.Hour
 )
+
+// MaxPageBody is the most of a body a POST to the pages is read for
+// (web.md): their forms are a few fields, and none takes a file.
+const MaxPageBody = 64 << 10
 
 // pageCSP lets a page load its own style sheet and nothing else: no
 // script at all, no framing.
@@ -65,7 +77,9 @@ func MountPages(r gin.IRouter, svc *pipeline.Service, cfg Config) {
 	if g, ok := r.(interface{ BasePath() string }); ok {
 		prefix = strings.TrimRight(g.BasePath(), "/")
 	}
-	newPages(svc, cfg, prefix).routes(r.Group("/app"))
+	// The API's chain: request ids, the request log, recovery and the
+	// request's deadline, as for an API request.
+	newPages(svc, cfg, prefix).routes(r.Group("/app", newAPI(svc, cfg, prefix).baseChain()...))
 }
 
 func newPages(svc *pipeline.Service, cfg Config, prefix string) *pages {
@@ -158,9 +172,9 @@ func tokenState(t pipeline.Token) string {
 }
 
 func (p *pages) routes(g *gin.RouterGroup) {
-	g.Use(p.recover, p.headers)
-	static, _ := fs.Sub(staticFS, "static")
-	g.StaticFS("/static", http.FS(static))
+	g.Use(p.recover, p.headers, p.bounded)
+	g.GET("/static/*file", p.static)
+	g.HEAD("/static/*file", p.static)
 	g.GET("", func(c *gin.Context) { c.Redirect(http.StatusSeeOther, p.prefix+"/app/") })
 	g.GET("/", p.signedIn, func(c *gin.Context) { c.Redirect(http.StatusSeeOther, p.prefix+"/app/tokens") })
 	g.GET("/sign-in", p.signInForm)
@@ -177,17 +191,128 @@ func (p *pages) routes(g *gin.RouterGroup) {
 	g.POST("/tokens/:id/revoke", p.signedIn, p.csrf, p.revoke)
 }
 
+// static serves the pages' style sheet and icon; a folder, /app/static/
+// included, is not found, so that nothing is listed.
+func (p *pages) static(c *gin.Context) {
+	name := "static/" + strings.TrimPrefix(c.Param("file"), "/")
+	body, err := fs.ReadFile(staticFS, name)
+	if err != nil || !fs.ValidPath(name) {
+		p.notFound(c)
+		return
+	}
+	if c.Request.Method == http.MethodHead {
+		c.Status(http.StatusOK)
+		c.Header("Content-Type", staticType(name))
+		return
+	}
+	c.Data(http.StatusOK, staticType(name), body)
+}
+
+func staticType(name string) string {
+	if path.Ext(name) == ".ico" {
+		return "image/x-icon" // mime's table knows no .ico everywhere
+	}
+	return cmp.Or(mime.TypeByExtension(path.Ext(name)), "application/octet-stream")
+}
+
+// favicon serves the icon at /favicon.ico, where browsers look for it.
+func (p *pages) favicon(c *gin.Context) {
+	c.Header("Cache-Control", "public, max-age=86400")
+	c.Params = gin.Params{{Key: "file", Value: "/favicon.ico"}}
+	p.static(c)
+}
+
+// pagePath reports whether a path is below the pages' /app/.
+func (p *pages) pagePath(path string) bool {
+	return path == p.prefix+"/app" || strings.HasPrefix(path, p.prefix+"/app/")
+}
+
+// orPage answers a request below /app/ with page, and any other with api:
+// errors below /app/ are pages too.
+func (p *pages) orPage(page, api gin.HandlerFunc) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if !p.pagePath(c.Request.URL.Path) {
+			api(c)
+			return
+		}
+		p.setHeaders(c)
+		page(c)
+		c.Abort()
+	}
+}
+
+// notFound is the page of an unknown path below /app/.
+func (p *pages) notFound(c *gin.Context) {
+	p.message(c, http.StatusNotFound, "Page not found", "There is no page at this address.", true)
+	c.Abort()
+}
+
+// methodNotAllowed is the page of a known path below /app/ asked with
+// another method; Gin has set the Allow header.
+func (p *pages) methodNotAllowed(c *gin.Context) {
+	p.message(c, http.StatusMethodNotAllowed, "Not allowed", "This page does not take that kind of request.", true)
+	c.Abort()
+}
+
 // headers: no script, no framing, no referrer outside the site (a
 // sign-in link's secret is in its path), and no cache keeps a page, which
 // shows a person's tokens.
 func (p *pages) headers(c *gin.Context) {
+	p.setHeaders(c)
+	c.Next()
+}
+
+func (p *pages) setHeaders(c *gin.Context) {
 	h := c.Writer.Header()
 	h.Set("Content-Security-Policy", pageCSP)
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Cache-Control", "no-store")
+}
+
+// bounded refuses a POST that carries neither a session nor a
+// pre-session cookie before reading any of its body, since no form of the
+// pages is sent without one, and reads at most MaxPageBody of the others:
+// beyond, 413 and nothing more read. It parses the form here, so that the
+// handlers after it only look it up.
+func (p *pages) bounded(c *gin.Context) {
+	if c.Request.Method != http.MethodPost {
+		c.Next()
+		return
+	}
+	if p.cookie(c, SessionCookie) == "" && p.cookie(c, preSessionCookie) == "" {
+		p.forged(c)
+		return
+	}
+	if c.Request.ContentLength > MaxPageBody {
+		p.tooLarge(c)
+		return
+	}
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, MaxPageBody)
+	// ParseMultipartForm would hide an error of ParseForm behind
+	// ErrNotMultipart. A multipart form of MaxPageBody bytes stays in
+	// memory whole.
+	err := c.Request.ParseForm()
+	if err == nil {
+		err = c.Request.ParseMultipartForm(MaxPageBody)
+	}
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		p.tooLarge(c)
+		return
+	}
+	// Any other malformed body leaves the form empty: its CSRF token is
+	// missing, and the form is refused.
 	c.Next()
+}
+
+func (p *pages) tooLarge(c *gin.Context) {
+	p.render(c, http.StatusRequestEntityTooLarge, "message", view{Title: "Form too large",
+		Error:   "yes",
+		Message: "This form carried more than 64 KiB, more than any form of these pages holds; nothing was done.",
+		Next:    "/app/", NextLabel: "Back"})
+	c.Abort()
 }
 
 func (p *pages) recover(c *gin.Context) {
@@ -220,14 +345,17 @@ type view struct {
 	NextLabel string
 
 	// tokens
-	Created    *createdToken
-	Name       string
-	Nonce      string
-	Scopes     []pipeline.Scope
-	Mine       []pipeline.Token
-	TeamTokens []pipeline.Token
-	Token      pipeline.Token
-	Ops        []pipeline.Op // the writes a token's policy may hold
+	Created *createdToken
+	Name    string
+	Nonce   string
+	// The token form's boxes: the scopes, the writes a token's policy
+	// may hold, and its box of every write.
+	ScopeChoices []choice
+	OpChoices    []choice
+	EveryWrite   bool
+	Mine         []pipeline.Token
+	TeamTokens   []pipeline.Token
+	Token        pipeline.Token
 
 	// approvals
 	Tab       string // pending or decided
@@ -501,9 +629,74 @@ func (p *pages) tokensView(c *gin.Context) (view, error) {
 	if err != nil {
 		return view{}, err
 	}
-	return view{Title: "API tokens", CSRF: csrfOf(s.value), Me: s.me, Nonce: randomValue(),
-		Scopes: pipeline.AllScopes, Ops: proposableOps(), Mine: lists.Mine, TeamTokens: lists.Team}, nil
+	v := view{Title: "API tokens", CSRF: csrfOf(s.value), Me: s.me, Nonce: randomValue(), Mine: lists.Mine, TeamTokens: lists.Team}
+	v.tokenForm(nil, nil)
+	return v, nil
 }
+
+// choice is a box of the token form: a scope's or an operation's code,
+// its words, and whether it is ticked.
+type choice struct {
+	Code   string
+	Words  string
+	Ticked bool
+}
+
+// tokenForm fills the token form's boxes, those of scopes and approval
+// ticked: a refused form comes back as it was sent.
+func (v *view) tokenForm(scopes []pipeline.Scope, approval []pipeline.Op) {
+	words := opSummaries()
+	v.ScopeChoices, v.OpChoices = nil, nil
+	for _, s := range pipeline.AllScopes {
+		v.ScopeChoices = append(v.ScopeChoices, choice{Code: string(s), Words: scopeWords(s, words), Ticked: slices.Contains(scopes, s)})
+	}
+	for _, op := range proposableOps() {
+		v.OpChoices = append(v.OpChoices, choice{Code: string(op), Words: words[op], Ticked: slices.Contains(approval, op)})
+	}
+	v.EveryWrite = slices.Contains(approval, pipeline.EveryWrite)
+}
+
+// scopeWords says what a scope lets a token do: the operations that need
+// it, each by its summary in the API's document.
+func scopeWords(s pipeline.Scope, words map[pipeline.Op]string) string {
+	var does []string
+	for _, op := range pipeline.Ops() {
+		if w := words[op]; op.Scope() == s && w != "" {
+			r, size := utf8.DecodeRuneInString(w)
+			does = append(does, string(unicode.ToLower(r))+w[size:])
+		}
+	}
+	if len(does) == 0 {
+		return ""
+	}
+	return "lets it " + strings.Join(does, ", ") + "."
+}
+
+// opSummaries are the operations' summaries in the served API document,
+// which the document's generator takes from the table of operations and
+// its overlay: the words of each operation.
+var opSummaries = sync.OnceValue(func() map[pipeline.Op]string {
+	out := map[pipeline.Op]string{}
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"` // an item's parameters too
+	}
+	raw, err := openapiJSON()
+	if err != nil || json.Unmarshal(raw, &doc) != nil {
+		return out // the package's tests rule it out
+	}
+	for _, item := range doc.Paths {
+		for _, rawOp := range item {
+			var op struct {
+				OperationID string `json:"operationId"`
+				Summary     string `json:"summary"`
+			}
+			if json.Unmarshal(rawOp, &op) == nil && op.OperationID != "" {
+				out[pipeline.Op(op.OperationID)] = op.Summary
+			}
+		}
+	}
+	return out
+})
 
 func (p *pages) tokens(c *gin.Context) {
 	v, err := p.tokensView(c)
@@ -539,10 +732,12 @@ func (p *pages) createToken(c *gin.Context) {
 		v.Created = &createdToken{Token: t, Value: value}
 		p.render(c, http.StatusOK, "tokens", v)
 	case errors.As(err, &e) && (e.Code == pipeline.EValidation || e.Code == pipeline.EConflict):
-		v.Error, v.Name = errorText(e), c.PostForm("name")
-		status := http.StatusUnprocessableEntity
-		if e.Code == pipeline.EConflict {
-			status, v.Name = http.StatusConflict, ""
+		v.Error = errorText(e)
+		status := http.StatusConflict
+		if e.Code == pipeline.EValidation {
+			// The form as it was sent, to mend.
+			status, v.Name = http.StatusUnprocessableEntity, c.PostForm("name")
+			v.tokenForm(scopes, approval)
 		}
 		p.render(c, status, "tokens", v)
 	default:

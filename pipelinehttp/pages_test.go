@@ -254,3 +254,35 @@ func TestPages_SignInMail(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "olivia@acme.test", u.Email)
 }
+
+// TestPages_TokenForm: the token form describes each scope and each
+// operation in words beside its code, and a refused submit keeps every
+// tick and field.
+func TestPages_TokenForm(t *testing.T) {
+	f, base := servePages(t, storetest.OpenSQLite(t), pipelinehttp.Config{})
+	b := signIn(t, f, base, "mia@acme.test")
+	tokens := b.get("/app/tokens")
+	ticked := func(p page, name, value string) bool {
+		t.Helper()
+		m := regexp.MustCompile(`<input type="checkbox" id="[^"]+" name="` + name + `" value="` + regexp.QuoteMeta(value) + `"( checked)?[ >]`).FindStringSubmatch(p.body)
+		require.NotNil(t, m, "no box %s=%s in %s", name, value, p.body)
+		return m[1] != ""
+	}
+	assert.Regexp(t, `<code>jobs:read</code>[^<]*</label>\s*<span class="hint" id="scope-jobs:read-words">lets it list jobs, read a job`, tokens.body)
+	assert.Regexp(t, `<code>move_candidate</code>[^<]*</label>\s*<span class="hint" id="approval-move_candidate-words">Move a candidate to a stage</span>`, tokens.body)
+	assert.NotContains(t, tokens.body, `-words"></span>`, "a box without words")
+	assert.False(t, ticked(tokens, "scope", "jobs:read"))
+
+	// proposals:review under an approval policy is refused.
+	refused := b.post("/app/tokens", url.Values{"name": {"agent"}, "csrf": {tokens.field(t, "csrf")}, "nonce": {tokens.field(t, "nonce")},
+		"scope": {"jobs:read", "candidates:write", "proposals:review"}, "approval": {"move_candidate"}})
+	require.Equal(t, http.StatusUnprocessableEntity, refused.StatusCode, refused.body)
+	assert.Contains(t, refused.body, `value="agent"`, "the name is kept")
+	for _, s := range pipeline.AllScopes {
+		want := s == "jobs:read" || s == "candidates:write" || s == "proposals:review"
+		assert.Equal(t, want, ticked(refused, "scope", string(s)), "scope %s", s)
+	}
+	assert.True(t, ticked(refused, "approval", "move_candidate"))
+	assert.False(t, ticked(refused, "approval", "*"))
+	assert.False(t, ticked(refused, "approval", "create_job"))
+}

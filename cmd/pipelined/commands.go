@@ -98,7 +98,9 @@ default pipeline (Backend Engineer, with more than a page of candidates,
 Product Designer and a draft), and a token of the owner, Olivia Owner,
 with every scope. It migrates its own fresh database whatever
 PIPELINE_AUTO_MIGRATE says and seals webhook secrets under a key of its
-own unless PIPELINE_SECRET_KEY is set.`
+own unless PIPELINE_SECRET_KEY is set. Unless they are set, its
+PIPELINE_BASE_URL is its own address and its mail goes to log:, so that a
+sign-in link asked for on /app/sign-in is printed to the terminal.`
 
 const migrateDoc = `
 Apply the pending database migrations, whatever PIPELINE_AUTO_MIGRATE says,
@@ -169,7 +171,8 @@ webhooks; the default command.
 Sign-in links are mailed only when mail is configured (PIPELINE_SMTP_URL)
 and PIPELINE_BASE_URL is set; else an operator hands one over with
 pipelined sign-in-link. Session cookies are Secure when PIPELINE_BASE_URL
-is https.
+is https. With PIPELINE_SMTP_URL=log: every mail, sign-in links included,
+is written to the log, and serve warns at start: it is for development.
 
 It writes a JSON access log on stderr: method, path, status, duration,
 client IP, request id, trace id when traced, user id; never a token. Expired

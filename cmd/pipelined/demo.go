@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"fmt"
@@ -47,10 +46,16 @@ func runDemo(ctx context.Context, e env, args []string) (err error) {
 
 	if e.cfg.SMTPURL == "" {
 		// The demo's messages are written to its log, never sent.
-		e.cfg.SMTPURL, e.cfg.MailFrom = "log:", &netmail.Address{Name: "Acme Hiring", Address: "jobs@acme.example"}
+		e.cfg.SMTPURL, e.cfg.MailFrom = logMail, &netmail.Address{Name: "Acme Hiring", Address: "jobs@acme.example"}
 	}
 
-	return serveStore(ctx, e, func(db *pipelinestore.DB, addr net.Addr) error {
+	return serveStore(ctx, e, func(cfg *config, db *pipelinestore.DB, addr net.Addr) error {
+		base := "http://" + dialAddr(addr)
+		if cfg.BaseURL == "" {
+			// Sign-in links, mailed to the log or printed, open the
+			// demo itself.
+			cfg.BaseURL = base
+		}
 		res, err := pipeline.NewOperator(db).Seed(ctx, demoWorld(time.Now().UTC()))
 		if err != nil {
 			return fmt.Errorf("seed the demo world: %w", err)
@@ -59,8 +64,7 @@ func runDemo(ctx context.Context, e env, args []string) (err error) {
 		if err != nil {
 			return fmt.Errorf("sign-in link of the demo: %w", err)
 		}
-		base := "http://" + dialAddr(addr)
-		printDemo(e.stdout, base, e.cfg.DB, res, pipeline.SignInURL(cmp.Or(e.cfg.BaseURL, base), link))
+		printDemo(e.stdout, base, cfg, res, pipeline.SignInURL(cfg.BaseURL, link))
 		return nil
 	})
 }
@@ -71,6 +75,7 @@ const (
 	demoCandidate = "backend-1" // the newest applicant, in Applied; the last curl line moves it
 	demoToken     = "demo"
 	demoOwner     = "olivia@acme.test" // signed in by the printed link
+	demoAdmin     = "adam@acme.test"   // the printed sign-in-link command's
 )
 
 // demoWorld builds the demo: one team with an owner, an admin and a member,
@@ -169,7 +174,7 @@ func dialAddr(a net.Addr) string {
 // printDemo writes the token and curl lines of the demo. Every line is
 // either a comment or a command, so the whole text may be pasted into a
 // shell.
-func printDemo(w io.Writer, base, dbPath string, res pipeline.SeedResult, signIn string) {
+func printDemo(w io.Writer, base string, cfg *config, res pipeline.SeedResult, signIn string) {
 	token := res.Tokens[demoToken]
 	job := res.Jobs[demoJob]
 	auth := `-H "Authorization: Bearer $PIPELINE_TOKEN"`
@@ -189,6 +194,10 @@ curl -s %s/mcp %s -H 'Content-Type: application/json' -H 'Accept: application/js
 #   PIPELINE_DB=%s go run ./cmd/pipelined activity
 # Sign in to the pages as Olivia Owner (once, within 15 minutes):
 #   %s
+# Or ask for one on %s/app/sign-in: the demo writes its mail to this
+# terminal (unless PIPELINE_SMTP_URL says otherwise). Or, from another
+# shell while the demo runs:
+#   PIPELINE_DB=%s PIPELINE_BASE_URL=%s go run ./cmd/pipelined sign-in-link --email %s
 `,
 		token, token,
 		base, auth,
@@ -197,5 +206,6 @@ curl -s %s/mcp %s -H 'Content-Type: application/json' -H 'Accept: application/js
 		base, job, auth,
 		base, job, res.Candidates[demoCandidate], auth, res.Stages[demoJob]["Screening"],
 		base, auth,
-		dbPath, signIn)
+		cfg.DB, signIn,
+		cfg.BaseURL, cfg.DB, cfg.BaseURL, demoAdmin)
 }

@@ -9,6 +9,11 @@ import (
 	"github.com/pipeline-dev/pipeline/pipeline/mail"
 )
 
+// logMail is the SMTP URL that writes mails to the server's log instead
+// of sending them: for development, since the log then holds sign-in
+// links.
+const logMail = "log:"
+
 // loadMailConfig reads PIPELINE_SMTP_URL and PIPELINE_MAIL_FROM into cfg:
 // a URL that is not one the mailer takes, or a URL without a From
 // address, refuses to start.

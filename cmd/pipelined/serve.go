@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
@@ -43,8 +45,9 @@ func runServe(ctx context.Context, e env, args []string) error {
 
 // serveStore opens the store of a serving command and serves it on the
 // configured address until ctx is cancelled; ready, when not nil, runs
-// first with the store and the address the server listens on.
-func serveStore(ctx context.Context, e env, ready func(db *pipelinestore.DB, addr net.Addr) error) (err error) {
+// first with the configuration it may still change, the store and the
+// address the server listens on.
+func serveStore(ctx context.Context, e env, ready func(cfg *config, db *pipelinestore.DB, addr net.Addr) error) (err error) {
 	o, err := newObservability(ctx, e)
 	if err != nil {
 		return err
@@ -60,7 +63,7 @@ func serveStore(ctx context.Context, e env, ready func(db *pipelinestore.DB, add
 		return err
 	}
 	if ready != nil {
-		if err := ready(db, ln.Addr()); err != nil {
+		if err := ready(&e.cfg, db, ln.Addr()); err != nil {
 			ln.Close()
 			return err
 		}
@@ -108,6 +111,9 @@ func serve(ctx context.Context, e env, o *observability, db *pipelinestore.DB, l
 		ln.Close()
 		return err
 	}
+	if e.cfg.SMTPURL == logMail {
+		logger.Warn("PIPELINE_SMTP_URL is log: every mail is written whole to this log, sign-in links included, and none is sent; use it for development only")
+	}
 	stopping := make(chan struct{})
 	cfg := apiConfig(e, o, db, stopping)
 	if e.cfg.MetricsAddr != "" {
@@ -118,7 +124,11 @@ func serve(ctx context.Context, e env, o *observability, db *pipelinestore.DB, l
 		}
 		defer stop()
 	}
-	svc := servedService(e, db)
+	// The work that follows an answer (a sign-in link's write and mail)
+	// ends before the store closes.
+	var background sync.WaitGroup
+	defer background.Wait()
+	svc := servedService(e, db, pipeline.WithBackground(background.Go))
 	handler := pipelinehttp.New(svc, cfg)
 	// Requests' contexts derive from base, so that cutting them is one call.
 	base, cut := context.WithCancelCause(context.Background())
@@ -189,8 +199,8 @@ func stop(srv *http.Server, drain time.Duration, cut context.CancelCauseFunc, lo
 
 // servedService is the Service that serve serves, counting requests in
 // the database, so that replicas share one budget.
-func servedService(e env, db *pipelinestore.DB) *pipeline.Service {
-	return pipeline.NewService(db, append(e.cfg.domainOptions(), pipeline.WithLimiter(db.Limiter(e.cfg.RateLimit)))...)
+func servedService(e env, db *pipelinestore.DB, opts ...pipeline.Option) *pipeline.Service {
+	return pipeline.NewService(db, slices.Concat(e.cfg.domainOptions(), []pipeline.Option{pipeline.WithLimiter(db.Limiter(e.cfg.RateLimit))}, opts)...)
 }
 
 // apiConfig is the configuration of the API that serve serves; closing

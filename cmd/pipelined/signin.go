@@ -14,8 +14,9 @@ with that email, to hand over without mail: it works once, within 15
 minutes, and only its hash is stored.
 
 The link is on PIPELINE_BASE_URL, else on the listen address
-(PIPELINE_ADDR, or -addr), as a server there would serve it. An unknown
-email is an error (exit 1).`
+(PIPELINE_ADDR, or -addr), as a server there would serve it; a listen
+address of port 0 names no address, and PIPELINE_BASE_URL is needed. An
+unknown email is an error (exit 1).`
 
 func runSignInLink(ctx context.Context, e env, args []string) error {
 	fs := newFlagSet(e)
@@ -25,28 +26,36 @@ func runSignInLink(ctx context.Context, e env, args []string) error {
 	if err := parseFlagsOnly(e, fs, args, "email"); err != nil {
 		return err
 	}
+	base, err := pagesBase(e.cfg.BaseURL, e.cfg.Addr)
+	if err != nil {
+		return err
+	}
 	return withOperator(ctx, e.cfg, writes, func(op *pipeline.Operator) error {
 		secret, err := op.SignInLink(ctx, *email)
 		if err != nil {
 			return err
 		}
-		_, err = fmt.Fprintln(e.stdout, pipeline.SignInURL(pagesBase(e.cfg.BaseURL, e.cfg.Addr), secret))
+		_, err = fmt.Fprintln(e.stdout, pipeline.SignInURL(base, secret))
 		return err
 	})
 }
 
 // pagesBase is where the pages are reached: PIPELINE_BASE_URL, else the
-// listen address, an unspecified host made loopback.
-func pagesBase(baseURL, addr string) string {
+// listen address, an unspecified host made loopback. A listen address of
+// port 0, which a server makes another port each time, names none.
+func pagesBase(baseURL, addr string) (string, error) {
 	if baseURL != "" {
-		return baseURL
+		return baseURL, nil
 	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return "http://" + addr
+		return "http://" + addr, nil
+	}
+	if port == "0" {
+		return "", fmt.Errorf("the listen address %s has no fixed port: set PIPELINE_BASE_URL to where the server is reached", addr)
 	}
 	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
 		host = "127.0.0.1"
 	}
-	return "http://" + net.JoinHostPort(host, port)
+	return "http://" + net.JoinHostPort(host, port), nil
 }
