@@ -358,13 +358,14 @@ func proposalChanges(op Op, candidate int64, before any, after string) map[strin
 	return c
 }
 
-// decisionReason is the reason a decision's entry carries: the decider's
-// note (oversight.md §3), else the reason its body gave.
+// decisionReason is the reason a decision's entry carries: the reason its
+// body gave, as every write's entry does (oversight.md §1), else the
+// decider's note (§3), which is what a person deciding on a page writes.
 func decisionReason(note, reason *string) *string {
-	if note != nil {
-		return note
+	if reason != nil {
+		return reason
 	}
-	return reason
+	return note
 }
 
 // ProposalDecisionRecord is a decision the store makes of a pending
@@ -822,10 +823,11 @@ func (o *Operator) ActOnProposal(ctx context.Context, email string, id int64) (C
 
 // The operations on proposals.
 const (
-	OpListProposals   Op = "list_proposals"
-	OpGetProposal     Op = "get_proposal"
-	OpApproveProposal Op = "approve_proposal"
-	OpRejectProposal  Op = "reject_proposal"
+	OpListProposals    Op = "list_proposals"
+	OpGetProposal      Op = "get_proposal"
+	OpApproveProposal  Op = "approve_proposal"
+	OpRejectProposal   Op = "reject_proposal"
+	OpWithdrawProposal Op = "withdraw_proposal"
 )
 
 // proposalPath is the path of one proposal, below /api/v1.
@@ -843,4 +845,63 @@ var proposalOps = []opRow{
 			"Needs the write's own scope too; the requester's user cannot decide it."}},
 	{OpRejectProposal, opTraits{ScopeProposalsReview, mPost, proposalPath + "/reject", forbids | conflicts | neverHeld}, nil, &Words{Title: "Reject a proposal",
 		Description: "Rejects a pending proposal: the write is never made (POST /api/v1/proposals/{proposal}/reject). The requester's user cannot decide it."}},
+	// Withdrawing needs no scope: only the token that made a proposal may.
+	{OpWithdrawProposal, opTraits{"", mPost, proposalPath + "/withdraw", forbids | conflicts | neverHeld}, nil, &Words{Title: "Withdraw a proposal",
+		Description: "Withdraws a pending proposal this token made: the write is never made, and proposal.withdrawn is logged (POST /api/v1/proposals/{proposal}/withdraw). " +
+			"Another token's proposal is forbidden; one no longer pending is a conflict."}},
+}
+
+// ProposalWithdrawal is the body of withdrawing a proposal.
+type ProposalWithdrawal struct {
+	Idempotency *Idempotency `json:"-"`
+	Reasoned
+	Unread error `json:"-"`
+}
+
+// SetIdempotency sets the key the request named (a face's reading).
+func (in *ProposalWithdrawal) SetIdempotency(key *Idempotency) { in.Idempotency = key }
+
+// SetUnread sets what a face could not read of the request.
+func (in *ProposalWithdrawal) SetUnread(err error) { in.Unread = err }
+
+// WithdrawProposal withdraws a pending proposal that the caller's token
+// made: it will never run, and proposal.withdrawn names the token as its
+// actor. Needs no scope. Errors: unauthenticated, not_found (the caller
+// cannot read it), validation_failed (reason, idempotency_key), forbidden
+// (another token made it), conflict (it is no longer pending).
+func (s *Service) WithdrawProposal(ctx context.Context, id int64, in ProposalWithdrawal) (Result[Proposal], error) {
+	c, err := authorize(ctx, OpWithdrawProposal)
+	if err != nil {
+		return Result[Proposal]{}, err
+	}
+	k, err := takeKey(OpWithdrawProposal, Ref{Proposal: id}, &in, &in.Idempotency)
+	if err != nil {
+		return Result[Proposal]{}, err
+	}
+	res, err := write(s, ctx, c, k, func(Tx) (Proposal, error) { return s.visibleProposal(ctx, c, id) },
+		func(tx Tx, p Proposal) (Proposal, error) {
+			if err := inputVerdict(in.Unread, nil); err != nil {
+				return Proposal{}, err
+			}
+			if c.tokenID == 0 || p.RequestedBy.Token == nil || p.RequestedBy.Token.ID != c.tokenID {
+				return Proposal{}, Errorf(EForbidden, "Only the token that made a proposal may withdraw it.")
+			}
+			if err := checkPending(p); err != nil {
+				return Proposal{}, err
+			}
+			ok, err := tx.CloseProposal(ctx, p.ID, ProposalWithdrawn, s.now())
+			if err != nil {
+				return Proposal{}, err
+			}
+			if !ok {
+				return Proposal{}, errDecided()
+			}
+			if err := s.log(ctx, tx, c, p.TeamID, p.JobID, ActionProposalWithdrawn, SubjectProposal, p.ID,
+				proposalChanges(p.Operation, p.CandidateID, ProposalPending, ProposalWithdrawn)); err != nil {
+				return Proposal{}, err
+			}
+			return tx.ProposalByID(ctx, p.ID)
+		})
+	res.Value = res.Value.readAt(s.now())
+	return res, err
 }

@@ -392,6 +392,10 @@ var proposalProbes = []operation{
 		_, err := svc.RejectProposal(ctx, p.ref.Proposal, probeDecision(p))
 		return err
 	}},
+	{pipeline.OpWithdrawProposal, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.WithdrawProposal(ctx, p.ref.Proposal, pipeline.ProposalWithdrawal{Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
+		return err
+	}},
 }
 
 // probeDecision is a decision with the probe's key, reason and a note

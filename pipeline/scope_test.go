@@ -33,6 +33,9 @@ func TestService_ScopeCheck(t *testing.T) {
 	})
 	eachWorld(t, "its scope alone is enough", func(t *testing.T, w world) {
 		for _, o := range operations {
+			if requesterOnly(o.op) {
+				continue
+			}
 			// A webhook of its own for each operation, since one deletes it.
 			p := reachable(t, w, newHook(t, w, "olivia", "https://hooks.example.test/"+string(o.op)).ID)
 			var scopes []pipeline.Scope

@@ -121,6 +121,14 @@ var proposalOperations = []operation{
 	}),
 	decideOperation(pipeline.OpApproveProposal, (*pipeline.Service).ApproveProposal),
 	decideOperation(pipeline.OpRejectProposal, (*pipeline.Service).RejectProposal),
+	newOperation(opSpec[pipeline.ProposalWithdrawal, data[proposalItem]]{
+		op:     pipeline.OpWithdrawProposal,
+		params: []param[pipeline.ProposalWithdrawal]{proposalID[pipeline.ProposalWithdrawal]()},
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.ProposalWithdrawal]) (data[proposalItem], bool, error) {
+			res, err := svc.WithdrawProposal(ctx, in.ref.Proposal, in.domain())
+			return data[proposalItem]{Data: newProposalItem(res.Value)}, res.Replayed, err
+		},
+	}),
 }
 
 func decideOperation(op pipeline.Op,
