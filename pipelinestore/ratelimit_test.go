@@ -162,7 +162,7 @@ func TestLimiter_Postgres(t *testing.T) {
 		require.Eventually(t, func() bool { return pipelinestore.QueuedTakes(l) == 3 }, 10*time.Second, time.Millisecond)
 		closed := make(chan struct{})
 		go func() {
-			db.Close()
+			assert.NoError(t, db.Close())
 			close(closed)
 		}()
 		require.Eventually(t, func() bool { return pipelinestore.Closing(db) }, 10*time.Second, time.Millisecond)
