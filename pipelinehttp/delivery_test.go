@@ -164,7 +164,9 @@ func TestDeliveries(t *testing.T) {
 	each(t, "signed, with the entry as in the feed", func(t *testing.T, e *env) {
 		rc := newReceiver(t)
 		h := createWebhook(t, e, "olivia", map[string]any{"url": rc.URL + "/hook", "events": []string{"candidate.stage_changed"}})
-		e.deliver(t, true)
+		// In order, a message of an entry the webhook does not select,
+		// written before the move, would come first.
+		e.deliverInOrder(t, true)
 		moveAda(t, e, "adam", "Screening")
 		got := rc.wait(t, 1)[0]
 
@@ -183,7 +185,7 @@ func TestDeliveries(t *testing.T) {
 		feed := e.do(t, "GET", "/api/v1/activity?action=candidate.stage_changed", e.token("olivia"), nil).Items(t)
 		require.Len(t, feed, 1)
 		assert.Equal(t, feed[0], msg.Data, "the entry as in the feed")
-		assert.Equal(t, "candidate.stage_changed", msg.Type)
+		assert.Equal(t, "candidate.stage_changed", msg.Type, "the webhook selects stage changes only")
 		assert.Equal(t, feed[0]["created_at"], msg.Timestamp)
 		assert.Equal(t, "msg_"+itoa(num(t, feed[0]["id"]))+"_"+itoa(h.id), got.header.Get("Webhook-Id"))
 
@@ -195,7 +197,6 @@ func TestDeliveries(t *testing.T) {
 		assert.Equal(t, 204.0, d["status_code"])
 		assert.Nil(t, d["error"])
 		assert.Nil(t, d["next_attempt_at"])
-		assert.Equal(t, 1, rc.count(), "the webhook selects stage changes only")
 	})
 	each(t, "a 503 is retried with the same webhook-id", func(t *testing.T, e *env) {
 		rc := newReceiver(t, http.StatusServiceUnavailable, http.StatusFound)
