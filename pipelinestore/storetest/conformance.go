@@ -183,6 +183,16 @@ type adas struct {
 // read made for a viewer.
 func (c conf) checkReach(t *testing.T, user string, want []string, r adas) {
 	t.Helper()
+	c.checkListed(t, user, want)
+	for _, jk := range []string{"backend", "frontend", "design", "archive", "ops"} {
+		c.checkJobReach(t, user, jk, slices.Contains(want, jk), r)
+	}
+}
+
+// checkListed checks that user lists exactly the jobs want, in every
+// status.
+func (c conf) checkListed(t *testing.T, user string, want []string) {
+	t.Helper()
 	viewer := c.user(user)
 	var listed []int64
 	for _, s := range []pipeline.JobStatus{pipeline.JobOpen, pipeline.JobDraft, pipeline.JobClosed} {
@@ -198,87 +208,108 @@ func (c conf) checkReach(t *testing.T, user string, want []string, r adas) {
 		wantIDs = append(wantIDs, c.job(k))
 	}
 	assert.ElementsMatch(t, wantIDs, listed, "the jobs %s lists", user)
+}
 
-	for _, jk := range []string{"backend", "frontend", "design", "archive", "ops"} {
-		reach := slices.Contains(want, jk)
-		job := c.job(jk)
-		seen := func(what string, err error) {
-			t.Helper()
-			if reach {
-				if errors.Is(err, errRollback) {
-					err = nil
-				}
-				assert.NoError(t, err, "%s reads %s of %s", user, what, jk)
-			} else {
-				assert.True(t, isNotFound(err), "%s must not find %s of %s, got %v", user, what, jk, err)
+// seenFunc checks a read of user's under the job jk: without an error
+// when user reaches the job (a write rolled back on purpose included),
+// not found when not.
+type seenFunc func(what string, err error)
+
+// checkJobReach checks every read of user's of the job jk and of what is
+// under it: each succeeds when reach, and is not found when not.
+func (c conf) checkJobReach(t *testing.T, user, jk string, reach bool, r adas) {
+	t.Helper()
+	viewer, job := c.user(user), c.job(jk)
+	seen := seenFunc(func(what string, err error) {
+		t.Helper()
+		if reach {
+			if errors.Is(err, errRollback) {
+				err = nil
 			}
+			assert.NoError(t, err, "%s reads %s of %s", user, what, jk)
+		} else {
+			assert.True(t, isNotFound(err), "%s must not find %s of %s, got %v", user, what, jk, err)
 		}
-		_, err := c.store.Job(bg, viewer, job)
-		seen("the job", err)
-		_, err = c.store.Stages(bg, viewer, job)
-		seen("the stages", err)
-		_, err = c.store.ListCandidates(bg, viewer, job, pipeline.CandidateFilter{Page: 1})
-		seen("the candidates", err)
-		seen("the job for update", c.write(func(tx pipeline.Tx) error {
-			if _, err := tx.JobForUpdate(bg, viewer, job); err != nil {
-				return err
-			}
-			return errRollback
-		}))
-		seen("the job for intake", c.write(func(tx pipeline.Tx) error {
-			if _, err := tx.JobForIntake(bg, viewer, job, 0, "someone@example.test"); err != nil {
-				return err
-			}
-			return errRollback
-		}))
-		for _, ck := range worldCandidates[jk] {
-			cand := c.cand(ck)
-			_, err := c.store.Candidate(bg, viewer, job, cand)
-			seen("candidate "+ck, err)
-			_, err = c.store.ListNotes(bg, viewer, job, cand, 1)
-			seen("the notes of "+ck, err)
-			_, err = c.store.ListMessages(bg, viewer, job, cand, 1)
-			seen("the messages of "+ck, err)
-			_, err = c.store.ListInterviews(bg, viewer, job, cand, 1)
-			seen("the interviews of "+ck, err)
-			_, err = c.store.ListDocuments(bg, viewer, job, cand, 1)
-			seen("the documents of "+ck, err)
-			// Empty or not found: the contract promises the documents
-			// of a candidate viewer reaches, and no others.
-			docs, err := c.store.DocumentsWithText(bg, viewer, job, cand)
-			if reach || !isNotFound(err) {
-				require.NoError(t, err)
-				if reach && ck == "ada" {
-					assert.Len(t, docs, 1, "%s reads ada's document with its text", user)
-				} else {
-					assert.Empty(t, docs, "%s must not read the documents of %s", user, ck)
-				}
-			}
-			seen("candidate "+ck+" for update", c.write(func(tx pipeline.Tx) error {
-				if _, err := tx.CandidateForUpdate(bg, viewer, job, cand); err != nil {
-					return err
-				}
-				return errRollback
-			}))
+	})
+	_, err := c.store.Job(bg, viewer, job)
+	seen("the job", err)
+	_, err = c.store.Stages(bg, viewer, job)
+	seen("the stages", err)
+	_, err = c.store.ListCandidates(bg, viewer, job, pipeline.CandidateFilter{Page: 1})
+	seen("the candidates", err)
+	seen("the job for update", c.write(func(tx pipeline.Tx) error {
+		if _, err := tx.JobForUpdate(bg, viewer, job); err != nil {
+			return err
 		}
-		if jk == "backend" {
-			ada := c.cand("ada")
-			_, err = c.store.Message(bg, viewer, job, ada, r.msg.ID)
-			seen("ada's message", err)
-			_, err = c.store.Document(bg, viewer, job, ada, r.doc.ID)
-			seen("ada's document", err)
-			_, _, err = c.store.DocumentText(bg, viewer, job, ada, r.doc.ID)
-			seen("ada's document's text", err)
-			_, err = c.store.Interview(bg, viewer, job, ada, r.iv.ID)
-			seen("ada's interview", err)
-			seen("ada's interview for update", c.write(func(tx pipeline.Tx) error {
-				if _, err := tx.InterviewForUpdate(bg, viewer, job, ada, r.iv.ID); err != nil {
-					return err
-				}
-				return errRollback
-			}))
+		return errRollback
+	}))
+	seen("the job for intake", c.write(func(tx pipeline.Tx) error {
+		if _, err := tx.JobForIntake(bg, viewer, job, 0, "someone@example.test"); err != nil {
+			return err
+		}
+		return errRollback
+	}))
+	for _, ck := range worldCandidates[jk] {
+		c.checkCandidateReach(t, user, job, ck, reach, seen)
+	}
+	if jk == "backend" {
+		c.checkAdasReach(t, viewer, job, r, seen)
+	}
+}
+
+// checkCandidateReach checks every read of user's of the candidate ck of
+// job and of what is under it.
+func (c conf) checkCandidateReach(t *testing.T, user string, job int64, ck string, reach bool, seen seenFunc) {
+	t.Helper()
+	viewer, cand := c.user(user), c.cand(ck)
+	_, err := c.store.Candidate(bg, viewer, job, cand)
+	seen("candidate "+ck, err)
+	_, err = c.store.ListNotes(bg, viewer, job, cand, 1)
+	seen("the notes of "+ck, err)
+	_, err = c.store.ListMessages(bg, viewer, job, cand, 1)
+	seen("the messages of "+ck, err)
+	_, err = c.store.ListInterviews(bg, viewer, job, cand, 1)
+	seen("the interviews of "+ck, err)
+	_, err = c.store.ListDocuments(bg, viewer, job, cand, 1)
+	seen("the documents of "+ck, err)
+	// Empty or not found: the contract promises the documents of a
+	// candidate viewer reaches, and no others.
+	docs, err := c.store.DocumentsWithText(bg, viewer, job, cand)
+	if reach || !isNotFound(err) {
+		require.NoError(t, err)
+		if reach && ck == "ada" {
+			assert.Len(t, docs, 1, "%s reads ada's document with its text", user)
+		} else {
+			assert.Empty(t, docs, "%s must not read the documents of %s", user, ck)
 		}
 	}
+	seen("candidate "+ck+" for update", c.write(func(tx pipeline.Tx) error {
+		if _, err := tx.CandidateForUpdate(bg, viewer, job, cand); err != nil {
+			return err
+		}
+		return errRollback
+	}))
+}
+
+// checkAdasReach checks the reads by id of ada's records r, of job
+// (backend).
+func (c conf) checkAdasReach(t *testing.T, viewer, job int64, r adas, seen seenFunc) {
+	t.Helper()
+	ada := c.cand("ada")
+	_, err := c.store.Message(bg, viewer, job, ada, r.msg.ID)
+	seen("ada's message", err)
+	_, err = c.store.Document(bg, viewer, job, ada, r.doc.ID)
+	seen("ada's document", err)
+	_, _, err = c.store.DocumentText(bg, viewer, job, ada, r.doc.ID)
+	seen("ada's document's text", err)
+	_, err = c.store.Interview(bg, viewer, job, ada, r.iv.ID)
+	seen("ada's interview", err)
+	seen("ada's interview for update", c.write(func(tx pipeline.Tx) error {
+		if _, err := tx.InterviewForUpdate(bg, viewer, job, ada, r.iv.ID); err != nil {
+			return err
+		}
+		return errRollback
+	}))
 }
 
 // at is an hour of a day, UTC.
