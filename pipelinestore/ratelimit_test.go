@@ -217,9 +217,9 @@ func holdBucket(t *testing.T, dsn, app, bucket string, take func()) *sql.Tx {
 	go take()
 	require.Eventually(t, func() bool {
 		var waiting int
-		require.NoError(t, raw.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
-			WHERE wait_event_type = 'Lock' AND application_name = $1`, app).Scan(&waiting))
-		return waiting == 1
+		err := raw.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE wait_event_type = 'Lock' AND application_name = $1`, app).Scan(&waiting)
+		return assert.NoError(t, err) && waiting == 1
 	}, 10*time.Second, time.Millisecond, "the take waits for the row")
 	return tx
 }
