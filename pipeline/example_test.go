@@ -128,7 +128,10 @@ func ExampleService_MoveCandidate() {
 	}
 	fmt.Println(moved.Value.Name, "is in", moved.Value.Stage)
 
-	log, _ := op.ActivityLog(context.Background(), nil)
+	log, err := op.ActivityLog(context.Background(), nil)
+	if err != nil {
+		panic(err)
+	}
 	fmt.Println(log[0].Action, string(log[0].Changes), log[0].IP)
 	// Output:
 	// Ada Lovelace is in Interview

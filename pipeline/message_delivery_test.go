@@ -37,14 +37,57 @@ func sendQueue(t *testing.T, db *pipelinestore.DB, s *mailtest.Server, opts ...m
 // sendQueueURL is sendQueue speaking to s through the SMTP URL u.
 func sendQueueURL(t *testing.T, db *pipelinestore.DB, s *mailtest.Server, u string, opts ...mail.Option) {
 	t.Helper()
+	runMailQueue(t, db, s, u, 2, opts...)
+}
+
+// sendQueueInOrder is sendQueue with one worker: the queue sends one mail
+// at a time, in the order the mails came due.
+func sendQueueInOrder(t *testing.T, db *pipelinestore.DB, s *mailtest.Server) {
+	t.Helper()
+	runMailQueue(t, db, s, s.URL(), 1)
+}
+
+// runMailQueue runs db's queue with workers workers until the test ends,
+// its messages sent to s through the SMTP URL u on the fast schedule.
+func runMailQueue(t *testing.T, db *pipelinestore.DB, s *mailtest.Server, u string, workers int, opts ...mail.Option) {
+	t.Helper()
 	m, err := mail.New(u, append([]mail.Option{mail.WithTLSConfig(s.ClientTLS())}, opts...)...)
 	require.NoError(t, err)
 	p, err := pipeline.NewPostman(db, pipeline.WithMail(testFrom, m), pipeline.WithMailRetrySchedule(fastMailRetries))
 	require.NoError(t, err)
 	run, err := db.StartDeliveries(context.Background(), pipeline.NewDispatcher(db, nil, hookOptions()...),
-		pipelinestore.DeliveryConfig{Workers: 2, PollInterval: 20 * time.Millisecond, Postman: p})
+		pipelinestore.DeliveryConfig{Workers: workers, PollInterval: 20 * time.Millisecond, Postman: p})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, run.Stop(context.Background())) })
+}
+
+// mailsBeforeMarker sends grace a marker message due at due (now when
+// zero), waits until s receives it, and returns the Message-IDs of the
+// mails s received before it. On a queue run by sendQueueInOrder every
+// mail due before the marker is sent before it, so a mail not among these
+// was never queued.
+func mailsBeforeMarker(t *testing.T, w world, s *mailtest.Server, due time.Time) []string {
+	t.Helper()
+	in := pipeline.NewMessage{Subject: "Marker", Body: "Marker."}
+	if !due.IsZero() {
+		in.SendAt = due.Format(time.RFC3339)
+	}
+	res, err := w.Svc.SendMessage(w.As(t, "olivia"), w.Job("backend"), w.Res.Candidates["grace"], in)
+	require.NoError(t, err)
+	marker := messageID(res.Value.ID)
+	var ids []string
+	for n := 1; ; n++ {
+		id := s.WaitReceived(t, n, 30*time.Second)[n-1].Message(t).Header.Get("Message-ID")
+		if id == marker {
+			return ids
+		}
+		ids = append(ids, id)
+	}
+}
+
+// messageID is the Message-ID of the mail of message id.
+func messageID(id int64) string {
+	return "<message-" + strconv.FormatInt(id, 10) + "@acme.example>"
 }
 
 // waitMessage reads a message of ada on backend until its status is not
@@ -125,7 +168,7 @@ func TestMessages_Delivery(t *testing.T) {
 	eachWorld(t, "550 fails at once", func(t *testing.T, w world) {
 		s := mailtest.Start(t, mailtest.Options{})
 		s.Script(mailtest.Permanent)
-		sendQueue(t, w.DB, s)
+		sendQueueInOrder(t, w.DB, s)
 		m, err := sendAda(t, w, pipeline.NewMessage{Subject: "Hi", Body: "Hello."})
 		require.NoError(t, err)
 		failed := waitMessage(t, w, m.ID)
@@ -133,8 +176,9 @@ func TestMessages_Delivery(t *testing.T) {
 		assert.Equal(t, 1, failed.Attempts)
 		assert.Contains(t, failed.LastError, "550")
 		assert.Nil(t, failed.SentAt)
-		time.Sleep(300 * time.Millisecond)
-		assert.Len(t, s.Received(), 1, "not retried")
+		// A retry would be due within fastMailRetries[0]; the marker is
+		// due a second later at the least.
+		assert.Len(t, mailsBeforeMarker(t, w, s, time.Now().Add(2*time.Second)), 1, "not retried")
 	})
 	eachWorld(t, "a server that hangs is cut by the time-out and retried", func(t *testing.T, w world) {
 		s := mailtest.Start(t, mailtest.Options{})
@@ -196,11 +240,9 @@ func TestMessages_Scheduling(t *testing.T) {
 		at := time.Now().Add(3 * time.Second).Truncate(time.Second)
 		m, err := sendAda(t, w, pipeline.NewMessage{Subject: "Later", Body: "Hello.", SendAt: at.Format(time.RFC3339)})
 		require.NoError(t, err)
-		time.Sleep(time.Until(at) - time.Second)
-		assert.Empty(t, s.Received(), "not before send_at")
 		got := s.WaitReceived(t, 1, 30*time.Second)
-		assert.False(t, time.Now().Before(at))
-		assert.Equal(t, "<message-"+strconv.FormatInt(m.ID, 10)+"@acme.example>", got[0].Message(t).Header.Get("Message-ID"))
+		assert.False(t, got[0].At.Before(at), "not before send_at")
+		assert.Equal(t, messageID(m.ID), got[0].Message(t).Header.Get("Message-ID"))
 	})
 	eachWorld(t, "a cancelled message is never sent", func(t *testing.T, w world) {
 		s := mailtest.Start(t, mailtest.Options{})
@@ -210,11 +252,10 @@ func TestMessages_Scheduling(t *testing.T) {
 		require.NoError(t, err)
 		later, err := sendAda(t, w, pipeline.NewMessage{Subject: "After", Body: "Hello."})
 		require.NoError(t, err)
-		sendQueue(t, w.DB, s)
+		// In order, the cancelled message would come before the later one.
+		sendQueueInOrder(t, w.DB, s)
 		got := s.WaitReceived(t, 1, 30*time.Second)
-		time.Sleep(300 * time.Millisecond)
-		assert.Len(t, s.Received(), 1, "only the message after")
-		assert.Equal(t, "<message-"+strconv.FormatInt(later.ID, 10)+"@acme.example>", got[0].Message(t).Header.Get("Message-ID"))
+		assert.Equal(t, messageID(later.ID), got[0].Message(t).Header.Get("Message-ID"), "only the message after")
 		assert.Equal(t, pipeline.MessageCancelled, waitMessage(t, w, m.ID).Status)
 	})
 }
@@ -234,11 +275,10 @@ func TestMessages_Transactions(t *testing.T) {
 		require.ErrorIs(t, err, rolledBack)
 		after, err := sendAda(t, w, pipeline.NewMessage{Subject: "After", Body: "Hello."})
 		require.NoError(t, err)
-		sendQueue(t, w.DB, s)
+		// In order, the rolled-back message would come before the later one.
+		sendQueueInOrder(t, w.DB, s)
 		got := s.WaitReceived(t, 1, 30*time.Second)
-		time.Sleep(300 * time.Millisecond)
-		assert.Len(t, s.Received(), 1, "only the committed message")
-		assert.Equal(t, "<message-"+strconv.FormatInt(after.ID, 10)+"@acme.example>", got[0].Message(t).Header.Get("Message-ID"))
+		assert.Equal(t, messageID(after.ID), got[0].Message(t).Header.Get("Message-ID"), "only the committed message")
 	})
 	t.Run("committed before a crash, sent after the restart", func(t *testing.T) {
 		t.Parallel()

@@ -23,14 +23,17 @@ func TestMemoryLimiter(t *testing.T) {
 		assert.Equal(t, want, q.Remaining)
 		assert.Equal(t, t0.Add(RateWindow), q.Reset, "the window opens with the first request")
 	}
-	q, _ := l.Take(ctx, "user:1", t0.Add(59*time.Second))
+	q, err := l.Take(ctx, "user:1", t0.Add(59*time.Second))
+	require.NoError(t, err)
 	assert.False(t, q.Allowed, "fourth request in the window")
 	assert.Equal(t, 0, q.Remaining)
 
-	other, _ := l.Take(ctx, "user:2", t0.Add(59*time.Second))
+	other, err := l.Take(ctx, "user:2", t0.Add(59*time.Second))
+	require.NoError(t, err)
 	assert.True(t, other.Allowed, "buckets are independent")
 
-	q, _ = l.Take(ctx, "user:1", t0.Add(RateWindow))
+	q, err = l.Take(ctx, "user:1", t0.Add(RateWindow))
+	require.NoError(t, err)
 	assert.True(t, q.Allowed, "a new window after 60 s")
 	assert.Equal(t, 2, q.Remaining)
 	assert.Equal(t, t0.Add(2*RateWindow), q.Reset)

@@ -50,7 +50,8 @@ func sends(t *testing.T, db *pipelinestore.DB, key *pipeline.SecretKey, m pipeli
 
 func newKey(t *testing.T) *pipeline.SecretKey {
 	raw := make([]byte, pipeline.SecretKeyLength)
-	_, _ = rand.Read(raw)
+	_, err := rand.Read(raw)
+	require.NoError(t, err)
 	k, err := pipeline.NewSecretKey(raw)
 	require.NoError(t, err)
 	return k

@@ -239,7 +239,7 @@ func TestService_RequestSignIn(t *testing.T) {
 		err := f.Svc.RequestSignIn(ctx, pipeline.SignInRequest{Email: "Nobody@acme.test", IP: "192.0.2.2"})
 		assert.ErrorIs(t, err, pipeline.ErrRateLimited, "per email")
 		for i := range pipeline.SignInPerIP - pipeline.SignInPerEmail {
-			_ = f.Svc.RequestSignIn(ctx, pipeline.SignInRequest{Email: "x" + string(rune('a'+i)) + "@acme.test", IP: "192.0.2.1"})
+			require.NoError(t, f.Svc.RequestSignIn(ctx, pipeline.SignInRequest{Email: "x" + string(rune('a'+i)) + "@acme.test", IP: "192.0.2.1"}), i)
 		}
 		err = f.Svc.RequestSignIn(ctx, pipeline.SignInRequest{Email: "new@acme.test", IP: "192.0.2.1"})
 		assert.ErrorIs(t, err, pipeline.ErrRateLimited, "per IP")

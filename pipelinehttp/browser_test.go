@@ -171,7 +171,8 @@ func serveWorld(t *testing.T, db *pipelinestore.DB, opts ...pipeline.Option) (st
 // me calls GET /api/v1/me with token and returns the status and scopes.
 func me(t *testing.T, base, token string) (int, []string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, base+"/api/v1/me", nil)
+	req, err := http.NewRequest(http.MethodGet, base+"/api/v1/me", nil)
+	require.NoError(t, err)
 	req.Header.Set("Authorization", "Bearer "+token)
 	res, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
@@ -181,7 +182,7 @@ func me(t *testing.T, base, token string) (int, []string) {
 			Scopes []string `json:"scopes"`
 		} `json:"data"`
 	}
-	_ = json.NewDecoder(res.Body).Decode(&body)
+	require.NoError(t, json.NewDecoder(res.Body).Decode(&body))
 	return res.StatusCode, body.Data.Scopes
 }
 

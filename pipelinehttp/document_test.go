@@ -41,7 +41,8 @@ func formBody(t *testing.T, parts ...part) ([]byte, string) {
 		h.Set("Content-Disposition", cd)
 		pw, err := w.CreatePart(h)
 		require.NoError(t, err)
-		pw.Write(p.content)
+		_, err = pw.Write(p.content)
+		require.NoError(t, err)
 	}
 	require.NoError(t, w.Close())
 	return buf.Bytes(), w.FormDataContentType()

@@ -66,7 +66,8 @@ func TestListener_Malformed(t *testing.T) {
 
 	t.Run("a well-formed request passes", func(t *testing.T) {
 		resp := rawExchange(t, ln.Addr().String(), "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-		body, _ := io.ReadAll(resp.Body)
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
 		assert.Equal(t, http.StatusOK, resp.StatusCode)
 		assert.JSONEq(t, `{"status":"ok"}`, string(body))
 	})

@@ -91,7 +91,8 @@ func TestMCP_Unauthenticated(t *testing.T) {
 				resp, err := bearer{token}.RoundTrip(req)
 				require.NoError(t, err)
 				defer resp.Body.Close()
-				body, _ := io.ReadAll(resp.Body)
+				body, err := io.ReadAll(resp.Body)
+				require.NoError(t, err)
 				assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
 				assert.Equal(t, "Bearer", resp.Header.Get("WWW-Authenticate"))
 				assert.JSONEq(t, `{"error":{"code":"unauthenticated","message":"Unauthenticated.","details":null}}`, string(body))
@@ -114,7 +115,8 @@ func rawMCP(t *testing.T, e *env, method, body string) (int, http.Header, map[st
 	resp, err := bearer{e.token("olivia")}.RoundTrip(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
+	raw, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
 	var m map[string]any
 	if len(raw) > 0 {
 		require.NoError(t, json.Unmarshal(raw, &m), "body %s", raw)

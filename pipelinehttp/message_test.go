@@ -25,6 +25,19 @@ var testMailFrom = &netmail.Address{Name: "Acme Hiring", Address: "jobs@acme.exa
 // sends it until the test ends.
 func (e *env) withMail(t *testing.T, s *mailtest.Server) {
 	t.Helper()
+	e.withMailWorkers(t, s, 2)
+}
+
+// withMailInOrder is withMail with one worker: the queue sends one mail at
+// a time, in the order the mails came due.
+func (e *env) withMailInOrder(t *testing.T, s *mailtest.Server) {
+	t.Helper()
+	e.withMailWorkers(t, s, 1)
+}
+
+// withMailWorkers is withMail with workers workers.
+func (e *env) withMailWorkers(t *testing.T, s *mailtest.Server, workers int) {
+	t.Helper()
 	m, err := mail.New(s.URL(), mail.WithTLSConfig(s.ClientTLS()), mail.WithLogger(slog.New(slog.DiscardHandler)))
 	require.NoError(t, err)
 	mailOpts := []pipeline.Option{pipeline.WithMail(testMailFrom, m), pipeline.WithInvitations(ical.Render),
@@ -36,7 +49,7 @@ func (e *env) withMail(t *testing.T, s *mailtest.Server) {
 	p, err := pipeline.NewPostman(e.DB, mailOpts...)
 	require.NoError(t, err)
 	run, err := e.DB.StartDeliveries(context.Background(), pipeline.NewDispatcher(e.DB, nil, pipeline.WithSecretKey(testSecretKey)),
-		pipelinestore.DeliveryConfig{Workers: 2, PollInterval: 20 * time.Millisecond, Postman: p})
+		pipelinestore.DeliveryConfig{Workers: workers, PollInterval: 20 * time.Millisecond, Postman: p})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, run.Stop(context.Background())) })
 }
@@ -122,7 +135,7 @@ func TestMessages_HTTP(t *testing.T) {
 	})
 	each(t, "a keyed retry replays and sends nothing twice", func(t *testing.T, e *env) {
 		s := mailtest.Start(t, mailtest.Options{})
-		e.withMail(t, s)
+		e.withMailInOrder(t, s)
 		body := map[string]any{"subject": "Once", "body": "Hello."}
 		first := e.do(t, "POST", messagesPath(e), e.token("olivia"), body, IdempotencyKeyHeader, "send-once")
 		require.Equal(t, http.StatusAccepted, first.Code, "%s", first.Body)
@@ -131,10 +144,14 @@ func TestMessages_HTTP(t *testing.T) {
 		assert.Equal(t, "true", again.Header.Get(ReplayHeader))
 		assert.Equal(t, first.JSON, again.JSON)
 		assert.Equal(t, first.Header.Get("Location"), again.Header.Get("Location"))
-		s.WaitReceived(t, 1, 30*time.Second)
-		waitStatus(t, e, first.Header.Get("Location"))
-		time.Sleep(300 * time.Millisecond)
-		assert.Len(t, s.Received(), 1)
+		// In order, a second mail of the replay would come before the
+		// marker's.
+		marker := e.do(t, "POST", messagesPath(e), e.token("olivia"), map[string]any{"subject": "Marker", "body": "Marker."})
+		require.Equal(t, http.StatusAccepted, marker.Code, "%s", marker.Body)
+		got := s.WaitReceived(t, 2, 30*time.Second)
+		assert.Equal(t, "<message-"+itoa(num(t, first.Data(t)["id"]))+"@acme.example>", got[0].Message(t).Header.Get("Message-ID"))
+		assert.Equal(t, "<message-"+itoa(num(t, marker.Data(t)["id"]))+"@acme.example>", got[1].Message(t).Header.Get("Message-ID"),
+			"the marker's mail is the next")
 	})
 }
 

@@ -247,7 +247,8 @@ func TestPages_SignInMail(t *testing.T) {
 	if strings.EqualFold(msg.Header.Get("Content-Transfer-Encoding"), "quoted-printable") {
 		rd = quotedprintable.NewReader(rd)
 	}
-	body, _ := io.ReadAll(rd)
+	body, err := io.ReadAll(rd)
+	require.NoError(t, err)
 	secret := regexp.MustCompile(`https://hiring\.example/app/sign-in/([A-Za-z0-9_-]+)`).FindSubmatch(body)
 	require.NotNil(t, secret, string(body))
 	u, err := f.Svc.SignInLinkUser(context.Background(), string(secret[1]))

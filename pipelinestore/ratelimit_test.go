@@ -162,7 +162,7 @@ func TestLimiter_Postgres(t *testing.T) {
 		require.Eventually(t, func() bool { return pipelinestore.QueuedTakes(l) == 3 }, 10*time.Second, time.Millisecond)
 		closed := make(chan struct{})
 		go func() {
-			db.Close()
+			assert.NoError(t, db.Close())
 			close(closed)
 		}()
 		require.Eventually(t, func() bool { return pipelinestore.Closing(db) }, 10*time.Second, time.Millisecond)
@@ -217,9 +217,9 @@ func holdBucket(t *testing.T, dsn, app, bucket string, take func()) *sql.Tx {
 	go take()
 	require.Eventually(t, func() bool {
 		var waiting int
-		require.NoError(t, raw.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
-			WHERE wait_event_type = 'Lock' AND application_name = $1`, app).Scan(&waiting))
-		return waiting == 1
+		err := raw.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE wait_event_type = 'Lock' AND application_name = $1`, app).Scan(&waiting)
+		return assert.NoError(t, err) && waiting == 1
 	}, 10*time.Second, time.Millisecond, "the take waits for the row")
 	return tx
 }

@@ -73,7 +73,8 @@ func TestServe_DocumentsInS3(t *testing.T) {
 		w := multipart.NewWriter(&body)
 		fw, err := w.CreateFormFile("file", "cv.txt")
 		require.NoError(t, err)
-		_, _ = fw.Write(content)
+		_, err = fw.Write(content)
+		require.NoError(t, err)
 		require.NoError(t, w.Close())
 		docs := "/api/v1/jobs/" + strconv.FormatInt(seeded.Jobs["backend"], 10) + "/candidates/" + strconv.FormatInt(seeded.Candidates["ada"], 10) + "/documents"
 		resp := srv.Request("POST", docs, tok.Token, body.String(), "Content-Type", w.FormDataContentType())

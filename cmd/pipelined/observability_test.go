@@ -65,7 +65,8 @@ func TestServe_Metrics(t *testing.T) {
 
 		resp, err := http.Get(metrics + "/metrics")
 		require.NoError(t, err)
-		body, _ := io.ReadAll(resp.Body)
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
 		resp.Body.Close()
 		require.Equal(t, http.StatusOK, resp.StatusCode)
 		scrape := string(body)
@@ -91,7 +92,8 @@ func TestServe_Metrics(t *testing.T) {
 
 		resp, err = http.Get(metrics + "/debug/pprof/")
 		require.NoError(t, err)
-		body, _ = io.ReadAll(resp.Body)
+		body, err = io.ReadAll(resp.Body)
+		require.NoError(t, err)
 		resp.Body.Close()
 		assert.Equal(t, http.StatusOK, resp.StatusCode)
 		assert.Contains(t, string(body), "goroutine")
@@ -146,7 +148,8 @@ func TestServe_Tracing(t *testing.T) {
 		const parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 		job := "/api/v1/jobs/" + itoa(seeded.Jobs["backend"])
 		for _, path := range []string{job, job + "/stages"} {
-			req, _ := http.NewRequest("GET", srv.URL+path, nil)
+			req, err := http.NewRequest("GET", srv.URL+path, nil)
+			require.NoError(t, err)
 			req.Header.Set("Authorization", "Bearer "+tok.Token)
 			req.Header.Set("traceparent", parent)
 			resp, err := http.DefaultClient.Do(req)
@@ -154,8 +157,10 @@ func TestServe_Tracing(t *testing.T) {
 			resp.Body.Close()
 			require.Equal(t, http.StatusOK, resp.StatusCode)
 		}
-		status, _ := http.Get(srv.URL + "/healthz")
-		require.Equal(t, http.StatusOK, status.StatusCode)
+		health, err := http.Get(srv.URL + "/healthz")
+		require.NoError(t, err)
+		health.Body.Close()
+		require.Equal(t, http.StatusOK, health.StatusCode)
 
 		spans := exp.GetSpans()
 		var servers []tracetest.SpanStub

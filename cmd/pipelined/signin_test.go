@@ -63,7 +63,8 @@ func TestReadme_Pages(t *testing.T) {
 	res, err := http.Get(m[1])
 	require.NoError(t, err)
 	defer res.Body.Close()
-	body, _ := io.ReadAll(res.Body)
+	body, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, res.StatusCode)
 	assert.Contains(t, string(body), "Sign in as <strong>o…@acme.test</strong>")
 }

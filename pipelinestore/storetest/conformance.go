@@ -183,6 +183,16 @@ type adas struct {
 // read made for a viewer.
 func (c conf) checkReach(t *testing.T, user string, want []string, r adas) {
 	t.Helper()
+	c.checkListed(t, user, want)
+	for _, jk := range []string{"backend", "frontend", "design", "archive", "ops"} {
+		c.checkJobReach(t, user, jk, slices.Contains(want, jk), r)
+	}
+}
+
+// checkListed checks that user lists exactly the jobs want, in every
+// status.
+func (c conf) checkListed(t *testing.T, user string, want []string) {
+	t.Helper()
 	viewer := c.user(user)
 	var listed []int64
 	for _, s := range []pipeline.JobStatus{pipeline.JobOpen, pipeline.JobDraft, pipeline.JobClosed} {
@@ -198,87 +208,108 @@ func (c conf) checkReach(t *testing.T, user string, want []string, r adas) {
 		wantIDs = append(wantIDs, c.job(k))
 	}
 	assert.ElementsMatch(t, wantIDs, listed, "the jobs %s lists", user)
+}
 
-	for _, jk := range []string{"backend", "frontend", "design", "archive", "ops"} {
-		reach := slices.Contains(want, jk)
-		job := c.job(jk)
-		seen := func(what string, err error) {
-			t.Helper()
-			if reach {
-				if errors.Is(err, errRollback) {
-					err = nil
-				}
-				assert.NoError(t, err, "%s reads %s of %s", user, what, jk)
-			} else {
-				assert.True(t, isNotFound(err), "%s must not find %s of %s, got %v", user, what, jk, err)
+// seenFunc checks a read of user's under the job jk: without an error
+// when user reaches the job (a write rolled back on purpose included),
+// not found when not.
+type seenFunc func(what string, err error)
+
+// checkJobReach checks every read of user's of the job jk and of what is
+// under it: each succeeds when reach, and is not found when not.
+func (c conf) checkJobReach(t *testing.T, user, jk string, reach bool, r adas) {
+	t.Helper()
+	viewer, job := c.user(user), c.job(jk)
+	seen := seenFunc(func(what string, err error) {
+		t.Helper()
+		if reach {
+			if errors.Is(err, errRollback) {
+				err = nil
 			}
+			assert.NoError(t, err, "%s reads %s of %s", user, what, jk)
+		} else {
+			assert.True(t, isNotFound(err), "%s must not find %s of %s, got %v", user, what, jk, err)
 		}
-		_, err := c.store.Job(bg, viewer, job)
-		seen("the job", err)
-		_, err = c.store.Stages(bg, viewer, job)
-		seen("the stages", err)
-		_, err = c.store.ListCandidates(bg, viewer, job, pipeline.CandidateFilter{Page: 1})
-		seen("the candidates", err)
-		seen("the job for update", c.write(func(tx pipeline.Tx) error {
-			if _, err := tx.JobForUpdate(bg, viewer, job); err != nil {
-				return err
-			}
-			return errRollback
-		}))
-		seen("the job for intake", c.write(func(tx pipeline.Tx) error {
-			if _, err := tx.JobForIntake(bg, viewer, job, 0, "someone@example.test"); err != nil {
-				return err
-			}
-			return errRollback
-		}))
-		for _, ck := range worldCandidates[jk] {
-			cand := c.cand(ck)
-			_, err := c.store.Candidate(bg, viewer, job, cand)
-			seen("candidate "+ck, err)
-			_, err = c.store.ListNotes(bg, viewer, job, cand, 1)
-			seen("the notes of "+ck, err)
-			_, err = c.store.ListMessages(bg, viewer, job, cand, 1)
-			seen("the messages of "+ck, err)
-			_, err = c.store.ListInterviews(bg, viewer, job, cand, 1)
-			seen("the interviews of "+ck, err)
-			_, err = c.store.ListDocuments(bg, viewer, job, cand, 1)
-			seen("the documents of "+ck, err)
-			// Empty or not found: the contract promises the documents
-			// of a candidate viewer reaches, and no others.
-			docs, err := c.store.DocumentsWithText(bg, viewer, job, cand)
-			if reach || !isNotFound(err) {
-				require.NoError(t, err)
-				if reach && ck == "ada" {
-					assert.Len(t, docs, 1, "%s reads ada's document with its text", user)
-				} else {
-					assert.Empty(t, docs, "%s must not read the documents of %s", user, ck)
-				}
-			}
-			seen("candidate "+ck+" for update", c.write(func(tx pipeline.Tx) error {
-				if _, err := tx.CandidateForUpdate(bg, viewer, job, cand); err != nil {
-					return err
-				}
-				return errRollback
-			}))
+	})
+	_, err := c.store.Job(bg, viewer, job)
+	seen("the job", err)
+	_, err = c.store.Stages(bg, viewer, job)
+	seen("the stages", err)
+	_, err = c.store.ListCandidates(bg, viewer, job, pipeline.CandidateFilter{Page: 1})
+	seen("the candidates", err)
+	seen("the job for update", c.write(func(tx pipeline.Tx) error {
+		if _, err := tx.JobForUpdate(bg, viewer, job); err != nil {
+			return err
 		}
-		if jk == "backend" {
-			ada := c.cand("ada")
-			_, err = c.store.Message(bg, viewer, job, ada, r.msg.ID)
-			seen("ada's message", err)
-			_, err = c.store.Document(bg, viewer, job, ada, r.doc.ID)
-			seen("ada's document", err)
-			_, _, err = c.store.DocumentText(bg, viewer, job, ada, r.doc.ID)
-			seen("ada's document's text", err)
-			_, err = c.store.Interview(bg, viewer, job, ada, r.iv.ID)
-			seen("ada's interview", err)
-			seen("ada's interview for update", c.write(func(tx pipeline.Tx) error {
-				if _, err := tx.InterviewForUpdate(bg, viewer, job, ada, r.iv.ID); err != nil {
-					return err
-				}
-				return errRollback
-			}))
+		return errRollback
+	}))
+	seen("the job for intake", c.write(func(tx pipeline.Tx) error {
+		if _, err := tx.JobForIntake(bg, viewer, job, 0, "someone@example.test"); err != nil {
+			return err
+		}
+		return errRollback
+	}))
+	for _, ck := range worldCandidates[jk] {
+		c.checkCandidateReach(t, user, job, ck, reach, seen)
+	}
+	if jk == "backend" {
+		c.checkAdasReach(t, viewer, job, r, seen)
+	}
+}
+
+// checkCandidateReach checks every read of user's of the candidate ck of
+// job and of what is under it.
+func (c conf) checkCandidateReach(t *testing.T, user string, job int64, ck string, reach bool, seen seenFunc) {
+	t.Helper()
+	viewer, cand := c.user(user), c.cand(ck)
+	_, err := c.store.Candidate(bg, viewer, job, cand)
+	seen("candidate "+ck, err)
+	_, err = c.store.ListNotes(bg, viewer, job, cand, 1)
+	seen("the notes of "+ck, err)
+	_, err = c.store.ListMessages(bg, viewer, job, cand, 1)
+	seen("the messages of "+ck, err)
+	_, err = c.store.ListInterviews(bg, viewer, job, cand, 1)
+	seen("the interviews of "+ck, err)
+	_, err = c.store.ListDocuments(bg, viewer, job, cand, 1)
+	seen("the documents of "+ck, err)
+	// Empty or not found: the contract promises the documents of a
+	// candidate viewer reaches, and no others.
+	docs, err := c.store.DocumentsWithText(bg, viewer, job, cand)
+	if reach || !isNotFound(err) {
+		require.NoError(t, err)
+		if reach && ck == "ada" {
+			assert.Len(t, docs, 1, "%s reads ada's document with its text", user)
+		} else {
+			assert.Empty(t, docs, "%s must not read the documents of %s", user, ck)
 		}
 	}
+	seen("candidate "+ck+" for update", c.write(func(tx pipeline.Tx) error {
+		if _, err := tx.CandidateForUpdate(bg, viewer, job, cand); err != nil {
+			return err
+		}
+		return errRollback
+	}))
+}
+
+// checkAdasReach checks the reads by id of ada's records r, of job
+// (backend).
+func (c conf) checkAdasReach(t *testing.T, viewer, job int64, r adas, seen seenFunc) {
+	t.Helper()
+	ada := c.cand("ada")
+	_, err := c.store.Message(bg, viewer, job, ada, r.msg.ID)
+	seen("ada's message", err)
+	_, err = c.store.Document(bg, viewer, job, ada, r.doc.ID)
+	seen("ada's document", err)
+	_, _, err = c.store.DocumentText(bg, viewer, job, ada, r.doc.ID)
+	seen("ada's document's text", err)
+	_, err = c.store.Interview(bg, viewer, job, ada, r.iv.ID)
+	seen("ada's interview", err)
+	seen("ada's interview for update", c.write(func(tx pipeline.Tx) error {
+		if _, err := tx.InterviewForUpdate(bg, viewer, job, ada, r.iv.ID); err != nil {
+			return err
+		}
+		return errRollback
+	}))
 }
 
 // at is an hour of a day, UTC.
@@ -312,170 +343,201 @@ func (c conf) interview(key string, start time.Time, d time.Duration, status str
 // messages: a cancel wins over a send in flight unless the mail went out;
 // a sent outcome wins over a cancel and over a later failure report.
 func (c conf) messages(t *testing.T) {
-	add := func(t *testing.T) int64 {
-		t.Helper()
-		var m pipeline.Message
-		require.NoError(t, c.write(func(tx pipeline.Tx) (err error) {
-			m, err = tx.InsertMessage(bg, c.message("grace", "state machine"))
-			return err
-		}))
-		return m.ID
-	}
-	// report records an outcome as the Postman does, and returns whether
-	// it changed the message.
-	report := func(id int64, attempt int, status, text string) (bool, error) {
-		var changed bool
-		err := c.write(func(tx pipeline.Tx) (err error) {
-			changed, err = tx.RecordMessageAttempt(bg, pipeline.MessageAttempt{MessageID: id, Attempt: attempt, Status: status,
-				Error: text, At: time.Now().UTC()})
-			return err
-		})
-		return changed, err
-	}
-	mustReport := func(t *testing.T, id int64, attempt int, status, text string) bool {
-		t.Helper()
-		changed, err := report(id, attempt, status, text)
-		require.NoError(t, err)
-		return changed
-	}
-	// cancel cancels as the Service does: the message locked, a queued one
-	// cancelled.
-	cancel := func(id int64) error {
-		return c.write(func(tx pipeline.Tx) error {
-			m, err := tx.MessageForUpdate(bg, c.cand("grace"), id)
-			if err != nil || m.Status != pipeline.MessageQueued {
-				return err
-			}
-			return tx.CancelMessage(bg, id)
-		})
-	}
-	// cancelAnyway cancels whatever the message's status is.
-	cancelAnyway := func(t *testing.T, id int64) {
-		t.Helper()
-		require.NoError(t, c.write(func(tx pipeline.Tx) error {
-			if _, err := tx.MessageForUpdate(bg, c.cand("grace"), id); err != nil {
-				return err
-			}
-			return tx.CancelMessage(bg, id)
-		}))
-	}
-	get := func(t *testing.T, id int64) pipeline.Message {
-		t.Helper()
-		m, err := c.store.MessageToSend(bg, id)
-		require.NoError(t, err)
-		return m
-	}
+	m := messageCases{c}
+	t.Run("a retry report keeps a queued message queued, with its attempt and error", m.retryKeepsQueued)
+	t.Run("a cancel wins over a later retry or failure report", m.cancelWinsOverLaterReports)
+	t.Run("a sent outcome wins over an earlier cancel: the mail is out", m.sentWinsOverEarlierCancel)
+	t.Run("a sent outcome wins over a later failure report", m.sentWinsOverLaterFailure)
+	t.Run("a sent outcome changes a failed message", m.sentChangesFailed)
+	t.Run("a cancel leaves a sent or a failed message as it is", m.cancelLeavesSentAndFailed)
+	t.Run("a cancel and a sent outcome racing: the message is sent", m.cancelRacingSent)
+	t.Run("a cancel and a retry report racing: the message is cancelled", m.cancelRacingRetry)
+	t.Run("a cancel and a failure report racing: the first stands", m.cancelRacingFailure)
+}
 
-	t.Run("a retry report keeps a queued message queued, with its attempt and error", func(t *testing.T) {
-		id := add(t)
-		assert.True(t, mustReport(t, id, 1, pipeline.MessageQueued, "421 try later"))
-		m := get(t, id)
-		assert.Equal(t, pipeline.MessageQueued, m.Status)
-		assert.Equal(t, 1, m.Attempts)
-		assert.Equal(t, "421 try later", m.LastError)
-		assert.Nil(t, m.SentAt)
+// messageCases are the cases of the message state machine, each on
+// messages of grace's of its own.
+type messageCases struct{ conf }
+
+// add stores a queued message to grace and returns its id.
+func (c messageCases) add(t *testing.T) int64 {
+	t.Helper()
+	var m pipeline.Message
+	require.NoError(t, c.write(func(tx pipeline.Tx) (err error) {
+		m, err = tx.InsertMessage(bg, c.message("grace", "state machine"))
+		return err
+	}))
+	return m.ID
+}
+
+// report records an outcome as the Postman does, and returns whether it
+// changed the message.
+func (c messageCases) report(id int64, attempt int, status, text string) (bool, error) {
+	var changed bool
+	err := c.write(func(tx pipeline.Tx) (err error) {
+		changed, err = tx.RecordMessageAttempt(bg, pipeline.MessageAttempt{MessageID: id, Attempt: attempt, Status: status,
+			Error: text, At: time.Now().UTC()})
+		return err
 	})
-	t.Run("a cancel wins over a later retry or failure report", func(t *testing.T) {
-		id := add(t)
-		require.NoError(t, cancel(id))
-		assert.Equal(t, pipeline.MessageCancelled, get(t, id).Status, "the cancel is seen at once")
-		assert.False(t, mustReport(t, id, 1, pipeline.MessageQueued, "421 try later"))
-		assert.False(t, mustReport(t, id, 2, pipeline.MessageFailed, "550 no such user"))
-		m := get(t, id)
-		assert.Equal(t, pipeline.MessageCancelled, m.Status)
-		assert.Zero(t, m.Attempts)
-		assert.Empty(t, m.LastError)
-	})
-	t.Run("a sent outcome wins over an earlier cancel: the mail is out", func(t *testing.T) {
-		id := add(t)
-		require.NoError(t, cancel(id))
-		assert.True(t, mustReport(t, id, 1, pipeline.MessageSent, ""))
-		m := get(t, id)
-		assert.Equal(t, pipeline.MessageSent, m.Status)
-		assert.NotNil(t, m.SentAt)
-		assert.Equal(t, 1, m.Attempts)
-	})
-	t.Run("a sent outcome wins over a later failure report", func(t *testing.T) {
-		id := add(t)
-		assert.True(t, mustReport(t, id, 1, pipeline.MessageSent, ""))
-		assert.False(t, mustReport(t, id, 2, pipeline.MessageFailed, "550 no such user"))
-		assert.False(t, mustReport(t, id, 2, pipeline.MessageQueued, "421 try later"))
-		m := get(t, id)
-		assert.Equal(t, pipeline.MessageSent, m.Status)
-		assert.Equal(t, 1, m.Attempts)
-		assert.Empty(t, m.LastError)
-		assert.NotNil(t, m.SentAt)
-	})
-	t.Run("a sent outcome changes a failed message", func(t *testing.T) {
-		id := add(t)
-		assert.True(t, mustReport(t, id, 1, pipeline.MessageFailed, "550 no such user"))
-		assert.True(t, mustReport(t, id, 2, pipeline.MessageSent, ""))
-		m := get(t, id)
-		assert.Equal(t, pipeline.MessageSent, m.Status)
-		assert.NotNil(t, m.SentAt)
-	})
-	t.Run("a cancel leaves a sent or a failed message as it is", func(t *testing.T) {
-		sent, failed := add(t), add(t)
-		mustReport(t, sent, 1, pipeline.MessageSent, "")
-		mustReport(t, failed, 1, pipeline.MessageFailed, "550 no such user")
-		cancelAnyway(t, sent)
-		cancelAnyway(t, failed)
-		assert.Equal(t, pipeline.MessageSent, get(t, sent).Status)
-		assert.Equal(t, pipeline.MessageFailed, get(t, failed).Status)
-	})
-	t.Run("a cancel and a sent outcome racing: the message is sent", func(t *testing.T) {
-		for round := range 6 {
-			id := add(t)
-			errs := concurrently(2, func(i int) error {
-				if i == 0 {
-					return cancel(id)
-				}
-				changed, err := report(id, 1, pipeline.MessageSent, "")
-				if err == nil && !changed {
-					err = fmt.Errorf("the sent outcome changed nothing")
-				}
-				return err
-			})
-			require.NoError(t, errors.Join(errs...), "round %d", round)
-			m := get(t, id)
-			assert.Equal(t, pipeline.MessageSent, m.Status, "round %d", round)
-			assert.NotNil(t, m.SentAt, "round %d", round)
+	return changed, err
+}
+
+// mustReport is report, failing the test on an error.
+func (c messageCases) mustReport(t *testing.T, id int64, attempt int, status, text string) bool {
+	t.Helper()
+	changed, err := c.report(id, attempt, status, text)
+	require.NoError(t, err)
+	return changed
+}
+
+// cancel cancels as the Service does: the message locked, a queued one
+// cancelled.
+func (c messageCases) cancel(id int64) error {
+	return c.write(func(tx pipeline.Tx) error {
+		m, err := tx.MessageForUpdate(bg, c.cand("grace"), id)
+		if err != nil || m.Status != pipeline.MessageQueued {
+			return err
 		}
+		return tx.CancelMessage(bg, id)
 	})
-	t.Run("a cancel and a retry report racing: the message is cancelled", func(t *testing.T) {
-		for round := range 6 {
-			id := add(t)
-			errs := concurrently(2, func(i int) error {
-				if i == 0 {
-					return cancel(id)
-				}
-				_, err := report(id, 1, pipeline.MessageQueued, "421 try later")
-				return err
-			})
-			require.NoError(t, errors.Join(errs...), "round %d", round)
-			assert.Equal(t, pipeline.MessageCancelled, get(t, id).Status, "round %d", round)
+}
+
+// cancelAnyway cancels whatever the message's status is.
+func (c messageCases) cancelAnyway(t *testing.T, id int64) {
+	t.Helper()
+	require.NoError(t, c.write(func(tx pipeline.Tx) error {
+		if _, err := tx.MessageForUpdate(bg, c.cand("grace"), id); err != nil {
+			return err
 		}
-	})
-	t.Run("a cancel and a failure report racing: the first stands", func(t *testing.T) {
-		for round := range 6 {
-			id := add(t)
-			var changed bool
-			errs := concurrently(2, func(i int) error {
-				if i == 0 {
-					return cancel(id)
-				}
-				var err error
-				changed, err = report(id, 1, pipeline.MessageFailed, "550 no such user")
-				return err
-			})
-			require.NoError(t, errors.Join(errs...), "round %d", round)
-			want := pipeline.MessageCancelled
-			if changed {
-				want = pipeline.MessageFailed
+		return tx.CancelMessage(bg, id)
+	}))
+}
+
+// get reads a message as the Postman does.
+func (c messageCases) get(t *testing.T, id int64) pipeline.Message {
+	t.Helper()
+	m, err := c.store.MessageToSend(bg, id)
+	require.NoError(t, err)
+	return m
+}
+
+func (c messageCases) retryKeepsQueued(t *testing.T) {
+	id := c.add(t)
+	assert.True(t, c.mustReport(t, id, 1, pipeline.MessageQueued, "421 try later"))
+	m := c.get(t, id)
+	assert.Equal(t, pipeline.MessageQueued, m.Status)
+	assert.Equal(t, 1, m.Attempts)
+	assert.Equal(t, "421 try later", m.LastError)
+	assert.Nil(t, m.SentAt)
+}
+
+func (c messageCases) cancelWinsOverLaterReports(t *testing.T) {
+	id := c.add(t)
+	require.NoError(t, c.cancel(id))
+	assert.Equal(t, pipeline.MessageCancelled, c.get(t, id).Status, "the cancel is seen at once")
+	assert.False(t, c.mustReport(t, id, 1, pipeline.MessageQueued, "421 try later"))
+	assert.False(t, c.mustReport(t, id, 2, pipeline.MessageFailed, "550 no such user"))
+	m := c.get(t, id)
+	assert.Equal(t, pipeline.MessageCancelled, m.Status)
+	assert.Zero(t, m.Attempts)
+	assert.Empty(t, m.LastError)
+}
+
+func (c messageCases) sentWinsOverEarlierCancel(t *testing.T) {
+	id := c.add(t)
+	require.NoError(t, c.cancel(id))
+	assert.True(t, c.mustReport(t, id, 1, pipeline.MessageSent, ""))
+	m := c.get(t, id)
+	assert.Equal(t, pipeline.MessageSent, m.Status)
+	assert.NotNil(t, m.SentAt)
+	assert.Equal(t, 1, m.Attempts)
+}
+
+func (c messageCases) sentWinsOverLaterFailure(t *testing.T) {
+	id := c.add(t)
+	assert.True(t, c.mustReport(t, id, 1, pipeline.MessageSent, ""))
+	assert.False(t, c.mustReport(t, id, 2, pipeline.MessageFailed, "550 no such user"))
+	assert.False(t, c.mustReport(t, id, 2, pipeline.MessageQueued, "421 try later"))
+	m := c.get(t, id)
+	assert.Equal(t, pipeline.MessageSent, m.Status)
+	assert.Equal(t, 1, m.Attempts)
+	assert.Empty(t, m.LastError)
+	assert.NotNil(t, m.SentAt)
+}
+
+func (c messageCases) sentChangesFailed(t *testing.T) {
+	id := c.add(t)
+	assert.True(t, c.mustReport(t, id, 1, pipeline.MessageFailed, "550 no such user"))
+	assert.True(t, c.mustReport(t, id, 2, pipeline.MessageSent, ""))
+	m := c.get(t, id)
+	assert.Equal(t, pipeline.MessageSent, m.Status)
+	assert.NotNil(t, m.SentAt)
+}
+
+func (c messageCases) cancelLeavesSentAndFailed(t *testing.T) {
+	sent, failed := c.add(t), c.add(t)
+	c.mustReport(t, sent, 1, pipeline.MessageSent, "")
+	c.mustReport(t, failed, 1, pipeline.MessageFailed, "550 no such user")
+	c.cancelAnyway(t, sent)
+	c.cancelAnyway(t, failed)
+	assert.Equal(t, pipeline.MessageSent, c.get(t, sent).Status)
+	assert.Equal(t, pipeline.MessageFailed, c.get(t, failed).Status)
+}
+
+func (c messageCases) cancelRacingSent(t *testing.T) {
+	for round := range 6 {
+		id := c.add(t)
+		errs := concurrently(2, func(i int) error {
+			if i == 0 {
+				return c.cancel(id)
 			}
-			assert.Equal(t, want, get(t, id).Status, "round %d: the report changed the message: %v", round, changed)
+			changed, err := c.report(id, 1, pipeline.MessageSent, "")
+			if err == nil && !changed {
+				err = fmt.Errorf("the sent outcome changed nothing")
+			}
+			return err
+		})
+		require.NoError(t, errors.Join(errs...), "round %d", round)
+		m := c.get(t, id)
+		assert.Equal(t, pipeline.MessageSent, m.Status, "round %d", round)
+		assert.NotNil(t, m.SentAt, "round %d", round)
+	}
+}
+
+func (c messageCases) cancelRacingRetry(t *testing.T) {
+	for round := range 6 {
+		id := c.add(t)
+		errs := concurrently(2, func(i int) error {
+			if i == 0 {
+				return c.cancel(id)
+			}
+			_, err := c.report(id, 1, pipeline.MessageQueued, "421 try later")
+			return err
+		})
+		require.NoError(t, errors.Join(errs...), "round %d", round)
+		assert.Equal(t, pipeline.MessageCancelled, c.get(t, id).Status, "round %d", round)
+	}
+}
+
+func (c messageCases) cancelRacingFailure(t *testing.T) {
+	for round := range 6 {
+		id := c.add(t)
+		var changed bool
+		errs := concurrently(2, func(i int) error {
+			if i == 0 {
+				return c.cancel(id)
+			}
+			var err error
+			changed, err = c.report(id, 1, pipeline.MessageFailed, "550 no such user")
+			return err
+		})
+		require.NoError(t, errors.Join(errs...), "round %d", round)
+		want := pipeline.MessageCancelled
+		if changed {
+			want = pipeline.MessageFailed
 		}
-	})
+		assert.Equal(t, want, c.get(t, id).Status, "round %d: the report changed the message: %v", round, changed)
+	}
 }
 
 // invitations: an invitation mail's outcomes follow a message's: a sent
@@ -568,334 +630,388 @@ func (c conf) invitations(t *testing.T) {
 // booking: two scheduled interviews of one interviewer, or of one
 // candidate, never overlap; an interview occupies [start, end).
 func (c conf) booking(t *testing.T) {
-	// book stores iv in a write of its own and returns the write's error.
-	book := func(iv pipeline.Interview) (pipeline.Interview, error) {
-		err := c.write(func(tx pipeline.Tx) (err error) {
-			iv, err = tx.InsertInterview(bg, iv)
+	b := bookingCases{c}
+	t.Run("an interviewer's overlapping interview is refused", b.interviewerOverlap)
+	t.Run("the candidate's overlapping interview is refused", b.candidateOverlap)
+	t.Run("back-to-back interviews do not overlap", b.backToBack)
+	t.Run("a cancelled interview books nobody", b.cancelledBooksNobody)
+	t.Run("a change onto a booked time is refused, within its own time allowed", b.changeOntoBooked)
+	t.Run("a change that waited for another's reads the interviewers that one left", b.changeAfterChange)
+	t.Run("two concurrent bookings of one interviewer: exactly one wins", b.racingInterviewer)
+	t.Run("two concurrent bookings of one candidate: exactly one wins", b.racingCandidate)
+}
+
+// bookingCases are the cases of booking, each on days of its own.
+type bookingCases struct{ conf }
+
+// book stores iv in a write of its own and returns the write's error.
+func (c bookingCases) book(iv pipeline.Interview) (pipeline.Interview, error) {
+	err := c.write(func(tx pipeline.Tx) (err error) {
+		iv, err = tx.InsertInterview(bg, iv)
+		return err
+	})
+	return iv, err
+}
+
+// mustBook is book, failing the test on an error.
+func (c bookingCases) mustBook(t *testing.T, iv pipeline.Interview) pipeline.Interview {
+	t.Helper()
+	iv, err := c.book(iv)
+	require.NoError(t, err)
+	return iv
+}
+
+// booked checks that err is ErrBooked.
+func booked(t *testing.T, err error, what string) {
+	t.Helper()
+	assert.True(t, errors.Is(err, pipeline.ErrBooked), "%s: want ErrBooked, got %v", what, err)
+}
+
+// change stores iv, read for update, changed by fn.
+func (c bookingCases) change(iv pipeline.Interview, fn func(*pipeline.Interview)) error {
+	return c.write(func(tx pipeline.Tx) error {
+		cur, err := tx.InterviewForUpdate(bg, c.user("olivia"), iv.JobID, iv.CandidateID, iv.ID)
+		if err != nil {
 			return err
-		})
-		return iv, err
-	}
-	mustBook := func(t *testing.T, iv pipeline.Interview) pipeline.Interview {
-		t.Helper()
-		iv, err := book(iv)
-		require.NoError(t, err)
-		return iv
-	}
-	booked := func(t *testing.T, err error, what string) {
-		t.Helper()
-		assert.True(t, errors.Is(err, pipeline.ErrBooked), "%s: want ErrBooked, got %v", what, err)
-	}
-	// change stores iv, read for update, changed by fn.
-	change := func(iv pipeline.Interview, fn func(*pipeline.Interview)) error {
-		return c.write(func(tx pipeline.Tx) error {
+		}
+		fn(&cur)
+		cur.Sequence++
+		return tx.UpdateInterview(bg, cur)
+	})
+}
+
+func (c bookingCases) interviewerOverlap(t *testing.T) {
+	c.mustBook(t, c.interview("ada", at(2032, 1, 1, 10), time.Hour, pipeline.InterviewScheduled, "adam"))
+	_, err := c.book(c.interview("grace", at(2032, 1, 1, 10).Add(30*time.Minute), time.Hour, pipeline.InterviewScheduled, "mia", "adam"))
+	booked(t, err, "adam at 10:30")
+	busy, err := c.store.BusyTimes(bg, pipeline.BusyQuery{UserIDs: []int64{c.user("adam"), c.user("mia")},
+		From: at(2032, 1, 1, 0), To: at(2032, 1, 2, 0)})
+	require.NoError(t, err)
+	require.Len(t, busy, 1, "the refused interview books nobody")
+	assert.Equal(t, c.user("adam"), busy[0].UserID)
+	assert.True(t, busy[0].Start.Equal(at(2032, 1, 1, 10)))
+}
+
+func (c bookingCases) candidateOverlap(t *testing.T) {
+	c.mustBook(t, c.interview("grace", at(2032, 1, 2, 10), time.Hour, pipeline.InterviewScheduled, "olivia"))
+	_, err := c.book(c.interview("grace", at(2032, 1, 2, 10).Add(59*time.Minute), time.Hour, pipeline.InterviewScheduled, "mia"))
+	booked(t, err, "grace at 10:59")
+}
+
+func (c bookingCases) backToBack(t *testing.T) {
+	c.mustBook(t, c.interview("ada", at(2032, 1, 3, 10), time.Hour, pipeline.InterviewScheduled, "adam"))
+	c.mustBook(t, c.interview("ada", at(2032, 1, 3, 11), time.Hour, pipeline.InterviewScheduled, "adam"))
+	c.mustBook(t, c.interview("grace", at(2032, 1, 3, 9), time.Hour, pipeline.InterviewScheduled, "adam"))
+}
+
+func (c bookingCases) cancelledBooksNobody(t *testing.T) {
+	c.mustBook(t, c.interview("ada", at(2032, 1, 4, 10), time.Hour, pipeline.InterviewCancelled, "adam"))
+	iv := c.mustBook(t, c.interview("ada", at(2032, 1, 4, 10), time.Hour, pipeline.InterviewScheduled, "adam"))
+	_, err := c.book(c.interview("grace", at(2032, 1, 4, 10), time.Hour, pipeline.InterviewScheduled, "adam"))
+	booked(t, err, "adam while booked")
+	require.NoError(t, c.change(iv, func(iv *pipeline.Interview) { iv.Status = pipeline.InterviewCancelled }))
+	c.mustBook(t, c.interview("grace", at(2032, 1, 4, 10), time.Hour, pipeline.InterviewScheduled, "adam"))
+}
+
+func (c bookingCases) changeOntoBooked(t *testing.T) {
+	c.mustBook(t, c.interview("ada", at(2032, 1, 5, 10), time.Hour, pipeline.InterviewScheduled, "adam"))
+	iv := c.mustBook(t, c.interview("grace", at(2032, 1, 5, 14), time.Hour, pipeline.InterviewScheduled, "adam"))
+	err := c.change(iv, func(iv *pipeline.Interview) { iv.Start, iv.End = at(2032, 1, 5, 10), at(2032, 1, 5, 11) })
+	booked(t, err, "grace's moved onto adam's 10:00")
+	require.NoError(t, c.change(iv, func(iv *pipeline.Interview) { iv.End = iv.End.Add(30 * time.Minute) }), "longer, over itself")
+	err = c.change(iv, func(iv *pipeline.Interview) {
+		iv.Interviewers = append(iv.Interviewers, pipeline.User{ID: c.user("mia")})
+	})
+	require.NoError(t, err, "mia added while free")
+	c.mustBook(t, c.interview("ada", at(2032, 1, 5, 16), time.Hour, pipeline.InterviewScheduled, "mia"))
+	err = c.change(iv, func(iv *pipeline.Interview) { iv.End = at(2032, 1, 5, 17) })
+	booked(t, err, "grace's made longer onto mia's 16:00")
+}
+
+func (c bookingCases) changeAfterChange(t *testing.T) {
+	iv := c.mustBook(t, c.interview("ada", at(2032, 1, 6, 10), time.Hour, pipeline.InterviewScheduled, "adam", "gary"))
+	locked, changed := make(chan struct{}), make(chan error, 1)
+	go func() {
+		changed <- c.write(func(tx pipeline.Tx) error {
 			cur, err := tx.InterviewForUpdate(bg, c.user("olivia"), iv.JobID, iv.CandidateID, iv.ID)
 			if err != nil {
+				close(locked)
 				return err
 			}
-			fn(&cur)
+			close(locked)
+			// Long enough for the other write's read to start and
+			// wait for the lock where the store runs writes side by
+			// side; a store with one writer runs it afterwards.
+			time.Sleep(250 * time.Millisecond)
+			cur.Interviewers = []pipeline.User{{ID: c.user("mia")}, {ID: c.user("gary")}, {ID: c.user("nina")}}
 			cur.Sequence++
 			return tx.UpdateInterview(bg, cur)
 		})
+	}()
+	<-locked
+	var got []int64
+	var members, removed []pipeline.User
+	err := c.write(func(tx pipeline.Tx) error {
+		cur, err := tx.InterviewForUpdate(bg, c.user("olivia"), iv.JobID, iv.CandidateID, iv.ID)
+		if err != nil {
+			return err
+		}
+		for _, u := range cur.Interviewers {
+			got = append(got, u.ID)
+		}
+		if members, err = tx.TeamUsers(bg, cur.TeamID, got); err != nil {
+			return err
+		}
+		removed, err = tx.TeamUsers(bg, cur.TeamID, []int64{c.user("adam")})
+		return err
+	})
+	require.NoError(t, err)
+	require.NoError(t, <-changed)
+	assert.Equal(t, []int64{c.user("mia"), c.user("gary"), c.user("nina")}, got, "the interviewers as the other write left them")
+	var ids []int64
+	for _, u := range members {
+		ids = append(ids, u.ID)
 	}
+	assert.Equal(t, []int64{c.user("mia"), c.user("nina")}, ids, "the team's members among them, in order: gary is globex's")
+	require.Len(t, removed, 1, "a user the interview no longer has is still judged")
+	assert.Equal(t, c.user("adam"), removed[0].ID)
+}
 
-	t.Run("an interviewer's overlapping interview is refused", func(t *testing.T) {
-		mustBook(t, c.interview("ada", at(2032, 1, 1, 10), time.Hour, pipeline.InterviewScheduled, "adam"))
-		_, err := book(c.interview("grace", at(2032, 1, 1, 10).Add(30*time.Minute), time.Hour, pipeline.InterviewScheduled, "mia", "adam"))
-		booked(t, err, "adam at 10:30")
-		busy, err := c.store.BusyTimes(bg, pipeline.BusyQuery{UserIDs: []int64{c.user("adam"), c.user("mia")},
-			From: at(2032, 1, 1, 0), To: at(2032, 1, 2, 0)})
-		require.NoError(t, err)
-		require.Len(t, busy, 1, "the refused interview books nobody")
-		assert.Equal(t, c.user("adam"), busy[0].UserID)
-		assert.True(t, busy[0].Start.Equal(at(2032, 1, 1, 10)))
-	})
-	t.Run("the candidate's overlapping interview is refused", func(t *testing.T) {
-		mustBook(t, c.interview("grace", at(2032, 1, 2, 10), time.Hour, pipeline.InterviewScheduled, "olivia"))
-		_, err := book(c.interview("grace", at(2032, 1, 2, 10).Add(59*time.Minute), time.Hour, pipeline.InterviewScheduled, "mia"))
-		booked(t, err, "grace at 10:59")
-	})
-	t.Run("back-to-back interviews do not overlap", func(t *testing.T) {
-		mustBook(t, c.interview("ada", at(2032, 1, 3, 10), time.Hour, pipeline.InterviewScheduled, "adam"))
-		mustBook(t, c.interview("ada", at(2032, 1, 3, 11), time.Hour, pipeline.InterviewScheduled, "adam"))
-		mustBook(t, c.interview("grace", at(2032, 1, 3, 9), time.Hour, pipeline.InterviewScheduled, "adam"))
-	})
-	t.Run("a cancelled interview books nobody", func(t *testing.T) {
-		mustBook(t, c.interview("ada", at(2032, 1, 4, 10), time.Hour, pipeline.InterviewCancelled, "adam"))
-		iv := mustBook(t, c.interview("ada", at(2032, 1, 4, 10), time.Hour, pipeline.InterviewScheduled, "adam"))
-		_, err := book(c.interview("grace", at(2032, 1, 4, 10), time.Hour, pipeline.InterviewScheduled, "adam"))
-		booked(t, err, "adam while booked")
-		require.NoError(t, change(iv, func(iv *pipeline.Interview) { iv.Status = pipeline.InterviewCancelled }))
-		mustBook(t, c.interview("grace", at(2032, 1, 4, 10), time.Hour, pipeline.InterviewScheduled, "adam"))
-	})
-	t.Run("a change onto a booked time is refused, within its own time allowed", func(t *testing.T) {
-		mustBook(t, c.interview("ada", at(2032, 1, 5, 10), time.Hour, pipeline.InterviewScheduled, "adam"))
-		iv := mustBook(t, c.interview("grace", at(2032, 1, 5, 14), time.Hour, pipeline.InterviewScheduled, "adam"))
-		err := change(iv, func(iv *pipeline.Interview) { iv.Start, iv.End = at(2032, 1, 5, 10), at(2032, 1, 5, 11) })
-		booked(t, err, "grace's moved onto adam's 10:00")
-		require.NoError(t, change(iv, func(iv *pipeline.Interview) { iv.End = iv.End.Add(30 * time.Minute) }), "longer, over itself")
-		err = change(iv, func(iv *pipeline.Interview) {
-			iv.Interviewers = append(iv.Interviewers, pipeline.User{ID: c.user("mia")})
-		})
-		require.NoError(t, err, "mia added while free")
-		mustBook(t, c.interview("ada", at(2032, 1, 5, 16), time.Hour, pipeline.InterviewScheduled, "mia"))
-		err = change(iv, func(iv *pipeline.Interview) { iv.End = at(2032, 1, 5, 17) })
-		booked(t, err, "grace's made longer onto mia's 16:00")
-	})
-	t.Run("a change that waited for another's reads the interviewers that one left", func(t *testing.T) {
-		iv := mustBook(t, c.interview("ada", at(2032, 1, 6, 10), time.Hour, pipeline.InterviewScheduled, "adam", "gary"))
-		locked, changed := make(chan struct{}), make(chan error, 1)
-		go func() {
-			changed <- c.write(func(tx pipeline.Tx) error {
-				cur, err := tx.InterviewForUpdate(bg, c.user("olivia"), iv.JobID, iv.CandidateID, iv.ID)
-				if err != nil {
-					close(locked)
-					return err
-				}
-				close(locked)
-				// Long enough for the other write's read to start and
-				// wait for the lock where the store runs writes side by
-				// side; a store with one writer runs it afterwards.
-				time.Sleep(250 * time.Millisecond)
-				cur.Interviewers = []pipeline.User{{ID: c.user("mia")}, {ID: c.user("gary")}, {ID: c.user("nina")}}
-				cur.Sequence++
-				return tx.UpdateInterview(bg, cur)
-			})
-		}()
-		<-locked
-		var got []int64
-		var members, removed []pipeline.User
-		err := c.write(func(tx pipeline.Tx) error {
-			cur, err := tx.InterviewForUpdate(bg, c.user("olivia"), iv.JobID, iv.CandidateID, iv.ID)
-			if err != nil {
+// race books two interviews at once, each in a write that reads first,
+// without a lock, as a check of the slot would, and checks that exactly
+// one is stored.
+func (c bookingCases) race(t *testing.T, day int, a, b pipeline.Interview) {
+	t.Helper()
+	m := newMeeting(2)
+	ivs := []pipeline.Interview{a, b}
+	errs := concurrently(2, func(i int) error {
+		return c.write(func(tx pipeline.Tx) error {
+			iv := ivs[i]
+			if _, err := tx.TeamUsers(bg, iv.TeamID, []int64{iv.Interviewers[0].ID}); err != nil {
 				return err
 			}
-			for _, u := range cur.Interviewers {
-				got = append(got, u.ID)
-			}
-			if members, err = tx.TeamUsers(bg, cur.TeamID, got); err != nil {
-				return err
-			}
-			removed, err = tx.TeamUsers(bg, cur.TeamID, []int64{c.user("adam")})
+			m.arrive()
+			_, err := tx.InsertInterview(bg, iv)
 			return err
 		})
-		require.NoError(t, err)
-		require.NoError(t, <-changed)
-		assert.Equal(t, []int64{c.user("mia"), c.user("gary"), c.user("nina")}, got, "the interviewers as the other write left them")
-		var ids []int64
-		for _, u := range members {
-			ids = append(ids, u.ID)
-		}
-		assert.Equal(t, []int64{c.user("mia"), c.user("nina")}, ids, "the team's members among them, in order: gary is globex's")
-		require.Len(t, removed, 1, "a user the interview no longer has is still judged")
-		assert.Equal(t, c.user("adam"), removed[0].ID)
 	})
-	// race books two interviews at once, each in a write that reads
-	// first, without a lock, as a check of the slot would, and checks that
-	// exactly one is stored.
-	race := func(t *testing.T, day int, a, b pipeline.Interview) {
-		t.Helper()
-		m := newMeeting(2)
-		ivs := []pipeline.Interview{a, b}
-		errs := concurrently(2, func(i int) error {
-			return c.write(func(tx pipeline.Tx) error {
-				iv := ivs[i]
-				if _, err := tx.TeamUsers(bg, iv.TeamID, []int64{iv.Interviewers[0].ID}); err != nil {
-					return err
-				}
-				m.arrive()
-				_, err := tx.InsertInterview(bg, iv)
-				return err
-			})
-		})
-		wins := 0
-		for _, err := range errs {
-			if err == nil {
-				wins++
-			} else {
-				booked(t, err, "the loser")
-			}
+	wins := 0
+	for _, err := range errs {
+		if err == nil {
+			wins++
+		} else {
+			booked(t, err, "the loser")
 		}
-		assert.Equal(t, 1, wins, "day %d: exactly one booking wins: %v", day, errs)
-		busy, err := c.store.BusyTimes(bg, pipeline.BusyQuery{UserIDs: []int64{c.user("nina"), c.user("mia"), c.user("adam")},
-			From: at(2032, 2, day, 0), To: at(2032, 2, day+1, 0)})
-		require.NoError(t, err)
-		assert.LessOrEqual(t, len(busy), 2, "day %d: one interview's interviewers: %v", day, busy)
 	}
-	t.Run("two concurrent bookings of one interviewer: exactly one wins", func(t *testing.T) {
-		for day := 1; day <= 5; day++ {
-			race(t, day,
-				c.interview("ada", at(2032, 2, day, 10), time.Hour, pipeline.InterviewScheduled, "nina"),
-				c.interview("grace", at(2032, 2, day, 10).Add(15*time.Minute), time.Hour, pipeline.InterviewScheduled, "adam", "nina"))
-		}
-	})
-	t.Run("two concurrent bookings of one candidate: exactly one wins", func(t *testing.T) {
-		for day := 11; day <= 15; day++ {
-			race(t, day,
-				c.interview("linus", at(2032, 2, day, 10), time.Hour, pipeline.InterviewScheduled, "mia"),
-				c.interview("linus", at(2032, 2, day, 10).Add(45*time.Minute), time.Hour, pipeline.InterviewScheduled, "adam"))
-		}
-	})
+	assert.Equal(t, 1, wins, "day %d: exactly one booking wins: %v", day, errs)
+	busy, err := c.store.BusyTimes(bg, pipeline.BusyQuery{UserIDs: []int64{c.user("nina"), c.user("mia"), c.user("adam")},
+		From: at(2032, 2, day, 0), To: at(2032, 2, day+1, 0)})
+	require.NoError(t, err)
+	assert.LessOrEqual(t, len(busy), 2, "day %d: one interview's interviewers: %v", day, busy)
+}
+
+func (c bookingCases) racingInterviewer(t *testing.T) {
+	for day := 1; day <= 5; day++ {
+		c.race(t, day,
+			c.interview("ada", at(2032, 2, day, 10), time.Hour, pipeline.InterviewScheduled, "nina"),
+			c.interview("grace", at(2032, 2, day, 10).Add(15*time.Minute), time.Hour, pipeline.InterviewScheduled, "adam", "nina"))
+	}
+}
+
+func (c bookingCases) racingCandidate(t *testing.T) {
+	for day := 11; day <= 15; day++ {
+		c.race(t, day,
+			c.interview("linus", at(2032, 2, day, 10), time.Hour, pipeline.InterviewScheduled, "mia"),
+			c.interview("linus", at(2032, 2, day, 10).Add(45*time.Minute), time.Hour, pipeline.InterviewScheduled, "adam"))
+	}
 }
 
 // emails: a user's email is unique in the whole store, a candidate's
 // among the candidates of its job; both in any letter case.
 func (c conf) emails(t *testing.T) {
-	globex := c.team("globex")
-	addUser := func(email string) (pipeline.User, error) {
-		var u pipeline.User
-		err := c.write(func(tx pipeline.Tx) error {
-			if _, err := tx.TeamForMembers(bg, globex); err != nil {
-				return err
-			}
-			var err error
-			u, err = tx.InsertUser(bg, pipeline.User{Name: "New User", Email: email}, globex)
-			return err
-		})
-		return u, err
-	}
-	conflict := func(t *testing.T, err error, what string) {
-		t.Helper()
-		assert.Equal(t, pipeline.EConflict, pipeline.ErrorCode(err), "%s: want conflict, got %v", what, err)
-	}
-	t.Run("a user's email is unique over every team, in any letter case", func(t *testing.T) {
-		_, err := addUser("OLIVIA@Acme.Test")
-		conflict(t, err, "olivia's email in capitals, on another team")
-		u, err := c.store.UserByEmail(bg, "Olivia@ACME.test")
-		require.NoError(t, err)
-		assert.Equal(t, c.user("olivia"), u.ID)
-		err = c.write(func(tx pipeline.Tx) error {
-			m, err := tx.MemberForChange(bg, "OLIVIA@ACME.TEST")
-			if err == nil && m.User.ID != c.user("olivia") {
-				err = fmt.Errorf("MemberForChange found user %d", m.User.ID)
-			}
-			return err
-		})
-		require.NoError(t, err)
-	})
-	t.Run("a user's email beyond ASCII is unique in any letter case", func(t *testing.T) {
-		u, err := addUser("jürgen@globex.test")
-		require.NoError(t, err)
-		_, err = addUser("JÜRGEN@GLOBEX.TEST")
-		conflict(t, err, "jürgen in capitals")
-		found, err := c.store.UserByEmail(bg, "Jürgen@Globex.Test")
-		require.NoError(t, err)
-		assert.Equal(t, u.ID, found.ID)
-	})
-	t.Run("two concurrent users with one email: exactly one is stored", func(t *testing.T) {
-		for round := range 3 {
-			m := newMeeting(2)
-			errs := concurrently(2, func(i int) error {
-				return c.write(func(tx pipeline.Tx) error {
-					email := fmt.Sprintf("twin%d@globex.test", round)
-					if i == 1 {
-						email = fmt.Sprintf("TWIN%d@GLOBEX.TEST", round)
-					}
-					m.arrive()
-					_, err := tx.InsertUser(bg, pipeline.User{Name: "Twin", Email: email}, globex)
-					return err
-				})
-			})
-			c.oneWins(t, errs, func(err error) bool { return pipeline.ErrorCode(err) == pipeline.EConflict })
-		}
-	})
+	e := emailCases{c}
+	t.Run("a user's email is unique over every team, in any letter case", e.userUnique)
+	t.Run("a user's email beyond ASCII is unique in any letter case", e.userUniqueBeyondASCII)
+	t.Run("two concurrent users with one email: exactly one is stored", e.racingUsers)
+	t.Run("a candidate's email is unique on its job, in any letter case", e.candidateUnique)
+	t.Run("a candidate's email beyond ASCII is unique on its job in any letter case", e.candidateUniqueBeyondASCII)
+	t.Run("a candidate changed to a taken email is refused", e.candidateChangedToTaken)
+	t.Run("two concurrent intakes of one email: exactly one is stored", e.racingIntakes)
+}
 
-	olivia, backend, frontend := c.user("olivia"), c.job("backend"), c.job("frontend")
-	addCandidate := func(job string, email string) (pipeline.Candidate, error) {
-		var k pipeline.Candidate
-		err := c.write(func(tx pipeline.Tx) error {
-			var err error
-			k, err = tx.InsertCandidate(bg, c.candidate(job, "Applied", email), time.Now().UTC())
+// emailCases are the cases of email uniqueness, each on emails of its
+// own.
+type emailCases struct{ conf }
+
+// addUser stores a user of globex with email.
+func (c emailCases) addUser(email string) (pipeline.User, error) {
+	globex := c.team("globex")
+	var u pipeline.User
+	err := c.write(func(tx pipeline.Tx) error {
+		if _, err := tx.TeamForMembers(bg, globex); err != nil {
 			return err
+		}
+		var err error
+		u, err = tx.InsertUser(bg, pipeline.User{Name: "New User", Email: email}, globex)
+		return err
+	})
+	return u, err
+}
+
+// conflict checks that err is a conflict.
+func conflict(t *testing.T, err error, what string) {
+	t.Helper()
+	assert.Equal(t, pipeline.EConflict, pipeline.ErrorCode(err), "%s: want conflict, got %v", what, err)
+}
+
+// addCandidate stores a candidate of the World job key with email.
+func (c emailCases) addCandidate(job string, email string) (pipeline.Candidate, error) {
+	var k pipeline.Candidate
+	err := c.write(func(tx pipeline.Tx) error {
+		var err error
+		k, err = tx.InsertCandidate(bg, c.candidate(job, "Applied", email), time.Now().UTC())
+		return err
+	})
+	return k, err
+}
+
+// taken checks that err is ErrEmailTaken.
+func taken(t *testing.T, err error, what string) {
+	t.Helper()
+	assert.True(t, errors.Is(err, pipeline.ErrEmailTaken), "%s: want ErrEmailTaken, got %v", what, err)
+}
+
+func (c emailCases) userUnique(t *testing.T) {
+	_, err := c.addUser("OLIVIA@Acme.Test")
+	conflict(t, err, "olivia's email in capitals, on another team")
+	u, err := c.store.UserByEmail(bg, "Olivia@ACME.test")
+	require.NoError(t, err)
+	assert.Equal(t, c.user("olivia"), u.ID)
+	err = c.write(func(tx pipeline.Tx) error {
+		m, err := tx.MemberForChange(bg, "OLIVIA@ACME.TEST")
+		if err == nil && m.User.ID != c.user("olivia") {
+			err = fmt.Errorf("MemberForChange found user %d", m.User.ID)
+		}
+		return err
+	})
+	require.NoError(t, err)
+}
+
+func (c emailCases) userUniqueBeyondASCII(t *testing.T) {
+	u, err := c.addUser("jürgen@globex.test")
+	require.NoError(t, err)
+	_, err = c.addUser("JÜRGEN@GLOBEX.TEST")
+	conflict(t, err, "jürgen in capitals")
+	found, err := c.store.UserByEmail(bg, "Jürgen@Globex.Test")
+	require.NoError(t, err)
+	assert.Equal(t, u.ID, found.ID)
+}
+
+func (c emailCases) racingUsers(t *testing.T) {
+	globex := c.team("globex")
+	for round := range 3 {
+		m := newMeeting(2)
+		errs := concurrently(2, func(i int) error {
+			return c.write(func(tx pipeline.Tx) error {
+				email := fmt.Sprintf("twin%d@globex.test", round)
+				if i == 1 {
+					email = fmt.Sprintf("TWIN%d@GLOBEX.TEST", round)
+				}
+				m.arrive()
+				_, err := tx.InsertUser(bg, pipeline.User{Name: "Twin", Email: email}, globex)
+				return err
+			})
 		})
-		return k, err
+		c.oneWins(t, errs, func(err error) bool { return pipeline.ErrorCode(err) == pipeline.EConflict })
 	}
-	taken := func(t *testing.T, err error, what string) {
-		t.Helper()
-		assert.True(t, errors.Is(err, pipeline.ErrEmailTaken), "%s: want ErrEmailTaken, got %v", what, err)
-	}
-	t.Run("a candidate's email is unique on its job, in any letter case", func(t *testing.T) {
-		_, err := addCandidate("backend", "ADA@Example.TEST")
-		taken(t, err, "ada's email in capitals on backend")
-		_, err = addCandidate("frontend", "ada@example.test")
-		require.NoError(t, err, "ada's email on another job")
-		err = c.write(func(tx pipeline.Tx) error {
-			in, err := tx.JobForIntake(bg, olivia, backend, 0, "Ada@EXAMPLE.test")
+}
+
+func (c emailCases) candidateUnique(t *testing.T) {
+	olivia, backend := c.user("olivia"), c.job("backend")
+	_, err := c.addCandidate("backend", "ADA@Example.TEST")
+	taken(t, err, "ada's email in capitals on backend")
+	_, err = c.addCandidate("frontend", "ada@example.test")
+	require.NoError(t, err, "ada's email on another job")
+	err = c.write(func(tx pipeline.Tx) error {
+		in, err := tx.JobForIntake(bg, olivia, backend, 0, "Ada@EXAMPLE.test")
+		if err != nil {
+			return err
+		}
+		assert.True(t, in.EmailTaken, "JobForIntake: ada's email is taken on backend")
+		in, err = tx.JobForIntake(bg, olivia, backend, 0, "nobody@example.test")
+		if err != nil {
+			return err
+		}
+		assert.False(t, in.EmailTaken, "JobForIntake: a new email is free")
+		for _, tc := range []struct {
+			email  string
+			except int64
+			want   bool
+		}{
+			{"aDa@example.TEST", 0, true},
+			{"ada@example.test", c.cand("ada"), false},
+			{"ken@example.test", 0, false},
+		} {
+			got, err := tx.EmailTaken(bg, backend, tc.email, tc.except)
 			if err != nil {
 				return err
 			}
-			assert.True(t, in.EmailTaken, "JobForIntake: ada's email is taken on backend")
-			in, err = tx.JobForIntake(bg, olivia, backend, 0, "nobody@example.test")
-			if err != nil {
-				return err
-			}
-			assert.False(t, in.EmailTaken, "JobForIntake: a new email is free")
-			for _, tc := range []struct {
-				email  string
-				except int64
-				want   bool
-			}{
-				{"aDa@example.TEST", 0, true},
-				{"ada@example.test", c.cand("ada"), false},
-				{"ken@example.test", 0, false},
-			} {
-				got, err := tx.EmailTaken(bg, backend, tc.email, tc.except)
+			assert.Equal(t, tc.want, got, "EmailTaken(%s, except %d)", tc.email, tc.except)
+		}
+		return errRollback
+	})
+	require.ErrorIs(t, err, errRollback)
+}
+
+func (c emailCases) candidateUniqueBeyondASCII(t *testing.T) {
+	_, err := c.addCandidate("frontend", "Élodie.Ørsted@example.test")
+	require.NoError(t, err)
+	_, err = c.addCandidate("frontend", "éLODIE.øRSTED@EXAMPLE.TEST")
+	taken(t, err, "élodie in other letter cases")
+}
+
+func (c emailCases) candidateChangedToTaken(t *testing.T) {
+	olivia, backend, frontend := c.user("olivia"), c.job("backend"), c.job("frontend")
+	err := c.write(func(tx pipeline.Tx) error {
+		k, err := tx.CandidateForUpdate(bg, olivia, backend, c.cand("grace"))
+		if err != nil {
+			return err
+		}
+		k.Email = "ADA@example.test"
+		return tx.UpdateCandidate(bg, k, time.Now().UTC())
+	})
+	taken(t, err, "grace as ada")
+	k, err := c.store.Candidate(bg, olivia, backend, c.cand("grace"))
+	require.NoError(t, err)
+	assert.Equal(t, "grace@example.test", k.Email)
+	_, err = c.store.Candidate(bg, olivia, frontend, c.cand("ken"))
+	require.NoError(t, err)
+}
+
+func (c emailCases) racingIntakes(t *testing.T) {
+	gary, ops := c.user("gary"), c.job("ops")
+	for round := range 3 {
+		m := newMeeting(2)
+		errs := concurrently(2, func(i int) error {
+			return c.write(func(tx pipeline.Tx) error {
+				email := fmt.Sprintf("twin%d@example.test", round)
+				if i == 1 {
+					email = fmt.Sprintf("Twin%d@EXAMPLE.test", round)
+				}
+				in, err := tx.JobForIntake(bg, gary, ops, 0, email)
 				if err != nil {
 					return err
 				}
-				assert.Equal(t, tc.want, got, "EmailTaken(%s, except %d)", tc.email, tc.except)
-			}
-			return errRollback
-		})
-		require.ErrorIs(t, err, errRollback)
-	})
-	t.Run("a candidate's email beyond ASCII is unique on its job in any letter case", func(t *testing.T) {
-		_, err := addCandidate("frontend", "Élodie.Ørsted@example.test")
-		require.NoError(t, err)
-		_, err = addCandidate("frontend", "éLODIE.øRSTED@EXAMPLE.TEST")
-		taken(t, err, "élodie in other letter cases")
-	})
-	t.Run("a candidate changed to a taken email is refused", func(t *testing.T) {
-		err := c.write(func(tx pipeline.Tx) error {
-			k, err := tx.CandidateForUpdate(bg, olivia, backend, c.cand("grace"))
-			if err != nil {
+				m.arrive()
+				if in.EmailTaken {
+					return pipeline.ErrEmailTaken
+				}
+				_, err = tx.InsertCandidate(bg, c.candidate("ops", "Applied", email), time.Now().UTC())
 				return err
-			}
-			k.Email = "ADA@example.test"
-			return tx.UpdateCandidate(bg, k, time.Now().UTC())
-		})
-		taken(t, err, "grace as ada")
-		k, err := c.store.Candidate(bg, olivia, backend, c.cand("grace"))
-		require.NoError(t, err)
-		assert.Equal(t, "grace@example.test", k.Email)
-		_, err = c.store.Candidate(bg, olivia, frontend, c.cand("ken"))
-		require.NoError(t, err)
-	})
-	t.Run("two concurrent intakes of one email: exactly one is stored", func(t *testing.T) {
-		gary, ops := c.user("gary"), c.job("ops")
-		for round := range 3 {
-			m := newMeeting(2)
-			errs := concurrently(2, func(i int) error {
-				return c.write(func(tx pipeline.Tx) error {
-					email := fmt.Sprintf("twin%d@example.test", round)
-					if i == 1 {
-						email = fmt.Sprintf("Twin%d@EXAMPLE.test", round)
-					}
-					in, err := tx.JobForIntake(bg, gary, ops, 0, email)
-					if err != nil {
-						return err
-					}
-					m.arrive()
-					if in.EmailTaken {
-						return pipeline.ErrEmailTaken
-					}
-					_, err = tx.InsertCandidate(bg, c.candidate("ops", "Applied", email), time.Now().UTC())
-					return err
-				})
 			})
-			c.oneWins(t, errs, func(err error) bool { return errors.Is(err, pipeline.ErrEmailTaken) })
-		}
-	})
+		})
+		c.oneWins(t, errs, func(err error) bool { return errors.Is(err, pipeline.ErrEmailTaken) })
+	}
 }
 
 // oneWins checks that exactly one of errs is nil and the others lost.
@@ -928,193 +1044,223 @@ func (c conf) candidate(job, stage, email string) pipeline.Candidate {
 // in all; a candidate's notes; a team's active jobs) are exact, however
 // many writes ran at once.
 func (c conf) counts(t *testing.T) {
-	gary, globex := c.user("gary"), c.team("globex")
-	now := time.Now().UTC().Truncate(time.Second)
-	var job pipeline.Job
+	k := newCountCases(t, c)
+	t.Run("stage totals after concurrent intakes", k.afterIntakes)
+	t.Run("stage totals after concurrent moves", k.afterMoves)
+	t.Run("a stage of another job is no stage of this one", k.stageOfAnotherJob)
+	t.Run("a candidate's notes count after concurrent notes", k.notesCount)
+	t.Run("a team's active jobs", k.activeJobs)
+}
+
+// counted is how many candidates the counts' intake adds at once.
+const counted = 24
+
+// countCases are the cases of the counts, on a job of globex's of their
+// own, whose candidates the first case that needs them adds.
+type countCases struct {
+	conf
+	gary, globex int64
+	now          time.Time
+	countedJob   pipeline.Job
+	stages       []pipeline.Stage
+	mu           *sync.Mutex
+	where        map[int64]int64 // each candidate's stage, as the writes left it
+}
+
+// newCountCases stores the counted job of gary's.
+func newCountCases(t *testing.T, c conf) countCases {
+	k := countCases{conf: c, gary: c.user("gary"), globex: c.team("globex"), now: time.Now().UTC().Truncate(time.Second),
+		mu: &sync.Mutex{}, where: make(map[int64]int64, counted)}
 	require.NoError(t, c.write(func(tx pipeline.Tx) (err error) {
-		job, err = tx.InsertJob(bg, pipeline.Job{TeamID: globex, OwnerID: gary, Title: "Counted", Status: pipeline.JobOpen,
+		k.countedJob, err = tx.InsertJob(bg, pipeline.Job{TeamID: k.globex, OwnerID: k.gary, Title: "Counted", Status: pipeline.JobOpen,
 			WorkMode: pipeline.DefaultWorkMode, EmploymentType: pipeline.DefaultEmploymentType,
-			ApplicationDeadline: now.AddDate(0, 0, 30).Truncate(24 * time.Hour), CreatedAt: now, UpdatedAt: now},
+			ApplicationDeadline: k.now.AddDate(0, 0, 30).Truncate(24 * time.Hour), CreatedAt: k.now, UpdatedAt: k.now},
 			pipeline.DefaultStages)
 		return err
 	}))
-	stages, err := c.store.Stages(bg, gary, job.ID)
+	var err error
+	k.stages, err = c.store.Stages(bg, k.gary, k.countedJob.ID)
 	require.NoError(t, err)
-	require.Len(t, stages, len(pipeline.DefaultStages))
+	require.Len(t, k.stages, len(pipeline.DefaultStages))
+	return k
+}
 
-	// where is each candidate's stage, as the writes left it.
-	const n = 24
-	where := make(map[int64]int64, n)
-	var mu sync.Mutex
-	check := func(t *testing.T, when string) {
-		t.Helper()
-		want := map[int64]int{}
-		for _, s := range where {
-			want[s]++
-		}
-		all, err := c.store.ListCandidates(bg, gary, job.ID, pipeline.CandidateFilter{Page: 1})
-		require.NoError(t, err)
-		assert.Equal(t, len(where), all.Total, "%s: the job's total", when)
-		for _, s := range stages {
-			var ids []int64
-			total := -1
-			for page := 1; ; page++ {
-				l, err := c.store.ListCandidates(bg, gary, job.ID, pipeline.CandidateFilter{StageID: s.ID, Page: page})
-				require.NoError(t, err)
-				if total < 0 {
-					total = l.Total
-				}
-				for _, k := range l.Items {
-					ids = append(ids, k.ID)
-					assert.Equal(t, s.ID, k.StageID)
-				}
-				if len(l.Items) < pipeline.PageSize {
-					break
-				}
-			}
-			assert.Equal(t, want[s.ID], total, "%s: the total of stage %s", when, s.Name)
-			assert.Len(t, ids, want[s.ID], "%s: the candidates listed in stage %s", when, s.Name)
-		}
+// check checks the job's total and each stage's against where.
+func (c countCases) check(t *testing.T, when string) {
+	t.Helper()
+	want := map[int64]int{}
+	for _, s := range c.where {
+		want[s]++
 	}
-
-	// intake adds n candidates to the job at once, half of them to its
-	// first stage, half to its second, unless that was done.
-	intake := func(t *testing.T) {
-		t.Helper()
-		if len(where) > 0 {
-			return
+	all, err := c.store.ListCandidates(bg, c.gary, c.countedJob.ID, pipeline.CandidateFilter{Page: 1})
+	require.NoError(t, err)
+	assert.Equal(t, len(c.where), all.Total, "%s: the job's total", when)
+	for _, s := range c.stages {
+		var ids []int64
+		total := -1
+		for page := 1; ; page++ {
+			l, err := c.store.ListCandidates(bg, c.gary, c.countedJob.ID, pipeline.CandidateFilter{StageID: s.ID, Page: page})
+			require.NoError(t, err)
+			if total < 0 {
+				total = l.Total
+			}
+			for _, k := range l.Items {
+				ids = append(ids, k.ID)
+				assert.Equal(t, s.ID, k.StageID)
+			}
+			if len(l.Items) < pipeline.PageSize {
+				break
+			}
 		}
-		errs := concurrently(n, func(i int) error {
+		assert.Equal(t, want[s.ID], total, "%s: the total of stage %s", when, s.Name)
+		assert.Len(t, ids, want[s.ID], "%s: the candidates listed in stage %s", when, s.Name)
+	}
+}
+
+// intake adds counted candidates to the job at once, half of them to its
+// first stage, half to its second, unless that was done.
+func (c countCases) intake(t *testing.T) {
+	t.Helper()
+	if len(c.where) > 0 {
+		return
+	}
+	errs := concurrently(counted, func(i int) error {
+		return c.write(func(tx pipeline.Tx) error {
+			s := c.stages[i%2]
+			email := fmt.Sprintf("counted%d@example.test", i)
+			in, err := tx.JobForIntake(bg, c.gary, c.countedJob.ID, s.ID, email)
+			if err != nil {
+				return err
+			}
+			k, err := tx.InsertCandidate(bg, pipeline.Candidate{JobID: c.countedJob.ID, TeamID: c.globex, Name: "Counted", Email: email,
+				Applied: c.now.Truncate(24 * time.Hour), StageID: in.Stage.ID, Stage: in.Stage.Name, Status: pipeline.CandidateActive}, c.now)
+			if err != nil {
+				return err
+			}
+			c.mu.Lock()
+			c.where[k.ID] = s.ID
+			c.mu.Unlock()
+			return nil
+		})
+	})
+	require.NoError(t, errors.Join(errs...))
+}
+
+func (c countCases) afterIntakes(t *testing.T) {
+	c.intake(t)
+	c.check(t, "after the intakes")
+}
+
+func (c countCases) afterMoves(t *testing.T) {
+	c.intake(t)
+	ids := make([]int64, 0, counted)
+	for id := range c.where {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for round := range 3 {
+		errs := concurrently(counted, func(i int) error {
+			target := c.stages[(i+round+1)%len(c.stages)]
 			return c.write(func(tx pipeline.Tx) error {
-				s := stages[i%2]
-				email := fmt.Sprintf("counted%d@example.test", i)
-				in, err := tx.JobForIntake(bg, gary, job.ID, s.ID, email)
+				k, st, err := tx.CandidateForMove(bg, c.gary, c.countedJob.ID, ids[i], target.ID)
 				if err != nil {
 					return err
 				}
-				k, err := tx.InsertCandidate(bg, pipeline.Candidate{JobID: job.ID, TeamID: globex, Name: "Counted", Email: email,
-					Applied: now.Truncate(24 * time.Hour), StageID: in.Stage.ID, Stage: in.Stage.Name, Status: pipeline.CandidateActive}, now)
-				if err != nil {
+				if st == nil {
+					return fmt.Errorf("stage %d not found for the move", target.ID)
+				}
+				if k.StageID == st.ID {
+					return nil
+				}
+				if err := tx.SetCandidateStage(bg, k.ID, st.ID, c.now); err != nil {
 					return err
 				}
-				mu.Lock()
-				where[k.ID] = s.ID
-				mu.Unlock()
+				c.mu.Lock()
+				c.where[k.ID] = st.ID
+				c.mu.Unlock()
 				return nil
 			})
 		})
 		require.NoError(t, errors.Join(errs...))
+		c.check(t, fmt.Sprintf("after moves %d", round))
 	}
+	// A store may keep the counts by parts that it gathers later (see
+	// pipelinestore's stage count deltas): read again once it could.
+	time.Sleep(300 * time.Millisecond)
+	c.check(t, "a moment after the moves")
+}
 
-	t.Run("stage totals after concurrent intakes", func(t *testing.T) {
-		intake(t)
-		check(t, "after the intakes")
-	})
-	t.Run("stage totals after concurrent moves", func(t *testing.T) {
-		intake(t)
-		ids := make([]int64, 0, n)
-		for id := range where {
-			ids = append(ids, id)
-		}
-		slices.Sort(ids)
-		for round := range 3 {
-			errs := concurrently(n, func(i int) error {
-				target := stages[(i+round+1)%len(stages)]
-				return c.write(func(tx pipeline.Tx) error {
-					k, st, err := tx.CandidateForMove(bg, gary, job.ID, ids[i], target.ID)
-					if err != nil {
-						return err
-					}
-					if st == nil {
-						return fmt.Errorf("stage %d not found for the move", target.ID)
-					}
-					if k.StageID == st.ID {
-						return nil
-					}
-					if err := tx.SetCandidateStage(bg, k.ID, st.ID, now); err != nil {
-						return err
-					}
-					mu.Lock()
-					where[k.ID] = st.ID
-					mu.Unlock()
-					return nil
-				})
-			})
-			require.NoError(t, errors.Join(errs...))
-			check(t, fmt.Sprintf("after moves %d", round))
-		}
-		// A store may keep the counts by parts that it gathers later (see
-		// pipelinestore's stage count deltas): read again once it could.
-		time.Sleep(300 * time.Millisecond)
-		check(t, "a moment after the moves")
-	})
-	t.Run("a stage of another job is no stage of this one", func(t *testing.T) {
-		_, err := c.store.ListCandidates(bg, gary, job.ID, pipeline.CandidateFilter{StageID: c.res.Stages["ops"]["Applied"], Page: 1})
-		assert.ErrorIs(t, err, pipeline.ErrStageNotInJob)
-	})
-	t.Run("a candidate's notes count after concurrent notes", func(t *testing.T) {
-		ola := c.cand("ola")
-		ops := c.job("ops")
-		const notes = 12
-		errs := concurrently(notes, func(i int) error {
-			return c.write(func(tx pipeline.Tx) error {
-				k, err := tx.CandidateForUpdate(bg, gary, ops, ola)
-				if err != nil {
-					return err
-				}
-				_, err = tx.InsertNote(bg, pipeline.Note{CandidateID: k.ID, Content: fmt.Sprintf("note %d", i),
-					Author: pipeline.User{ID: gary}, CreatedAt: now})
-				return err
-			})
-		})
-		require.NoError(t, errors.Join(errs...))
-		k, err := c.store.Candidate(bg, gary, ops, ola)
-		require.NoError(t, err)
-		assert.Equal(t, notes, k.NotesCount, "Candidate's notes count")
-		l, err := c.store.ListNotes(bg, gary, ops, ola, 1)
-		require.NoError(t, err)
-		assert.Equal(t, notes, l.Total, "ListNotes' total")
-		assert.Len(t, l.Items, notes)
-		l, err = c.store.ListNotes(bg, gary, ops, ola, 2)
-		require.NoError(t, err)
-		assert.Equal(t, notes, l.Total, "ListNotes' total past the last page")
-		assert.Empty(t, l.Items)
-		require.NoError(t, c.write(func(tx pipeline.Tx) error {
+func (c countCases) stageOfAnotherJob(t *testing.T) {
+	_, err := c.store.ListCandidates(bg, c.gary, c.countedJob.ID, pipeline.CandidateFilter{StageID: c.res.Stages["ops"]["Applied"], Page: 1})
+	assert.ErrorIs(t, err, pipeline.ErrStageNotInJob)
+}
+
+func (c countCases) notesCount(t *testing.T) {
+	gary, ola, ops := c.gary, c.cand("ola"), c.job("ops")
+	const notes = 12
+	errs := concurrently(notes, func(i int) error {
+		return c.write(func(tx pipeline.Tx) error {
 			k, err := tx.CandidateForUpdate(bg, gary, ops, ola)
-			assert.Equal(t, notes, k.NotesCount, "CandidateForUpdate's notes count")
-			return err
-		}))
-	})
-	t.Run("a team's active jobs", func(t *testing.T) {
-		active := func(t *testing.T) int {
-			t.Helper()
-			var n int
-			require.NoError(t, c.write(func(tx pipeline.Tx) (err error) {
-				n, err = tx.CountActiveJobs(bg, globex)
+			if err != nil {
 				return err
-			}))
-			return n
-		}
-		setStatus := func(t *testing.T, s pipeline.JobStatus) {
-			t.Helper()
-			require.NoError(t, c.write(func(tx pipeline.Tx) error {
-				j, err := tx.JobForUpdate(bg, gary, job.ID)
-				if err != nil {
-					return err
-				}
-				j.Status, j.UpdatedAt = s, time.Now().UTC()
-				return tx.UpdateJob(bg, j)
-			}))
-		}
-		assert.Equal(t, 2, active(t), "ops and the counted job")
-		setStatus(t, pipeline.JobClosed)
-		assert.Equal(t, 1, active(t), "the counted job closed")
-		setStatus(t, pipeline.JobDraft)
-		assert.Equal(t, 2, active(t), "a draft is active")
-		setStatus(t, pipeline.JobOpen)
-		l, err := c.store.ListJobs(bg, gary, pipeline.JobFilter{Status: pipeline.JobOpen, Page: 1})
-		require.NoError(t, err)
-		assert.Equal(t, 2, l.Total)
-		assert.Len(t, l.Items, 2)
+			}
+			_, err = tx.InsertNote(bg, pipeline.Note{CandidateID: k.ID, Content: fmt.Sprintf("note %d", i),
+				Author: pipeline.User{ID: gary}, CreatedAt: c.now})
+			return err
+		})
 	})
+	require.NoError(t, errors.Join(errs...))
+	k, err := c.store.Candidate(bg, gary, ops, ola)
+	require.NoError(t, err)
+	assert.Equal(t, notes, k.NotesCount, "Candidate's notes count")
+	l, err := c.store.ListNotes(bg, gary, ops, ola, 1)
+	require.NoError(t, err)
+	assert.Equal(t, notes, l.Total, "ListNotes' total")
+	assert.Len(t, l.Items, notes)
+	l, err = c.store.ListNotes(bg, gary, ops, ola, 2)
+	require.NoError(t, err)
+	assert.Equal(t, notes, l.Total, "ListNotes' total past the last page")
+	assert.Empty(t, l.Items)
+	require.NoError(t, c.write(func(tx pipeline.Tx) error {
+		k, err := tx.CandidateForUpdate(bg, gary, ops, ola)
+		assert.Equal(t, notes, k.NotesCount, "CandidateForUpdate's notes count")
+		return err
+	}))
+}
+
+// activeJobCount counts globex's active jobs in a write.
+func (c countCases) activeJobCount(t *testing.T) int {
+	t.Helper()
+	var n int
+	require.NoError(t, c.write(func(tx pipeline.Tx) (err error) {
+		n, err = tx.CountActiveJobs(bg, c.globex)
+		return err
+	}))
+	return n
+}
+
+// setStatus sets the counted job's status.
+func (c countCases) setStatus(t *testing.T, s pipeline.JobStatus) {
+	t.Helper()
+	require.NoError(t, c.write(func(tx pipeline.Tx) error {
+		j, err := tx.JobForUpdate(bg, c.gary, c.countedJob.ID)
+		if err != nil {
+			return err
+		}
+		j.Status, j.UpdatedAt = s, time.Now().UTC()
+		return tx.UpdateJob(bg, j)
+	}))
+}
+
+func (c countCases) activeJobs(t *testing.T) {
+	assert.Equal(t, 2, c.activeJobCount(t), "ops and the counted job")
+	c.setStatus(t, pipeline.JobClosed)
+	assert.Equal(t, 1, c.activeJobCount(t), "the counted job closed")
+	c.setStatus(t, pipeline.JobDraft)
+	assert.Equal(t, 2, c.activeJobCount(t), "a draft is active")
+	c.setStatus(t, pipeline.JobOpen)
+	l, err := c.store.ListJobs(bg, c.gary, pipeline.JobFilter{Status: pipeline.JobOpen, Page: 1})
+	require.NoError(t, err)
+	assert.Equal(t, 2, l.Total)
+	assert.Len(t, l.Items, 2)
 }
