@@ -61,7 +61,7 @@ func apiCall(t *testing.T, base, token, method, path string, body any) (int, map
 	var out struct {
 		Data map[string]any `json:"data"`
 	}
-	_ = json.NewDecoder(res.Body).Decode(&out)
+	require.NoError(t, json.NewDecoder(res.Body).Decode(&out), "%s %s answered %d", method, path, res.StatusCode)
 	return res.StatusCode, out.Data
 }
 
@@ -198,8 +198,10 @@ func TestPages_ApprovalsInWords(t *testing.T) {
 
 	mia := signIn(t, f, base, "mia@acme.test")
 	body := html.UnescapeString(mia.get("/app/approvals").body)
-	paris, _ := time.LoadLocation("Europe/Paris")
-	ny, _ := time.LoadLocation("America/New_York")
+	paris, err := time.LoadLocation("Europe/Paris")
+	require.NoError(t, err)
+	ny, err := time.LoadLocation("America/New_York")
+	require.NoError(t, err)
 
 	// A change: each field's current → proposed value, and the interview
 	// it would cancel, with the mail that says so.
