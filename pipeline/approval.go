@@ -15,7 +15,8 @@ const ApprovalField = "approval"
 // NormalizeApproval checks a token's approval policy, the write operations
 // the token may only propose (see Caller.Held), and returns it sorted and
 // each name once; empty, not nil, when there is none. A name that is not
-// an operation, or names a read, is refused under field. A token under a
+// an operation, names a read, or names a write whose scope is not among
+// scopes, is refused under field. A token under a
 // policy may not also decide proposals: a policy with proposals:review
 // among scopes is refused under scopesField.
 func NormalizeApproval(field, scopesField string, names []Op, scopes []Scope) ([]Op, error) {
@@ -32,6 +33,11 @@ func NormalizeApproval(field, scopesField string, names []Op, scopes []Scope) ([
 			continue
 		case !op.Proposable():
 			bad.Add(field, "The operation "+string(op)+" never waits for approval.")
+			continue
+		case !slices.Contains(scopes, op.Scope()):
+			// Holding what the token cannot make would promise an
+			// oversight that no call can ever need.
+			bad.Add(field, "The operation "+string(op)+" needs the scope "+string(op.Scope())+", which the token does not carry.")
 			continue
 		}
 		if !slices.Contains(out, op) {

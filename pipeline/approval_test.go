@@ -54,6 +54,7 @@ func TestOperator_TokenApproval(t *testing.T) {
 		"an unknown name":                   {[]pipeline.Op{"move_candidates"}, writes, pipeline.ApprovalField},
 		"an upload":                         {[]pipeline.Op{pipeline.OpAddDocument}, writes, pipeline.ApprovalField},
 		"a decision":                        {[]pipeline.Op{pipeline.OpApproveProposal}, writes, pipeline.ApprovalField},
+		"a write the scopes do not allow":   {[]pipeline.Op{pipeline.OpErasePerson}, writes, pipeline.ApprovalField},
 		"a policy with proposals:review":    {[]pipeline.Op{pipeline.OpMoveCandidate}, append(writes, pipeline.ScopeProposalsReview), "scopes"},
 		"every write with proposals:review": {[]pipeline.Op{pipeline.EveryWrite}, []pipeline.Scope{pipeline.ScopeProposalsReview}, "scopes"},
 	} {
@@ -105,7 +106,13 @@ func TestService_MeApprovalRequired(t *testing.T) {
 			{[]pipeline.Op{pipeline.OpSendMessage, pipeline.OpAddNote}, []pipeline.Op{pipeline.OpAddNote, pipeline.OpSendMessage}},
 			{[]pipeline.Op{pipeline.OpMoveCandidate, pipeline.EveryWrite}, []pipeline.Op{pipeline.EveryWrite, pipeline.OpMoveCandidate}},
 		} {
-			me, err := w.Svc.GetMe(pipeline.NewContext(context.Background(), heldCaller(t, w, nil, c.approval...)))
+			var scopes []pipeline.Scope
+			for _, op := range c.approval {
+				if op != pipeline.EveryWrite {
+					scopes = append(scopes, op.Scope())
+				}
+			}
+			me, err := w.Svc.GetMe(pipeline.NewContext(context.Background(), heldCaller(t, w, scopes, c.approval...)))
 			require.NoError(t, err)
 			assert.Equal(t, c.want, me.ApprovalRequired)
 		}

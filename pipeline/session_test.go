@@ -206,7 +206,7 @@ func TestService_TokensOfPeople(t *testing.T) {
 		assert.ErrorIs(t, err, pipeline.ErrUnauthenticated, "revoked at once")
 
 		// An approval policy, as oversight.md §2 has it.
-		held, value, err := f.Svc.CreateToken(mia, pipeline.TokenForm{Name: "held", Scopes: []pipeline.Scope{pipeline.ScopeCandidatesWrite},
+		held, value, err := f.Svc.CreateToken(mia, pipeline.TokenForm{Name: "held", Scopes: []pipeline.Scope{pipeline.ScopeCandidatesWrite, pipeline.ScopeMessagesSend},
 			Approval: []pipeline.Op{pipeline.OpSendMessage, pipeline.OpMoveCandidate}, Nonce: "n4"})
 		require.NoError(t, err)
 		assert.Equal(t, []pipeline.Op{pipeline.OpMoveCandidate, pipeline.OpSendMessage}, held.Approval)

@@ -247,7 +247,7 @@ func TestPages_TokenApproval(t *testing.T) {
 		assert.Equal(t, http.StatusUnprocessableEntity, refused.StatusCode)
 		assert.Contains(t, html.UnescapeString(refused.body), "A token under an approval policy cannot carry proposals:review.")
 
-		made := b.post("/app/tokens", url.Values{"name": {"agent"}, "scope": {"candidates:write"},
+		made := b.post("/app/tokens", url.Values{"name": {"agent"}, "scope": {"candidates:write", "messages:send"},
 			"approval": {"move_candidate", "send_message"}, "nonce": {form.field(t, "nonce")}, "csrf": {form.field(t, "csrf")}})
 		require.Equal(t, http.StatusOK, made.StatusCode, made.body)
 		value := regexp.MustCompile(`plt_[0-9A-Za-z]{38}`).FindString(made.body)

@@ -358,6 +358,7 @@ func TestToken_Approval(t *testing.T) {
 		for _, tc := range []struct{ scopes, approval, want string }{
 			{"candidates:write", "move_candidate,get_candidate", "approval: The operation get_candidate is a read"},
 			{"candidates:write", "move_candidates", "approval: Unknown operation move_candidates."},
+			{"candidates:write", "erase_person", "approval: The operation erase_person needs the scope privacy:manage, which the token does not carry."},
 			{"candidates:write,proposals:review", "*", "scopes: A token under an approval policy cannot carry proposals:review."},
 		} {
 			stdout, stderr, err := m.Run("", "token", "create", "--user", "olivia@acme.test", "--name", "x", "--scopes", tc.scopes, "--approval", tc.approval)

@@ -114,7 +114,8 @@ func TestProposal(t *testing.T) {
 				"token_id": nil}, moved["approved_by"])
 			require.NotNil(t, approved)
 			assert.Equal(t, float64(globex.Users["gina"]), approved["user_id"])
-			assert.Equal(t, map[string]any{"status": map[string]any{"before": "pending", "after": "applied"}}, approved["changes"])
+			assert.Equal(t, map[string]any{"operation": "move_candidate", "candidate_id": float64(ada),
+				"status": map[string]any{"before": "pending", "after": "applied"}}, approved["changes"])
 		}
 
 		// Rejecting makes nothing of the write.
