@@ -5,7 +5,9 @@ import "time"
 // The records below are the bodies the API answers with, field for field:
 // what a write answers is the domain's to say, so that an approved
 // proposal's result reads exactly as the write's own answer, whichever
-// face (or none) runs it. Times are RFC 3339 in UTC, dates YYYY-MM-DD.
+// face (or none) runs it. Times are RFC 3339 in UTC, dates YYYY-MM-DD. A
+// field tagged supplied:"candidate" holds what a candidate wrote, which
+// an agent is shown marked as theirs (mcp.md).
 
 // Named is a record shown by id and name: a note's author, a user's team.
 type Named struct {
@@ -45,8 +47,8 @@ func (j Job) Record() JobRecord {
 // CandidateSummary is a candidate as a list element.
 type CandidateSummary struct {
 	ID      int64  `json:"id"`
-	Name    string `json:"name"`
-	Email   string `json:"email"`
+	Name    string `json:"name" supplied:"candidate"`
+	Email   string `json:"email" supplied:"candidate"`
 	Applied string `json:"applied"`
 	Stage   string `json:"stage"`
 	Status  string `json:"status"`
@@ -66,8 +68,8 @@ type CandidateRecord struct {
 // out.
 type candidateSparse struct {
 	ID      int64  `json:"id"`
-	Name    string `json:"name,omitempty"`
-	Email   string `json:"email,omitempty"`
+	Name    string `json:"name,omitempty" supplied:"candidate"`
+	Email   string `json:"email,omitempty" supplied:"candidate"`
 	Applied string `json:"applied,omitempty"`
 	Stage   string `json:"stage,omitempty"`
 	Status  string `json:"status,omitempty"`
@@ -196,7 +198,7 @@ type MessageRecord struct {
 	ID          int64   `json:"id"`
 	JobID       int64   `json:"job_id"`
 	CandidateID int64   `json:"candidate_id"`
-	To          string  `json:"to"`
+	To          string  `json:"to" supplied:"candidate"`
 	Subject     string  `json:"subject"`
 	Body        string  `json:"body"`
 	Status      string  `json:"status"`

@@ -36,7 +36,7 @@ func newDocumentItem(d pipeline.Document) documentItem {
 
 // documentTextItem is a part of a document's text.
 type documentTextItem struct {
-	Text       string `json:"text"`
+	Text       string `json:"text" supplied:"candidate"`
 	Truncated  bool   `json:"truncated"`
 	Offset     int    `json:"offset"`
 	NextOffset *int   `json:"next_offset"`

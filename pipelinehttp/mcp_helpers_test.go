@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -90,7 +92,7 @@ func structured(t *testing.T, res *mcp.CallToolResult) any {
 	text, ok := res.Content[0].(*mcp.TextContent)
 	require.True(t, ok, "text content")
 	var fromText any
-	require.NoError(t, json.Unmarshal([]byte(text.Text), &fromText))
+	require.NoError(t, json.Unmarshal([]byte(unmarked(text.Text)), &fromText))
 	b, err := json.Marshal(res.StructuredContent)
 	require.NoError(t, err)
 	var structured any
@@ -98,6 +100,19 @@ func structured(t *testing.T, res *mcp.CallToolResult) any {
 	assert.Equal(t, fromText, structured, "text and structured content")
 	return structured
 }
+
+// unmarked is a tool result's text without the marks of what candidates
+// wrote: the note before it, the tags around each value.
+func unmarked(text string) string {
+	body, marked := strings.CutPrefix(text, suppliedNote+"\n")
+	if !marked {
+		return text
+	}
+	body = suppliedTag.ReplaceAllString(body, "")
+	return strings.ReplaceAll(body, "&lt;/candidate_supplied&gt;", "</candidate_supplied>")
+}
+
+var suppliedTag = regexp.MustCompile(`<candidate_supplied field=\\"[a-z_]+\\">|</candidate_supplied>`)
 
 // toolError is the structured content of a tool error, checked to be the
 // API's error envelope, and its code.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"runtime/debug"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -15,15 +16,19 @@ import (
 
 // toolResult is a tool's answer: body, the API's body for the same
 // request, as the structured content and, for clients that read only
-// text, as the same JSON text.
+// text, as the same JSON text, what candidates wrote marked as theirs.
 func toolResult(body any, isError bool) *mcp.CallToolResult {
 	b, err := encode(body)
 	if err != nil {
 		b = []byte(`{"error":{"code":"server_error","message":"Server error.","details":null}}`)
 		isError = true
 	}
+	text, marked := markedText(reflect.TypeOf(body), b)
+	if !marked || isError {
+		text = string(b)
+	}
 	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
+		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
 		StructuredContent: json.RawMessage(b),
 		IsError:           isError,
 	}

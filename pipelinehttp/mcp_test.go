@@ -39,8 +39,9 @@ func TestMCP_ToolsList(t *testing.T) {
 		"olivia_messages":        toolsFor(pipeline.ScopeMessagesSend),
 	}
 	// One list spelled out, so that the table's scopes are checked too.
-	// Reading proposals needs no scope: a token reads its own.
-	require.ElementsMatch(t, []string{"get_me", "list_jobs", "get_job", "list_stages", "list_proposals", "get_proposal"}, cases["olivia_jobs_read"])
+	// Reading proposals needs no scope: a token reads its own, and
+	// withdraws its own.
+	require.ElementsMatch(t, []string{"get_me", "list_jobs", "get_job", "list_stages", "list_proposals", "get_proposal", "withdraw_proposal"}, cases["olivia_jobs_read"])
 	eachEnv(t, func(t *testing.T, e *env) {
 		for key, want := range cases {
 			t.Run(key, func(t *testing.T) {

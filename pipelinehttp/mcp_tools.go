@@ -41,6 +41,9 @@ func (a *api) newTool(o operation) mcpTool {
 			IdempotentHint: info.Idempotent, OpenWorldHint: new(false)}
 	}
 	description := info.Description
+	if len(suppliedPaths(o.body)) > 0 {
+		description += " Its text marks what candidates wrote between candidate_supplied tags; its structured content is the API's body, unmarked."
+	}
 	if scope := o.op.Scope(); scope != "" {
 		description += " Needs the scope " + string(scope) + "."
 	}
