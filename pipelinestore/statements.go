@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"path"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -30,6 +32,12 @@ import (
 // sql/common or in both dialects' folders, never in sql/common and a
 // dialect's folder. Go builds only the candidate lists, whose filters and
 // orders vary per request (candidateListQuery).
+//
+// A statement that reads for a viewer writes the visibility rule as the
+// placeholder {{visible $n}}, $n the viewer's parameter, on the job
+// aliased j; the file is read with the rule's text (visible) in its
+// place, so what runs is plain SQL, the same text as if it were pasted.
+// Any other {{ is refused when the package loads.
 //
 // A read that a write transaction also runs to lock what it reads has a
 // second form, named with "Locked". Only PostgreSQL locks: SQLite's write
@@ -362,6 +370,10 @@ func parseStatements(dir, file, src string, texts map[string]statement) error {
 		if text == "" {
 			return fmt.Errorf("pipelinestore: %s: %s is empty", file, name)
 		}
+		text, err := expand(text)
+		if err != nil {
+			return fmt.Errorf("pipelinestore: %s: %s: %w", file, name, err)
+		}
 		if first, dup := texts[name]; dup {
 			return fmt.Errorf("pipelinestore: %s: %s is written twice (first in %s)", file, name, first.file)
 		}
@@ -387,6 +399,27 @@ func parseStatements(dir, file, src string, texts map[string]statement) error {
 		body.WriteString(line)
 	}
 	return end()
+}
+
+// visiblePlaceholder is where a statement includes the visibility rule
+// for the viewer of a parameter (see above).
+var visiblePlaceholder = regexp.MustCompile(`\{\{visible \$([1-9][0-9]*)\}\}`)
+
+// expand is a statement's text with its placeholders replaced by what
+// they stand for; a {{ that is no placeholder is an error.
+func expand(text string) (string, error) {
+	text = visiblePlaceholder.ReplaceAllStringFunc(text, func(p string) string {
+		n, _ := strconv.Atoi(visiblePlaceholder.FindStringSubmatch(p)[1])
+		return visible(n)
+	})
+	if i := strings.Index(text, "{{"); i >= 0 {
+		bad := text[i:]
+		if j := strings.Index(bad, "}}"); j >= 0 {
+			bad = bad[:j+2]
+		}
+		return "", fmt.Errorf("%s is no placeholder (the one there is: {{visible $n}})", bad)
+	}
+	return text, nil
 }
 
 // texts is every statement of s, for preparing them all.

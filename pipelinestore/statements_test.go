@@ -1,6 +1,7 @@
 package pipelinestore
 
 import (
+	"io/fs"
 	"testing"
 	"testing/fstest"
 
@@ -101,5 +102,51 @@ func TestStatements_WrittenOnce(t *testing.T) {
 		if s, ok := sqlite[name]; ok {
 			assert.NotEqual(t, p.text, s.text, "%s is written alike in %s and %s: it belongs in sql/common", name, p.file, s.file)
 		}
+	}
+}
+
+// A statement that includes the visibility rule runs the text it ran when
+// the rule was pasted into it: these are the texts of 198b617, before the
+// rule became a fragment.
+func TestStatements_Visible(t *testing.T) {
+	require.Equal(t, `SELECT count(*) FROM (SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
+	j.application_deadline, j.created_at, j.updated_at FROM jobs AS j
+	WHERE j.team_id IN (SELECT m.team_id FROM memberships AS m WHERE m.user_id = $1)
+	AND j.status = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
+	WHERE vm.team_id = j.team_id AND vm.user_id = $1
+	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $1
+		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $1)))) AS j`, sqliteSQL.JobsCount)
+	require.Equal(t, `SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
+	j.application_deadline, j.created_at, j.updated_at FROM jobs AS j WHERE j.id = $1 AND EXISTS (SELECT 1 FROM memberships AS vm
+	WHERE vm.team_id = j.team_id AND vm.user_id = $2
+	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $2
+		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $2))) AND pipeline_lock_record('job', $1) FOR NO KEY UPDATE OF j`, postgresSQL.JobLocked)
+	notesCount := `SELECT c.notes_count FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
+WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
+	WHERE vm.team_id = j.team_id AND vm.user_id = $3
+	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
+		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3)))`
+	require.Equal(t, notesCount, postgresSQL.NotesCount)
+	require.Equal(t, notesCount, sqliteSQL.NotesCount)
+
+	t.Run("the rule is written once", func(t *testing.T) {
+		files, err := fs.Glob(sqlFiles, "sql/*/*.sql")
+		require.NoError(t, err)
+		require.NotEmpty(t, files)
+		for _, file := range files {
+			b, err := sqlFiles.ReadFile(file)
+			require.NoError(t, err)
+			assert.NotContains(t, string(b), "memberships AS vm", "%s pastes the visibility rule: write {{visible $n}}", file)
+		}
+	})
+	for _, c := range []struct{ name, text, err string }{
+		{"a misspelled placeholder", "SELECT 1 FROM jobs AS j WHERE {{visibl $1}}", "{{visibl $1}} is no placeholder"},
+		{"a placeholder without its parameter", "SELECT 1 FROM jobs AS j WHERE {{visible}}", "{{visible}} is no placeholder"},
+		{"an unclosed placeholder", "SELECT 1 FROM jobs AS j WHERE {{visible $1", "{{visible $1 is no placeholder"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := parseStatements("sqlite", "sql/sqlite/extra.sql", "-- name: Nothing\n"+c.text+";\n", map[string]statement{})
+			require.ErrorContains(t, err, "sql/sqlite/extra.sql: Nothing: "+c.err)
+		})
 	}
 }

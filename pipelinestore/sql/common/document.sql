@@ -13,20 +13,14 @@ FROM documents AS d
 JOIN candidates AS c ON c.id = d.candidate_id
 JOIN jobs AS j ON j.id = c.job_id
 JOIN users AS u ON u.id = d.user_id
-WHERE d.candidate_id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $3
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3)))
+WHERE d.candidate_id = $1 AND c.job_id = $2 AND {{visible $3}}
 ORDER BY d.created_at DESC, d.id DESC
 LIMIT 15 OFFSET $4;
 
 -- name: DocumentsCount
 SELECT (SELECT count(*) FROM documents AS d WHERE d.candidate_id = c.id) AS total
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $3
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3)));
+WHERE c.id = $1 AND c.job_id = $2 AND {{visible $3}};
 
 -- name: Document
 SELECT d.id, d.candidate_id, c.job_id, j.team_id, d.kind, d.filename, d.content_type, d.size, d.sha256,
@@ -35,10 +29,7 @@ FROM documents AS d
 JOIN candidates AS c ON c.id = d.candidate_id
 JOIN jobs AS j ON j.id = c.job_id
 JOIN users AS u ON u.id = d.user_id
-WHERE d.id = $1 AND d.candidate_id = $2 AND c.job_id = $3 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $4
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $4
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $4)));
+WHERE d.id = $1 AND d.candidate_id = $2 AND c.job_id = $3 AND {{visible $4}};
 
 -- name: DocumentText
 SELECT d.id, d.candidate_id, c.job_id, j.team_id, d.kind, d.filename, d.content_type, d.size, d.sha256,
@@ -47,10 +38,7 @@ FROM documents AS d
 JOIN candidates AS c ON c.id = d.candidate_id
 JOIN jobs AS j ON j.id = c.job_id
 JOIN users AS u ON u.id = d.user_id
-WHERE d.id = $1 AND d.candidate_id = $2 AND c.job_id = $3 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $4
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $4
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $4)));
+WHERE d.id = $1 AND d.candidate_id = $2 AND c.job_id = $3 AND {{visible $4}};
 
 -- name: DocumentsWithText
 SELECT d.id, d.candidate_id, c.job_id, j.team_id, d.kind, d.filename, d.content_type, d.size, d.sha256,
@@ -59,10 +47,7 @@ FROM documents AS d
 JOIN candidates AS c ON c.id = d.candidate_id
 JOIN jobs AS j ON j.id = c.job_id
 JOIN users AS u ON u.id = d.user_id
-WHERE d.candidate_id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $3
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3)))
+WHERE d.candidate_id = $1 AND c.job_id = $2 AND {{visible $3}}
 ORDER BY d.created_at DESC, d.id DESC;
 
 -- name: DocumentByID

@@ -1,17 +1,11 @@
 -- name: Job
 SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
-	j.application_deadline, j.created_at, j.updated_at FROM jobs AS j WHERE j.id = $1 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $2
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $2
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $2)));
+	j.application_deadline, j.created_at, j.updated_at FROM jobs AS j WHERE j.id = $1 AND {{visible $2}};
 
 -- name: Stages
 SELECT s.id, s.name, s.position FROM jobs AS j
 LEFT JOIN stages AS s ON s.job_id = j.id
-WHERE j.id = $1 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $2
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $2
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $2)))
+WHERE j.id = $1 AND {{visible $2}}
 ORDER BY s.position;
 
 -- name: LockTeam

@@ -10,20 +10,14 @@ FROM messages AS m
 JOIN candidates AS c ON c.id = m.candidate_id
 JOIN jobs AS j ON j.id = c.job_id
 JOIN users AS u ON u.id = m.user_id
-WHERE m.candidate_id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $3
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3)))
+WHERE m.candidate_id = $1 AND c.job_id = $2 AND {{visible $3}}
 ORDER BY m.created_at DESC, m.id DESC
 LIMIT 15 OFFSET $4;
 
 -- name: MessagesCount
 SELECT (SELECT count(*) FROM messages AS m WHERE m.candidate_id = c.id) AS total
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $3
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3)));
+WHERE c.id = $1 AND c.job_id = $2 AND {{visible $3}};
 
 -- name: Message
 SELECT m.id, c.job_id, m.candidate_id, j.team_id, m.recipient, c.name AS to_name, m.reply_to, m.subject, m.body, m.status,
@@ -32,10 +26,7 @@ FROM messages AS m
 JOIN candidates AS c ON c.id = m.candidate_id
 JOIN jobs AS j ON j.id = c.job_id
 JOIN users AS u ON u.id = m.user_id
-WHERE m.id = $1 AND m.candidate_id = $2 AND c.job_id = $3 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $4
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $4
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $4)));
+WHERE m.id = $1 AND m.candidate_id = $2 AND c.job_id = $3 AND {{visible $4}};
 
 -- name: MessageByID
 SELECT m.id, c.job_id, m.candidate_id, j.team_id, m.recipient, c.name AS to_name, m.reply_to, m.subject, m.body, m.status,

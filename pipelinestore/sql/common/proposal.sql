@@ -94,10 +94,7 @@ JOIN tokens AS rt ON rt.id = p.token_id
 LEFT JOIN users AS du ON du.id = p.decided_by_user_id
 LEFT JOIN tokens AS dt ON dt.id = p.decided_by_token_id
 LEFT JOIN jobs AS j ON j.id = p.job_id
-WHERE (p.job_id IS NULL OR EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $1
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $1
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $1))))
+WHERE (p.job_id IS NULL OR {{visible $1}})
 	AND (p.token_id = $2
 		OR ($4 = 1 AND p.team_id = $3 AND (p.job_id IS NOT NULL OR $5 = 1)))
 	AND ($6 = '' OR (CASE WHEN p.status = 'pending' AND p.expires_at <= $8 THEN 'expired' ELSE p.status END) = $6)

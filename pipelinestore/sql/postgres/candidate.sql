@@ -2,10 +2,7 @@
 SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
 	c.erased_at, j.team_id, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $3
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3))) AND pipeline_lock_record('candidate', $1) FOR NO KEY UPDATE OF c;
+WHERE c.id = $1 AND c.job_id = $2 AND {{visible $3}} AND pipeline_lock_record('candidate', $1) FOR NO KEY UPDATE OF c;
 
 -- The Interviews forms of the candidate's locking read take, in place
 -- of the candidate's record lock, that lock and then the record locks of
@@ -16,10 +13,7 @@ WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
 SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
 	c.erased_at, j.team_id, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $3
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3))) AND pipeline_lock_candidates(ARRAY[CAST($1 AS bigint)]) FOR NO KEY UPDATE OF c;
+WHERE c.id = $1 AND c.job_id = $2 AND {{visible $3}} AND pipeline_lock_candidates(ARRAY[CAST($1 AS bigint)]) FOR NO KEY UPDATE OF c;
 
 -- name: ClaimCandidateInterviews
 SELECT k.locked AS claim_locked, k.user_id AS claim_user_id, k.request AS claim_request,
@@ -28,10 +22,7 @@ FROM pipeline_claim_key($4, $5, $6, $7) AS k
 LEFT JOIN LATERAL (SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
 	c.erased_at, j.team_id, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $3
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3))) AND k.locked IS NOT NULL AND pipeline_lock_candidates(ARRAY[CAST($1 AS bigint)]) FOR NO KEY UPDATE OF c) AS r ON true;
+WHERE c.id = $1 AND c.job_id = $2 AND {{visible $3}} AND k.locked IS NOT NULL AND pipeline_lock_candidates(ARRAY[CAST($1 AS bigint)]) FOR NO KEY UPDATE OF c) AS r ON true;
 
 -- name: CandidateForMoveLocked
 SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
@@ -39,10 +30,7 @@ SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resum
 	t.position AS target_position
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
 LEFT JOIN stages AS t ON t.id = $4 AND t.job_id = c.job_id
-WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $3
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3))) AND pipeline_lock_record('candidate', $1) FOR NO KEY UPDATE OF c;
+WHERE c.id = $1 AND c.job_id = $2 AND {{visible $3}} AND pipeline_lock_record('candidate', $1) FOR NO KEY UPDATE OF c;
 
 -- name: ClaimCandidate
 SELECT k.locked AS claim_locked, k.user_id AS claim_user_id, k.request AS claim_request,
@@ -51,10 +39,7 @@ FROM pipeline_claim_key($4, $5, $6, $7) AS k
 LEFT JOIN LATERAL (SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
 	c.erased_at, j.team_id, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $3
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3))) AND k.locked IS NOT NULL AND pipeline_lock_record('candidate', $1) FOR NO KEY UPDATE OF c) AS r ON true;
+WHERE c.id = $1 AND c.job_id = $2 AND {{visible $3}} AND k.locked IS NOT NULL AND pipeline_lock_record('candidate', $1) FOR NO KEY UPDATE OF c) AS r ON true;
 
 -- name: ClaimCandidateForMove
 SELECT k.locked AS claim_locked, k.user_id AS claim_user_id, k.request AS claim_request,
@@ -65,10 +50,7 @@ LEFT JOIN LATERAL (SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied
 	t.position AS target_position
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
 LEFT JOIN stages AS t ON t.id = $4 AND t.job_id = c.job_id
-WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $3
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3))) AND k.locked IS NOT NULL AND pipeline_lock_record('candidate', $1) FOR NO KEY UPDATE OF c) AS r ON true;
+WHERE c.id = $1 AND c.job_id = $2 AND {{visible $3}} AND k.locked IS NOT NULL AND pipeline_lock_record('candidate', $1) FOR NO KEY UPDATE OF c) AS r ON true;
 
 -- ClaimJobForIntake is JobForIntake that claims a key first, as
 -- ClaimCandidate.
@@ -82,10 +64,7 @@ LEFT JOIN LATERAL (SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.desc
 FROM jobs AS j
 LEFT JOIN stages AS s ON s.job_id = j.id AND s.id = COALESCE(NULLIF($3, 0),
 	(SELECT f.id FROM stages AS f WHERE f.job_id = j.id ORDER BY f.position LIMIT 1))
-WHERE j.id = $1 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $2
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $2
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $2))) AND k.locked IS NOT NULL FOR SHARE OF j) AS r ON true;
+WHERE j.id = $1 AND {{visible $2}} AND k.locked IS NOT NULL FOR SHARE OF j) AS r ON true;
 
 -- name: JobForIntakeLocked
 SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
@@ -94,10 +73,7 @@ SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mod
 FROM jobs AS j
 LEFT JOIN stages AS s ON s.job_id = j.id AND s.id = COALESCE(NULLIF($3, 0),
 	(SELECT f.id FROM stages AS f WHERE f.job_id = j.id ORDER BY f.position LIMIT 1))
-WHERE j.id = $1 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $2
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $2
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $2))) FOR SHARE OF j;
+WHERE j.id = $1 AND {{visible $2}} FOR SHARE OF j;
 
 -- InsertCandidateWithID is InsertCandidate of the candidate whose
 -- id $11 was drawn (PostgreSQL).
@@ -115,10 +91,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11);
 SELECT nextval(pg_get_serial_sequence($4, 'id')) AS drawn_id, c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
 	c.erased_at, j.team_id, j.title AS job_title, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $3
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3))) AND pipeline_lock_record('candidate', $1) FOR NO KEY UPDATE OF c;
+WHERE c.id = $1 AND c.job_id = $2 AND {{visible $3}} AND pipeline_lock_record('candidate', $1) FOR NO KEY UPDATE OF c;
 
 -- name: ClaimCandidateDrawing
 SELECT nextval(pg_get_serial_sequence($8, 'id')) AS drawn_id, k.locked AS claim_locked, k.user_id AS claim_user_id, k.request AS claim_request,
@@ -127,10 +100,7 @@ FROM pipeline_claim_key($4, $5, $6, $7) AS k
 LEFT JOIN LATERAL (SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
 	c.erased_at, j.team_id, j.title AS job_title, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $3
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3))) AND k.locked IS NOT NULL AND pipeline_lock_record('candidate', $1) FOR NO KEY UPDATE OF c) AS r ON true;
+WHERE c.id = $1 AND c.job_id = $2 AND {{visible $3}} AND k.locked IS NOT NULL AND pipeline_lock_record('candidate', $1) FOR NO KEY UPDATE OF c) AS r ON true;
 
 -- name: JobForIntakeLockedDrawing
 SELECT nextval(pg_get_serial_sequence($5, 'id')) AS drawn_id, j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
@@ -139,10 +109,7 @@ SELECT nextval(pg_get_serial_sequence($5, 'id')) AS drawn_id, j.id, j.team_id, j
 FROM jobs AS j
 LEFT JOIN stages AS s ON s.job_id = j.id AND s.id = COALESCE(NULLIF($3, 0),
 	(SELECT f.id FROM stages AS f WHERE f.job_id = j.id ORDER BY f.position LIMIT 1))
-WHERE j.id = $1 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $2
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $2
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $2))) FOR SHARE OF j;
+WHERE j.id = $1 AND {{visible $2}} FOR SHARE OF j;
 
 -- name: ClaimJobForIntakeDrawing
 SELECT nextval(pg_get_serial_sequence($9, 'id')) AS drawn_id, k.locked AS claim_locked, k.user_id AS claim_user_id, k.request AS claim_request,
@@ -154,7 +121,4 @@ LEFT JOIN LATERAL (SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.desc
 FROM jobs AS j
 LEFT JOIN stages AS s ON s.job_id = j.id AND s.id = COALESCE(NULLIF($3, 0),
 	(SELECT f.id FROM stages AS f WHERE f.job_id = j.id ORDER BY f.position LIMIT 1))
-WHERE j.id = $1 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $2
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $2
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $2))) AND k.locked IS NOT NULL FOR SHARE OF j) AS r ON true;
+WHERE j.id = $1 AND {{visible $2}} AND k.locked IS NOT NULL FOR SHARE OF j) AS r ON true;

@@ -20,10 +20,7 @@ FROM interviews AS i
 JOIN candidates AS c ON c.id = i.candidate_id
 JOIN jobs AS j ON j.id = i.job_id
 JOIN users AS cb ON cb.id = i.created_by
-WHERE i.id = $1 AND i.candidate_id = $2 AND i.job_id = $3 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $4
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $4
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $4))) AND pipeline_lock_record('interview', $1) FOR NO KEY UPDATE OF i;
+WHERE i.id = $1 AND i.candidate_id = $2 AND i.job_id = $3 AND {{visible $4}} AND pipeline_lock_record('interview', $1) FOR NO KEY UPDATE OF i;
 
 -- ClaimInterview is InterviewLockedWithInterviewers that claims a key
 -- first, as ClaimCandidate.
@@ -43,10 +40,7 @@ FROM interviews AS i
 JOIN candidates AS c ON c.id = i.candidate_id
 JOIN jobs AS j ON j.id = i.job_id
 JOIN users AS cb ON cb.id = i.created_by
-WHERE i.id = $1 AND i.candidate_id = $2 AND i.job_id = $3 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $4
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $4
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $4))) AND k.locked IS NOT NULL AND pipeline_lock_record('interview', $1) FOR NO KEY UPDATE OF i) AS r ON true;
+WHERE i.id = $1 AND i.candidate_id = $2 AND i.job_id = $3 AND {{visible $4}} AND k.locked IS NOT NULL AND pipeline_lock_record('interview', $1) FOR NO KEY UPDATE OF i) AS r ON true;
 
 -- LockCandidateInterviews locks every interview of the candidate $1,
 -- in order of id, and writes each row anew, unchanged, ahead of a change

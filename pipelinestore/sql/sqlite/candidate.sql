@@ -2,10 +2,7 @@
 SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
 	c.erased_at, j.team_id, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $3
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3)));
+WHERE c.id = $1 AND c.job_id = $2 AND {{visible $3}};
 
 -- name: CandidateForMoveLocked
 SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
@@ -13,10 +10,7 @@ SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resum
 	t.position AS target_position
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
 LEFT JOIN stages AS t ON t.id = $4 AND t.job_id = c.job_id
-WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $3
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3)));
+WHERE c.id = $1 AND c.job_id = $2 AND {{visible $3}};
 
 -- name: JobForIntakeLocked
 SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
@@ -25,7 +19,4 @@ SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mod
 FROM jobs AS j
 LEFT JOIN stages AS s ON s.job_id = j.id AND s.id = COALESCE(NULLIF($3, 0),
 	(SELECT f.id FROM stages AS f WHERE f.job_id = j.id ORDER BY f.position LIMIT 1))
-WHERE j.id = $1 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $2
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $2
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $2)));
+WHERE j.id = $1 AND {{visible $2}};

@@ -6,10 +6,7 @@ SELECT i.id, i.job_id, i.candidate_id, j.team_id, i.starts_at, i.ends_at, i.time
 JOIN candidates AS c ON c.id = i.candidate_id
 JOIN jobs AS j ON j.id = i.job_id
 JOIN users AS cb ON cb.id = i.created_by
-WHERE i.id = $1 AND i.candidate_id = $2 AND i.job_id = $3 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $4
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $4
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $4)));
+WHERE i.id = $1 AND i.candidate_id = $2 AND i.job_id = $3 AND {{visible $4}};
 
 -- Interviewers are the interviewers of the interviews of the JSON
 -- array $1, each interview's in order.

@@ -1,9 +1,6 @@
 -- name: JobLocked
 SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
-	j.application_deadline, j.created_at, j.updated_at FROM jobs AS j WHERE j.id = $1 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $2
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $2
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $2)));
+	j.application_deadline, j.created_at, j.updated_at FROM jobs AS j WHERE j.id = $1 AND {{visible $2}};
 
 -- name: LockTeamLocked
 SELECT id, name, job_limit FROM teams WHERE id = $1;
@@ -16,50 +13,32 @@ SELECT id, name, job_limit FROM teams WHERE id = $1;
 SELECT j.*, (SELECT count(*) FROM (SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
 	j.application_deadline, j.created_at, j.updated_at FROM jobs AS j
 	WHERE j.team_id IN (SELECT m.team_id FROM memberships AS m WHERE m.user_id = $1)
-	AND j.status = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $1
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $1
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $1)))) AS j) AS total
+	AND j.status = $2 AND {{visible $1}}) AS j) AS total
 FROM (SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
 	j.application_deadline, j.created_at, j.updated_at FROM jobs AS j
 	WHERE j.team_id IN (SELECT m.team_id FROM memberships AS m WHERE m.user_id = $1)
-	AND j.status = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $1
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $1
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $1)))) AS j
+	AND j.status = $2 AND {{visible $1}}) AS j
 ORDER BY j.created_at DESC, j.id DESC LIMIT 15 OFFSET $3;
 
 -- name: JobsPageSearch
 SELECT j.*, (SELECT count(*) FROM (SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
 	j.application_deadline, j.created_at, j.updated_at FROM jobs AS j
 	WHERE j.team_id IN (SELECT m.team_id FROM memberships AS m WHERE m.user_id = $1)
-	AND j.status = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $1
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $1
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $1))) AND (j.title_fold LIKE $3 ESCAPE '\')) AS j) AS total
+	AND j.status = $2 AND {{visible $1}} AND (j.title_fold LIKE $3 ESCAPE '\')) AS j) AS total
 FROM (SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
 	j.application_deadline, j.created_at, j.updated_at FROM jobs AS j
 	WHERE j.team_id IN (SELECT m.team_id FROM memberships AS m WHERE m.user_id = $1)
-	AND j.status = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $1
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $1
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $1))) AND (j.title_fold LIKE $3 ESCAPE '\')) AS j
+	AND j.status = $2 AND {{visible $1}} AND (j.title_fold LIKE $3 ESCAPE '\')) AS j
 ORDER BY j.created_at DESC, j.id DESC LIMIT 15 OFFSET $4;
 
 -- name: JobsCount
 SELECT count(*) FROM (SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
 	j.application_deadline, j.created_at, j.updated_at FROM jobs AS j
 	WHERE j.team_id IN (SELECT m.team_id FROM memberships AS m WHERE m.user_id = $1)
-	AND j.status = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $1
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $1
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $1)))) AS j;
+	AND j.status = $2 AND {{visible $1}}) AS j;
 
 -- name: JobsCountSearch
 SELECT count(*) FROM (SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
 	j.application_deadline, j.created_at, j.updated_at FROM jobs AS j
 	WHERE j.team_id IN (SELECT m.team_id FROM memberships AS m WHERE m.user_id = $1)
-	AND j.status = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $1
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $1
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $1))) AND (j.title_fold LIKE $3 ESCAPE '\')) AS j;
+	AND j.status = $2 AND {{visible $1}} AND (j.title_fold LIKE $3 ESCAPE '\')) AS j;
