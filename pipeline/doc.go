@@ -61,8 +61,9 @@
 //     key, its reason, its transaction); store.go is the contract the
 //     storage keeps.
 //   - pipelinestore: the Store on Bun, a file per aggregate mirroring
-//     these, whose SQL is in sql/postgres/ and sql/sqlite/ (a file per
-//     aggregate and dialect), and migrations/ with a folder per dialect;
+//     these, whose SQL is in sql/common/ where the dialects agree and in
+//     sql/postgres/ and sql/sqlite/ where they differ (a file per
+//     aggregate), and migrations/ with a folder per dialect;
 //     storetest/ holds the contract's conformance suite; queue.go runs River;
 //     blob.go and s3.go keep documents' bytes in an S3-compatible store
 //     (PIPELINE_BLOB_URL) instead of the database.

@@ -13,9 +13,9 @@
 // needed for a pooler; WithPreparedStatements trades that independence for
 // speed on a direct connection.
 //
-// Each dialect's SQL is in its own folder, a file per aggregate:
-// sql/postgres/*.sql holds every statement PostgreSQL runs for the
-// request path, sql/sqlite/*.sql every statement SQLite runs (see
+// The SQL is in files, a file per aggregate: sql/common/*.sql holds the
+// statements both dialects run alike, sql/postgres/*.sql and
+// sql/sqlite/*.sql those each dialect runs its own way (see
 // statements.go). The PostgreSQL driver's additions, each in a file of its
 // own whose comment says what it buys: pgconn.go (settings per
 // transaction, the lazy BEGIN), pgbatch.go (a transaction's writes in one

@@ -10,7 +10,10 @@ import (
 // visible is the visibility rule as a condition on the job aliased j, for
 // the viewer bound to parameter $n: the viewer is a member of the job's
 // team and is its owner or admin, or owns the job, or is assigned to it.
-// Every query made for a viewer uses it, so the rule lives in one place.
+// Every query made for a viewer uses it, so the rule lives in one place:
+// the statements of sql/ include it as {{visible $n}}, replaced by this
+// text when they load (expand), and the candidate lists built in Go call
+// it.
 func visible(n int) string {
 	v := "$" + strconv.Itoa(n)
 	return `EXISTS (SELECT 1 FROM memberships AS vm

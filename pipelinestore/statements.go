@@ -6,26 +6,38 @@ import (
 	"io/fs"
 	"path"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 )
 
 // The store's SQL
 //
-// Every statement the store runs by name is written in its dialect's own
-// folder, one file per aggregate: sql/postgres/candidate.sql holds what
-// PostgreSQL runs for candidates, sql/sqlite/candidate.sql what SQLite
-// runs. In a file, a statement is a line "-- name: Name" and the text
+// Every statement the store runs by name is written once, one file per
+// aggregate: in sql/common when both dialects run it alike, in the
+// dialect's own folder where they differ. sql/common/candidate.sql holds
+// what both run for candidates, sql/postgres/candidate.sql what PostgreSQL
+// alone runs or runs its own way, sql/sqlite/candidate.sql the same for
+// SQLite. In a file, a statement is a line "-- name: Name" and the text
 // after it, up to the next name; the other lines that begin with "--" are
 // comments, dropped when the file is read. A statement's parameters are
 // numbered $1, $2, …, which PostgreSQL reads natively and SQLite as its
 // $NNN parameters, bound to the arguments by number.
 //
 // The Go code reads a statement as a field of statements: the dialect's
-// set is the pool's (pool.q), filled from the files when the package
-// loads. A field tagged sql:"postgres" or sql:"sqlite" is written in that
-// dialect's folder alone, because only that dialect's code runs it; every
-// other field is written in both. Go builds only the candidate lists,
-// whose filters and orders vary per request (candidateListQuery).
+// set is the pool's (pool.q), filled from sql/common and the dialect's
+// folder when the package loads. A field tagged sql:"postgres" or
+// sql:"sqlite" is written in that dialect's folder alone, because only that
+// dialect's code runs it; every other field is written either in
+// sql/common or in both dialects' folders, never in sql/common and a
+// dialect's folder. Go builds only the candidate lists, whose filters and
+// orders vary per request (candidateListQuery).
+//
+// A statement that reads for a viewer writes the visibility rule as the
+// placeholder {{visible $n}}, $n the viewer's parameter, on the job
+// aliased j; the file is read with the rule's text (visible) in its
+// place, so what runs is plain SQL, the same text as if it were pasted.
+// Any other {{ is refused when the package loads.
 //
 // A read that a write transaction also runs to lock what it reads has a
 // second form, named with "Locked". Only PostgreSQL locks: SQLite's write
@@ -277,11 +289,58 @@ func mustLoadStatements(dialect string) *statements {
 	return s
 }
 
-// loadStatements reads the statements of the dialect folder dir of fsys.
-// Every field the dialect runs must be written exactly once, and nothing
-// else.
+// commonDir is the folder of the statements both dialects run alike.
+const commonDir = "common"
+
+// loadStatements reads the statements of dialect dir from fsys: those of
+// sql/common and those of sql/dir. Every field the dialect runs must be
+// written exactly once, in one of the two, and nothing else; a field one
+// dialect alone runs is written in that dialect's folder.
 func loadStatements(fsys fs.FS, dir string) (*statements, error) {
-	texts := map[string]string{}
+	texts, err := readStatements(fsys, commonDir)
+	if err != nil {
+		return nil, err
+	}
+	own, err := readStatements(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	for name, st := range own {
+		if c, ok := texts[name]; ok {
+			return nil, fmt.Errorf("pipelinestore: %s: %s is written in %s as well", st.file, name, c.file)
+		}
+		texts[name] = st
+	}
+	s := &statements{}
+	v, t := reflect.ValueOf(s).Elem(), reflect.TypeOf(*s)
+	for i := range t.NumField() {
+		f := t.Field(i)
+		only := f.Tag.Get("sql")
+		st, ok := texts[f.Name]
+		delete(texts, f.Name)
+		switch {
+		case only != "" && ok && (only != dir || st.dir == commonDir):
+			return nil, fmt.Errorf("pipelinestore: %s: %s is run on %s alone", st.file, f.Name, only)
+		case (only == "" || only == dir) && !ok:
+			return nil, fmt.Errorf("pipelinestore: sql/%s: no statement %s", dir, f.Name)
+		}
+		v.Field(i).SetString(st.text)
+	}
+	for name, st := range texts {
+		return nil, fmt.Errorf("pipelinestore: %s: %s is no statement of the store", st.file, name)
+	}
+	return s, nil
+}
+
+// statement is a statement's text and the file it is written in.
+type statement struct {
+	text, dir, file string
+}
+
+// readStatements reads the statements of the folder sql/dir of fsys by
+// name, each written once.
+func readStatements(fsys fs.FS, dir string) (map[string]statement, error) {
+	texts := map[string]statement{}
 	files, err := fs.Glob(fsys, path.Join("sql", dir, "*.sql"))
 	if err != nil {
 		return nil, err
@@ -291,33 +350,16 @@ func loadStatements(fsys fs.FS, dir string) (*statements, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := parseStatements(file, string(b), texts); err != nil {
+		if err := parseStatements(dir, file, string(b), texts); err != nil {
 			return nil, err
 		}
 	}
-	s := &statements{}
-	v, t := reflect.ValueOf(s).Elem(), reflect.TypeOf(*s)
-	for i := range t.NumField() {
-		f := t.Field(i)
-		only := f.Tag.Get("sql")
-		text, ok := texts[f.Name]
-		delete(texts, f.Name)
-		switch {
-		case only != "" && only != dir && ok:
-			return nil, fmt.Errorf("pipelinestore: sql/%s: %s is run on %s alone", dir, f.Name, only)
-		case (only == "" || only == dir) && !ok:
-			return nil, fmt.Errorf("pipelinestore: sql/%s: no statement %s", dir, f.Name)
-		}
-		v.Field(i).SetString(text)
-	}
-	for name := range texts {
-		return nil, fmt.Errorf("pipelinestore: sql/%s: %s is no statement of the store", dir, name)
-	}
-	return s, nil
+	return texts, nil
 }
 
-// parseStatements adds the statements of a file to texts by name.
-func parseStatements(file, src string, texts map[string]string) error {
+// parseStatements adds the statements of a file of the folder dir to
+// texts by name.
+func parseStatements(dir, file, src string, texts map[string]statement) error {
 	var name string
 	var body strings.Builder
 	end := func() error {
@@ -328,10 +370,14 @@ func parseStatements(file, src string, texts map[string]string) error {
 		if text == "" {
 			return fmt.Errorf("pipelinestore: %s: %s is empty", file, name)
 		}
-		if _, dup := texts[name]; dup {
-			return fmt.Errorf("pipelinestore: %s: %s is written twice", file, name)
+		text, err := expand(text)
+		if err != nil {
+			return fmt.Errorf("pipelinestore: %s: %s: %w", file, name, err)
 		}
-		texts[name] = text
+		if first, dup := texts[name]; dup {
+			return fmt.Errorf("pipelinestore: %s: %s is written twice (first in %s)", file, name, first.file)
+		}
+		texts[name] = statement{text: text, dir: dir, file: file}
 		body.Reset()
 		return nil
 	}
@@ -353,6 +399,27 @@ func parseStatements(file, src string, texts map[string]string) error {
 		body.WriteString(line)
 	}
 	return end()
+}
+
+// visiblePlaceholder is where a statement includes the visibility rule
+// for the viewer of a parameter (see above).
+var visiblePlaceholder = regexp.MustCompile(`\{\{visible \$([1-9][0-9]*)\}\}`)
+
+// expand is a statement's text with its placeholders replaced by what
+// they stand for; a {{ that is no placeholder is an error.
+func expand(text string) (string, error) {
+	text = visiblePlaceholder.ReplaceAllStringFunc(text, func(p string) string {
+		n, _ := strconv.Atoi(visiblePlaceholder.FindStringSubmatch(p)[1])
+		return visible(n)
+	})
+	if i := strings.Index(text, "{{"); i >= 0 {
+		bad := text[i:]
+		if j := strings.Index(bad, "}}"); j >= 0 {
+			bad = bad[:j+2]
+		}
+		return "", fmt.Errorf("%s is no placeholder (the one there is: {{visible $n}})", bad)
+	}
+	return text, nil
 }
 
 // texts is every statement of s, for preparing them all.

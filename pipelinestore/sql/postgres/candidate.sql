@@ -1,20 +1,8 @@
--- name: Candidate
-SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
-	c.erased_at, j.team_id, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage
-FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $3
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3)));
-
 -- name: CandidateLocked
 SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
 	c.erased_at, j.team_id, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $3
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3))) AND pipeline_lock_record('candidate', $1) FOR NO KEY UPDATE OF c;
+WHERE c.id = $1 AND c.job_id = $2 AND {{visible $3}} AND pipeline_lock_record('candidate', $1) FOR NO KEY UPDATE OF c;
 
 -- The Interviews forms of the candidate's locking read take, in place
 -- of the candidate's record lock, that lock and then the record locks of
@@ -25,10 +13,7 @@ WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
 SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
 	c.erased_at, j.team_id, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $3
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3))) AND pipeline_lock_candidates(ARRAY[CAST($1 AS bigint)]) FOR NO KEY UPDATE OF c;
+WHERE c.id = $1 AND c.job_id = $2 AND {{visible $3}} AND pipeline_lock_candidates(ARRAY[CAST($1 AS bigint)]) FOR NO KEY UPDATE OF c;
 
 -- name: ClaimCandidateInterviews
 SELECT k.locked AS claim_locked, k.user_id AS claim_user_id, k.request AS claim_request,
@@ -37,26 +22,7 @@ FROM pipeline_claim_key($4, $5, $6, $7) AS k
 LEFT JOIN LATERAL (SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
 	c.erased_at, j.team_id, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $3
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3))) AND k.locked IS NOT NULL AND pipeline_lock_candidates(ARRAY[CAST($1 AS bigint)]) FOR NO KEY UPDATE OF c) AS r ON true;
-
--- name: SetCandidateStage
-UPDATE candidates SET stage_id = $1, updated_at = $2 WHERE id = $3;
-
--- CandidateForMove is the candidate, locked, and the stage $4 of its
--- job, in one statement.
--- name: CandidateForMove
-SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
-	c.erased_at, j.team_id, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage, t.id AS target_id, t.name AS target_name,
-	t.position AS target_position
-FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-LEFT JOIN stages AS t ON t.id = $4 AND t.job_id = c.job_id
-WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $3
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3)));
+WHERE c.id = $1 AND c.job_id = $2 AND {{visible $3}} AND k.locked IS NOT NULL AND pipeline_lock_candidates(ARRAY[CAST($1 AS bigint)]) FOR NO KEY UPDATE OF c) AS r ON true;
 
 -- name: CandidateForMoveLocked
 SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
@@ -64,10 +30,7 @@ SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resum
 	t.position AS target_position
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
 LEFT JOIN stages AS t ON t.id = $4 AND t.job_id = c.job_id
-WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $3
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3))) AND pipeline_lock_record('candidate', $1) FOR NO KEY UPDATE OF c;
+WHERE c.id = $1 AND c.job_id = $2 AND {{visible $3}} AND pipeline_lock_record('candidate', $1) FOR NO KEY UPDATE OF c;
 
 -- name: ClaimCandidate
 SELECT k.locked AS claim_locked, k.user_id AS claim_user_id, k.request AS claim_request,
@@ -76,10 +39,7 @@ FROM pipeline_claim_key($4, $5, $6, $7) AS k
 LEFT JOIN LATERAL (SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
 	c.erased_at, j.team_id, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $3
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3))) AND k.locked IS NOT NULL AND pipeline_lock_record('candidate', $1) FOR NO KEY UPDATE OF c) AS r ON true;
+WHERE c.id = $1 AND c.job_id = $2 AND {{visible $3}} AND k.locked IS NOT NULL AND pipeline_lock_record('candidate', $1) FOR NO KEY UPDATE OF c) AS r ON true;
 
 -- name: ClaimCandidateForMove
 SELECT k.locked AS claim_locked, k.user_id AS claim_user_id, k.request AS claim_request,
@@ -90,10 +50,7 @@ LEFT JOIN LATERAL (SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied
 	t.position AS target_position
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
 LEFT JOIN stages AS t ON t.id = $4 AND t.job_id = c.job_id
-WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $3
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3))) AND k.locked IS NOT NULL AND pipeline_lock_record('candidate', $1) FOR NO KEY UPDATE OF c) AS r ON true;
+WHERE c.id = $1 AND c.job_id = $2 AND {{visible $3}} AND k.locked IS NOT NULL AND pipeline_lock_record('candidate', $1) FOR NO KEY UPDATE OF c) AS r ON true;
 
 -- ClaimJobForIntake is JobForIntake that claims a key first, as
 -- ClaimCandidate.
@@ -107,27 +64,7 @@ LEFT JOIN LATERAL (SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.desc
 FROM jobs AS j
 LEFT JOIN stages AS s ON s.job_id = j.id AND s.id = COALESCE(NULLIF($3, 0),
 	(SELECT f.id FROM stages AS f WHERE f.job_id = j.id ORDER BY f.position LIMIT 1))
-WHERE j.id = $1 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $2
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $2
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $2))) AND k.locked IS NOT NULL FOR SHARE OF j) AS r ON true;
-
--- JobForIntake is the job, held in share mode against a change of its
--- status (which takes its row lock), the stage $3 of it (0: its first),
--- and whether a candidate of it has the folded email $4. Intakes of one
--- job share the lock and run together: each writes a record of its
--- own, so none waits on the job's advisory lock (recordLock).
--- name: JobForIntake
-SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
-	j.application_deadline, j.created_at, j.updated_at, s.id AS stage_id, s.name AS stage_name, s.position AS stage_position,
-	CASE WHEN EXISTS (SELECT 1 FROM candidates AS c WHERE c.job_id = j.id AND c.email_fold = $4) THEN 1 ELSE 0 END AS email_taken
-FROM jobs AS j
-LEFT JOIN stages AS s ON s.job_id = j.id AND s.id = COALESCE(NULLIF($3, 0),
-	(SELECT f.id FROM stages AS f WHERE f.job_id = j.id ORDER BY f.position LIMIT 1))
-WHERE j.id = $1 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $2
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $2
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $2)));
+WHERE j.id = $1 AND {{visible $2}} AND k.locked IS NOT NULL FOR SHARE OF j) AS r ON true;
 
 -- name: JobForIntakeLocked
 SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
@@ -136,15 +73,7 @@ SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mod
 FROM jobs AS j
 LEFT JOIN stages AS s ON s.job_id = j.id AND s.id = COALESCE(NULLIF($3, 0),
 	(SELECT f.id FROM stages AS f WHERE f.job_id = j.id ORDER BY f.position LIMIT 1))
-WHERE j.id = $1 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $2
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $2
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $2))) FOR SHARE OF j;
-
--- name: InsertCandidate
-INSERT INTO candidates (job_id, stage_id, name, email, name_fold, email_fold, applied, status,
-	resume_url, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) RETURNING id;
+WHERE j.id = $1 AND {{visible $2}} FOR SHARE OF j;
 
 -- InsertCandidateWithID is InsertCandidate of the candidate whose
 -- id $11 was drawn (PostgreSQL).
@@ -152,23 +81,6 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) RETURNING id;
 INSERT INTO candidates (job_id, stage_id, name, email, name_fold, email_fold, applied, status,
 	resume_url, created_at, updated_at, id)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11);
-
--- EmailTaken is whether a candidate of the job $1 other than $3 has
--- the folded email $2.
--- name: EmailTaken
-SELECT CASE WHEN EXISTS (SELECT 1 FROM candidates AS c
-	WHERE c.job_id = $1 AND c.email_fold = $2 AND c.id <> $3) THEN 1 ELSE 0 END AS taken;
-
--- name: UpdateCandidate
-UPDATE candidates SET name = $1, name_fold = $2, email = $3, email_fold = $4, resume_url = $5,
-	status = $6, updated_at = $7
-WHERE id = $8;
-
--- JobSize is a job's number of candidates, for largeJobs alone: the
--- search that follows checks that the viewer reaches the job.
--- name: JobSize
-SELECT (SELECT CAST(COALESCE(sum(st.candidate_count), 0) AS BIGINT) FROM stages AS st WHERE st.job_id = $1)
-	+ (SELECT CAST(COALESCE(sum(d.delta), 0) AS BIGINT) FROM stage_count_deltas AS d WHERE d.job_id = $1) AS size;
 
 -- The Drawing forms of the locking reads also draw the id of a record
 -- the transaction is to insert (see DrawID), from the sequence of the
@@ -179,10 +91,7 @@ SELECT (SELECT CAST(COALESCE(sum(st.candidate_count), 0) AS BIGINT) FROM stages 
 SELECT nextval(pg_get_serial_sequence($4, 'id')) AS drawn_id, c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
 	c.erased_at, j.team_id, j.title AS job_title, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $3
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3))) AND pipeline_lock_record('candidate', $1) FOR NO KEY UPDATE OF c;
+WHERE c.id = $1 AND c.job_id = $2 AND {{visible $3}} AND pipeline_lock_record('candidate', $1) FOR NO KEY UPDATE OF c;
 
 -- name: ClaimCandidateDrawing
 SELECT nextval(pg_get_serial_sequence($8, 'id')) AS drawn_id, k.locked AS claim_locked, k.user_id AS claim_user_id, k.request AS claim_request,
@@ -191,10 +100,7 @@ FROM pipeline_claim_key($4, $5, $6, $7) AS k
 LEFT JOIN LATERAL (SELECT c.id, c.job_id, c.stage_id, c.name, c.email, c.applied, c.status, c.resume_url, c.notes_count,
 	c.erased_at, j.team_id, j.title AS job_title, (SELECT s.name FROM stages AS s WHERE s.id = c.stage_id) AS stage
 FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $3
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3))) AND k.locked IS NOT NULL AND pipeline_lock_record('candidate', $1) FOR NO KEY UPDATE OF c) AS r ON true;
+WHERE c.id = $1 AND c.job_id = $2 AND {{visible $3}} AND k.locked IS NOT NULL AND pipeline_lock_record('candidate', $1) FOR NO KEY UPDATE OF c) AS r ON true;
 
 -- name: JobForIntakeLockedDrawing
 SELECT nextval(pg_get_serial_sequence($5, 'id')) AS drawn_id, j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
@@ -203,10 +109,7 @@ SELECT nextval(pg_get_serial_sequence($5, 'id')) AS drawn_id, j.id, j.team_id, j
 FROM jobs AS j
 LEFT JOIN stages AS s ON s.job_id = j.id AND s.id = COALESCE(NULLIF($3, 0),
 	(SELECT f.id FROM stages AS f WHERE f.job_id = j.id ORDER BY f.position LIMIT 1))
-WHERE j.id = $1 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $2
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $2
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $2))) FOR SHARE OF j;
+WHERE j.id = $1 AND {{visible $2}} FOR SHARE OF j;
 
 -- name: ClaimJobForIntakeDrawing
 SELECT nextval(pg_get_serial_sequence($9, 'id')) AS drawn_id, k.locked AS claim_locked, k.user_id AS claim_user_id, k.request AS claim_request,
@@ -218,7 +121,4 @@ LEFT JOIN LATERAL (SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.desc
 FROM jobs AS j
 LEFT JOIN stages AS s ON s.job_id = j.id AND s.id = COALESCE(NULLIF($3, 0),
 	(SELECT f.id FROM stages AS f WHERE f.job_id = j.id ORDER BY f.position LIMIT 1))
-WHERE j.id = $1 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $2
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $2
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $2))) AND k.locked IS NOT NULL FOR SHARE OF j) AS r ON true;
+WHERE j.id = $1 AND {{visible $2}} AND k.locked IS NOT NULL FOR SHARE OF j) AS r ON true;

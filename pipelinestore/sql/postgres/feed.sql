@@ -18,10 +18,7 @@ WHERE a.id = $2 AND a.team_id IN (SELECT fm.team_id FROM memberships AS fm WHERE
 AND CASE WHEN a.job_id IS NULL
 	THEN EXISTS (SELECT 1 FROM memberships AS om WHERE om.team_id = a.team_id AND om.user_id = $1
 		AND om.role IN ('owner', 'admin'))
-	ELSE EXISTS (SELECT 1 FROM jobs AS j WHERE j.id = a.job_id AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $1
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $1
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $1)))) END;
+	ELSE EXISTS (SELECT 1 FROM jobs AS j WHERE j.id = a.job_id AND {{visible $1}}) END;
 
 -- FeedPage is a page of the feed for viewer $1: the entries after the
 -- position ($2, $3) below the horizon $4, in feed order, at most $5.
@@ -34,10 +31,7 @@ WHERE a.team_id IN (SELECT fm.team_id FROM memberships AS fm WHERE fm.user_id = 
 AND CASE WHEN a.job_id IS NULL
 	THEN EXISTS (SELECT 1 FROM memberships AS om WHERE om.team_id = a.team_id AND om.user_id = $1
 		AND om.role IN ('owner', 'admin'))
-	ELSE EXISTS (SELECT 1 FROM jobs AS j WHERE j.id = a.job_id AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $1
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $1
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $1)))) END
+	ELSE EXISTS (SELECT 1 FROM jobs AS j WHERE j.id = a.job_id AND {{visible $1}}) END
 AND (a.xid, a.id) > ($2, $3)
 AND a.xid < $4
 ORDER BY a.xid, a.id LIMIT $5;
@@ -49,10 +43,7 @@ WHERE a.team_id IN (SELECT fm.team_id FROM memberships AS fm WHERE fm.user_id = 
 AND CASE WHEN a.job_id IS NULL
 	THEN EXISTS (SELECT 1 FROM memberships AS om WHERE om.team_id = a.team_id AND om.user_id = $1
 		AND om.role IN ('owner', 'admin'))
-	ELSE EXISTS (SELECT 1 FROM jobs AS j WHERE j.id = a.job_id AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $1
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $1
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $1)))) END
+	ELSE EXISTS (SELECT 1 FROM jobs AS j WHERE j.id = a.job_id AND {{visible $1}}) END
 AND (a.xid, a.id) > ($2, $3)
 AND a.xid < $4
 AND a.action IN (SELECT x FROM json_array_elements_text(CAST($5 AS json)) AS x)

@@ -15,10 +15,7 @@ WHERE a.id = $2 AND a.team_id IN (SELECT fm.team_id FROM memberships AS fm WHERE
 AND CASE WHEN a.job_id IS NULL
 	THEN EXISTS (SELECT 1 FROM memberships AS om WHERE om.team_id = a.team_id AND om.user_id = $1
 		AND om.role IN ('owner', 'admin'))
-	ELSE EXISTS (SELECT 1 FROM jobs AS j WHERE j.id = a.job_id AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $1
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $1
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $1)))) END;
+	ELSE EXISTS (SELECT 1 FROM jobs AS j WHERE j.id = a.job_id AND {{visible $1}}) END;
 
 -- FeedPage is a page of the feed for viewer $1: the entries after the id
 -- $3 up to the last id committed $4, in feed order, at most $5 ($2, the
@@ -31,10 +28,7 @@ WHERE a.team_id IN (SELECT fm.team_id FROM memberships AS fm WHERE fm.user_id = 
 AND CASE WHEN a.job_id IS NULL
 	THEN EXISTS (SELECT 1 FROM memberships AS om WHERE om.team_id = a.team_id AND om.user_id = $1
 		AND om.role IN ('owner', 'admin'))
-	ELSE EXISTS (SELECT 1 FROM jobs AS j WHERE j.id = a.job_id AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $1
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $1
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $1)))) END
+	ELSE EXISTS (SELECT 1 FROM jobs AS j WHERE j.id = a.job_id AND {{visible $1}}) END
 AND a.id > $3
 AND a.id <= $4
 ORDER BY a.id LIMIT $5;
@@ -46,10 +40,7 @@ WHERE a.team_id IN (SELECT fm.team_id FROM memberships AS fm WHERE fm.user_id = 
 AND CASE WHEN a.job_id IS NULL
 	THEN EXISTS (SELECT 1 FROM memberships AS om WHERE om.team_id = a.team_id AND om.user_id = $1
 		AND om.role IN ('owner', 'admin'))
-	ELSE EXISTS (SELECT 1 FROM jobs AS j WHERE j.id = a.job_id AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $1
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $1
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $1)))) END
+	ELSE EXISTS (SELECT 1 FROM jobs AS j WHERE j.id = a.job_id AND {{visible $1}}) END
 AND a.id > $3
 AND a.id <= $4
 AND a.action IN (SELECT value FROM json_each($5))

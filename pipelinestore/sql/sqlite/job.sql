@@ -1,41 +1,9 @@
--- name: Job
-SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
-	j.application_deadline, j.created_at, j.updated_at FROM jobs AS j WHERE j.id = $1 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $2
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $2
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $2)));
-
 -- name: JobLocked
 SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
-	j.application_deadline, j.created_at, j.updated_at FROM jobs AS j WHERE j.id = $1 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $2
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $2
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $2)));
-
--- name: Stages
-SELECT s.id, s.name, s.position FROM jobs AS j
-LEFT JOIN stages AS s ON s.job_id = j.id
-WHERE j.id = $1 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $2
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $2
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $2)))
-ORDER BY s.position;
-
--- name: LockTeam
-SELECT id, name, job_limit FROM teams WHERE id = $1;
+	j.application_deadline, j.created_at, j.updated_at FROM jobs AS j WHERE j.id = $1 AND {{visible $2}};
 
 -- name: LockTeamLocked
 SELECT id, name, job_limit FROM teams WHERE id = $1;
-
--- name: CountActiveJobs
-SELECT count(*) FROM jobs WHERE team_id = $1 AND status IN ($2, $3);
-
--- closed_at is when the job last changed to closed: kept while it
--- stays closed, set when it becomes closed, cleared when it reopens.
--- name: UpdateJob
-UPDATE jobs SET title = $1, title_fold = $2, description = $3, status = $4, updated_at = $5,
-	closed_at = CASE WHEN $4 <> 'closed' THEN NULL WHEN status = 'closed' THEN closed_at ELSE $5 END
-WHERE id = $6;
 
 -- The job list: the jobs of viewer $1 with status $2 (and title pattern
 -- $3 in the Search forms). SQLite has no LATERAL: the jobs of the
@@ -45,50 +13,32 @@ WHERE id = $6;
 SELECT j.*, (SELECT count(*) FROM (SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
 	j.application_deadline, j.created_at, j.updated_at FROM jobs AS j
 	WHERE j.team_id IN (SELECT m.team_id FROM memberships AS m WHERE m.user_id = $1)
-	AND j.status = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $1
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $1
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $1)))) AS j) AS total
+	AND j.status = $2 AND {{visible $1}}) AS j) AS total
 FROM (SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
 	j.application_deadline, j.created_at, j.updated_at FROM jobs AS j
 	WHERE j.team_id IN (SELECT m.team_id FROM memberships AS m WHERE m.user_id = $1)
-	AND j.status = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $1
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $1
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $1)))) AS j
+	AND j.status = $2 AND {{visible $1}}) AS j
 ORDER BY j.created_at DESC, j.id DESC LIMIT 15 OFFSET $3;
 
 -- name: JobsPageSearch
 SELECT j.*, (SELECT count(*) FROM (SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
 	j.application_deadline, j.created_at, j.updated_at FROM jobs AS j
 	WHERE j.team_id IN (SELECT m.team_id FROM memberships AS m WHERE m.user_id = $1)
-	AND j.status = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $1
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $1
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $1))) AND (j.title_fold LIKE $3 ESCAPE '\')) AS j) AS total
+	AND j.status = $2 AND {{visible $1}} AND (j.title_fold LIKE $3 ESCAPE '\')) AS j) AS total
 FROM (SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
 	j.application_deadline, j.created_at, j.updated_at FROM jobs AS j
 	WHERE j.team_id IN (SELECT m.team_id FROM memberships AS m WHERE m.user_id = $1)
-	AND j.status = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $1
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $1
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $1))) AND (j.title_fold LIKE $3 ESCAPE '\')) AS j
+	AND j.status = $2 AND {{visible $1}} AND (j.title_fold LIKE $3 ESCAPE '\')) AS j
 ORDER BY j.created_at DESC, j.id DESC LIMIT 15 OFFSET $4;
 
 -- name: JobsCount
 SELECT count(*) FROM (SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
 	j.application_deadline, j.created_at, j.updated_at FROM jobs AS j
 	WHERE j.team_id IN (SELECT m.team_id FROM memberships AS m WHERE m.user_id = $1)
-	AND j.status = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $1
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $1
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $1)))) AS j;
+	AND j.status = $2 AND {{visible $1}}) AS j;
 
 -- name: JobsCountSearch
 SELECT count(*) FROM (SELECT j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
 	j.application_deadline, j.created_at, j.updated_at FROM jobs AS j
 	WHERE j.team_id IN (SELECT m.team_id FROM memberships AS m WHERE m.user_id = $1)
-	AND j.status = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $1
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $1
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $1))) AND (j.title_fold LIKE $3 ESCAPE '\')) AS j;
+	AND j.status = $2 AND {{visible $1}} AND (j.title_fold LIKE $3 ESCAPE '\')) AS j;

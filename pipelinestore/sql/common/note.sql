@@ -11,16 +11,10 @@ FROM notes AS n
 JOIN candidates AS c ON c.id = n.candidate_id
 JOIN jobs AS j ON j.id = c.job_id
 JOIN users AS u ON u.id = n.user_id
-WHERE n.candidate_id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $3
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3)))
+WHERE n.candidate_id = $1 AND c.job_id = $2 AND {{visible $3}}
 ORDER BY n.created_at DESC, n.id DESC
 LIMIT $4 OFFSET $5;
 
 -- name: NotesCount
 SELECT c.notes_count FROM candidates AS c JOIN jobs AS j ON j.id = c.job_id
-WHERE c.id = $1 AND c.job_id = $2 AND EXISTS (SELECT 1 FROM memberships AS vm
-	WHERE vm.team_id = j.team_id AND vm.user_id = $3
-	AND (vm.role IN ('owner', 'admin') OR j.owner_id = $3
-		OR EXISTS (SELECT 1 FROM job_assignees AS va WHERE va.job_id = j.id AND va.user_id = $3)));
+WHERE c.id = $1 AND c.job_id = $2 AND {{visible $3}};
