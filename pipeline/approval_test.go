@@ -81,7 +81,7 @@ func TestCaller_Held(t *testing.T) {
 	each(t, "every write, and no read", func(t *testing.T, w world) {
 		c := heldCaller(t, w, pipeline.AllScopes[:6], pipeline.EveryWrite)
 		for _, op := range pipeline.Ops() {
-			never := op == pipeline.OpApproveProposal || op == pipeline.OpRejectProposal || op == pipeline.OpAddDocument
+			never := op == pipeline.OpApproveProposal || op == pipeline.OpRejectProposal || op == pipeline.OpWithdrawProposal || op == pipeline.OpAddDocument
 			assert.Equal(t, op.Writes() && !never, c.Held(op), op)
 		}
 	})

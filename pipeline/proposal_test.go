@@ -80,7 +80,7 @@ func TestService_HeldWriteProposes(t *testing.T) {
 		require.Equal(t, []string{pipeline.ActionProposalCreated}, actionsOf(log))
 		assert.Equal(t, "proposal", log[0].SubjectType)
 		assert.Equal(t, p.ID, log[0].SubjectID)
-		assert.JSONEq(t, `{"operation":"move_candidate","status":{"before":null,"after":"pending"}}`, string(log[0].Changes))
+		assert.JSONEq(t, `{"operation":"move_candidate","candidate_id":`+strconv.FormatInt(h.ada, 10)+`,"status":{"before":null,"after":"pending"}}`, string(log[0].Changes))
 	})
 	eachWorld(t, "the check order comes first: a bad stage is refused, not proposed", func(t *testing.T, w world) {
 		h := newHeldMove(t, w, "")
@@ -128,7 +128,7 @@ func TestService_DecideProposal(t *testing.T) {
 		assert.Equal(t, w.User("olivia"), moved.ApprovedBy.User.ID)
 		assert.NotNil(t, moved.ApprovedBy.TokenID)
 		assert.Nil(t, log[0].ApprovedBy)
-		assert.JSONEq(t, `{"status":{"before":"pending","after":"applied"}}`, string(log[2].Changes))
+		assert.JSONEq(t, `{"operation":"move_candidate","candidate_id":`+strconv.FormatInt(h.ada, 10)+`,"status":{"before":"pending","after":"applied"}}`, string(log[2].Changes))
 		// A second decision is a conflict.
 		_, err = w.Svc.RejectProposal(w.As(t, "olivia"), p.ID, pipeline.ProposalDecision{})
 		assert.Equal(t, pipeline.EConflict, pipeline.ErrorCode(err))
@@ -285,7 +285,7 @@ func TestService_CloseProposals(t *testing.T) {
 		assert.Zero(t, e.UserID, "the server's own entry")
 		assert.Zero(t, e.TokenID)
 		assert.Empty(t, e.IP)
-		assert.JSONEq(t, `{"operation":"move_candidate","status":{"before":"pending","after":"expired"}}`, string(e.Changes))
+		assert.JSONEq(t, `{"operation":"move_candidate","candidate_id":`+strconv.FormatInt(h.ada, 10)+`,"status":{"before":"pending","after":"expired"}}`, string(e.Changes))
 		got, err = w.Svc.GetProposal(h.ctx, p.ID)
 		require.NoError(t, err)
 		assert.Equal(t, pipeline.ProposalExpired, got.Status)

@@ -45,9 +45,10 @@ func TestServe_MCP(t *testing.T) {
 			require.NoError(t, err)
 			names = append(names, tool.Name)
 		}
-		// Reading proposals needs no scope: every token reads its own.
+		// Reading and withdrawing proposals need no scope: every token
+		// reads and withdraws its own.
 		assert.ElementsMatch(t, []string{"get_me", "list_jobs", "get_job", "create_job", "update_job", "list_stages",
-			"list_proposals", "get_proposal"}, names)
+			"list_proposals", "get_proposal", "withdraw_proposal"}, names)
 
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "create_job",
 			Arguments: map[string]any{"title": "Hired by an agent", "idempotency_key": "agent-1"}})
