@@ -196,6 +196,7 @@ type statements struct {
 	Ratings                string
 	SetActivityChanges     string
 	SetIdempotencyResul    string
+	ScrubErased            string
 
 	// proposal.sql
 	CandidateProposals    string

@@ -79,7 +79,7 @@ WHERE reason IS NOT NULL AND (
 UPDATE activity SET changes = $1 WHERE id = $2;
 
 -- name: IdempotencyRecords
-SELECT team_id, key, user_id, request, result, created_at FROM idempotency_keys WHERE team_id = $1;
+SELECT team_id, key, user_id, request, result, created_at, candidate_id, operation FROM idempotency_keys WHERE team_id = $1;
 
 -- name: SetIdempotencyResul
 UPDATE idempotency_keys SET result = $1 WHERE team_id = $2 AND key = $3;
@@ -90,3 +90,8 @@ UPDATE idempotency_keys SET result = $1 WHERE team_id = $2 AND key = $3;
 SELECT a.id, a.team_id, a.job_id, a.user_id, a.token_id, a.action, a.subject_type, a.subject_id, a.changes,
 	a.reason, a.approved_by, a.created_at, 0 AS seq, u.name AS user_name FROM activity AS a JOIN users AS u ON u.id = a.user_id
 WHERE a.subject_type = 'candidate' AND a.subject_id IN (SELECT value FROM json_each($1)) ORDER BY a.id;
+
+-- ScrubErased writes the pages an erasure changed (zeroed, with
+-- secure_delete on) back into the database file and truncates the WAL.
+-- name: ScrubErased
+PRAGMA wal_checkpoint(TRUNCATE);
