@@ -74,8 +74,9 @@ func checkPersonEmail(bad FieldErrors, email string) {
 // PersonErasure is the input of ErasePerson.
 type PersonErasure struct {
 	Email string
-	// Reasoned is why, required here: 1–1,000 characters once trimmed. It
-	// is judged but kept nowhere, as it may name the person.
+	// Reasoned is why, required here: 1–1,000 characters once trimmed.
+	// Every entry the erasure logs carries it (oversight.md §1):
+	// candidate.erased, privacy.erased and the interviews it cancels.
 	Reasoned
 	// Idempotency is the key of the call; nil: none.
 	Idempotency *Idempotency
@@ -243,9 +244,8 @@ func allPages[T any](page func(int) (List[T], error)) ([]T, error) {
 // invitations deleted, the activity log's values of its data erased, and
 // the stored result of each key of a write about it made the record as
 // it reads after (one the erasure deleted answers not_found);
-// candidate.erased is logged
-// for each and privacy.erased with the count. A closed job does not stop
-// it; a person erased before, or unknown, is an erasure of none. Scope:
+// candidate.erased is logged for each and privacy.erased with the count,
+// each with the erasure's reason. A closed job does not stop it; a person erased before, or unknown, is an erasure of none. Scope:
 // privacy:manage; the caller's user must own or administer the team.
 // Errors: unauthenticated, insufficient_scope, forbidden,
 // validation_failed (email, reason, the key), conflict (idempotency key
@@ -259,7 +259,6 @@ func (s *Service) ErasePerson(ctx context.Context, in PersonErasure) (Result[Era
 	if err != nil {
 		return Result[Erasure]{}, err
 	}
-	k.reason = nil // judged by Validate, and kept on no entry
 
 	res, err := write(s, ctx, c, k, nil, func(tx Tx, _ struct{}) (Erasure, error) {
 		if err := in.Validate(); err != nil {

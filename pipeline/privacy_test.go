@@ -352,14 +352,15 @@ func TestService_ErasePerson(t *testing.T) {
 		for _, e := range feed.Entries {
 			subjects = append(subjects, e.SubjectID)
 			assert.NotContains(t, strings.ToLower(string(e.Changes)), "lovelace")
+			assert.Equal(t, new("Art. 17 request"), e.Reason, "candidate.erased carries the erasure's reason")
 		}
 		assert.ElementsMatch(t, []int64{ada, second.Value.ID}, subjects)
-		log := w.Activity(t)
+		feed, err = w.Svc.ListActivity(ctx, pipeline.FeedFilter{Limit: pipeline.MaxFeedLimit, Actions: []string{pipeline.ActionPrivacyErased}})
+		require.NoError(t, err)
 		var erasures []string
-		for _, a := range log {
-			if a.Action == pipeline.ActionPrivacyErased {
-				erasures = append(erasures, string(a.Changes))
-			}
+		for _, e := range feed.Entries {
+			erasures = append(erasures, string(e.Changes))
+			assert.Equal(t, new("Art. 17 request"), e.Reason, "privacy.erased carries the erasure's reason")
 		}
 		assert.Equal(t, []string{`{"count":2}`}, erasures, "privacy.erased, with the count")
 
