@@ -248,12 +248,14 @@ type statements struct {
 	UserWithTeam string
 
 	// token.sql
-	InsertToken string
-	RevokeToken string
-	TeamTokens  string
-	TokenByHash string
-	TokenByID   string
-	TouchToken  string
+	InsertToken      string
+	RevokeToken      string
+	SetTokenApproval string
+	TokenLocked      string
+	TeamTokens       string
+	TokenByHash      string
+	TokenByID        string
+	TouchToken       string
 
 	// webhook.sql
 	DeleteWebhook string

@@ -19,11 +19,11 @@ WHERE t.id = $1;
 -- name: TouchToken
 UPDATE tokens SET last_used_at = $1 WHERE id = $2;
 
--- A token is created in its user's current team, read in the same
--- statement.
+-- A token is created in the team $10 or, when it is NULL, in its
+-- user's current team, read in the same statement.
 -- name: InsertToken
 INSERT INTO tokens (user_id, team_id, name, scopes, approval, hash, created_at, expires_at, last_used_at, revoked_at)
-SELECT u.id, u.current_team_id, $1, $2, $3, $4, $5, $6, $7, $8 FROM users AS u WHERE u.id = $9
+SELECT u.id, COALESCE(CAST($10 AS bigint), u.current_team_id), $1, $2, $3, $4, $5, $6, $7, $8 FROM users AS u WHERE u.id = $9
 RETURNING id, team_id;
 
 -- name: TeamTokens
@@ -35,3 +35,9 @@ ORDER BY t.created_at, t.id;
 -- A token revoked before keeps its first time.
 -- name: RevokeToken
 UPDATE tokens SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2;
+
+-- name: TokenLocked
+SELECT t.* FROM tokens AS t WHERE t.id = $1 FOR NO KEY UPDATE;
+
+-- name: SetTokenApproval
+UPDATE tokens SET approval = $1 WHERE id = $2;
