@@ -151,7 +151,9 @@ is stored.`
 const activityDoc = `
 The activity log as JSON lines, oldest first (by id), IP addresses included:
 of one team or all, after an entry id (to resume where a previous read
-stopped), at most N entries. Each entry has the reason its write was given
+stopped), at most N entries. "user_id" is null for what the server or an
+operator did, "token_id" null for what was done without a token (on a
+page, by pipelined). Each entry has the reason its write was given
 ("reason", null when none) and, when a person approved the proposal it came
 from, who did ("approved_by": {user: {id, name}, token_id}, token_id null
 when decided with pipelined proposal; null when not approved).

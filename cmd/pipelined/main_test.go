@@ -444,6 +444,11 @@ func TestActivity(t *testing.T) {
 			assert.Equal(t, float64([]int64{olivia.ID, gina.ID}[i]), e["subject_id"])
 			assert.Equal(t, float64([]int64{acme.Teams["acme"], globex.Teams["globex"]}[i]), e["team_id"])
 			assert.NotContains(t, fmt.Sprint(e["changes"]), []string{olivia.Token, gina.Token}[i], "never its value")
+			// As the API has it: null, not 0, for no token and no user.
+			assert.Contains(t, e, "token_id")
+			assert.Nil(t, e["token_id"], "made without a token")
+			assert.Contains(t, e, "user_id")
+			assert.Nil(t, e["user_id"], "made by the operator, no user")
 		}
 		assert.Equal(t, map[string]any{"before": nil, "after": "mover"}, made["changes"].(map[string]any)["name"])
 		assert.Equal(t, "candidate.stage_changed", moved["action"])
