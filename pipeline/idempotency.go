@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -376,12 +377,15 @@ func (s *Service) remember(ctx context.Context, tx Tx, c Caller, k *boundKey, v 
 }
 
 // rememberWrite stores the result of the successful write w under its
-// key, with the candidate it was about: the one it names, or the one it
-// added.
+// key, with the candidate it was about: the one it names, the one it
+// added, or the one of the proposal it decided.
 func (s *Service) rememberWrite(ctx context.Context, tx Tx, c Caller, k *boundKey, w writeCall, v any) error {
 	candidate := w.ref.Candidate
-	if added, ok := v.(Candidate); ok && candidate == 0 {
-		candidate = added.ID
+	switch x := v.(type) {
+	case Candidate:
+		candidate = cmp.Or(candidate, x.ID)
+	case Proposal:
+		candidate = cmp.Or(candidate, x.CandidateID)
 	}
 	return s.rememberAbout(ctx, tx, c, k, w.op, candidate, v)
 }

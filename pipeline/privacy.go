@@ -480,8 +480,9 @@ func (s *Service) eraseIdempotency(ctx context.Context, tx Tx, teamID int64, peo
 
 // erasedRecord is the stored result of r, a keyed write about the
 // person's candidate, as the record reads after the erasure at now: the
-// candidate erased; its message as it is kept, emptied; its interview
-// with the name erased; anything the erasure deleted (a note, a rating,
+// candidate erased; its message as it is kept, emptied; a decided
+// proposal as the erasure left it; its interview with the name erased;
+// anything the erasure deleted (a note, a rating,
 // a document) and any operation not named here, erasedResult, which
 // answers not_found.
 func (p erasedPerson) erasedRecord(ctx context.Context, tx Tx, r IdempotencyRecord, now time.Time) ([]byte, error) {
@@ -502,6 +503,19 @@ func (p erasedPerson) erasedRecord(ctx context.Context, tx Tx, r IdempotencyReco
 			return nil, err
 		}
 		return json.Marshal(msg)
+	case OpRejectProposal, OpApproveProposal:
+		// The proposal as eraseProposals left it.
+		var d struct{ ID int64 }
+		if json.Unmarshal(r.Result, &d) != nil || d.ID == 0 {
+			break
+		}
+		prop, err := tx.ProposalByID(ctx, d.ID)
+		if ErrorCode(err) == ENotFound {
+			break
+		} else if err != nil {
+			return nil, err
+		}
+		return json.Marshal(prop)
 	case OpScheduleInterview, OpRescheduleInterview, OpCancelInterview:
 		var v any
 		if json.Unmarshal(r.Result, &v) != nil {

@@ -209,6 +209,14 @@ func TestService_ErasePerson(t *testing.T) {
 		decided, err := w.Svc.ApproveProposal(ctx, applied.ID, pipeline.ProposalDecision{Note: new("Fine for Ada Lovelace.")})
 		require.NoError(t, err)
 		require.Equal(t, pipeline.ProposalApplied, decided.Value.Status)
+		// One rejected with a key, which names her as she was once called.
+		rejected := propose(`{"content":"Augusta King, rejected","reason":"Augusta King asked"}`, func(ctx context.Context) error {
+			_, err := w.Svc.AddNote(ctx, backend, ada, pipeline.NewNote{Content: "Augusta King, rejected", Reasoned: pipeline.Because("Augusta King asked")})
+			return err
+		})
+		reject := pipeline.ProposalDecision{Note: new("Not for Augusta King."), Idempotency: &pipeline.Idempotency{Key: "reject-ada"}}
+		_, err = w.Svc.RejectProposal(ctx, rejected.ID, reject)
+		require.NoError(t, err)
 		intake := propose(`{"name":"Ada Lovelace","email":"a.lovelace@example.test"}`, func(ctx context.Context) error {
 			_, err := w.Svc.AddCandidate(ctx, backend, pipeline.NewCandidate{Name: name, Email: "a.lovelace@example.test"})
 			return err
@@ -221,7 +229,7 @@ func TestService_ErasePerson(t *testing.T) {
 				exported = append(exported, p.ID)
 			}
 		}
-		assert.ElementsMatch(t, []int64{pending.ID, applied.ID}, exported, "the export lists the proposals on the person's candidates")
+		assert.ElementsMatch(t, []int64{pending.ID, applied.ID, rejected.ID}, exported, "the export lists the proposals on the person's candidates")
 
 		counts := stageCounts(t, w, ctx, backend)
 		before := d.dump(t)
@@ -260,6 +268,11 @@ func TestService_ErasePerson(t *testing.T) {
 		assert.Equal(t, pipeline.ENotFound, pipeline.ErrorCode(err), "the upload's key replays: %v", err)
 		_, err = w.Svc.RateCandidate(ctx, backend, ada, rate)
 		assert.Equal(t, pipeline.ENotFound, pipeline.ErrorCode(err), "the rating's key replays: %v", err)
+		decision, err := w.Svc.RejectProposal(ctx, rejected.ID, reject)
+		require.NoError(t, err)
+		assert.True(t, decision.Replayed)
+		assert.Equal(t, pipeline.ProposalRejected, decision.Value.Status)
+		assert.JSONEq(t, `{}`, string(decision.Value.Input), "the rejection's key replays the proposal as erased")
 
 		// Her rating is in no entry.
 		for _, a := range w.Activity(t) {
