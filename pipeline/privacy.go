@@ -245,7 +245,8 @@ func allPages[T any](page func(int) (List[T], error)) ([]T, error) {
 // the stored result of each key of a write about it made the record as
 // it reads after (one the erasure deleted answers not_found);
 // candidate.erased is logged for each and privacy.erased with the count,
-// each with the erasure's reason. A closed job does not stop it; a person erased before, or unknown, is an erasure of none. Scope:
+// each with the erasure's reason. A closed job does not stop it; a person
+// erased before, or unknown, is an erasure of none. Scope:
 // privacy:manage; the caller's user must own or administer the team.
 // Errors: unauthenticated, insufficient_scope, forbidden,
 // validation_failed (email, reason, the key), conflict (idempotency key
@@ -482,9 +483,8 @@ func (s *Service) eraseIdempotency(ctx context.Context, tx Tx, teamID int64, peo
 // person's candidate, as the record reads after the erasure at now: the
 // candidate erased; its message as it is kept, emptied; a decided
 // proposal as the erasure left it; its interview with the name erased;
-// anything the erasure deleted (a note, a rating,
-// a document) and any operation not named here, erasedResult, which
-// answers not_found.
+// anything the erasure deleted (a note, a rating, a document) and any
+// operation not named here, erasedResult, which answers not_found.
 func (p erasedPerson) erasedRecord(ctx context.Context, tx Tx, r IdempotencyRecord, now time.Time) ([]byte, error) {
 	switch r.Op {
 	case OpAddCandidate, OpUpdateCandidate, OpMoveCandidate:
