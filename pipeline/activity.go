@@ -43,6 +43,7 @@ var Actions = []string{
 	ActionCandidateErased, ActionPrivacyExported, ActionPrivacyErased,
 	ActionProposalCreated, ActionProposalApproved, ActionProposalRejected, ActionProposalExpired, ActionProposalWithdrawn,
 	ActionCandidateDocumentAdded, ActionCandidateDocumentRemoved,
+	ActionTokenCreated, ActionTokenRevoked, ActionTokenApprovalChanged,
 }
 
 // Activity subject types.

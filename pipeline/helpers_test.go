@@ -99,6 +99,18 @@ func actionsOf(entries []pipeline.Activity) []string {
 	return out
 }
 
+// withoutTokens is entries without those of tokens (decisions.md §7),
+// which a test's setup makes with its callers.
+func withoutTokens(entries []pipeline.Activity) []pipeline.Activity {
+	out := make([]pipeline.Activity, 0, len(entries))
+	for _, a := range entries {
+		if a.SubjectType != pipeline.SubjectToken {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 // feedActions lists the actions of feed entries, in order.
 func feedActions(entries []pipeline.FeedEntry) []string {
 	out := make([]string, 0, len(entries))

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -46,7 +47,21 @@ type IdempotencyRecord struct {
 	Request   string
 	Result    []byte // the write's value, encoded by the Service
 	CreatedAt time.Time
+	// CandidateID is the candidate the write was about, and Op its
+	// operation, so that an erasure finds the record by the candidate's
+	// id whatever the person's name was; 0 and "": a write about no
+	// candidate, or a record stored before records named them.
+	CandidateID int64
+	Op          Op
 }
+
+// erasedResult is the stored result of a keyed write whose record an
+// erasure deleted (a note, a rating, a document): its key answers
+// not_found, as the record reads now, and writes nothing again.
+const erasedResult = `{"$erased":"not_found"}`
+
+// errErasedRecord answers a key whose record an erasure deleted.
+func errErasedRecord() error { return Errorf(ENotFound, "Not found: the record was erased.") }
 
 // ValidIdempotencyKey reports whether key is 1–255 printable ASCII
 // characters.
@@ -250,7 +265,7 @@ func write[R, T any](s *Service, ctx context.Context, c Caller, w writeCall, loa
 		}
 		out.Value = v
 		if k != nil {
-			return s.remember(ctx, tx, c, k, v)
+			return s.rememberWrite(ctx, tx, c, k, w, v)
 		}
 		return nil
 	})
@@ -347,6 +362,9 @@ func (cl claimedKey) replay(ctx context.Context, c Caller, k *boundKey) ([]byte,
 	if rec.UserID != c.user.ID || rec.Request != k.request {
 		return nil, Invalid(IdempotencyField, "The idempotency key was already used for a different request.")
 	}
+	if string(rec.Result) == erasedResult {
+		return nil, errErasedRecord()
+	}
 	return rec.Result, nil
 }
 
@@ -357,13 +375,31 @@ func errKeyInFlight() error {
 
 // remember stores the result of a successful write under its key.
 func (s *Service) remember(ctx context.Context, tx Tx, c Caller, k *boundKey, v any) error {
+	return s.rememberAbout(ctx, tx, c, k, "", 0, v)
+}
+
+// rememberWrite stores the result of the successful write w under its
+// key, with the candidate it was about: the one it names, the one it
+// added, or the one of the proposal it decided.
+func (s *Service) rememberWrite(ctx context.Context, tx Tx, c Caller, k *boundKey, w writeCall, v any) error {
+	candidate := w.ref.Candidate
+	switch x := v.(type) {
+	case Candidate:
+		candidate = cmp.Or(candidate, x.ID)
+	case Proposal:
+		candidate = cmp.Or(candidate, x.CandidateID)
+	}
+	return s.rememberAbout(ctx, tx, c, k, w.op, candidate, v)
+}
+
+func (s *Service) rememberAbout(ctx context.Context, tx Tx, c Caller, k *boundKey, op Op, candidateID int64, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
 	return tx.SaveIdempotencyRecord(ctx, IdempotencyRecord{
 		TeamID: c.team.ID, Key: k.key, UserID: c.user.ID, Request: k.request,
-		Result: b, CreatedAt: s.now(),
+		Result: b, CreatedAt: s.now(), CandidateID: candidateID, Op: op,
 	})
 }
 

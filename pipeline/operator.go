@@ -53,7 +53,8 @@ type TokenRequest struct {
 }
 
 // IssueToken creates a token for a user inside the user's current team and
-// returns it with its value, which is shown this once. Errors: not_found
+// returns it with its value, which is shown this once; it is logged as
+// token.created, the server's own entry. Errors: not_found
 // (user), validation_failed (name; scopes: unknown, or proposals:review
 // with an approval policy; approval: a read or an unknown operation).
 func (o *Operator) IssueToken(ctx context.Context, r TokenRequest) (Token, string, error) {
@@ -80,11 +81,22 @@ func (o *Operator) IssueToken(ctx context.Context, r TokenRequest) (Token, strin
 		created = o.now()
 	}
 	value := NewTokenValue()
-	t, err := o.store.CreateToken(ctx, Token{
-		UserID: u.ID, Name: r.Name, Scopes: scopes, Approval: approval, Hash: HashToken(value),
-		CreatedAt: created.UTC(), ExpiresAt: AddMonths(created.UTC(), TokenLifetime),
+	var t Token
+	err = o.store.Write(ctx, func(tx Tx) error {
+		var err error
+		t, err = tx.InsertToken(ctx, Token{
+			UserID: u.ID, Name: r.Name, Scopes: scopes, Approval: approval, Hash: HashToken(value),
+			CreatedAt: created.UTC(), ExpiresAt: AddMonths(created.UTC(), TokenLifetime),
+		})
+		if err != nil {
+			return err
+		}
+		return logToken(ctx, tx, Caller{}, o.now(), ActionTokenCreated, nil, &t)
 	})
-	return t, value, err
+	if err != nil {
+		return Token{}, "", err
+	}
+	return t, value, nil
 }
 
 // TeamTokens lists the tokens created inside a team with their creators and
@@ -93,10 +105,21 @@ func (o *Operator) TeamTokens(ctx context.Context, teamID int64) ([]Token, error
 	return o.store.TeamTokens(ctx, teamID)
 }
 
-// RevokeToken revokes a token at once; revoking it again keeps the first
-// time. Errors: not_found.
+// RevokeToken revokes a token at once, logged as token.revoked, the
+// server's own entry; revoking it again keeps the first time and logs
+// nothing. Errors: not_found.
 func (o *Operator) RevokeToken(ctx context.Context, id int64) error {
-	return o.store.RevokeToken(ctx, id, o.now())
+	return revokeToken(ctx, o.store, Caller{}, id, o.now())
+}
+
+// SetTokenApproval replaces a token's approval policy (see
+// NormalizeApproval), logged as token.approval_changed, the server's own
+// entry; the policy it has already changes and logs nothing. A running
+// server applies it within a second, as it does a revocation. Errors:
+// not_found, validation_failed (approval; scopes: the token carries
+// proposals:review).
+func (o *Operator) SetTokenApproval(ctx context.Context, id int64, approval []Op) (Token, error) {
+	return setTokenApproval(ctx, o.store, Caller{}, id, approval, o.now())
 }
 
 // ActivityLog returns the activity log in commit order, of every team or of

@@ -74,8 +74,9 @@ func checkPersonEmail(bad FieldErrors, email string) {
 // PersonErasure is the input of ErasePerson.
 type PersonErasure struct {
 	Email string `json:"email"`
-	// Reasoned is why, required here: 1–1,000 characters once trimmed. It
-	// is judged but kept nowhere, as it may name the person.
+	// Reasoned is why, required here: 1–1,000 characters once trimmed.
+	// Every entry the erasure logs carries it (oversight.md §1):
+	// candidate.erased, privacy.erased and the interviews it cancels.
 	Reasoned
 	// Idempotency is the key of the call; nil: none.
 	Idempotency *Idempotency `json:"-"`
@@ -240,10 +241,12 @@ func allPages[T any](page func(int) (List[T], error)) ([]T, error) {
 // renamed, its email and resume URL replaced, its notes and ratings
 // deleted, its messages emptied (queued ones cancelled), its future
 // interviews cancelled (interviewers told, the person not), its
-// invitations deleted, the activity log's values of its data and the
-// idempotency records that hold them erased; candidate.erased is logged
-// for each and privacy.erased with the count. A closed job does not stop
-// it; a person erased before, or unknown, is an erasure of none. Scope:
+// invitations deleted, the activity log's values of its data erased, and
+// the stored result of each key of a write about it made the record as
+// it reads after (one the erasure deleted answers not_found);
+// candidate.erased is logged for each and privacy.erased with the count,
+// each with the erasure's reason. A closed job does not stop it; a person
+// erased before, or unknown, is an erasure of none. Scope:
 // privacy:manage; the caller's user must own or administer the team.
 // Errors: unauthenticated, insufficient_scope, forbidden,
 // validation_failed (email, reason, the key), conflict (idempotency key
@@ -257,7 +260,6 @@ func (s *Service) ErasePerson(ctx context.Context, in PersonErasure) (Result[Era
 	if err != nil {
 		return Result[Erasure]{}, err
 	}
-	k.reason = nil // judged by Validate, and kept on no entry
 
 	res, err := write(s, ctx, c, k, nil, func(tx Tx, _ struct{}) (Erasure, error) {
 		if err := in.Validate(); err != nil {
@@ -299,7 +301,7 @@ func (s *Service) erase(ctx context.Context, tx Tx, c Caller, teamID int64, cand
 	if err := s.eraseProposals(ctx, tx, teamID, people, now); err != nil {
 		return Erasure{}, err
 	}
-	if err := s.eraseIdempotency(ctx, tx, teamID, people); err != nil {
+	if err := s.eraseIdempotency(ctx, tx, teamID, people, now); err != nil {
 		return Erasure{}, err
 	}
 	for _, p := range people {
@@ -360,7 +362,7 @@ type erasedPerson struct {
 
 // personalKeys are the fields of activity changes, and of stored results,
 // that hold a person's data whatever their value.
-var personalKeys = []string{"name", "email", "resume_url", "content", "to", "subject", "body", "error", "last_error", "reason", "note",
+var personalKeys = []string{"name", "email", "resume_url", "content", "to", "subject", "body", "error", "last_error", "reason", "note", "rating",
 	"Name", "Email", "ResumeURL", "Content", "To", "Subject", "Body", "LastError", "CandidateName", "CandidateEmail"}
 
 // holds reports whether s holds the person's name, email or resume URL,
@@ -431,16 +433,31 @@ func isErased(v any) bool {
 	return ok && (s == ErasedValue || s == ErasedName || strings.HasSuffix(s, "@erased.invalid"))
 }
 
-// eraseIdempotency rewrites each stored result of the team's keys that
-// holds the data of one of people as it reads after the erasure: the
-// candidate's name and email as erased, other values of theirs empty.
-// The request a key is bound to is already only a digest.
-func (s *Service) eraseIdempotency(ctx context.Context, tx Tx, teamID int64, people []erasedPerson) error {
+// eraseIdempotency makes each stored result of the team's keys hold
+// nothing of people (privacy.md): a record about one of their candidates,
+// found by the candidate's id whatever their name was, reads as the
+// record does after the erasure (see erasedRecord); in any other record
+// (one stored before records named their candidate, a proposal's) the
+// values that hold their data are erased. The request a key is bound to
+// is already only a digest.
+func (s *Service) eraseIdempotency(ctx context.Context, tx Tx, teamID int64, people []erasedPerson, now time.Time) error {
 	recs, err := tx.IdempotencyRecords(ctx, teamID)
 	if err != nil {
 		return err
 	}
 	for _, r := range recs {
+		if i := slices.IndexFunc(people, func(p erasedPerson) bool { return p.cand.ID == r.CandidateID }); i >= 0 {
+			result, err := people[i].erasedRecord(ctx, tx, r, now)
+			if err != nil {
+				return err
+			}
+			if string(result) != string(r.Result) {
+				if err := tx.SetIdempotencyResult(ctx, teamID, r.Key, result); err != nil {
+					return err
+				}
+			}
+			continue
+		}
 		var v any
 		if json.Unmarshal(r.Result, &v) != nil {
 			continue
@@ -460,6 +477,54 @@ func (s *Service) eraseIdempotency(ctx context.Context, tx Tx, teamID int64, peo
 		}
 	}
 	return nil
+}
+
+// erasedRecord is the stored result of r, a keyed write about the
+// person's candidate, as the record reads after the erasure at now: the
+// candidate erased; its message as it is kept, emptied; a decided
+// proposal as the erasure left it; its interview with the name erased;
+// anything the erasure deleted (a note, a rating, a document) and any
+// operation not named here, erasedResult, which answers not_found.
+func (p erasedPerson) erasedRecord(ctx context.Context, tx Tx, r IdempotencyRecord, now time.Time) ([]byte, error) {
+	switch r.Op {
+	case OpAddCandidate, OpUpdateCandidate, OpMoveCandidate:
+		k := p.cand
+		k.Name, k.Email, k.ResumeURL, k.NotesCount, k.ErasedAt = ErasedName, ErasedEmail(k.ID), "", 0, &now
+		return json.Marshal(k)
+	case OpSendMessage, OpCancelMessage, OpRetryMessage:
+		var m struct{ ID int64 }
+		if json.Unmarshal(r.Result, &m) != nil || m.ID == 0 {
+			break
+		}
+		msg, err := tx.MessageForUpdate(ctx, p.cand.ID, m.ID)
+		if ErrorCode(err) == ENotFound {
+			break
+		} else if err != nil {
+			return nil, err
+		}
+		return json.Marshal(msg)
+	case OpRejectProposal, OpApproveProposal:
+		// The proposal as eraseProposals left it.
+		var d struct{ ID int64 }
+		if json.Unmarshal(r.Result, &d) != nil || d.ID == 0 {
+			break
+		}
+		prop, err := tx.ProposalByID(ctx, d.ID)
+		if ErrorCode(err) == ENotFound {
+			break
+		} else if err != nil {
+			return nil, err
+		}
+		return json.Marshal(prop)
+	case OpScheduleInterview, OpRescheduleInterview, OpCancelInterview:
+		var v any
+		if json.Unmarshal(r.Result, &v) != nil {
+			break
+		}
+		changed := false
+		return mustJSON(p.walkResult(v, true, &changed)), nil
+	}
+	return []byte(erasedResult), nil
 }
 
 // walkResult erases the person from a stored result: with about, a

@@ -3,6 +3,9 @@ package pipeline_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
 	"net/url"
 	"os"
 	"os/exec"
@@ -14,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun/driver/pgdriver"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 	"github.com/pipeline-dev/pipeline/pipeline/doctext/doctexttest"
@@ -39,6 +43,9 @@ func pgDump() string {
 type dumpable struct {
 	db   *pipelinestore.DB
 	dump func(t *testing.T) []byte
+	// vacuumed lists the tables PostgreSQL vacuumed by a command (not
+	// autovacuum); nil on SQLite.
+	vacuumed func(t *testing.T) []string
 }
 
 // eachDumpableDB runs fn once per database on a fresh, migrated one.
@@ -68,6 +75,20 @@ func eachDumpableDB(t *testing.T, fn func(t *testing.T, d dumpable)) {
 		fn(t, dumpable{db: db, dump: func(t *testing.T) []byte {
 			out, err := exec.Command(pgDump(), "--no-owner", "-n", schema, u.String()).Output()
 			require.NoError(t, err, "pg_dump")
+			return out
+		}, vacuumed: func(t *testing.T) []string {
+			conn := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(u.String())))
+			defer conn.Close()
+			rows, err := conn.Query(`SELECT relname FROM pg_stat_user_tables WHERE schemaname = $1 AND last_vacuum IS NOT NULL`, schema)
+			require.NoError(t, err)
+			defer rows.Close()
+			var out []string
+			for rows.Next() {
+				var name string
+				require.NoError(t, rows.Scan(&name))
+				out = append(out, name)
+			}
+			require.NoError(t, rows.Err())
 			return out
 		}})
 	})
@@ -132,7 +153,8 @@ func TestService_ErasePerson(t *testing.T) {
 		require.NoError(t, err)
 		_, err = w.Svc.AddNote(ctx, frontend, second.Value.ID, pipeline.NewNote{Content: "Second note."})
 		require.NoError(t, err)
-		_, err = w.Svc.RateCandidate(ctx, backend, ada, pipeline.NewRating{Value: pipeline.GoodFit})
+		rate := pipeline.NewRating{Value: pipeline.GoodFit, Idempotency: &pipeline.Idempotency{Key: "rate-ada"}}
+		_, err = w.Svc.RateCandidate(ctx, backend, ada, rate)
 		require.NoError(t, err)
 		sent, err := w.Svc.SendMessage(ctx, backend, ada, pipeline.NewMessage{Subject: "Hello Ada Lovelace", Body: "Dear Ada Lovelace, ada@example.test"})
 		require.NoError(t, err)
@@ -160,6 +182,13 @@ func TestService_ErasePerson(t *testing.T) {
 			Content: []byte("Ada Lovelace, ada@example.test: notes on the analytical engine.")})
 		require.NoError(t, err)
 		require.NoError(t, pipeline.NewTexts(w.DB, parser{}).Extract(context.Background(), doc.Value.ID))
+		// One uploaded with a key, whose filename is a name she had before
+		// and not the one she is erased under.
+		cv := []byte("Curriculum vitae: the analytical engine, the Bernoulli numbers.")
+		cvSum := sha256.Sum256(cv)
+		upload := pipeline.NewDocument{Filename: "Augusta King CV.txt", Content: cv, Idempotency: &pipeline.Idempotency{Key: "upload-ada"}}
+		_, err = w.Svc.AddDocument(ctx, backend, ada, upload)
+		require.NoError(t, err)
 
 		// Proposals about the person: one pending, one applied, and an
 		// intake that names her in its input only.
@@ -179,6 +208,14 @@ func TestService_ErasePerson(t *testing.T) {
 		decided, err := w.Svc.ApproveProposal(ctx, applied.ID, pipeline.ProposalDecision{Note: new("Fine for Ada Lovelace.")})
 		require.NoError(t, err)
 		require.Equal(t, pipeline.ProposalApplied, decided.Value.Status)
+		// One rejected with a key, which names her as she was once called.
+		rejected := propose(`{"content":"Augusta King, rejected","reason":"Augusta King asked"}`, func(ctx context.Context) error {
+			_, err := w.Svc.AddNote(ctx, backend, ada, pipeline.NewNote{Content: "Augusta King, rejected", Reasoned: pipeline.Because("Augusta King asked")})
+			return err
+		})
+		reject := pipeline.ProposalDecision{Note: new("Not for Augusta King."), Idempotency: &pipeline.Idempotency{Key: "reject-ada"}}
+		_, err = w.Svc.RejectProposal(ctx, rejected.ID, reject)
+		require.NoError(t, err)
 		intake := propose(`{"name":"Ada Lovelace","email":"a.lovelace@example.test"}`, func(ctx context.Context) error {
 			_, err := w.Svc.AddCandidate(ctx, backend, pipeline.NewCandidate{Name: name, Email: "a.lovelace@example.test"})
 			return err
@@ -191,7 +228,7 @@ func TestService_ErasePerson(t *testing.T) {
 				exported = append(exported, p.ID)
 			}
 		}
-		assert.ElementsMatch(t, []int64{pending.ID, applied.ID}, exported, "the export lists the proposals on the person's candidates")
+		assert.ElementsMatch(t, []int64{pending.ID, applied.ID, rejected.ID}, exported, "the export lists the proposals on the person's candidates")
 
 		counts := stageCounts(t, w, ctx, backend)
 		before := d.dump(t)
@@ -210,6 +247,45 @@ func TestService_ErasePerson(t *testing.T) {
 		_, err = w.Svc.GetDocument(ctx, backend, ada, doc.Value.ID)
 		assert.ErrorIs(t, err, pipeline.ErrNotFound, "the document went with the person")
 		assert.False(t, holds(after, "Lovelace"), "the dump holds the surname")
+		assert.False(t, holds(after, "Augusta King"), "the dump holds a filename")
+
+		// No idempotency record holds anything of hers: PostgreSQL dumps
+		// results as hex, so they are read as the store keeps them.
+		require.NoError(t, w.DB.Write(context.Background(), func(tx pipeline.Tx) error {
+			recs, err := tx.IdempotencyRecords(context.Background(), w.Res.Teams["acme"])
+			require.NoError(t, err)
+			require.NotEmpty(t, recs)
+			for _, r := range recs {
+				for _, s := range []string{"Lovelace", "ada@example.test", "Augusta", hex.EncodeToString(cvSum[:]), string(pipeline.GoodFit)} {
+					assert.False(t, holds(r.Result, s), "the record of key %q holds %q: %s", r.Key, s, r.Result)
+				}
+			}
+			return nil
+		}))
+		// Its keys replay the records as they read now: gone.
+		_, err = w.Svc.AddDocument(ctx, backend, ada, upload)
+		assert.Equal(t, pipeline.ENotFound, pipeline.ErrorCode(err), "the upload's key replays: %v", err)
+		_, err = w.Svc.RateCandidate(ctx, backend, ada, rate)
+		assert.Equal(t, pipeline.ENotFound, pipeline.ErrorCode(err), "the rating's key replays: %v", err)
+		decision, err := w.Svc.RejectProposal(ctx, rejected.ID, reject)
+		require.NoError(t, err)
+		assert.True(t, decision.Replayed)
+		assert.Equal(t, pipeline.ProposalRejected, decision.Value.Status)
+		assert.JSONEq(t, `{}`, string(decision.Value.Input), "the rejection's key replays the proposal as erased")
+
+		// Her rating is in no entry.
+		for _, a := range w.Activity(t) {
+			if a.Action == pipeline.ActionCandidateRated && a.SubjectID == ada {
+				assert.JSONEq(t, `{"rating":{"before":null,"after":"[erased]"}}`, string(a.Changes))
+			}
+		}
+
+		// PostgreSQL vacuumed every table the erasure changed.
+		if d.vacuumed != nil {
+			assert.Subset(t, d.vacuumed(t), []string{"candidates", "candidate_search", "notes", "ratings", "messages",
+				"invitation_mails", "interviews", "activity", "idempotency_keys", "river_job",
+				"documents", "document_contents", "proposals"}, "vacuumed")
+		}
 
 		// Proposals keep their operation, status and times; a pending one
 		// is withdrawn.
@@ -288,14 +364,15 @@ func TestService_ErasePerson(t *testing.T) {
 		for _, e := range feed.Entries {
 			subjects = append(subjects, e.SubjectID)
 			assert.NotContains(t, strings.ToLower(string(e.Changes)), "lovelace")
+			assert.Equal(t, new("Art. 17 request"), e.Reason, "candidate.erased carries the erasure's reason")
 		}
 		assert.ElementsMatch(t, []int64{ada, second.Value.ID}, subjects)
-		log := w.Activity(t)
+		feed, err = w.Svc.ListActivity(ctx, pipeline.FeedFilter{Limit: pipeline.MaxFeedLimit, Actions: []string{pipeline.ActionPrivacyErased}})
+		require.NoError(t, err)
 		var erasures []string
-		for _, a := range log {
-			if a.Action == pipeline.ActionPrivacyErased {
-				erasures = append(erasures, string(a.Changes))
-			}
+		for _, e := range feed.Entries {
+			erasures = append(erasures, string(e.Changes))
+			assert.Equal(t, new("Art. 17 request"), e.Reason, "privacy.erased carries the erasure's reason")
 		}
 		assert.Equal(t, []string{`{"count":2}`}, erasures, "privacy.erased, with the count")
 

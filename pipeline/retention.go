@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -66,7 +67,8 @@ func (o *Operator) SetRetention(ctx context.Context, teamID int64, days int) (Te
 // invitations and activity values; its future interviews cancelled) but
 // that candidate alone, in batches of RetentionBatch, each logged as any
 // erasure is (candidate.erased for each, privacy.erased with the count) as
-// the server's own act, with no user, token or address. With dryRun it
+// the server's own act, with no user, token or address, and the period as
+// its reason. With dryRun it
 // erases nothing and returns what it would erase. Two passes running at
 // once, on one database or on two replicas, erase each candidate once:
 // each batch locks its candidates and skips those erased meanwhile.
@@ -88,7 +90,7 @@ func (s *Service) SweepRetention(ctx context.Context, dryRun bool) ([]Swept, err
 			continue
 		}
 		cutoff := now.Add(-time.Duration(days) * 24 * time.Hour)
-		swept, err := s.sweepTeam(ctx, t, cutoff, dryRun)
+		swept, err := s.sweepTeam(ctx, t, days, cutoff, dryRun)
 		out = append(out, swept...)
 		if err != nil {
 			return out, err
@@ -100,9 +102,11 @@ func (s *Service) SweepRetention(ctx context.Context, dryRun bool) ([]Swept, err
 	return out, nil
 }
 
-// sweepTeam erases the candidates of team t whose retention expired at
-// cutoff, a batch per transaction.
-func (s *Service) sweepTeam(ctx context.Context, t Team, cutoff time.Time, dryRun bool) ([]Swept, error) {
+// sweepTeam erases the candidates of team t whose retention of days
+// expired at cutoff, a batch per transaction. The period is the reason
+// every entry of the erasure carries (oversight.md §1).
+func (s *Service) sweepTeam(ctx context.Context, t Team, days int, cutoff time.Time, dryRun bool) ([]Swept, error) {
+	reason := fmt.Sprintf("Retention period of %d days.", days)
 	var out []Swept
 	for after := int64(0); ; {
 		var batch []Expired
@@ -115,7 +119,7 @@ func (s *Service) sweepTeam(ctx context.Context, t Team, cutoff time.Time, dryRu
 			for i, x := range batch {
 				cands[i] = x.Candidate
 			}
-			_, err = s.erase(ctx, tx, Caller{}, t.ID, cands)
+			_, err = s.erase(ctx, reasonTx{Tx: tx, reason: &reason}, Caller{}, t.ID, cands)
 			return err
 		})
 		if err != nil {

@@ -179,6 +179,7 @@ func TestService_SweepRetention(t *testing.T) {
 			assert.Zero(t, a.UserID, a.Action)
 			assert.Zero(t, a.TokenID, a.Action)
 			assert.Empty(t, a.IP, a.Action)
+			assert.Equal(t, new("Retention period of 30 days."), a.Reason, "%s carries the erasure's reason", a.Action)
 		}
 		assert.ElementsMatch(t, []int64{ken, linus}, erased)
 		assert.Equal(t, []string{`{"count":2}`}, counts)

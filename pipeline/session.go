@@ -385,10 +385,10 @@ var ErrFormUsed = &Error{Code: EConflict, Message: "This form was sent already: 
 
 // CreateToken creates a token for the signed-in person inside the team the
 // session acts in, and returns it with its value, which is shown this
-// once. Errors: unauthenticated, forbidden (a token's caller),
-// validation_failed (name; scopes, also proposals:review with an approval
-// policy; approval: a read or an unknown operation; nonce), conflict
-// (ErrFormUsed).
+// once; it is logged as token.created. Errors: unauthenticated,
+// forbidden (a token's caller), validation_failed (name; scopes, also
+// proposals:review with an approval policy; approval: a read or an
+// unknown operation; nonce), conflict (ErrFormUsed).
 func (s *Service) CreateToken(ctx context.Context, f TokenForm) (Token, string, error) {
 	c, err := person(ctx)
 	if err != nil {
@@ -414,10 +414,18 @@ func (s *Service) CreateToken(ctx context.Context, f TokenForm) (Token, string, 
 	}
 	now := s.now()
 	value := NewTokenValue()
-	t, err := s.store.CreateTokenOnce(ctx, Token{
-		UserID: c.user.ID, TeamID: c.team.ID, Name: strings.TrimSpace(f.Name), Scopes: scopes, Approval: approval, Hash: HashToken(value),
-		CreatedAt: now, ExpiresAt: AddMonths(now, TokenLifetime),
-	}, HashToken(f.Nonce))
+	var t Token
+	err = s.store.Write(ctx, func(tx Tx) error {
+		var err error
+		t, err = tx.InsertTokenOnce(ctx, Token{
+			UserID: c.user.ID, TeamID: c.team.ID, Name: strings.TrimSpace(f.Name), Scopes: scopes, Approval: approval, Hash: HashToken(value),
+			CreatedAt: now, ExpiresAt: AddMonths(now, TokenLifetime),
+		}, HashToken(f.Nonce))
+		if err != nil {
+			return err
+		}
+		return logToken(ctx, tx, c, now, ActionTokenCreated, nil, &t)
+	})
 	if errors.Is(err, ErrConflict) {
 		return Token{}, "", ErrFormUsed
 	} else if err != nil {
@@ -478,15 +486,41 @@ func (s *Service) TokenToRevoke(ctx context.Context, id int64) (Token, error) {
 }
 
 // RevokeToken revokes a token the signed-in person may revoke (see
-// TokenToRevoke) at once; revoking it again keeps the first time. Errors:
-// as TokenToRevoke.
+// TokenToRevoke) at once, logged as token.revoked; revoking it again keeps
+// the first time and logs nothing. Errors: as TokenToRevoke.
 func (s *Service) RevokeToken(ctx context.Context, id int64) error {
 	if _, err := s.TokenToRevoke(ctx, id); err != nil {
 		return err
 	}
-	if err := s.store.RevokeToken(ctx, id, s.now()); err != nil {
+	c, err := person(ctx)
+	if err != nil {
+		return err
+	}
+	if err := revokeToken(ctx, s.store, c, id, s.now()); err != nil {
 		return err
 	}
 	s.tokens.forget(id)
 	return nil
+}
+
+// SetTokenApproval replaces the approval policy of a token the signed-in
+// person may change (see TokenToRevoke: their own, or as owner or admin
+// one of the session's team), logged as token.approval_changed; the
+// policy it has already changes and logs nothing. Errors:
+// unauthenticated, forbidden, not_found, validation_failed (approval;
+// scopes: the token carries proposals:review).
+func (s *Service) SetTokenApproval(ctx context.Context, id int64, approval []Op) (Token, error) {
+	if _, err := s.TokenToRevoke(ctx, id); err != nil {
+		return Token{}, err
+	}
+	c, err := person(ctx)
+	if err != nil {
+		return Token{}, err
+	}
+	t, err := setTokenApproval(ctx, s.store, c, id, approval, s.now())
+	if err != nil {
+		return Token{}, err
+	}
+	s.tokens.forget(id)
+	return t, nil
 }

@@ -58,15 +58,9 @@ type Store interface {
 	// UserByEmail returns the user with that email, in any letter case
 	// (compared folded, see Fold: the sign-in limit counts emails so).
 	UserByEmail(ctx context.Context, email string) (User, error)
-	// CreateToken stores a token (its hash, never its value) inside the
-	// user's current team, and returns it with its id and team.
-	CreateToken(ctx context.Context, t Token) (Token, error)
 	// TeamTokens returns the tokens created inside a team, with creators,
 	// oldest first.
 	TeamTokens(ctx context.Context, teamID int64) ([]Token, error)
-	// RevokeToken marks a token revoked at the given time; revoking a revoked
-	// token keeps the first time.
-	RevokeToken(ctx context.Context, id int64, at time.Time) error
 	// Activity returns the activity entries f selects in commit order (by
 	// id).
 	Activity(ctx context.Context, f ActivityFilter) ([]Activity, error)
@@ -211,10 +205,6 @@ type Store interface {
 	UserTeams(ctx context.Context, userID int64) ([]TeamRole, error)
 	// UserTokens returns a user's tokens in every team, oldest first.
 	UserTokens(ctx context.Context, userID int64) ([]Token, error)
-	// CreateTokenOnce stores a token inside t.TeamID, once per form: a
-	// second token with the same user and form hash is a conflict, and
-	// nothing is stored.
-	CreateTokenOnce(ctx context.Context, t Token, formHash string) (Token, error)
 
 	// Proposal returns a proposal with the names of its requester and
 	// decider (and their tokens), as stored: a pending one may be past
@@ -330,6 +320,23 @@ type Tx interface {
 	Rating(ctx context.Context, candidateID, userID int64) (*Rating, error)
 	// SaveRating stores a user's rating of a candidate, replacing theirs.
 	SaveRating(ctx context.Context, r Rating) error
+
+	// InsertToken stores a token (its hash, never its value) inside
+	// t.TeamID or, when it is 0, inside its user's current team, and
+	// returns it with its id and team. Errors: not_found (user).
+	InsertToken(ctx context.Context, t Token) (Token, error)
+	// InsertTokenOnce stores a token inside t.TeamID, once per form: a
+	// second token with the same user and form hash is a conflict, and
+	// nothing is stored.
+	InsertTokenOnce(ctx context.Context, t Token, formHash string) (Token, error)
+	// TokenForUpdate returns a token, locked. Errors: not_found.
+	TokenForUpdate(ctx context.Context, id int64) (Token, error)
+	// RevokeToken marks a token locked by TokenForUpdate revoked at the
+	// given time; a revoked token keeps its first time.
+	RevokeToken(ctx context.Context, id int64, at time.Time) error
+	// SetTokenApproval replaces the approval policy of a token locked by
+	// TokenForUpdate.
+	SetTokenApproval(ctx context.Context, id int64, approval []Op) error
 
 	// InsertActivity appends an activity entry (a TokenID or JobID of 0 is
 	// stored as none) and enqueues, in the same transaction, a WebhookMessage to

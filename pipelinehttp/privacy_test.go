@@ -95,3 +95,33 @@ func TestAPI_PrivacyExportDocuments(t *testing.T) {
 		}
 	})
 }
+
+func TestAPI_PrivacyErasureReplays(t *testing.T) {
+	each(t, "a key of a write about the person replays the record as it reads after the erasure", func(t *testing.T, e *env) {
+		cand := candidatePath(e.Job("backend"), e.Res.Candidates["ada"])
+		file := part{name: "file", filename: "Augusta King CV.txt", content: []byte("Notes on the analytical engine.")}
+		upload := func() *Response {
+			return e.upload(t, cand+"/documents", e.token("olivia"), []string{"Idempotency-Key", "upload-ada"}, file)
+		}
+		rate := func() *Response {
+			return e.do(t, http.MethodPost, cand+"/rating", e.token("olivia"), map[string]any{"rating": "good_fit"}, "Idempotency-Key", "rate-ada")
+		}
+		up := upload()
+		require.Equal(t, http.StatusCreated, up.Code, string(up.Body))
+		r := rate()
+		require.Equal(t, http.StatusOK, r.Code, string(r.Body))
+
+		r = e.do(t, http.MethodPost, "/api/v1/privacy/erasures", e.token("olivia"),
+			map[string]any{"email": "ada@example.test", "reason": "Asked to be forgotten."})
+		require.Equal(t, http.StatusOK, r.Code, string(r.Body))
+
+		// The document and the rating went with her: their keys answer so,
+		// and say nothing of them.
+		for name, r := range map[string]*Response{"upload": upload(), "rating": rate()} {
+			requireError(t, r, http.StatusNotFound, "not_found")
+			assert.NotContains(t, string(r.Body), "Augusta", name)
+			assert.NotContains(t, string(r.Body), "good_fit", name)
+			assert.Empty(t, r.Header.Get(ReplayHeader), name)
+		}
+	})
+}

@@ -132,7 +132,7 @@ func TestProposals_FeedAndWebhooks(t *testing.T) {
 		}
 		assert.ElementsMatch(t, []string{"proposal.created", "proposal.created", "candidate.stage_changed", "proposal.approved", "proposal.rejected"}, types)
 
-		awaitFeed(t, e.h, e.token("olivia"), 6) // the webhook's entry and the five
+		awaitFeed(t, e.h, e.token("olivia"), 7) // the webhook's entry, the agent's token.created and the five
 		feed := e.do(t, "GET", "/api/v1/activity?action=proposal.created&action=proposal.approved&action=proposal.rejected&action=candidate.stage_changed",
 			e.token("olivia"), nil).Items(t)
 		require.Len(t, feed, 5)

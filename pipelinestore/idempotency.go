@@ -134,7 +134,16 @@ func idempotencyLockID(schema string, teamID int64, key string) int64 {
 // same team and key. The caller holds the key's lock and found no live
 // record, so any row already there has expired.
 func (t *tx) SaveIdempotencyRecord(ctx context.Context, rec pipeline.IdempotencyRecord) error {
-	err := t.run.deferred(ctx, t.q.SaveIdempotencyRecord, rec.TeamID, rec.Key, rec.UserID, rec.Request, rec.Result, ts(rec.CreatedAt))
+	// NULL for a write about no candidate, and for no operation named.
+	var candidate, op any
+	if rec.CandidateID != 0 {
+		candidate = rec.CandidateID
+	}
+	if rec.Op != "" {
+		op = string(rec.Op)
+	}
+	err := t.run.deferred(ctx, t.q.SaveIdempotencyRecord, rec.TeamID, rec.Key, rec.UserID, rec.Request, rec.Result, ts(rec.CreatedAt),
+		candidate, op)
 	return formatError(err, "Idempotency key")
 }
 

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/uptrace/bun/driver/pgdriver"
@@ -153,12 +152,14 @@ func (t *tx) SetActivityChanges(ctx context.Context, id int64, changes []byte) e
 // included: they hold what they held until the purge.
 func (t *tx) IdempotencyRecords(ctx context.Context, teamID int64) ([]pipeline.IdempotencyRecord, error) {
 	var rows []struct {
-		TeamID    int64     `bun:"team_id"`
-		Key       string    `bun:"key"`
-		UserID    int64     `bun:"user_id"`
-		Request   string    `bun:"request"`
-		Result    []byte    `bun:"result"`
-		CreatedAt time.Time `bun:"created_at"`
+		TeamID      int64     `bun:"team_id"`
+		Key         string    `bun:"key"`
+		UserID      int64     `bun:"user_id"`
+		Request     string    `bun:"request"`
+		Result      []byte    `bun:"result"`
+		CreatedAt   time.Time `bun:"created_at"`
+		CandidateID *int64    `bun:"candidate_id"`
+		Op          *string   `bun:"operation"`
 	}
 	if err := t.run.all(ctx, t.q.IdempotencyRecords, args(teamID), &rows); err != nil {
 		return nil, formatError(err, "Idempotency key")
@@ -167,6 +168,12 @@ func (t *tx) IdempotencyRecords(ctx context.Context, teamID int64) ([]pipeline.I
 	for i, r := range rows {
 		out[i] = pipeline.IdempotencyRecord{TeamID: r.TeamID, Key: r.Key, UserID: r.UserID, Request: r.Request, Result: r.Result,
 			CreatedAt: r.CreatedAt.UTC()}
+		if r.CandidateID != nil {
+			out[i].CandidateID = *r.CandidateID
+		}
+		if r.Op != nil {
+			out[i].Op = pipeline.Op(*r.Op)
+		}
 	}
 	return out, nil
 }
@@ -176,16 +183,12 @@ func (t *tx) SetIdempotencyResult(ctx context.Context, teamID int64, key string,
 	return formatError(t.run.deferred(ctx, t.q.SetIdempotencyResul, result, teamID, key), "Idempotency key")
 }
 
-// erasedTables are the tables an erasure rewrites or deletes from, which
-// PostgreSQL vacuums after it.
-var erasedTables = []string{"candidates", "candidate_search", "notes", "ratings", "messages", "invitation_mails",
-	"interviews", "activity", "idempotency_keys", "river_job"}
-
-// Scrub makes the rows an erasure changed unreadable in the files: on
-// SQLite, with secure_delete on, a checkpoint that writes the erased
-// pages back into the database file and truncates the WAL; on
-// PostgreSQL a VACUUM of the tables erasures touch, which frees the dead
-// versions of their rows. Each runs on its own, outside any transaction.
+// Scrub makes the rows an erasure changed unreadable in the files
+// (ScrubErased): on SQLite, with secure_delete on, a checkpoint that
+// writes the erased pages back into the database file and truncates the
+// WAL; on PostgreSQL a VACUUM of every table an erasure changes, which
+// frees the dead versions of their rows. Each runs on its own, outside
+// any transaction.
 func (db *DB) Scrub(ctx context.Context) {
 	if db.dialect == DialectPostgres {
 		// VACUUM runs outside a transaction, so not on the store's own
@@ -193,10 +196,10 @@ func (db *DB) Scrub(ctx context.Context) {
 		// statement: on a connection that sets them when it opens.
 		var err error
 		if db.dsn == "" {
-			_, err = db.w.bun.DB.ExecContext(ctx, `VACUUM `+strings.Join(erasedTables, ", "))
+			_, err = db.w.bun.DB.ExecContext(ctx, db.q.ScrubErased)
 		} else {
 			conn := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(db.dsn)))
-			_, err = conn.ExecContext(ctx, `VACUUM `+strings.Join(erasedTables, ", "))
+			_, err = conn.ExecContext(ctx, db.q.ScrubErased)
 			err = errors.Join(err, conn.Close())
 		}
 		if err != nil {
@@ -204,7 +207,7 @@ func (db *DB) Scrub(ctx context.Context) {
 		}
 		return
 	}
-	if _, err := db.w.bun.DB.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+	if _, err := db.w.bun.DB.ExecContext(ctx, db.q.ScrubErased); err != nil {
 		slog.WarnContext(ctx, "pipelinestore: checkpoint after an erasure", "error", err)
 	}
 }

@@ -2,8 +2,6 @@ package pipelinestore
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -160,29 +158,4 @@ func (db *DB) UserTokens(ctx context.Context, userID int64) ([]pipeline.Token, e
 		out[i] = r.toToken()
 	}
 	return out, nil
-}
-
-// CreateTokenOnce stores a token and its form in one transaction; a form
-// stored before is a conflict, and no token is kept.
-func (db *DB) CreateTokenOnce(ctx context.Context, t pipeline.Token, formHash string) (pipeline.Token, error) {
-	r := newTokenRow(t)
-	err := db.w.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		run := runner{p: db.w, tx: &tx}
-		var seen int
-		err := run.get(ctx, db.q.TokenFormSeen, args(t.UserID, formHash), &seen)
-		if err == nil {
-			return pipeline.ErrConflict
-		} else if !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		if _, err := tx.NewInsert().Model(&r).Returning("id").Exec(ctx); err != nil {
-			return err
-		}
-		_, err = run.exec(ctx, db.q.InsertTokenForm, t.UserID, formHash, r.ID)
-		return err
-	})
-	if err != nil {
-		return pipeline.Token{}, formatError(err, "Token form")
-	}
-	return r.toToken(), nil
 }

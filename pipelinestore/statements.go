@@ -208,6 +208,7 @@ type statements struct {
 	Ratings                string
 	SetActivityChanges     string
 	SetIdempotencyResul    string
+	ScrubErased            string
 
 	// proposal.sql
 	CandidateProposals    string
@@ -259,12 +260,14 @@ type statements struct {
 	UserWithTeam string
 
 	// token.sql
-	InsertToken string
-	RevokeToken string
-	TeamTokens  string
-	TokenByHash string
-	TokenByID   string
-	TouchToken  string
+	InsertToken      string
+	RevokeToken      string
+	SetTokenApproval string
+	TokenLocked      string
+	TeamTokens       string
+	TokenByHash      string
+	TokenByID        string
+	TouchToken       string
 
 	// webhook.sql
 	DeleteWebhook string

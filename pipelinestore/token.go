@@ -2,6 +2,8 @@ package pipelinestore
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"time"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
@@ -52,16 +54,52 @@ func (db *DB) TouchToken(ctx context.Context, id int64, at time.Time) error {
 	return expectRow(res, "Token")
 }
 
-// CreateToken stores a token inside the user's current team, read in the
-// same statement, and returns it with its id and team.
-func (db *DB) CreateToken(ctx context.Context, t pipeline.Token) (pipeline.Token, error) {
-	r := newTokenRow(t)
-	err := db.write().get(ctx, db.q.InsertToken,
-		args(r.Name, r.Scopes, r.Approval, r.Hash, r.CreatedAt, r.ExpiresAt, r.LastUsedAt, r.RevokedAt, r.UserID), &r)
+// InsertToken stores a token inside t.TeamID or, when it is 0, inside
+// its user's current team, read in the same statement, and returns it
+// with its id and team.
+func (t *tx) InsertToken(ctx context.Context, tok pipeline.Token) (pipeline.Token, error) {
+	r := newTokenRow(tok)
+	var team any
+	if tok.TeamID != 0 {
+		team = tok.TeamID
+	}
+	err := t.run.get(ctx, t.q.InsertToken,
+		args(r.Name, r.Scopes, r.Approval, r.Hash, r.CreatedAt, r.ExpiresAt, r.LastUsedAt, r.RevokedAt, r.UserID, team), &r)
 	if err != nil {
 		return pipeline.Token{}, formatError(err, "User")
 	}
 	return r.toToken(), nil
+}
+
+// InsertTokenOnce stores a token inside t.TeamID and its form; a form
+// stored before is a conflict, and nothing is stored.
+func (t *tx) InsertTokenOnce(ctx context.Context, tok pipeline.Token, formHash string) (pipeline.Token, error) {
+	var seen int
+	err := t.run.get(ctx, t.q.TokenFormSeen, args(tok.UserID, formHash), &seen)
+	if err == nil {
+		return pipeline.Token{}, pipeline.ErrConflict
+	} else if !errors.Is(err, sql.ErrNoRows) {
+		return pipeline.Token{}, formatError(err, "Token form")
+	}
+	if tok, err = t.InsertToken(ctx, tok); err != nil {
+		return pipeline.Token{}, err
+	}
+	return tok, formatError(t.run.deferred(ctx, t.q.InsertTokenForm, tok.UserID, formHash, tok.ID), "Token form")
+}
+
+// TokenForUpdate returns a token, locked.
+func (t *tx) TokenForUpdate(ctx context.Context, id int64) (pipeline.Token, error) {
+	var r tokenRow
+	if err := t.run.get(ctx, t.q.TokenLocked, args(id), &r); err != nil {
+		return pipeline.Token{}, formatError(err, "Token")
+	}
+	return r.toToken(), nil
+}
+
+// SetTokenApproval replaces the approval policy of a token locked by
+// TokenForUpdate.
+func (t *tx) SetTokenApproval(ctx context.Context, id int64, approval []pipeline.Op) error {
+	return formatError(t.run.deferred(ctx, t.q.SetTokenApproval, textList[pipeline.Op](approval), id), "Token")
 }
 
 // TeamTokens returns the tokens created inside a team with their creators,
@@ -80,12 +118,8 @@ func (db *DB) TeamTokens(ctx context.Context, teamID int64) ([]pipeline.Token, e
 	return out, nil
 }
 
-// RevokeToken marks a token revoked at the given time; a token revoked
-// before keeps its first time.
-func (db *DB) RevokeToken(ctx context.Context, id int64, at time.Time) error {
-	res, err := db.write().exec(ctx, db.q.RevokeToken, ts(at), id)
-	if err != nil {
-		return formatError(err, "Token")
-	}
-	return expectRow(res, "Token")
+// RevokeToken marks a token locked by TokenForUpdate revoked at the
+// given time; a token revoked before keeps its first time.
+func (t *tx) RevokeToken(ctx context.Context, id int64, at time.Time) error {
+	return formatError(t.run.deferred(ctx, t.q.RevokeToken, ts(at), id), "Token")
 }

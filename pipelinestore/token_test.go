@@ -92,10 +92,11 @@ func TestStore_Tokens_Issued(t *testing.T) {
 		assert.Equal(t, created, a.Token.CreatedAt)
 		assert.Equal(t, pipeline.AddMonths(created, 6), a.Token.ExpiresAt)
 
-		_, err = db.CreateToken(ctx, pipeline.Token{UserID: 1 << 40, Name: "x", Scopes: pipeline.AllScopes, Hash: "h", CreatedAt: created, ExpiresAt: created})
-		requireCode(t, pipeline.ENotFound, err)
-		_, err = db.CreateToken(ctx, pipeline.Token{UserID: f.User("adam"), Name: "dup", Scopes: pipeline.AllScopes, Hash: tok.Hash, CreatedAt: created, ExpiresAt: created})
-		requireCode(t, pipeline.EConflict, err)
+		insert := func(tok pipeline.Token) error {
+			return db.Write(ctx, func(tx pipeline.Tx) error { _, err := tx.InsertToken(ctx, tok); return err })
+		}
+		requireCode(t, pipeline.ENotFound, insert(pipeline.Token{UserID: 1 << 40, Name: "x", Scopes: pipeline.AllScopes, Hash: "h", CreatedAt: created, ExpiresAt: created}))
+		requireCode(t, pipeline.EConflict, insert(pipeline.Token{UserID: f.User("adam"), Name: "dup", Scopes: pipeline.AllScopes, Hash: tok.Hash, CreatedAt: created, ExpiresAt: created}))
 
 		toks, err := db.TeamTokens(ctx, acme)
 		require.NoError(t, err)
@@ -114,12 +115,20 @@ func TestStore_Tokens_Issued(t *testing.T) {
 		assert.Equal(t, pipeline.User{ID: f.User("adam"), Name: "Adam Admin", Email: "adam@acme.test"}, last.Creator)
 
 		first := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
-		require.NoError(t, db.RevokeToken(ctx, tok.ID, first))
-		require.NoError(t, db.RevokeToken(ctx, tok.ID, first.Add(time.Hour)))
+		revoke := func(id int64, at time.Time) error {
+			return db.Write(ctx, func(tx pipeline.Tx) error {
+				if _, err := tx.TokenForUpdate(ctx, id); err != nil {
+					return err
+				}
+				return tx.RevokeToken(ctx, id, at)
+			})
+		}
+		require.NoError(t, revoke(tok.ID, first))
+		require.NoError(t, revoke(tok.ID, first.Add(time.Hour)))
 		a, err = db.TokenByHash(ctx, pipeline.HashToken(value))
 		require.NoError(t, err)
 		require.NotNil(t, a.Token.RevokedAt)
 		assert.Equal(t, first, *a.Token.RevokedAt)
-		requireCode(t, pipeline.ENotFound, db.RevokeToken(ctx, 1<<40, first))
+		requireCode(t, pipeline.ENotFound, revoke(1<<40, first))
 	})
 }

@@ -40,10 +40,22 @@ func runActivity(ctx context.Context, e env, args []string) error {
 }
 
 // activityJSON is an entry as activity prints it: the domain's entry, with
-// approved_by as the feed shows it, {user: {id, name}, token_id}.
+// user_id and token_id null where the API's are (the server's own entry;
+// one made without a token: on a page, by pipelined), and approved_by as
+// the feed shows it, {user: {id, name}, token_id}.
 type activityJSON struct {
 	pipeline.Activity
+	UserID     *int64          `json:"user_id"`
+	TokenID    *int64          `json:"token_id"`
 	ApprovedBy *approvedByJSON `json:"approved_by"` // null: not approved
+}
+
+// orNull is id, or nil for 0 (none).
+func orNull(id int64) *int64 {
+	if id == 0 {
+		return nil
+	}
+	return &id
 }
 
 type approvedByJSON struct {
@@ -59,7 +71,7 @@ type namedJSON struct {
 
 func toActivityJSON(a pipeline.Activity) activityJSON {
 	a.CreatedAt = timestamp(a.CreatedAt)
-	out := activityJSON{Activity: a}
+	out := activityJSON{Activity: a, UserID: orNull(a.UserID), TokenID: orNull(a.TokenID)}
 	if b := a.ApprovedBy; b != nil {
 		out.ApprovedBy = &approvedByJSON{User: namedJSON{ID: b.User.ID, Name: b.User.Name}, TokenID: b.TokenID}
 	}

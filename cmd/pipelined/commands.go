@@ -37,7 +37,14 @@ may only propose; [] for none), created_at, expires_at, last_used_at,
 revoked_at.`},
 		{name: "token revoke", synopsis: "ID", run: runTokenRevoke, doc: `
 Revoke a token; a running server refuses it within a second (each server
-trusts what it read of a token for that long). Prints {"id", "revoked"}.`},
+trusts what it read of a token for that long). Logged as token.revoked.
+Prints {"id", "revoked"}.`},
+		{name: "token set-approval", synopsis: "ID --approval OPS", run: runTokenSetApproval, doc: `
+Replace a token's approval policy: the writes it may only propose, named as
+for token create (--approval "" for none, "*" for every write its scopes
+allow); refused as there (exit 2). A running server applies it within a
+second. Logged as token.approval_changed, unless the token had that policy
+already. Prints {"id", "approval_required"}.`},
 		{name: "team list", synopsis: "", run: runTeamList, doc: `
 Every team as JSON lines: id, key, name, job_limit, retention_days (0:
 off), retention_days_in_effect, retention_effective_at (when a new or
@@ -125,9 +132,9 @@ reported, not migrated. Migrations the database has and this binary does not
 know (a newer version applied them) are left out.`
 
 const tokenCreateDoc = `
-Issue a token in the user's current team; prints it as JSON with its value,
-shown this once: {id, name, user_id, team_id, scopes, approval_required,
-created_at, expires_at, token}.
+Issue a token in the user's current team, logged as token.created; prints
+it as JSON with its value, shown this once: {id, name, user_id, team_id,
+scopes, approval_required, created_at, expires_at, token}.
 
 --user, --name and --scopes are required. --scopes "" issues a token without
 scopes, which reaches GET /api/v1/me only. --approval names the writes the
@@ -146,7 +153,9 @@ is stored.`
 const activityDoc = `
 The activity log as JSON lines, oldest first (by id), IP addresses included:
 of one team or all, after an entry id (to resume where a previous read
-stopped), at most N entries. Each entry has the reason its write was given
+stopped), at most N entries. "user_id" is null for what the server or an
+operator did, "token_id" null for what was done without a token (on a
+page, by pipelined). Each entry has the reason its write was given
 ("reason", null when none) and, when a person approved the proposal it came
 from, who did ("approved_by": {user: {id, name}, token_id}, token_id null
 when decided with pipelined proposal; null when not approved).

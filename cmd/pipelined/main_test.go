@@ -102,7 +102,7 @@ func TestServe(t *testing.T) {
 		require.NoError(t, srv.Wait(), "run after draining")
 
 		// The drained request committed.
-		lines := jsonLines(t, m.Must("activity"))
+		lines := writeEntries(t, m)
 		require.Len(t, lines, 1)
 		assert.Equal(t, "job.created", lines[0]["action"])
 
@@ -369,6 +369,41 @@ func TestToken_Approval(t *testing.T) {
 	})
 }
 
+// TestToken_SetApproval: web.md, an operator changes a token's approval
+// policy, logged as token.approval_changed (decisions.md §7).
+func TestToken_SetApproval(t *testing.T) {
+	eachDB(t, func(t *testing.T, m *Main) {
+		m.Seed("testdata/seed.json")
+		tok := m.CreateToken("olivia@acme.test", "agent", "candidates:write")
+		id := strconv.FormatInt(tok.ID, 10)
+		var set struct {
+			ID       int64         `json:"id"`
+			Approval []pipeline.Op `json:"approval_required"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(m.Must("token", "set-approval", id, "--approval", "send_message,move_candidate")), &set))
+		assert.Equal(t, tok.ID, set.ID)
+		assert.Equal(t, []pipeline.Op{pipeline.OpMoveCandidate, pipeline.OpSendMessage}, set.Approval)
+		m.Must("token", "set-approval", id, "--approval", "move_candidate,send_message") // the same policy
+
+		lines := jsonLines(t, m.Must("activity"))
+		require.Len(t, lines, 2, "token.created, then one change")
+		changed := lines[1]
+		assert.Equal(t, "token.approval_changed", changed["action"])
+		assert.Equal(t, float64(tok.ID), changed["subject_id"])
+		assert.Equal(t, map[string]any{"before": []any{}, "after": []any{"move_candidate", "send_message"}},
+			changed["changes"].(map[string]any)["approval_required"])
+
+		_, stderr, err := m.Run("", "token", "set-approval", id, "--approval", "list_jobs")
+		assert.Equal(t, exitUsage, exitStatus(err))
+		assert.Contains(t, stderr, "approval: The operation list_jobs is a read")
+		_, _, err = m.Run("", "token", "set-approval", id)
+		assert.Equal(t, exitUsage, exitStatus(err), "--approval is required")
+		_, stderr, err = m.Run("", "token", "set-approval", "999", "--approval", "")
+		assert.Error(t, err)
+		assert.Contains(t, stderr, "not_found")
+	})
+}
+
 // TestToken_NoScopes: decisions §7, a token without scopes is valid and
 // reaches /me only; --scopes "" issues one.
 func TestToken_NoScopes(t *testing.T) {
@@ -409,8 +444,22 @@ func TestActivity(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(body), &job))
 
 		all := jsonLines(t, m.Must("activity"))
-		require.Len(t, all, 2)
-		moved, opened := all[0], all[1]
+		require.Len(t, all, 4)
+		made, madeGlobex, moved, opened := all[0], all[1], all[2], all[3]
+		// token create is logged, by no user and with no token.
+		for i, e := range []map[string]any{made, madeGlobex} {
+			assert.Equal(t, "token.created", e["action"])
+			assert.Equal(t, "token", e["subject_type"])
+			assert.Equal(t, float64([]int64{olivia.ID, gina.ID}[i]), e["subject_id"])
+			assert.Equal(t, float64([]int64{acme.Teams["acme"], globex.Teams["globex"]}[i]), e["team_id"])
+			assert.NotContains(t, fmt.Sprint(e["changes"]), []string{olivia.Token, gina.Token}[i], "never its value")
+			// As the API has it: null, not 0, for no token and no user.
+			assert.Contains(t, e, "token_id")
+			assert.Nil(t, e["token_id"], "made without a token")
+			assert.Contains(t, e, "user_id")
+			assert.Nil(t, e["user_id"], "made by the operator, no user")
+		}
+		assert.Equal(t, map[string]any{"before": nil, "after": "mover"}, made["changes"].(map[string]any)["name"])
 		assert.Equal(t, "candidate.stage_changed", moved["action"])
 		assert.Equal(t, float64(acme.Teams["acme"]), moved["team_id"])
 		assert.Equal(t, float64(acme.Users["olivia"]), moved["user_id"])
@@ -436,9 +485,9 @@ func TestActivity(t *testing.T) {
 		byTeam := func(id int64) []map[string]any {
 			return jsonLines(t, m.Must("activity", "--team", strconv.FormatInt(id, 10)))
 		}
-		assert.Equal(t, all[:1], byTeam(acme.Teams["acme"]))
-		assert.Equal(t, all[1:], byTeam(globex.Teams["globex"]))
-		assert.Equal(t, all[1:], jsonLines(t, m.Must("activity", "--team", "globex")), "a team by its key")
+		assert.Equal(t, []map[string]any{made, moved}, byTeam(acme.Teams["acme"]))
+		assert.Equal(t, []map[string]any{madeGlobex, opened}, byTeam(globex.Teams["globex"]))
+		assert.Equal(t, []map[string]any{madeGlobex, opened}, jsonLines(t, m.Must("activity", "--team", "globex")), "a team by its key")
 
 		for _, team := range []string{"999", "x"} {
 			_, stderr, err := m.Run("", "activity", "--team", team)
@@ -518,7 +567,7 @@ func TestDemo(t *testing.T) {
 	dbPath := regexp.MustCompile(`PIPELINE_DB=(\S+) go run`).FindStringSubmatch(out)
 	require.NotNil(t, dbPath, "activity hint")
 	hint := newMain(t, dbPath[1])
-	lines := jsonLines(t, hint.Must("activity"))
+	lines := writeEntries(t, hint)
 	require.Len(t, lines, 1)
 	assert.Equal(t, "candidate.stage_changed", lines[0]["action"])
 
@@ -857,6 +906,19 @@ func (b *lockedBuffer) String() string {
 }
 
 // jsonLines decodes JSON lines; no output is no lines.
+// writeEntries are the lines pipelined activity args prints, without the
+// entries of the tokens a test made for its requests (token.*).
+func writeEntries(t *testing.T, m *Main, args ...string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, e := range jsonLines(t, m.Must(append([]string{"activity"}, args...)...)) {
+		if !strings.HasPrefix(e["action"].(string), "token.") {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 func jsonLines(t *testing.T, s string) []map[string]any {
 	t.Helper()
 	var out []map[string]any

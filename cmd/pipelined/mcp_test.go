@@ -62,7 +62,7 @@ func TestServe_MCP(t *testing.T) {
 		require.Equal(t, http.StatusOK, status)
 		assert.JSONEq(t, body, string(created), "the result is the API's body")
 
-		lines := jsonLines(t, m.Must("activity"))
+		lines := writeEntries(t, m)
 		require.Len(t, lines, 1)
 		assert.Equal(t, "job.created", lines[0]["action"])
 		assert.EqualValues(t, tok.ID, lines[0]["token_id"])

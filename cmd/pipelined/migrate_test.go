@@ -202,7 +202,7 @@ func TestMigrate_ReadOnlyRole(t *testing.T) {
 	require.Equal(t, 200, status, body)
 
 	reader := newMain(t, readOnlyRole(t, dsn))
-	lines := jsonLines(t, reader.Must("activity", "--team", "acme"))
+	lines := writeEntries(t, reader, "--team", "acme")
 	require.Len(t, lines, 1)
 	assert.Equal(t, "candidate.stage_changed", lines[0]["action"])
 	assert.Len(t, jsonLines(t, reader.Must("team", "list")), 1)

@@ -128,6 +128,32 @@ func runTokenRevoke(ctx context.Context, e env, args []string) error {
 	})
 }
 
+func runTokenSetApproval(ctx context.Context, e env, args []string) error {
+	fs := newFlagSet(e)
+	withDB(&e, fs)
+	approval := fs.String("approval", "", `comma-separated write operations the token may only propose, "*" for every write, or "" for none`)
+	if err := parseFlags(e, fs, args); err != nil {
+		return err
+	}
+	if err := requireFlags(e, fs, "approval"); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageErrorf(e, fs, "token set-approval takes exactly one token ID")
+	}
+	id, ok := parseID(fs.Arg(0))
+	if !ok {
+		return usageErrorf(e, fs, "%q is not a token id", fs.Arg(0))
+	}
+	return withOperator(ctx, e.cfg, writes, func(op *pipeline.Operator) error {
+		t, err := op.SetTokenApproval(ctx, id, pipeline.SplitApproval(*approval))
+		if err != nil {
+			return lineValues(e, err)
+		}
+		return json.NewEncoder(e.stdout).Encode(map[string]any{"id": t.ID, "approval_required": opList(t.Approval)})
+	})
+}
+
 // scopeList is scopes for JSON: a token without scopes shows [], not null.
 func scopeList(scopes []pipeline.Scope) []pipeline.Scope {
 	if scopes == nil {

@@ -115,6 +115,7 @@ func TestAgent(t *testing.T) {
 		actions[a.Action]++
 	}
 	assert.Equal(t, map[string]int{
+		pipeline.ActionTokenCreated:          1, // the agent's token
 		pipeline.ActionCandidateStageChanged: 2,
 		pipeline.ActionCandidateNoteAdded:    2,
 		pipeline.ActionCandidateRated:        2,

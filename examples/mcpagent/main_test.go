@@ -104,9 +104,12 @@ func TestMCPAgent(t *testing.T) {
 	actions := map[string]int{}
 	for _, a := range log {
 		actions[a.Action]++
-		assert.Equal(t, tokenID, a.TokenID)
+		if a.SubjectType != pipeline.SubjectToken {
+			assert.Equal(t, tokenID, a.TokenID)
+		}
 	}
 	assert.Equal(t, map[string]int{
+		pipeline.ActionTokenCreated:          1, // the agent's token
 		pipeline.ActionCandidateStageChanged: 2,
 		pipeline.ActionCandidateNoteAdded:    2,
 		pipeline.ActionCandidateRated:        2,

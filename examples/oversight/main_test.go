@@ -45,7 +45,8 @@ func TestOversight(t *testing.T) {
 			updated = a
 		}
 	}
-	assert.Equal(t, []string{pipeline.ActionProposalCreated, pipeline.ActionCandidateUpdated, pipeline.ActionProposalApproved}, actions)
+	assert.Equal(t, []string{pipeline.ActionTokenCreated, pipeline.ActionTokenCreated, // the agent's and the reviewer's
+		pipeline.ActionProposalCreated, pipeline.ActionCandidateUpdated, pipeline.ActionProposalApproved}, actions)
 	assert.JSONEq(t, `{"status":{"before":"active","after":"rejected"}}`, string(updated.Changes))
 	require.NotNil(t, updated.Reason)
 	assert.Equal(t, reason, *updated.Reason)

@@ -46,6 +46,9 @@ const (
 	ProposalExpired           Action = "proposal.expired"
 	ProposalRejected          Action = "proposal.rejected"
 	ProposalWithdrawn         Action = "proposal.withdrawn"
+	TokenApprovalChanged      Action = "token.approval_changed"
+	TokenCreated              Action = "token.created"
+	TokenRevoked              Action = "token.revoked"
 	WebhookCreated            Action = "webhook.created"
 	WebhookDeleted            Action = "webhook.deleted"
 )
@@ -103,6 +106,12 @@ func (e Action) Valid() bool {
 		return true
 	case ProposalWithdrawn:
 		return true
+	case TokenApprovalChanged:
+		return true
+	case TokenCreated:
+		return true
+	case TokenRevoked:
+		return true
 	case WebhookCreated:
 		return true
 	case WebhookDeleted:
@@ -119,6 +128,7 @@ const (
 	ActivityEntrySubjectTypeJob       ActivityEntrySubjectType = "job"
 	ActivityEntrySubjectTypeProposal  ActivityEntrySubjectType = "proposal"
 	ActivityEntrySubjectTypeTeam      ActivityEntrySubjectType = "team"
+	ActivityEntrySubjectTypeToken     ActivityEntrySubjectType = "token"
 	ActivityEntrySubjectTypeWebhook   ActivityEntrySubjectType = "webhook"
 )
 
@@ -134,6 +144,8 @@ func (e ActivityEntrySubjectType) Valid() bool {
 	case ActivityEntrySubjectTypeProposal:
 		return true
 	case ActivityEntrySubjectTypeTeam:
+		return true
+	case ActivityEntrySubjectTypeToken:
 		return true
 	case ActivityEntrySubjectTypeWebhook:
 		return true
@@ -1042,7 +1054,7 @@ func (e WorkMode) Valid() bool {
 	}
 }
 
-// Action The action of an activity entry. `candidate.message_sent` (the mail server took a message) and `candidate.message_failed` (it ended `failed`) are written by the server itself when the mail queue records the outcome: their `actor.user` and `actor.token_id` are `null`, and their `changes` are `{"message_id": 12}`, with `"error"` (the last reply or error) for a failure. `candidate.message_retried` is a failed message queued again (`POST …/messages/{message}/retry`), named as the other writes of a message are, by what became of it.
+// Action The action of an activity entry. `candidate.message_sent` (the mail server took a message) and `candidate.message_failed` (it ended `failed`) are written by the server itself when the mail queue records the outcome: their `actor.user` and `actor.token_id` are `null`, and their `changes` are `{"message_id": 12}`, with `"error"` (the last reply or error) for a failure. `candidate.message_retried` is a failed message queued again (`POST …/messages/{message}/retry`), named as the other writes of a message are, by what became of it. `token.created`, `token.revoked` and `token.approval_changed` are a token made, revoked, or given another approval policy, on the tokens page or by `pipelined token`: their subject is the token, their `changes` its `name`, `scopes`, `approval_required` and `expires_at` before and after (`null` before it was made, after it was revoked), never its value; one made by `pipelined` has `actor.user` `null`.
 type Action string
 
 // ActivityEntry An entry of the activity log, as the feed and webhook deliveries show
@@ -1051,13 +1063,13 @@ type Action string
 // a webhook's entries its `url`, `events` and `description`, and, when
 // a receiver's `410 Gone` deleted it, a `reason`.
 type ActivityEntry struct {
-	// Action The action of an activity entry. `candidate.message_sent` (the mail server took a message) and `candidate.message_failed` (it ended `failed`) are written by the server itself when the mail queue records the outcome: their `actor.user` and `actor.token_id` are `null`, and their `changes` are `{"message_id": 12}`, with `"error"` (the last reply or error) for a failure. `candidate.message_retried` is a failed message queued again (`POST …/messages/{message}/retry`), named as the other writes of a message are, by what became of it.
+	// Action The action of an activity entry. `candidate.message_sent` (the mail server took a message) and `candidate.message_failed` (it ended `failed`) are written by the server itself when the mail queue records the outcome: their `actor.user` and `actor.token_id` are `null`, and their `changes` are `{"message_id": 12}`, with `"error"` (the last reply or error) for a failure. `candidate.message_retried` is a failed message queued again (`POST …/messages/{message}/retry`), named as the other writes of a message are, by what became of it. `token.created`, `token.revoked` and `token.approval_changed` are a token made, revoked, or given another approval policy, on the tokens page or by `pipelined token`: their subject is the token, their `changes` its `name`, `scopes`, `approval_required` and `expires_at` before and after (`null` before it was made, after it was revoked), never its value; one made by `pipelined` has `actor.user` `null`.
 	Action Action `json:"action"`
 	Actor  struct {
 		// TokenId The token it was made with; `null` when it was made without one (by the server itself, or an operator's program).
 		TokenId *int64 `json:"token_id"`
 
-		// User The user who made the write; `null` for what the server did by itself (`candidate.message_sent`, `candidate.message_failed`).
+		// User The user who made the write; `null` for what the server did by itself (`candidate.message_sent`, `candidate.message_failed`) and for what an operator did with `pipelined` (`token.*`).
 		User *struct {
 			Id   Id     `json:"id"`
 			Name string `json:"name"`
@@ -1083,7 +1095,7 @@ type ActivityEntry struct {
 	CreatedAt Timestamp `json:"created_at"`
 	Id        Id        `json:"id"`
 
-	// JobId The job concerned; `null` for a webhook's entries.
+	// JobId The job concerned; `null` for a webhook's entries and a token's.
 	JobId *int64 `json:"job_id"`
 
 	// Reason The reason the write was given, as sent; `null` when it was given none, and on the entries the server makes itself.
@@ -2721,7 +2733,7 @@ type WebhookCreateRequest struct {
 
 // WebhookDelivery One attempt to deliver a message.
 type WebhookDelivery struct {
-	// Action The action of an activity entry. `candidate.message_sent` (the mail server took a message) and `candidate.message_failed` (it ended `failed`) are written by the server itself when the mail queue records the outcome: their `actor.user` and `actor.token_id` are `null`, and their `changes` are `{"message_id": 12}`, with `"error"` (the last reply or error) for a failure. `candidate.message_retried` is a failed message queued again (`POST …/messages/{message}/retry`), named as the other writes of a message are, by what became of it.
+	// Action The action of an activity entry. `candidate.message_sent` (the mail server took a message) and `candidate.message_failed` (it ended `failed`) are written by the server itself when the mail queue records the outcome: their `actor.user` and `actor.token_id` are `null`, and their `changes` are `{"message_id": 12}`, with `"error"` (the last reply or error) for a failure. `candidate.message_retried` is a failed message queued again (`POST …/messages/{message}/retry`), named as the other writes of a message are, by what became of it. `token.created`, `token.revoked` and `token.approval_changed` are a token made, revoked, or given another approval policy, on the tokens page or by `pipelined token`: their subject is the token, their `changes` its `name`, `scopes`, `approval_required` and `expires_at` before and after (`null` before it was made, after it was revoked), never its value; one made by `pipelined` has `actor.user` `null`.
 	Action Action `json:"action"`
 
 	// Attempt 1 for the first attempt of the message, up to 8.
@@ -3014,7 +3026,7 @@ type DeliverActivityJSONBody struct {
 	// Examples: 2026-01-05T10:00:00Z
 	Timestamp Timestamp `json:"timestamp"`
 
-	// Type The action of an activity entry. `candidate.message_sent` (the mail server took a message) and `candidate.message_failed` (it ended `failed`) are written by the server itself when the mail queue records the outcome: their `actor.user` and `actor.token_id` are `null`, and their `changes` are `{"message_id": 12}`, with `"error"` (the last reply or error) for a failure. `candidate.message_retried` is a failed message queued again (`POST …/messages/{message}/retry`), named as the other writes of a message are, by what became of it.
+	// Type The action of an activity entry. `candidate.message_sent` (the mail server took a message) and `candidate.message_failed` (it ended `failed`) are written by the server itself when the mail queue records the outcome: their `actor.user` and `actor.token_id` are `null`, and their `changes` are `{"message_id": 12}`, with `"error"` (the last reply or error) for a failure. `candidate.message_retried` is a failed message queued again (`POST …/messages/{message}/retry`), named as the other writes of a message are, by what became of it. `token.created`, `token.revoked` and `token.approval_changed` are a token made, revoked, or given another approval policy, on the tokens page or by `pipelined token`: their subject is the token, their `changes` its `name`, `scopes`, `approval_required` and `expires_at` before and after (`null` before it was made, after it was revoked), never its value; one made by `pipelined` has `actor.user` `null`.
 	Type Action `json:"type"`
 }
 

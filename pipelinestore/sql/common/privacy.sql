@@ -60,8 +60,8 @@ WHERE reason IS NOT NULL AND (
 -- name: SetActivityChanges
 UPDATE activity SET changes = $1 WHERE id = $2;
 
--- name: IdempotencyRecords
-SELECT team_id, key, user_id, request, result, created_at FROM idempotency_keys WHERE team_id = $1;
-
 -- name: SetIdempotencyResul
 UPDATE idempotency_keys SET result = $1 WHERE team_id = $2 AND key = $3;
+
+-- name: IdempotencyRecords
+SELECT team_id, key, user_id, request, result, created_at, candidate_id, operation FROM idempotency_keys WHERE team_id = $1;

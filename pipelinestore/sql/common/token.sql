@@ -19,13 +19,6 @@ WHERE t.id = $1;
 -- name: TouchToken
 UPDATE tokens SET last_used_at = $1 WHERE id = $2;
 
--- A token is created in its user's current team, read in the same
--- statement.
--- name: InsertToken
-INSERT INTO tokens (user_id, team_id, name, scopes, approval, hash, created_at, expires_at, last_used_at, revoked_at)
-SELECT u.id, u.current_team_id, $1, $2, $3, $4, $5, $6, $7, $8 FROM users AS u WHERE u.id = $9
-RETURNING id, team_id;
-
 -- name: TeamTokens
 SELECT t.*, u.name AS user_name, u.email AS user_email
 FROM tokens AS t JOIN users AS u ON u.id = t.user_id
@@ -35,3 +28,6 @@ ORDER BY t.created_at, t.id;
 -- A token revoked before keeps its first time.
 -- name: RevokeToken
 UPDATE tokens SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2;
+
+-- name: SetTokenApproval
+UPDATE tokens SET approval = $1 WHERE id = $2;

@@ -34,3 +34,10 @@ DELETE FROM river_job WHERE (kind = 'pipeline_invitation_place'
 SELECT a.id, a.team_id, a.job_id, a.user_id, a.token_id, a.action, a.subject_type, a.subject_id, a.changes,
 	a.reason, a.approved_by, a.created_at, a.xid AS seq, u.name AS user_name FROM activity AS a JOIN users AS u ON u.id = a.user_id
 WHERE a.subject_type = 'candidate' AND a.subject_id IN (SELECT CAST(x AS bigint) FROM json_array_elements_text(CAST($1 AS json)) AS x) ORDER BY a.id;
+
+-- ScrubErased frees the dead versions of the rows an erasure rewrote or
+-- deleted: every table it changes. It runs outside any transaction (see
+-- DB.Scrub).
+-- name: ScrubErased
+VACUUM candidates, candidate_search, notes, ratings, messages, invitation_mails, interviews, activity,
+	idempotency_keys, river_job, documents, document_contents, proposals;

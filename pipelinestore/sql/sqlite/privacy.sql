@@ -22,3 +22,8 @@ DELETE FROM river_job WHERE kind = 'pipeline_invitation'
 SELECT a.id, a.team_id, a.job_id, a.user_id, a.token_id, a.action, a.subject_type, a.subject_id, a.changes,
 	a.reason, a.approved_by, a.created_at, 0 AS seq, u.name AS user_name FROM activity AS a JOIN users AS u ON u.id = a.user_id
 WHERE a.subject_type = 'candidate' AND a.subject_id IN (SELECT value FROM json_each($1)) ORDER BY a.id;
+
+-- ScrubErased writes the pages an erasure changed (zeroed, with
+-- secure_delete on) back into the database file and truncates the WAL.
+-- name: ScrubErased
+PRAGMA wal_checkpoint(TRUNCATE);
