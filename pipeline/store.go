@@ -24,7 +24,9 @@ var ErrStageNotInJob = errors.New("pipeline: the stage is not a stage of the job
 // storetest.Conformance checks these rules and those of the methods.
 type Store interface {
 	// TokenByHash returns the token with the given hash, its user and the
-	// user's current team, revoked and expired tokens included.
+	// team it was made in, which it acts in, revoked and expired tokens
+	// included; ErrNotFound when the user is no longer a member of that
+	// team (decisions §7).
 	TokenByHash(ctx context.Context, hash string) (TokenAuth, error)
 	// TokenByID is TokenByHash by the token's id.
 	TokenByID(ctx context.Context, id int64) (TokenAuth, error)

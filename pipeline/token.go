@@ -105,8 +105,10 @@ func HashToken(value string) string {
 }
 
 // Authenticate resolves a token value to its caller, without a client
-// address (the transport adds it with Caller.WithIP). A malformed, unknown,
-// revoked or expired token is unauthenticated.
+// address (the transport adds it with Caller.WithIP), acting in the team
+// the token was made in. A malformed, unknown, revoked or expired token is
+// unauthenticated, and so is one whose user is no longer a member of its
+// team.
 func (s *Service) Authenticate(ctx context.Context, value string) (Caller, error) {
 	if !WellFormedToken(value) {
 		return Caller{}, ErrUnauthenticated

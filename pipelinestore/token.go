@@ -9,26 +9,27 @@ import (
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
-// tokenAuthRow is a token with its user and the user's current team, as
-// read by TokenByHash.
+// tokenAuthRow is a token with its user and the team it acts in, as read
+// by TokenByHash.
 type tokenAuthRow struct {
 	tokenRow
 
 	UserName     string `bun:"user_name"`
 	UserEmail    string `bun:"user_email"`
-	CurrentTeam  int64  `bun:"current_team_id"`
+	TeamActing   int64  `bun:"acting_team_id"`
 	TeamKey      string `bun:"team_key"`
 	TeamName     string `bun:"team_name"`
 	TeamJobLimit *int   `bun:"team_job_limit"`
 }
 
 // TokenByHash returns the token with the given hash, its user and the
-// user's current team, revoked and expired tokens included, in one query.
+// team it was made in, revoked and expired tokens included, in one query;
+// not found when the user is no longer a member of that team.
 func (db *DB) TokenByHash(ctx context.Context, hash string) (pipeline.TokenAuth, error) {
 	return db.tokenAuth(ctx, db.q.TokenByHash, hash)
 }
 
-// TokenByID returns a token by id, its user and the user's current team.
+// TokenByID is TokenByHash by the token's id.
 func (db *DB) TokenByID(ctx context.Context, id int64) (pipeline.TokenAuth, error) {
 	return db.tokenAuth(ctx, db.q.TokenByID, id)
 }
@@ -41,7 +42,7 @@ func (db *DB) tokenAuth(ctx context.Context, query string, key any) (pipeline.To
 	return pipeline.TokenAuth{
 		Token: r.toToken(),
 		User:  pipeline.User{ID: r.UserID, Name: r.UserName, Email: r.UserEmail},
-		Team:  pipeline.Team{ID: r.CurrentTeam, Key: r.TeamKey, Name: r.TeamName, JobLimit: r.TeamJobLimit},
+		Team:  pipeline.Team{ID: r.TeamActing, Key: r.TeamKey, Name: r.TeamName, JobLimit: r.TeamJobLimit},
 	}, nil
 }
 
