@@ -374,7 +374,7 @@ func TestToken_Approval(t *testing.T) {
 func TestToken_SetApproval(t *testing.T) {
 	eachDB(t, func(t *testing.T, m *Main) {
 		m.Seed("testdata/seed.json")
-		tok := m.CreateToken("olivia@acme.test", "agent", "candidates:write")
+		tok := m.CreateToken("olivia@acme.test", "agent", "candidates:write,messages:send")
 		id := strconv.FormatInt(tok.ID, 10)
 		var set struct {
 			ID       int64         `json:"id"`
