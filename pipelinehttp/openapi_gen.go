@@ -2,6 +2,7 @@ package pipelinehttp
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"maps"
 	"net/http"
@@ -151,6 +152,7 @@ func generateOpenAPI(overlay []byte) ([]byte, error) {
 		}
 	}
 	if schemas := get(get(ov.Content[0], "components"), "schemas"); schemas != nil {
+		g.overlaySchemas = schemas
 		for i := 0; i < len(schemas.Content); i += 2 {
 			g.overlaid[schemas.Content[i].Value] = true
 		}
@@ -186,6 +188,7 @@ func generateOpenAPI(overlay []byte) ([]byte, error) {
 type docGen struct {
 	open                                    map[*yaml.Node]bool
 	overlaid                                map[string]bool // the schemas the overlay holds
+	overlaySchemas                          *yaml.Node      // and those schemas
 	described                               map[string]bool // "method path" of the operations the overlay describes
 	root, paths, params, responses, schemas *yaml.Node
 	shared                                  []namedSchema
@@ -428,14 +431,26 @@ func (g *docGen) success(o operation) (*yaml.Node, error) {
 		}
 		if held {
 			// {data: the record or the proposal}: a union of the data, not
-			// of two envelopes, which generators tell apart by the fields.
+			// of two envelopes, discriminated by the object field both
+			// carry, so that a generator need not tell them apart by their
+			// fields (ogen cannot).
 			record, err := g.record(o.body.Field(0).Type)
 			if err != nil {
 				return nil, err
 			}
+			data := mapping("oneOf", seq(ref("schemas", record), ref("schemas", "Proposal")))
+			objects := mapping()
+			for _, branch := range []string{record, "Proposal"} {
+				object := get(get(get(cmp.Or(get(g.overlaySchemas, branch), get(g.schemas, branch)), "properties"), "object"), "const")
+				if object == nil {
+					return nil, fmt.Errorf("%s: the schema %s has no object const to tell it from the other answer of a held write", o.op, branch)
+				}
+				set(objects, object.Value, "#/components/schemas/"+branch)
+			}
+			set(data, "discriminator", mapping("propertyName", "object", "mapping", objects))
 			name = record + "OrProposalResponse"
 			set(g.schemas, name, mapping("type", "object", "additionalProperties", false, "required", flow("data"),
-				"properties", mapping("data", mapping("oneOf", seq(ref("schemas", record), ref("schemas", "Proposal"))))))
+				"properties", mapping("data", data)))
 		}
 		set(r, "content", mapping("application/json", mapping("schema", ref("schemas", name))))
 	}

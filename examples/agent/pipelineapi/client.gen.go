@@ -673,6 +673,21 @@ func (e JobStatus) Valid() bool {
 	}
 }
 
+// Defines values for MessageObject.
+const (
+	MessageObjectMessage MessageObject = "message"
+)
+
+// Valid indicates whether the value is a known member of the MessageObject enum.
+func (e MessageObject) Valid() bool {
+	switch e {
+	case MessageObjectMessage:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MessageStatus.
 const (
 	MessageStatusCancelled MessageStatus = "cancelled"
@@ -772,6 +787,21 @@ func (e ProposalMethod) Valid() bool {
 	case PATCH:
 		return true
 	case POST:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ProposalObject.
+const (
+	ProposalObjectProposal ProposalObject = "proposal"
+)
+
+// Valid indicates whether the value is a known member of the ProposalObject enum.
+func (e ProposalObject) Valid() bool {
+	switch e {
+	case ProposalObjectProposal:
 		return true
 	default:
 		return false
@@ -1991,6 +2021,9 @@ type Message struct {
 	// LastError The mail server's last reply or the connection error of the last failed attempt, never a credential; null until an attempt fails.
 	LastError *string `json:"last_error"`
 
+	// Object Always `message`. Sending answers the message or, when the token's approval policy holds it, a proposal under the same status; this field tells which.
+	Object MessageObject `json:"object"`
+
 	// SendAt When the message is due.
 	//
 	// Examples: 2026-01-05T10:00:00Z
@@ -2006,6 +2039,9 @@ type Message struct {
 	// To The candidate's email when the message was sent.
 	To string `json:"to"`
 }
+
+// MessageObject Always `message`. Sending answers the message or, when the token's approval policy holds it, a proposal under the same status; this field tells which.
+type MessageObject string
 
 // MessageCreateRequest defines model for MessageCreateRequest.
 type MessageCreateRequest struct {
@@ -2278,6 +2314,7 @@ type PersonExport struct {
 			Id          int64   `json:"id"`
 			JobId       int64   `json:"job_id"`
 			LastError   *string `json:"last_error"`
+			Object      string  `json:"object"`
 			SendAt      string  `json:"send_at"`
 			SentAt      *string `json:"sent_at"`
 			Status      string  `json:"status"`
@@ -2312,6 +2349,7 @@ type PersonExport struct {
 			JobId       *int64                 `json:"job_id"`
 			Method      string                 `json:"method"`
 			Note        *string                `json:"note"`
+			Object      string                 `json:"object"`
 			Operation   string                 `json:"operation"`
 			Path        string                 `json:"path"`
 			Reason      *string                `json:"reason"`
@@ -2399,6 +2437,9 @@ type Proposal struct {
 	// Note The decider's note; `null` when none.
 	Note *string `json:"note"`
 
+	// Object Always `proposal`. A write that a token's approval policy may hold answers its record or a proposal under the same status; this field tells which.
+	Object ProposalObject `json:"object"`
+
 	// Operation The operation's name, as the MCP tool is named (`move_candidate`).
 	Operation string `json:"operation"`
 
@@ -2437,6 +2478,9 @@ type Proposal struct {
 
 // ProposalMethod The REST request's method.
 type ProposalMethod string
+
+// ProposalObject Always `proposal`. A write that a token's approval policy may hold answers its record or a proposal under the same status; this field tells which.
+type ProposalObject string
 
 // ProposalStatus `pending` until decided; then `applied` (approved and run),
 // `failed` (approved, and the write refused: `result` says why),
@@ -2784,6 +2828,12 @@ type WebhookListResponse struct {
 type WebhookResponse struct {
 	// Data A subscription of the team to its activity; never its secret.
 	Data Webhook `json:"data"`
+}
+
+// WithdrawProposalRequest defines model for WithdrawProposalRequest.
+type WithdrawProposalRequest struct {
+	// Reason Optional: why this write is made, 1 to 1,000 characters once trimmed, line breaks allowed. Kept on the write's activity entry, in the feed and in webhook payloads.
+	Reason *string `json:"reason,omitempty"`
 }
 
 // WorkMode defines model for WorkMode.
@@ -3358,6 +3408,10 @@ func (t MessageOrProposalResponse_Data) AsMessage() (Message, error) {
 // FromMessage overwrites any union data inside the MessageOrProposalResponse_Data as the provided Message
 func (t *MessageOrProposalResponse_Data) FromMessage(v Message) error {
 	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"object":"message"}`))
 	t.union = b
 	return err
 }
@@ -3365,6 +3419,10 @@ func (t *MessageOrProposalResponse_Data) FromMessage(v Message) error {
 // MergeMessage performs a merge with any union data inside the MessageOrProposalResponse_Data, using the provided Message
 func (t *MessageOrProposalResponse_Data) MergeMessage(v Message) error {
 	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"object":"message"}`))
 	if err != nil {
 		return err
 	}
@@ -3384,6 +3442,10 @@ func (t MessageOrProposalResponse_Data) AsProposal() (Proposal, error) {
 // FromProposal overwrites any union data inside the MessageOrProposalResponse_Data as the provided Proposal
 func (t *MessageOrProposalResponse_Data) FromProposal(v Proposal) error {
 	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"object":"proposal"}`))
 	t.union = b
 	return err
 }
@@ -3394,10 +3456,37 @@ func (t *MessageOrProposalResponse_Data) MergeProposal(v Proposal) error {
 	if err != nil {
 		return err
 	}
+	b, err = runtime.JSONMerge(b, []byte(`{"object":"proposal"}`))
+	if err != nil {
+		return err
+	}
 
 	merged, err := runtime.JSONMerge(t.union, b)
 	t.union = merged
 	return err
+}
+
+func (t MessageOrProposalResponse_Data) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"object"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t MessageOrProposalResponse_Data) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "message":
+		return t.AsMessage()
+	case "proposal":
+		return t.AsProposal()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
 }
 
 func (t MessageOrProposalResponse_Data) MarshalJSON() ([]byte, error) {
