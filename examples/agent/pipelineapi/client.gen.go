@@ -838,6 +838,21 @@ func (e ProposalStatus) Valid() bool {
 	}
 }
 
+// Defines values for RangeNotSatisfiableErrorObjectCode.
+const (
+	RangeNotSatisfiableErrorObjectCodeRangeNotSatisfiable RangeNotSatisfiableErrorObjectCode = "range_not_satisfiable"
+)
+
+// Valid indicates whether the value is a known member of the RangeNotSatisfiableErrorObjectCode enum.
+func (e RangeNotSatisfiableErrorObjectCode) Valid() bool {
+	switch e {
+	case RangeNotSatisfiableErrorObjectCodeRangeNotSatisfiable:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for RateLimitedErrorObjectCode.
 const (
 	RateLimitedErrorObjectCodeRateLimited RateLimitedErrorObjectCode = "rate_limited"
@@ -2515,6 +2530,23 @@ type ProposalsReviewDecisionForbiddenErrorObject struct {
 	union json.RawMessage
 }
 
+// RangeNotSatisfiableError defines model for RangeNotSatisfiableError.
+type RangeNotSatisfiableError struct {
+	Error RangeNotSatisfiableErrorObject `json:"error"`
+}
+
+// RangeNotSatisfiableErrorObject defines model for RangeNotSatisfiableErrorObject.
+type RangeNotSatisfiableErrorObject struct {
+	Code    RangeNotSatisfiableErrorObjectCode `json:"code"`
+	Details any                                `json:"details"`
+
+	// Message For people; branch on `code`, not on the message.
+	Message ErrorMessage `json:"message"`
+}
+
+// RangeNotSatisfiableErrorObjectCode defines model for RangeNotSatisfiableErrorObject.Code.
+type RangeNotSatisfiableErrorObjectCode string
+
 // RateLimitedError defines model for RateLimitedError.
 type RateLimitedError struct {
 	Error RateLimitedErrorObject `json:"error"`
@@ -2919,6 +2951,9 @@ type ProposalsReviewDecisionForbidden = ProposalsReviewDecisionForbiddenError
 
 // Proposed defines model for Proposed.
 type Proposed = ProposalResponse
+
+// RangeNotSatisfiable defines model for RangeNotSatisfiable.
+type RangeNotSatisfiable = RangeNotSatisfiableError
 
 // RateLimited defines model for RateLimited.
 type RateLimited = RateLimitedError
