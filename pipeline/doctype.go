@@ -22,6 +22,10 @@ const (
 	TypeJPEG = "image/jpeg"
 )
 
+// DocumentTypes are the Type constants: every type a document's bytes can
+// be served with.
+var DocumentTypes = []string{TypePDF, TypeDOCX, TypeODT, TypeText, TypePNG, TypeJPEG}
+
 // msgAcceptedTypes names the accepted types for a file of another.
 const msgAcceptedTypes = "The file must be a PDF, a Word (.docx) or OpenDocument text (.odt) document, plain UTF-8 text, a PNG or a JPEG image."
 

@@ -196,6 +196,7 @@ func (iv Interview) Record() InterviewRecord {
 // MessageRecord is a message to a candidate as sent, listed and read.
 type MessageRecord struct {
 	ID          int64   `json:"id"`
+	Object      string  `json:"object"` // always "message": what tells it from a proposal, which a held sending answers
 	JobID       int64   `json:"job_id"`
 	CandidateID int64   `json:"candidate_id"`
 	To          string  `json:"to" supplied:"candidate"`
@@ -213,7 +214,7 @@ type MessageRecord struct {
 // Record is m as the API shows it.
 func (m Message) Record() MessageRecord {
 	r := MessageRecord{
-		ID: m.ID, JobID: m.JobID, CandidateID: m.CandidateID, To: m.To, Subject: m.Subject, Body: m.Body,
+		ID: m.ID, Object: "message", JobID: m.JobID, CandidateID: m.CandidateID, To: m.To, Subject: m.Subject, Body: m.Body,
 		Status: m.Status, SendAt: FormatTime(m.SendAt), Attempts: m.Attempts,
 		Author: Named{ID: m.Author.ID, Name: m.Author.Name}, CreatedAt: FormatTime(m.CreatedAt),
 	}

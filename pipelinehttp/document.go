@@ -52,10 +52,11 @@ type documentContent struct {
 	content pipeline.Content
 }
 
-// media is what the document says of the body: any bytes.
-func (documentContent) media() (string, []byte) { return "application/octet-stream", nil }
+// mediaTypes are the types a document is served with: its own, read
+// from its content when it was added.
+func (documentContent) mediaTypes() []string { return pipeline.DocumentTypes }
 
-func (d documentContent) serve(w http.ResponseWriter, r *http.Request) {
+func (d documentContent) serve(w http.ResponseWriter, r *http.Request) error {
 	defer d.content.Close()
 	h := w.Header()
 	h.Set("Content-Type", d.doc.ContentType)
@@ -63,7 +64,40 @@ func (d documentContent) serve(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", "sandbox; default-src 'none'")
 	h.Set("ETag", `"`+d.doc.SHA256+`"`)
-	http.ServeContent(w, r, "", d.doc.CreatedAt, d.content)
+	rw := &rangeRefusal{ResponseWriter: w}
+	http.ServeContent(rw, r, "", d.doc.CreatedAt, d.content)
+	if !rw.refused {
+		return nil
+	}
+	// ServeContent's own answer is plain text; the API's is the
+	// envelope, with ServeContent's Content-Range (the size) kept. Its
+	// error path drops Cache-Control, which every API answer carries.
+	h.Del("Content-Disposition")
+	h.Del("Content-Type")
+	h.Set("Cache-Control", "no-store")
+	return errRangeNotSatisfiable
+}
+
+// rangeRefusal passes a response through, except a 416: its status and
+// its plain-text body are held back, for the error middleware to answer.
+type rangeRefusal struct {
+	http.ResponseWriter
+	refused bool
+}
+
+func (w *rangeRefusal) WriteHeader(status int) {
+	if status == http.StatusRequestedRangeNotSatisfiable {
+		w.refused = true
+		return
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *rangeRefusal) Write(b []byte) (int, error) {
+	if w.refused {
+		return len(b), nil
+	}
+	return w.ResponseWriter.Write(b)
 }
 
 // encodeRFC5987 percent-encodes s as an RFC 5987 value: every byte but

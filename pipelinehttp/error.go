@@ -29,6 +29,9 @@ const (
 	// body that ends before its declared length, or what Go's server
 	// refuses before the API sees it (see Listener).
 	CodeBadRequest = "bad_request"
+	// CodeRangeNotSatisfiable reports a download's Range that asks for no
+	// byte of the document.
+	CodeRangeNotSatisfiable = "range_not_satisfiable"
 )
 
 // UnavailableRetryAfter is the Retry-After of a 503 unavailable: the
@@ -45,6 +48,7 @@ var faceStatus = map[string]int{
 	CodeRequestTimeout:       http.StatusRequestTimeout,
 	CodeBadRequest:           http.StatusBadRequest,
 	CodeUnsupportedMediaType: http.StatusUnsupportedMediaType,
+	CodeRangeNotSatisfiable:  http.StatusRequestedRangeNotSatisfiable,
 }
 
 var (
@@ -53,6 +57,8 @@ var (
 	errPayloadTooLarge  = &pipeline.Error{Code: CodePayloadTooLarge, Message: "The request body may not be larger than 1 MiB."}
 	errRequestTimeout   = &pipeline.Error{Code: CodeRequestTimeout, Message: "The request body did not arrive in time."}
 	errBodyIncomplete   = &pipeline.Error{Code: CodeBadRequest, Message: "The request body ended before it was complete."}
+	// Content-Range says the document's size.
+	errRangeNotSatisfiable = &pipeline.Error{Code: CodeRangeNotSatisfiable, Message: "The range asks for no byte of the document."}
 )
 
 // errors is the middleware that turns the error a handler or a later

@@ -33,7 +33,7 @@ var generators = []struct {
 		return []string{"oapi-codegen", "-generate", "types,client", "-package", "client", "-o", filepath.Join(out, "client.gen.go"), doc}
 	}},
 	{"ogen", func(doc, out string) []string {
-		return []string{"ogen", "--config", "testdata/ogen.yml", "--target", out, "--package", "client", "--clean", doc}
+		return []string{"ogen", "--target", out, "--package", "client", "--clean", doc}
 	}},
 }
 

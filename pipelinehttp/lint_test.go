@@ -33,6 +33,9 @@ func TestLint_ExpectedProblems(t *testing.T) {
 	for _, o := range operations {
 		if o.op.Scope() != "" {
 			want = append(want, securityWarning+"#/paths/"+escape.Replace("/api/v1"+o.path)+"/"+strings.ToLower(o.method)+"/security/0/bearerAuth/0")
+			if o.servesHead() {
+				want = append(want, securityWarning+"#/paths/"+escape.Replace("/api/v1"+o.path)+"/head/security/0/bearerAuth/0")
+			}
 		}
 	}
 	slices.Sort(want)

@@ -81,8 +81,9 @@ func TestMessages_HTTP(t *testing.T) {
 		d := r.Data(t)
 		id := num(t, d["id"])
 		assert.Equal(t, messagesPath(e)+"/"+itoa(id), r.Header.Get("Location"))
-		assert.ElementsMatch(t, []string{"id", "job_id", "candidate_id", "to", "subject", "body", "status", "send_at",
+		assert.ElementsMatch(t, []string{"id", "object", "job_id", "candidate_id", "to", "subject", "body", "status", "send_at",
 			"sent_at", "attempts", "last_error", "author", "created_at"}, keys(d))
+		assert.Equal(t, "message", d["object"])
 		assert.Equal(t, "queued", d["status"])
 		assert.Equal(t, "ada@example.test", d["to"])
 		assert.Nil(t, d["sent_at"])
@@ -101,6 +102,29 @@ func TestMessages_HTTP(t *testing.T) {
 
 		cancel := e.do(t, "POST", messagesPath(e)+"/"+itoa(id)+"/cancel", e.token("olivia"), nil)
 		requireError(t, cancel, http.StatusForbidden, "forbidden")
+	})
+	each(t, "held: 202 with the proposal, which its object tells from a message", func(t *testing.T, e *env) {
+		s := mailtest.Start(t, mailtest.Options{})
+		e.withMail(t, s)
+		_, held, err := e.Op.IssueToken(context.Background(), pipeline.TokenRequest{UserEmail: "mia@acme.test", Name: "agent",
+			Scopes: []pipeline.Scope{pipeline.ScopeMessagesSend}, Approval: []pipeline.Op{pipeline.OpSendMessage}})
+		require.NoError(t, err)
+		// do checks each answer against the document, whose discriminator
+		// picks the branch by object.
+		r := e.do(t, "POST", messagesPath(e), held, map[string]any{"subject": "Your interview", "body": "Hello Ada."})
+		require.Equal(t, http.StatusAccepted, r.Code, "%s", r.Body)
+		assert.Equal(t, "proposal", r.Data(t)["object"])
+		assert.Equal(t, "pending", r.Data(t)["status"])
+		assert.Equal(t, "/api/v1/proposals/"+itoa(num(t, r.Data(t)["id"])), r.Header.Get("Location"))
+
+		sent := e.do(t, "POST", messagesPath(e), e.token("olivia"), map[string]any{"subject": "Your interview", "body": "Hello Ada."})
+		require.Equal(t, http.StatusAccepted, sent.Code, "%s", sent.Body)
+		assert.Equal(t, "message", sent.Data(t)["object"])
+
+		listed := e.do(t, "GET", "/api/v1/proposals", e.token("olivia"), nil)
+		require.Equal(t, http.StatusOK, listed.Code, "%s", listed.Body)
+		require.Len(t, listed.Items(t), 1)
+		assert.Equal(t, "proposal", listed.Items(t)[0]["object"])
 	})
 	each(t, "without mail configured: 403", func(t *testing.T, e *env) {
 		r := e.do(t, "POST", messagesPath(e), e.token("olivia"), map[string]any{"subject": "Hi", "body": "Hello."})

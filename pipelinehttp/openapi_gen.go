@@ -2,6 +2,7 @@ package pipelinehttp
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"maps"
 	"net/http"
@@ -151,6 +152,7 @@ func generateOpenAPI(overlay []byte) ([]byte, error) {
 		}
 	}
 	if schemas := get(get(ov.Content[0], "components"), "schemas"); schemas != nil {
+		g.overlaySchemas = schemas
 		for i := 0; i < len(schemas.Content); i += 2 {
 			g.overlaid[schemas.Content[i].Value] = true
 		}
@@ -186,6 +188,7 @@ func generateOpenAPI(overlay []byte) ([]byte, error) {
 type docGen struct {
 	open                                    map[*yaml.Node]bool
 	overlaid                                map[string]bool // the schemas the overlay holds
+	overlaySchemas                          *yaml.Node      // and those schemas
 	described                               map[string]bool // "method path" of the operations the overlay describes
 	root, paths, params, responses, schemas *yaml.Node
 	shared                                  []namedSchema
@@ -356,6 +359,9 @@ func (g *docGen) operation(o operation) error {
 	if o.reads == multipartBody {
 		set(responses, "415", ref("responses", "UnsupportedMediaType"))
 	}
+	if o.servesHead() {
+		set(responses, "416", ref("responses", "RangeNotSatisfiable"))
+	}
 	if takesInput {
 		set(responses, "422", ref("responses", "ValidationFailed"))
 	}
@@ -364,7 +370,43 @@ func (g *docGen) operation(o operation) error {
 	set(responses, "503", ref("responses", "Unavailable"))
 	set(op, "responses", responses)
 	set(item, method, op)
+	if o.servesHead() {
+		set(item, "head", headOperation(o, op))
+	}
 	return nil
+}
+
+// headOperation is the HEAD of the GET operation o, whose document is
+// get: its parameters, security and answers, the success without its
+// body. Its operationId is head_ and the GET's without get_; the overlay
+// gives its prose.
+func headOperation(o operation, get *yaml.Node) *yaml.Node {
+	head := mapping("operationId", "head_"+strings.TrimPrefix(string(o.op), "get_"))
+	for i := 0; i+1 < len(get.Content); i += 2 {
+		switch key, v := get.Content[i].Value, get.Content[i+1]; key {
+		case "operationId", "summary", "description":
+		case "responses":
+			responses := mapping()
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				status, r := v.Content[j].Value, v.Content[j+1]
+				if status == strconv.Itoa(o.status) {
+					headers := *r
+					headers.Content = nil
+					for k := 0; k+1 < len(r.Content); k += 2 {
+						if r.Content[k].Value != "content" {
+							headers.Content = append(headers.Content, r.Content[k], r.Content[k+1])
+						}
+					}
+					r = &headers
+				}
+				set(responses, status, r)
+			}
+			set(head, key, responses)
+		default:
+			set(head, key, v)
+		}
+	}
+	return head
 }
 
 // pathParamName is the component name of a path id: job is JobId.
@@ -417,6 +459,14 @@ func (g *docGen) success(o operation) (*yaml.Node, error) {
 	r := mapping("description", http.StatusText(o.status)+".", "headers", headers)
 	switch {
 	case o.status == http.StatusNoContent:
+	case o.body.Implements(reflect.TypeFor[servedBody]()):
+		// Bytes of any of the types it may have, as stored.
+		content := mapping()
+		for _, media := range reflect.Zero(o.body).Interface().(servedBody).mediaTypes() {
+			media, _, _ = strings.Cut(media, ";")
+			set(content, media, mapping("schema", mapping("type", "string", "format", "binary")))
+		}
+		set(r, "content", content)
 	case o.body.Implements(reflect.TypeFor[rawBody]()):
 		media, _ := reflect.Zero(o.body).Interface().(rawBody).media()
 		media, _, _ = strings.Cut(media, ";")
@@ -428,14 +478,26 @@ func (g *docGen) success(o operation) (*yaml.Node, error) {
 		}
 		if held {
 			// {data: the record or the proposal}: a union of the data, not
-			// of two envelopes, which generators tell apart by the fields.
+			// of two envelopes, discriminated by the object field both
+			// carry, so that a generator need not tell them apart by their
+			// fields (ogen cannot).
 			record, err := g.record(o.body.Field(0).Type)
 			if err != nil {
 				return nil, err
 			}
+			data := mapping("oneOf", seq(ref("schemas", record), ref("schemas", "Proposal")))
+			objects := mapping()
+			for _, branch := range []string{record, "Proposal"} {
+				object := get(get(get(cmp.Or(get(g.overlaySchemas, branch), get(g.schemas, branch)), "properties"), "object"), "const")
+				if object == nil {
+					return nil, fmt.Errorf("%s: the schema %s has no object const to tell it from the other answer of a held write", o.op, branch)
+				}
+				set(objects, object.Value, "#/components/schemas/"+branch)
+			}
+			set(data, "discriminator", mapping("propertyName", "object", "mapping", objects))
 			name = record + "OrProposalResponse"
 			set(g.schemas, name, mapping("type", "object", "additionalProperties", false, "required", flow("data"),
-				"properties", mapping("data", mapping("oneOf", seq(ref("schemas", record), ref("schemas", "Proposal"))))))
+				"properties", mapping("data", data)))
 		}
 		set(r, "content", mapping("application/json", mapping("schema", ref("schemas", name))))
 	}

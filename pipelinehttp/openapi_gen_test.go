@@ -135,3 +135,71 @@ func TestOpenAPI_EveryOperationDescribed(t *testing.T) {
 		assert.NotEmpty(t, op.Tags, "%s: tags", o.op)
 	}
 }
+
+// TestOpenAPI_UnionsDiscriminated: every oneOf of objects in the document
+// names the property that tells its branches apart: each branch requires
+// it as a string const, and the discriminator's mapping sends each const
+// to its branch. A generator need not guess from the fields (ogen v1.24
+// refuses a union of two objects that only their fields tell apart).
+func TestOpenAPI_UnionsDiscriminated(t *testing.T) {
+	ct, err := loadContract()
+	require.NoError(t, err)
+	seen := map[*openapi3.Schema]bool{}
+	unions := 0
+	var walk func(at string, ref *openapi3.SchemaRef)
+	walk = func(at string, ref *openapi3.SchemaRef) {
+		if ref == nil || ref.Value == nil || seen[ref.Value] {
+			return
+		}
+		s := ref.Value
+		seen[s] = true
+		if objects := slices.IndexFunc(s.OneOf, func(b *openapi3.SchemaRef) bool { return !b.Value.Type.Is("object") }) < 0; objects && len(s.OneOf) > 1 {
+			unions++
+			checkDiscriminated(t, at, s)
+		}
+		for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
+			walk(at+"."+name, s.Properties[name])
+		}
+		walk(at+"[]", s.Items)
+		for i, b := range slices.Concat(s.OneOf, s.AnyOf, s.AllOf) {
+			walk(at+"|"+strconv.Itoa(i), b)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(ct.doc.Components.Schemas)) {
+		walk(name, ct.doc.Components.Schemas[name])
+	}
+	for path, item := range ct.doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			for status, r := range op.Responses.Map() {
+				for media, c := range r.Value.Content {
+					walk(method+" "+path+" "+status+" "+media, c.Schema)
+				}
+			}
+		}
+	}
+	assert.Greater(t, unions, 1, "the walk found the document's unions")
+}
+
+// checkDiscriminated fails t unless the oneOf s at at is discriminated as
+// TestOpenAPI_UnionsDiscriminated requires.
+func checkDiscriminated(t *testing.T, at string, s *openapi3.Schema) {
+	t.Helper()
+	d := s.Discriminator
+	if !assert.NotNil(t, d, "%s: a oneOf of objects without a discriminator", at) {
+		return
+	}
+	mapped := map[string]string{}
+	for value, ref := range d.Mapping {
+		mapped[ref.Ref] = value
+	}
+	assert.Len(t, d.Mapping, len(s.OneOf), "%s: the mapping names each branch once", at)
+	for _, b := range s.OneOf {
+		assert.Contains(t, b.Value.Required, d.PropertyName, "%s: %s does not require %s", at, b.Ref, d.PropertyName)
+		p := b.Value.Properties[d.PropertyName]
+		if !assert.NotNil(t, p, "%s: %s has no %s", at, b.Ref, d.PropertyName) {
+			continue
+		}
+		assert.True(t, p.Value.Type.Is("string"), "%s: %s.%s is not a string", at, b.Ref, d.PropertyName)
+		assert.Equal(t, mapped[b.Ref], p.Value.Const, "%s: the mapping's value for %s is not its %s const", at, b.Ref, d.PropertyName)
+	}
+}

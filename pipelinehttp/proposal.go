@@ -15,6 +15,7 @@ import (
 // proposalItem is a proposal as read, listed and decided.
 type proposalItem struct {
 	ID          int64           `json:"id"`
+	Object      string          `json:"object"` // always "proposal": what tells it from the record a write answers
 	Operation   string          `json:"operation"`
 	Method      string          `json:"method"`
 	Path        string          `json:"path"`
@@ -50,7 +51,7 @@ func newProposalActor(a pipeline.ProposalActor) proposalActor {
 }
 
 func newProposalItem(p pipeline.Proposal) proposalItem {
-	it := proposalItem{ID: p.ID, Operation: string(p.Operation), Method: p.Method, Path: p.Path, Input: p.Input,
+	it := proposalItem{ID: p.ID, Object: "proposal", Operation: string(p.Operation), Method: p.Method, Path: p.Path, Input: p.Input,
 		Reason: p.Reason, Status: p.Status, RequestedBy: newProposalActor(p.RequestedBy),
 		CreatedAt: pipeline.FormatTime(p.CreatedAt), ExpiresAt: pipeline.FormatTime(p.ExpiresAt), Note: p.Note}
 	if len(it.Input) == 0 {

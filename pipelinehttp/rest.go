@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -24,6 +25,9 @@ func (a *api) routes(v1 *gin.RouterGroup) {
 	g := v1.Group("", a.guard)
 	for _, o := range operations {
 		g.Handle(o.method, ginPath(o.path), func(c *gin.Context) { o.faces.serveREST(a, c) })
+		if o.servesHead() {
+			g.Handle(http.MethodHead, ginPath(o.path), func(c *gin.Context) { o.faces.serveREST(a, c) })
+		}
 	}
 }
 
@@ -63,7 +67,9 @@ func (spec opSpec[In, Out]) serveREST(a *api, c *gin.Context) {
 		return
 	}
 	if s, ok := any(out).(servedBody); ok {
-		s.serve(c.Writer, c.Request)
+		if err := s.serve(c.Writer, c.Request); err != nil {
+			fail(c, err)
+		}
 		return
 	}
 	if raw, ok := any(out).(rawBody); ok {
@@ -81,9 +87,18 @@ type rawBody interface {
 }
 
 // servedBody is a success body that serves itself: a document's bytes,
-// whose request's Range and If-None-Match it answers.
+// whose request's Range and If-None-Match it answers, and HEAD. It
+// returns the error to answer instead (a Range it cannot satisfy), having
+// written nothing.
 type servedBody interface {
-	serve(w http.ResponseWriter, r *http.Request)
+	serve(w http.ResponseWriter, r *http.Request) error
+	mediaTypes() []string // the Content-Types it may answer, for the document
+}
+
+// servesHead says whether o also answers HEAD: a GET whose body serves
+// itself, with the headers of the GET and no body.
+func (o operation) servesHead() bool {
+	return o.method == http.MethodGet && o.body.Implements(reflect.TypeFor[servedBody]())
 }
 
 // readRequest reads the operation's input from an HTTP request: the path's

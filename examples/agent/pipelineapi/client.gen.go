@@ -685,6 +685,21 @@ func (e JobStatus) Valid() bool {
 	}
 }
 
+// Defines values for MessageObject.
+const (
+	MessageObjectMessage MessageObject = "message"
+)
+
+// Valid indicates whether the value is a known member of the MessageObject enum.
+func (e MessageObject) Valid() bool {
+	switch e {
+	case MessageObjectMessage:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MessageStatus.
 const (
 	MessageStatusCancelled MessageStatus = "cancelled"
@@ -790,6 +805,21 @@ func (e ProposalMethod) Valid() bool {
 	}
 }
 
+// Defines values for ProposalObject.
+const (
+	ProposalObjectProposal ProposalObject = "proposal"
+)
+
+// Valid indicates whether the value is a known member of the ProposalObject enum.
+func (e ProposalObject) Valid() bool {
+	switch e {
+	case ProposalObjectProposal:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ProposalStatus.
 const (
 	ProposalStatusApplied   ProposalStatus = "applied"
@@ -814,6 +844,21 @@ func (e ProposalStatus) Valid() bool {
 	case ProposalStatusRejected:
 		return true
 	case ProposalStatusWithdrawn:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RangeNotSatisfiableErrorObjectCode.
+const (
+	RangeNotSatisfiableErrorObjectCodeRangeNotSatisfiable RangeNotSatisfiableErrorObjectCode = "range_not_satisfiable"
+)
+
+// Valid indicates whether the value is a known member of the RangeNotSatisfiableErrorObjectCode enum.
+func (e RangeNotSatisfiableErrorObjectCode) Valid() bool {
+	switch e {
+	case RangeNotSatisfiableErrorObjectCodeRangeNotSatisfiable:
 		return true
 	default:
 		return false
@@ -2003,6 +2048,9 @@ type Message struct {
 	// LastError The mail server's last reply or the connection error of the last failed attempt, never a credential; null until an attempt fails.
 	LastError *string `json:"last_error"`
 
+	// Object Always `message`. Sending answers the message or, when the token's approval policy holds it, a proposal under the same status; this field tells which.
+	Object MessageObject `json:"object"`
+
 	// SendAt When the message is due.
 	//
 	// Examples: 2026-01-05T10:00:00Z
@@ -2018,6 +2066,9 @@ type Message struct {
 	// To The candidate's email when the message was sent.
 	To string `json:"to"`
 }
+
+// MessageObject Always `message`. Sending answers the message or, when the token's approval policy holds it, a proposal under the same status; this field tells which.
+type MessageObject string
 
 // MessageCreateRequest defines model for MessageCreateRequest.
 type MessageCreateRequest struct {
@@ -2290,6 +2341,7 @@ type PersonExport struct {
 			Id          int64   `json:"id"`
 			JobId       int64   `json:"job_id"`
 			LastError   *string `json:"last_error"`
+			Object      string  `json:"object"`
 			SendAt      string  `json:"send_at"`
 			SentAt      *string `json:"sent_at"`
 			Status      string  `json:"status"`
@@ -2324,6 +2376,7 @@ type PersonExport struct {
 			JobId       *int64                 `json:"job_id"`
 			Method      string                 `json:"method"`
 			Note        *string                `json:"note"`
+			Object      string                 `json:"object"`
 			Operation   string                 `json:"operation"`
 			Path        string                 `json:"path"`
 			Reason      *string                `json:"reason"`
@@ -2411,6 +2464,9 @@ type Proposal struct {
 	// Note The decider's note; `null` when none.
 	Note *string `json:"note"`
 
+	// Object Always `proposal`. A write that a token's approval policy may hold answers its record or a proposal under the same status; this field tells which.
+	Object ProposalObject `json:"object"`
+
 	// Operation The operation's name, as the MCP tool is named (`move_candidate`).
 	Operation string `json:"operation"`
 
@@ -2450,6 +2506,9 @@ type Proposal struct {
 // ProposalMethod The REST request's method.
 type ProposalMethod string
 
+// ProposalObject Always `proposal`. A write that a token's approval policy may hold answers its record or a proposal under the same status; this field tells which.
+type ProposalObject string
+
 // ProposalStatus `pending` until decided; then `applied` (approved and run),
 // `failed` (approved, and the write refused: `result` says why),
 // `rejected`, `expired` (seven days passed), or `withdrawn` (the
@@ -2482,6 +2541,23 @@ type ProposalsReviewDecisionForbiddenError struct {
 type ProposalsReviewDecisionForbiddenErrorObject struct {
 	union json.RawMessage
 }
+
+// RangeNotSatisfiableError defines model for RangeNotSatisfiableError.
+type RangeNotSatisfiableError struct {
+	Error RangeNotSatisfiableErrorObject `json:"error"`
+}
+
+// RangeNotSatisfiableErrorObject defines model for RangeNotSatisfiableErrorObject.
+type RangeNotSatisfiableErrorObject struct {
+	Code    RangeNotSatisfiableErrorObjectCode `json:"code"`
+	Details any                                `json:"details"`
+
+	// Message For people; branch on `code`, not on the message.
+	Message ErrorMessage `json:"message"`
+}
+
+// RangeNotSatisfiableErrorObjectCode defines model for RangeNotSatisfiableErrorObject.Code.
+type RangeNotSatisfiableErrorObjectCode string
 
 // RateLimitedError defines model for RateLimitedError.
 type RateLimitedError struct {
@@ -2798,6 +2874,12 @@ type WebhookResponse struct {
 	Data Webhook `json:"data"`
 }
 
+// WithdrawProposalRequest defines model for WithdrawProposalRequest.
+type WithdrawProposalRequest struct {
+	// Reason Optional: why this write is made, 1 to 1,000 characters once trimmed, line breaks allowed. Kept on the write's activity entry, in the feed and in webhook payloads.
+	Reason *string `json:"reason,omitempty"`
+}
+
 // WorkMode defines model for WorkMode.
 type WorkMode string
 
@@ -2881,6 +2963,9 @@ type ProposalsReviewDecisionForbidden = ProposalsReviewDecisionForbiddenError
 
 // Proposed defines model for Proposed.
 type Proposed = ProposalResponse
+
+// RangeNotSatisfiable defines model for RangeNotSatisfiable.
+type RangeNotSatisfiable = RangeNotSatisfiableError
 
 // RateLimited defines model for RateLimited.
 type RateLimited = RateLimitedError
@@ -3370,6 +3455,10 @@ func (t MessageOrProposalResponse_Data) AsMessage() (Message, error) {
 // FromMessage overwrites any union data inside the MessageOrProposalResponse_Data as the provided Message
 func (t *MessageOrProposalResponse_Data) FromMessage(v Message) error {
 	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"object":"message"}`))
 	t.union = b
 	return err
 }
@@ -3377,6 +3466,10 @@ func (t *MessageOrProposalResponse_Data) FromMessage(v Message) error {
 // MergeMessage performs a merge with any union data inside the MessageOrProposalResponse_Data, using the provided Message
 func (t *MessageOrProposalResponse_Data) MergeMessage(v Message) error {
 	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"object":"message"}`))
 	if err != nil {
 		return err
 	}
@@ -3396,6 +3489,10 @@ func (t MessageOrProposalResponse_Data) AsProposal() (Proposal, error) {
 // FromProposal overwrites any union data inside the MessageOrProposalResponse_Data as the provided Proposal
 func (t *MessageOrProposalResponse_Data) FromProposal(v Proposal) error {
 	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"object":"proposal"}`))
 	t.union = b
 	return err
 }
@@ -3406,10 +3503,37 @@ func (t *MessageOrProposalResponse_Data) MergeProposal(v Proposal) error {
 	if err != nil {
 		return err
 	}
+	b, err = runtime.JSONMerge(b, []byte(`{"object":"proposal"}`))
+	if err != nil {
+		return err
+	}
 
 	merged, err := runtime.JSONMerge(t.union, b)
 	t.union = merged
 	return err
+}
+
+func (t MessageOrProposalResponse_Data) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"object"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t MessageOrProposalResponse_Data) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "message":
+		return t.AsMessage()
+	case "proposal":
+		return t.AsProposal()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
 }
 
 func (t MessageOrProposalResponse_Data) MarshalJSON() ([]byte, error) {
