@@ -220,10 +220,13 @@ func TestPages_ApprovalsInWords(t *testing.T) {
 	assert.Contains(t, body, "<dt>Interviewers</dt><dd>Mia Member <mia@acme.test> and Olivia Owner <olivia@acme.test></dd>")
 	assert.Contains(t, body, "Email invitations to Mia Member <mia@acme.test>, Olivia Owner <olivia@acme.test> and Ada Lovelace <ada@example.test>.")
 	assert.Contains(t, body, "Add a note on Ada Lovelace")
-	// Any other operation: its request as it is.
-	assert.Regexp(t, `Run update_job: PATCH /api/v1/jobs/\d+`, body)
+	// A job's change: each field's current → proposed value, and the
+	// request it stands for below, closed.
+	assert.Contains(t, body, "Change the job “Backend Engineer”")
+	assert.Regexp(t, `Title</th><td data-label="Now">Backend Engineer</td><td data-label="Proposed">Senior Backend Engineer</td>`, body)
+	assert.NotRegexp(t, `Run update_job|<h2[^>]*>[^<]*/api/v1`, body)
 	assert.Contains(t, body, `"title": "Senior Backend Engineer"`)
-	assert.Regexp(t, `(?s)<details open><summary>The request</summary>`, body)
+	assert.NotContains(t, body, `<details open>`)
 
 	warnings := regexp.MustCompile(`Ada Lovelace changed since this was proposed \(candidate\.stage_changed, [^)]+ by Olivia Owner\)`).FindAllString(body, -1)
 	assert.Len(t, warnings, 4, "each proposal on Ada warns; the job's does not")
