@@ -49,6 +49,11 @@ type describer struct {
 	// last entry on each subject, and where each proposal was made.
 	changed map[subjectKey]feedMark
 	made    map[int64]int
+	// The proposals shown, the proposal.withdrawn entries since the
+	// oldest, and when erasures were logged (see withdrawal).
+	closed      []pipeline.Proposal
+	withdrawals map[int64]pipeline.FeedEntry
+	erasures    []time.Time
 }
 
 type feedMark struct {
@@ -554,7 +559,7 @@ func (d *describer) webhook(p pipeline.Proposal, out *description) error {
 		out.Details = append(out.Details, detail{"URL", in.URL}, detail{"Events", events(in.Events)})
 		out.Details = appendIf(out.Details, "Description", in.Description)
 		out.Effects = append(out.Effects, "Post each selected entry of the team’s activity log, names and emails included, to this address.",
-			"Show its signing secret once, to you, on approval.")
+			"Give it a new signing secret, which its receiver needs to check what it is sent.")
 		return nil
 	}
 	ref, err := p.Ref()

@@ -130,7 +130,7 @@ func TestPages_Approvals(t *testing.T) {
 		require.Equal(t, http.StatusSeeOther, done.StatusCode, done.body)
 		result := mia.get(done.Header.Get("Location"))
 		assert.Contains(t, result.body, "Proposal "+strconv.FormatInt(onBackend, 10)+": applied")
-		assert.Contains(t, result.body, "the write answered HTTP 200")
+		assert.Contains(t, result.body, "Done: Ada Lovelace is in Screening.")
 		assert.Equal(t, "Screening", candidateStage(t, f, "backend", "ada"))
 		var moved *pipeline.Activity
 		for _, a := range f.Activity(t) {
@@ -279,6 +279,63 @@ func TestPages_ApprovalRefused(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, done.StatusCode, done.body)
 	result := b.get(done.Header.Get("Location"))
 	assert.Contains(t, result.body, "Proposal "+strconv.FormatInt(id, 10)+": failed")
-	assert.Contains(t, result.body, "Approved, but not done: HTTP 401")
+	assert.Contains(t, html.UnescapeString(result.body), "Not done: the token that asked no longer works (revoked or expired), or its user left the team. Nothing changed.")
+	assert.NotContains(t, result.body, "HTTP")
 	assert.Equal(t, "Applied", candidateStage(t, f, "backend", "ada"))
+}
+
+// TestPages_ApprovalOutcomes: what became of each proposal is told in
+// words, read from the record its run answered or the error that stopped
+// it, never an HTTP status; a withdrawn one says why.
+func TestPages_ApprovalOutcomes(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		f, base := servePages(t, db, pipelinehttp.Config{}, approvalOptions(t)...)
+		ctx := context.Background()
+		held := agent(t, f, "mia", "mia's agent", pipeline.EveryWrite)
+		doomed := agent(t, f, "mia", "short-lived agent", pipeline.EveryWrite)
+		ada, linus := candidatePath(f, "backend", "ada"), candidatePath(f, "backend", "linus")
+
+		moved := propose(t, base, held, "POST", ada+"/stage", map[string]any{"stage": f.Res.Stages["backend"]["Interview"]})
+		start := time.Now().UTC().Add(72 * time.Hour).Truncate(time.Hour)
+		slot := map[string]any{"start": start.Format(time.RFC3339), "end": start.Add(time.Hour).Format(time.RFC3339),
+			"interviewer_ids": []int64{f.User("adam")}}
+		booked := propose(t, base, held, "POST", ada+"/interviews", slot)
+		status, _ := apiCall(t, base, f.Res.Tokens["olivia"], "POST", candidatePath(f, "backend", "grace")+"/interviews", slot)
+		require.Equal(t, http.StatusCreated, status, "adam is booked meanwhile")
+
+		withdrawn := propose(t, base, held, "POST", ada+"/notes", map[string]any{"content": "On second thought."})
+		status, _ = apiCall(t, base, held, "POST", "/proposals/"+strconv.FormatInt(withdrawn, 10)+"/withdraw", map[string]any{})
+		require.Equal(t, http.StatusOK, status)
+		revoked := propose(t, base, doomed, "POST", ada+"/notes", map[string]any{"content": "Mine."})
+		c, err := f.Svc.Authenticate(ctx, doomed)
+		require.NoError(t, err)
+		require.NoError(t, f.Op.RevokeToken(ctx, c.TokenID()))
+		_, err = f.Svc.CloseProposals(ctx)
+		require.NoError(t, err)
+		erased := propose(t, base, held, "POST", linus+"/notes", map[string]any{"content": "Linus wrote Git."})
+		_, err = f.Svc.ErasePerson(f.As(t, "olivia"), pipeline.PersonErasure{Email: "linus@example.test", Reasoned: pipeline.Because("He asked.")})
+		require.NoError(t, err)
+
+		b := signIn(t, f, base, "olivia@acme.test")
+		list := b.get("/app/approvals")
+		for _, id := range []int64{moved, booked} {
+			res := b.post("/app/approvals/"+strconv.FormatInt(id, 10), url.Values{"decision": {"approve"}, "csrf": {list.field(t, "csrf")}})
+			require.Equal(t, http.StatusSeeOther, res.StatusCode, res.body)
+		}
+		done := html.UnescapeString(b.get("/app/approvals?done=" + strconv.FormatInt(moved, 10)).body)
+		assert.Contains(t, done, "Done: Ada Lovelace is in Interview.")
+
+		decided := html.UnescapeString(b.get("/app/approvals?tab=decided").body)
+		card := func(id int64) string {
+			m := regexp.MustCompile(`(?s)<article class="proposal" id="proposal-` + strconv.FormatInt(id, 10) + `".*?</article>`).FindString(decided)
+			require.NotEmpty(t, m, "proposal %d is on the decided tab", id)
+			return m
+		}
+		assert.Contains(t, card(moved), "Done: Ada Lovelace is in Interview.")
+		assert.Regexp(t, `Not done: [a-z][^.]*booked[^<]*Nothing changed\.`, card(booked))
+		assert.Contains(t, card(withdrawn), "Withdrawn: the agent withdrew it; nothing was done.")
+		assert.Contains(t, card(revoked), "Withdrawn: the token that asked was revoked; nothing was done.")
+		assert.Contains(t, card(erased), "Withdrawn: an erasure of the person it names closed it; nothing was done.")
+		assert.NotRegexp(t, `HTTP \d|answered \d{3}`, decided)
+	})
 }
