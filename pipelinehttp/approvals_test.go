@@ -339,3 +339,35 @@ func TestPages_ApprovalOutcomes(t *testing.T) {
 		assert.NotRegexp(t, `HTTP \d|answered \d{3}`, decided)
 	})
 }
+
+// TestPages_ApprovalsWaiting: the navigation of every page counts the
+// proposals waiting for the signed-in person's decision: those on jobs
+// they reach, none once decided.
+func TestPages_ApprovalsWaiting(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		f, base := servePages(t, db, pipelinehttp.Config{}, approvalOptions(t)...)
+		held := agent(t, f, "adam", "adam's agent", pipeline.EveryWrite)
+		waiting := func(p page) string {
+			m := regexp.MustCompile(`<a href="/app/approvals">Approvals <span class="count" id="waiting">(\d+)<span class="sr"> waiting for you</span></span></a>`).FindStringSubmatch(p.body)
+			if m == nil {
+				assert.Contains(t, p.body, `<a href="/app/approvals">Approvals</a>`)
+				return "none"
+			}
+			return m[1]
+		}
+		mia, owner := signIn(t, f, base, "mia@acme.test"), signIn(t, f, base, "olivia@acme.test")
+		assert.Equal(t, "none", waiting(mia.get("/app/tokens")))
+
+		onBackend := propose(t, base, held, "POST", candidatePath(f, "backend", "ada")+"/notes", map[string]any{"content": "Strong."})
+		propose(t, base, held, "POST", candidatePath(f, "frontend", "ken")+"/notes", map[string]any{"content": "Strong too."})
+		propose(t, base, held, "POST", "/jobs", map[string]any{"title": "Staff Engineer"})
+
+		assert.Equal(t, "1", waiting(mia.get("/app/tokens")), "a member: the backend job's only")
+		list := owner.get("/app/approvals")
+		assert.Equal(t, "3", waiting(list), "the owner: every job's, and the one on no job")
+		res := owner.post("/app/approvals/"+strconv.FormatInt(onBackend, 10), url.Values{"decision": {"reject"}, "csrf": {list.field(t, "csrf")}})
+		require.Equal(t, http.StatusSeeOther, res.StatusCode, res.body)
+		assert.Equal(t, "2", waiting(owner.get(res.Header.Get("Location"))))
+		assert.Equal(t, "none", waiting(mia.get("/app/approvals")))
+	})
+}

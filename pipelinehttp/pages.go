@@ -368,6 +368,8 @@ type me struct {
 	User  pipeline.User
 	Team  pipeline.Team
 	Teams []pipeline.TeamRole
+	// Waiting is how many proposals wait for this person's decision.
+	Waiting int
 }
 
 type createdToken struct {
@@ -461,7 +463,15 @@ func (p *pages) signedIn(c *gin.Context) {
 		c.Abort()
 		return
 	}
-	c.Set(sessionKey, &session{value: value, auth: auth, me: &me{User: auth.User, Team: auth.Team, Teams: teams}})
+	// The navigation's count: the pending proposals this person may
+	// decide, which are those they see (a person decides without a token).
+	waiting, err := p.svc.ListProposals(ctx, pipeline.ProposalFilter{Status: pipeline.ProposalPending})
+	if err != nil {
+		p.fail(c, err)
+		c.Abort()
+		return
+	}
+	c.Set(sessionKey, &session{value: value, auth: auth, me: &me{User: auth.User, Team: auth.Team, Teams: teams, Waiting: waiting.Total}})
 	c.Next()
 }
 
