@@ -27,6 +27,9 @@ type approvalItem struct {
 	Asker   string // the requesting token's name
 	Outcome string // what became of a decided one
 	Failed  bool
+	// Candidate is the path of the page of the candidate it names; "":
+	// none.
+	Candidate string
 }
 
 func (p *pages) approvalItem(d *describer, pr pipeline.Proposal) approvalItem {
@@ -35,6 +38,9 @@ func (p *pages) approvalItem(d *describer, pr pipeline.Proposal) approvalItem {
 		it.Asker = "the token “" + pr.RequestedBy.Token.Name + "”"
 	}
 	it.Outcome, it.Failed = d.outcome(pr)
+	if pr.JobID != 0 && pr.CandidateID != 0 {
+		it.Candidate = "/app/jobs/" + strconv.FormatInt(pr.JobID, 10) + "/candidates/" + strconv.FormatInt(pr.CandidateID, 10)
+	}
 	return it
 }
 
@@ -172,7 +178,11 @@ func (d *describer) whyWithdrawn(pr pipeline.Proposal) string {
 			return "the token that asked expired"
 		}
 	}
-	return "the token that asked was revoked or expired"
+	if ok {
+		return "the token that asked was revoked or expired"
+	}
+	// Its entry is not in the feed yet, or out of this person's sight.
+	return "the agent withdrew it, its token was revoked or expired, or an erasure closed it"
 }
 
 // erased reports whether an erasure closed pr: the candidate it names

@@ -95,11 +95,16 @@ func newPages(svc *pipeline.Service, cfg Config, prefix string) *pages {
 		p.log = slog.New(slog.DiscardHandler)
 	}
 	funcs := template.FuncMap{
-		"when":   func(t *time.Time) string { return whenText(t) },
-		"day":    func(t time.Time) string { return t.UTC().Format(time.DateOnly) },
-		"state":  tokenState,
-		"policy": policyText,
-		"at":     func(t time.Time) string { return whenText(&t) },
+		"when":          func(t *time.Time) string { return whenText(t) },
+		"day":           func(t time.Time) string { return t.UTC().Format(time.DateOnly) },
+		"state":         tokenState,
+		"policy":        policyText,
+		"at":            func(t time.Time) string { return whenText(&t) },
+		"date":          func(t time.Time) string { return t.UTC().Format(time.DateOnly) },
+		"interviewWhen": func(iv pipeline.Interview) string { return whenInterview(iv.Start, iv.End, iv.Timezone) },
+		"names":         names,
+		"actor":         actorName,
+		"statuses":      func() []string { return pipeline.CandidateStatuses },
 		"proposalView": func(it approvalItem, v view) proposalView {
 			return proposalView{Item: it, Prefix: v.Prefix, CSRF: v.CSRF}
 		},
@@ -107,8 +112,8 @@ func newPages(svc *pipeline.Service, cfg Config, prefix string) *pages {
 			return tokenTable{Tokens: ts, Creator: creator, Prefix: prefix}
 		},
 	}
-	for _, name := range []string{"sign-in", "link", "message", "tokens", "revoke", "approvals"} {
-		p.tmpl[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html"))
+	for _, name := range []string{"sign-in", "link", "message", "tokens", "revoke", "approvals", "candidate", "job"} {
+		p.tmpl[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/proposal.html", "templates/"+name+".html"))
 	}
 	return p
 }
@@ -188,6 +193,9 @@ func (p *pages) routes(g *gin.RouterGroup) {
 	g.GET("/tokens/:id/revoke", p.signedIn, p.confirmRevoke)
 	g.GET("/approvals", p.signedIn, p.approvals)
 	g.POST("/approvals/:id", p.signedIn, p.csrf, p.decide)
+	g.GET("/jobs/:job", p.signedIn, p.job)
+	g.GET("/jobs/:job/candidates/:candidate", p.signedIn, p.candidate)
+	g.GET("/jobs/:job/candidates/:candidate/documents/:document", p.signedIn, p.download)
 	g.POST("/tokens/:id/revoke", p.signedIn, p.csrf, p.revoke)
 }
 
@@ -362,6 +370,10 @@ type view struct {
 	Proposals []approvalItem
 	Done      *approvalItem // the one just decided
 	More      string        // the next page's path
+
+	// a candidate's page, a job's
+	Candidate *candidatePage
+	JobPage   *jobPage
 }
 
 type me struct {
