@@ -559,7 +559,7 @@ func (d *describer) webhook(p pipeline.Proposal, out *description) error {
 		out.Details = append(out.Details, detail{"URL", in.URL}, detail{"Events", events(in.Events)})
 		out.Details = appendIf(out.Details, "Description", in.Description)
 		out.Effects = append(out.Effects, "Post each selected entry of the team’s activity log, names and emails included, to this address.",
-			"Give it a new signing secret, which its receiver needs to check what it is sent.")
+			"Give it a new signing secret, shown once to whoever approves.")
 		return nil
 	}
 	ref, err := p.Ref()

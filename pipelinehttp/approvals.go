@@ -239,13 +239,30 @@ func (d *describer) withdrawal(pr pipeline.Proposal) (pipeline.FeedEntry, bool) 
 }
 
 func (p *pages) approvals(c *gin.Context) {
+	v, err := p.approvalsView(c, c.Query("tab"), c.Query("page"))
+	if err != nil {
+		p.fail(c, err)
+		return
+	}
+	if id, err := strconv.ParseInt(c.Query("done"), 10, 64); err == nil {
+		if pr, err := p.svc.GetProposal(c.Request.Context(), id); err == nil {
+			it := p.approvalItem(newDescriber(c.Request.Context(), p.svc), pr)
+			v.Done = &it
+		}
+	}
+	p.render(c, http.StatusOK, "approvals", v)
+}
+
+// approvalsView is the approvals page: the tab of pending proposals, or
+// of the others, at a page of the list.
+func (p *pages) approvalsView(c *gin.Context, tab, pageNumber string) (view, error) {
 	s := sessionOf(c)
 	ctx := c.Request.Context()
 	v := view{Title: "Approvals", CSRF: csrfOf(s.value), Me: s.me, Tab: "pending"}
-	if c.Query("tab") == "decided" {
+	if tab == "decided" {
 		v.Tab, v.Title = "decided", "Decided approvals"
 	}
-	page, _ := strconv.Atoi(c.Query("page"))
+	page, _ := strconv.Atoi(pageNumber)
 	page = max(page, 1)
 	f := pipeline.ProposalFilter{Status: pipeline.ProposalPending, Page: page}
 	if v.Tab == "decided" {
@@ -253,8 +270,7 @@ func (p *pages) approvals(c *gin.Context) {
 	}
 	l, err := p.svc.ListProposals(ctx, f)
 	if err != nil {
-		p.fail(c, err)
-		return
+		return v, err
 	}
 	d := newDescriber(ctx, p.svc)
 	var shown []pipeline.Proposal
@@ -273,13 +289,23 @@ func (p *pages) approvals(c *gin.Context) {
 	if page < l.LastPage() {
 		v.More = "/app/approvals?tab=" + v.Tab + "&page=" + strconv.Itoa(page+1)
 	}
-	if id, err := strconv.ParseInt(c.Query("done"), 10, 64); err == nil {
-		if pr, err := p.svc.GetProposal(ctx, id); err == nil {
-			it := p.approvalItem(d, pr)
-			v.Done = &it
-		}
+	return v, nil
+}
+
+// createdSecret is the signing secret of the webhook an approved
+// proposal created, which its approval's answer alone holds; "" for any
+// other.
+func createdSecret(pr pipeline.Proposal) string {
+	if pr.Operation != pipeline.OpCreateWebhook || pr.Status != pipeline.ProposalApplied || pr.Result == nil {
+		return ""
 	}
-	p.render(c, http.StatusOK, "approvals", v)
+	var env struct {
+		Data struct {
+			Secret string `json:"secret"`
+		} `json:"data"`
+	}
+	_ = json.Unmarshal(pr.Result.Body, &env)
+	return env.Data.Secret
 }
 
 // decide approves or rejects a proposal with the form's note, then shows
@@ -297,7 +323,21 @@ func (p *pages) decide(c *gin.Context) {
 	ctx := c.Request.Context()
 	switch c.PostForm("decision") {
 	case "approve":
-		_, err = p.svc.ApproveProposal(ctx, id, in)
+		var res pipeline.Result[pipeline.Proposal]
+		res, err = p.svc.ApproveProposal(ctx, id, in)
+		if secret := createdSecret(res.Value); err == nil && secret != "" {
+			// The new webhook's secret, in this answer only (no-store, no
+			// URL), for the approver to hand on: no later read shows it.
+			v, verr := p.approvalsView(c, "pending", "1")
+			if verr != nil {
+				p.fail(c, verr)
+				return
+			}
+			it := p.approvalItem(newDescriber(ctx, p.svc), res.Value)
+			v.Done, v.Secret = &it, secret
+			p.render(c, http.StatusOK, "approvals", v)
+			return
+		}
 	case "reject":
 		_, err = p.svc.RejectProposal(ctx, id, in)
 	default:

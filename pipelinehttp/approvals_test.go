@@ -371,3 +371,32 @@ func TestPages_ApprovalsWaiting(t *testing.T) {
 		assert.Equal(t, "none", waiting(mia.get("/app/approvals")))
 	})
 }
+
+// TestPages_ApprovedWebhookSecret: approving a proposed webhook on the
+// page answers with its signing secret, once, for the approver to hand
+// on; no later page shows it.
+func TestPages_ApprovedWebhookSecret(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		key, err := pipeline.ParseSecretKey("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f")
+		require.NoError(t, err)
+		f, base := servePages(t, db, pipelinehttp.Config{}, append(approvalOptions(t), pipeline.WithSecretKey(key),
+			pipeline.WithWebhookPolicy(pipeline.WebhookPolicy{AllowHTTP: true, AllowPrivate: true}))...)
+		_, token, err := f.Op.IssueToken(context.Background(), pipeline.TokenRequest{UserEmail: "olivia@acme.test", Name: "hook agent",
+			Scopes: []pipeline.Scope{pipeline.ScopeWebhooksWrite}, Approval: []pipeline.Op{pipeline.OpCreateWebhook}})
+		require.NoError(t, err)
+		id := propose(t, base, token, "POST", "/webhooks", map[string]any{"url": "https://hooks.example.test/board"})
+
+		adam := signIn(t, f, base, "adam@acme.test")
+		list := adam.get("/app/approvals")
+		assert.Contains(t, list.body, "Send the team’s activity to https://hooks.example.test/board")
+		res := adam.post("/app/approvals/"+strconv.FormatInt(id, 10), url.Values{"decision": {"approve"}, "csrf": {list.field(t, "csrf")}})
+		require.Equal(t, http.StatusOK, res.StatusCode, res.body)
+		assert.Equal(t, "no-store", res.Header.Get("Cache-Control"))
+		assert.Contains(t, html.UnescapeString(res.body), "Done: the team’s activity is sent to https://hooks.example.test/board.")
+		secret := regexp.MustCompile(`<pre class="body secret" tabindex="0">(whsec_[A-Za-z0-9+/=]+)</pre>`).FindStringSubmatch(res.body)
+		require.NotNil(t, secret, "the secret, once")
+		for _, path := range []string{"/app/approvals?tab=decided", "/app/approvals?done=" + strconv.FormatInt(id, 10)} {
+			assert.NotContains(t, adam.get(path).body, secret[1], path)
+		}
+	})
+}

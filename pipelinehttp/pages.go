@@ -370,6 +370,7 @@ type view struct {
 	Proposals []approvalItem
 	Done      *approvalItem // the one just decided
 	More      string        // the next page's path
+	Secret    string        // the signing secret of a webhook its approval created
 
 	// a candidate's page, a job's
 	Candidate *candidatePage
