@@ -466,6 +466,9 @@ func (d *describer) erasure(p pipeline.Proposal, out *description) error {
 	}
 	out.Title = "Erase the person with the email " + in.Email
 	out.Details = append(out.Details, detail{"Email", in.Email})
+	if p.Status != pipeline.ProposalPending {
+		return nil // decided: what an erasure would erase now says nothing of it
+	}
 	n, err := d.svc.ErasureCount(d.ctx, pipeline.PersonQuery{Email: in.Email})
 	switch {
 	case err == nil:

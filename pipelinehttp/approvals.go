@@ -3,6 +3,7 @@ package pipelinehttp
 import (
 	"encoding/json"
 	"net/http"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -292,6 +293,10 @@ func (p *pages) approvalsView(c *gin.Context, tab, pageNumber string) (view, err
 	return v, nil
 }
 
+// candidatePagePath is the path of a candidate's page, where a decision
+// made there returns: no other (an open redirect).
+var candidatePagePath = regexp.MustCompile(`^/app/jobs/[0-9]+/candidates/[0-9]+$`)
+
 // createdSecret is the signing secret of the webhook an approved
 // proposal created, which its approval's answer alone holds; "" for any
 // other.
@@ -347,5 +352,9 @@ func (p *pages) decide(c *gin.Context) {
 		p.fail(c, err)
 		return
 	}
-	c.Redirect(http.StatusSeeOther, p.prefix+"/app/approvals?done="+strconv.FormatInt(id, 10))
+	next := "/app/approvals"
+	if back := c.PostForm("back"); candidatePagePath.MatchString(back) {
+		next = back
+	}
+	c.Redirect(http.StatusSeeOther, p.prefix+next+"?done="+strconv.FormatInt(id, 10)+"#done")
 }

@@ -139,7 +139,15 @@ func (p *pages) candidate(c *gin.Context) {
 		return
 	}
 	v.Activity = p.candidateActivity(c, v)
-	p.render(c, http.StatusOK, "candidate", view{Title: v.C.Name, CSRF: csrfOf(s.value), Me: s.me, Candidate: &v})
+	out := view{Title: v.C.Name, CSRF: csrfOf(s.value), Me: s.me, Candidate: &v,
+		Back: "/app/jobs/" + strconv.FormatInt(job, 10) + "/candidates/" + strconv.FormatInt(id, 10)}
+	if done, err := strconv.ParseInt(c.Query("done"), 10, 64); err == nil {
+		if pr, err := p.svc.GetProposal(ctx, done); err == nil {
+			it := p.approvalItem(newDescriber(ctx, p.svc), pr)
+			out.Done = &it
+		}
+	}
+	p.render(c, http.StatusOK, "candidate", out)
 }
 
 // documentText is the text of d an agent reads, or why there is none.

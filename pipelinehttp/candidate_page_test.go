@@ -46,7 +46,7 @@ func TestPages_CandidatePage(t *testing.T) {
 		held := agent(t, f, "olivia", "sourcing agent", pipeline.EveryWrite)
 		id := propose(t, base, held, "POST", candidatePath(f, "backend", "ada")+"/stage",
 			map[string]any{"stage": f.Res.Stages["backend"]["Interview"], "reason": "Her CV matches."})
-		propose(t, base, held, "POST", candidatePath(f, "backend", "grace")+"/notes", map[string]any{"content": "Not about Ada."})
+		other := propose(t, base, held, "POST", candidatePath(f, "backend", "grace")+"/notes", map[string]any{"content": "Not about Ada."})
 
 		mia := signIn(t, f, base, "mia@acme.test")
 		adaPage := "/app/jobs/" + strconv.FormatInt(job, 10) + "/candidates/" + strconv.FormatInt(ada, 10)
@@ -85,11 +85,20 @@ func TestPages_CandidatePage(t *testing.T) {
 		assert.Equal(t, "attachment; filename*=UTF-8''ada-cv.txt", dl.Header.Get("Content-Disposition"))
 		assert.Equal(t, "sandbox; default-src 'none'", dl.Header.Get("Content-Security-Policy"))
 
-		// Deciding from the candidate's page.
-		done := mia.post("/app/approvals/"+strconv.FormatInt(id, 10), url.Values{"decision": {"approve"}, "csrf": {res.field(t, "csrf")}})
+		// Deciding from the candidate's page returns there, with the outcome;
+		// a return to anywhere else is not followed.
+		assert.Contains(t, res.body, `<input type="hidden" name="back" value="`+adaPage+`">`)
+		done := mia.post("/app/approvals/"+strconv.FormatInt(id, 10), url.Values{"decision": {"approve"}, "csrf": {res.field(t, "csrf")}, "back": {adaPage}})
 		require.Equal(t, http.StatusSeeOther, done.StatusCode, done.body)
+		assert.Equal(t, adaPage+"?done="+strconv.FormatInt(id, 10)+"#done", done.Header.Get("Location"))
 		assert.Equal(t, "Interview", candidateStage(t, f, "backend", "ada"))
-		assert.Contains(t, mia.get(adaPage).body, "No proposal about Ada Lovelace is waiting for you.")
+		after := html.UnescapeString(mia.get(done.Header.Get("Location")).body)
+		assert.Contains(t, after, "Done: Ada Lovelace is in Interview.")
+		assert.Contains(t, after, "<dt>Stage</dt><dd>Interview</dd>")
+		assert.Contains(t, after, "No proposal about Ada Lovelace is waiting for you.")
+		rejected := mia.post("/app/approvals/"+strconv.FormatInt(other, 10), url.Values{"decision": {"reject"}, "csrf": {res.field(t, "csrf")}, "back": {"//evil.example/app/jobs/1/candidates/1"}})
+		require.Equal(t, http.StatusSeeOther, rejected.StatusCode, rejected.body)
+		assert.Equal(t, "/app/approvals?done="+strconv.FormatInt(other, 10)+"#done", rejected.Header.Get("Location"))
 
 		// The job's page lists its candidates by stage.
 		jobPage := mia.get("/app/jobs/" + strconv.FormatInt(job, 10))

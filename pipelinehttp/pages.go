@@ -106,7 +106,7 @@ func newPages(svc *pipeline.Service, cfg Config, prefix string) *pages {
 		"actor":         actorName,
 		"statuses":      func() []string { return pipeline.CandidateStatuses },
 		"proposalView": func(it approvalItem, v view) proposalView {
-			return proposalView{Item: it, Prefix: v.Prefix, CSRF: v.CSRF}
+			return proposalView{Item: it, Prefix: v.Prefix, CSRF: v.CSRF, Back: v.Back}
 		},
 		"rows": func(ts []pipeline.Token, creator bool, prefix string) tokenTable {
 			return tokenTable{Tokens: ts, Creator: creator, Prefix: prefix}
@@ -124,6 +124,7 @@ type proposalView struct {
 	Item   approvalItem
 	Prefix string
 	CSRF   string
+	Back   string // the page a decision returns to; "": the approvals page
 }
 
 type tokenTable struct {
@@ -371,6 +372,7 @@ type view struct {
 	Done      *approvalItem // the one just decided
 	More      string        // the next page's path
 	Secret    string        // the signing secret of a webhook its approval created
+	Back      string        // the page a decision returns to (a candidate's)
 
 	// a candidate's page, a job's
 	Candidate *candidatePage
