@@ -69,7 +69,8 @@ type pages struct {
 
 // MountPages serves the people's pages below r's path + "/app/" (New
 // serves them at /app/): sign-in by one-time links, the session, and
-// the tokens and approvals pages. cfg.BaseURL is where the pages are reached; without it
+// the tokens and approvals pages, and the reviewer's job and candidate
+// pages. cfg.BaseURL is where the pages are reached; without it
 // no sign-in link is mailed, and cookies are Secure when it is https.
 // The client IP is what r's engine takes it to be (its trusted proxies).
 func MountPages(r gin.IRouter, svc *pipeline.Service, cfg Config) {
