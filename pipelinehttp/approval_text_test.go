@@ -72,6 +72,7 @@ func TestPages_EveryOperationInWords(t *testing.T) {
 		}
 
 		d := newDescriber(ctx, f.Svc)
+		pg := newPages(f.Svc, Config{}, "")
 		var items []approvalItem
 		for i, op := range proposableOps() {
 			in, ok := inputs[op]
@@ -88,11 +89,10 @@ func TestPages_EveryOperationInWords(t *testing.T) {
 			desc := d.describe(p)
 			assert.False(t, desc.Generic, "%s has a describer", op)
 			assert.Empty(t, desc.Problem, "%s reads its records", op)
-			items = append(items, approvalItem{P: p, D: desc, Asker: "a token"})
+			items = append(items, pg.approvalItem(d, p))
 		}
 
 		var b strings.Builder
-		pg := newPages(f.Svc, Config{}, "")
 		require.NoError(t, pg.tmpl["approvals"].ExecuteTemplate(&b, "layout", view{Title: "Approvals", Tab: "pending", Proposals: items}))
 		titles := regexp.MustCompile(`<h2 id="proposal-\d+-h">([^<]*)</h2>`).FindAllStringSubmatch(b.String(), -1)
 		require.Len(t, titles, len(items))
@@ -101,6 +101,7 @@ func TestPages_EveryOperationInWords(t *testing.T) {
 			assert.NotContains(t, m[1], "/api/v1", "%s: %s", items[i].P.Operation, m[1])
 		}
 		page := b.String()
+		assert.Contains(t, page, `<a href="/app/jobs/`+strconv.FormatInt(job, 10)+`">See the job’s candidates</a>`, "an intake links to its job")
 		assert.Contains(t, page, "Create the job “Staff Engineer”")
 		assert.Contains(t, page, "&lt;script&gt;alert(1)&lt;/script&gt;&lt;p&gt;Go.&lt;/p&gt;", "a description's markup is shown")
 		assert.NotContains(t, page, "<script>", "and never run")

@@ -28,9 +28,9 @@ type approvalItem struct {
 	Asker   string // the requesting token's name
 	Outcome string // what became of a decided one
 	Failed  bool
-	// Candidate is the path of the page of the candidate it names; "":
-	// none.
-	Candidate string
+	// Candidate is the path of the page of the candidate it names, and
+	// Job that of its job when it names no candidate; "": none.
+	Candidate, Job string
 }
 
 func (p *pages) approvalItem(d *describer, pr pipeline.Proposal) approvalItem {
@@ -41,6 +41,8 @@ func (p *pages) approvalItem(d *describer, pr pipeline.Proposal) approvalItem {
 	it.Outcome, it.Failed = d.outcome(pr)
 	if pr.JobID != 0 && pr.CandidateID != 0 {
 		it.Candidate = "/app/jobs/" + strconv.FormatInt(pr.JobID, 10) + "/candidates/" + strconv.FormatInt(pr.CandidateID, 10)
+	} else if pr.JobID != 0 {
+		it.Job = "/app/jobs/" + strconv.FormatInt(pr.JobID, 10)
 	}
 	return it
 }
