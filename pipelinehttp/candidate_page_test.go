@@ -72,7 +72,7 @@ func TestPages_CandidatePage(t *testing.T) {
 		assert.Contains(t, body, "with Adam Admin <adam@acme.test>")
 		assert.Contains(t, body, "candidate.document_added")
 		assert.Contains(t, body, "proposal.created")
-		assert.Contains(t, body, "Move Ada Lovelace from Applied to Interview")
+		assert.Regexp(t, `<h3 id="proposal-\d+-h">Move Ada Lovelace from Applied to Interview</h3>`, body, "a card under the section's heading")
 		assert.Contains(t, body, "Her CV matches.")
 		assert.NotContains(t, body, "Not about Ada.", "only the proposals about her")
 		assert.Contains(t, body, `action="/app/approvals/`+strconv.FormatInt(id, 10)+`"`)
