@@ -29,8 +29,12 @@ type candidatePage struct {
 	Messages   []pipeline.Message
 	Interviews []pipeline.Interview
 	Activity   []pipeline.FeedEntry
-	Proposals  []approvalItem
-	More       []string // the parts shown in part
+	// ActivityCut: not all of the team's log since they applied was read
+	// (longer than the page reads, or a read failed): their newest
+	// entries may be missing.
+	ActivityCut bool
+	Proposals   []approvalItem
+	More        []string // the parts shown in part
 }
 
 // documentView is a document with its text as an agent reads it
@@ -138,7 +142,7 @@ func (p *pages) candidate(c *gin.Context) {
 		p.fail(c, err)
 		return
 	}
-	v.Activity = p.candidateActivity(c, v)
+	v.Activity, v.ActivityCut = p.candidateActivity(c, v)
 	out := view{Title: v.C.Name, CSRF: csrfOf(s.value), Me: s.me, Candidate: &v,
 		Back: "/app/jobs/" + strconv.FormatInt(job, 10) + "/candidates/" + strconv.FormatInt(id, 10)}
 	if done, err := strconv.ParseInt(c.Query("done"), 10, 64); err == nil {
@@ -191,7 +195,7 @@ func (p *pages) candidateProposals(c *gin.Context, v *candidatePage) error {
 // candidateActivity is the feed's entries about the candidate, their
 // interviews and the proposals about them, newest first: read from the
 // day they applied (no entry about them is older), at most 5,000 entries.
-func (p *pages) candidateActivity(c *gin.Context, v candidatePage) []pipeline.FeedEntry {
+func (p *pages) candidateActivity(c *gin.Context, v candidatePage) ([]pipeline.FeedEntry, bool) {
 	ivs := map[int64]bool{}
 	for _, iv := range v.Interviews {
 		ivs[iv.ID] = true
@@ -213,6 +217,7 @@ func (p *pages) candidateActivity(c *gin.Context, v candidatePage) []pipeline.Fe
 	since := v.C.Applied.Add(-24 * time.Hour)
 	f := pipeline.FeedFilter{Since: &since, Limit: 100}
 	var out []pipeline.FeedEntry
+	cut := true
 	for range 50 {
 		page, err := p.svc.ListActivity(c.Request.Context(), f)
 		if err != nil {
@@ -224,12 +229,13 @@ func (p *pages) candidateActivity(c *gin.Context, v candidatePage) []pipeline.Fe
 			}
 		}
 		if !page.HasMore {
+			cut = false
 			break
 		}
 		f = pipeline.FeedFilter{After: page.Next, Limit: 100}
 	}
 	slices.Reverse(out)
-	return out
+	return out, cut
 }
 
 // download serves a document's bytes through the pages, as the API does:
