@@ -186,6 +186,30 @@ func (s *Service) ExportPerson(ctx context.Context, in PersonQuery) (PersonExpor
 	return out, err
 }
 
+// ErasureCount is how many candidates an erasure of the person with an
+// email would erase now on the caller's current team (those not erased
+// before), for a person judging a proposed erasure. Nothing is logged: it
+// reads no data of the person. Scope: privacy:manage; the caller's user
+// must own or administer the team. Errors: unauthenticated,
+// insufficient_scope, forbidden, validation_failed (email).
+func (s *Service) ErasureCount(ctx context.Context, in PersonQuery) (int, error) {
+	c, err := s.privacyAdmin(ctx, OpErasePerson)
+	if err != nil {
+		return 0, err
+	}
+	if err := in.Validate(); err != nil {
+		return 0, err
+	}
+	cands, err := s.store.Person(ctx, c.team.ID, in.Email)
+	n := 0
+	for _, k := range cands {
+		if k.ErasedAt == nil {
+			n++
+		}
+	}
+	return n, err
+}
+
 // exportCandidate reads what is stored about one candidate, every page
 // of each part, as the caller (who reaches every job of the team).
 func (s *Service) exportCandidate(ctx context.Context, c Caller, k Candidate) (CandidateExport, error) {

@@ -467,3 +467,30 @@ var privacyProbes = []operation{
 		return err
 	}},
 }
+
+// TestPrivacy_ErasureCount: how many candidates an erasure would erase
+// now, in any letter case, for owners and admins only, logging nothing.
+func TestPrivacy_ErasureCount(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		f := storetest.Seeded(t, db)
+		olivia := f.As(t, "olivia")
+		logged := len(f.Activity(t))
+		n, err := f.Svc.ErasureCount(olivia, pipeline.PersonQuery{Email: "ADA@example.test"})
+		require.NoError(t, err)
+		assert.Equal(t, 1, n)
+		assert.Len(t, f.Activity(t), logged, "a count logs nothing")
+		n, err = f.Svc.ErasureCount(olivia, pipeline.PersonQuery{Email: "nobody@example.test"})
+		require.NoError(t, err)
+		assert.Zero(t, n)
+		_, err = f.Svc.ErasureCount(f.As(t, "mia"), pipeline.PersonQuery{Email: "ada@example.test"})
+		assert.ErrorIs(t, err, pipeline.ErrForbidden)
+		_, err = f.Svc.ErasureCount(olivia, pipeline.PersonQuery{Email: " "})
+		assert.ErrorIs(t, err, pipeline.ErrValidation)
+
+		_, err = f.Svc.ErasePerson(olivia, pipeline.PersonErasure{Email: "ada@example.test", Reasoned: pipeline.Because("She asked.")})
+		require.NoError(t, err)
+		n, err = f.Svc.ErasureCount(olivia, pipeline.PersonQuery{Email: "ada@example.test"})
+		require.NoError(t, err)
+		assert.Zero(t, n, "an erased person has nothing left to erase")
+	})
+}

@@ -2,6 +2,7 @@ package pipelinehttp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -48,6 +49,11 @@ type describer struct {
 	// last entry on each subject, and where each proposal was made.
 	changed map[subjectKey]feedMark
 	made    map[int64]int
+	// The proposals shown, the proposal.withdrawn entries since the
+	// oldest, and when erasures were logged (see withdrawal).
+	closed      []pipeline.Proposal
+	withdrawals map[int64]pipeline.FeedEntry
+	erasures    []time.Time
 }
 
 type feedMark struct {
@@ -81,6 +87,18 @@ func (d *describer) describe(p pipeline.Proposal) description {
 		err = d.note(p, &out)
 	case pipeline.OpRateCandidate:
 		err = d.rating(p, &out)
+	case pipeline.OpCreateJob, pipeline.OpUpdateJob:
+		err = d.job(p, &out)
+	case pipeline.OpAddCandidate:
+		err = d.intake(p, &out)
+	case pipeline.OpErasePerson:
+		err = d.erasure(p, &out)
+	case pipeline.OpCancelMessage, pipeline.OpRetryMessage:
+		err = d.messageChange(p, &out)
+	case pipeline.OpRemoveDocument:
+		err = d.document(p, &out)
+	case pipeline.OpCreateWebhook, pipeline.OpDeleteWebhook:
+		err = d.webhook(p, &out)
 	default:
 		out.Generic = true
 	}
@@ -88,7 +106,9 @@ func (d *describer) describe(p pipeline.Proposal) description {
 		out.Problem = "The records it names cannot be read now: " + errorMessage(err)
 	}
 	if out.Title == "" {
-		out.Title = "Run " + string(p.Operation) + ": " + p.Method + " /api/v1" + p.Path
+		// No describer, or the records are out of reach: the operation's
+		// own words, never its method and path (the request is below).
+		out.Title = cmp.Or(opSummaries()[p.Operation], "An operation this page cannot describe ("+string(p.Operation)+")")
 		out.Generic = true
 	}
 	return out
@@ -360,6 +380,204 @@ func (d *describer) rating(p pipeline.Proposal, out *description) error {
 		return err
 	}
 	out.Title = "Rate " + c.Name + " " + string(in.Value) + " as " + p.RequestedBy.User.Name
+	return nil
+}
+
+// job: a new job's title and description, or each field's current →
+// proposed value. A description is HTML: shown as its text, markup and
+// all, never run (the templates escape it).
+func (d *describer) job(p pipeline.Proposal, out *description) error {
+	if p.Operation == pipeline.OpCreateJob {
+		in, err := inputOf[pipeline.NewJob](p)
+		if err != nil {
+			return err
+		}
+		out.Title = "Create the job “" + in.Title + "”"
+		out.Changes = append(out.Changes, fieldChange{"Title", "(none)", in.Title})
+		if in.Description != "" {
+			out.Changes = append(out.Changes, fieldChange{"Description (HTML)", "(none)", in.Description})
+		}
+		out.Effects = append(out.Effects, "Count it against the team’s job limit.")
+		return nil
+	}
+	j, err := d.svc.GetJob(d.ctx, p.JobID)
+	if err != nil {
+		return err
+	}
+	in, err := inputOf[pipeline.JobPatch](p)
+	if err != nil {
+		return err
+	}
+	d.warnIfChanged(p, out, subjectKey{pipeline.SubjectJob, j.ID}, "The job “"+j.Title+"”")
+	out.Title = "Change the job “" + j.Title + "”"
+	if in.Title != nil {
+		out.Changes = append(out.Changes, fieldChange{"Title", orNone(j.Title), orNone(*in.Title)})
+	}
+	if in.Description != nil {
+		out.Changes = append(out.Changes, fieldChange{"Description (HTML)", orNone(j.Description), orNone(*in.Description)})
+	}
+	if in.Status != nil {
+		out.Changes = append(out.Changes, fieldChange{"Status", string(j.Status), string(*in.Status)})
+		if len(out.Changes) == 1 {
+			out.Title = fmt.Sprintf("Set the job “%s” from %s to %s", j.Title, j.Status, *in.Status)
+		}
+	}
+	return nil
+}
+
+// intake: the person's name, email and stage, on the job.
+func (d *describer) intake(p pipeline.Proposal, out *description) error {
+	in, err := inputOf[pipeline.NewCandidate](p)
+	if err != nil {
+		return err
+	}
+	j, err := d.svc.GetJob(d.ctx, p.JobID)
+	if err != nil {
+		return err
+	}
+	stages, err := d.svc.ListStages(d.ctx, p.JobID)
+	if err != nil {
+		return err
+	}
+	stage := "a stage this job does not have (id " + strconv.FormatInt(in.StageID, 10) + ")"
+	for i, s := range stages {
+		if s.ID == in.StageID || in.StageID == 0 && i == 0 {
+			stage = s.Name
+			break
+		}
+	}
+	applied := in.Applied
+	if applied == "" {
+		applied = "today"
+	}
+	out.Title = fmt.Sprintf("Add %s <%s> to “%s” in %s", in.Name, in.Email, j.Title, stage)
+	out.Details = append(out.Details, detail{"Job", j.Title}, detail{"Name", in.Name}, detail{"Email", in.Email},
+		detail{"Stage", stage}, detail{"Applied", applied})
+	out.Details = appendIf(out.Details, "Résumé URL", in.ResumeURL)
+	return nil
+}
+
+// erasure: whom, and how many applications it would erase now, counted
+// as the reader (owners and admins only).
+func (d *describer) erasure(p pipeline.Proposal, out *description) error {
+	in, err := inputOf[pipeline.PersonErasure](p)
+	if err != nil {
+		return err
+	}
+	out.Title = "Erase the person with the email " + in.Email
+	out.Details = append(out.Details, detail{"Email", in.Email})
+	if p.Status != pipeline.ProposalPending {
+		return nil // decided: what an erasure would erase now says nothing of it
+	}
+	n, err := d.svc.ErasureCount(d.ctx, pipeline.PersonQuery{Email: in.Email})
+	switch {
+	case err == nil:
+		what := strconv.Itoa(n) + " applications"
+		if n == 1 {
+			what = "1 application"
+		}
+		out.Title += ": " + what
+		out.Details = append(out.Details, detail{"Applications it would erase now", strconv.Itoa(n)})
+		if n == 0 {
+			out.Effects = append(out.Effects, "Nobody on the team has this email now: nothing would be erased.")
+		} else {
+			out.Effects = append(out.Effects, "Erase "+what+" of this person: their names, emails, notes, ratings, messages and documents, for good; cancel their future interviews.")
+		}
+	case errors.Is(err, pipeline.ErrForbidden):
+		out.Details = append(out.Details, detail{"Applications it would erase now", "only the team’s owners and admins may count them"})
+	default:
+		return err
+	}
+	return nil
+}
+
+// messageChange: the email a cancellation or a retry is about.
+func (d *describer) messageChange(p pipeline.Proposal, out *description) error {
+	c, err := d.candidate(p, out)
+	if err != nil {
+		return err
+	}
+	ref, err := p.Ref()
+	if err != nil {
+		return err
+	}
+	m, err := d.svc.GetMessage(d.ctx, p.JobID, p.CandidateID, ref.Message)
+	if err != nil {
+		return err
+	}
+	out.Details = append(out.Details, detail{"To", c.Name + " <" + m.To + ">"}, detail{"Subject", m.Subject}, detail{"Status", m.Status})
+	out.Body = m.Body
+	if p.Operation == pipeline.OpCancelMessage {
+		out.Title = "Cancel the email to " + c.Name + ": “" + m.Subject + "”"
+		out.Details = append(out.Details, detail{"Due", m.SendAt.UTC().Format("Mon 2 Jan 2006, 15:04 UTC")})
+		if m.Status == pipeline.MessageCancelled {
+			out.Effects = append(out.Effects, "It is cancelled already: nothing would change.")
+		} else {
+			out.Effects = append(out.Effects, "It would never be sent.")
+		}
+		return nil
+	}
+	out.Title = "Send the failed email to " + c.Name + " again: “" + m.Subject + "”"
+	out.Details = appendIf(out.Details, "Last error", m.LastError)
+	out.Effects = append(out.Effects, "Queue it to "+m.To+" again, due at once.")
+	return nil
+}
+
+// document: which file of whom it would remove.
+func (d *describer) document(p pipeline.Proposal, out *description) error {
+	c, err := d.candidate(p, out)
+	if err != nil {
+		return err
+	}
+	ref, err := p.Ref()
+	if err != nil {
+		return err
+	}
+	doc, err := d.svc.GetDocument(d.ctx, p.JobID, p.CandidateID, ref.Document)
+	if err != nil {
+		return err
+	}
+	out.Title = "Remove " + c.Name + "’s document “" + doc.Filename + "”"
+	out.Details = append(out.Details, detail{"Kind", doc.Kind}, detail{"Type", doc.ContentType},
+		detail{"Size", strconv.FormatInt(doc.Size, 10) + " bytes"},
+		detail{"Uploaded", doc.CreatedAt.UTC().Format("2006-01-02 15:04 UTC") + " by " + doc.UploadedBy.Name})
+	out.Effects = append(out.Effects, "Delete the file and its text for good.")
+	return nil
+}
+
+// webhook: where the team's activity would be sent, or no longer.
+func (d *describer) webhook(p pipeline.Proposal, out *description) error {
+	events := func(es []string) string {
+		if len(es) == 0 {
+			return "every action"
+		}
+		return strings.Join(es, ", ")
+	}
+	if p.Operation == pipeline.OpCreateWebhook {
+		in, err := inputOf[pipeline.NewWebhook](p)
+		if err != nil {
+			return err
+		}
+		out.Title = "Send the team’s activity to " + in.URL
+		out.Details = append(out.Details, detail{"URL", in.URL}, detail{"Events", events(in.Events)})
+		out.Details = appendIf(out.Details, "Description", in.Description)
+		out.Effects = append(out.Effects, "Post each selected entry of the team’s activity log, names and emails included, to this address.",
+			"Give it a new signing secret, shown once to whoever approves.")
+		return nil
+	}
+	ref, err := p.Ref()
+	if err != nil {
+		return err
+	}
+	w, err := d.svc.GetWebhook(d.ctx, ref.Webhook)
+	if err != nil {
+		return err
+	}
+	d.warnIfChanged(p, out, subjectKey{pipeline.SubjectWebhook, w.ID}, "The webhook")
+	out.Title = "Delete the webhook to " + w.URL
+	out.Details = append(out.Details, detail{"URL", w.URL}, detail{"Events", events(w.Events)})
+	out.Details = appendIf(out.Details, "Description", w.Description)
+	out.Effects = append(out.Effects, "Send nothing more to this address.")
 	return nil
 }
 

@@ -130,7 +130,7 @@ func TestPages_Approvals(t *testing.T) {
 		require.Equal(t, http.StatusSeeOther, done.StatusCode, done.body)
 		result := mia.get(done.Header.Get("Location"))
 		assert.Contains(t, result.body, "Proposal "+strconv.FormatInt(onBackend, 10)+": applied")
-		assert.Contains(t, result.body, "the write answered HTTP 200")
+		assert.Contains(t, result.body, "Done: Ada Lovelace is in Screening.")
 		assert.Equal(t, "Screening", candidateStage(t, f, "backend", "ada"))
 		var moved *pipeline.Activity
 		for _, a := range f.Activity(t) {
@@ -220,10 +220,13 @@ func TestPages_ApprovalsInWords(t *testing.T) {
 	assert.Contains(t, body, "<dt>Interviewers</dt><dd>Mia Member <mia@acme.test> and Olivia Owner <olivia@acme.test></dd>")
 	assert.Contains(t, body, "Email invitations to Mia Member <mia@acme.test>, Olivia Owner <olivia@acme.test> and Ada Lovelace <ada@example.test>.")
 	assert.Contains(t, body, "Add a note on Ada Lovelace")
-	// Any other operation: its request as it is.
-	assert.Regexp(t, `Run update_job: PATCH /api/v1/jobs/\d+`, body)
+	// A job's change: each field's current → proposed value, and the
+	// request it stands for below, closed.
+	assert.Contains(t, body, "Change the job “Backend Engineer”")
+	assert.Regexp(t, `Title</th><td data-label="Now">Backend Engineer</td><td data-label="Proposed">Senior Backend Engineer</td>`, body)
+	assert.NotRegexp(t, `Run update_job|<h2[^>]*>[^<]*/api/v1`, body)
 	assert.Contains(t, body, `"title": "Senior Backend Engineer"`)
-	assert.Regexp(t, `(?s)<details open><summary>The request</summary>`, body)
+	assert.NotContains(t, body, `<details open>`)
 
 	warnings := regexp.MustCompile(`Ada Lovelace changed since this was proposed \(candidate\.stage_changed, [^)]+ by Olivia Owner\)`).FindAllString(body, -1)
 	assert.Len(t, warnings, 4, "each proposal on Ada warns; the job's does not")
@@ -276,6 +279,125 @@ func TestPages_ApprovalRefused(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, done.StatusCode, done.body)
 	result := b.get(done.Header.Get("Location"))
 	assert.Contains(t, result.body, "Proposal "+strconv.FormatInt(id, 10)+": failed")
-	assert.Contains(t, result.body, "Approved, but not done: HTTP 401")
+	assert.Contains(t, html.UnescapeString(result.body), "Not done: the token that asked no longer works (revoked or expired), or its user left the team. Nothing changed.")
+	assert.NotContains(t, result.body, "HTTP")
 	assert.Equal(t, "Applied", candidateStage(t, f, "backend", "ada"))
+}
+
+// TestPages_ApprovalOutcomes: what became of each proposal is told in
+// words, read from the record its run answered or the error that stopped
+// it, never an HTTP status; a withdrawn one says why.
+func TestPages_ApprovalOutcomes(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		f, base := servePages(t, db, pipelinehttp.Config{}, approvalOptions(t)...)
+		ctx := context.Background()
+		held := agent(t, f, "mia", "mia's agent", pipeline.EveryWrite)
+		doomed := agent(t, f, "mia", "short-lived agent", pipeline.EveryWrite)
+		ada, linus := candidatePath(f, "backend", "ada"), candidatePath(f, "backend", "linus")
+
+		moved := propose(t, base, held, "POST", ada+"/stage", map[string]any{"stage": f.Res.Stages["backend"]["Interview"]})
+		start := time.Now().UTC().Add(72 * time.Hour).Truncate(time.Hour)
+		slot := map[string]any{"start": start.Format(time.RFC3339), "end": start.Add(time.Hour).Format(time.RFC3339),
+			"interviewer_ids": []int64{f.User("adam")}}
+		booked := propose(t, base, held, "POST", ada+"/interviews", slot)
+		status, _ := apiCall(t, base, f.Res.Tokens["olivia"], "POST", candidatePath(f, "backend", "grace")+"/interviews", slot)
+		require.Equal(t, http.StatusCreated, status, "adam is booked meanwhile")
+
+		withdrawn := propose(t, base, held, "POST", ada+"/notes", map[string]any{"content": "On second thought."})
+		status, _ = apiCall(t, base, held, "POST", "/proposals/"+strconv.FormatInt(withdrawn, 10)+"/withdraw", map[string]any{})
+		require.Equal(t, http.StatusOK, status)
+		revoked := propose(t, base, doomed, "POST", ada+"/notes", map[string]any{"content": "Mine."})
+		c, err := f.Svc.Authenticate(ctx, doomed)
+		require.NoError(t, err)
+		require.NoError(t, f.Op.RevokeToken(ctx, c.TokenID()))
+		_, err = f.Svc.CloseProposals(ctx)
+		require.NoError(t, err)
+		erased := propose(t, base, held, "POST", linus+"/notes", map[string]any{"content": "Linus wrote Git."})
+		_, err = f.Svc.ErasePerson(f.As(t, "olivia"), pipeline.PersonErasure{Email: "linus@example.test", Reasoned: pipeline.Because("He asked.")})
+		require.NoError(t, err)
+
+		b := signIn(t, f, base, "olivia@acme.test")
+		list := b.get("/app/approvals")
+		for _, id := range []int64{moved, booked} {
+			res := b.post("/app/approvals/"+strconv.FormatInt(id, 10), url.Values{"decision": {"approve"}, "csrf": {list.field(t, "csrf")}})
+			require.Equal(t, http.StatusSeeOther, res.StatusCode, res.body)
+		}
+		done := html.UnescapeString(b.get("/app/approvals?done=" + strconv.FormatInt(moved, 10)).body)
+		assert.Contains(t, done, "Done: Ada Lovelace is in Interview.")
+
+		decided := html.UnescapeString(b.get("/app/approvals?tab=decided").body)
+		card := func(id int64) string {
+			m := regexp.MustCompile(`(?s)<article class="proposal" id="proposal-` + strconv.FormatInt(id, 10) + `".*?</article>`).FindString(decided)
+			require.NotEmpty(t, m, "proposal %d is on the decided tab", id)
+			return m
+		}
+		assert.Contains(t, card(moved), "Done: Ada Lovelace is in Interview.")
+		assert.Regexp(t, `Not done: [a-z][^.]*booked[^<]*Nothing changed\.`, card(booked))
+		assert.Contains(t, card(withdrawn), "Withdrawn: the agent withdrew it; nothing was done.")
+		assert.Contains(t, card(revoked), "Withdrawn: the token that asked was revoked; nothing was done.")
+		assert.Contains(t, card(erased), "Withdrawn: an erasure of the person it names closed it; nothing was done.")
+		assert.NotRegexp(t, `HTTP \d|answered \d{3}`, decided)
+	})
+}
+
+// TestPages_ApprovalsWaiting: the navigation of every page counts the
+// proposals waiting for the signed-in person's decision: those on jobs
+// they reach, none once decided.
+func TestPages_ApprovalsWaiting(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		f, base := servePages(t, db, pipelinehttp.Config{}, approvalOptions(t)...)
+		held := agent(t, f, "adam", "adam's agent", pipeline.EveryWrite)
+		waiting := func(p page) string {
+			m := regexp.MustCompile(`<a href="/app/approvals">Approvals <span class="count" id="waiting">(\d+)<span class="sr"> waiting for you</span></span></a>`).FindStringSubmatch(p.body)
+			if m == nil {
+				assert.Contains(t, p.body, `<a href="/app/approvals">Approvals</a>`)
+				return "none"
+			}
+			return m[1]
+		}
+		mia, owner := signIn(t, f, base, "mia@acme.test"), signIn(t, f, base, "olivia@acme.test")
+		assert.Equal(t, "none", waiting(mia.get("/app/tokens")))
+
+		onBackend := propose(t, base, held, "POST", candidatePath(f, "backend", "ada")+"/notes", map[string]any{"content": "Strong."})
+		propose(t, base, held, "POST", candidatePath(f, "frontend", "ken")+"/notes", map[string]any{"content": "Strong too."})
+		propose(t, base, held, "POST", "/jobs", map[string]any{"title": "Staff Engineer"})
+
+		assert.Equal(t, "1", waiting(mia.get("/app/tokens")), "a member: the backend job's only")
+		list := owner.get("/app/approvals")
+		assert.Equal(t, "3", waiting(list), "the owner: every job's, and the one on no job")
+		res := owner.post("/app/approvals/"+strconv.FormatInt(onBackend, 10), url.Values{"decision": {"reject"}, "csrf": {list.field(t, "csrf")}})
+		require.Equal(t, http.StatusSeeOther, res.StatusCode, res.body)
+		assert.Equal(t, "2", waiting(owner.get(res.Header.Get("Location"))))
+		assert.Equal(t, "none", waiting(mia.get("/app/approvals")))
+	})
+}
+
+// TestPages_ApprovedWebhookSecret: approving a proposed webhook on the
+// page answers with its signing secret, once, for the approver to hand
+// on; no later page shows it.
+func TestPages_ApprovedWebhookSecret(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, db *pipelinestore.DB) {
+		key, err := pipeline.ParseSecretKey("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f")
+		require.NoError(t, err)
+		f, base := servePages(t, db, pipelinehttp.Config{}, append(approvalOptions(t), pipeline.WithSecretKey(key),
+			pipeline.WithWebhookPolicy(pipeline.WebhookPolicy{AllowHTTP: true, AllowPrivate: true}))...)
+		_, token, err := f.Op.IssueToken(context.Background(), pipeline.TokenRequest{UserEmail: "olivia@acme.test", Name: "hook agent",
+			Scopes: []pipeline.Scope{pipeline.ScopeWebhooksWrite}, Approval: []pipeline.Op{pipeline.OpCreateWebhook}})
+		require.NoError(t, err)
+		id := propose(t, base, token, "POST", "/webhooks", map[string]any{"url": "https://hooks.example.test/board"})
+
+		adam := signIn(t, f, base, "adam@acme.test")
+		list := adam.get("/app/approvals")
+		assert.Contains(t, list.body, "Send the team’s activity to https://hooks.example.test/board")
+		res := adam.post("/app/approvals/"+strconv.FormatInt(id, 10), url.Values{"decision": {"approve"}, "csrf": {list.field(t, "csrf")}})
+		require.Equal(t, http.StatusOK, res.StatusCode, res.body)
+		assert.Equal(t, "no-store", res.Header.Get("Cache-Control"))
+		assert.Contains(t, html.UnescapeString(res.body), "Done: the team’s activity is sent to https://hooks.example.test/board.")
+		secret := regexp.MustCompile(`<pre class="body secret" tabindex="0">(whsec_[^<]+)</pre>`).FindStringSubmatch(res.body)
+		require.NotNil(t, secret, "the secret, once")
+		assert.Regexp(t, `^whsec_[A-Za-z0-9+/]{43}=$`, html.UnescapeString(secret[1]))
+		for _, path := range []string{"/app/approvals?tab=decided", "/app/approvals?done=" + strconv.FormatInt(id, 10)} {
+			assert.NotContains(t, html.UnescapeString(adam.get(path).body), html.UnescapeString(secret[1]), path)
+		}
+	})
 }

@@ -69,7 +69,8 @@ type pages struct {
 
 // MountPages serves the people's pages below r's path + "/app/" (New
 // serves them at /app/): sign-in by one-time links, the session, and
-// the tokens and approvals pages. cfg.BaseURL is where the pages are reached; without it
+// the tokens and approvals pages, and the reviewer's job and candidate
+// pages. cfg.BaseURL is where the pages are reached; without it
 // no sign-in link is mailed, and cookies are Secure when it is https.
 // The client IP is what r's engine takes it to be (its trusted proxies).
 func MountPages(r gin.IRouter, svc *pipeline.Service, cfg Config) {
@@ -95,20 +96,25 @@ func newPages(svc *pipeline.Service, cfg Config, prefix string) *pages {
 		p.log = slog.New(slog.DiscardHandler)
 	}
 	funcs := template.FuncMap{
-		"when":   func(t *time.Time) string { return whenText(t) },
-		"day":    func(t time.Time) string { return t.UTC().Format(time.DateOnly) },
-		"state":  tokenState,
-		"policy": policyText,
-		"at":     func(t time.Time) string { return whenText(&t) },
+		"when":          func(t *time.Time) string { return whenText(t) },
+		"day":           func(t time.Time) string { return t.UTC().Format(time.DateOnly) },
+		"state":         tokenState,
+		"policy":        policyText,
+		"at":            func(t time.Time) string { return whenText(&t) },
+		"date":          func(t time.Time) string { return t.UTC().Format(time.DateOnly) },
+		"interviewWhen": func(iv pipeline.Interview) string { return whenInterview(iv.Start, iv.End, iv.Timezone) },
+		"names":         names,
+		"actor":         actorName,
+		"statuses":      func() []string { return pipeline.CandidateStatuses },
 		"proposalView": func(it approvalItem, v view) proposalView {
-			return proposalView{Item: it, Prefix: v.Prefix, CSRF: v.CSRF}
+			return proposalView{Item: it, Prefix: v.Prefix, CSRF: v.CSRF, Back: v.Back}
 		},
 		"rows": func(ts []pipeline.Token, creator bool, prefix string) tokenTable {
 			return tokenTable{Tokens: ts, Creator: creator, Prefix: prefix}
 		},
 	}
-	for _, name := range []string{"sign-in", "link", "message", "tokens", "revoke", "approvals"} {
-		p.tmpl[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html"))
+	for _, name := range []string{"sign-in", "link", "message", "tokens", "revoke", "approvals", "candidate", "job"} {
+		p.tmpl[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/proposal.html", "templates/"+name+".html"))
 	}
 	return p
 }
@@ -119,6 +125,7 @@ type proposalView struct {
 	Item   approvalItem
 	Prefix string
 	CSRF   string
+	Back   string // the page a decision returns to; "": the approvals page
 }
 
 type tokenTable struct {
@@ -188,6 +195,9 @@ func (p *pages) routes(g *gin.RouterGroup) {
 	g.GET("/tokens/:id/revoke", p.signedIn, p.confirmRevoke)
 	g.GET("/approvals", p.signedIn, p.approvals)
 	g.POST("/approvals/:id", p.signedIn, p.csrf, p.decide)
+	g.GET("/jobs/:job", p.signedIn, p.job)
+	g.GET("/jobs/:job/candidates/:candidate", p.signedIn, p.candidate)
+	g.GET("/jobs/:job/candidates/:candidate/documents/:document", p.signedIn, p.download)
 	g.POST("/tokens/:id/revoke", p.signedIn, p.csrf, p.revoke)
 }
 
@@ -362,12 +372,20 @@ type view struct {
 	Proposals []approvalItem
 	Done      *approvalItem // the one just decided
 	More      string        // the next page's path
+	Secret    string        // the signing secret of a webhook its approval created
+	Back      string        // the page a decision returns to (a candidate's)
+
+	// a candidate's page, a job's
+	Candidate *candidatePage
+	JobPage   *jobPage
 }
 
 type me struct {
 	User  pipeline.User
 	Team  pipeline.Team
 	Teams []pipeline.TeamRole
+	// Waiting is how many proposals wait for this person's decision.
+	Waiting int
 }
 
 type createdToken struct {
@@ -461,7 +479,15 @@ func (p *pages) signedIn(c *gin.Context) {
 		c.Abort()
 		return
 	}
-	c.Set(sessionKey, &session{value: value, auth: auth, me: &me{User: auth.User, Team: auth.Team, Teams: teams}})
+	// The navigation's count: the pending proposals this person may
+	// decide, which are those they see (a person decides without a token).
+	waiting, err := p.svc.ListProposals(ctx, pipeline.ProposalFilter{Status: pipeline.ProposalPending})
+	if err != nil {
+		p.fail(c, err)
+		c.Abort()
+		return
+	}
+	c.Set(sessionKey, &session{value: value, auth: auth, me: &me{User: auth.User, Team: auth.Team, Teams: teams, Waiting: waiting.Total}})
 	c.Next()
 }
 
