@@ -46,7 +46,7 @@ func TestBrowser_Review(t *testing.T) {
 			assert.Contains(t, b.text("main"), "ada-cv.txt")
 			assert.Contains(t, b.text("main"), "Her CV says she wrote the first program.")
 			b.shot("candidate")
-			b.run(chromedp.Click(chromedp.CSS(card+` button[value=approve]`)))
+			b.run(chromedp.Click(chromedp.CSS(card + ` button[value=approve]`)))
 			require.Eventually(t, func() bool { return proposalStatus(t, f, id) == pipeline.ProposalApplied }, 10*time.Second, 50*time.Millisecond)
 			assert.Equal(t, "Screening", candidateStage(t, f, "backend", "ada"), "the candidate moved")
 			b.run(chromedp.WaitVisible(chromedp.Search(`//*[contains(., "Done: Ada Lovelace is in Screening")]`)))
