@@ -37,7 +37,7 @@ func TestService_TokenActivity(t *testing.T) {
 
 		// On the tokens page: Mia makes an agent's token, Olivia, the
 		// owner, revokes it, twice.
-		tok, value, err := w.Svc.CreateToken(mia, pipeline.TokenForm{Name: "agent", Scopes: []pipeline.Scope{pipeline.ScopeCandidatesWrite},
+		tok, value, err := w.Svc.CreateToken(mia, pipeline.TokenForm{Name: "agent", Scopes: []pipeline.Scope{pipeline.ScopeCandidatesWrite, pipeline.ScopeMessagesSend},
 			Approval: []pipeline.Op{pipeline.OpSendMessage}, Nonce: "n1"})
 		require.NoError(t, err)
 		// Mia gives it another policy, twice; a member cannot touch
@@ -70,12 +70,12 @@ func TestService_TokenActivity(t *testing.T) {
 		got := tokenEntries(t, w)
 		require.Len(t, got, 6, "one entry per change: %v", got)
 		at := func(tok pipeline.Token) string { return tok.ExpiresAt.UTC().Format(time.RFC3339) }
-		made := `{"name":{"before":null,"after":"agent"},"scopes":{"before":null,"after":["candidates:write"]},` +
+		made := `{"name":{"before":null,"after":"agent"},"scopes":{"before":null,"after":["candidates:write","messages:send"]},` +
 			`"approval_required":{"before":null,"after":["send_message"]},"expires_at":{"before":null,"after":"` + at(tok) + `"}}`
-		policy := `{"name":{"before":"agent","after":"agent"},"scopes":{"before":["candidates:write"],"after":["candidates:write"]},` +
+		policy := `{"name":{"before":"agent","after":"agent"},"scopes":{"before":["candidates:write","messages:send"],"after":["candidates:write","messages:send"]},` +
 			`"approval_required":{"before":["send_message"],"after":["move_candidate","send_message"]},` +
 			`"expires_at":{"before":"` + at(tok) + `","after":"` + at(tok) + `"}}`
-		gone := `{"name":{"before":"agent","after":null},"scopes":{"before":["candidates:write"],"after":null},` +
+		gone := `{"name":{"before":"agent","after":null},"scopes":{"before":["candidates:write","messages:send"],"after":null},` +
 			`"approval_required":{"before":["move_candidate","send_message"],"after":null},"expires_at":{"before":"` + at(tok) + `","after":null}}`
 		ciScopes := `["jobs:read","jobs:write"]`
 		for i, want := range []struct {
