@@ -14,6 +14,7 @@ import (
 // messageBody is a message as both servers answer it.
 type messageBody struct {
 	ID          int64   `json:"id"`
+	Object      string  `json:"object"` // "message", as ours tells it from a proposal
 	JobID       int64   `json:"job_id"`
 	CandidateID int64   `json:"candidate_id"`
 	To          string  `json:"to"`
@@ -72,7 +73,7 @@ func (b *baseline) message(c *gin.Context) {
 	if !w.opened(c, b, err, bad) {
 		return
 	}
-	m := messageBody{ID: id, JobID: w.jobID, CandidateID: w.candID, To: w.cand.Email, Subject: strings.TrimSpace(in.Subject),
+	m := messageBody{ID: id, Object: "message", JobID: w.jobID, CandidateID: w.candID, To: w.cand.Email, Subject: strings.TrimSpace(in.Subject),
 		Body: in.Body, Status: pipeline.MessageQueued, SendAt: stamp(w.now), Author: named{ID: w.cl.userID, Name: w.cl.userName},
 		CreatedAt: stamp(w.now)}
 	var batch pgx.Batch
