@@ -671,9 +671,6 @@ func (s *Service) runProposal(ctx context.Context, p Proposal) (result ProposalR
 	}
 	body, err := run.call(ctx, s, ref, in)
 	if err != nil {
-		if err == errAlreadyDecided {
-			return ProposalResult{}, nil, err
-		}
 		return refused(err)
 	}
 	result = ProposalResult{Status: p.Operation.Status(), Body: json.RawMessage("null")}
