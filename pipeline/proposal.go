@@ -183,15 +183,6 @@ func storedProposal(stored []byte) (int64, bool) {
 	return m.Proposal, true
 }
 
-// filledPath is op's path with the ids of r.
-func filledPath(op Op, r Ref) string {
-	path := op.Path()
-	for _, id := range r.IDs() {
-		path = strings.ReplaceAll(path, "{"+id.Name+"}", strconv.FormatInt(*id.ID, 10))
-	}
-	return path
-}
-
 // propose stores a held write as a proposal, in a transaction of its own
 // once the write's checked and rolled back: the same request of the same
 // token still pending is that proposal; a token may have
@@ -243,7 +234,7 @@ func (s *Service) propose(ctx context.Context, c Caller, w writeCall, busy bool)
 				teamID = j.TeamID
 			}
 			np, err := tx.InsertProposal(ctx, Proposal{
-				TeamID: teamID, Operation: w.op, Method: w.op.Method(), Path: filledPath(w.op, w.ref), Input: input,
+				TeamID: teamID, Operation: w.op, Method: w.op.Method(), Path: w.op.FilledPath(w.ref), Input: input,
 				Reason: w.reason, Status: ProposalPending, RequestedBy: ProposalActor{User: c.user, Token: &TokenRef{ID: c.tokenID}},
 				JobID: w.ref.Job, CandidateID: w.ref.Candidate, Digest: w.digest, CreatedAt: now, ExpiresAt: now.Add(ProposalLifetime),
 			})

@@ -132,7 +132,7 @@ func (spec opSpec[In, Out]) readArguments(ctx context.Context, a *api, raw json.
 			in.unread.Add(argKey, wrongType(argKey, "a string"))
 		}
 	}
-	in.self = exchangeFrom(ctx).origin + a.prefix + "/api/v1" + fillPath(spec.op.Path(), in.ref)
+	in.self = exchangeFrom(ctx).origin + a.prefix + "/api/v1" + spec.op.FilledPath(in.ref)
 	return in
 }
 

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -110,34 +108,4 @@ func (spec opSpec[In, Out]) run(ctx context.Context, svc *pipeline.Service, in *
 	out, replayed, err := spec.call(ctx, svc, in)
 	out, err = pipeline.ResolveUnread(in.problems(), in.idUnread, out, err)
 	return out, replayed, err
-}
-
-// fillPath is path with the ids of r in place of its parameters. It runs
-// twice a request, so it scans the path once rather than building a
-// strings.Replacer of every kind of id (a tenth of a message's
-// allocations).
-func fillPath(path string, r pipeline.Ref) string {
-	var b []byte
-	for {
-		open := strings.IndexByte(path, '{')
-		if open < 0 {
-			break
-		}
-		end := strings.IndexByte(path[open:], '}')
-		if end < 0 {
-			break
-		}
-		end += open
-		b = append(b, path[:open]...)
-		if id := r.ID(path[open+1 : end]); id != nil {
-			b = strconv.AppendInt(b, *id, 10)
-		} else {
-			b = append(b, path[open:end+1]...)
-		}
-		path = path[end+1:]
-	}
-	if b == nil {
-		return path
-	}
-	return string(append(b, path...))
 }

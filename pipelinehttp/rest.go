@@ -58,7 +58,7 @@ func (spec opSpec[In, Out]) serveREST(a *api, c *gin.Context) {
 	}
 	if spec.created != nil {
 		// The route below wherever the API is mounted, its ids filled in.
-		route := a.prefix + "/api/v1" + fillPath(spec.op.Path(), in.ref)
+		route := a.prefix + "/api/v1" + spec.op.FilledPath(in.ref)
 		c.Header("Location", a.basePath+route+"/"+strconv.FormatInt(spec.created(out), 10))
 	}
 	if spec.op.Status() == http.StatusNoContent {
