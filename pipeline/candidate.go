@@ -94,7 +94,7 @@ func (s *Service) ListCandidates(ctx context.Context, jobID int64, f CandidateFi
 		return List[Candidate]{}, inputVerdict(f.Unread, bad.Err())
 	}
 	f.Page = max(f.Page, 1)
-	l, err := s.store.ListCandidates(ctx, c.user.ID, jobID, f)
+	l, err := s.store.Candidates().List(ctx, ListCandidatesParams{Viewer: c.user.ID, JobID: jobID, Filter: f})
 	if errors.Is(err, ErrStageNotInJob) {
 		return List[Candidate]{}, Invalid("stage", msgStage)
 	}
@@ -109,7 +109,7 @@ func (s *Service) GetCandidate(ctx context.Context, jobID, id int64) (Candidate,
 	if err != nil {
 		return Candidate{}, err
 	}
-	return s.store.Candidate(ctx, c.user.ID, jobID, id)
+	return s.store.Candidates().Get(ctx, CandidateParams{Viewer: c.user.ID, JobID: jobID, ID: id})
 }
 
 // CandidateMove is the input of MoveCandidate.
@@ -158,12 +158,11 @@ func (s *Service) MoveCandidate(ctx context.Context, jobID, id int64, in Candida
 		return Result[Candidate]{}, err
 	}
 	// The stage is read with the candidate, and checked in its turn.
-	load := func(tx Tx) (moving, error) {
-		cand, st, err := tx.CandidateForMove(ctx, c.user.ID, jobID, id, in.StageID)
-		return moving{cand, st}, err
+	load := func(tx Tx, kc KeyClaim) (LockedCandidate, error) {
+		return tx.Candidates().Lock(ctx, LockCandidateParams{Viewer: c.user.ID, JobID: jobID, ID: id, Stage: in.StageID, Claim: kc})
 	}
-	return write(s, ctx, c, k, load, func(tx Tx, m moving) (Candidate, error) {
-		cand, st := m.cand, m.stage
+	return write(s, ctx, c, k, load, func(tx Tx, m LockedCandidate) (Candidate, error) {
+		cand, st := m.Candidate, m.Stage
 		f := in.check()
 		if st == nil && checkable(in.Unread, f, "stage") {
 			f.Add("stage", msgStage)
@@ -174,7 +173,7 @@ func (s *Service) MoveCandidate(ctx context.Context, jobID, id int64, in Candida
 		if st.ID == cand.StageID {
 			return cand, nil
 		}
-		if err := tx.SetCandidateStage(ctx, cand.ID, st.ID, s.now()); err != nil {
+		if err := tx.Candidates().SetStage(ctx, SetStageParams{CandidateID: cand.ID, StageID: st.ID, At: s.now()}); err != nil {
 			return Candidate{}, err
 		}
 		changes := map[string]Change{"stage": {Before: cand.Stage, After: st.Name}}
@@ -183,16 +182,18 @@ func (s *Service) MoveCandidate(ctx context.Context, jobID, id int64, in Candida
 	})
 }
 
-// moving is a candidate to move and the stage it is to move to.
-type moving struct {
-	cand  Candidate
-	stage *Stage
-}
-
 // loadCandidate finds, for a write, a candidate of a job the caller can
 // reach and locks it.
-func (s *Service) loadCandidate(ctx context.Context, c Caller, jobID, id int64) func(Tx) (Candidate, error) {
-	return func(tx Tx) (Candidate, error) { return tx.CandidateForUpdate(ctx, c.user.ID, jobID, id) }
+func (s *Service) loadCandidate(ctx context.Context, c Caller, jobID, id int64) func(Tx, KeyClaim) (Candidate, error) {
+	return func(tx Tx, kc KeyClaim) (Candidate, error) {
+		return lockCandidate(ctx, tx, LockCandidateParams{Viewer: c.user.ID, JobID: jobID, ID: id, Claim: kc})
+	}
+}
+
+// lockCandidate is the candidate p locks.
+func lockCandidate(ctx context.Context, tx Tx, p LockCandidateParams) (Candidate, error) {
+	l, err := tx.Candidates().Lock(ctx, p)
+	return l.Candidate, err
 }
 
 // The operations on candidates (intake.go holds the adding and the updating).
@@ -219,4 +220,132 @@ var candidateOps = []opRow{
 		Description: "Changes any of name, email, resume_url (null clears it) and status of a candidate and returns it (PATCH /api/v1/jobs/{job}/candidates/{candidate}); send at least one. Any status may follow any. An email another candidate of the job has, in any letter case, is validation_failed on email."}},
 	{OpMoveCandidate, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/stage", 0}, runs(onCandidate((*Service).MoveCandidate), Candidate.Record), &Words{Title: "Move a candidate", Idempotent: true,
 		Description: "Moves a candidate to a stage of the same job and returns the candidate, unchanged when already there (POST .../candidates/{candidate}/stage). A stage of another job is validation_failed on stage."}},
+}
+
+// CandidateStore is what the Service reads of candidates outside a write.
+type CandidateStore interface {
+	// List returns a page of the candidates of a job the viewer can reach,
+	// newest applicant first (applied, then id, descending). A stage
+	// filter naming no stage of that job is ErrStageNotInJob. Its Total,
+	// with or without a stage filter, is the exact number of the job's
+	// candidates it selects, however many intakes and moves commit beside
+	// the read.
+	List(ctx context.Context, p ListCandidatesParams) (List[Candidate], error)
+	// Get returns a candidate of a job the viewer can reach, with its
+	// stage name and notes count, the exact number of its notes.
+	Get(ctx context.Context, p CandidateParams) (Candidate, error)
+}
+
+// CandidateParams names a candidate of a job, read for a viewer.
+type CandidateParams struct {
+	Viewer, JobID, ID int64
+}
+
+// ListCandidatesParams selects a page of a job's candidates, read for a
+// viewer.
+type ListCandidatesParams struct {
+	Viewer, JobID int64
+	Filter        CandidateFilter
+}
+
+// CandidateTx is what a write transaction does to candidates. A candidate
+// it changes is one Lock returned.
+type CandidateTx interface {
+	// Lock returns a candidate of a job the viewer can reach, with its
+	// stage and notes count, and holds it until the transaction ends; what
+	// else it does is in the params.
+	Lock(ctx context.Context, p LockCandidateParams) (LockedCandidate, error)
+	// Intake returns what adding a candidate to a job needs, and holds the
+	// job against a change of its status until the transaction ends.
+	Intake(ctx context.Context, p IntakeParams) (Intake, error)
+	// Insert stores a candidate and returns it with its id (its ID when
+	// drawn); the job's stage counts follow in the same transaction. A
+	// candidate's email is unique among the candidates of its job, in any
+	// letter case (compared folded, see Fold), and free on other jobs.
+	// Errors: ErrEmailTaken (a candidate of the job has its email), here
+	// or when the transaction ends: of concurrent intakes of one email,
+	// one is stored.
+	Insert(ctx context.Context, p WriteCandidateParams) (Candidate, error)
+	// Update stores the name, email, resume URL and status of a locked
+	// candidate. Errors: ErrEmailTaken, here or when the transaction ends.
+	Update(ctx context.Context, p WriteCandidateParams) error
+	// SetStage moves a locked candidate to a stage; the job's stage counts
+	// follow in the same transaction, exact however many moves of the job
+	// commit at once.
+	SetStage(ctx context.Context, p SetStageParams) error
+	// EmailTaken reports whether a candidate of a job other than Except
+	// has the email, in any letter case (compared folded).
+	EmailTaken(ctx context.Context, p EmailTakenParams) (bool, error)
+}
+
+// LockCandidateParams is a write's read of the candidate it is about.
+type LockCandidateParams struct {
+	Viewer, JobID, ID int64
+	// Stage, when not 0, is a stage of the job read with the candidate
+	// (LockedCandidate.Stage).
+	Stage int64
+	// Interviews also takes, before the candidate's lock, the locks the
+	// writers of each of its interviews take first, in order of id: a
+	// write that is to cancel them then waits for a change of one under
+	// way before it holds anything of its own, so that the feed lists the
+	// two in the order they took effect. A store whose writers take
+	// turns takes nothing more.
+	Interviews bool
+	// Draw, when not "", is the kind of record the transaction is to
+	// insert ("interview" or "message") whose id is drawn with the
+	// read (LockedCandidate.Drawn), so that its insert need return
+	// nothing. Not with Interviews. A store that cannot draw leaves Drawn
+	// 0, and the insert assigns the id.
+	Draw string
+	// Claim, when not nil, is a key's claim the transaction made last and
+	// has not sent: the read makes it in its own statement, before it
+	// locks anything. A store that cannot sends it as it would have.
+	Claim KeyClaim
+}
+
+// LockedCandidate is what LockCandidateParams asked for.
+type LockedCandidate struct {
+	Candidate Candidate
+	// Stage is the stage asked for, nil when the job has none such or
+	// none was asked for.
+	Stage *Stage
+	// Drawn is the id drawn, 0 when none was; JobTitle is the candidate's
+	// job's title, read with a drawn id.
+	Drawn    int64
+	JobTitle string
+}
+
+// IntakeParams is an intake's read of the job a candidate is added to.
+type IntakeParams struct {
+	Viewer, JobID int64
+	// Stage is the stage asked for, 0 for the job's first.
+	Stage int64
+	// Email is the new candidate's (Intake.EmailTaken).
+	Email string
+	// Draw draws the new candidate's id with the read (Intake.Drawn), so
+	// that the insert need return nothing; a store that cannot draw
+	// leaves it 0.
+	Draw bool
+	// Claim is as LockCandidateParams.Claim.
+	Claim KeyClaim
+}
+
+// WriteCandidateParams is a candidate stored at a time.
+type WriteCandidateParams struct {
+	Candidate Candidate
+	At        time.Time
+}
+
+// SetStageParams moves a candidate to a stage at a time.
+type SetStageParams struct {
+	CandidateID, StageID int64
+	At                   time.Time
+}
+
+// EmailTakenParams asks whether a candidate of a job other than Except
+// has an email.
+type EmailTakenParams struct {
+	JobID  int64
+	Email  string
+	Except int64
 }

@@ -192,7 +192,7 @@ func (s *Service) ListDocuments(ctx context.Context, jobID, candidateID int64, f
 		return List[Document]{}, err
 	}
 	if bad := f.Validate(); bad != nil {
-		if _, err := s.store.Candidate(ctx, c.user.ID, jobID, candidateID); err != nil {
+		if _, err := s.store.Candidates().Get(ctx, CandidateParams{Viewer: c.user.ID, JobID: jobID, ID: candidateID}); err != nil {
 			return List[Document]{}, err
 		}
 		return List[Document]{}, bad
@@ -352,8 +352,8 @@ func (s *Service) RemoveDocument(ctx context.Context, jobID, candidateID, id int
 		cand Candidate
 		doc  Document
 	}
-	load := func(tx Tx) (target, error) {
-		cand, err := tx.CandidateForUpdate(ctx, c.user.ID, jobID, candidateID)
+	load := func(tx Tx, kc KeyClaim) (target, error) {
+		cand, err := lockCandidate(ctx, tx, LockCandidateParams{Viewer: c.user.ID, JobID: jobID, ID: candidateID, Claim: kc})
 		if err != nil {
 			return target{}, err
 		}

@@ -185,7 +185,8 @@ func writeValue(w io.Writer, v reflect.Value) {
 }
 
 // write runs a write in one transaction, in the API's check order: load
-// finds the record the write is about (not_found), then the idempotency key
+// finds the record the write is about (not_found), making the key's claim
+// when it is given one (see LockCandidateParams.Claim), then the idempotency key
 // is judged (validation_failed, conflict) or replays its stored result,
 // then act validates the input and acts, the write's reason judged with
 // the input (see withReason) and kept on every activity entry act logs. A
@@ -198,7 +199,7 @@ func writeValue(w io.Writer, v reflect.Value) {
 // rolls back once act succeeded, and returns *Proposed (see propose). The
 // approved run of a proposal (see ApproveProposal) is not held; it claims
 // its proposal in its own transaction, after act, so that it runs once.
-func write[R, T any](s *Service, ctx context.Context, c Caller, w writeCall, load func(Tx) (R, error), act func(Tx, R) (T, error)) (Result[T], error) {
+func write[R, T any](s *Service, ctx context.Context, c Caller, w writeCall, load func(Tx, KeyClaim) (R, error), act func(Tx, R) (T, error)) (Result[T], error) {
 	var out Result[T]
 	k, badReason := w.key, checkReason(w.reason)
 	busy, release := s.reserveKey(c, k)
@@ -217,7 +218,7 @@ func write[R, T any](s *Service, ctx context.Context, c Caller, w writeCall, loa
 		var rec R
 		if load != nil {
 			var err error
-			if rec, err = load(tx); err != nil {
+			if rec, err = load(tx, cl.kc); err != nil {
 				// A retried delete finds its record gone; the first
 				// request's answer is still the answer to its key.
 				if k != nil && ErrorCode(err) == ENotFound {

@@ -177,6 +177,8 @@ type Intake struct {
 	Stage *Stage
 	// EmailTaken: a candidate of the job has the email, in any letter case.
 	EmailTaken bool
+	// Drawn is the new candidate's id when drawn, else 0.
+	Drawn int64
 }
 
 // AddCandidate adds a candidate to a job, active, in the stage asked for
@@ -198,10 +200,8 @@ func (s *Service) AddCandidate(ctx context.Context, jobID int64, in NewCandidate
 	if !ValidText(email) {
 		email = "" // no candidate has it; the check says what is wrong
 	}
-	var id *IDDraw
-	load := func(tx Tx) (Intake, error) {
-		id = tx.DrawID(ctx, SubjectCandidate)
-		return tx.JobForIntake(ctx, c.user.ID, jobID, max(in.StageID, 0), email)
+	load := func(tx Tx, kc KeyClaim) (Intake, error) {
+		return tx.Candidates().Intake(ctx, IntakeParams{Viewer: c.user.ID, JobID: jobID, Stage: max(in.StageID, 0), Email: email, Draw: true, Claim: kc})
 	}
 	res, err := write(s, ctx, c, k, load, func(tx Tx, it Intake) (Candidate, error) {
 		now := s.now()
@@ -218,7 +218,7 @@ func (s *Service) AddCandidate(ctx context.Context, jobID int64, in NewCandidate
 		if it.Job.Status == JobClosed {
 			return Candidate{}, Errorf(EForbidden, msgJobClosed)
 		}
-		return s.insertCandidate(ctx, tx, c, it, in, id.ID, now)
+		return s.insertCandidate(ctx, tx, c, it, in, it.Drawn, now)
 	})
 	return res, emailTaken(err)
 }
@@ -230,10 +230,10 @@ func (s *Service) insertCandidate(ctx context.Context, tx Tx, c Caller, it Intak
 	if in.Applied != "" {
 		applied, _ = time.Parse(time.DateOnly, in.Applied) // checked
 	}
-	cand, err := tx.InsertCandidate(ctx, Candidate{
+	cand, err := tx.Candidates().Insert(ctx, WriteCandidateParams{Candidate: Candidate{
 		ID: id, JobID: it.Job.ID, TeamID: it.Job.TeamID, Name: strings.TrimSpace(in.Name), Email: in.Email,
 		Applied: applied, StageID: it.Stage.ID, Stage: it.Stage.Name, Status: CandidateActive, ResumeURL: in.ResumeURL,
-	}, now)
+	}, At: now})
 	if err != nil {
 		return Candidate{}, err
 	}
@@ -268,16 +268,14 @@ func (s *Service) UpdateCandidate(ctx context.Context, jobID, id int64, p Candid
 	if err != nil {
 		return Result[Candidate]{}, err
 	}
-	load := s.loadCandidate(ctx, c, jobID, id)
-	if p.Status != nil && CancelsInterviews(CandidateActive, *p.Status) {
-		// A status that may cancel the candidate's interviews: their
-		// locks are taken with the candidate's, so that a change of one
-		// that takes effect first comes first in the feed too.
-		read := load
-		load = func(tx Tx) (Candidate, error) {
-			tx.LockInterviewsWithCandidate(ctx)
-			return read(tx)
-		}
+	// A status that may cancel the candidate's interviews: their locks are
+	// taken with the candidate's, so that a change of one that takes
+	// effect first comes first in the feed too.
+	lock := LockCandidateParams{Viewer: c.user.ID, JobID: jobID, ID: id,
+		Interviews: p.Status != nil && CancelsInterviews(CandidateActive, *p.Status)}
+	load := func(tx Tx, kc KeyClaim) (Candidate, error) {
+		lock.Claim = kc
+		return lockCandidate(ctx, tx, lock)
 	}
 	res, err := write(s, ctx, c, k, load, func(tx Tx, cand Candidate) (Candidate, error) {
 		f := p.check()
@@ -285,7 +283,7 @@ func (s *Service) UpdateCandidate(ctx context.Context, jobID, id int64, p Candid
 		// first only when the answer is a 422 anyway, so that it names it.
 		if (len(f) > 0 || p.Unread != nil) && p.Email != nil && checkable(p.Unread, f, "email") &&
 			Fold(*p.Email) != Fold(cand.Email) {
-			taken, err := tx.EmailTaken(ctx, cand.JobID, *p.Email, cand.ID)
+			taken, err := tx.Candidates().EmailTaken(ctx, EmailTakenParams{JobID: cand.JobID, Email: *p.Email, Except: cand.ID})
 			if err != nil {
 				return Candidate{}, err
 			}
@@ -306,7 +304,7 @@ func (s *Service) UpdateCandidate(ctx context.Context, jobID, id int64, p Candid
 		if len(changes) == 0 {
 			return cand, nil
 		}
-		if err := tx.UpdateCandidate(ctx, cand, s.now()); err != nil {
+		if err := tx.Candidates().Update(ctx, WriteCandidateParams{Candidate: cand, At: s.now()}); err != nil {
 			return Candidate{}, err
 		}
 		if err := s.log(ctx, tx, c, cand.TeamID, cand.JobID, ActionCandidateUpdated, SubjectCandidate, cand.ID, changes); err != nil {

@@ -27,13 +27,11 @@ func (s *Service) ScheduleInterview(ctx context.Context, jobID, candidateID int6
 		return Result[Interview]{}, err
 	}
 	var booking BusyQuery
-	var id *IDDraw
-	load := func(tx Tx) (Candidate, error) {
-		id = tx.DrawID(ctx, SubjectInterview)
-		return tx.CandidateForUpdate(ctx, c.user.ID, jobID, candidateID)
+	load := func(tx Tx, kc KeyClaim) (LockedCandidate, error) {
+		return tx.Candidates().Lock(ctx, LockCandidateParams{Viewer: c.user.ID, JobID: jobID, ID: candidateID, Draw: SubjectInterview, Claim: kc})
 	}
-	res, err := write(s, ctx, c, k, load, func(tx Tx, cand Candidate) (Interview, error) {
-		now := s.now()
+	res, err := write(s, ctx, c, k, load, func(tx Tx, l LockedCandidate) (Interview, error) {
+		cand, now := l.Candidate, s.now()
 		iv := Interview{JobID: cand.JobID, CandidateID: cand.ID, TeamID: cand.TeamID, CandidateStatus: cand.Status,
 			CandidateName: cand.Name, CandidateEmail: cand.Email, CandidateErased: cand.ErasedAt != nil, Status: InterviewScheduled,
 			CreatedBy: c.user, CreatedAt: now, UpdatedAt: now}
@@ -43,7 +41,7 @@ func (s *Service) ScheduleInterview(ctx context.Context, jobID, candidateID int6
 		booking = iv.booking()
 		// The UID names the id: stored with the insert when the id was
 		// drawn, else once the insert has assigned it.
-		iv.ID = id.ID
+		iv.ID, iv.JobTitle = l.Drawn, l.JobTitle
 		if err := s.calendar.set(&iv); err != nil {
 			return Interview{}, err
 		}
@@ -224,8 +222,10 @@ func rescheduled(before, after Interview) map[string]Change {
 
 // loadInterview finds, for a write, an interview of a candidate of a job
 // the caller can reach, and locks it.
-func (s *Service) loadInterview(ctx context.Context, c Caller, jobID, candidateID, id int64) func(Tx) (Interview, error) {
-	return func(tx Tx) (Interview, error) { return tx.InterviewForUpdate(ctx, c.user.ID, jobID, candidateID, id) }
+func (s *Service) loadInterview(ctx context.Context, c Caller, jobID, candidateID, id int64) func(Tx, KeyClaim) (Interview, error) {
+	return func(tx Tx, _ KeyClaim) (Interview, error) {
+		return tx.InterviewForUpdate(ctx, c.user.ID, jobID, candidateID, id)
+	}
 }
 
 // InterviewCancellation is the input of CancelInterview.
@@ -338,7 +338,7 @@ func (s *Service) ListInterviews(ctx context.Context, jobID, candidateID int64, 
 	}
 	if err := inputVerdict(f.Unread, bad.Err()); err != nil {
 		// Not found comes before invalid.
-		if _, err := s.store.Candidate(ctx, c.user.ID, jobID, candidateID); err != nil {
+		if _, err := s.store.Candidates().Get(ctx, CandidateParams{Viewer: c.user.ID, JobID: jobID, ID: candidateID}); err != nil {
 			return List[Interview]{}, err
 		}
 		return List[Interview]{}, err

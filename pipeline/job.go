@@ -269,7 +269,7 @@ func (s *Service) UpdateJob(ctx context.Context, id int64, p JobPatch) (Result[J
 	if err != nil {
 		return Result[Job]{}, err
 	}
-	load := func(tx Tx) (Job, error) { return tx.JobForUpdate(ctx, c.user.ID, id) }
+	load := func(tx Tx, _ KeyClaim) (Job, error) { return tx.JobForUpdate(ctx, c.user.ID, id) }
 	return write(s, ctx, c, k, load, func(tx Tx, j Job) (Job, error) {
 		if err := p.Validate(); err != nil {
 			return Job{}, err

@@ -136,13 +136,11 @@ func (s *Service) SendMessage(ctx context.Context, jobID, candidateID int64, in 
 	if err != nil {
 		return Result[Message]{}, err
 	}
-	var id *IDDraw
-	load := func(tx Tx) (Candidate, error) {
-		id = tx.DrawID(ctx, "message")
-		return tx.CandidateForUpdate(ctx, c.user.ID, jobID, candidateID)
+	load := func(tx Tx, kc KeyClaim) (LockedCandidate, error) {
+		return tx.Candidates().Lock(ctx, LockCandidateParams{Viewer: c.user.ID, JobID: jobID, ID: candidateID, Draw: "message", Claim: kc})
 	}
-	return write(s, ctx, c, k, load, func(tx Tx, cand Candidate) (Message, error) {
-		now := s.now()
+	return write(s, ctx, c, k, load, func(tx Tx, l LockedCandidate) (Message, error) {
+		cand, now := l.Candidate, s.now()
 		if err := inputVerdict(in.Unread, in.check(now)); err != nil {
 			return Message{}, err
 		}
@@ -153,7 +151,7 @@ func (s *Service) SendMessage(ctx context.Context, jobID, candidateID int64, in 
 			return Message{}, Errorf(EForbidden, msgMailOff)
 		}
 		m, err := tx.InsertMessage(ctx, Message{
-			ID: id.ID, JobID: cand.JobID, CandidateID: cand.ID, TeamID: cand.TeamID, To: cand.Email, ToName: cand.Name, ReplyTo: c.user.Email,
+			ID: l.Drawn, JobID: cand.JobID, CandidateID: cand.ID, TeamID: cand.TeamID, To: cand.Email, ToName: cand.Name, ReplyTo: c.user.Email,
 			Subject: strings.TrimSpace(in.Subject), Body: in.Body, Status: MessageQueued,
 			SendAt: in.sendAt(now), Author: User{ID: c.user.ID, Name: c.user.Name}, CreatedAt: now,
 		})
@@ -219,8 +217,8 @@ func (s *Service) writeMessage(ctx context.Context, op Op, jobID, candidateID, i
 		cand Candidate
 		msg  Message
 	}
-	load := func(tx Tx) (target, error) {
-		cand, err := tx.CandidateForUpdate(ctx, c.user.ID, jobID, candidateID)
+	load := func(tx Tx, kc KeyClaim) (target, error) {
+		cand, err := lockCandidate(ctx, tx, LockCandidateParams{Viewer: c.user.ID, JobID: jobID, ID: candidateID, Claim: kc})
 		if err != nil {
 			return target{}, err
 		}
@@ -307,7 +305,7 @@ func (s *Service) ListMessages(ctx context.Context, jobID, candidateID int64, f 
 	}
 	if bad := f.Validate(); bad != nil {
 		// Not found comes before invalid.
-		if _, err := s.store.Candidate(ctx, c.user.ID, jobID, candidateID); err != nil {
+		if _, err := s.store.Candidates().Get(ctx, CandidateParams{Viewer: c.user.ID, JobID: jobID, ID: candidateID}); err != nil {
 			return List[Message]{}, err
 		}
 		return List[Message]{}, bad

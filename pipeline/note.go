@@ -101,7 +101,7 @@ func (s *Service) ListNotes(ctx context.Context, jobID, candidateID int64, f Not
 	}
 	if bad := f.Validate(); bad != nil {
 		// Not found comes before invalid.
-		if _, err := s.store.Candidate(ctx, c.user.ID, jobID, candidateID); err != nil {
+		if _, err := s.store.Candidates().Get(ctx, CandidateParams{Viewer: c.user.ID, JobID: jobID, ID: candidateID}); err != nil {
 			return List[Note]{}, err
 		}
 		return List[Note]{}, bad

@@ -515,7 +515,7 @@ func (s *Service) RejectProposal(ctx context.Context, id int64, in ProposalDecis
 	if err != nil {
 		return Result[Proposal]{}, err
 	}
-	res, err := write(s, ctx, c, k, func(Tx) (Proposal, error) { return s.loadDecision(ctx, c, id) },
+	res, err := write(s, ctx, c, k, func(Tx, KeyClaim) (Proposal, error) { return s.loadDecision(ctx, c, id) },
 		func(tx Tx, p Proposal) (Proposal, error) {
 			if err := inputVerdict(in.Unread, in.check().Err()); err != nil {
 				return Proposal{}, err
@@ -866,7 +866,7 @@ func (s *Service) WithdrawProposal(ctx context.Context, id int64, in ProposalWit
 	if err != nil {
 		return Result[Proposal]{}, err
 	}
-	res, err := write(s, ctx, c, k, func(Tx) (Proposal, error) { return s.visibleProposal(ctx, c, id) },
+	res, err := write(s, ctx, c, k, func(Tx, KeyClaim) (Proposal, error) { return s.visibleProposal(ctx, c, id) },
 		func(tx Tx, p Proposal) (Proposal, error) {
 			if err := inputVerdict(in.Unread, nil); err != nil {
 				return Proposal{}, err

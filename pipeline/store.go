@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// ErrStageNotInJob is what Store.ListCandidates returns for a stage filter
+// ErrStageNotInJob is what CandidateStore.List returns for a stage filter
 // that names no stage of the job.
 var ErrStageNotInJob = errors.New("pipeline: the stage is not a stage of the job")
 
@@ -40,16 +40,8 @@ type Store interface {
 	Job(ctx context.Context, viewer, id int64) (Job, error)
 	// Stages returns the stages of a job viewer can reach, in pipeline order.
 	Stages(ctx context.Context, viewer, jobID int64) ([]Stage, error)
-	// ListCandidates returns a page of the candidates of a job viewer can
-	// reach, newest applicant first (applied, then id, descending). A stage
-	// filter naming no stage of that job is ErrStageNotInJob. Its Total,
-	// with or without a stage filter, is the exact number of the job's
-	// candidates it selects, however many intakes and moves commit beside
-	// the read.
-	ListCandidates(ctx context.Context, viewer, jobID int64, f CandidateFilter) (List[Candidate], error)
-	// Candidate returns a candidate of a job viewer can reach, with its
-	// stage name and notes count, the exact number of its notes.
-	Candidate(ctx context.Context, viewer, jobID, id int64) (Candidate, error)
+	// Candidates reads candidates.
+	Candidates() CandidateStore
 
 	// Write runs fn in one transaction, committed when fn returns nil and
 	// rolled back otherwise; fn's error is returned as is.
@@ -234,10 +226,6 @@ type KeyClaim interface {
 	Outcome(ctx context.Context) (free bool, rec *IdempotencyRecord, err error)
 }
 
-// IDDraw is the id of a record to insert, drawn ahead of the insert (see
-// Tx.DrawID), so that the insert need not return it; 0: not drawn.
-type IDDraw struct{ ID int64 }
-
 // Tx is the part of the store used inside a write transaction. Rows read
 // through it for change (jobs, candidates, ratings) stay locked until the
 // transaction ends.
@@ -253,20 +241,6 @@ type Tx interface {
 	// SaveIdempotencyRecord stores a record, replacing an expired one under
 	// the same team and key.
 	SaveIdempotencyRecord(ctx context.Context, r IdempotencyRecord) error
-	// DrawID draws the id of a record of kind ("candidate", "interview"
-	// or "message") that the transaction is to insert, in the statement of its next CandidateForUpdate or
-	// JobForIntake, which sets the draw's ID. A store that cannot draw
-	// leaves it 0, and its insert assigns the id.
-	DrawID(ctx context.Context, kind string) *IDDraw
-	// LockInterviewsWithCandidate asks that the transaction's next
-	// CandidateForUpdate, before it locks the candidate, also take the
-	// locks the writers of each of the candidate's interviews take first,
-	// in order of id: a write that is to cancel them then waits for a
-	// change of one under way before it holds anything of its own, so
-	// that the feed lists the two in the order they took effect. Not with
-	// DrawID, whose draw it leaves 0. A store whose writers take turns
-	// does nothing.
-	LockInterviewsWithCandidate(ctx context.Context)
 
 	// LockTeam returns the team and holds it against concurrent job creation
 	// until the transaction ends.
@@ -284,36 +258,9 @@ type Tx interface {
 	// when it becomes closed, cleared when it is reopened.
 	UpdateJob(ctx context.Context, j Job) error
 
-	// CandidateForUpdate returns a candidate of a job viewer can reach, with
-	// its stage and notes count, locked.
-	CandidateForUpdate(ctx context.Context, viewer, jobID, id int64) (Candidate, error)
-	// CandidateForMove is CandidateForUpdate that also returns the stage
-	// of the job with id stageID, or nil when the job has none such.
-	CandidateForMove(ctx context.Context, viewer, jobID, id, stageID int64) (Candidate, *Stage, error)
-	// JobForIntake returns a job viewer can reach, held against a change
-	// of its status until the transaction ends, with the stage of the job
-	// with id stageID (0: its first stage), or nil when it has none such,
-	// and whether a candidate of the job has email, in any letter case.
-	JobForIntake(ctx context.Context, viewer, jobID, stageID int64, email string) (Intake, error)
-	// InsertCandidate stores a candidate and returns it with its id (its
-	// ID when drawn); the job's stage counts follow in the same
-	// transaction. A candidate's email is unique among the candidates of
-	// its job, in any letter case (compared folded, see Fold), and free on
-	// other jobs. Errors: ErrEmailTaken (a candidate of the job has its
-	// email), here or when the transaction ends: of concurrent intakes of
-	// one email, one is stored.
-	InsertCandidate(ctx context.Context, k Candidate, at time.Time) (Candidate, error)
-	// EmailTaken reports whether a candidate of a job other than except
-	// has email, in any letter case (compared folded).
-	EmailTaken(ctx context.Context, jobID int64, email string, except int64) (bool, error)
-	// UpdateCandidate stores the name, email, resume URL and status of a
-	// candidate locked by CandidateForUpdate. Errors: ErrEmailTaken, here
-	// or when the transaction ends.
-	UpdateCandidate(ctx context.Context, k Candidate, at time.Time) error
-	// SetCandidateStage moves a candidate locked by CandidateForUpdate to a
-	// stage; the job's stage counts follow in the same transaction, exact
-	// however many moves of the job commit at once.
-	SetCandidateStage(ctx context.Context, candidateID, stageID int64, at time.Time) error
+	// Candidates writes candidates.
+	Candidates() CandidateTx
+
 	// InsertNote stores a note and returns it with its id; the
 	// candidate's notes count follows in the same transaction, exact
 	// however many notes commit at once.

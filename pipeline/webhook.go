@@ -251,7 +251,7 @@ func (s *Service) DeleteWebhook(ctx context.Context, id int64, in WebhookDeletio
 	if err != nil {
 		return Result[struct{}]{}, err
 	}
-	load := func(tx Tx) (Webhook, error) { return tx.WebhookForDelete(ctx, c.team.ID, id) }
+	load := func(tx Tx, _ KeyClaim) (Webhook, error) { return tx.WebhookForDelete(ctx, c.team.ID, id) }
 	return write(s, ctx, c, k, load, func(tx Tx, w Webhook) (struct{}, error) {
 		if in.Unread != nil {
 			return struct{}{}, in.Unread

@@ -6,10 +6,13 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
+
+// jobColumns are a job's columns for the domain, on jobs j.
+const jobColumns = `j.id, j.team_id, j.owner_id, j.title, j.status, j.description, j.work_mode, j.employment_type,
+	j.application_deadline, j.created_at, j.updated_at`
 
 // candidateColumns are a candidate's columns for the domain, with its team
 // and stage name, on candidates c and jobs j.
@@ -149,7 +152,8 @@ func prepareCandidateList(q candidateQuery) candidateQuery {
 // the job is not reachable (not_found), the stage filter names no stage of
 // the job (pipeline.ErrStageNotInJob), or the page is past the last (the
 // total).
-func (db *DB) ListCandidates(ctx context.Context, viewer, jobID int64, f pipeline.CandidateFilter) (pipeline.List[pipeline.Candidate], error) {
+func (db candidateStore) List(ctx context.Context, p pipeline.ListCandidatesParams) (pipeline.List[pipeline.Candidate], error) {
+	viewer, jobID, f := p.Viewer, p.JobID, p.Filter
 	run, filter := db.read(), args(jobID, viewer)
 	if f.StageID != 0 {
 		filter = append(filter, f.StageID)
@@ -227,146 +231,215 @@ func (q candidateQuery) stageOK() string {
 	return `CASE WHEN EXISTS (SELECT 1 FROM stages AS s WHERE s.id = ` + q.stage + ` AND s.job_id = $1) THEN 1 ELSE 0 END`
 }
 
-// idDraw is an id to draw from a table's sequence in the transaction's
-// next locking read (see DrawID).
-type idDraw struct {
-	table string
-	into  *pipeline.IDDraw
-}
+// candidateStore is the DB's CandidateStore.
+type candidateStore struct{ *DB }
 
-// drawTables are the tables of the kinds of record whose ids DrawID draws.
-var drawTables = map[string]string{"candidate": "candidates", "interview": "interviews", "message": "messages"}
+// Candidates reads candidates.
+func (db *DB) Candidates() pipeline.CandidateStore { return candidateStore{db} }
 
-// DrawID draws, on PostgreSQL, the id of a record of kind in the
-// statement of the transaction's next CandidateForUpdate or JobForIntake,
-// so that its insert waits in the batch; on SQLite the insert assigns it.
-func (t *tx) DrawID(_ context.Context, kind string) *pipeline.IDDraw {
-	d := &pipeline.IDDraw{}
-	if table, ok := drawTables[kind]; ok && t.pg {
-		t.draw = &idDraw{table: table, into: d}
-	}
-	return d
-}
-
-// LockInterviewsWithCandidate has, on PostgreSQL, the statement of the
-// transaction's next CandidateForUpdate take the record lock of each of
-// the candidate's interviews, in order of id, after the candidate's own
-// and before its row lock, which gives the transaction its id (see
-// pipeline_lock_candidates). On SQLite, whose writers take turns, it does
-// nothing.
-func (t *tx) LockInterviewsWithCandidate(context.Context) {
-	t.interviews = t.pg
-}
-
-// drawing is the statement of a locking read, read, or, when the
-// transaction asked for an id (see DrawID), its form draws that also draws
-// the id, as the column drawn_id, with the arguments that form takes
-// after read's; and what sets the draw from the column once the row is
-// read.
-func (t *tx) drawing(read, draws string) (string, []any, func(*int64)) {
-	d := t.draw
-	if d == nil {
-		return read, nil, func(*int64) {}
-	}
-	t.draw = nil
-	return draws, args(d.table), func(id *int64) {
-		if id != nil {
-			d.into.ID = *id
-		}
-	}
-}
-
-// Candidate returns a candidate of a job viewer can reach, with its stage
-// name and notes count, in one query.
-func (db *DB) Candidate(ctx context.Context, viewer, jobID, id int64) (pipeline.Candidate, error) {
-	return selectCandidate(ctx, db.read(), db.q.Candidate, viewer, jobID, id)
-}
-
-func selectCandidate(ctx context.Context, run runner, query string, viewer, jobID, id int64) (pipeline.Candidate, error) {
+// Get returns a candidate of a job viewer can reach, with its stage name
+// and notes count, in one query.
+func (db candidateStore) Get(ctx context.Context, p pipeline.CandidateParams) (pipeline.Candidate, error) {
 	var r candidateRow
-	err := run.get(ctx, query, args(id, jobID, viewer), &r)
-	if err != nil {
+	if err := db.read().get(ctx, qCandidate, args(p.ID, p.JobID, p.Viewer), &r); err != nil {
 		return pipeline.Candidate{}, formatError(err, "Candidate")
 	}
 	return r.toCandidate(), nil
 }
 
-// CandidateForUpdate returns a candidate of a job viewer can reach, with
-// its stage and notes count; its row stays locked until the transaction
-// ends. A locking read that waited for another writer reads the row as
-// that writer left it, and the stage name and notes count come from that
-// row (its stage id, its notes_count column), so they are current too.
-func (t *tx) CandidateForUpdate(ctx context.Context, viewer, jobID, id int64) (pipeline.Candidate, error) {
-	var r struct {
-		claimRow
-		candidateRow
-		DrawnID  *int64  `bun:"drawn_id"`
-		JobTitle *string `bun:"job_title"` // with the drawn id
-	}
-	claim, locked := t.q.ClaimCandidate, t.q.CandidateLocked
-	if t.interviews {
-		// No form draws as well: an id asked for stays 0, and its
-		// insert assigns it (see DrawID).
-		claim, locked, t.interviews, t.draw = t.q.ClaimCandidateInterviews, t.q.CandidateLockedInterviews, false, nil
-	}
-	var err error
-	if kc := t.waitingClaim(); kc != nil {
-		query, tail, drawn := t.drawing(claim, t.q.ClaimCandidateDrawing)
-		err = t.claimingGet(ctx, kc, query, args(id, jobID, viewer), tail, &r, &r.claimRow, &r.ID)
-		drawn(r.DrawnID)
-	} else {
-		query, tail, drawn := t.drawing(locked, t.q.CandidateLockedDrawing)
-		err = t.run.get(ctx, query, append(args(id, jobID, viewer), tail...), &r)
-		drawn(r.DrawnID)
-	}
-	if err != nil {
-		return pipeline.Candidate{}, formatError(err, "Candidate")
-	}
-	if r.JobTitle != nil {
-		t.jobTitle = &jobTitle{id: r.JobID, title: *r.JobTitle}
-	}
-	return r.candidateRow.toCandidate(), nil
+// candidateTx is a transaction's CandidateTx.
+type candidateTx struct{ *tx }
+
+// Candidates writes candidates.
+func (t *tx) Candidates() pipeline.CandidateTx { return candidateTx{t} }
+
+// A write's read of a candidate (CandidateTx.Lock) is one statement, the
+// plain read of qCandidate with what the write asks for besides: the stage
+// it is to move to, an id drawn for the record it is to insert, and, on
+// PostgreSQL, its locks. Go builds its forms, like the candidate lists',
+// once when the package loads.
+//
+// On PostgreSQL a form takes the candidate's record lock and then its row
+// lock (see statements.go), or with Interviews the record locks of the
+// candidate and of each of its interviews first (pipeline_lock_candidates);
+// a drawing form also draws the id from the table's sequence and reads the
+// job's title, so that an interview's insert waits in the batch
+// (InsertInterviewDrawn). SQLite, whose writers take turns, neither locks
+// nor draws.
+
+// candidateRead says what a write's read of a candidate does besides
+// reading it.
+type candidateRead struct {
+	pg, interviews, stage, draw, claim bool
 }
 
-// CandidateForMove is CandidateForUpdate that also returns the stage of
-// the candidate's job with id stageID, or nil, in the same statement.
-func (t *tx) CandidateForMove(ctx context.Context, viewer, jobID, id, stageID int64) (pipeline.Candidate, *pipeline.Stage, error) {
+// sql is the read's statement. Its parameters: the candidate, the job, the
+// viewer, then the stage when asked for, then the drawn id's table, then a
+// claim's (see claiming).
+func (f candidateRead) sql() string {
+	cols, from, n := candidateColumns, `candidates AS c JOIN jobs AS j ON j.id = c.job_id`, 3
+	if f.stage {
+		n++
+		cols += `, t.id AS target_id, t.name AS target_name, t.position AS target_position`
+		from += ` LEFT JOIN stages AS t ON t.id = $` + strconv.Itoa(n) + ` AND t.job_id = c.job_id`
+	}
+	if f.draw {
+		n++
+		cols = `nextval(pg_get_serial_sequence($` + strconv.Itoa(n) + `, 'id')) AS drawn_id, ` + cols + `, j.title AS job_title`
+	}
+	where := `c.id = $1 AND c.job_id = $2 AND ` + visible(3)
+	switch {
+	case f.pg && f.interviews:
+		where += ` AND pipeline_lock_candidates(ARRAY[CAST($1 AS bigint)]) FOR NO KEY UPDATE OF c`
+	case f.pg:
+		where += ` AND pipeline_lock_record('candidate', $1) FOR NO KEY UPDATE OF c`
+	}
+	read := `SELECT ` + cols + ` FROM ` + from + ` WHERE ` + where
+	if f.claim {
+		return claiming(read, n)
+	}
+	return read
+}
+
+// qCandidate is the plain read of a candidate; qCandidateReads are the
+// forms of a write's read (on SQLite, those that neither lock nor draw
+// nor claim).
+var (
+	qCandidate      = prepared(candidateRead{}.sql())
+	qCandidateReads = func() map[candidateRead]string {
+		qs := map[candidateRead]string{}
+		for _, f := range []bool{false, true} {
+			for _, g := range []bool{false, true} {
+				for _, pg := range []bool{false, true} {
+					for _, draw := range []bool{false, true} {
+						for _, claim := range []bool{false, true} {
+							r := candidateRead{pg, f, g, draw, claim}
+							switch {
+							case !pg && (f || draw || claim):
+							case pg:
+								qs[r] = r.sql() // prepared on its first run
+							default:
+								qs[r] = prepared(r.sql())
+							}
+						}
+					}
+				}
+			}
+		}
+		return qs
+	}()
+)
+
+// drawTables are the tables of the kinds of record whose ids a read draws.
+var drawTables = map[string]string{"interview": "interviews", "message": "messages"}
+
+// Lock returns a candidate of a job viewer can reach, with its stage and
+// notes count, and what p asks for besides, in one statement (see
+// candidateRead); on PostgreSQL its row stays locked until the
+// transaction ends. A locking read that waited for another writer reads
+// the row as that writer left it, and the stage name and notes count come
+// from that row (its stage id, its notes_count column), so they are
+// current too.
+func (t candidateTx) Lock(ctx context.Context, p pipeline.LockCandidateParams) (pipeline.LockedCandidate, error) {
 	var r struct {
 		claimRow
 		candidateRow
 		TargetID       *int64  `bun:"target_id"`
 		TargetName     *string `bun:"target_name"`
 		TargetPosition *int    `bun:"target_position"`
+		DrawnID        *int64  `bun:"drawn_id"`
+		JobTitle       *string `bun:"job_title"`
+	}
+	table, draw := drawTables[p.Draw]
+	f := candidateRead{pg: t.pg, interviews: t.pg && p.Interviews, stage: p.Stage != 0, draw: draw && t.pg && !p.Interviews}
+	a := args(p.ID, p.JobID, p.Viewer)
+	if f.stage {
+		a = append(a, p.Stage)
+	}
+	if f.draw {
+		a = append(a, table)
 	}
 	var err error
-	if kc := t.waitingClaim(); kc != nil {
-		err = t.claimingGet(ctx, kc, t.q.ClaimCandidateForMove, args(id, jobID, viewer, stageID), nil, &r, &r.claimRow, &r.ID)
+	if kc := t.claimToMake(p.Claim); kc != nil {
+		f.claim = true
+		err = t.claimingGet(ctx, kc, qCandidateReads[f], a, nil, &r, &r.claimRow, &r.ID)
 	} else {
-		err = t.run.get(ctx, t.q.CandidateForMoveLocked, args(id, jobID, viewer, stageID), &r)
+		err = t.run.get(ctx, qCandidateReads[f], a, &r)
 	}
 	if err != nil {
-		return pipeline.Candidate{}, nil, formatError(err, "Candidate")
+		return pipeline.LockedCandidate{}, formatError(err, "Candidate")
 	}
-	var st *pipeline.Stage
+	l := pipeline.LockedCandidate{Candidate: r.candidateRow.toCandidate()}
 	if r.TargetID != nil {
-		st = &pipeline.Stage{ID: *r.TargetID, JobID: jobID, Name: *r.TargetName, Position: *r.TargetPosition}
+		l.Stage = &pipeline.Stage{ID: *r.TargetID, JobID: p.JobID, Name: *r.TargetName, Position: *r.TargetPosition}
 	}
-	return r.candidateRow.toCandidate(), st, nil
+	if r.DrawnID != nil && r.JobTitle != nil {
+		l.Drawn, l.JobTitle = *r.DrawnID, *r.JobTitle
+	}
+	return l, nil
 }
 
-// SetCandidateStage moves a candidate to a stage.
-func (t *tx) SetCandidateStage(ctx context.Context, candidateID, stageID int64, at time.Time) error {
+// SetStage moves a candidate to a stage.
+func (t candidateTx) SetStage(ctx context.Context, p pipeline.SetStageParams) error {
 	// The caller holds the candidate's row lock, so the row is there.
 	t.countsChanged = t.pg
-	return formatError(t.run.deferred(ctx, t.q.SetCandidateStage, stageID, ts(at), candidateID), "Candidate")
+	return formatError(t.run.deferred(ctx, t.q.SetCandidateStage, p.StageID, ts(p.At), p.CandidateID), "Candidate")
 }
 
-// JobForIntake returns a job viewer can reach, with the stage a new
-// candidate is to enter and whether its email is taken, in one statement
-// (which on PostgreSQL also makes a waiting claim of a key, as
-// CandidateForUpdate); on PostgreSQL the job's row is held in share mode
-// until the transaction ends.
-func (t *tx) JobForIntake(ctx context.Context, viewer, jobID, stageID int64, email string) (pipeline.Intake, error) {
+// intakeRead is the statement of an intake's read (CandidateTx.Intake):
+// the job, the stage a new candidate is to enter (its first when none is
+// asked for), and whether a candidate of the job has the folded email.
+// Its parameters: the job, the viewer, the stage, the email, then the
+// drawn id's table. On PostgreSQL it holds the job's row in share mode
+// against a change of its status, which takes the row lock: intakes of
+// one job share the lock and run together, each writing a record of its
+// own, so none waits on the job's record lock; and it draws the new
+// candidate's id, so that the insert waits in the batch.
+func intakeRead(pg, draw, claim bool) string {
+	drawn, lock := "", ""
+	if pg {
+		lock = ` FOR SHARE OF j`
+	}
+	if pg && draw {
+		drawn = `nextval(pg_get_serial_sequence($5, 'id')) AS drawn_id, `
+	}
+	n := 4
+	if drawn != "" {
+		n = 5
+	}
+	read := `SELECT ` + drawn + jobColumns + `, s.id AS stage_id, s.name AS stage_name, s.position AS stage_position,
+	CASE WHEN EXISTS (SELECT 1 FROM candidates AS c WHERE c.job_id = j.id AND c.email_fold = $4) THEN 1 ELSE 0 END AS email_taken
+FROM jobs AS j
+LEFT JOIN stages AS s ON s.job_id = j.id AND s.id = COALESCE(NULLIF($3, 0),
+	(SELECT f.id FROM stages AS f WHERE f.job_id = j.id ORDER BY f.position LIMIT 1))
+WHERE j.id = $1 AND ` + visible(2) + lock
+	if claim {
+		return claiming(read, n)
+	}
+	return read
+}
+
+// qIntakeRead is SQLite's intakeRead, qIntakeReads PostgreSQL's, by
+// [draw][claim].
+var (
+	qIntakeRead  = prepared(intakeRead(false, false, false))
+	qIntakeReads = [2][2]string{
+		{intakeRead(true, false, false), intakeRead(true, false, true)},
+		{intakeRead(true, true, false), intakeRead(true, true, true)},
+	}
+)
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Intake returns a job viewer can reach, with the stage a new candidate is
+// to enter and whether its email is taken, in one statement (see
+// intakeRead).
+func (t candidateTx) Intake(ctx context.Context, p pipeline.IntakeParams) (pipeline.Intake, error) {
 	var r struct {
 		claimRow
 		jobRow
@@ -376,32 +449,38 @@ func (t *tx) JobForIntake(ctx context.Context, viewer, jobID, stageID int64, ema
 		EmailTaken    int     `bun:"email_taken"`
 		DrawnID       *int64  `bun:"drawn_id"`
 	}
-	readArgs := args(jobID, viewer, stageID, pipeline.Fold(email))
+	a := args(p.JobID, p.Viewer, p.Stage, pipeline.Fold(p.Email))
+	if t.pg && p.Draw {
+		a = append(a, "candidates")
+	}
 	var err error
-	if kc := t.waitingClaim(); kc != nil {
-		query, tail, drawn := t.drawing(t.q.ClaimJobForIntake, t.q.ClaimJobForIntakeDrawing)
-		err = t.claimingGet(ctx, kc, query, readArgs, tail, &r, &r.claimRow, &r.ID)
-		drawn(r.DrawnID)
-	} else {
-		query, tail, drawn := t.drawing(t.q.JobForIntakeLocked, t.q.JobForIntakeLockedDrawing)
-		err = t.run.get(ctx, query, append(readArgs, tail...), &r)
-		drawn(r.DrawnID)
+	switch kc := t.claimToMake(p.Claim); {
+	case !t.pg:
+		err = t.run.get(ctx, qIntakeRead, a, &r)
+	case kc != nil:
+		err = t.claimingGet(ctx, kc, qIntakeReads[b2i(p.Draw)][1], a, nil, &r, &r.claimRow, &r.ID)
+	default:
+		err = t.run.get(ctx, qIntakeReads[b2i(p.Draw)][0], a, &r)
 	}
 	if err != nil {
 		return pipeline.Intake{}, formatError(err, "Job")
 	}
 	in := pipeline.Intake{Job: r.jobRow.toJob(), EmailTaken: r.EmailTaken == 1}
 	if r.StageID != nil {
-		in.Stage = &pipeline.Stage{ID: *r.StageID, JobID: jobID, Name: *r.StageName, Position: *r.StagePosition}
+		in.Stage = &pipeline.Stage{ID: *r.StageID, JobID: p.JobID, Name: *r.StageName, Position: *r.StagePosition}
+	}
+	if r.DrawnID != nil {
+		in.Drawn = *r.DrawnID
 	}
 	return in, nil
 }
 
-// InsertCandidate stores a candidate and returns it with its id; a taken
-// email is pipeline.ErrEmailTaken (see formatError).
-func (t *tx) InsertCandidate(ctx context.Context, k pipeline.Candidate, at time.Time) (pipeline.Candidate, error) {
+// Insert stores a candidate and returns it with its id; a taken email is
+// pipeline.ErrEmailTaken (see formatError).
+func (t candidateTx) Insert(ctx context.Context, p pipeline.WriteCandidateParams) (pipeline.Candidate, error) {
+	k := p.Candidate
 	a := args(k.JobID, k.StageID, k.Name, k.Email, pipeline.Fold(k.Name), pipeline.Fold(k.Email), date(k.Applied), k.Status,
-		k.ResumeURL, ts(at))
+		k.ResumeURL, ts(p.At))
 	var err error
 	if k.ID != 0 {
 		// Its id drawn: the insert waits in the batch, and a taken email
@@ -417,23 +496,24 @@ func (t *tx) InsertCandidate(ctx context.Context, k pipeline.Candidate, at time.
 	return k, nil
 }
 
-// EmailTaken reports whether a candidate of a job other than except has
-// email, in any letter case.
-func (t *tx) EmailTaken(ctx context.Context, jobID int64, email string, except int64) (bool, error) {
+// EmailTaken reports whether a candidate of a job other than p.Except has
+// the email, in any letter case.
+func (t candidateTx) EmailTaken(ctx context.Context, p pipeline.EmailTakenParams) (bool, error) {
 	var taken int
-	if err := t.run.get(ctx, t.q.EmailTaken, args(jobID, pipeline.Fold(email), except), &taken); err != nil {
+	if err := t.run.get(ctx, t.q.EmailTaken, args(p.JobID, pipeline.Fold(p.Email), p.Except), &taken); err != nil {
 		return false, formatError(err, "Candidate")
 	}
 	return taken == 1, nil
 }
 
-// UpdateCandidate stores the name, email, resume URL and status of a
-// candidate. On PostgreSQL the statement waits in the transaction's batch,
-// so a taken email is reported by the next statement or the commit.
-func (t *tx) UpdateCandidate(ctx context.Context, k pipeline.Candidate, at time.Time) error {
+// Update stores the name, email, resume URL and status of a candidate. On
+// PostgreSQL the statement waits in the transaction's batch, so a taken
+// email is reported by the next statement or the commit.
+func (t candidateTx) Update(ctx context.Context, p pipeline.WriteCandidateParams) error {
 	// The caller holds the candidate's row lock, so the row is there.
+	k := p.Candidate
 	err := t.run.deferred(ctx, t.q.UpdateCandidate, k.Name, pipeline.Fold(k.Name), k.Email, pipeline.Fold(k.Email), k.ResumeURL,
-		k.Status, ts(at), k.ID)
+		k.Status, ts(p.At), k.ID)
 	return formatError(err, "Candidate")
 }
 

@@ -39,7 +39,7 @@ func crowded(t *testing.T, db *pipelinestore.DB) fixture {
 func listBackend(t *testing.T, f fixture, filter pipeline.CandidateFilter) pipeline.List[pipeline.Candidate] {
 	t.Helper()
 	filter.Page = max(filter.Page, 1)
-	l, err := f.DB.ListCandidates(context.Background(), f.User("olivia"), f.Job("backend"), filter)
+	l, err := f.DB.Candidates().List(context.Background(), pipeline.ListCandidatesParams{Viewer: f.User("olivia"), JobID: f.Job("backend"), Filter: filter})
 	require.NoError(t, err)
 	return l
 }
@@ -98,7 +98,7 @@ func TestStore_ListCandidates(t *testing.T) {
 			}, ada)
 		})
 		t.Run("job without candidates", func(t *testing.T) {
-			l, err := db.ListCandidates(context.Background(), f.User("olivia"), f.Job("archive"), pipeline.CandidateFilter{Page: 1})
+			l, err := db.Candidates().List(context.Background(), pipeline.ListCandidatesParams{Viewer: f.User("olivia"), JobID: f.Job("archive"), Filter: pipeline.CandidateFilter{Page: 1}})
 			require.NoError(t, err)
 			assert.Empty(t, l.Items)
 			assert.Zero(t, l.Total)
@@ -140,7 +140,7 @@ func TestStore_ListCandidates_Filters(t *testing.T) {
 		})
 		t.Run("stage of another job", func(t *testing.T) {
 			for _, stage := range []int64{f.Res.Stages["frontend"]["Applied"], f.Res.Stages["ops"]["Applied"], 1 << 40} {
-				_, err := db.ListCandidates(context.Background(), f.User("olivia"), f.Job("backend"), pipeline.CandidateFilter{StageID: stage, Page: 1})
+				_, err := db.Candidates().List(context.Background(), pipeline.ListCandidatesParams{Viewer: f.User("olivia"), JobID: f.Job("backend"), Filter: pipeline.CandidateFilter{StageID: stage, Page: 1}})
 				assert.ErrorIs(t, err, pipeline.ErrStageNotInJob)
 			}
 		})

@@ -12,8 +12,8 @@ import (
 )
 
 // TestStore_ClaimWithRead: a key's claim waits for the transaction's next
-// statement, and a candidate's locking read makes it in the same statement
-// (on PostgreSQL); claim and read each find what they would find alone.
+// statement (on PostgreSQL, in its batch), a candidate's locking read or an
+// intake's; claim and read each find what they would find alone.
 func TestStore_ClaimWithRead(t *testing.T) {
 	ctx := context.Background()
 	since := time.Now().Add(-pipeline.IdempotencyWindow)
@@ -22,8 +22,9 @@ func TestStore_ClaimWithRead(t *testing.T) {
 		interview := f.Res.Stages["backend"]["Interview"]
 		require.NoError(t, f.DB.Write(ctx, func(tx pipeline.Tx) error {
 			kc := tx.ClaimIdempotencyKey(ctx, f.Res.Teams["acme"], "move-1", since)
-			c, st, err := tx.CandidateForMove(ctx, f.User("olivia"), job, ada, interview)
+			l, err := tx.Candidates().Lock(ctx, pipeline.LockCandidateParams{Viewer: f.User("olivia"), JobID: job, ID: ada, Stage: interview})
 			require.NoError(t, err)
+			c, st := l.Candidate, l.Stage
 			assert.Equal(t, "Ada Lovelace", c.Name)
 			assert.Equal(t, "Applied", c.Stage)
 			require.NotNil(t, st)
@@ -37,7 +38,7 @@ func TestStore_ClaimWithRead(t *testing.T) {
 	each(t, "a job's intake and a free key", func(t *testing.T, f fixture) {
 		require.NoError(t, f.DB.Write(ctx, func(tx pipeline.Tx) error {
 			kc := tx.ClaimIdempotencyKey(ctx, f.Res.Teams["acme"], "intake-1", since)
-			it, err := tx.JobForIntake(ctx, f.User("olivia"), f.Job("backend"), 0, "ADA@example.test")
+			it, err := tx.Candidates().Intake(ctx, pipeline.IntakeParams{Viewer: f.User("olivia"), JobID: f.Job("backend"), Stage: 0, Email: "ADA@example.test"})
 			require.NoError(t, err)
 			assert.Equal(t, f.Job("backend"), it.Job.ID)
 			require.NotNil(t, it.Stage)
@@ -57,9 +58,9 @@ func TestStore_ClaimWithRead(t *testing.T) {
 		require.NoError(t, f.DB.Write(ctx, func(tx pipeline.Tx) error { return tx.SaveIdempotencyRecord(ctx, stored) }))
 		require.NoError(t, f.DB.Write(ctx, func(tx pipeline.Tx) error {
 			kc := tx.ClaimIdempotencyKey(ctx, stored.TeamID, stored.Key, since)
-			c, err := tx.CandidateForUpdate(ctx, f.User("olivia"), f.Job("backend"), f.Res.Candidates["grace"])
+			c, err := tx.Candidates().Lock(ctx, pipeline.LockCandidateParams{Viewer: f.User("olivia"), JobID: f.Job("backend"), ID: f.Res.Candidates["grace"]})
 			require.NoError(t, err)
-			assert.Equal(t, f.Res.Candidates["grace"], c.ID)
+			assert.Equal(t, f.Res.Candidates["grace"], c.Candidate.ID)
 			free, rec, err := kc.Outcome(ctx)
 			assert.True(t, free)
 			require.NotNil(t, rec)
@@ -70,11 +71,11 @@ func TestStore_ClaimWithRead(t *testing.T) {
 	each(t, "an unreachable candidate", func(t *testing.T, f fixture) {
 		require.NoError(t, f.DB.Write(ctx, func(tx pipeline.Tx) error {
 			kc := tx.ClaimIdempotencyKey(ctx, f.Res.Teams["globex"], "k", since)
-			_, err := tx.CandidateForUpdate(ctx, f.User("gary"), f.Job("backend"), f.Res.Candidates["ada"])
+			_, err := tx.Candidates().Lock(ctx, pipeline.LockCandidateParams{Viewer: f.User("gary"), JobID: f.Job("backend"), ID: f.Res.Candidates["ada"]})
 			assert.ErrorIs(t, err, pipeline.ErrNotFound)
-			_, _, err = tx.CandidateForMove(ctx, f.User("gary"), f.Job("backend"), f.Res.Candidates["ada"], 0)
+			_, err = tx.Candidates().Lock(ctx, pipeline.LockCandidateParams{Viewer: f.User("gary"), JobID: f.Job("backend"), ID: f.Res.Candidates["ada"], Stage: f.Res.Stages["backend"]["Interview"]})
 			assert.ErrorIs(t, err, pipeline.ErrNotFound)
-			_, err = tx.JobForIntake(ctx, f.User("gary"), f.Job("backend"), 0, "new@example.test")
+			_, err = tx.Candidates().Intake(ctx, pipeline.IntakeParams{Viewer: f.User("gary"), JobID: f.Job("backend"), Stage: 0, Email: "new@example.test"})
 			assert.ErrorIs(t, err, pipeline.ErrNotFound)
 			free, rec, err := kc.Outcome(ctx)
 			assert.True(t, free, "claimed all the same")
@@ -99,9 +100,9 @@ func TestStore_ClaimWithRead(t *testing.T) {
 		<-held
 		require.NoError(t, f.DB.Write(ctx, func(tx pipeline.Tx) error {
 			kc := tx.ClaimIdempotencyKey(ctx, acme, "k", since)
-			c, err := tx.CandidateForUpdate(ctx, f.User("olivia"), f.Job("backend"), f.Res.Candidates["ada"])
+			c, err := tx.Candidates().Lock(ctx, pipeline.LockCandidateParams{Viewer: f.User("olivia"), JobID: f.Job("backend"), ID: f.Res.Candidates["ada"]})
 			require.NoError(t, err)
-			assert.Equal(t, f.Res.Candidates["ada"], c.ID)
+			assert.Equal(t, f.Res.Candidates["ada"], c.Candidate.ID)
 			free, _, err := kc.Outcome(ctx)
 			assert.False(t, free)
 			return err

@@ -423,18 +423,9 @@ type tx struct {
 	// pending are the messages of the entries logged, to enqueue before
 	// the commit.
 	pending []pipeline.WebhookMessage
-	// claim is a key's claim waiting in the batch to be sent (PostgreSQL).
+	// claim is a key's claim waiting in the batch to be sent (PostgreSQL),
+	// for an interview's locking read to make (see waitingClaim).
 	claim *keyClaim
-	// draw is an id to draw in the next locking read (PostgreSQL; see
-	// DrawID).
-	draw *idDraw
-	// interviews: the next locking read of a candidate also takes the
-	// record locks of its interviews (PostgreSQL; see
-	// LockInterviewsWithCandidate).
-	interviews bool
-	// jobTitle is the title of the job of the candidate read with a drawn
-	// id, with which an interview's insert waits in the batch.
-	jobTitle *jobTitle
 	// booking: an interview's insert or update waited in a batch, whose
 	// deadlock with another booking is that booking's win (see
 	// bookingError).

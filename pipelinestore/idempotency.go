@@ -6,6 +6,7 @@ import (
 	"errors"
 	"hash/fnv"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
@@ -16,10 +17,9 @@ import (
 // PostgreSQL the lock is an advisory lock on a 64-bit hash of the schema,
 // team and key, tried without waiting, so that a second request with a key
 // still in flight is told at once; lock and read are one statement (the
-// function pipeline_claim_key), which waits to be sent with the
-// transaction's next one: in the same statement as a candidate's locking
-// read (see ClaimCandidate), else just before it in the same round trip as the
-// transaction's BEGIN. On SQLite write transactions are already
+// function pipeline_claim_key), which waits in the transaction's batch
+// (see pgbatch.go), sent with the transaction's BEGIN before the
+// statement that follows it. On SQLite write transactions are already
 // serialized, so the lock is always free.
 func (t *tx) ClaimIdempotencyKey(ctx context.Context, teamID int64, key string, since time.Time) pipeline.KeyClaim {
 	kc := &keyClaim{t: t, teamID: teamID, key: key}
@@ -56,7 +56,7 @@ type keyClaim struct {
 }
 
 // claimRow is what a claim finds, in claimColumns: prefixed, so that a read
-// made in the same statement (ClaimCandidate) keeps its own column names.
+// made in the same statement (claiming) keeps its own column names.
 type claimRow struct {
 	Locked    bool       `bun:"claim_locked"`
 	UserID    *int64     `bun:"claim_user_id"`
@@ -85,30 +85,45 @@ func (kc *keyClaim) Outcome(ctx context.Context) (bool, *pipeline.IdempotencyRec
 	}, nil
 }
 
-// waitingClaim takes out of the transaction's batch a claim that waits to
-// be sent with the next statement and nothing else, for that statement to
-// make it: the caller then sends ClaimKey's arguments after its own, in a
-// query that claims first (see ClaimCandidate), and scans its row into the
-// claim's. It returns nil when no claim waits.
-func (t *tx) waitingClaim() *keyClaim {
-	kc := t.claim
-	if kc == nil || kc.done || kc.err != nil || !t.run.takeAlone(t.q.ClaimKey) {
+// settle records what the statement that made the claim found.
+func (kc *keyClaim) settle(r claimRow, err error) {
+	kc.row, kc.done, kc.err = r, err == nil, err
+}
+
+// claimToMake takes kc, a claim of this transaction, out of the batch when
+// it waits there alone, for the statement the caller sends next to make it
+// (see claiming), and scan its row into the claim's; nil when it is not
+// waiting so, and the batch sends it.
+func (t *tx) claimToMake(c pipeline.KeyClaim) *keyClaim {
+	kc, ok := c.(*keyClaim)
+	if !ok || kc == nil || kc != t.claim || kc.done || kc.err != nil || !t.run.takeAlone(t.q.ClaimKey) {
 		return nil
 	}
 	t.claim = nil
 	return kc
 }
 
-// settle records what the statement that made the claim found.
-func (kc *keyClaim) settle(r claimRow, err error) {
-	kc.row, kc.done, kc.err = r, err == nil, err
+// waitingClaim is claimToMake of the transaction's latest claim.
+func (t *tx) waitingClaim() *keyClaim { return t.claimToMake(t.claim) }
+
+// claiming is the locking read read, whose n parameters come first, that
+// claims a key first, as ClaimKey with the four parameters after read's:
+// the claim's columns, then read's (r.*), NULL when read finds nothing. Its
+// lock ( FOR …) is taken after the claim, on which it depends.
+func claiming(read string, n int) string {
+	lock := strings.LastIndex(read, " FOR ")
+	p := func(i int) string { return "$" + strconv.Itoa(n+i) }
+	return `SELECT k.locked AS claim_locked, k.user_id AS claim_user_id, k.request AS claim_request,
+	k.result AS claim_result, k.created_at AS claim_created_at, r.*
+FROM pipeline_claim_key(` + p(1) + `, ` + p(2) + `, ` + p(3) + `, ` + p(4) + `) AS k
+LEFT JOIN LATERAL (` + read[:lock] + ` AND k.locked IS NOT NULL` + read[lock:] + `) AS r ON true`
 }
 
 // claimingGet runs read, a locking read that claims a key first that takes
 // readArgs (then the claim's arguments, then tail), in place of the claim
-// kc waited to send: it scans the row into
-// dest, whose claim columns (claim) go to kc, and reports a read that found
-// nothing (id 0) as sql.ErrNoRows.
+// kc waited to send: it scans the row into dest, whose claim columns
+// (claim) go to kc, and reports a read that found nothing (id 0) as
+// sql.ErrNoRows.
 func (t *tx) claimingGet(ctx context.Context, kc *keyClaim, read string, readArgs, tail []any, dest any, claim *claimRow, id *int64) error {
 	err := t.run.get(ctx, read, append(append(readArgs, kc.args...), tail...), dest)
 	kc.settle(*claim, err)

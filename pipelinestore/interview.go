@@ -118,7 +118,7 @@ func (db *DB) ListInterviews(ctx context.Context, viewer, jobID, candidateID int
 	if len(rows) > 0 {
 		return list, withInterviewers(ctx, run, list.Items)
 	}
-	if _, err := db.Candidate(ctx, viewer, jobID, candidateID); err != nil {
+	if _, err := db.Candidates().Get(ctx, pipeline.CandidateParams{Viewer: viewer, JobID: jobID, ID: candidateID}); err != nil {
 		return pipeline.List[pipeline.Interview]{}, err
 	}
 	if err := run.get(ctx, db.q.CountInterviews, args(candidateID, jobID), &list.Total); err != nil {
@@ -196,7 +196,7 @@ func (t *tx) InterviewForUpdate(ctx context.Context, viewer, jobID, candidateID,
 	}
 	var err error
 	if kc := t.waitingClaim(); kc != nil {
-		err = t.claimingGet(ctx, kc, t.q.ClaimInterview, args(id, candidateID, jobID, viewer), nil, &r, &r.claimRow, &r.ID)
+		err = t.claimingGet(ctx, kc, qClaimInterview, args(id, candidateID, jobID, viewer), nil, &r, &r.claimRow, &r.ID)
 	} else {
 		err = t.run.get(ctx, t.q.InterviewLockedWithInterviewers, args(id, candidateID, jobID, viewer), &r)
 	}
@@ -221,6 +221,10 @@ func (t *tx) InterviewForUpdate(ctx context.Context, viewer, jobID, candidateID,
 	t.members = known
 	return ivs[0], nil
 }
+
+// qClaimInterview is InterviewLockedWithInterviewers that claims a key
+// first (PostgreSQL).
+var qClaimInterview = claiming(postgresSQL.InterviewLockedWithInterviewers, 4)
 
 // teamMembers are some users, each with whether they belong to a team, as
 // a locking read found them.
@@ -302,10 +306,10 @@ func (t *tx) InsertInterview(ctx context.Context, iv pipeline.Interview) (pipeli
 		// The interviewers in the same statement, which a clash fails;
 		// the id, UID and organizer with them when the id was drawn.
 		a = append(a, jsonIDs(userIDs(iv.Interviewers)), iv.ID, iv.UID, iv.Organizer.Name, iv.Organizer.Email)
-		if jt := t.jobTitle; iv.ID != 0 && jt != nil && jt.id == iv.JobID {
-			// Nothing to return: the insert waits in the batch, and a
+		if iv.ID != 0 && iv.JobTitle != "" {
+			// Its id drawn with its job's title (see candidateRead):
+			// nothing to return, the insert waits in the batch, and a
 			// clash fails the batch that sends it.
-			iv.JobTitle = jt.title
 			return iv, t.deferBooking(ctx, true, t.q.InsertInterviewDrawn, a...)
 		}
 		err := t.run.get(ctx, t.q.InsertInterviewWithInterviewers, a, &iv.ID, &iv.JobTitle)
@@ -325,12 +329,6 @@ func (t *tx) deferBooking(ctx context.Context, books bool, query string, args ..
 		t.booking, t.run.waiting.books = true, true
 	}
 	return bookingError(t.run.deferred(ctx, query, args...))
-}
-
-// jobTitle is a job's title, as a locking read of its candidate found it.
-type jobTitle struct {
-	id    int64
-	title string
 }
 
 // SetInterviewCalendar stores the UID and the organizer of an interview.

@@ -62,7 +62,7 @@ func TestStore_Visibility(t *testing.T) {
 		}
 
 		t.Run("candidate of another job", func(t *testing.T) {
-			_, err := db.Candidate(ctx, f.User("olivia"), f.Job("backend"), f.Res.Candidates["ken"])
+			_, err := db.Candidates().Get(ctx, pipeline.CandidateParams{Viewer: f.User("olivia"), JobID: f.Job("backend"), ID: f.Res.Candidates["ken"]})
 			requireCode(t, pipeline.ENotFound, err)
 		})
 		t.Run("no such job", func(t *testing.T) {
@@ -85,12 +85,12 @@ func requireReach(t *testing.T, f fixture, viewer int64, jobKey string, jobID in
 	ctx, db := context.Background(), f.DB
 	_, err := db.Job(ctx, viewer, jobID)
 	_, serr := db.Stages(ctx, viewer, jobID)
-	_, lerr := db.ListCandidates(ctx, viewer, jobID, pipeline.CandidateFilter{Page: 1})
+	_, lerr := db.Candidates().List(ctx, pipeline.ListCandidatesParams{Viewer: viewer, JobID: jobID, Filter: pipeline.CandidateFilter{Page: 1}})
 	// The stage filter is checked only for a reachable job.
-	_, ferr := db.ListCandidates(ctx, viewer, jobID, pipeline.CandidateFilter{StageID: 1 << 40, Page: 1})
+	_, ferr := db.Candidates().List(ctx, pipeline.ListCandidatesParams{Viewer: viewer, JobID: jobID, Filter: pipeline.CandidateFilter{StageID: 1 << 40, Page: 1}})
 	var cerr error
 	if c, ok := candidateOf[jobKey]; ok {
-		_, cerr = db.Candidate(ctx, viewer, jobID, f.Res.Candidates[c])
+		_, cerr = db.Candidates().Get(ctx, pipeline.CandidateParams{Viewer: viewer, JobID: jobID, ID: f.Res.Candidates[c]})
 	}
 	if reachable {
 		require.NoError(t, err, jobKey)
@@ -110,7 +110,7 @@ func requireReach(t *testing.T, f fixture, viewer int64, jobKey string, jobID in
 	err = db.Write(ctx, func(tx pipeline.Tx) error {
 		_, err := tx.JobForUpdate(ctx, viewer, jobID)
 		if c, ok := candidateOf[jobKey]; ok && err == nil {
-			_, err = tx.CandidateForUpdate(ctx, viewer, jobID, f.Res.Candidates[c])
+			_, err = tx.Candidates().Lock(ctx, pipeline.LockCandidateParams{Viewer: viewer, JobID: jobID, ID: f.Res.Candidates[c]})
 		}
 		return err
 	})

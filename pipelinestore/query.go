@@ -45,7 +45,8 @@ type pool struct {
 // and those built (see built).
 //
 // built are the statements that Go builds rather than names (the candidate
-// lists), for SQLite to prepare with the named ones.
+// lists, a write's read of a candidate, an intake's read), for SQLite to
+// prepare with the named ones.
 var built []string
 
 // prepared registers a statement that Go builds, for SQLite to prepare,

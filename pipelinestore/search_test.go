@@ -92,7 +92,7 @@ func searchPages(t *testing.T, db *pipelinestore.DB) {
 		}
 		out := []pipeline.Candidate{}
 		for ; ; filter.Page++ {
-			l, err := db.ListCandidates(ctx, olivia, job, filter)
+			l, err := db.Candidates().List(ctx, pipeline.ListCandidatesParams{Viewer: olivia, JobID: job, Filter: filter})
 			require.NoError(t, err)
 			if len(l.Items) == 0 {
 				lists[key] = out
@@ -116,7 +116,7 @@ func searchPages(t *testing.T, db *pipelinestore.DB) {
 			got := []pipeline.Candidate{}
 			last := (len(want) + pipeline.PageSize - 1) / pipeline.PageSize
 			for filter.Page = 1; filter.Page <= last+1; filter.Page++ {
-				l, err := db.ListCandidates(ctx, olivia, f.Job(job), filter)
+				l, err := db.Candidates().List(ctx, pipeline.ListCandidatesParams{Viewer: olivia, JobID: f.Job(job), Filter: filter})
 				require.NoError(t, err, name)
 				assert.Equal(t, len(want), l.Total, "%s: the total of page %d", name, filter.Page)
 				assert.Equal(t, max(last, 1), l.LastPage(), name)

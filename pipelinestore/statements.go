@@ -31,7 +31,9 @@ import (
 // dialect's code runs it; every other field is written either in
 // sql/common or in both dialects' folders, never in sql/common and a
 // dialect's folder. Go builds only the candidate lists, whose filters and
-// orders vary per request (candidateListQuery).
+// orders vary per request (candidateListQuery), and the reads of a
+// candidate or an intake, whose forms vary by what a write asks for
+// besides (candidateRead, intakeRead).
 //
 // A statement that reads for a viewer writes the visibility rule as the
 // placeholder {{visible $n}}, $n the viewer's parameter, on the job
@@ -69,27 +71,12 @@ type statements struct {
 	DocumentsHeld string
 
 	// candidate.sql
-	Candidate                 string
-	CandidateForMove          string
-	CandidateForMoveLocked    string
-	CandidateLocked           string
-	CandidateLockedDrawing    string `sql:"postgres"`
-	CandidateLockedInterviews string `sql:"postgres"`
-	ClaimCandidate            string `sql:"postgres"`
-	ClaimCandidateDrawing     string `sql:"postgres"`
-	ClaimCandidateInterviews  string `sql:"postgres"`
-	ClaimCandidateForMove     string `sql:"postgres"`
-	ClaimJobForIntake         string `sql:"postgres"`
-	ClaimJobForIntakeDrawing  string `sql:"postgres"`
-	EmailTaken                string
-	InsertCandidate           string
-	InsertCandidateWithID     string `sql:"postgres"`
-	JobForIntake              string
-	JobForIntakeLocked        string
-	JobForIntakeLockedDrawing string `sql:"postgres"`
-	JobSize                   string
-	SetCandidateStage         string
-	UpdateCandidate           string
+	EmailTaken            string
+	InsertCandidate       string
+	InsertCandidateWithID string `sql:"postgres"`
+	JobSize               string
+	SetCandidateStage     string
+	UpdateCandidate       string
 
 	// counts.sql
 	FoldStageCounts string `sql:"postgres"`
@@ -132,7 +119,6 @@ type statements struct {
 
 	// interview.sql
 	Busy                            string
-	ClaimInterview                  string `sql:"postgres"`
 	CountInterviews                 string
 	DeleteInterviewers              string
 	InsertInterview                 string

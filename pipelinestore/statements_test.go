@@ -21,9 +21,8 @@ func TestStatements_Files(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, map[string]*statements{DialectPostgres: postgresSQL, DialectSQLite: sqliteSQL}[dialect], s)
 	}
-	require.NotEqual(t, postgresSQL.CandidateLocked, sqliteSQL.CandidateLocked, "PostgreSQL's locking read locks")
-	require.Equal(t, sqliteSQL.Candidate, sqliteSQL.CandidateLocked, "SQLite's locking read is the read")
-	require.Equal(t, postgresSQL.Candidate, sqliteSQL.Candidate, "a statement of sql/common is both dialects'")
+	require.NotEqual(t, postgresSQL.JobLocked, sqliteSQL.JobLocked, "PostgreSQL's locking read locks")
+	require.Equal(t, postgresSQL.Job, sqliteSQL.Job, "a statement of sql/common is both dialects'")
 
 	whole := fstest.MapFS{}
 	for _, dir := range []string{"sql/common", "sql/postgres", "sql/sqlite"} {
@@ -62,9 +61,9 @@ func TestStatements_Files(t *testing.T) {
 		fsys fstest.MapFS
 		err  string
 	}{
-		{"a statement written twice", with("sql/sqlite/extra.sql", "CandidateLocked", "SELECT 1"), "CandidateLocked is written twice"},
-		{"a common statement written twice", with("sql/common/extra.sql", "Candidate", "SELECT 1"), "Candidate is written twice"},
-		{"a common statement written for the dialect too", with("sql/sqlite/extra.sql", "Candidate", "SELECT 1"), "Candidate is written in sql/common/candidate.sql as well"},
+		{"a statement written twice", with("sql/sqlite/extra.sql", "JobLocked", "SELECT 1"), "JobLocked is written twice"},
+		{"a common statement written twice", with("sql/common/extra.sql", "Job", "SELECT 1"), "Job is written twice"},
+		{"a common statement written for the dialect too", with("sql/sqlite/extra.sql", "Job", "SELECT 1"), "Job is written in sql/common/job.sql as well"},
 		{"a statement the store has not", with("sql/sqlite/extra.sql", "Nothing", "SELECT 1"), "Nothing is no statement of the store"},
 		{"a common statement the store has not", with("sql/common/extra.sql", "Nothing", "SELECT 1"), "Nothing is no statement of the store"},
 		{"a statement PostgreSQL alone runs", with("sql/sqlite/extra.sql", "ClaimKey", "SELECT 1"), "ClaimKey is run on postgres alone"},

@@ -262,7 +262,7 @@ func TestDB_RoundTrip(t *testing.T) {
 		assert.Equal(t, "remote", j.WorkMode)
 		assert.Equal(t, "contract", j.EmploymentType)
 
-		c, err := db.Candidate(ctx, f.User("olivia"), f.Job("backend"), f.Res.Candidates["ada"])
+		c, err := db.Candidates().Get(ctx, pipeline.CandidateParams{Viewer: f.User("olivia"), JobID: f.Job("backend"), ID: f.Res.Candidates["ada"]})
 		require.NoError(t, err)
 		assert.Equal(t, time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC), c.Applied)
 		assert.Equal(t, time.UTC, c.Applied.Location())

@@ -54,7 +54,7 @@ func TestDB_Unavailable(t *testing.T) {
 			j, err := db.Job(context.Background(), f.User("olivia"), job)
 			require.NoError(t, err)
 			assert.Equal(t, "Backend Engineer", j.Title)
-			c, err := db.Candidate(context.Background(), f.User("olivia"), job, ada)
+			c, err := db.Candidates().Get(context.Background(), pipeline.CandidateParams{Viewer: f.User("olivia"), JobID: job, ID: ada})
 			require.NoError(t, err)
 			assert.Equal(t, "Ada Lovelace", c.Name)
 		}

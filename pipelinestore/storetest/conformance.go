@@ -149,7 +149,7 @@ func (c conf) visibility(t *testing.T) {
 	})
 	t.Run("a record asked for under another job or candidate is not found", func(t *testing.T) {
 		olivia, backend, frontend := c.user("olivia"), c.job("backend"), c.job("frontend")
-		_, err := c.store.Candidate(bg, olivia, frontend, c.cand("ada"))
+		_, err := c.store.Candidates().Get(bg, pipeline.CandidateParams{Viewer: olivia, JobID: frontend, ID: c.cand("ada")})
 		assert.True(t, isNotFound(err), "ada under frontend: %v", err)
 		_, err = c.store.Message(bg, olivia, backend, c.cand("grace"), r.msg.ID)
 		assert.True(t, isNotFound(err), "ada's message under grace: %v", err)
@@ -160,7 +160,7 @@ func (c conf) visibility(t *testing.T) {
 		_, err = c.store.ListNotes(bg, olivia, frontend, c.cand("ada"), 1)
 		assert.True(t, isNotFound(err), "ada's notes under frontend: %v", err)
 		err = c.write(func(tx pipeline.Tx) error {
-			_, err := tx.CandidateForUpdate(bg, olivia, frontend, c.cand("ada"))
+			_, err := tx.Candidates().Lock(bg, pipeline.LockCandidateParams{Viewer: olivia, JobID: frontend, ID: c.cand("ada")})
 			return err
 		})
 		assert.True(t, isNotFound(err), "ada for update under frontend: %v", err)
@@ -235,7 +235,7 @@ func (c conf) checkJobReach(t *testing.T, user, jk string, reach bool, r adas) {
 	seen("the job", err)
 	_, err = c.store.Stages(bg, viewer, job)
 	seen("the stages", err)
-	_, err = c.store.ListCandidates(bg, viewer, job, pipeline.CandidateFilter{Page: 1})
+	_, err = c.store.Candidates().List(bg, pipeline.ListCandidatesParams{Viewer: viewer, JobID: job, Filter: pipeline.CandidateFilter{Page: 1}})
 	seen("the candidates", err)
 	seen("the job for update", c.write(func(tx pipeline.Tx) error {
 		if _, err := tx.JobForUpdate(bg, viewer, job); err != nil {
@@ -244,7 +244,7 @@ func (c conf) checkJobReach(t *testing.T, user, jk string, reach bool, r adas) {
 		return errRollback
 	}))
 	seen("the job for intake", c.write(func(tx pipeline.Tx) error {
-		if _, err := tx.JobForIntake(bg, viewer, job, 0, "someone@example.test"); err != nil {
+		if _, err := tx.Candidates().Intake(bg, pipeline.IntakeParams{Viewer: viewer, JobID: job, Stage: 0, Email: "someone@example.test"}); err != nil {
 			return err
 		}
 		return errRollback
@@ -262,7 +262,7 @@ func (c conf) checkJobReach(t *testing.T, user, jk string, reach bool, r adas) {
 func (c conf) checkCandidateReach(t *testing.T, user string, job int64, ck string, reach bool, seen seenFunc) {
 	t.Helper()
 	viewer, cand := c.user(user), c.cand(ck)
-	_, err := c.store.Candidate(bg, viewer, job, cand)
+	_, err := c.store.Candidates().Get(bg, pipeline.CandidateParams{Viewer: viewer, JobID: job, ID: cand})
 	seen("candidate "+ck, err)
 	_, err = c.store.ListNotes(bg, viewer, job, cand, 1)
 	seen("the notes of "+ck, err)
@@ -284,7 +284,7 @@ func (c conf) checkCandidateReach(t *testing.T, user string, job int64, ck strin
 		}
 	}
 	seen("candidate "+ck+" for update", c.write(func(tx pipeline.Tx) error {
-		if _, err := tx.CandidateForUpdate(bg, viewer, job, cand); err != nil {
+		if _, err := tx.Candidates().Lock(bg, pipeline.LockCandidateParams{Viewer: viewer, JobID: job, ID: cand}); err != nil {
 			return err
 		}
 		return errRollback
@@ -869,7 +869,7 @@ func (c emailCases) addCandidate(job string, email string) (pipeline.Candidate, 
 	var k pipeline.Candidate
 	err := c.write(func(tx pipeline.Tx) error {
 		var err error
-		k, err = tx.InsertCandidate(bg, c.candidate(job, "Applied", email), time.Now().UTC())
+		k, err = tx.Candidates().Insert(bg, pipeline.WriteCandidateParams{Candidate: c.candidate(job, "Applied", email), At: time.Now().UTC()})
 		return err
 	})
 	return k, err
@@ -933,12 +933,12 @@ func (c emailCases) candidateUnique(t *testing.T) {
 	_, err = c.addCandidate("frontend", "ada@example.test")
 	require.NoError(t, err, "ada's email on another job")
 	err = c.write(func(tx pipeline.Tx) error {
-		in, err := tx.JobForIntake(bg, olivia, backend, 0, "Ada@EXAMPLE.test")
+		in, err := tx.Candidates().Intake(bg, pipeline.IntakeParams{Viewer: olivia, JobID: backend, Stage: 0, Email: "Ada@EXAMPLE.test"})
 		if err != nil {
 			return err
 		}
 		assert.True(t, in.EmailTaken, "JobForIntake: ada's email is taken on backend")
-		in, err = tx.JobForIntake(bg, olivia, backend, 0, "nobody@example.test")
+		in, err = tx.Candidates().Intake(bg, pipeline.IntakeParams{Viewer: olivia, JobID: backend, Stage: 0, Email: "nobody@example.test"})
 		if err != nil {
 			return err
 		}
@@ -952,7 +952,7 @@ func (c emailCases) candidateUnique(t *testing.T) {
 			{"ada@example.test", c.cand("ada"), false},
 			{"ken@example.test", 0, false},
 		} {
-			got, err := tx.EmailTaken(bg, backend, tc.email, tc.except)
+			got, err := tx.Candidates().EmailTaken(bg, pipeline.EmailTakenParams{JobID: backend, Email: tc.email, Except: tc.except})
 			if err != nil {
 				return err
 			}
@@ -973,18 +973,19 @@ func (c emailCases) candidateUniqueBeyondASCII(t *testing.T) {
 func (c emailCases) candidateChangedToTaken(t *testing.T) {
 	olivia, backend, frontend := c.user("olivia"), c.job("backend"), c.job("frontend")
 	err := c.write(func(tx pipeline.Tx) error {
-		k, err := tx.CandidateForUpdate(bg, olivia, backend, c.cand("grace"))
+		l, err := tx.Candidates().Lock(bg, pipeline.LockCandidateParams{Viewer: olivia, JobID: backend, ID: c.cand("grace")})
 		if err != nil {
 			return err
 		}
+		k := l.Candidate
 		k.Email = "ADA@example.test"
-		return tx.UpdateCandidate(bg, k, time.Now().UTC())
+		return tx.Candidates().Update(bg, pipeline.WriteCandidateParams{Candidate: k, At: time.Now().UTC()})
 	})
 	taken(t, err, "grace as ada")
-	k, err := c.store.Candidate(bg, olivia, backend, c.cand("grace"))
+	k, err := c.store.Candidates().Get(bg, pipeline.CandidateParams{Viewer: olivia, JobID: backend, ID: c.cand("grace")})
 	require.NoError(t, err)
 	assert.Equal(t, "grace@example.test", k.Email)
-	_, err = c.store.Candidate(bg, olivia, frontend, c.cand("ken"))
+	_, err = c.store.Candidates().Get(bg, pipeline.CandidateParams{Viewer: olivia, JobID: frontend, ID: c.cand("ken")})
 	require.NoError(t, err)
 }
 
@@ -998,7 +999,7 @@ func (c emailCases) racingIntakes(t *testing.T) {
 				if i == 1 {
 					email = fmt.Sprintf("Twin%d@EXAMPLE.test", round)
 				}
-				in, err := tx.JobForIntake(bg, gary, ops, 0, email)
+				in, err := tx.Candidates().Intake(bg, pipeline.IntakeParams{Viewer: gary, JobID: ops, Stage: 0, Email: email})
 				if err != nil {
 					return err
 				}
@@ -1006,7 +1007,7 @@ func (c emailCases) racingIntakes(t *testing.T) {
 				if in.EmailTaken {
 					return pipeline.ErrEmailTaken
 				}
-				_, err = tx.InsertCandidate(bg, c.candidate("ops", "Applied", email), time.Now().UTC())
+				_, err = tx.Candidates().Insert(bg, pipeline.WriteCandidateParams{Candidate: c.candidate("ops", "Applied", email), At: time.Now().UTC()})
 				return err
 			})
 		})
@@ -1092,14 +1093,14 @@ func (c countCases) check(t *testing.T, when string) {
 	for _, s := range c.where {
 		want[s]++
 	}
-	all, err := c.store.ListCandidates(bg, c.gary, c.countedJob.ID, pipeline.CandidateFilter{Page: 1})
+	all, err := c.store.Candidates().List(bg, pipeline.ListCandidatesParams{Viewer: c.gary, JobID: c.countedJob.ID, Filter: pipeline.CandidateFilter{Page: 1}})
 	require.NoError(t, err)
 	assert.Equal(t, len(c.where), all.Total, "%s: the job's total", when)
 	for _, s := range c.stages {
 		var ids []int64
 		total := -1
 		for page := 1; ; page++ {
-			l, err := c.store.ListCandidates(bg, c.gary, c.countedJob.ID, pipeline.CandidateFilter{StageID: s.ID, Page: page})
+			l, err := c.store.Candidates().List(bg, pipeline.ListCandidatesParams{Viewer: c.gary, JobID: c.countedJob.ID, Filter: pipeline.CandidateFilter{StageID: s.ID, Page: page}})
 			require.NoError(t, err)
 			if total < 0 {
 				total = l.Total
@@ -1128,12 +1129,12 @@ func (c countCases) intake(t *testing.T) {
 		return c.write(func(tx pipeline.Tx) error {
 			s := c.stages[i%2]
 			email := fmt.Sprintf("counted%d@example.test", i)
-			in, err := tx.JobForIntake(bg, c.gary, c.countedJob.ID, s.ID, email)
+			in, err := tx.Candidates().Intake(bg, pipeline.IntakeParams{Viewer: c.gary, JobID: c.countedJob.ID, Stage: s.ID, Email: email})
 			if err != nil {
 				return err
 			}
-			k, err := tx.InsertCandidate(bg, pipeline.Candidate{JobID: c.countedJob.ID, TeamID: c.globex, Name: "Counted", Email: email,
-				Applied: c.now.Truncate(24 * time.Hour), StageID: in.Stage.ID, Stage: in.Stage.Name, Status: pipeline.CandidateActive}, c.now)
+			k, err := tx.Candidates().Insert(bg, pipeline.WriteCandidateParams{Candidate: pipeline.Candidate{JobID: c.countedJob.ID, TeamID: c.globex, Name: "Counted", Email: email,
+				Applied: c.now.Truncate(24 * time.Hour), StageID: in.Stage.ID, Stage: in.Stage.Name, Status: pipeline.CandidateActive}, At: c.now})
 			if err != nil {
 				return err
 			}
@@ -1162,17 +1163,18 @@ func (c countCases) afterMoves(t *testing.T) {
 		errs := concurrently(counted, func(i int) error {
 			target := c.stages[(i+round+1)%len(c.stages)]
 			return c.write(func(tx pipeline.Tx) error {
-				k, st, err := tx.CandidateForMove(bg, c.gary, c.countedJob.ID, ids[i], target.ID)
+				l, err := tx.Candidates().Lock(bg, pipeline.LockCandidateParams{Viewer: c.gary, JobID: c.countedJob.ID, ID: ids[i], Stage: target.ID})
 				if err != nil {
 					return err
 				}
+				k, st := l.Candidate, l.Stage
 				if st == nil {
 					return fmt.Errorf("stage %d not found for the move", target.ID)
 				}
 				if k.StageID == st.ID {
 					return nil
 				}
-				if err := tx.SetCandidateStage(bg, k.ID, st.ID, c.now); err != nil {
+				if err := tx.Candidates().SetStage(bg, pipeline.SetStageParams{CandidateID: k.ID, StageID: st.ID, At: c.now}); err != nil {
 					return err
 				}
 				c.mu.Lock()
@@ -1191,7 +1193,7 @@ func (c countCases) afterMoves(t *testing.T) {
 }
 
 func (c countCases) stageOfAnotherJob(t *testing.T) {
-	_, err := c.store.ListCandidates(bg, c.gary, c.countedJob.ID, pipeline.CandidateFilter{StageID: c.res.Stages["ops"]["Applied"], Page: 1})
+	_, err := c.store.Candidates().List(bg, pipeline.ListCandidatesParams{Viewer: c.gary, JobID: c.countedJob.ID, Filter: pipeline.CandidateFilter{StageID: c.res.Stages["ops"]["Applied"], Page: 1}})
 	assert.ErrorIs(t, err, pipeline.ErrStageNotInJob)
 }
 
@@ -1200,17 +1202,17 @@ func (c countCases) notesCount(t *testing.T) {
 	const notes = 12
 	errs := concurrently(notes, func(i int) error {
 		return c.write(func(tx pipeline.Tx) error {
-			k, err := tx.CandidateForUpdate(bg, gary, ops, ola)
+			k, err := tx.Candidates().Lock(bg, pipeline.LockCandidateParams{Viewer: gary, JobID: ops, ID: ola})
 			if err != nil {
 				return err
 			}
-			_, err = tx.InsertNote(bg, pipeline.Note{CandidateID: k.ID, Content: fmt.Sprintf("note %d", i),
+			_, err = tx.InsertNote(bg, pipeline.Note{CandidateID: k.Candidate.ID, Content: fmt.Sprintf("note %d", i),
 				Author: pipeline.User{ID: gary}, CreatedAt: c.now})
 			return err
 		})
 	})
 	require.NoError(t, errors.Join(errs...))
-	k, err := c.store.Candidate(bg, gary, ops, ola)
+	k, err := c.store.Candidates().Get(bg, pipeline.CandidateParams{Viewer: gary, JobID: ops, ID: ola})
 	require.NoError(t, err)
 	assert.Equal(t, notes, k.NotesCount, "Candidate's notes count")
 	l, err := c.store.ListNotes(bg, gary, ops, ola, 1)
@@ -1222,8 +1224,8 @@ func (c countCases) notesCount(t *testing.T) {
 	assert.Equal(t, notes, l.Total, "ListNotes' total past the last page")
 	assert.Empty(t, l.Items)
 	require.NoError(t, c.write(func(tx pipeline.Tx) error {
-		k, err := tx.CandidateForUpdate(bg, gary, ops, ola)
-		assert.Equal(t, notes, k.NotesCount, "CandidateForUpdate's notes count")
+		k, err := tx.Candidates().Lock(bg, pipeline.LockCandidateParams{Viewer: gary, JobID: ops, ID: ola})
+		assert.Equal(t, notes, k.Candidate.NotesCount, "Lock's notes count")
 		return err
 	}))
 }

@@ -22,26 +22,6 @@ JOIN jobs AS j ON j.id = i.job_id
 JOIN users AS cb ON cb.id = i.created_by
 WHERE i.id = $1 AND i.candidate_id = $2 AND i.job_id = $3 AND {{visible $4}} AND pipeline_lock_record('interview', $1) FOR NO KEY UPDATE OF i;
 
--- ClaimInterview is InterviewLockedWithInterviewers that claims a key
--- first, as ClaimCandidate.
--- name: ClaimInterview
-SELECT k.locked AS claim_locked, k.user_id AS claim_user_id, k.request AS claim_request,
-	k.result AS claim_result, k.created_at AS claim_created_at, r.*
-FROM pipeline_claim_key($5, $6, $7, $8) AS k
-LEFT JOIN LATERAL (SELECT i.id, i.job_id, i.candidate_id, j.team_id, i.starts_at, i.ends_at, i.timezone, i.location,
-	i.video_url, i.status, i.sequence, i.uid, i.organizer_name, i.organizer_email, i.created_by, cb.name AS created_by_name, cb.email AS created_by_email,
-	i.created_at, i.updated_at, c.name AS candidate_name, c.email AS candidate_email, c.status AS candidate_status,
-	CASE WHEN c.erased_at IS NULL THEN 0 ELSE 1 END AS candidate_erased, j.title AS job_title,
-	(SELECT COALESCE(json_agg(json_build_object('id', u.id, 'name', u.name, 'email', u.email,
-		'member', EXISTS (SELECT 1 FROM memberships AS m WHERE m.team_id = j.team_id AND m.user_id = u.id)) ORDER BY ii.position), '[]')
-		FROM interview_interviewers AS ii JOIN users AS u ON u.id = ii.user_id WHERE ii.interview_id = i.id) AS interviewers,
-	i.xmin = (SELECT s.xmin FROM interviews AS s WHERE s.id = i.id) AS interviewers_current
-FROM interviews AS i
-JOIN candidates AS c ON c.id = i.candidate_id
-JOIN jobs AS j ON j.id = i.job_id
-JOIN users AS cb ON cb.id = i.created_by
-WHERE i.id = $1 AND i.candidate_id = $2 AND i.job_id = $3 AND {{visible $4}} AND k.locked IS NOT NULL AND pipeline_lock_record('interview', $1) FOR NO KEY UPDATE OF i) AS r ON true;
-
 -- LockCandidateInterviews locks every interview of the candidate $1,
 -- in order of id, and writes each row anew, unchanged, ahead of a change
 -- of the candidate that changes of their interviews must heed (an
