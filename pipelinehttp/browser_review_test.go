@@ -13,6 +13,7 @@ import (
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 	"github.com/pipeline-dev/pipeline/pipeline/doctext"
+	"github.com/pipeline-dev/pipeline/pipelinehttp/browsertest"
 	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
 )
 
@@ -20,7 +21,7 @@ import (
 // the document the agent cited, and approves there, on a phone and on a
 // desktop; and the token form keeps its ticks after a refused submit.
 func TestBrowser_Review(t *testing.T) {
-	chromium(t)
+	browsertest.Chromium(t)
 	for _, size := range []struct{ w, h int64 }{{360, 740}, {1280, 900}} {
 		t.Run(strconv.FormatInt(size.w, 10), func(t *testing.T) {
 			f, base := serveWorld(t, storetest.OpenSQLite(t), approvalOptions(t)...)
@@ -37,23 +38,23 @@ func TestBrowser_Review(t *testing.T) {
 			b := newTab(t, f, base, size.w, size.h)
 			b.signIn("mia@acme.test")
 			card := fmt.Sprintf(`#proposal-%d`, id)
-			b.run(chromedp.Navigate(base+"/app/approvals"), chromedp.WaitVisible(chromedp.CSS(card)))
-			b.shot("approvals")
-			b.run(chromedp.Click(chromedp.Search(`//a[starts-with(normalize-space(), "See the candidate")]`)),
+			b.Run(chromedp.Navigate(base+"/app/approvals"), chromedp.WaitVisible(chromedp.CSS(card)))
+			b.Shot("approvals")
+			b.Run(chromedp.Click(chromedp.Search(`//a[starts-with(normalize-space(), "See the candidate")]`)),
 				chromedp.WaitVisible(chromedp.Search(`//h1[normalize-space()="Ada Lovelace"]`)))
-			b.run(chromedp.Click(chromedp.Search(`//summary[normalize-space()="The text an agent reads of it"]`)))
-			assert.Contains(t, b.text("main"), "Wrote the first program, for the Analytical Engine.", "the text the agent read")
-			assert.Contains(t, b.text("main"), "ada-cv.txt")
-			assert.Contains(t, b.text("main"), "Her CV says she wrote the first program.")
-			b.shot("candidate")
-			b.run(chromedp.Click(chromedp.CSS(card + ` button[value=approve]`)))
+			b.Run(chromedp.Click(chromedp.Search(`//summary[normalize-space()="The text an agent reads of it"]`)))
+			assert.Contains(t, b.Text("main"), "Wrote the first program, for the Analytical Engine.", "the text the agent read")
+			assert.Contains(t, b.Text("main"), "ada-cv.txt")
+			assert.Contains(t, b.Text("main"), "Her CV says she wrote the first program.")
+			b.Shot("candidate")
+			b.Run(chromedp.Click(chromedp.CSS(card + ` button[value=approve]`)))
 			require.Eventually(t, func() bool { return proposalStatus(t, f, id) == pipeline.ProposalApplied }, 10*time.Second, 50*time.Millisecond)
 			assert.Equal(t, "Screening", candidateStage(t, f, "backend", "ada"), "the candidate moved")
-			b.run(chromedp.WaitVisible(chromedp.Search(`//*[contains(., "Done: Ada Lovelace is in Screening")]`)))
-			b.shot("approved")
+			b.Run(chromedp.WaitVisible(chromedp.Search(`//*[contains(., "Done: Ada Lovelace is in Screening")]`)))
+			b.Shot("approved")
 
 			// A refused token form comes back with every tick.
-			b.run(chromedp.Navigate(base+"/app/tokens"), chromedp.WaitVisible(chromedp.CSS(`#new-h`)),
+			b.Run(chromedp.Navigate(base+"/app/tokens"), chromedp.WaitVisible(chromedp.CSS(`#new-h`)),
 				chromedp.SendKeys(chromedp.CSS(`input[name=name]`), "agent"),
 				chromedp.Click(chromedp.CSS(`input[name=scope][value="candidates:write"]`)),
 				chromedp.Click(chromedp.CSS(`input[name=scope][value="proposals:review"]`)),
@@ -61,9 +62,9 @@ func TestBrowser_Review(t *testing.T) {
 				chromedp.Click(chromedp.Search(`//button[normalize-space()="Create token"]`)),
 				chromedp.WaitVisible(chromedp.Search(`//*[contains(., "cannot carry proposals:review")]`)))
 			for _, box := range []string{`input[name=scope][value="candidates:write"]`, `input[name=scope][value="proposals:review"]`, `input[name=approval][value="move_candidate"]`} {
-				assert.True(t, get(b, chromedp.Evaluate[bool](fmt.Sprintf(`document.querySelector(%q).checked`, box))), box)
+				assert.True(t, browsertest.Get(b.Tab, chromedp.Evaluate[bool](fmt.Sprintf(`document.querySelector(%q).checked`, box))), box)
 			}
-			b.shot("refused")
+			b.Shot("refused")
 		})
 	}
 }

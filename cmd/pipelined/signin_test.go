@@ -98,13 +98,21 @@ func TestDemo_EmailedSignIn(t *testing.T) {
 	res.Body.Close()
 	require.Equal(t, http.StatusOK, res.StatusCode)
 
+	link := d.mailedLink(t, before)
+	assert.Contains(t, get(link), "Sign in as <strong>a…@acme.test</strong>")
+}
+
+// mailedLink waits for a sign-in link in what the demo wrote to its
+// terminal after before, a mail's, and returns it.
+func (d readmeDemo) mailedLink(t *testing.T, before string) string {
+	t.Helper()
 	var link string
 	require.Eventually(t, func() bool {
 		link = signInLinkRE.FindString(strings.TrimPrefix(d.srv.stderr.String(), before))
 		return link != ""
 	}, 10*time.Second, 10*time.Millisecond, "no sign-in link in the demo's terminal:\n%s", d.srv.stderr.String())
 	assert.True(t, strings.HasPrefix(link, d.srv.URL+"/app/sign-in/"), "%s is on the demo's address %s", link, d.srv.URL)
-	assert.Contains(t, get(link), "Sign in as <strong>a…@acme.test</strong>")
+	return link
 }
 
 // TestDemo_SignInLinkCommand: the demo prints how to make another sign-in
