@@ -396,11 +396,6 @@ func (db *DB) Write(ctx context.Context, fn func(pipeline.Tx) error) error {
 		}
 		return formatError(t.enqueuePending(ctx), "Record")
 	})
-	if err != nil && t != nil && t.committedEarly {
-		// The COMMIT went with the last batch; what failed after it is
-		// database/sql's own Commit, on a context ended since.
-		err = nil
-	}
 	if err != nil && t != nil && t.booking {
 		err = bookingError(err)
 	}
@@ -439,9 +434,6 @@ type tx struct {
 	// jobs are River jobs to insert before the commit, with the webhook
 	// messages (see enqueuePending).
 	jobs []river.InsertManyParams
-	// committedEarly: the transaction's COMMIT went with its last batch
-	// (see runner.flushCommit).
-	committedEarly bool
 	// countsChanged: the transaction appended deltas of the stages' counts
 	// (PostgreSQL), to fold once it commits.
 	countsChanged bool

@@ -3,7 +3,6 @@ package pipelinestore
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"strings"
 )
@@ -63,11 +62,9 @@ import (
 //
 // So a prepared transaction whose first statement is a read and whose
 // writes all wait costs three round trips: BEGIN with the read (see
-// pgConn), the batch, COMMIT. The COMMIT goes in the last batch when
-// nothing is left to do after it (see runner.flushCommit): not when the
-// batch holds the activity entry, whose rows name the webhook messages
-// to enqueue before the commit; so a schedule's and a reschedule's,
-// whose entry went in an earlier batch.
+// pgConn), the batch, COMMIT. The COMMIT does not go with the last batch:
+// that batch holds the activity entry, whose rows name the webhook
+// messages River inserts before the commit, or River's insert follows it.
 
 // batcher is the batching of a write transaction, as the store's code
 // uses it (see above).
@@ -91,9 +88,6 @@ type batch struct {
 	// books: the batch holds an interview's insert or update that books
 	// its times, which a clash fails (see tx.deferBooking).
 	books bool
-	// commit: the batch ends its transaction, sent prepared with COMMIT
-	// at its end.
-	commit bool
 }
 
 func (b *batch) reset() { *b = batch{} }
@@ -129,35 +123,19 @@ func (r runner) deferredReturning(ctx context.Context, query string, scan func(c
 // flush sends the waiting writes as one simple query; the rows of the one
 // that returns some go to its scan.
 func (r runner) flush(ctx context.Context) error {
-	_, err := r.send(ctx, false)
-	return err
-}
-
-// flushCommit is flush for the transaction's last statements: sent
-// prepared, the batch ends with its COMMIT, a round trip fewer. It
-// reports whether the transaction committed; if not, and no error, the
-// caller commits as usual (a batch sent as text, one whose rows are
-// read, or none waiting). A batch that fails stops before its COMMIT,
-// leaving the transaction to be rolled back.
-func (r runner) flushCommit(ctx context.Context) (bool, error) {
-	return r.send(ctx, true)
-}
-
-func (r runner) send(ctx context.Context, commit bool) (bool, error) {
 	if r.waiting == nil || len(r.waiting.stmts) == 0 {
-		return false, nil
+		return nil
 	}
 	b := *r.waiting
 	r.waiting.reset()
 	if r.text() {
-		return false, r.sendEach(ctx, b)
+		return r.sendEach(ctx, b)
 	}
-	b.commit = commit && b.scan == nil
 	err := r.sendPrepared(ctx, &b)
 	if errors.Is(err, errUnprepared) {
-		return false, r.sendEach(ctx, b)
+		return r.sendEach(ctx, b)
 	}
-	return b.commit && err == nil, err
+	return err
 }
 
 // sendPrepared sends the batch as one simple query of EXECUTEs of its
@@ -209,48 +187,6 @@ func (r runner) scanQuery(ctx context.Context, query string, args []any, scan fu
 		return err
 	}
 	return scan(ctx, rows)
-}
-
-// waitKey is the context key of a waitInBatch.
-type waitKey struct{}
-
-// waitInBatch has the first write that a library sends on the transaction
-// under its context wait in the batch, as deferred does for the store's
-// own (see takeIntoBatch): River's insert of jobs, which it sends
-// itself. Its result reports rows rows affected without the write having
-// run, which holds for River's insert of jobs without unique options: it
-// inserts every job it is given. The store's jobs have none.
-//
-// River's insert notification (a NOTIFY, at most one per queue per 100 ms)
-// then runs before the batch: after a write whose batch fails, the next
-// job on that queue within 100 ms may wait for the queue's next poll
-// (DeliveryConfig.PollInterval) instead of being taken at once.
-//
-// What it buys, measured by the project's benchmark against the same
-// server inserting the jobs after the batch, in two runs of alternating
-// builds on 2026-11-28 (cmd/pipelinebench/README.md, "River's insert in
-// the batch"): a message at 0.94–0.99× of the baseline against
-// 0.87–0.99×.
-type waitInBatch struct {
-	rows int64
-	wait func(query string, args []any)
-	used bool
-}
-
-// takeIntoBatch hands query to the batch when ctx carries a waitInBatch
-// not yet used, and answers for it.
-func takeIntoBatch(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, bool) {
-	w, ok := ctx.Value(waitKey{}).(*waitInBatch)
-	if !ok || w.used {
-		return nil, false
-	}
-	w.used = true
-	values := make([]any, len(args))
-	for i, a := range args {
-		values[i] = a.Value
-	}
-	w.wait(query, values)
-	return driver.RowsAffected(w.rows), true
 }
 
 // takeAlone empties the batch and reports true when it holds query alone;

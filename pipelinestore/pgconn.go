@@ -153,12 +153,12 @@ func (c connector) Connect(ctx context.Context) (driver.Conn, error) {
 // nothing ends without a word. database/sql uses a connection from one
 // goroutine at a time.
 //
-// What it buys, with a write's COMMIT in its last batch
-// (runner.flushCommit): every write within one round trip of the
-// benchmark's baseline, whose BEGIN travels in its first batch too. At
-// one connection every write ran 2–27 points closer to the baseline than
-// without the two; at 32 neither shows beyond the rounds' spread, as the
-// lazy BEGIN alone did not on 2026-11-27 (cmd/pipelinebench/README.md,
+// What it buys: a round trip of every write, whose BEGIN travels with its
+// first statement, as the benchmark's baseline's does. Measured on
+// 2026-11-27 with a write's COMMIT in its last batch as well (gone since:
+// River inserts its jobs after the last batch), every write ran 2–27
+// points closer to the baseline at one connection than without the two;
+// at 32 neither showed beyond the rounds' spread (cmd/pipelinebench/README.md,
 // "BEGIN and COMMIT with the statements beside them").
 type pgConn struct {
 	*pgdriver.Conn
@@ -166,9 +166,6 @@ type pgConn struct {
 	roundTrips *atomic.Int64 // round trips to the server, each a message and its answer
 	inTx       bool          // a transaction is open, or waits to be
 	opening    string        // the waiting transaction's BEGIN and settings, or ""
-	// committed: the open transaction's COMMIT went with its last batch
-	// (see runner.flushCommit), so pgTx's ends send nothing.
-	committed bool
 	// stmts are the statements prepared on the connection by their text,
 	// with WithPreparedStatements (else nil): a statement with arguments
 	// is prepared the first time it runs on the connection, then bound
@@ -241,21 +238,12 @@ func (c *pgConn) sendOpening(ctx context.Context) error {
 }
 
 func (c *pgConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	if c.inTx {
-		if res, ok := takeIntoBatch(ctx, query, args); ok {
-			return res, nil
-		}
-	}
 	if text, ok, err := c.batchText(ctx, args); err != nil || ok {
 		if err != nil {
 			return nil, err
 		}
 		c.roundTrips.Add(1)
-		res, err := c.Conn.ExecContext(ctx, c.prefix()+text, args)
-		if err == nil && ctx.Value(batchKey{}).(*batch).commit {
-			c.inTx, c.committed = false, true
-		}
-		return res, err
+		return c.Conn.ExecContext(ctx, c.prefix()+text, args)
 	}
 	s, err := c.stmt(ctx, query, args)
 	if err != nil {
@@ -290,7 +278,7 @@ func (c *pgConn) QueryContext(ctx context.Context, query string, args []driver.N
 // ResetSession runs before the connection is handed out again, when no
 // transaction of it can be open.
 func (c *pgConn) ResetSession(ctx context.Context) error {
-	c.inTx, c.opening, c.committed = false, "", false
+	c.inTx, c.opening = false, ""
 	return c.Conn.ResetSession(ctx)
 }
 
@@ -303,12 +291,6 @@ func (t pgTx) Rollback() error { return t.end("ROLLBACK") }
 
 func (t pgTx) end(command string) error {
 	c := t.c
-	if c.committed {
-		// A rollback after it (database/sql's, when the context ends
-		// before Commit is called) has nothing left to undo.
-		c.committed = false
-		return nil
-	}
 	c.inTx = false
 	if c.opening != "" {
 		c.opening = ""

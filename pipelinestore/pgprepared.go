@@ -105,9 +105,6 @@ func (c *pgConn) batchText(ctx context.Context, args []driver.NamedValue) (strin
 		writeExecute(&sb, s.name, at+1, b.nargs[i])
 		at += b.nargs[i]
 	}
-	if b.commit {
-		sb.WriteString(";\nCOMMIT")
-	}
 	return sb.String(), true, nil
 }
 

@@ -103,35 +103,11 @@ func (db *DB) migrateRiver(ctx context.Context, sqldb *sql.DB) error {
 }
 
 // enqueuePending inserts the messages of the entries logged so far, and
-// the River jobs the transaction left for the end (see tx.jobs), after
-// the writes waiting in the batch, which River's statements must follow.
-// The jobs known before the batch is sent (a message's, an invitation's
-// mails') go in it: River's insert waits there (see waitInBatch), so a
-// message costs three round trips, not four. Those the batch's rows make
-// (the webhook messages of the activity entry) are inserted after it.
-// On PostgreSQL it is the write's last statement: its batch may carry
-// the COMMIT.
+// the River jobs the transaction left for the end (see tx.jobs), with
+// River's own insert after the writes waiting in the batch, which River's
+// statements must follow. On PostgreSQL it is the write's last statement.
 func (t *tx) enqueuePending(ctx context.Context) error {
-	if len(t.jobs) > 0 && t.run.waiting != nil && !t.run.text() {
-		jobs := t.jobs
-		t.jobs = nil
-		w := &waitInBatch{rows: int64(len(jobs)), wait: func(query string, args []any) {
-			_ = t.run.deferred(ctx, query, args...) // inside a transaction: only appends
-		}}
-		if _, err := t.river.InsertManyFastTx(context.WithValue(ctx, waitKey{}, w), t.run.tx.Tx, jobs); err != nil {
-			return err
-		}
-	}
-	var err error
-	if len(t.pending)+len(t.jobs) == 0 {
-		// Nothing known yet to follow the batch: it may end with the
-		// COMMIT, unless it holds an activity entry, whose rows may
-		// name webhook messages (the batch is then sent without it).
-		t.committedEarly, err = t.run.flushCommit(ctx)
-	} else {
-		err = t.run.flush(ctx)
-	}
-	if err != nil || t.committedEarly || len(t.pending)+len(t.jobs) == 0 {
+	if err := t.run.flush(ctx); err != nil || len(t.pending)+len(t.jobs) == 0 {
 		return err
 	}
 	params := t.jobs
@@ -141,6 +117,6 @@ func (t *tx) enqueuePending(ctx context.Context) error {
 	t.pending, t.jobs = nil, nil
 	// Nothing reads the inserted jobs back, so River's insert without
 	// RETURNING does.
-	_, err = t.river.InsertManyFastTx(ctx, t.run.tx.Tx, params)
+	_, err := t.river.InsertManyFastTx(ctx, t.run.tx.Tx, params)
 	return err
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"log/slog"
 	netmail "net/mail"
-	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -185,35 +183,4 @@ func TestStore_ErasureTakesInvitationJobs(t *testing.T) {
 		AND args->>'interview_id' = $1::text AND id <= $2`, iv.Value.ID, last).Scan(&before))
 	assert.Zero(t, before, "the jobs queued before went with the person")
 	assert.Equal(t, 1, invitationJobs(t, db, iv.Value.ID), "the erasure's cancellation to mia")
-}
-
-// TestStore_ScheduleCommitsWithItsLastBatch: a schedule's COMMIT goes
-// with its last batch (prepared statements); when the caller's context
-// ends right after that batch, before database/sql's own Commit, the
-// schedule is reported as what it is: committed, with its mails.
-func TestStore_ScheduleCommitsWithItsLastBatch(t *testing.T) {
-	if behindPgBouncer(t, storetest.PostgresDSN(t)) {
-		t.Skip("the server is reached through PgBouncer, where prepared statements do not hold")
-	}
-	var end atomic.Pointer[context.CancelFunc]
-	hook := queryRecorder(func(q string) {
-		if f := end.Load(); f != nil && strings.Contains(q, "INSERT INTO invitation_mails") {
-			(*f)()
-		}
-	})
-	db, f := mailingStore(t, []pipelinestore.Option{pipelinestore.WithPreparedStatements(), pipelinestore.WithQueryHook(hook)},
-		pipeline.WithInvitations(ical.Render))
-	ctx, cancel := context.WithCancel(f.As(t, "olivia"))
-	defer cancel()
-	end.Store(&cancel)
-	start := time.Now().UTC().Truncate(time.Hour).Add(48 * time.Hour)
-	iv, err := f.Svc.ScheduleInterview(ctx, f.Job("backend"), f.Res.Candidates["ada"], pipeline.NewInterview{
-		Start: start.Format(time.RFC3339), End: start.Add(time.Hour).Format(time.RFC3339), InterviewerIDs: []int64{f.User("mia")}})
-	require.Error(t, ctx.Err(), "the context ended during the schedule")
-	require.NoError(t, err, "the schedule committed")
-	assert.Equal(t, 2, invitationJobs(t, db, iv.Value.ID), "its mails' jobs")
-	var n int
-	require.NoError(t, db.Pools()["postgres"].QueryRowContext(context.Background(),
-		`SELECT count(*) FROM interviews WHERE id = $1 AND status = 'scheduled'`, iv.Value.ID).Scan(&n))
-	assert.Equal(t, 1, n, "the interview")
 }
