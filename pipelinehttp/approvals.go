@@ -178,7 +178,12 @@ func (d *describer) whyWithdrawn(pr pipeline.Proposal) string {
 			if t.RevokedAt != nil {
 				return "the token that asked was revoked"
 			}
-			return "the token that asked expired"
+			if !t.Active(d.svc.Now()) {
+				return "the token that asked expired"
+			}
+			// Its token still works and no erasure closed it: its
+			// agent withdrew it, whether or not the feed shows that yet.
+			return "the agent withdrew it"
 		}
 	}
 	if ok {
