@@ -377,7 +377,7 @@ func (s *Service) GetAvailability(ctx context.Context, q AvailabilityQuery) ([]U
 		}
 	}
 	if checkable(q.Unread, f, "user_ids") {
-		users, err := s.store.TeamUsers(ctx, c.team.ID, ids)
+		users, err := s.store.Users().InTeam(ctx, TeamUsersParams{TeamID: c.team.ID, IDs: ids})
 		if err != nil {
 			return nil, err
 		}

@@ -34,11 +34,11 @@ func (o *Operator) ActAs(ctx context.Context, userID int64, scopes []Scope) (Cal
 	if err != nil {
 		return Caller{}, err
 	}
-	u, team, err := o.store.UserWithTeam(ctx, userID)
+	u, err := o.store.Users().Get(ctx, UserParams{ID: userID})
 	if err != nil {
 		return Caller{}, err
 	}
-	return Caller{user: u, team: team, scopes: scopes, valid: true}, nil
+	return Caller{user: u.User, team: u.Team, scopes: scopes, valid: true}, nil
 }
 
 // TokenRequest is the input of IssueToken.
@@ -72,7 +72,7 @@ func (o *Operator) IssueToken(ctx context.Context, r TokenRequest) (Token, strin
 	if err != nil {
 		return Token{}, "", err
 	}
-	u, err := o.store.UserByEmail(ctx, r.UserEmail)
+	u, err := o.store.Users().ByEmail(ctx, UserByEmailParams{Email: r.UserEmail})
 	if err != nil {
 		return Token{}, "", err
 	}
@@ -84,10 +84,10 @@ func (o *Operator) IssueToken(ctx context.Context, r TokenRequest) (Token, strin
 	var t Token
 	err = o.store.Write(ctx, func(tx Tx) error {
 		var err error
-		t, err = tx.InsertToken(ctx, Token{
+		t, err = tx.Tokens().Insert(ctx, InsertTokenParams{Token: Token{
 			UserID: u.ID, Name: r.Name, Scopes: scopes, Approval: approval, Hash: HashToken(value),
 			CreatedAt: created.UTC(), ExpiresAt: AddMonths(created.UTC(), TokenLifetime),
-		})
+		}})
 		if err != nil {
 			return err
 		}
@@ -102,7 +102,7 @@ func (o *Operator) IssueToken(ctx context.Context, r TokenRequest) (Token, strin
 // TeamTokens lists the tokens created inside a team with their creators and
 // last use, oldest first.
 func (o *Operator) TeamTokens(ctx context.Context, teamID int64) ([]Token, error) {
-	return o.store.TeamTokens(ctx, teamID)
+	return o.store.Tokens().List(ctx, ListTokensParams{TeamID: teamID})
 }
 
 // RevokeToken revokes a token at once, logged as token.revoked, the

@@ -214,12 +214,14 @@ func (s *Service) ErasureCount(ctx context.Context, in PersonQuery) (int, error)
 // of each part, as the caller (who reaches every job of the team).
 func (s *Service) exportCandidate(ctx context.Context, c Caller, k Candidate) (CandidateExport, error) {
 	x := CandidateExport{Candidate: k}
-	job, err := s.store.Job(ctx, c.user.ID, k.JobID)
+	job, err := s.store.Jobs().Get(ctx, JobParams{Viewer: c.user.ID, ID: k.JobID})
 	if err != nil {
 		return x, err
 	}
 	x.Job = job
-	if x.Notes, err = allPages(func(p int) (List[Note], error) { return s.store.ListNotes(ctx, c.user.ID, k.JobID, k.ID, p) }); err != nil {
+	if x.Notes, err = allPages(func(p int) (List[Note], error) {
+		return s.store.Notes().List(ctx, ListNotesParams{Viewer: c.user.ID, JobID: k.JobID, CandidateID: k.ID, Page: p})
+	}); err != nil {
 		return x, err
 	}
 	if x.Messages, err = allPages(func(p int) (List[Message], error) {
@@ -241,7 +243,7 @@ func (s *Service) exportCandidate(ctx context.Context, c Caller, k Candidate) (C
 	for i, p := range x.Proposals {
 		x.Proposals[i] = p.readAt(s.now())
 	}
-	x.Ratings, err = s.store.Ratings(ctx, k.ID)
+	x.Ratings, err = s.store.Ratings().List(ctx, ListRatingsParams{CandidateID: k.ID})
 	return x, err
 }
 

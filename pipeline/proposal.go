@@ -227,7 +227,7 @@ func (s *Service) propose(ctx context.Context, c Caller, w writeCall, busy bool)
 			}
 			teamID := c.team.ID
 			if w.ref.Job != 0 {
-				j, err := s.store.Job(ctx, c.user.ID, w.ref.Job)
+				j, err := s.store.Jobs().Get(ctx, JobParams{Viewer: c.user.ID, ID: w.ref.Job})
 				if err != nil {
 					return err
 				}
@@ -382,7 +382,7 @@ func (s *Service) sees(ctx context.Context, c Caller, p Proposal) (bool, error) 
 		return false, nil
 	}
 	if p.JobID != 0 {
-		_, err := s.store.Job(ctx, c.user.ID, p.JobID)
+		_, err := s.store.Jobs().Get(ctx, JobParams{Viewer: c.user.ID, ID: p.JobID})
 		if ErrorCode(err) == ENotFound {
 			return false, nil
 		}
@@ -391,7 +391,7 @@ func (s *Service) sees(ctx context.Context, c Caller, p Proposal) (bool, error) 
 	if own {
 		return true, nil
 	}
-	role, err := s.store.MemberRole(ctx, c.user.ID, p.TeamID)
+	role, err := s.store.Members().Role(ctx, MemberParams{UserID: c.user.ID, TeamID: p.TeamID})
 	return role == RoleOwner || role == RoleAdmin, err
 }
 
@@ -439,7 +439,7 @@ func (s *Service) ListProposals(ctx context.Context, f ProposalFilter) (List[Pro
 	q := ProposalQuery{ProposalFilter: f, Viewer: c.user.ID, Token: c.tokenID, Team: c.team.ID,
 		Review: c.Has(ScopeProposalsReview), Now: s.now()}
 	if q.Review {
-		role, err := s.store.MemberRole(ctx, c.user.ID, c.team.ID)
+		role, err := s.store.Members().Role(ctx, MemberParams{UserID: c.user.ID, TeamID: c.team.ID})
 		if err != nil {
 			return List[Proposal]{}, err
 		}
@@ -688,7 +688,7 @@ func (s *Service) requester(ctx context.Context, p Proposal) (*Caller, error) {
 	if p.RequestedBy.Token == nil {
 		return nil, nil
 	}
-	a, err := s.store.TokenByID(ctx, p.RequestedBy.Token.ID)
+	a, err := s.store.Tokens().Auth(ctx, TokenAuthParams{ID: p.RequestedBy.Token.ID})
 	if ErrorCode(err) == ENotFound {
 		return nil, nil
 	}
@@ -698,7 +698,7 @@ func (s *Service) requester(ctx context.Context, p Proposal) (*Caller, error) {
 	if !a.Token.Active(s.now()) {
 		return nil, nil
 	}
-	teams, err := s.store.UserTeams(ctx, a.User.ID)
+	teams, err := s.store.Users().Teams(ctx, UserParams{ID: a.User.ID})
 	if err != nil {
 		return nil, err
 	}
@@ -789,7 +789,7 @@ func (o *Operator) TeamProposals(ctx context.Context, teamID int64, status strin
 // admin of its team). Errors: not_found (the user; the proposal, also
 // when the user is no member of its team).
 func (o *Operator) ActOnProposal(ctx context.Context, email string, id int64) (Caller, error) {
-	u, err := o.store.UserByEmail(ctx, email)
+	u, err := o.store.Users().ByEmail(ctx, UserByEmailParams{Email: email})
 	if err != nil {
 		return Caller{}, err
 	}
@@ -797,7 +797,7 @@ func (o *Operator) ActOnProposal(ctx context.Context, email string, id int64) (C
 	if err != nil {
 		return Caller{}, err
 	}
-	teams, err := o.store.UserTeams(ctx, u.ID)
+	teams, err := o.store.Users().Teams(ctx, UserParams{ID: u.ID})
 	if err != nil {
 		return Caller{}, err
 	}

@@ -23,23 +23,11 @@ var ErrStageNotInJob = errors.New("pipeline: the stage is not a stage of the job
 // internal fault. Inputs arrive validated and with their defaults applied.
 // storetest.Conformance checks these rules and those of the methods.
 type Store interface {
-	// TokenByHash returns the token with the given hash, its user and the
-	// team it was made in, which it acts in, revoked and expired tokens
-	// included; ErrNotFound when the user is no longer a member of that
-	// team (decisions §7).
-	TokenByHash(ctx context.Context, hash string) (TokenAuth, error)
-	// TokenByID is TokenByHash by the token's id.
-	TokenByID(ctx context.Context, id int64) (TokenAuth, error)
-	// TouchToken records the last use of a token.
-	TouchToken(ctx context.Context, id int64, at time.Time) error
+	// Tokens reads tokens and records their use.
+	Tokens() TokenStore
 
-	// ListJobs returns a page of the jobs viewer can reach, newest first
-	// (created_at, then id, descending).
-	ListJobs(ctx context.Context, viewer int64, f JobFilter) (List[Job], error)
-	// Job returns a job viewer can reach.
-	Job(ctx context.Context, viewer, id int64) (Job, error)
-	// Stages returns the stages of a job viewer can reach, in pipeline order.
-	Stages(ctx context.Context, viewer, jobID int64) ([]Stage, error)
+	// Jobs reads jobs and their stages.
+	Jobs() JobStore
 	// Candidates reads candidates.
 	Candidates() CandidateStore
 
@@ -47,24 +35,15 @@ type Store interface {
 	// rolled back otherwise; fn's error is returned as is.
 	Write(ctx context.Context, fn func(Tx) error) error
 
-	// UserWithTeam returns a user and the user's current team.
-	UserWithTeam(ctx context.Context, userID int64) (User, Team, error)
-	// UserByEmail returns the user with that email, in any letter case
-	// (compared folded, see Fold: the sign-in limit counts emails so).
-	UserByEmail(ctx context.Context, email string) (User, error)
-	// TeamTokens returns the tokens created inside a team, with creators,
-	// oldest first.
-	TeamTokens(ctx context.Context, teamID int64) ([]Token, error)
+	// Users reads users and their teams.
+	Users() UserStore
 	// Activity returns the activity entries f selects in commit order (by
 	// id).
 	Activity(ctx context.Context, f ActivityFilter) ([]Activity, error)
-	// Teams returns every team, by id, with its key.
-	Teams(ctx context.Context) ([]Team, error)
-	// CreateTeam stores a team; a key that exists is a conflict naming it.
-	CreateTeam(ctx context.Context, t Team) (Team, error)
-	// Members returns users by id with their memberships (ordered by team
-	// id): all users, or those on one team.
-	Members(ctx context.Context, teamID *int64) ([]Member, error)
+	// Teams reads and creates teams.
+	Teams() TeamStore
+	// Members reads users with their memberships.
+	Members() MemberStore
 	// Seed stores, in one transaction, a world that Operator.Seed validated
 	// and completed: every default and time is set.
 	Seed(ctx context.Context, w *SeedWorld) (SeedResult, error)
@@ -77,9 +56,6 @@ type Store interface {
 	// (see FeedResult): of the jobs viewer reaches, and of the webhooks of
 	// the teams viewer owns or administers.
 	Feed(ctx context.Context, viewer int64, q FeedQuery) (FeedResult, error)
-	// MemberRole returns the role of a user on a team, "" when the user is
-	// no member of it.
-	MemberRole(ctx context.Context, userID, teamID int64) (Role, error)
 	// Webhooks returns a page of a team's webhooks, newest first.
 	Webhooks(ctx context.Context, teamID int64, page int) (List[Webhook], error)
 	// Webhook returns a webhook of a team.
@@ -96,10 +72,8 @@ type Store interface {
 	// PurgeDeliveries deletes delivery attempts made before a time.
 	PurgeDeliveries(ctx context.Context, before time.Time) (int64, error)
 
-	// ListNotes returns a page of the notes of a candidate of a job viewer
-	// can reach, newest first (created_at, then id, descending); its Total
-	// equals the candidate's notes count.
-	ListNotes(ctx context.Context, viewer, jobID, candidateID int64, page int) (List[Note], error)
+	// Notes reads notes.
+	Notes() NoteStore
 
 	// ListMessages returns a page of the messages of a candidate of a job
 	// viewer can reach, newest first (created_at, then id, descending).
@@ -130,9 +104,6 @@ type Store interface {
 	// BusyTimes returns the times of the scheduled interviews q selects,
 	// by start; a cancelled interview books nobody.
 	BusyTimes(ctx context.Context, q BusyQuery) ([]Busy, error)
-	// TeamUsers returns the users among ids who are members of a team, in
-	// the order of ids.
-	TeamUsers(ctx context.Context, teamID int64, ids []int64) ([]User, error)
 
 	// ListDocuments returns a page of the documents of a candidate of a job
 	// viewer can reach, newest first (created_at, then id, descending).
@@ -159,9 +130,8 @@ type Store interface {
 	// Person returns the candidates of a team's jobs whose email equals
 	// email in any letter case, by id.
 	Person(ctx context.Context, teamID int64, email string) ([]Candidate, error)
-	// Ratings returns the ratings of a candidate with their users, by
-	// user id.
-	Ratings(ctx context.Context, candidateID int64) ([]UserRating, error)
+	// Ratings reads ratings.
+	Ratings() RatingStore
 	// CandidateActivity returns the entries whose subject is one of the
 	// candidates, in commit order, with their actors.
 	CandidateActivity(ctx context.Context, candidateIDs []int64) ([]FeedEntry, error)
@@ -171,34 +141,9 @@ type Store interface {
 	// PostgreSQL. Its failure is logged, not returned: the erasure stands.
 	Scrub(ctx context.Context)
 
-	// The people's sign-in and tokens (session.go).
-
-	// CreateSignInLink stores a sign-in link (its hash, never its secret).
-	CreateSignInLink(ctx context.Context, l SignInLink) error
-	// SignInLink returns the sign-in link with the given hash, used and
-	// expired ones included, with its user.
-	SignInLink(ctx context.Context, hash string) (SignInLink, error)
-	// UseSignInLink marks a link used at the given time; not_found when
-	// it was used already, so that only one use succeeds.
-	UseSignInLink(ctx context.Context, id int64, at time.Time) error
-	// CreateSession stores a session (its hash, never its value) and
-	// returns it with its id.
-	CreateSession(ctx context.Context, s Session) (Session, error)
-	// SessionByHash returns a session with its user and the team it acts
-	// in: its team while the user is a member of it, else the user's
-	// current team; with the user's role there.
-	SessionByHash(ctx context.Context, hash string) (SessionAuth, error)
-	// TouchSession records the last use of a session.
-	TouchSession(ctx context.Context, id int64, at time.Time) error
-	// SetSessionTeam sets the team of the session with the given hash and
-	// user; not_found when there is none such.
-	SetSessionTeam(ctx context.Context, hash string, userID, teamID int64) error
-	// DeleteSession deletes the session with the given hash, if any.
-	DeleteSession(ctx context.Context, hash string) error
-	// UserTeams returns the teams of a user, by id, with the user's roles.
-	UserTeams(ctx context.Context, userID int64) ([]TeamRole, error)
-	// UserTokens returns a user's tokens in every team, oldest first.
-	UserTokens(ctx context.Context, userID int64) ([]Token, error)
+	// Sessions holds the people's sign-in links and sessions
+	// (session.go).
+	Sessions() SessionStore
 
 	// Proposal returns a proposal with the names of its requester and
 	// decider (and their tokens), as stored: a pending one may be past
@@ -242,50 +187,19 @@ type Tx interface {
 	// the same team and key.
 	SaveIdempotencyRecord(ctx context.Context, r IdempotencyRecord) error
 
-	// LockTeam returns the team and holds it against concurrent job creation
-	// until the transaction ends.
-	LockTeam(ctx context.Context, teamID int64) (Team, error)
-	// CountActiveJobs counts the team's jobs that are not closed (open
-	// and draft), each as the last committed change of its status left it.
-	CountActiveJobs(ctx context.Context, teamID int64) (int, error)
-	// InsertJob stores a job with its stages, named in pipeline order, and
-	// returns it with its id.
-	InsertJob(ctx context.Context, j Job, stages []string) (Job, error)
-	// JobForUpdate returns a job viewer can reach, locked.
-	JobForUpdate(ctx context.Context, viewer, id int64) (Job, error)
-	// UpdateJob stores the title, description, status and updated_at of a
-	// job locked by JobForUpdate, and when it last changed to closed: set
-	// when it becomes closed, cleared when it is reopened.
-	UpdateJob(ctx context.Context, j Job) error
+	// Jobs writes jobs.
+	Jobs() JobTx
 
 	// Candidates writes candidates.
 	Candidates() CandidateTx
 
-	// InsertNote stores a note and returns it with its id; the
-	// candidate's notes count follows in the same transaction, exact
-	// however many notes commit at once.
-	InsertNote(ctx context.Context, n Note) (Note, error)
-	// Rating returns a user's rating of a candidate, or nil.
-	Rating(ctx context.Context, candidateID, userID int64) (*Rating, error)
-	// SaveRating stores a user's rating of a candidate, replacing theirs.
-	SaveRating(ctx context.Context, r Rating) error
+	// Notes writes notes.
+	Notes() NoteTx
+	// Ratings reads and writes ratings.
+	Ratings() RatingTx
 
-	// InsertToken stores a token (its hash, never its value) inside
-	// t.TeamID or, when it is 0, inside its user's current team, and
-	// returns it with its id and team. Errors: not_found (user).
-	InsertToken(ctx context.Context, t Token) (Token, error)
-	// InsertTokenOnce stores a token inside t.TeamID, once per form: a
-	// second token with the same user and form hash is a conflict, and
-	// nothing is stored.
-	InsertTokenOnce(ctx context.Context, t Token, formHash string) (Token, error)
-	// TokenForUpdate returns a token, locked. Errors: not_found.
-	TokenForUpdate(ctx context.Context, id int64) (Token, error)
-	// RevokeToken marks a token locked by TokenForUpdate revoked at the
-	// given time; a revoked token keeps its first time.
-	RevokeToken(ctx context.Context, id int64, at time.Time) error
-	// SetTokenApproval replaces the approval policy of a token locked by
-	// TokenForUpdate.
-	SetTokenApproval(ctx context.Context, id int64, approval []Op) error
+	// Tokens writes tokens.
+	Tokens() TokenTx
 
 	// InsertActivity appends an activity entry (a TokenID or JobID of 0 is
 	// stored as none) and enqueues, in the same transaction, a WebhookMessage to
@@ -301,34 +215,16 @@ type Tx interface {
 	DeleteWebhook(ctx context.Context, id int64) error
 
 	// Membership changes (Operator.AddUser, SetRole, RemoveUser): the
-	// Operator locks the team, then the user, and decides.
+	// Operator locks the team (Teams), then the user (Members), and
+	// decides.
 
-	// TeamForMembers returns a team with its key, held against concurrent
-	// changes of its members (and job creation) until the transaction
-	// ends.
-	TeamForMembers(ctx context.Context, teamID int64) (Team, error)
-	// MemberForChange returns the user with that email, in any letter
-	// case, with their memberships, and holds the user against concurrent
-	// changes until the transaction ends. Errors: not_found.
-	MemberForChange(ctx context.Context, email string) (Member, error)
-	// InsertUser stores a user whose current team is teamID, and returns
-	// it with its id. A user's email is unique over the whole store, every
-	// team, in any letter case. Errors: conflict (a user has the email),
-	// here or when the transaction ends: of concurrent inserts of one
-	// email, one is stored.
-	InsertUser(ctx context.Context, u User, teamID int64) (User, error)
-	// InsertMembership gives a user a role on a team.
-	InsertMembership(ctx context.Context, userID, teamID int64, role Role) error
-	// UpdateRole changes a user's role on a team.
-	UpdateRole(ctx context.Context, userID, teamID int64, role Role) error
-	// CountOwners counts the owners of a team.
-	CountOwners(ctx context.Context, teamID int64) (int, error)
-	// DeleteAssignments ends a user's assignments to the jobs of a team.
-	DeleteAssignments(ctx context.Context, userID, teamID int64) error
-	// DeleteMembership ends a user's membership of a team.
-	DeleteMembership(ctx context.Context, userID, teamID int64) error
-	// SetCurrentTeam sets a user's current team.
-	SetCurrentTeam(ctx context.Context, userID, teamID int64) error
+	// Teams locks teams and writes their retention.
+	Teams() TeamTx
+	// Users writes users.
+	Users() UserTx
+	// Members locks users with their memberships and changes the
+	// memberships.
+	Members() MemberTx
 
 	// InsertMessage stores a queued message and returns it with its id
 	// (its ID when drawn), and enqueues, in the same transaction, its sending, due at its
@@ -465,9 +361,6 @@ type Tx interface {
 	// SetIdempotencyResult replaces the stored result of a team's key.
 	SetIdempotencyResult(ctx context.Context, teamID int64, key string, result []byte) error
 
-	// SetRetention stores the retention period of a team locked by
-	// TeamForMembers.
-	SetRetention(ctx context.Context, teamID int64, r Retention) error
 	// ExpiredCandidates returns, locked and by id, up to limit candidates
 	// of a team with ids above afterID that are not erased and that the
 	// retention pass erases at cutoff (see Service.SweepRetention): not

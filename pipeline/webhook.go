@@ -108,7 +108,7 @@ func (s *Service) teamAdmin(ctx context.Context, op Op, refusal string) (Caller,
 	if err != nil {
 		return Caller{}, err
 	}
-	role, err := s.store.MemberRole(ctx, c.user.ID, c.team.ID)
+	role, err := s.store.Members().Role(ctx, MemberParams{UserID: c.user.ID, TeamID: c.team.ID})
 	if err != nil {
 		return Caller{}, err
 	}

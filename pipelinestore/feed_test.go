@@ -41,7 +41,7 @@ func TestFeed_LateCommit(t *testing.T) {
 				return err
 			}
 			// A read sends the waiting insert: the entry has its id now.
-			if _, err := tx.Rating(ctx, f.Res.Candidates["ada"], f.User("olivia")); err != nil {
+			if _, err := tx.Ratings().Get(ctx, pipeline.RatingParams{CandidateID: f.Res.Candidates["ada"], UserID: f.User("olivia")}); err != nil {
 				return err
 			}
 			close(held)

@@ -150,10 +150,10 @@ func busyTimes(ctx context.Context, run runner, q pipeline.BusyQuery) ([]pipelin
 	return out, nil
 }
 
-// TeamUsers returns the users among ids who are members of a team, in the
+// InTeam returns the users among ids who are members of a team, in the
 // order of ids.
-func (db *DB) TeamUsers(ctx context.Context, teamID int64, ids []int64) ([]pipeline.User, error) {
-	return teamUsers(ctx, db.read(), teamID, ids)
+func (db userStore) InTeam(ctx context.Context, p pipeline.TeamUsersParams) ([]pipeline.User, error) {
+	return teamUsers(ctx, db.read(), p.TeamID, p.IDs)
 }
 
 // TeamUsers is DB.TeamUsers inside the transaction.

@@ -46,14 +46,14 @@ func (t *tx) PersonForErasure(ctx context.Context, teamID int64, email string) (
 	return candidates(ctx, t.run, t.q.PersonForErasureLocked, args(teamID, pipeline.Fold(email)))
 }
 
-// Ratings returns a candidate's ratings with their users.
-func (db *DB) Ratings(ctx context.Context, candidateID int64) ([]pipeline.UserRating, error) {
+// List returns a candidate's ratings with their users.
+func (db ratingStore) List(ctx context.Context, p pipeline.ListRatingsParams) ([]pipeline.UserRating, error) {
 	var rows []struct {
 		ID    int64  `bun:"id"`
 		Name  string `bun:"name"`
 		Value string `bun:"value"`
 	}
-	if err := db.read().all(ctx, db.q.Ratings, args(candidateID), &rows); err != nil {
+	if err := db.read().all(ctx, db.q.Ratings, args(p.CandidateID), &rows); err != nil {
 		return nil, formatError(err, "Rating")
 	}
 	out := make([]pipeline.UserRating, len(rows))

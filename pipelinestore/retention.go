@@ -17,8 +17,9 @@ import (
 // of two passes at once the second waits and then finds them erased.
 
 // SetRetention stores a team's retention period.
-func (t *tx) SetRetention(ctx context.Context, teamID int64, r pipeline.Retention) error {
-	return formatError(t.run.deferred(ctx, t.q.SetRetention, r.Days, r.PreviousDays, tsPtr(r.SetAt), teamID), "Team")
+func (t teamTx) SetRetention(ctx context.Context, p pipeline.SetRetentionParams) error {
+	r := p.Retention
+	return formatError(t.run.deferred(ctx, t.q.SetRetention, r.Days, r.PreviousDays, tsPtr(r.SetAt), p.TeamID), "Team")
 }
 
 // ExpiredCandidates returns a team's candidates whose retention expired

@@ -86,10 +86,10 @@ func (db *DB) Webhooks(ctx context.Context, teamID int64, page int) (pipeline.Li
 	return list, nil
 }
 
-// MemberRole returns the role of a user on a team, "" for none.
-func (db *DB) MemberRole(ctx context.Context, userID, teamID int64) (pipeline.Role, error) {
+// Role returns the role of a user on a team, "" for none.
+func (db memberStore) Role(ctx context.Context, p pipeline.MemberParams) (pipeline.Role, error) {
 	var role string
-	err := db.read().get(ctx, db.q.MemberRole, args(userID, teamID), &role)
+	err := db.read().get(ctx, db.q.MemberRole, args(p.UserID, p.TeamID), &role)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}

@@ -135,16 +135,24 @@ func (c conf) visibility(t *testing.T) {
 	}
 	t.Run("a member removed from the team reaches none of its jobs, even assigned", func(t *testing.T) {
 		mia, acme := c.user("mia"), c.team("acme")
-		require.NoError(t, c.write(func(tx pipeline.Tx) error { return tx.DeleteMembership(bg, mia, acme) }))
+		require.NoError(t, c.write(func(tx pipeline.Tx) error {
+			return tx.Members().Delete(bg, pipeline.MemberParams{UserID: mia, TeamID: acme})
+		}))
 		c.checkReach(t, "mia", nil, r)
-		require.NoError(t, c.write(func(tx pipeline.Tx) error { return tx.InsertMembership(bg, mia, acme, pipeline.RoleMember) }))
+		require.NoError(t, c.write(func(tx pipeline.Tx) error {
+			return tx.Members().Insert(bg, pipeline.MembershipParams{UserID: mia, TeamID: acme, Role: pipeline.RoleMember})
+		}))
 		c.checkReach(t, "mia", world["mia"], r)
 	})
 	t.Run("a member made admin reaches every job of the team", func(t *testing.T) {
 		nina, acme := c.user("nina"), c.team("acme")
-		require.NoError(t, c.write(func(tx pipeline.Tx) error { return tx.UpdateRole(bg, nina, acme, pipeline.RoleAdmin) }))
+		require.NoError(t, c.write(func(tx pipeline.Tx) error {
+			return tx.Members().SetRole(bg, pipeline.MembershipParams{UserID: nina, TeamID: acme, Role: pipeline.RoleAdmin})
+		}))
 		c.checkReach(t, "nina", world["adam"], r)
-		require.NoError(t, c.write(func(tx pipeline.Tx) error { return tx.UpdateRole(bg, nina, acme, pipeline.RoleMember) }))
+		require.NoError(t, c.write(func(tx pipeline.Tx) error {
+			return tx.Members().SetRole(bg, pipeline.MembershipParams{UserID: nina, TeamID: acme, Role: pipeline.RoleMember})
+		}))
 		c.checkReach(t, "nina", world["nina"], r)
 	})
 	t.Run("a record asked for under another job or candidate is not found", func(t *testing.T) {
@@ -157,7 +165,7 @@ func (c conf) visibility(t *testing.T) {
 		assert.True(t, isNotFound(err), "ada's document under grace: %v", err)
 		_, err = c.store.Interview(bg, olivia, frontend, c.cand("ada"), r.iv.ID)
 		assert.True(t, isNotFound(err), "ada's interview under frontend: %v", err)
-		_, err = c.store.ListNotes(bg, olivia, frontend, c.cand("ada"), 1)
+		_, err = c.store.Notes().List(bg, pipeline.ListNotesParams{Viewer: olivia, JobID: frontend, CandidateID: c.cand("ada"), Page: 1})
 		assert.True(t, isNotFound(err), "ada's notes under frontend: %v", err)
 		err = c.write(func(tx pipeline.Tx) error {
 			_, err := tx.Candidates().Lock(bg, pipeline.LockCandidateParams{Viewer: olivia, JobID: frontend, ID: c.cand("ada")})
@@ -196,7 +204,7 @@ func (c conf) checkListed(t *testing.T, user string, want []string) {
 	viewer := c.user(user)
 	var listed []int64
 	for _, s := range []pipeline.JobStatus{pipeline.JobOpen, pipeline.JobDraft, pipeline.JobClosed} {
-		l, err := c.store.ListJobs(bg, viewer, pipeline.JobFilter{Status: s, Page: 1})
+		l, err := c.store.Jobs().List(bg, pipeline.ListJobsParams{Viewer: viewer, Filter: pipeline.JobFilter{Status: s, Page: 1}})
 		require.NoError(t, err)
 		assert.Equal(t, len(l.Items), l.Total, "%s jobs' total", s)
 		for _, j := range l.Items {
@@ -231,14 +239,14 @@ func (c conf) checkJobReach(t *testing.T, user, jk string, reach bool, r adas) {
 			assert.True(t, isNotFound(err), "%s must not find %s of %s, got %v", user, what, jk, err)
 		}
 	})
-	_, err := c.store.Job(bg, viewer, job)
+	_, err := c.store.Jobs().Get(bg, pipeline.JobParams{Viewer: viewer, ID: job})
 	seen("the job", err)
-	_, err = c.store.Stages(bg, viewer, job)
+	_, err = c.store.Jobs().Stages(bg, pipeline.JobParams{Viewer: viewer, ID: job})
 	seen("the stages", err)
 	_, err = c.store.Candidates().List(bg, pipeline.ListCandidatesParams{Viewer: viewer, JobID: job, Filter: pipeline.CandidateFilter{Page: 1}})
 	seen("the candidates", err)
 	seen("the job for update", c.write(func(tx pipeline.Tx) error {
-		if _, err := tx.JobForUpdate(bg, viewer, job); err != nil {
+		if _, err := tx.Jobs().Lock(bg, pipeline.JobParams{Viewer: viewer, ID: job}); err != nil {
 			return err
 		}
 		return errRollback
@@ -264,7 +272,7 @@ func (c conf) checkCandidateReach(t *testing.T, user string, job int64, ck strin
 	viewer, cand := c.user(user), c.cand(ck)
 	_, err := c.store.Candidates().Get(bg, pipeline.CandidateParams{Viewer: viewer, JobID: job, ID: cand})
 	seen("candidate "+ck, err)
-	_, err = c.store.ListNotes(bg, viewer, job, cand, 1)
+	_, err = c.store.Notes().List(bg, pipeline.ListNotesParams{Viewer: viewer, JobID: job, CandidateID: cand, Page: 1})
 	seen("the notes of "+ck, err)
 	_, err = c.store.ListMessages(bg, viewer, job, cand, 1)
 	seen("the messages of "+ck, err)
@@ -848,11 +856,11 @@ func (c emailCases) addUser(email string) (pipeline.User, error) {
 	globex := c.team("globex")
 	var u pipeline.User
 	err := c.write(func(tx pipeline.Tx) error {
-		if _, err := tx.TeamForMembers(bg, globex); err != nil {
+		if _, err := tx.Teams().Lock(bg, pipeline.TeamParams{ID: globex}); err != nil {
 			return err
 		}
 		var err error
-		u, err = tx.InsertUser(bg, pipeline.User{Name: "New User", Email: email}, globex)
+		u, err = tx.Users().Insert(bg, pipeline.InsertUserParams{User: pipeline.User{Name: "New User", Email: email}, TeamID: globex})
 		return err
 	})
 	return u, err
@@ -884,13 +892,13 @@ func taken(t *testing.T, err error, what string) {
 func (c emailCases) userUnique(t *testing.T) {
 	_, err := c.addUser("OLIVIA@Acme.Test")
 	conflict(t, err, "olivia's email in capitals, on another team")
-	u, err := c.store.UserByEmail(bg, "Olivia@ACME.test")
+	u, err := c.store.Users().ByEmail(bg, pipeline.UserByEmailParams{Email: "Olivia@ACME.test"})
 	require.NoError(t, err)
 	assert.Equal(t, c.user("olivia"), u.ID)
 	err = c.write(func(tx pipeline.Tx) error {
-		m, err := tx.MemberForChange(bg, "OLIVIA@ACME.TEST")
+		m, err := tx.Members().Lock(bg, pipeline.LockMemberParams{Email: "OLIVIA@ACME.TEST"})
 		if err == nil && m.User.ID != c.user("olivia") {
-			err = fmt.Errorf("MemberForChange found user %d", m.User.ID)
+			err = fmt.Errorf("Members().Lock found user %d", m.User.ID)
 		}
 		return err
 	})
@@ -902,7 +910,7 @@ func (c emailCases) userUniqueBeyondASCII(t *testing.T) {
 	require.NoError(t, err)
 	_, err = c.addUser("JÜRGEN@GLOBEX.TEST")
 	conflict(t, err, "jürgen in capitals")
-	found, err := c.store.UserByEmail(bg, "Jürgen@Globex.Test")
+	found, err := c.store.Users().ByEmail(bg, pipeline.UserByEmailParams{Email: "Jürgen@Globex.Test"})
 	require.NoError(t, err)
 	assert.Equal(t, u.ID, found.ID)
 }
@@ -918,7 +926,7 @@ func (c emailCases) racingUsers(t *testing.T) {
 					email = fmt.Sprintf("TWIN%d@GLOBEX.TEST", round)
 				}
 				m.arrive()
-				_, err := tx.InsertUser(bg, pipeline.User{Name: "Twin", Email: email}, globex)
+				_, err := tx.Users().Insert(bg, pipeline.InsertUserParams{User: pipeline.User{Name: "Twin", Email: email}, TeamID: globex})
 				return err
 			})
 		})
@@ -1073,14 +1081,13 @@ func newCountCases(t *testing.T, c conf) countCases {
 	k := countCases{conf: c, gary: c.user("gary"), globex: c.team("globex"), now: time.Now().UTC().Truncate(time.Second),
 		mu: &sync.Mutex{}, where: make(map[int64]int64, counted)}
 	require.NoError(t, c.write(func(tx pipeline.Tx) (err error) {
-		k.countedJob, err = tx.InsertJob(bg, pipeline.Job{TeamID: k.globex, OwnerID: k.gary, Title: "Counted", Status: pipeline.JobOpen,
+		k.countedJob, err = tx.Jobs().Insert(bg, pipeline.InsertJobParams{Job: pipeline.Job{TeamID: k.globex, OwnerID: k.gary, Title: "Counted", Status: pipeline.JobOpen,
 			WorkMode: pipeline.DefaultWorkMode, EmploymentType: pipeline.DefaultEmploymentType,
-			ApplicationDeadline: k.now.AddDate(0, 0, 30).Truncate(24 * time.Hour), CreatedAt: k.now, UpdatedAt: k.now},
-			pipeline.DefaultStages)
+			ApplicationDeadline: k.now.AddDate(0, 0, 30).Truncate(24 * time.Hour), CreatedAt: k.now, UpdatedAt: k.now}, Stages: pipeline.DefaultStages})
 		return err
 	}))
 	var err error
-	k.stages, err = c.store.Stages(bg, k.gary, k.countedJob.ID)
+	k.stages, err = c.store.Jobs().Stages(bg, pipeline.JobParams{Viewer: k.gary, ID: k.countedJob.ID})
 	require.NoError(t, err)
 	require.Len(t, k.stages, len(pipeline.DefaultStages))
 	return k
@@ -1206,7 +1213,7 @@ func (c countCases) notesCount(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			_, err = tx.InsertNote(bg, pipeline.Note{CandidateID: k.Candidate.ID, Content: fmt.Sprintf("note %d", i),
+			_, err = tx.Notes().Insert(bg, pipeline.Note{CandidateID: k.Candidate.ID, Content: fmt.Sprintf("note %d", i),
 				Author: pipeline.User{ID: gary}, CreatedAt: c.now})
 			return err
 		})
@@ -1215,13 +1222,13 @@ func (c countCases) notesCount(t *testing.T) {
 	k, err := c.store.Candidates().Get(bg, pipeline.CandidateParams{Viewer: gary, JobID: ops, ID: ola})
 	require.NoError(t, err)
 	assert.Equal(t, notes, k.NotesCount, "Candidate's notes count")
-	l, err := c.store.ListNotes(bg, gary, ops, ola, 1)
+	l, err := c.store.Notes().List(bg, pipeline.ListNotesParams{Viewer: gary, JobID: ops, CandidateID: ola, Page: 1})
 	require.NoError(t, err)
-	assert.Equal(t, notes, l.Total, "ListNotes' total")
+	assert.Equal(t, notes, l.Total, "List's total")
 	assert.Len(t, l.Items, notes)
-	l, err = c.store.ListNotes(bg, gary, ops, ola, 2)
+	l, err = c.store.Notes().List(bg, pipeline.ListNotesParams{Viewer: gary, JobID: ops, CandidateID: ola, Page: 2})
 	require.NoError(t, err)
-	assert.Equal(t, notes, l.Total, "ListNotes' total past the last page")
+	assert.Equal(t, notes, l.Total, "List's total past the last page")
 	assert.Empty(t, l.Items)
 	require.NoError(t, c.write(func(tx pipeline.Tx) error {
 		k, err := tx.Candidates().Lock(bg, pipeline.LockCandidateParams{Viewer: gary, JobID: ops, ID: ola})
@@ -1235,7 +1242,7 @@ func (c countCases) activeJobCount(t *testing.T) int {
 	t.Helper()
 	var n int
 	require.NoError(t, c.write(func(tx pipeline.Tx) (err error) {
-		n, err = tx.CountActiveJobs(bg, c.globex)
+		n, err = tx.Jobs().CountActive(bg, pipeline.TeamParams{ID: c.globex})
 		return err
 	}))
 	return n
@@ -1245,12 +1252,12 @@ func (c countCases) activeJobCount(t *testing.T) int {
 func (c countCases) setStatus(t *testing.T, s pipeline.JobStatus) {
 	t.Helper()
 	require.NoError(t, c.write(func(tx pipeline.Tx) error {
-		j, err := tx.JobForUpdate(bg, c.gary, c.countedJob.ID)
+		j, err := tx.Jobs().Lock(bg, pipeline.JobParams{Viewer: c.gary, ID: c.countedJob.ID})
 		if err != nil {
 			return err
 		}
 		j.Status, j.UpdatedAt = s, time.Now().UTC()
-		return tx.UpdateJob(bg, j)
+		return tx.Jobs().Update(bg, j)
 	}))
 }
 
@@ -1261,7 +1268,7 @@ func (c countCases) activeJobs(t *testing.T) {
 	c.setStatus(t, pipeline.JobDraft)
 	assert.Equal(t, 2, c.activeJobCount(t), "a draft is active")
 	c.setStatus(t, pipeline.JobOpen)
-	l, err := c.store.ListJobs(bg, c.gary, pipeline.JobFilter{Status: pipeline.JobOpen, Page: 1})
+	l, err := c.store.Jobs().List(bg, pipeline.ListJobsParams{Viewer: c.gary, Filter: pipeline.JobFilter{Status: pipeline.JobOpen, Page: 1}})
 	require.NoError(t, err)
 	assert.Equal(t, 2, l.Total)
 	assert.Len(t, l.Items, 2)
