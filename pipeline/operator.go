@@ -125,7 +125,7 @@ func (o *Operator) SetTokenApproval(ctx context.Context, id int64, approval []Op
 // ActivityLog returns the activity log in commit order, of every team or of
 // one.
 func (o *Operator) ActivityLog(ctx context.Context, teamID *int64) ([]Activity, error) {
-	return o.store.Activity(ctx, ActivityFilter{TeamID: teamID})
+	return o.store.Activity().List(ctx, ActivityFilter{TeamID: teamID})
 }
 
 // ActivityFilter selects activity entries: of one team or all, after an id
@@ -149,7 +149,7 @@ func (o *Operator) ListActivity(ctx context.Context, f ActivityFilter) ([]Activi
 	if err := fe.Err(); err != nil {
 		return nil, err
 	}
-	return o.store.Activity(ctx, f)
+	return o.store.Activity().List(ctx, f)
 }
 
 // DeliveryRetention is how long the attempts of webhook deliveries are
@@ -159,13 +159,13 @@ const DeliveryRetention = 30 * 24 * time.Hour
 // PurgeDeliveries deletes the delivery attempts older than
 // DeliveryRetention, as Purge does.
 func (o *Operator) PurgeDeliveries(ctx context.Context) (int64, error) {
-	return o.store.PurgeDeliveries(ctx, o.now().Add(-DeliveryRetention))
+	return o.store.Webhooks().PurgeDeliveries(ctx, o.now().Add(-DeliveryRetention))
 }
 
 // PurgeIdempotency deletes stored results older than the replay window,
 // as Purge does.
 func (o *Operator) PurgeIdempotency(ctx context.Context) (int64, error) {
-	return o.store.PurgeIdempotency(ctx, o.now().Add(-IdempotencyWindow))
+	return o.store.Idempotency().Purge(ctx, o.now().Add(-IdempotencyWindow))
 }
 
 // PurgeInterval is how often the deliveries a store runs (see Dispatcher)

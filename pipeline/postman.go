@@ -230,7 +230,7 @@ func (p *Postman) recordMessage(ctx context.Context, m Message, a MessageAttempt
 		default:
 			return nil
 		}
-		return tx.InsertActivity(ctx, Activity{TeamID: m.TeamID, JobID: m.JobID, Action: action,
+		return tx.Activity().Insert(ctx, Activity{TeamID: m.TeamID, JobID: m.JobID, Action: action,
 			SubjectType: SubjectCandidate, SubjectID: m.CandidateID, Changes: mustJSON(changes), CreatedAt: a.At})
 	})
 }

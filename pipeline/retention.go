@@ -112,7 +112,7 @@ func (s *Service) sweepTeam(ctx context.Context, t Team, days int, cutoff time.T
 		var batch []Expired
 		err := s.store.Write(ctx, func(tx Tx) error {
 			var err error
-			if batch, err = tx.ExpiredCandidates(ctx, t.ID, cutoff, after, RetentionBatch); err != nil || dryRun || len(batch) == 0 {
+			if batch, err = tx.Privacy().Expired(ctx, ExpiredParams{TeamID: t.ID, Cutoff: cutoff, AfterID: after, Limit: RetentionBatch}); err != nil || dryRun || len(batch) == 0 {
 				return err
 			}
 			cands := make([]Candidate, len(batch))

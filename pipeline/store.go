@@ -37,9 +37,8 @@ type Store interface {
 
 	// Users reads users and their teams.
 	Users() UserStore
-	// Activity returns the activity entries f selects in commit order (by
-	// id).
-	Activity(ctx context.Context, f ActivityFilter) ([]Activity, error)
+	// Activity reads the activity log and its feed.
+	Activity() ActivityStore
 	// Teams reads and creates teams.
 	Teams() TeamStore
 	// Members reads users with their memberships.
@@ -47,30 +46,13 @@ type Store interface {
 	// Seed stores, in one transaction, a world that Operator.Seed validated
 	// and completed: every default and time is set.
 	Seed(ctx context.Context, w *SeedWorld) (SeedResult, error)
-	// PurgeIdempotency deletes idempotency records created before a time.
-	PurgeIdempotency(ctx context.Context, before time.Time) (int64, error)
+	// Idempotency purges idempotency records.
+	Idempotency() IdempotencyStore
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 
-	// Feed returns entries of the activity feed that viewer may read now
-	// (see FeedResult): of the jobs viewer reaches, and of the webhooks of
-	// the teams viewer owns or administers.
-	Feed(ctx context.Context, viewer int64, q FeedQuery) (FeedResult, error)
-	// Webhooks returns a page of a team's webhooks, newest first.
-	Webhooks(ctx context.Context, teamID int64, page int) (List[Webhook], error)
-	// Webhook returns a webhook of a team.
-	Webhook(ctx context.Context, teamID, id int64) (Webhook, error)
-	// Deliveries returns a page of the delivery attempts of a webhook of a
-	// team, newest first.
-	Deliveries(ctx context.Context, teamID, webhookID int64, page int) (List[Delivery], error)
-	// DeliveryTarget returns what delivering m needs; not_found when its
-	// webhook is gone.
-	DeliveryTarget(ctx context.Context, m WebhookMessage) (DeliveryTarget, error)
-	// RecordDelivery stores a delivery attempt, with the action of its
-	// entry; an attempt of a webhook that is gone is dropped.
-	RecordDelivery(ctx context.Context, d Delivery) error
-	// PurgeDeliveries deletes delivery attempts made before a time.
-	PurgeDeliveries(ctx context.Context, before time.Time) (int64, error)
+	// Webhooks reads webhooks and records their deliveries.
+	Webhooks() WebhookStore
 
 	// Notes reads notes.
 	Notes() NoteStore
@@ -127,14 +109,10 @@ type Store interface {
 	// status, and its text when ready. Only a pending document changes.
 	SetDocumentText(ctx context.Context, id int64, status, text string, truncated bool) error
 
-	// Person returns the candidates of a team's jobs whose email equals
-	// email in any letter case, by id.
-	Person(ctx context.Context, teamID int64, email string) ([]Candidate, error)
+	// Privacy reads a person's candidates.
+	Privacy() PrivacyStore
 	// Ratings reads ratings.
 	Ratings() RatingStore
-	// CandidateActivity returns the entries whose subject is one of the
-	// candidates, in commit order, with their actors.
-	CandidateActivity(ctx context.Context, candidateIDs []int64) ([]FeedEntry, error)
 	// Scrub makes what an erasure deleted unreadable in the database's
 	// files, once it committed: a checkpoint on SQLite (which runs with
 	// secure_delete), a vacuum of the tables erasures touch on
@@ -145,47 +123,16 @@ type Store interface {
 	// (session.go).
 	Sessions() SessionStore
 
-	// Proposal returns a proposal with the names of its requester and
-	// decider (and their tokens), as stored: a pending one may be past
-	// its expiry.
-	Proposal(ctx context.Context, id int64) (Proposal, error)
-	// ListProposals returns a page of the proposals q selects, newest
-	// first (created_at, then id, descending); a status filter of
-	// expired or pending reads the expiry at q.Now.
-	ListProposals(ctx context.Context, q ProposalQuery) (List[Proposal], error)
-	// TeamProposals returns every proposal of a team, newest first
-	// (created_at, then id, descending); status, unless "", keeps those
-	// that read so at now.
-	TeamProposals(ctx context.Context, teamID int64, status string, now time.Time) ([]Proposal, error)
-	// CandidateProposals returns the proposals about a candidate (those
-	// whose path names it), oldest first.
-	CandidateProposals(ctx context.Context, candidateID int64) ([]Proposal, error)
-}
-
-// KeyClaim is a team's idempotency key claimed by a write transaction
-// (see Tx.ClaimIdempotencyKey).
-type KeyClaim interface {
-	// Outcome reports whether the key was free (false: another
-	// transaction holds it) and the record stored under it, or nil. The
-	// claim's error, if any, is returned here.
-	Outcome(ctx context.Context) (free bool, rec *IdempotencyRecord, err error)
+	// Proposals reads proposals.
+	Proposals() ProposalStore
 }
 
 // Tx is the part of the store used inside a write transaction. Rows read
 // through it for change (jobs, candidates, ratings) stay locked until the
 // transaction ends.
 type Tx interface {
-	// ClaimIdempotencyKey claims a team's key for the rest of the
-	// transaction, without waiting for another transaction that holds it,
-	// and reads the record stored under the key and created at or after
-	// since. The key is claimed before any row the transaction locks
-	// after this call, so that a write whose key another transaction
-	// holds does not wait for that row; the outcome may be asked for
-	// later, once those rows are read.
-	ClaimIdempotencyKey(ctx context.Context, teamID int64, key string, since time.Time) KeyClaim
-	// SaveIdempotencyRecord stores a record, replacing an expired one under
-	// the same team and key.
-	SaveIdempotencyRecord(ctx context.Context, r IdempotencyRecord) error
+	// Idempotency claims keys and keeps their records.
+	Idempotency() IdempotencyTx
 
 	// Jobs writes jobs.
 	Jobs() JobTx
@@ -201,18 +148,11 @@ type Tx interface {
 	// Tokens writes tokens.
 	Tokens() TokenTx
 
-	// InsertActivity appends an activity entry (a TokenID or JobID of 0 is
-	// stored as none) and enqueues, in the same transaction, a WebhookMessage to
-	// each webhook of the entry's team that selects its action.
-	InsertActivity(ctx context.Context, a Activity) error
+	// Activity writes the activity log.
+	Activity() ActivityTx
 
-	// InsertWebhook stores a webhook and returns it with its id.
-	InsertWebhook(ctx context.Context, w Webhook) (Webhook, error)
-	// WebhookForDelete returns a webhook of a team, locked.
-	WebhookForDelete(ctx context.Context, teamID, id int64) (Webhook, error)
-	// DeleteWebhook deletes a webhook locked by WebhookForDelete, with its
-	// deliveries; its messages still queued find it gone.
-	DeleteWebhook(ctx context.Context, id int64) error
+	// Webhooks writes webhooks.
+	Webhooks() WebhookTx
 
 	// Membership changes (Operator.AddUser, SetRole, RemoveUser): the
 	// Operator locks the team (Teams), then the user (Members), and
@@ -302,69 +242,12 @@ type Tx interface {
 	// transaction has committed.
 	DeleteDocument(ctx context.Context, id int64) error
 
-	// PersonForErasure returns, locked, the candidates of a team's jobs
-	// whose email equals email in any letter case and that are not erased.
-	// Before it locks them it takes the locks the writers of each of their
-	// interviews take first, as LockInterviewsWithCandidate: the erasure
-	// cancels those to come, after any change of one under way.
-	PersonForErasure(ctx context.Context, teamID int64, email string) ([]Candidate, error)
-	// EraseCandidate erases a locked candidate's row (name, email, resume
-	// URL, erased_at), deletes its notes, ratings and invitation mails,
-	// empties its messages (cancelling queued ones), deletes the queued
-	// jobs of those messages and mails, and deletes its documents as
-	// DeleteDocument does. It locks the candidate's interviews first: a
-	// change of one that committed before has its mails deleted with the
-	// others, and one that waits for the lock reads the candidate erased
-	// (InterviewForUpdate).
-	EraseCandidate(ctx context.Context, candidateID int64, at time.Time) error
+	// Privacy erases people and finds whom retention erases.
+	Privacy() PrivacyTx
 	// InterviewsToCancel returns, locked, the scheduled interviews of a
 	// candidate that end after at, with their interviewers.
 	InterviewsToCancel(ctx context.Context, candidateID int64, at time.Time) ([]Interview, error)
-	// CandidateEntries returns the activity entries about a candidate and
-	// its interviews.
-	CandidateEntries(ctx context.Context, candidateID int64) ([]Activity, error)
-	// SetActivityChanges replaces the changes of an entry.
-	SetActivityChanges(ctx context.Context, id int64, changes []byte) error
-	// IdempotencyRecords returns the records of a team's keys.
-	IdempotencyRecords(ctx context.Context, teamID int64) ([]IdempotencyRecord, error)
-	// InsertProposal stores a proposal and returns it with its id.
-	InsertProposal(ctx context.Context, p Proposal) (Proposal, error)
-	// ProposalByID is Store.Proposal inside the transaction.
-	ProposalByID(ctx context.Context, id int64) (Proposal, error)
-	// PendingProposal returns the proposal of a token with that request
-	// digest that is pending and not expired at now, or nil.
-	PendingProposal(ctx context.Context, tokenID int64, digest string, now time.Time) (*Proposal, error)
-	// CountPendingProposals counts a token's proposals pending and not
-	// expired at now.
-	CountPendingProposals(ctx context.Context, tokenID int64, now time.Time) (int, error)
-	// DecideProposal stores a decision of a proposal if it is pending and
-	// not expired at d.Now, in one conditional update, and reports
-	// whether it was.
-	DecideProposal(ctx context.Context, d ProposalDecisionRecord) (bool, error)
-	// SetProposalResult stores what an applied proposal's run answered.
-	SetProposalResult(ctx context.Context, id int64, r ProposalResult) error
-	// ProposalsToClose returns pending proposals past their expiry at now,
-	// or whose requesting token was revoked or expired, oldest first; at
-	// most a few hundred, so that a pass is short.
-	ProposalsToClose(ctx context.Context, now time.Time) ([]Proposal, error)
-	// CloseProposal ends a proposal in status at if it is still pending,
-	// and reports whether it was: of concurrent passes, one closes it.
-	CloseProposal(ctx context.Context, id int64, status string, at time.Time) (bool, error)
-	// ProposalsAbout returns a team's proposals on the candidates given,
-	// and those on no candidate.
-	ProposalsAbout(ctx context.Context, teamID int64, candidateIDs []int64) ([]Proposal, error)
-	// EraseProposal drops a proposal's input (to {}), reason and note,
-	// sets its result to result (nil: none), and makes the reasons of its
-	// activity entries ErasedValue.
-	EraseProposal(ctx context.Context, id int64, result *ProposalResult) error
+	// Proposals writes proposals.
+	Proposals() ProposalTx
 
-	// SetIdempotencyResult replaces the stored result of a team's key.
-	SetIdempotencyResult(ctx context.Context, teamID int64, key string, result []byte) error
-
-	// ExpiredCandidates returns, locked and by id, up to limit candidates
-	// of a team with ids above afterID that are not erased and that the
-	// retention pass erases at cutoff (see Service.SweepRetention): not
-	// hired, and on a job closed at or before cutoff, or rejected or
-	// withdrawn with no activity entry about them after it.
-	ExpiredCandidates(ctx context.Context, teamID int64, cutoff time.Time, afterID int64, limit int) ([]Expired, error)
 }

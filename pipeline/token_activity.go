@@ -42,7 +42,7 @@ func logToken(ctx context.Context, tx Tx, c Caller, at time.Time, action string,
 	if t == nil {
 		t = before
 	}
-	return tx.InsertActivity(ctx, Activity{
+	return tx.Activity().Insert(ctx, Activity{
 		TeamID:      t.TeamID,
 		UserID:      c.user.ID,
 		TokenID:     c.tokenID,

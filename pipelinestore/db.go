@@ -129,8 +129,8 @@ func WithSQLDB(db *sql.DB) Option { return func(o *options) { o.sqlDB = db } }
 // idle_in_transaction_session_timeout (at least a second) in every
 // transaction, and for every statement outside one, with SET LOCAL (never
 // on the connection: see pgConn); Open's first query, Migrate, Seed and
-// PurgeIdempotency, which may rightly take longer, run on connections of
-// their own without it. On SQLite it is the busy timeout: how long a
+// the purge of idempotency records, which may rightly take longer, run on
+// connections of their own without it. On SQLite it is the busy timeout: how long a
 // write waits for another process's lock on the file (default 10 s). A
 // statement cut short by it is pipeline.ErrUnavailable. It does not apply
 // to a pool given with WithSQLDB, whose settings are left alone. Zero: no

@@ -169,7 +169,7 @@ func TestDB_Write(t *testing.T) {
 					ApplicationDeadline: time.Now(), CreatedAt: time.Now(), UpdatedAt: time.Now(),
 				}, Stages: pipeline.DefaultStages})
 				require.NoError(t, err)
-				require.NoError(t, tx.InsertActivity(ctx, pipeline.Activity{
+				require.NoError(t, tx.Activity().Insert(ctx, pipeline.Activity{
 					TeamID: acme, UserID: f.User("olivia"), Action: pipeline.ActionJobCreated,
 					SubjectType: pipeline.SubjectJob, SubjectID: j.ID, Changes: []byte(`{}`), CreatedAt: time.Now(),
 				}))
@@ -179,7 +179,7 @@ func TestDB_Write(t *testing.T) {
 			l, err := db.Jobs().List(ctx, pipeline.ListJobsParams{Viewer: f.User("olivia"), Filter: pipeline.JobFilter{Status: pipeline.JobOpen, Search: "Doomed", Page: 1}})
 			require.NoError(t, err)
 			assert.Zero(t, l.Total)
-			acts, err := db.Activity(ctx, pipeline.ActivityFilter{})
+			acts, err := db.Activity().List(ctx, pipeline.ActivityFilter{})
 			require.NoError(t, err)
 			assert.Empty(t, acts)
 		})

@@ -56,13 +56,13 @@ func TestStore_ActivityText(t *testing.T) {
 		ctx := context.Background()
 		changes := `{"stage":{"before":"Applied","after":"Screening"},"b":[1,2]}`
 		require.NoError(t, db.Write(ctx, func(tx pipeline.Tx) error {
-			return tx.InsertActivity(ctx, pipeline.Activity{
+			return tx.Activity().Insert(ctx, pipeline.Activity{
 				TeamID: f.Res.Teams["acme"], UserID: f.User("olivia"), TokenID: 1, IP: "::1",
 				Action: pipeline.ActionCandidateStageChanged, SubjectType: pipeline.SubjectCandidate,
 				SubjectID: f.Res.Candidates["ada"], Changes: []byte(changes), CreatedAt: time.Now().UTC(),
 			})
 		}))
-		log, err := db.Activity(ctx, pipeline.ActivityFilter{})
+		log, err := db.Activity().List(ctx, pipeline.ActivityFilter{})
 		require.NoError(t, err)
 		require.Len(t, log, 1)
 		assert.Equal(t, changes, string(log[0].Changes))
