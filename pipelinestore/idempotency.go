@@ -38,9 +38,7 @@ func (t *tx) ClaimIdempotencyKey(ctx context.Context, teamID int64, key string, 
 		return err
 	}
 	kc.args = args(idempotencyLockID(t.schema, teamID, key), teamID, key, ts(since))
-	if kc.err = t.run.deferredReturning(ctx, t.q.ClaimKey, scan, kc.args...); kc.err == nil {
-		t.claim = kc
-	}
+	kc.err = t.run.deferredReturning(ctx, t.q.ClaimKey, scan, kc.args...)
 	return kc
 }
 
@@ -96,15 +94,11 @@ func (kc *keyClaim) settle(r claimRow, err error) {
 // waiting so, and the batch sends it.
 func (t *tx) claimToMake(c pipeline.KeyClaim) *keyClaim {
 	kc, ok := c.(*keyClaim)
-	if !ok || kc == nil || kc != t.claim || kc.done || kc.err != nil || !t.run.takeAlone(t.q.ClaimKey) {
+	if !ok || kc == nil || kc.t != t || kc.done || kc.err != nil || !t.run.takeAlone(t.q.ClaimKey) {
 		return nil
 	}
-	t.claim = nil
 	return kc
 }
-
-// waitingClaim is claimToMake of the transaction's latest claim.
-func (t *tx) waitingClaim() *keyClaim { return t.claimToMake(t.claim) }
 
 // claiming is the locking read read, whose n parameters come first, that
 // claims a key first, as ClaimKey with the four parameters after read's:
