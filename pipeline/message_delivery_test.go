@@ -265,7 +265,7 @@ func TestMessages_Transactions(t *testing.T) {
 		s := mailtest.Start(t, mailtest.Options{})
 		rolledBack := errors.New("rolled back")
 		err := w.DB.Write(context.Background(), func(tx pipeline.Tx) error {
-			_, err := tx.InsertMessage(context.Background(), pipeline.Message{
+			_, err := tx.Messages().Insert(context.Background(), pipeline.Message{
 				CandidateID: w.Res.Candidates["ada"], To: "ada@example.test", Subject: "Never", Body: "x",
 				Status: pipeline.MessageQueued, SendAt: time.Now(), Author: pipeline.User{ID: w.User("olivia")}, CreatedAt: time.Now(),
 			})

@@ -225,16 +225,16 @@ func (s *Service) exportCandidate(ctx context.Context, c Caller, k Candidate) (C
 		return x, err
 	}
 	if x.Messages, err = allPages(func(p int) (List[Message], error) {
-		return s.store.ListMessages(ctx, c.user.ID, k.JobID, k.ID, p)
+		return s.store.Messages().List(ctx, ListMessagesParams{Viewer: c.user.ID, JobID: k.JobID, CandidateID: k.ID, Page: p})
 	}); err != nil {
 		return x, err
 	}
 	if x.Interviews, err = allPages(func(p int) (List[Interview], error) {
-		return s.store.ListInterviews(ctx, c.user.ID, k.JobID, k.ID, p)
+		return s.store.Interviews().List(ctx, ListInterviewsParams{Viewer: c.user.ID, JobID: k.JobID, CandidateID: k.ID, Page: p})
 	}); err != nil {
 		return x, err
 	}
-	if x.Documents, err = s.store.DocumentsWithText(ctx, c.user.ID, k.JobID, k.ID); err != nil {
+	if x.Documents, err = s.store.Documents().AllWithText(ctx, CandidateDocumentsParams{Viewer: c.user.ID, JobID: k.JobID, CandidateID: k.ID}); err != nil {
 		return x, err
 	}
 	if x.Proposals, err = s.store.Proposals().AboutCandidate(ctx, CandidateProposalsParams{CandidateID: k.ID}); err != nil {
@@ -348,14 +348,14 @@ func (s *Service) eraseCandidate(ctx context.Context, tx Tx, c Caller, p erasedP
 	if err := tx.Privacy().Erase(ctx, EraseCandidateParams{CandidateID: k.ID, At: now}); err != nil {
 		return err
 	}
-	ivs, err := tx.InterviewsToCancel(ctx, k.ID, now)
+	ivs, err := tx.Interviews().LockScheduled(ctx, LockScheduledParams{CandidateID: k.ID, EndsAfter: now, Held: true})
 	if err != nil {
 		return err
 	}
 	for _, iv := range ivs {
 		iv.CandidateName, iv.CandidateEmail, iv.CandidateErased = ErasedName, ErasedEmail(k.ID), true
 		iv.Status, iv.Sequence, iv.UpdatedAt = InterviewCancelled, iv.Sequence+1, now
-		if err := tx.UpdateInterview(ctx, iv); err != nil {
+		if err := tx.Interviews().Update(ctx, iv); err != nil {
 			return err
 		}
 		changes := map[string]Change{"status": {Before: InterviewScheduled, After: InterviewCancelled}}
@@ -522,7 +522,7 @@ func (p erasedPerson) erasedRecord(ctx context.Context, tx Tx, r IdempotencyReco
 		if json.Unmarshal(r.Result, &m) != nil || m.ID == 0 {
 			break
 		}
-		msg, err := tx.MessageForUpdate(ctx, p.cand.ID, m.ID)
+		msg, err := tx.Messages().Lock(ctx, LockMessageParams{CandidateID: p.cand.ID, ID: m.ID})
 		if ErrorCode(err) == ENotFound {
 			break
 		} else if err != nil {

@@ -418,16 +418,10 @@ type tx struct {
 	// pending are the messages of the entries logged, to enqueue before
 	// the commit.
 	pending []pipeline.WebhookMessage
-	// claim is a key's claim waiting in the batch to be sent (PostgreSQL),
-	// for an interview's locking read to make (see waitingClaim).
-	claim *keyClaim
 	// booking: an interview's insert or update waited in a batch, whose
 	// deadlock with another booking is that booking's win (see
 	// bookingError).
 	booking bool
-	// members are which interviewers of the interview read for update
-	// belong to its team (PostgreSQL), for TeamUsers.
-	members *teamMembers
 	// places are the positions the transaction's invitation mails took,
 	// per change of an interview (see place).
 	places map[mailChange]int

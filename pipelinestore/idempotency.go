@@ -50,9 +50,7 @@ func (t idempotencyTx) Claim(ctx context.Context, p pipeline.ClaimKeyParams) pip
 		return err
 	}
 	kc.args = args(idempotencyLockID(t.schema, p.TeamID, p.Key), p.TeamID, p.Key, ts(p.Since))
-	if kc.err = t.run.deferredReturning(ctx, t.q.ClaimKey, scan, kc.args...); kc.err == nil {
-		t.claim = kc
-	}
+	kc.err = t.run.deferredReturning(ctx, t.q.ClaimKey, scan, kc.args...)
 	return kc
 }
 
@@ -108,15 +106,11 @@ func (kc *keyClaim) settle(r claimRow, err error) {
 // waiting so, and the batch sends it.
 func (t *tx) claimToMake(c pipeline.KeyClaim) *keyClaim {
 	kc, ok := c.(*keyClaim)
-	if !ok || kc == nil || kc != t.claim || kc.done || kc.err != nil || !t.run.takeAlone(t.q.ClaimKey) {
+	if !ok || kc == nil || kc.t != t || kc.done || kc.err != nil || !t.run.takeAlone(t.q.ClaimKey) {
 		return nil
 	}
-	t.claim = nil
 	return kc
 }
-
-// waitingClaim is claimToMake of the transaction's latest claim.
-func (t *tx) waitingClaim() *keyClaim { return t.claimToMake(t.claim) }
 
 // claiming is the locking read read, whose n parameters come first, that
 // claims a key first, as ClaimKey with the four parameters after read's:

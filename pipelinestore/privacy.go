@@ -113,18 +113,13 @@ func (t privacyTx) Erase(ctx context.Context, p pipeline.EraseCandidateParams) e
 		return formatError(err, "Document")
 	}
 	for _, id := range docs {
-		if err := t.DeleteDocument(ctx, id); err != nil {
+		if err := t.Documents().Delete(ctx, pipeline.DocumentByIDParams{ID: id}); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// InterviewsToCancel returns a candidate's scheduled interviews that end
-// after at, with their interviewers, locked on PostgreSQL, where
-// EraseCandidate has locked every interview of the candidate before.
-func (t *tx) InterviewsToCancel(ctx context.Context, candidateID int64, at time.Time) ([]pipeline.Interview, error) {
-	return t.scheduledInterviews(ctx, candidateID, at)
 }
 
 // Scrub makes the rows an erasure changed unreadable in the files

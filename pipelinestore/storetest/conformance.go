@@ -109,17 +109,17 @@ func (c conf) visibility(t *testing.T) {
 	var r adas
 	require.NoError(t, c.write(func(tx pipeline.Tx) error {
 		var err error
-		if r.msg, err = tx.InsertMessage(bg, c.message("ada", "visibility")); err != nil {
+		if r.msg, err = tx.Messages().Insert(bg, c.message("ada", "visibility")); err != nil {
 			return err
 		}
-		if r.iv, err = tx.InsertInterview(bg, c.interview("ada", at(2031, 1, 1, 10), time.Hour, pipeline.InterviewScheduled, "olivia")); err != nil {
+		if r.iv, err = tx.Interviews().Insert(bg, c.interview("ada", at(2031, 1, 1, 10), time.Hour, pipeline.InterviewScheduled, "olivia")); err != nil {
 			return err
 		}
 		content := []byte("Ada's resume.")
-		r.doc, err = tx.InsertDocument(bg, pipeline.Document{CandidateID: c.cand("ada"), JobID: c.job("backend"), TeamID: c.team("acme"),
+		r.doc, err = tx.Documents().Insert(bg, pipeline.InsertDocumentParams{Document: pipeline.Document{CandidateID: c.cand("ada"), JobID: c.job("backend"), TeamID: c.team("acme"),
 			Kind: pipeline.DocumentResume, Filename: "ada.txt", ContentType: pipeline.TypeText, Size: int64(len(content)),
 			SHA256: fmt.Sprintf("%x", sha256.Sum256(content)), TextStatus: pipeline.TextNone,
-			UploadedBy: pipeline.User{ID: c.user("olivia")}, CreatedAt: time.Now().UTC().Truncate(time.Second)}, content)
+			UploadedBy: pipeline.User{ID: c.user("olivia")}, CreatedAt: time.Now().UTC().Truncate(time.Second)}, Content: content})
 		return err
 	}))
 	all := []string{"olivia", "adam", "mia", "nina", "gary"}
@@ -159,11 +159,11 @@ func (c conf) visibility(t *testing.T) {
 		olivia, backend, frontend := c.user("olivia"), c.job("backend"), c.job("frontend")
 		_, err := c.store.Candidates().Get(bg, pipeline.CandidateParams{Viewer: olivia, JobID: frontend, ID: c.cand("ada")})
 		assert.True(t, isNotFound(err), "ada under frontend: %v", err)
-		_, err = c.store.Message(bg, olivia, backend, c.cand("grace"), r.msg.ID)
+		_, err = c.store.Messages().Get(bg, pipeline.MessageParams{Viewer: olivia, JobID: backend, CandidateID: c.cand("grace"), ID: r.msg.ID})
 		assert.True(t, isNotFound(err), "ada's message under grace: %v", err)
-		_, err = c.store.Document(bg, olivia, backend, c.cand("grace"), r.doc.ID)
+		_, err = c.store.Documents().Get(bg, pipeline.DocumentParams{Viewer: olivia, JobID: backend, CandidateID: c.cand("grace"), ID: r.doc.ID})
 		assert.True(t, isNotFound(err), "ada's document under grace: %v", err)
-		_, err = c.store.Interview(bg, olivia, frontend, c.cand("ada"), r.iv.ID)
+		_, err = c.store.Interviews().Get(bg, pipeline.InterviewParams{Viewer: olivia, JobID: frontend, CandidateID: c.cand("ada"), ID: r.iv.ID})
 		assert.True(t, isNotFound(err), "ada's interview under frontend: %v", err)
 		_, err = c.store.Notes().List(bg, pipeline.ListNotesParams{Viewer: olivia, JobID: frontend, CandidateID: c.cand("ada"), Page: 1})
 		assert.True(t, isNotFound(err), "ada's notes under frontend: %v", err)
@@ -274,15 +274,15 @@ func (c conf) checkCandidateReach(t *testing.T, user string, job int64, ck strin
 	seen("candidate "+ck, err)
 	_, err = c.store.Notes().List(bg, pipeline.ListNotesParams{Viewer: viewer, JobID: job, CandidateID: cand, Page: 1})
 	seen("the notes of "+ck, err)
-	_, err = c.store.ListMessages(bg, viewer, job, cand, 1)
+	_, err = c.store.Messages().List(bg, pipeline.ListMessagesParams{Viewer: viewer, JobID: job, CandidateID: cand, Page: 1})
 	seen("the messages of "+ck, err)
-	_, err = c.store.ListInterviews(bg, viewer, job, cand, 1)
+	_, err = c.store.Interviews().List(bg, pipeline.ListInterviewsParams{Viewer: viewer, JobID: job, CandidateID: cand, Page: 1})
 	seen("the interviews of "+ck, err)
-	_, err = c.store.ListDocuments(bg, viewer, job, cand, 1)
+	_, err = c.store.Documents().List(bg, pipeline.ListDocumentsParams{Viewer: viewer, JobID: job, CandidateID: cand, Page: 1})
 	seen("the documents of "+ck, err)
 	// Empty or not found: the contract promises the documents of a
 	// candidate viewer reaches, and no others.
-	docs, err := c.store.DocumentsWithText(bg, viewer, job, cand)
+	docs, err := c.store.Documents().AllWithText(bg, pipeline.CandidateDocumentsParams{Viewer: viewer, JobID: job, CandidateID: cand})
 	if reach || !isNotFound(err) {
 		require.NoError(t, err)
 		if reach && ck == "ada" {
@@ -304,16 +304,16 @@ func (c conf) checkCandidateReach(t *testing.T, user string, job int64, ck strin
 func (c conf) checkAdasReach(t *testing.T, viewer, job int64, r adas, seen seenFunc) {
 	t.Helper()
 	ada := c.cand("ada")
-	_, err := c.store.Message(bg, viewer, job, ada, r.msg.ID)
+	_, err := c.store.Messages().Get(bg, pipeline.MessageParams{Viewer: viewer, JobID: job, CandidateID: ada, ID: r.msg.ID})
 	seen("ada's message", err)
-	_, err = c.store.Document(bg, viewer, job, ada, r.doc.ID)
+	_, err = c.store.Documents().Get(bg, pipeline.DocumentParams{Viewer: viewer, JobID: job, CandidateID: ada, ID: r.doc.ID})
 	seen("ada's document", err)
-	_, _, err = c.store.DocumentText(bg, viewer, job, ada, r.doc.ID)
+	_, err = c.store.Documents().Text(bg, pipeline.DocumentParams{Viewer: viewer, JobID: job, CandidateID: ada, ID: r.doc.ID})
 	seen("ada's document's text", err)
-	_, err = c.store.Interview(bg, viewer, job, ada, r.iv.ID)
+	_, err = c.store.Interviews().Get(bg, pipeline.InterviewParams{Viewer: viewer, JobID: job, CandidateID: ada, ID: r.iv.ID})
 	seen("ada's interview", err)
 	seen("ada's interview for update", c.write(func(tx pipeline.Tx) error {
-		if _, err := tx.InterviewForUpdate(bg, viewer, job, ada, r.iv.ID); err != nil {
+		if _, err := tx.Interviews().Lock(bg, pipeline.LockInterviewParams{Viewer: viewer, JobID: job, CandidateID: ada, ID: r.iv.ID}); err != nil {
 			return err
 		}
 		return errRollback
@@ -372,7 +372,7 @@ func (c messageCases) add(t *testing.T) int64 {
 	t.Helper()
 	var m pipeline.Message
 	require.NoError(t, c.write(func(tx pipeline.Tx) (err error) {
-		m, err = tx.InsertMessage(bg, c.message("grace", "state machine"))
+		m, err = tx.Messages().Insert(bg, c.message("grace", "state machine"))
 		return err
 	}))
 	return m.ID
@@ -383,7 +383,7 @@ func (c messageCases) add(t *testing.T) int64 {
 func (c messageCases) report(id int64, attempt int, status, text string) (bool, error) {
 	var changed bool
 	err := c.write(func(tx pipeline.Tx) (err error) {
-		changed, err = tx.RecordMessageAttempt(bg, pipeline.MessageAttempt{MessageID: id, Attempt: attempt, Status: status,
+		changed, err = tx.Messages().RecordAttempt(bg, pipeline.MessageAttempt{MessageID: id, Attempt: attempt, Status: status,
 			Error: text, At: time.Now().UTC()})
 		return err
 	})
@@ -402,11 +402,11 @@ func (c messageCases) mustReport(t *testing.T, id int64, attempt int, status, te
 // cancelled.
 func (c messageCases) cancel(id int64) error {
 	return c.write(func(tx pipeline.Tx) error {
-		m, err := tx.MessageForUpdate(bg, c.cand("grace"), id)
+		m, err := tx.Messages().Lock(bg, pipeline.LockMessageParams{CandidateID: c.cand("grace"), ID: id})
 		if err != nil || m.Status != pipeline.MessageQueued {
 			return err
 		}
-		return tx.CancelMessage(bg, id)
+		return tx.Messages().Cancel(bg, pipeline.MessageByIDParams{ID: id})
 	})
 }
 
@@ -414,17 +414,17 @@ func (c messageCases) cancel(id int64) error {
 func (c messageCases) cancelAnyway(t *testing.T, id int64) {
 	t.Helper()
 	require.NoError(t, c.write(func(tx pipeline.Tx) error {
-		if _, err := tx.MessageForUpdate(bg, c.cand("grace"), id); err != nil {
+		if _, err := tx.Messages().Lock(bg, pipeline.LockMessageParams{CandidateID: c.cand("grace"), ID: id}); err != nil {
 			return err
 		}
-		return tx.CancelMessage(bg, id)
+		return tx.Messages().Cancel(bg, pipeline.MessageByIDParams{ID: id})
 	}))
 }
 
 // get reads a message as the Postman does.
 func (c messageCases) get(t *testing.T, id int64) pipeline.Message {
 	t.Helper()
-	m, err := c.store.MessageToSend(bg, id)
+	m, err := c.store.Messages().ToSend(bg, pipeline.MessageByIDParams{ID: id})
 	require.NoError(t, err)
 	return m
 }
@@ -555,7 +555,7 @@ func (c conf) invitations(t *testing.T) {
 	subject := func(i int) string { return fmt.Sprintf("conformance invitation %d", i) }
 	now := time.Now().UTC().Truncate(time.Second)
 	require.NoError(t, c.write(func(tx pipeline.Tx) error {
-		iv, err := tx.InsertInterview(bg, c.interview("linus", at(2033, 1, 1, 10), time.Hour, pipeline.InterviewScheduled, "adam"))
+		iv, err := tx.Interviews().Insert(bg, c.interview("linus", at(2033, 1, 1, 10), time.Hour, pipeline.InterviewScheduled, "adam"))
 		if err != nil {
 			return err
 		}
@@ -565,14 +565,14 @@ func (c conf) invitations(t *testing.T) {
 				Subject: subject(i), Body: "Invitation.", Calendar: []byte("BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n"),
 				Status: pipeline.MessageQueued, CreatedAt: now}
 		}
-		return tx.InsertInvitationMails(bg, ms)
+		return tx.Invitations().Insert(bg, ms)
 	}))
 	// The contract lists no mails (their queue names them by id): find
 	// them by id, which a fresh store counts from 1.
 	ids := make([]int64, n)
 	found := 0
 	for id := int64(1); id <= 1000 && found < n; id++ {
-		m, err := c.store.InvitationMailToSend(bg, id)
+		m, err := c.store.Invitations().ToSend(bg, pipeline.InvitationByIDParams{ID: id})
 		if isNotFound(err) {
 			continue
 		}
@@ -588,12 +588,12 @@ func (c conf) invitations(t *testing.T) {
 	require.Equal(t, n, found, "the invitation mails stored")
 	report := func(t *testing.T, id int64, attempt int, status, text string) {
 		t.Helper()
-		require.NoError(t, c.store.RecordInvitationAttempt(bg, pipeline.MessageAttempt{MessageID: id, Attempt: attempt,
+		require.NoError(t, c.store.Invitations().RecordAttempt(bg, pipeline.MessageAttempt{MessageID: id, Attempt: attempt,
 			Status: status, Error: text, At: time.Now().UTC()}))
 	}
 	get := func(t *testing.T, id int64) pipeline.InvitationMail {
 		t.Helper()
-		m, err := c.store.InvitationMailToSend(bg, id)
+		m, err := c.store.Invitations().ToSend(bg, pipeline.InvitationByIDParams{ID: id})
 		require.NoError(t, err)
 		return m
 	}
@@ -627,7 +627,7 @@ func (c conf) invitations(t *testing.T) {
 				if i == 1 {
 					a.Status, a.Error = pipeline.MessageFailed, "550 no such user"
 				}
-				return c.store.RecordInvitationAttempt(bg, a)
+				return c.store.Invitations().RecordAttempt(bg, a)
 			})
 			require.NoError(t, errors.Join(errs...))
 			assert.Equal(t, pipeline.MessageSent, get(t, id).Status, "mail %d", id)
@@ -655,7 +655,7 @@ type bookingCases struct{ conf }
 // book stores iv in a write of its own and returns the write's error.
 func (c bookingCases) book(iv pipeline.Interview) (pipeline.Interview, error) {
 	err := c.write(func(tx pipeline.Tx) (err error) {
-		iv, err = tx.InsertInterview(bg, iv)
+		iv, err = tx.Interviews().Insert(bg, iv)
 		return err
 	})
 	return iv, err
@@ -678,13 +678,14 @@ func booked(t *testing.T, err error, what string) {
 // change stores iv, read for update, changed by fn.
 func (c bookingCases) change(iv pipeline.Interview, fn func(*pipeline.Interview)) error {
 	return c.write(func(tx pipeline.Tx) error {
-		cur, err := tx.InterviewForUpdate(bg, c.user("olivia"), iv.JobID, iv.CandidateID, iv.ID)
+		l, err := tx.Interviews().Lock(bg, pipeline.LockInterviewParams{Viewer: c.user("olivia"), JobID: iv.JobID, CandidateID: iv.CandidateID, ID: iv.ID})
 		if err != nil {
 			return err
 		}
+		cur := l.Interview
 		fn(&cur)
 		cur.Sequence++
-		return tx.UpdateInterview(bg, cur)
+		return tx.Interviews().Update(bg, cur)
 	})
 }
 
@@ -692,7 +693,7 @@ func (c bookingCases) interviewerOverlap(t *testing.T) {
 	c.mustBook(t, c.interview("ada", at(2032, 1, 1, 10), time.Hour, pipeline.InterviewScheduled, "adam"))
 	_, err := c.book(c.interview("grace", at(2032, 1, 1, 10).Add(30*time.Minute), time.Hour, pipeline.InterviewScheduled, "mia", "adam"))
 	booked(t, err, "adam at 10:30")
-	busy, err := c.store.BusyTimes(bg, pipeline.BusyQuery{UserIDs: []int64{c.user("adam"), c.user("mia")},
+	busy, err := c.store.Interviews().Busy(bg, pipeline.BusyQuery{UserIDs: []int64{c.user("adam"), c.user("mia")},
 		From: at(2032, 1, 1, 0), To: at(2032, 1, 2, 0)})
 	require.NoError(t, err)
 	require.Len(t, busy, 1, "the refused interview books nobody")
@@ -741,36 +742,41 @@ func (c bookingCases) changeAfterChange(t *testing.T) {
 	locked, changed := make(chan struct{}), make(chan error, 1)
 	go func() {
 		changed <- c.write(func(tx pipeline.Tx) error {
-			cur, err := tx.InterviewForUpdate(bg, c.user("olivia"), iv.JobID, iv.CandidateID, iv.ID)
+			l, err := tx.Interviews().Lock(bg, pipeline.LockInterviewParams{Viewer: c.user("olivia"), JobID: iv.JobID, CandidateID: iv.CandidateID, ID: iv.ID})
 			if err != nil {
 				close(locked)
 				return err
 			}
 			close(locked)
+			cur := l.Interview
 			// Long enough for the other write's read to start and
 			// wait for the lock where the store runs writes side by
 			// side; a store with one writer runs it afterwards.
 			time.Sleep(250 * time.Millisecond)
 			cur.Interviewers = []pipeline.User{{ID: c.user("mia")}, {ID: c.user("gary")}, {ID: c.user("nina")}}
 			cur.Sequence++
-			return tx.UpdateInterview(bg, cur)
+			return tx.Interviews().Update(bg, cur)
 		})
 	}()
 	<-locked
 	var got []int64
 	var members, removed []pipeline.User
 	err := c.write(func(tx pipeline.Tx) error {
-		cur, err := tx.InterviewForUpdate(bg, c.user("olivia"), iv.JobID, iv.CandidateID, iv.ID)
+		l, err := tx.Interviews().Lock(bg, pipeline.LockInterviewParams{Viewer: c.user("olivia"), JobID: iv.JobID, CandidateID: iv.CandidateID, ID: iv.ID})
 		if err != nil {
 			return err
 		}
+		cur := l.Interview
 		for _, u := range cur.Interviewers {
 			got = append(got, u.ID)
 		}
-		if members, err = tx.TeamUsers(bg, cur.TeamID, got); err != nil {
+		// As a reschedule asks, with what the lock read of them.
+		p := pipeline.InterviewersParams{TeamID: cur.TeamID, IDs: got, Known: l.Interviewers}
+		if members, err = tx.Interviews().Interviewers(bg, p); err != nil {
 			return err
 		}
-		removed, err = tx.TeamUsers(bg, cur.TeamID, []int64{c.user("adam")})
+		p.IDs = []int64{c.user("adam")}
+		removed, err = tx.Interviews().Interviewers(bg, p)
 		return err
 	})
 	require.NoError(t, err)
@@ -795,11 +801,11 @@ func (c bookingCases) race(t *testing.T, day int, a, b pipeline.Interview) {
 	errs := concurrently(2, func(i int) error {
 		return c.write(func(tx pipeline.Tx) error {
 			iv := ivs[i]
-			if _, err := tx.TeamUsers(bg, iv.TeamID, []int64{iv.Interviewers[0].ID}); err != nil {
+			if _, err := tx.Interviews().Interviewers(bg, pipeline.InterviewersParams{TeamID: iv.TeamID, IDs: []int64{iv.Interviewers[0].ID}}); err != nil {
 				return err
 			}
 			m.arrive()
-			_, err := tx.InsertInterview(bg, iv)
+			_, err := tx.Interviews().Insert(bg, iv)
 			return err
 		})
 	})
@@ -812,7 +818,7 @@ func (c bookingCases) race(t *testing.T, day int, a, b pipeline.Interview) {
 		}
 	}
 	assert.Equal(t, 1, wins, "day %d: exactly one booking wins: %v", day, errs)
-	busy, err := c.store.BusyTimes(bg, pipeline.BusyQuery{UserIDs: []int64{c.user("nina"), c.user("mia"), c.user("adam")},
+	busy, err := c.store.Interviews().Busy(bg, pipeline.BusyQuery{UserIDs: []int64{c.user("nina"), c.user("mia"), c.user("adam")},
 		From: at(2032, 2, day, 0), To: at(2032, 2, day+1, 0)})
 	require.NoError(t, err)
 	assert.LessOrEqual(t, len(busy), 2, "day %d: one interview's interviewers: %v", day, busy)
