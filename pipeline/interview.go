@@ -398,7 +398,7 @@ type InterviewTx interface {
 	// Lock returns an interview of a candidate of a job the viewer can
 	// reach, with its interviewers and its candidate's name, email,
 	// status and erasure, locked. When the candidate's erasure
-	// (EraseCandidate) or LockScheduled held the lock before, the
+	// (PrivacyTx.Erase) or LockScheduled held the lock before, the
 	// candidate reads as their transaction left it.
 	Lock(ctx context.Context, p LockInterviewParams) (LockedInterview, error)
 	// LockScheduled returns the scheduled interviews of a candidate that
@@ -461,7 +461,7 @@ type LockScheduledParams struct {
 	CandidateID int64
 	EndsAfter   time.Time
 	// Held: the transaction holds the locks of all the candidate's
-	// interviews already (EraseCandidate takes them), and takes none.
+	// interviews already (PrivacyTx.Erase takes them), and takes none.
 	Held bool
 }
 

@@ -682,10 +682,10 @@ type PrivacyTx interface {
 	// erased_at), deletes its notes, ratings and invitation mails,
 	// empties its messages (cancelling queued ones), deletes the queued
 	// jobs of those messages and mails, and deletes its documents as
-	// DeleteDocument does. It locks the candidate's interviews first: a
+	// DocumentTx.Delete does. It locks the candidate's interviews first: a
 	// change of one that committed before has its mails deleted with the
 	// others, and one that waits for the lock reads the candidate erased
-	// (InterviewForUpdate).
+	// (InterviewTx.Lock).
 	Erase(ctx context.Context, p EraseCandidateParams) error
 	// Expired returns, locked and by id, up to Limit candidates of a team
 	// with ids above AfterID that are not erased and that the retention

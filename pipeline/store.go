@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"errors"
-	"time"
 )
 
 // ErrStageNotInJob is what CandidateStore.List returns for a stage filter
@@ -66,8 +65,6 @@ type Store interface {
 	// Documents reads documents, and records their texts.
 	Documents() DocumentStore
 
-
-
 	// Privacy reads a person's candidates.
 	Privacy() PrivacyStore
 	// Ratings reads ratings.
@@ -124,8 +121,6 @@ type Tx interface {
 	// Members locks users with their memberships and changes the
 	// memberships.
 	Members() MemberTx
-
-
 
 	// Privacy erases people and finds whom retention erases.
 	Privacy() PrivacyTx

@@ -270,7 +270,7 @@ func among(known []pipeline.TeamMember, ids []int64) ([]pipeline.User, bool) {
 // LockScheduled returns the scheduled interviews of a candidate that end
 // after p.EndsAfter, by start, with their interviewers; on PostgreSQL
 // every interview of the candidate is locked first, unless the
-// transaction holds them (p.Held: EraseCandidate locked them), and stays
+// transaction holds them (p.Held: the erasure locked them), and stays
 // locked until the transaction ends.
 func (t interviewTx) LockScheduled(ctx context.Context, p pipeline.LockScheduledParams) ([]pipeline.Interview, error) {
 	if t.pg && !p.Held {

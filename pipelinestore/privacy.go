@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"log/slog"
-	"time"
 
 	"github.com/uptrace/bun/driver/pgdriver"
 
@@ -118,8 +117,6 @@ func (t privacyTx) Erase(ctx context.Context, p pipeline.EraseCandidateParams) e
 		}
 	}
 	return nil
-}
-
 }
 
 // Scrub makes the rows an erasure changed unreadable in the files

@@ -951,12 +951,12 @@ func (c emailCases) candidateUnique(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		assert.True(t, in.EmailTaken, "JobForIntake: ada's email is taken on backend")
+		assert.True(t, in.EmailTaken, "Intake: ada's email is taken on backend")
 		in, err = tx.Candidates().Intake(bg, pipeline.IntakeParams{Viewer: olivia, JobID: backend, Stage: 0, Email: "nobody@example.test"})
 		if err != nil {
 			return err
 		}
-		assert.False(t, in.EmailTaken, "JobForIntake: a new email is free")
+		assert.False(t, in.EmailTaken, "Intake: a new email is free")
 		for _, tc := range []struct {
 			email  string
 			except int64
