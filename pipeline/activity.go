@@ -78,7 +78,7 @@ type Activity struct {
 // log appends an activity entry inside the write's transaction; jobID is
 // the job concerned, 0 for none.
 func (s *Service) log(ctx context.Context, tx Tx, c Caller, teamID, jobID int64, action, subjectType string, subjectID int64, changes any) error {
-	return tx.InsertActivity(ctx, Activity{
+	return tx.Activity().Insert(ctx, Activity{
 		TeamID:      teamID,
 		JobID:       jobID,
 		UserID:      c.user.ID,
@@ -90,4 +90,48 @@ func (s *Service) log(ctx context.Context, tx Tx, c Caller, teamID, jobID int64,
 		Changes:     mustJSON(changes),
 		CreatedAt:   s.now(),
 	})
+}
+
+// ActivityStore is what the Service and the Operator read of the activity
+// log outside a write.
+type ActivityStore interface {
+	// List returns the activity entries f selects in commit order (by
+	// id).
+	List(ctx context.Context, f ActivityFilter) ([]Activity, error)
+	// Feed returns entries of the activity feed that q.Viewer may read now
+	// (see FeedResult): of the jobs the viewer reaches, and of the
+	// webhooks of the teams the viewer owns or administers.
+	Feed(ctx context.Context, q FeedQuery) (FeedResult, error)
+	// AboutCandidates returns the entries whose subject is one of the
+	// candidates, in commit order, with their actors.
+	AboutCandidates(ctx context.Context, p CandidateActivityParams) ([]FeedEntry, error)
+}
+
+// CandidateActivityParams names the candidates whose entries are read.
+type CandidateActivityParams struct {
+	CandidateIDs []int64
+}
+
+// ActivityTx is what a write transaction does to the activity log.
+type ActivityTx interface {
+	// Insert appends an activity entry (a TokenID or JobID of 0 is stored
+	// as none) and enqueues, in the same transaction, a WebhookMessage to
+	// each webhook of the entry's team that selects its action.
+	Insert(ctx context.Context, a Activity) error
+	// AboutCandidate returns the activity entries about a candidate and
+	// its interviews.
+	AboutCandidate(ctx context.Context, p CandidateEntriesParams) ([]Activity, error)
+	// SetChanges replaces the changes of an entry.
+	SetChanges(ctx context.Context, p ActivityChangesParams) error
+}
+
+// CandidateEntriesParams names the candidate whose entries are read.
+type CandidateEntriesParams struct {
+	CandidateID int64
+}
+
+// ActivityChangesParams is an entry's new changes.
+type ActivityChangesParams struct {
+	ID      int64
+	Changes []byte
 }

@@ -83,7 +83,7 @@ func (s *Service) ListCandidates(ctx context.Context, jobID int64, f CandidateFi
 	if bad := f.check(); len(bad) > 0 || f.Unread != nil {
 		// Not found comes before invalid; the stage is judged with the
 		// rest, so that the answer names every bad parameter.
-		stages, err := s.store.Stages(ctx, c.user.ID, jobID)
+		stages, err := s.store.Jobs().Stages(ctx, JobParams{Viewer: c.user.ID, ID: jobID})
 		if err != nil {
 			return List[Candidate]{}, err
 		}

@@ -136,7 +136,7 @@ func (d *Dispatcher) MaxAttempts() int { return len(d.schedule) + 1 }
 // retried. Any other error is a fault of the
 // storage; the queue retries it too.
 func (d *Dispatcher) Deliver(ctx context.Context, m WebhookMessage, attempt int) error {
-	t, err := d.svc.store.DeliveryTarget(ctx, m)
+	t, err := d.svc.store.Webhooks().DeliveryTarget(ctx, m)
 	if errors.Is(err, ErrNotFound) {
 		return nil // the webhook was deleted: nothing more is sent to it
 	}
@@ -147,10 +147,10 @@ func (d *Dispatcher) Deliver(ctx context.Context, m WebhookMessage, attempt int)
 	switch {
 	case t.CreatorRole != RoleOwner && t.CreatorRole != RoleAdmin:
 		rec.Error = "Not sent: the webhook's creator is no longer an owner or admin of the team."
-		return d.svc.store.RecordDelivery(ctx, rec)
+		return d.svc.store.Webhooks().RecordDelivery(ctx, rec)
 	case t.Entry == nil:
 		rec.Error = "Not sent: the webhook's creator may not read this entry."
-		return d.svc.store.RecordDelivery(ctx, rec)
+		return d.svc.store.Webhooks().RecordDelivery(ctx, rec)
 	}
 	var reply Reply
 	if d.svc.secrets == nil {
@@ -174,7 +174,7 @@ func (d *Dispatcher) record(ctx context.Context, rec Delivery, reply Reply) erro
 		rec.StatusCode = &code
 	}
 	if reply.Delivered() {
-		return d.svc.store.RecordDelivery(ctx, rec)
+		return d.svc.store.Webhooks().RecordDelivery(ctx, rec)
 	}
 	switch {
 	case reply.Err != nil:
@@ -186,11 +186,11 @@ func (d *Dispatcher) record(ctx context.Context, rec Delivery, reply Reply) erro
 	if !retry {
 		// The schedule is the Dispatcher's: the message ends here, failed.
 		rec.Error += " No attempts are left: the message failed."
-		return d.svc.store.RecordDelivery(ctx, rec)
+		return d.svc.store.Webhooks().RecordDelivery(ctx, rec)
 	}
 	next := d.svc.now().Add(wait)
 	rec.NextAttemptAt = &next
-	if err := d.svc.store.RecordDelivery(ctx, rec); err != nil {
+	if err := d.svc.store.Webhooks().RecordDelivery(ctx, rec); err != nil {
 		return err
 	}
 	return fmt.Errorf("%w: %s", ErrDeliveryFailed, rec.Error)
@@ -202,7 +202,7 @@ func (d *Dispatcher) gone(ctx context.Context, t DeliveryTarget) error {
 	c := Caller{user: t.Webhook.CreatedBy, team: Team{ID: t.Webhook.TeamID}, valid: true}
 	reason := "The receiver answered 410 Gone."
 	return d.svc.store.Write(ctx, func(tx Tx) error {
-		w, err := tx.WebhookForDelete(ctx, t.Webhook.TeamID, t.Webhook.ID)
+		w, err := tx.Webhooks().Lock(ctx, WebhookParams{TeamID: t.Webhook.TeamID, ID: t.Webhook.ID})
 		if errors.Is(err, ErrNotFound) {
 			return nil
 		}

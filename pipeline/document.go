@@ -143,12 +143,12 @@ func (s *Service) AddDocument(ctx context.Context, jobID, candidateID int64, in 
 		if req.Type == TypePNG || req.Type == TypeJPEG {
 			status = TextNone
 		}
-		d, err := tx.InsertDocument(ctx, Document{
+		d, err := tx.Documents().Insert(ctx, InsertDocumentParams{Document: Document{
 			CandidateID: cand.ID, JobID: cand.JobID, TeamID: cand.TeamID,
 			Kind: cmpOr(in.Kind, DocumentResume), Filename: CleanFilename(in.Filename),
 			ContentType: req.Type, Size: int64(req.Size), SHA256: req.SHA256, TextStatus: status,
 			UploadedBy: User{ID: c.user.ID, Name: c.user.Name}, CreatedAt: s.now(),
-		}, in.Content)
+		}, Content: in.Content})
 		if err != nil {
 			return Document{}, err
 		}
@@ -197,7 +197,7 @@ func (s *Service) ListDocuments(ctx context.Context, jobID, candidateID int64, f
 		}
 		return List[Document]{}, bad
 	}
-	return s.store.ListDocuments(ctx, c.user.ID, jobID, candidateID, max(f.Page, 1))
+	return s.store.Documents().List(ctx, ListDocumentsParams{Viewer: c.user.ID, JobID: jobID, CandidateID: candidateID, Page: max(f.Page, 1)})
 }
 
 // GetDocument returns a document of a candidate. Scope: candidates:read.
@@ -207,7 +207,7 @@ func (s *Service) GetDocument(ctx context.Context, jobID, candidateID, id int64)
 	if err != nil {
 		return Document{}, err
 	}
-	return s.store.Document(ctx, c.user.ID, jobID, candidateID, id)
+	return s.store.Documents().Get(ctx, DocumentParams{Viewer: c.user.ID, JobID: jobID, CandidateID: candidateID, ID: id})
 }
 
 // Content is the bytes of a document, to read and seek; the caller closes
@@ -225,11 +225,11 @@ func (s *Service) GetDocumentContent(ctx context.Context, jobID, candidateID, id
 	if err != nil {
 		return Document{}, nil, err
 	}
-	d, err := s.store.Document(ctx, c.user.ID, jobID, candidateID, id)
+	d, err := s.store.Documents().Get(ctx, DocumentParams{Viewer: c.user.ID, JobID: jobID, CandidateID: candidateID, ID: id})
 	if err != nil {
 		return Document{}, nil, err
 	}
-	r, err := s.store.OpenDocument(ctx, d.ID)
+	r, err := s.store.Documents().Open(ctx, DocumentByIDParams{ID: d.ID})
 	if err != nil {
 		return Document{}, nil, err
 	}
@@ -293,7 +293,7 @@ func (s *Service) GetDocumentText(ctx context.Context, jobID, candidateID, id in
 	if err != nil {
 		return DocumentText{}, err
 	}
-	d, text, err := s.store.DocumentText(ctx, c.user.ID, jobID, candidateID, id)
+	d, err := s.store.Documents().Text(ctx, DocumentParams{Viewer: c.user.ID, JobID: jobID, CandidateID: candidateID, ID: id})
 	if err != nil {
 		return DocumentText{}, err
 	}
@@ -306,7 +306,7 @@ func (s *Service) GetDocumentText(ctx context.Context, jobID, candidateID, id in
 	case TextNone, TextFailed:
 		return DocumentText{}, Invalid("document", "The document has no text: its text_status is "+d.TextStatus+".")
 	}
-	runes := []rune(text)
+	runes := []rune(d.Text)
 	from := min(r.Offset, len(runes))
 	to := len(runes)
 	if r.Limit > 0 {
@@ -357,14 +357,14 @@ func (s *Service) RemoveDocument(ctx context.Context, jobID, candidateID, id int
 		if err != nil {
 			return target{}, err
 		}
-		d, err := tx.DocumentForDelete(ctx, cand.ID, id)
+		d, err := tx.Documents().Lock(ctx, LockDocumentParams{CandidateID: cand.ID, ID: id})
 		return target{cand, d}, err
 	}
 	return write(s, ctx, c, k, load, func(tx Tx, t target) (struct{}, error) {
 		if err := in.Validate(); err != nil {
 			return struct{}{}, err
 		}
-		if err := tx.DeleteDocument(ctx, t.doc.ID); err != nil {
+		if err := tx.Documents().Delete(ctx, DocumentByIDParams{ID: t.doc.ID}); err != nil {
 			return struct{}{}, err
 		}
 		changes := map[string]any{"document_id": t.doc.ID}
@@ -397,4 +397,89 @@ var documentOps = []opRow{
 		Description: "The text read from a candidate's document (PDF, Word, OpenDocument or plain text), at most 200,000 characters, or the part offset and limit select, in characters; next_offset is where the next part starts, null at the end (GET .../documents/{document}/text). " +
 			"conflict while the text is being read (try again shortly); validation_failed naming document when it has none (an image) or could not be read."}},
 	{OpRemoveDocument, opTraits{ScopeCandidatesWrite, mDelete, documentPath, empties}, runs[DocumentRemoval, struct{}, struct{}](onRecord(documentOf, (*Service).RemoveDocument), nil), nil},
+}
+
+// DocumentStore is what the Service and the extraction of texts read and
+// write of documents outside a write.
+type DocumentStore interface {
+	// List returns a page of the documents of a candidate of a job the
+	// viewer can reach, newest first (created_at, then id, descending).
+	List(ctx context.Context, p ListDocumentsParams) (List[Document], error)
+	// Get returns a document of a candidate of a job the viewer can
+	// reach.
+	Get(ctx context.Context, p DocumentParams) (Document, error)
+	// Text is Get with the document's kept text ("" unless ready).
+	Text(ctx context.Context, p DocumentParams) (DocumentWithText, error)
+	// AllWithText returns every document of a candidate of a job the
+	// viewer can reach, with its kept text, in the order of List; of a
+	// candidate the viewer cannot reach, none (not_found or empty).
+	AllWithText(ctx context.Context, p CandidateDocumentsParams) ([]DocumentWithText, error)
+	// Open returns the bytes of a document; not_found when they are gone
+	// with it.
+	Open(ctx context.Context, p DocumentByIDParams) (Content, error)
+	// ForText returns a document by id, for its text's extraction;
+	// not_found when it is gone.
+	ForText(ctx context.Context, p DocumentByIDParams) (Document, error)
+	// SetText stores the outcome of a document's extraction: its status,
+	// and its text when ready. Only a pending document changes.
+	SetText(ctx context.Context, p SetDocumentTextParams) error
+}
+
+// DocumentParams names a document of a candidate of a job, read for a
+// viewer.
+type DocumentParams struct {
+	Viewer, JobID, CandidateID, ID int64
+}
+
+// ListDocumentsParams selects a page of a candidate's documents, read for
+// a viewer.
+type ListDocumentsParams struct {
+	Viewer, JobID, CandidateID int64
+	Page                       int // from 1
+}
+
+// CandidateDocumentsParams names a candidate of a job whose documents are
+// read for a viewer.
+type CandidateDocumentsParams struct {
+	Viewer, JobID, CandidateID int64
+}
+
+// DocumentByIDParams names a document by its id alone.
+type DocumentByIDParams struct {
+	ID int64
+}
+
+// SetDocumentTextParams is the outcome of a document's extraction.
+type SetDocumentTextParams struct {
+	ID     int64
+	Status string // TextReady or TextFailed
+	Text   string // when ready
+	// Truncated: the text was cut at MaxDocumentText characters.
+	Truncated bool
+}
+
+// DocumentTx is what a write transaction does to documents. A document it
+// deletes is one Lock returned.
+type DocumentTx interface {
+	// Insert stores a document with its bytes, returns it with its id,
+	// and enqueues, in the same transaction, the extraction of its text
+	// when it is pending. Bytes kept outside the database are written
+	// before the transaction commits.
+	Insert(ctx context.Context, p InsertDocumentParams) (Document, error)
+	// Lock returns a document of a candidate, locked.
+	Lock(ctx context.Context, p LockDocumentParams) (Document, error)
+	// Delete deletes a locked document; its bytes go with it, or, when
+	// kept outside the database, once the transaction has committed.
+	Delete(ctx context.Context, p DocumentByIDParams) error
+}
+
+// InsertDocumentParams is a document to store, with its bytes.
+type InsertDocumentParams struct {
+	Document Document
+	Content  []byte
+}
+
+// LockDocumentParams names a document of a candidate, to lock.
+type LockDocumentParams struct {
+	CandidateID, ID int64
 }

@@ -35,14 +35,14 @@ func NewTexts(store Store, ex Extractor) *Texts { return &Texts{store: store, ex
 // longer pending, is left alone. An error is the store's, and asks for
 // another attempt.
 func (t *Texts) Extract(ctx context.Context, id int64) error {
-	d, err := t.store.DocumentForText(ctx, id)
+	d, err := t.store.Documents().ForText(ctx, DocumentByIDParams{ID: id})
 	if errors.Is(err, ErrNotFound) {
 		return nil
 	}
 	if err != nil || d.TextStatus != TextPending {
 		return err
 	}
-	r, err := t.store.OpenDocument(ctx, id)
+	r, err := t.store.Documents().Open(ctx, DocumentByIDParams{ID: id})
 	if errors.Is(err, ErrNotFound) {
 		return nil
 	}
@@ -59,10 +59,10 @@ func (t *Texts) Extract(ctx context.Context, id int64) error {
 		if ctx.Err() != nil {
 			return ctx.Err() // the server stops: try again later
 		}
-		return t.store.SetDocumentText(ctx, id, TextFailed, "", false)
+		return t.store.Documents().SetText(ctx, SetDocumentTextParams{ID: id, Status: TextFailed})
 	}
 	text, cut := CapText(text)
-	return t.store.SetDocumentText(ctx, id, TextReady, text, truncated || cut)
+	return t.store.Documents().SetText(ctx, SetDocumentTextParams{ID: id, Status: TextReady, Text: text, Truncated: truncated || cut})
 }
 
 // CapText is text with its invalid UTF-8 and NUL characters dropped, cut

@@ -111,6 +111,7 @@ type FeedEntry struct {
 
 // FeedQuery is what the store is asked for a page of the feed.
 type FeedQuery struct {
+	Viewer  int64 // the user whose reach selects the entries
 	After   FeedPosition
 	Since   *time.Time // only when After is the zero position: see FeedFilter.Since
 	Limit   int        // rows to return at most
@@ -159,14 +160,14 @@ func (s *Service) ListActivity(ctx context.Context, f FeedFilter) (FeedPage, err
 	if limit == 0 {
 		limit = DefaultFeedLimit
 	}
-	q := FeedQuery{Limit: limit + 1, Actions: f.Actions}
+	q := FeedQuery{Viewer: c.user.ID, Limit: limit + 1, Actions: f.Actions}
 	if f.After != "" {
 		q.After, _ = ParseFeedCursor(f.After)
 	} else {
 		q.Since = f.Since
 		q.EndIfEmpty = true
 	}
-	res, err := s.store.Feed(ctx, c.user.ID, q)
+	res, err := s.store.Activity().Feed(ctx, q)
 	if err != nil {
 		return FeedPage{}, err
 	}

@@ -187,7 +187,7 @@ func failedMessage(t *testing.T, w world) int64 {
 	t.Helper()
 	id := probeMessage(w)
 	require.NoError(t, w.DB.Write(context.Background(), func(tx pipeline.Tx) error {
-		_, err := tx.RecordMessageAttempt(context.Background(), pipeline.MessageAttempt{MessageID: id, Attempt: 1,
+		_, err := tx.Messages().RecordAttempt(context.Background(), pipeline.MessageAttempt{MessageID: id, Attempt: 1,
 			Status: pipeline.MessageFailed, Error: "550 no such user", At: time.Now().UTC()})
 		return err
 	}))

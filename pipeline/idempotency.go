@@ -336,7 +336,7 @@ func (s *Service) claim(ctx context.Context, tx Tx, c Caller, key string, busy b
 	if busy || !ValidIdempotencyKey(key) {
 		return claimedKey{busy: busy}
 	}
-	return claimedKey{kc: tx.ClaimIdempotencyKey(ctx, c.team.ID, key, s.now().Add(-IdempotencyWindow))}
+	return claimedKey{kc: tx.Idempotency().Claim(ctx, ClaimKeyParams{TeamID: c.team.ID, Key: key, Since: s.now().Add(-IdempotencyWindow)})}
 }
 
 // replay judges a key by its claim: a key that is not valid is invalid; one
@@ -398,7 +398,7 @@ func (s *Service) rememberAbout(ctx context.Context, tx Tx, c Caller, k *boundKe
 	if err != nil {
 		return err
 	}
-	return tx.SaveIdempotencyRecord(ctx, IdempotencyRecord{
+	return tx.Idempotency().Save(ctx, IdempotencyRecord{
 		TeamID: c.team.ID, Key: k.key, UserID: c.user.ID, Request: k.request,
 		Result: b, CreatedAt: s.now(), CandidateID: candidateID, Op: op,
 	})
@@ -437,4 +437,61 @@ func (f *inflightKeys) leave(k teamKey) {
 	if f.held[k]--; f.held[k] == 0 {
 		delete(f.held, k)
 	}
+}
+
+// IdempotencyStore is the housekeeping of idempotency records outside a
+// write.
+type IdempotencyStore interface {
+	// Purge deletes idempotency records created before a time.
+	Purge(ctx context.Context, before time.Time) (int64, error)
+}
+
+// IdempotencyTx is what a write transaction does with idempotency keys
+// and their records.
+type IdempotencyTx interface {
+	// Claim claims a team's key for the rest of the transaction, without
+	// waiting for another transaction that holds it, and reads the record
+	// stored under the key and created at or after Since. The key is
+	// claimed before any row the transaction locks after this call, so
+	// that a write whose key another transaction holds does not wait for
+	// that row; the outcome may be asked for later, once those rows are
+	// read. A read given the claim (LockCandidateParams.Claim) may make it
+	// in its own statement.
+	Claim(ctx context.Context, p ClaimKeyParams) KeyClaim
+	// Save stores a record, replacing an expired one under the same team
+	// and key.
+	Save(ctx context.Context, r IdempotencyRecord) error
+	// Records returns the records of a team's keys.
+	Records(ctx context.Context, p IdempotencyRecordsParams) ([]IdempotencyRecord, error)
+	// SetResult replaces the stored result of a team's key.
+	SetResult(ctx context.Context, p KeyResultParams) error
+}
+
+// KeyClaim is a team's idempotency key claimed by a write transaction
+// (see IdempotencyTx.Claim).
+type KeyClaim interface {
+	// Outcome reports whether the key was free (false: another
+	// transaction holds it) and the record stored under it, or nil. The
+	// claim's error, if any, is returned here.
+	Outcome(ctx context.Context) (free bool, rec *IdempotencyRecord, err error)
+}
+
+// ClaimKeyParams is a team's key to claim, with the oldest record that
+// still answers for it.
+type ClaimKeyParams struct {
+	TeamID int64
+	Key    string
+	Since  time.Time
+}
+
+// IdempotencyRecordsParams names the team whose records are read.
+type IdempotencyRecordsParams struct {
+	TeamID int64
+}
+
+// KeyResultParams is the new stored result of a team's key.
+type KeyResultParams struct {
+	TeamID int64
+	Key    string
+	Result []byte
 }

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"errors"
 	"net/url"
 	"slices"
@@ -363,4 +364,113 @@ const MaxAvailabilityUsers = 50
 type UserBusy struct {
 	UserID int64
 	Busy   []Busy
+}
+
+// InterviewStore is what the Service reads of interviews outside a write.
+type InterviewStore interface {
+	// Get returns an interview of a candidate of a job the viewer can
+	// reach, with its interviewers.
+	Get(ctx context.Context, p InterviewParams) (Interview, error)
+	// List returns a page of the interviews of a candidate of a job the
+	// viewer can reach, by start, then id.
+	List(ctx context.Context, p ListInterviewsParams) (List[Interview], error)
+	// Busy returns the times of the scheduled interviews q selects, by
+	// start; a cancelled interview books nobody.
+	Busy(ctx context.Context, q BusyQuery) ([]Busy, error)
+}
+
+// InterviewParams names an interview of a candidate of a job, read for a
+// viewer.
+type InterviewParams struct {
+	Viewer, JobID, CandidateID, ID int64
+}
+
+// ListInterviewsParams selects a page of a candidate's interviews, read
+// for a viewer.
+type ListInterviewsParams struct {
+	Viewer, JobID, CandidateID int64
+	Page                       int // from 1
+}
+
+// InterviewTx is what a write transaction does to interviews. An
+// interview it changes is one Lock or LockScheduled returned.
+type InterviewTx interface {
+	// Lock returns an interview of a candidate of a job the viewer can
+	// reach, with its interviewers and its candidate's name, email,
+	// status and erasure, locked. When the candidate's erasure
+	// (PrivacyTx.Erase) or LockScheduled held the lock before, the
+	// candidate reads as their transaction left it.
+	Lock(ctx context.Context, p LockInterviewParams) (LockedInterview, error)
+	// LockScheduled returns the scheduled interviews of a candidate that
+	// end after a time, by start, with their interviewers and their
+	// candidate's name, email and status, locked. Unless the transaction
+	// holds them already, it locks all the candidate's interviews first:
+	// a change of one that committed before is read as it left it (one
+	// moved to end after the time is returned), and one that waits for
+	// the lock reads the candidate as this transaction left it (Lock).
+	LockScheduled(ctx context.Context, p LockScheduledParams) ([]Interview, error)
+	// Insert stores an interview with its interviewers (and its UID and
+	// organizer when set) and returns it with its id (its ID when drawn)
+	// and its job's title. No double booking: two scheduled interviews of
+	// one interviewer, or of one candidate, never overlap; an interview
+	// occupies [start, end), so back-to-back ones do not, and a cancelled
+	// one books nobody. Errors: ErrBooked (a scheduled interview of an
+	// interviewer or of the candidate overlaps it), here or when the
+	// transaction ends: of concurrent transactions booking overlapping
+	// times, one commits.
+	Insert(ctx context.Context, iv Interview) (Interview, error)
+	// SetCalendar stores the UID and the organizer of an interview
+	// Insert just stored.
+	SetCalendar(ctx context.Context, iv Interview) error
+	// Update stores the times, time zone, location, video URL,
+	// interviewers, status, sequence and updated_at of a locked
+	// interview. Errors: ErrBooked, as Insert; the interview's own former
+	// time is no clash.
+	Update(ctx context.Context, iv Interview) error
+	// Interviewers returns the users among p.IDs who are members of a
+	// team, who may interview for its jobs, in the order of p.IDs.
+	Interviewers(ctx context.Context, p InterviewersParams) ([]User, error)
+}
+
+// LockInterviewParams is a write's read of the interview it is about.
+type LockInterviewParams struct {
+	Viewer, JobID, CandidateID, ID int64
+	// Claim is as LockCandidateParams.Claim.
+	Claim KeyClaim
+}
+
+// LockedInterview is what LockInterviewParams asked for.
+type LockedInterview struct {
+	Interview Interview
+	// Interviewers are its interviewers, each with whether they are a
+	// member of its team, when the read found that too (nil when not),
+	// for InterviewersParams.Known.
+	Interviewers []TeamMember
+}
+
+// TeamMember is a user and whether they are a member of a team, as a read
+// found them.
+type TeamMember struct {
+	User   User
+	Member bool
+}
+
+// LockScheduledParams selects the scheduled interviews of a candidate
+// that end after a time.
+type LockScheduledParams struct {
+	CandidateID int64
+	EndsAfter   time.Time
+	// Held: the transaction holds the locks of all the candidate's
+	// interviews already (PrivacyTx.Erase takes them), and takes none.
+	Held bool
+}
+
+// InterviewersParams asks which of some users are members of a team.
+type InterviewersParams struct {
+	TeamID int64
+	IDs    []int64
+	// Known are users whose membership of the team was read already
+	// (LockedInterview.Interviewers): when they include every one of
+	// IDs, the answer is theirs, and nothing is read.
+	Known []TeamMember
 }

@@ -35,7 +35,7 @@ func (s *Service) ScheduleInterview(ctx context.Context, jobID, candidateID int6
 		iv := Interview{JobID: cand.JobID, CandidateID: cand.ID, TeamID: cand.TeamID, CandidateStatus: cand.Status,
 			CandidateName: cand.Name, CandidateEmail: cand.Email, CandidateErased: cand.ErasedAt != nil, Status: InterviewScheduled,
 			CreatedBy: c.user, CreatedAt: now, UpdatedAt: now}
-		if err := s.checkSlot(ctx, tx, &iv, FieldErrors{}, in.slot(), in.Unread, now); err != nil {
+		if err := s.checkSlot(ctx, tx, &iv, nil, FieldErrors{}, in.slot(), in.Unread, now); err != nil {
 			return Interview{}, err
 		}
 		booking = iv.booking()
@@ -45,7 +45,7 @@ func (s *Service) ScheduleInterview(ctx context.Context, jobID, candidateID int6
 		if err := s.calendar.set(&iv); err != nil {
 			return Interview{}, err
 		}
-		iv, err := tx.InsertInterview(ctx, iv)
+		iv, err := tx.Interviews().Insert(ctx, iv)
 		if err != nil {
 			return Interview{}, err
 		}
@@ -53,7 +53,7 @@ func (s *Service) ScheduleInterview(ctx context.Context, jobID, candidateID int6
 			if err := s.calendar.set(&iv); err != nil {
 				return Interview{}, err
 			}
-			if err := tx.SetInterviewCalendar(ctx, iv); err != nil {
+			if err := tx.Interviews().SetCalendar(ctx, iv); err != nil {
 				return Interview{}, err
 			}
 		}
@@ -64,14 +64,15 @@ func (s *Service) ScheduleInterview(ctx context.Context, jobID, candidateID int6
 
 // checkSlot checks the fields sc of iv as they are to be, and sets them on
 // iv: the fields themselves and whether the interviewers are members of
-// the team, in one validation_failed with what f holds already, then
-// whether the candidate is active (forbidden).
-func (s *Service) checkSlot(ctx context.Context, tx Tx, iv *Interview, f FieldErrors, sc slotCheck, unread error, now time.Time) error {
+// the team (known: of some, as its lock read them), in one
+// validation_failed with what f holds already, then whether the candidate
+// is active (forbidden).
+func (s *Service) checkSlot(ctx context.Context, tx Tx, iv *Interview, known []TeamMember, f FieldErrors, sc slotCheck, unread error, now time.Time) error {
 	start, end := sc.check(f, now)
 	var users []User
 	if checkable(unread, f, "interviewer_ids") {
 		var err error
-		if users, err = tx.TeamUsers(ctx, iv.TeamID, sc.interviewerIDs); err != nil {
+		if users, err = tx.Interviews().Interviewers(ctx, InterviewersParams{TeamID: iv.TeamID, IDs: sc.interviewerIDs, Known: known}); err != nil {
 			return err
 		}
 		if len(users) != len(sc.interviewerIDs) {
@@ -107,7 +108,7 @@ func (s *Service) booked(ctx context.Context, err error, q BusyQuery) error {
 	if !errors.Is(err, ErrBooked) {
 		return err
 	}
-	busy, err := s.store.BusyTimes(ctx, q)
+	busy, err := s.store.Interviews().Busy(ctx, q)
 	if err != nil {
 		return err
 	}
@@ -156,13 +157,13 @@ func (s *Service) RescheduleInterview(ctx context.Context, jobID, candidateID, i
 		return Result[Interview]{}, err
 	}
 	var booking BusyQuery
-	res, err := write(s, ctx, c, k, s.loadInterview(ctx, c, jobID, candidateID, id), func(tx Tx, iv Interview) (Interview, error) {
+	res, err := write(s, ctx, c, k, s.loadInterview(ctx, c, jobID, candidateID, id), func(tx Tx, l LockedInterview) (Interview, error) {
 		f := FieldErrors{}
 		if p.checkSent(f); len(f) > 0 {
 			return Interview{}, inputVerdict(p.Unread, f.Err()) // nothing sent: no slot to judge
 		}
-		before := iv
-		if err := s.checkSlot(ctx, tx, &iv, f, p.slot(before), p.Unread, s.now()); err != nil {
+		iv, before := l.Interview, l.Interview
+		if err := s.checkSlot(ctx, tx, &iv, l.Interviewers, f, p.slot(before), p.Unread, s.now()); err != nil {
 			return Interview{}, err
 		}
 		if before.Status == InterviewCancelled {
@@ -175,7 +176,7 @@ func (s *Service) RescheduleInterview(ctx context.Context, jobID, candidateID, i
 		iv.Sequence++
 		iv.UpdatedAt = s.now()
 		booking = iv.booking()
-		if err := tx.UpdateInterview(ctx, iv); err != nil {
+		if err := tx.Interviews().Update(ctx, iv); err != nil {
 			return Interview{}, err
 		}
 		if err := s.log(ctx, tx, c, iv.TeamID, iv.JobID, ActionInterviewRescheduled, SubjectInterview, iv.ID, changes); err != nil {
@@ -222,9 +223,9 @@ func rescheduled(before, after Interview) map[string]Change {
 
 // loadInterview finds, for a write, an interview of a candidate of a job
 // the caller can reach, and locks it.
-func (s *Service) loadInterview(ctx context.Context, c Caller, jobID, candidateID, id int64) func(Tx, KeyClaim) (Interview, error) {
-	return func(tx Tx, _ KeyClaim) (Interview, error) {
-		return tx.InterviewForUpdate(ctx, c.user.ID, jobID, candidateID, id)
+func (s *Service) loadInterview(ctx context.Context, c Caller, jobID, candidateID, id int64) func(Tx, KeyClaim) (LockedInterview, error) {
+	return func(tx Tx, kc KeyClaim) (LockedInterview, error) {
+		return tx.Interviews().Lock(ctx, LockInterviewParams{Viewer: c.user.ID, JobID: jobID, CandidateID: candidateID, ID: id, Claim: kc})
 	}
 }
 
@@ -256,7 +257,8 @@ func (s *Service) CancelInterview(ctx context.Context, jobID, candidateID, id in
 	if err != nil {
 		return Result[Interview]{}, err
 	}
-	return write(s, ctx, c, k, s.loadInterview(ctx, c, jobID, candidateID, id), func(tx Tx, iv Interview) (Interview, error) {
+	return write(s, ctx, c, k, s.loadInterview(ctx, c, jobID, candidateID, id), func(tx Tx, l LockedInterview) (Interview, error) {
+		iv := l.Interview
 		if in.Unread != nil {
 			return Interview{}, in.Unread
 		}
@@ -275,7 +277,7 @@ func (s *Service) CancelInterview(ctx context.Context, jobID, candidateID, id in
 // invitations are sent.
 func (s *Service) cancelInterview(ctx context.Context, tx Tx, c Caller, iv Interview) (Interview, error) {
 	iv.Status, iv.Sequence, iv.UpdatedAt = InterviewCancelled, iv.Sequence+1, s.now()
-	if err := tx.UpdateInterview(ctx, iv); err != nil {
+	if err := tx.Interviews().Update(ctx, iv); err != nil {
 		return Interview{}, err
 	}
 	changes := map[string]Change{"status": {Before: InterviewScheduled, After: InterviewCancelled}}
@@ -300,7 +302,7 @@ func (iv Interview) CancelledOnLeaving(now time.Time) bool {
 // candidate cand that ends after now: a candidate who left the running
 // is interviewed no more.
 func (s *Service) cancelInterviewsOf(ctx context.Context, tx Tx, c Caller, cand Candidate) error {
-	ivs, err := tx.ScheduledInterviewsForUpdate(ctx, cand.ID, s.now())
+	ivs, err := tx.Interviews().LockScheduled(ctx, LockScheduledParams{CandidateID: cand.ID, EndsAfter: s.now()})
 	if err != nil {
 		return err
 	}
@@ -343,7 +345,7 @@ func (s *Service) ListInterviews(ctx context.Context, jobID, candidateID int64, 
 		}
 		return List[Interview]{}, err
 	}
-	return s.store.ListInterviews(ctx, c.user.ID, jobID, candidateID, max(f.Page, 1))
+	return s.store.Interviews().List(ctx, ListInterviewsParams{Viewer: c.user.ID, JobID: jobID, CandidateID: candidateID, Page: max(f.Page, 1)})
 }
 
 // GetInterview returns an interview of a candidate of a job. Scope:
@@ -354,7 +356,7 @@ func (s *Service) GetInterview(ctx context.Context, jobID, candidateID, id int64
 	if err != nil {
 		return Interview{}, err
 	}
-	return s.store.Interview(ctx, c.user.ID, jobID, candidateID, id)
+	return s.store.Interviews().Get(ctx, InterviewParams{Viewer: c.user.ID, JobID: jobID, CandidateID: candidateID, ID: id})
 }
 
 // GetAvailability returns the busy times, from scheduled interviews, of
@@ -377,7 +379,7 @@ func (s *Service) GetAvailability(ctx context.Context, q AvailabilityQuery) ([]U
 		}
 	}
 	if checkable(q.Unread, f, "user_ids") {
-		users, err := s.store.TeamUsers(ctx, c.team.ID, ids)
+		users, err := s.store.Users().InTeam(ctx, TeamUsersParams{TeamID: c.team.ID, IDs: ids})
 		if err != nil {
 			return nil, err
 		}
@@ -388,7 +390,7 @@ func (s *Service) GetAvailability(ctx context.Context, q AvailabilityQuery) ([]U
 	if err := inputVerdict(q.Unread, f.Err()); err != nil {
 		return nil, err
 	}
-	busy, err := s.store.BusyTimes(ctx, BusyQuery{UserIDs: ids, From: from, To: to})
+	busy, err := s.store.Interviews().Busy(ctx, BusyQuery{UserIDs: ids, From: from, To: to})
 	if err != nil {
 		return nil, err
 	}

@@ -210,7 +210,7 @@ func (s *Service) mailInvitation(ctx context.Context, tx Tx, inv Invitation, to 
 		mails[i] = InvitationMail{InterviewID: inv.Interview.ID, Sequence: inv.Interview.Sequence, Method: inv.Method, To: u,
 			Subject: subject, Body: body, Calendar: ics, Status: MessageQueued, CreatedAt: s.now()}
 	}
-	return tx.InsertInvitationMails(ctx, mails)
+	return tx.Invitations().Insert(ctx, mails)
 }
 
 // removed are the interviewers of before that after no longer has.
@@ -289,4 +289,33 @@ func oneLine(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// InvitationStore is what the Postman reads and records of invitation
+// mails outside a write.
+type InvitationStore interface {
+	// ToSend returns an invitation mail by id, for its queue, as the last
+	// committed write left it; not_found when it is gone.
+	ToSend(ctx context.Context, p InvitationByIDParams) (InvitationMail, error)
+	// RecordAttempt stores the outcome of an attempt of an invitation
+	// mail (a.MessageID is its id): its count, error and status, and the
+	// time a sent one was sent. As with MessageTx.RecordAttempt, a retry
+	// or a failure changes only a queued mail, and a sent outcome any: a
+	// sent outcome wins over a failure reported before or after it, in
+	// whichever order the two commit.
+	RecordAttempt(ctx context.Context, a MessageAttempt) error
+}
+
+// InvitationByIDParams names an invitation mail by its id alone.
+type InvitationByIDParams struct {
+	ID int64
+}
+
+// InvitationTx is what a write transaction does to invitation mails.
+type InvitationTx interface {
+	// Insert stores queued invitation mails and enqueues, in the same
+	// transaction, the sending of each. The mails of one change of an
+	// interview (its id and sequence) are all queued in one transaction:
+	// a store may name a mail by its place among them.
+	Insert(ctx context.Context, ms []InvitationMail) error
 }

@@ -297,7 +297,7 @@ func TestInvitations_NotSent(t *testing.T) {
 		require.ErrorIs(t, err, pipeline.ErrValidation)
 		rolledBack := errors.New("rolled back")
 		err = w.DB.Write(context.Background(), func(tx pipeline.Tx) error {
-			require.NoError(t, tx.InsertInvitationMails(context.Background(), []pipeline.InvitationMail{{
+			require.NoError(t, tx.Invitations().Insert(context.Background(), []pipeline.InvitationMail{{
 				InterviewID: first.ID, Sequence: 7, Method: pipeline.MethodRequest,
 				To: pipeline.User{Name: "Never", Email: "never@example.test"}, Subject: "Never", Body: "x",
 				Calendar: []byte("x"), Status: pipeline.MessageQueued, CreatedAt: time.Now(),
@@ -340,7 +340,7 @@ func TestInvitations_Retry(t *testing.T) {
 		require.NoError(t, err)
 		deadline := time.Now().Add(30 * time.Second)
 		for {
-			m, err := w.DB.InvitationMailToSend(context.Background(), n)
+			m, err := w.DB.Invitations().ToSend(context.Background(), pipeline.InvitationByIDParams{ID: n})
 			require.NoError(t, err)
 			if m.Status != pipeline.MessageQueued || time.Now().After(deadline) {
 				assert.Equal(t, pipeline.MessageSent, m.Status)

@@ -184,7 +184,7 @@ func (s *Service) ListJobs(ctx context.Context, f JobFilter) (List[Job], error) 
 	if err := f.Validate(); err != nil {
 		return List[Job]{}, err
 	}
-	return s.store.ListJobs(ctx, c.user.ID, f.withDefaults())
+	return s.store.Jobs().List(ctx, ListJobsParams{Viewer: c.user.ID, Filter: f.withDefaults()})
 }
 
 // GetJob returns one job. Scope: jobs:read. Errors: unauthenticated,
@@ -194,7 +194,7 @@ func (s *Service) GetJob(ctx context.Context, id int64) (Job, error) {
 	if err != nil {
 		return Job{}, err
 	}
-	return s.store.Job(ctx, c.user.ID, id)
+	return s.store.Jobs().Get(ctx, JobParams{Viewer: c.user.ID, ID: id})
 }
 
 // CreateJob creates a job on the caller's current team, owned by the caller,
@@ -215,14 +215,14 @@ func (s *Service) CreateJob(ctx context.Context, in NewJob) (Result[Job], error)
 		if err := in.Validate(); err != nil {
 			return Job{}, err
 		}
-		team, err := tx.LockTeam(ctx, c.team.ID)
+		team, err := tx.Jobs().LockTeam(ctx, TeamParams{ID: c.team.ID})
 		if err != nil {
 			return Job{}, err
 		}
 		if err := checkJobLimit(ctx, tx, team); err != nil {
 			return Job{}, err
 		}
-		j, err := tx.InsertJob(ctx, s.newJob(c, team, in), DefaultStages)
+		j, err := tx.Jobs().Insert(ctx, InsertJobParams{Job: s.newJob(c, team, in), Stages: DefaultStages})
 		if err != nil {
 			return Job{}, err
 		}
@@ -269,7 +269,7 @@ func (s *Service) UpdateJob(ctx context.Context, id int64, p JobPatch) (Result[J
 	if err != nil {
 		return Result[Job]{}, err
 	}
-	load := func(tx Tx, _ KeyClaim) (Job, error) { return tx.JobForUpdate(ctx, c.user.ID, id) }
+	load := func(tx Tx, _ KeyClaim) (Job, error) { return tx.Jobs().Lock(ctx, JobParams{Viewer: c.user.ID, ID: id}) }
 	return write(s, ctx, c, k, load, func(tx Tx, j Job) (Job, error) {
 		if err := p.Validate(); err != nil {
 			return Job{}, err
@@ -280,7 +280,7 @@ func (s *Service) UpdateJob(ctx context.Context, id int64, p JobPatch) (Result[J
 		}
 		if st, ok := changes["status"]; ok && st.Before == JobClosed {
 			// Reopening takes a slot of the plan's job limit, as creating does.
-			team, err := tx.LockTeam(ctx, j.TeamID)
+			team, err := tx.Jobs().LockTeam(ctx, TeamParams{ID: j.TeamID})
 			if err != nil {
 				return Job{}, err
 			}
@@ -289,7 +289,7 @@ func (s *Service) UpdateJob(ctx context.Context, id int64, p JobPatch) (Result[J
 			}
 		}
 		j.UpdatedAt = s.now()
-		if err := tx.UpdateJob(ctx, j); err != nil {
+		if err := tx.Jobs().Update(ctx, j); err != nil {
 			return Job{}, err
 		}
 		return j, s.log(ctx, tx, c, j.TeamID, j.ID, ActionJobUpdated, SubjectJob, j.ID, changes)
@@ -315,12 +315,12 @@ func (p JobPatch) apply(j *Job) map[string]Change {
 }
 
 // checkJobLimit refuses one more job that is not closed on a team whose
-// plan limit is reached. The team must be locked (Tx.LockTeam).
+// plan limit is reached. The team must be locked (JobTx.LockTeam).
 func checkJobLimit(ctx context.Context, tx Tx, team Team) error {
 	if team.JobLimit == nil {
 		return nil
 	}
-	n, err := tx.CountActiveJobs(ctx, team.ID)
+	n, err := tx.Jobs().CountActive(ctx, TeamParams{ID: team.ID})
 	if err != nil {
 		return err
 	}
@@ -364,4 +364,55 @@ var jobOps = []opRow{
 	{OpCreateJob, opTraits{ScopeJobsWrite, mPost, "/jobs", forbids | creates}, runs(onTeam((*Service).CreateJob), Job.Record), &Words{Title: "Create a job", Description: "Creates an open job on the token's team with the default pipeline (Applied, Screening, Interview, Offer, Hired) and returns it (POST /api/v1/jobs). forbidden when the plan's job limit is reached."}},
 	{OpGetJob, opTraits{ScopeJobsRead, mGet, jobPath, 0}, nil, &Words{Title: "Get a job", Description: "One job in full (GET /api/v1/jobs/{job})."}},
 	{OpUpdateJob, opTraits{ScopeJobsWrite, mPatch, jobPath, forbids}, runs(onJob((*Service).UpdateJob), Job.Record), &Words{Title: "Update a job", Description: "Changes any of title, description, status and returns the job (PATCH /api/v1/jobs/{job}); send at least one. Reopening a closed job needs a free slot of the plan's job limit."}},
+}
+
+// JobStore is what the Service reads of jobs and their stages outside a
+// write.
+type JobStore interface {
+	// List returns a page of the jobs the viewer can reach, newest first
+	// (created_at, then id, descending).
+	List(ctx context.Context, p ListJobsParams) (List[Job], error)
+	// Get returns a job the viewer can reach.
+	Get(ctx context.Context, p JobParams) (Job, error)
+	// Stages returns the stages of a job the viewer can reach, in
+	// pipeline order.
+	Stages(ctx context.Context, p JobParams) ([]Stage, error)
+}
+
+// JobParams names a job, read for a viewer.
+type JobParams struct {
+	Viewer, ID int64
+}
+
+// ListJobsParams selects a page of the jobs a viewer can reach.
+type ListJobsParams struct {
+	Viewer int64
+	Filter JobFilter
+}
+
+// JobTx is what a write transaction does to jobs. A job it updates is one
+// Lock returned.
+type JobTx interface {
+	// LockTeam returns the team and holds it against concurrent job
+	// creation until the transaction ends.
+	LockTeam(ctx context.Context, p TeamParams) (Team, error)
+	// CountActive counts the team's jobs that are not closed (open and
+	// draft), each as the last committed change of its status left it.
+	CountActive(ctx context.Context, p TeamParams) (int, error)
+	// Insert stores a job with its stages, named in pipeline order, and
+	// returns it with its id.
+	Insert(ctx context.Context, p InsertJobParams) (Job, error)
+	// Lock returns a job the viewer can reach, locked.
+	Lock(ctx context.Context, p JobParams) (Job, error)
+	// Update stores the title, description, status and updated_at of a
+	// locked job, and when it last changed to closed: set when it becomes
+	// closed, cleared when it is reopened.
+	Update(ctx context.Context, j Job) error
+}
+
+// InsertJobParams is a new job with the names of its stages, in pipeline
+// order.
+type InsertJobParams struct {
+	Job    Job
+	Stages []string
 }

@@ -60,11 +60,11 @@ func isDigits(s string) bool {
 }
 
 // Teams lists every team, by id.
-func (o *Operator) Teams(ctx context.Context) ([]Team, error) { return o.store.Teams(ctx) }
+func (o *Operator) Teams(ctx context.Context) ([]Team, error) { return o.store.Teams().List(ctx) }
 
 // TeamByRef finds a team by its id (a number) or its key. Errors: not_found.
 func (o *Operator) TeamByRef(ctx context.Context, ref string) (Team, error) {
-	teams, err := o.store.Teams(ctx)
+	teams, err := o.store.Teams().List(ctx)
 	if err != nil {
 		return Team{}, err
 	}
@@ -91,13 +91,13 @@ func (o *Operator) CreateTeam(ctx context.Context, t NewTeam) (Team, error) {
 	if err := f.Err(); err != nil {
 		return Team{}, err
 	}
-	return o.store.CreateTeam(ctx, Team{Key: t.Key, Name: t.Name, JobLimit: t.JobLimit})
+	return o.store.Teams().Create(ctx, Team{Key: t.Key, Name: t.Name, JobLimit: t.JobLimit})
 }
 
 // Users lists users by id with their teams and roles: all of them, or the
 // members of one team.
 func (o *Operator) Users(ctx context.Context, teamID *int64) ([]Member, error) {
-	return o.store.Members(ctx, teamID)
+	return o.store.Members().List(ctx, ListMembersParams{TeamID: teamID})
 }
 
 // AddUser adds a user to a team with a role, creating the user when the
@@ -119,17 +119,17 @@ func (o *Operator) AddUser(ctx context.Context, m NewMember) (Member, error) {
 	}
 	var out Member
 	err := o.store.Write(ctx, func(tx Tx) error {
-		team, err := tx.TeamForMembers(ctx, m.TeamID)
+		team, err := tx.Teams().Lock(ctx, TeamParams{ID: m.TeamID})
 		if err != nil {
 			return err
 		}
-		u, err := tx.MemberForChange(ctx, m.Email)
+		u, err := tx.Members().Lock(ctx, LockMemberParams{Email: m.Email})
 		switch {
 		case errors.Is(err, ErrNotFound):
 			if strings.TrimSpace(m.Name) == "" {
 				return Invalid("name", "The name field is required for a new user.")
 			}
-			if u.User, err = tx.InsertUser(ctx, User{Name: m.Name, Email: m.Email}, team.ID); err != nil {
+			if u.User, err = tx.Users().Insert(ctx, InsertUserParams{User: User{Name: m.Name, Email: m.Email}, TeamID: team.ID}); err != nil {
 				return err
 			}
 		case err != nil:
@@ -140,10 +140,10 @@ func (o *Operator) AddUser(ctx context.Context, m NewMember) (Member, error) {
 		case u.Role(team.ID) != "":
 			return Errorf(EConflict, "Membership of %s in team %s already exists.", u.User.Email, team.Key)
 		}
-		if err := tx.InsertMembership(ctx, u.User.ID, team.ID, m.Role); err != nil {
+		if err := tx.Members().Insert(ctx, MembershipParams{UserID: u.User.ID, TeamID: team.ID, Role: m.Role}); err != nil {
 			return err
 		}
-		out, err = tx.MemberForChange(ctx, u.User.Email)
+		out, err = tx.Members().Lock(ctx, LockMemberParams{Email: u.User.Email})
 		return err
 	})
 	return out, err
@@ -163,11 +163,11 @@ func (m Member) Role(teamID int64) Role {
 // membershipForChange locks a team and a user for a change of the user's
 // membership there, and returns them with the user's role on the team.
 func membershipForChange(ctx context.Context, tx Tx, email string, teamID int64) (Team, Member, Role, error) {
-	team, err := tx.TeamForMembers(ctx, teamID)
+	team, err := tx.Teams().Lock(ctx, TeamParams{ID: teamID})
 	if err != nil {
 		return Team{}, Member{}, "", err
 	}
-	u, err := tx.MemberForChange(ctx, email)
+	u, err := tx.Members().Lock(ctx, LockMemberParams{Email: email})
 	if err != nil {
 		return Team{}, Member{}, "", err
 	}
@@ -179,12 +179,12 @@ func membershipForChange(ctx context.Context, tx Tx, email string, teamID int64)
 }
 
 // keepsOwner refuses a change that takes the owner role from a member of a
-// team locked by TeamForMembers when nobody else owns it.
+// team locked by TeamTx.Lock when nobody else owns it.
 func keepsOwner(ctx context.Context, tx Tx, team Team, oldRole, newRole Role) error {
 	if oldRole != RoleOwner || newRole == RoleOwner {
 		return nil
 	}
-	n, err := tx.CountOwners(ctx, team.ID)
+	n, err := tx.Members().CountOwners(ctx, TeamParams{ID: team.ID})
 	if err != nil {
 		return err
 	}
@@ -210,10 +210,10 @@ func (o *Operator) SetRole(ctx context.Context, email string, teamID int64, role
 		if err := keepsOwner(ctx, tx, team, old, role); err != nil {
 			return err
 		}
-		if err := tx.UpdateRole(ctx, u.User.ID, team.ID, role); err != nil {
+		if err := tx.Members().SetRole(ctx, MembershipParams{UserID: u.User.ID, TeamID: team.ID, Role: role}); err != nil {
 			return err
 		}
-		out, err = tx.MemberForChange(ctx, u.User.Email)
+		out, err = tx.Members().Lock(ctx, LockMemberParams{Email: u.User.Email})
 		return err
 	})
 	return out, err
@@ -238,18 +238,18 @@ func (o *Operator) RemoveUser(ctx context.Context, email string, teamID int64) (
 		if i < 0 {
 			return ErrOnlyTeam.instance("team", fmt.Sprintf("This is the only team of %s: a user needs one.", u.User.Email))
 		}
-		if err := tx.DeleteAssignments(ctx, u.User.ID, team.ID); err != nil {
+		if err := tx.Members().DeleteAssignments(ctx, MemberParams{UserID: u.User.ID, TeamID: team.ID}); err != nil {
 			return err
 		}
-		if err := tx.DeleteMembership(ctx, u.User.ID, team.ID); err != nil {
+		if err := tx.Members().Delete(ctx, MemberParams{UserID: u.User.ID, TeamID: team.ID}); err != nil {
 			return err
 		}
 		if u.CurrentTeamID == team.ID {
-			if err := tx.SetCurrentTeam(ctx, u.User.ID, u.Memberships[i].TeamID); err != nil {
+			if err := tx.Users().SetCurrentTeam(ctx, MemberParams{UserID: u.User.ID, TeamID: u.Memberships[i].TeamID}); err != nil {
 				return err
 			}
 		}
-		out, err = tx.MemberForChange(ctx, u.User.Email)
+		out, err = tx.Members().Lock(ctx, LockMemberParams{Email: u.User.Email})
 		return err
 	})
 	return out, err
@@ -268,3 +268,56 @@ var (
 	// ErrOnlyTeam: the user would be left without a team (field team).
 	ErrOnlyTeam = particular(EValidation, "A user keeps at least one team.")
 )
+
+// MemberStore is what the Service and the Operator read of users with
+// their memberships.
+type MemberStore interface {
+	// List returns users by id with their memberships (ordered by team
+	// id): all users, or those on one team.
+	List(ctx context.Context, p ListMembersParams) ([]Member, error)
+	// Role returns the role of a user on a team, "" when the user is no
+	// member of it.
+	Role(ctx context.Context, p MemberParams) (Role, error)
+}
+
+// ListMembersParams selects the members of TeamID, or, when it is nil,
+// every user.
+type ListMembersParams struct {
+	TeamID *int64
+}
+
+// MemberParams names a user and a team.
+type MemberParams struct {
+	UserID, TeamID int64
+}
+
+// MemberTx is what a write transaction does to memberships (Operator.AddUser,
+// SetRole, RemoveUser): the Operator locks the team (TeamTx.Lock), then the
+// user (Lock), and decides.
+type MemberTx interface {
+	// Lock returns the user with that email, in any letter case, with
+	// their memberships, and holds the user against concurrent changes
+	// until the transaction ends. Errors: not_found.
+	Lock(ctx context.Context, p LockMemberParams) (Member, error)
+	// Insert gives a user a role on a team.
+	Insert(ctx context.Context, p MembershipParams) error
+	// SetRole changes a user's role on a team.
+	SetRole(ctx context.Context, p MembershipParams) error
+	// CountOwners counts the owners of a team.
+	CountOwners(ctx context.Context, p TeamParams) (int, error)
+	// DeleteAssignments ends a user's assignments to the jobs of a team.
+	DeleteAssignments(ctx context.Context, p MemberParams) error
+	// Delete ends a user's membership of a team.
+	Delete(ctx context.Context, p MemberParams) error
+}
+
+// LockMemberParams names the user to lock by email.
+type LockMemberParams struct {
+	Email string
+}
+
+// MembershipParams is a user's role on a team.
+type MembershipParams struct {
+	UserID, TeamID int64
+	Role           Role
+}

@@ -150,7 +150,7 @@ func (s *Service) SendMessage(ctx context.Context, jobID, candidateID int64, in 
 		if s.mail == nil {
 			return Message{}, Errorf(EForbidden, msgMailOff)
 		}
-		m, err := tx.InsertMessage(ctx, Message{
+		m, err := tx.Messages().Insert(ctx, Message{
 			ID: l.Drawn, JobID: cand.JobID, CandidateID: cand.ID, TeamID: cand.TeamID, To: cand.Email, ToName: cand.Name, ReplyTo: c.user.Email,
 			Subject: strings.TrimSpace(in.Subject), Body: in.Body, Status: MessageQueued,
 			SendAt: in.sendAt(now), Author: User{ID: c.user.ID, Name: c.user.Name}, CreatedAt: now,
@@ -195,7 +195,7 @@ func (s *Service) CancelMessage(ctx context.Context, jobID, candidateID, id int6
 			return Message{}, "", Errorf(EForbidden, msgAlreadySent)
 		}
 		m.Status = MessageCancelled
-		return m, ActionCandidateMessageCancelled, tx.CancelMessage(ctx, m.ID)
+		return m, ActionCandidateMessageCancelled, tx.Messages().Cancel(ctx, MessageByIDParams{ID: m.ID})
 	})
 }
 
@@ -222,7 +222,7 @@ func (s *Service) writeMessage(ctx context.Context, op Op, jobID, candidateID, i
 		if err != nil {
 			return target{}, err
 		}
-		m, err := tx.MessageForUpdate(ctx, cand.ID, id)
+		m, err := tx.Messages().Lock(ctx, LockMessageParams{CandidateID: cand.ID, ID: id})
 		return target{cand, m}, err
 	}
 	return write(s, ctx, c, k, load, func(tx Tx, t target) (Message, error) {
@@ -271,7 +271,7 @@ func (s *Service) RetryMessage(ctx context.Context, jobID, candidateID, id int64
 			return Message{}, "", Errorf(EForbidden, msgNotFailed)
 		}
 		m.Status, m.SendAt, m.Attempts = MessageQueued, s.now(), 0
-		return m, ActionCandidateMessageRetried, tx.RequeueMessage(ctx, m)
+		return m, ActionCandidateMessageRetried, tx.Messages().Requeue(ctx, m)
 	})
 }
 
@@ -310,7 +310,7 @@ func (s *Service) ListMessages(ctx context.Context, jobID, candidateID int64, f 
 		}
 		return List[Message]{}, bad
 	}
-	return s.store.ListMessages(ctx, c.user.ID, jobID, candidateID, max(f.Page, 1))
+	return s.store.Messages().List(ctx, ListMessagesParams{Viewer: c.user.ID, JobID: jobID, CandidateID: candidateID, Page: max(f.Page, 1)})
 }
 
 // GetMessage returns a message of a candidate of a job. Scope:
@@ -320,7 +320,7 @@ func (s *Service) GetMessage(ctx context.Context, jobID, candidateID, id int64) 
 	if err != nil {
 		return Message{}, err
 	}
-	return s.store.Message(ctx, c.user.ID, jobID, candidateID, id)
+	return s.store.Messages().Get(ctx, MessageParams{Viewer: c.user.ID, JobID: jobID, CandidateID: candidateID, ID: id})
 }
 
 // The operations on messages.
@@ -347,4 +347,70 @@ var messageOps = []opRow{
 		Description: "Cancels a queued message, which is then never sent, and returns it; a cancelled one is returned unchanged, a sent or failed one is forbidden (POST .../messages/{message}/cancel)."}},
 	{OpRetryMessage, opTraits{ScopeMessagesSend, mPost, messagePath + "/retry", forbids}, runs(onRecord(messageOf, (*Service).RetryMessage), Message.Record), &Words{Title: "Retry a failed message",
 		Description: "Queues a failed message again, due now and with the same Message-ID, once the cause of its failure is fixed, and returns it; a message that is not failed is forbidden (POST .../messages/{message}/retry)."}},
+}
+
+// MessageStore is what the Service and the Postman read of messages
+// outside a write.
+type MessageStore interface {
+	// List returns a page of the messages of a candidate of a job the
+	// viewer can reach, newest first (created_at, then id, descending).
+	List(ctx context.Context, p ListMessagesParams) (List[Message], error)
+	// Get returns a message of a candidate of a job the viewer can reach.
+	Get(ctx context.Context, p MessageParams) (Message, error)
+	// ToSend returns a message by id, for its queue, as the last
+	// committed write left it (a cancel just committed is seen);
+	// not_found when it is gone.
+	ToSend(ctx context.Context, p MessageByIDParams) (Message, error)
+}
+
+// MessageParams names a message of a candidate of a job, read for a
+// viewer.
+type MessageParams struct {
+	Viewer, JobID, CandidateID, ID int64
+}
+
+// ListMessagesParams selects a page of a candidate's messages, read for a
+// viewer.
+type ListMessagesParams struct {
+	Viewer, JobID, CandidateID int64
+	Page                       int // from 1
+}
+
+// MessageByIDParams names a message by its id alone.
+type MessageByIDParams struct {
+	ID int64
+}
+
+// MessageTx is what a write transaction does to messages. A message it
+// changes is one Lock returned.
+type MessageTx interface {
+	// Insert stores a queued message and returns it with its id (its ID
+	// when drawn), and enqueues, in the same transaction, its sending,
+	// due at its SendAt.
+	Insert(ctx context.Context, m Message) (Message, error)
+	// Lock returns a message of a candidate, locked.
+	Lock(ctx context.Context, p LockMessageParams) (Message, error)
+	// Cancel marks a locked message cancelled if it is still queued; a
+	// sent, failed or cancelled one stays as it is. A cancel wins over a
+	// send in flight: a retry or a failure reported after it changes
+	// nothing (see RecordAttempt).
+	Cancel(ctx context.Context, p MessageByIDParams) error
+	// Requeue stores a locked message queued again, due at its SendAt,
+	// with its attempts, and enqueues, in the same transaction, its
+	// sending.
+	Requeue(ctx context.Context, m Message) error
+	// RecordAttempt stores the outcome of an attempt: its count, error
+	// and status, and the time a sent message was sent, and reports
+	// whether it changed the message. A retry (status queued) or a
+	// failure changes only a queued message. A sent outcome changes the
+	// message whatever it has become (a cancel that came while it was
+	// being sent, a failure reported before): the mail is out. So a sent
+	// message stays sent, and of a cancel and a sent outcome racing, the
+	// message ends sent in either order.
+	RecordAttempt(ctx context.Context, a MessageAttempt) (bool, error)
+}
+
+// LockMessageParams names a message of a candidate, to lock.
+type LockMessageParams struct {
+	CandidateID, ID int64
 }

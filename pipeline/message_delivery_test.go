@@ -129,9 +129,9 @@ func TestMessages_Delivery(t *testing.T) {
 		assert.Equal(t, "ada@example.test", to.Address)
 		replyTo, err := parser.Parse(msg.Header.Get("Reply-To"))
 		require.NoError(t, err)
-		olivia, _, err := w.DB.UserWithTeam(context.Background(), w.User("olivia"))
+		olivia, err := w.DB.Users().Get(context.Background(), pipeline.UserParams{ID: w.User("olivia")})
 		require.NoError(t, err)
-		assert.Equal(t, olivia.Email, replyTo.Address, "Reply-To is the author's email")
+		assert.Equal(t, olivia.User.Email, replyTo.Address, "Reply-To is the author's email")
 		assert.Equal(t, "<message-"+strconv.FormatInt(m.ID, 10)+"@acme.example>", msg.Header.Get("Message-ID"))
 		_, err = msg.Header.Date()
 		require.NoError(t, err)
@@ -265,7 +265,7 @@ func TestMessages_Transactions(t *testing.T) {
 		s := mailtest.Start(t, mailtest.Options{})
 		rolledBack := errors.New("rolled back")
 		err := w.DB.Write(context.Background(), func(tx pipeline.Tx) error {
-			_, err := tx.InsertMessage(context.Background(), pipeline.Message{
+			_, err := tx.Messages().Insert(context.Background(), pipeline.Message{
 				CandidateID: w.Res.Candidates["ada"], To: "ada@example.test", Subject: "Never", Body: "x",
 				Status: pipeline.MessageQueued, SendAt: time.Now(), Author: pipeline.User{ID: w.User("olivia")}, CreatedAt: time.Now(),
 			})

@@ -55,7 +55,7 @@ func (in NewNote) check() error {
 // validation_failed, conflict (idempotency key in flight).
 func (s *Service) AddNote(ctx context.Context, jobID, candidateID int64, in NewNote) (Result[Note], error) {
 	return writeCandidate(s, ctx, OpAddNote, jobID, candidateID, &in, &in.Idempotency, func(tx Tx, c Caller, cand Candidate) (Note, error) {
-		n, err := tx.InsertNote(ctx, Note{
+		n, err := tx.Notes().Insert(ctx, Note{
 			CandidateID: cand.ID,
 			Content:     in.Content,
 			Author:      User{ID: c.user.ID, Name: c.user.Name},
@@ -106,7 +106,7 @@ func (s *Service) ListNotes(ctx context.Context, jobID, candidateID int64, f Not
 		}
 		return List[Note]{}, bad
 	}
-	return s.store.ListNotes(ctx, c.user.ID, jobID, candidateID, max(f.Page, 1))
+	return s.store.Notes().List(ctx, ListNotesParams{Viewer: c.user.ID, JobID: jobID, CandidateID: candidateID, Page: max(f.Page, 1)})
 }
 
 // The operations on notes.
@@ -121,4 +121,27 @@ var noteOps = []opRow{
 	{OpAddNote, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/notes", creates}, runs(onCandidate((*Service).AddNote), Note.Record), &Words{Title: "Add a note",
 		Description: "Adds a note by the token's user to a candidate and returns it (POST .../candidates/{candidate}/notes). Each call adds one: send an idempotency_key to retry safely."}},
 	{OpListNotes, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/notes", 0}, nil, &Words{Title: "List a candidate's notes", Description: "A page of 15 of a candidate's notes, newest first, each as add_note returned it, with links and meta (GET .../candidates/{candidate}/notes)."}},
+}
+
+// NoteStore is what the Service reads of notes outside a write.
+type NoteStore interface {
+	// List returns a page of the notes of a candidate of a job the viewer
+	// can reach, newest first (created_at, then id, descending); its
+	// Total equals the candidate's notes count.
+	List(ctx context.Context, p ListNotesParams) (List[Note], error)
+}
+
+// ListNotesParams selects a page of the notes of a candidate of a job,
+// read for a viewer.
+type ListNotesParams struct {
+	Viewer, JobID, CandidateID int64
+	Page                       int
+}
+
+// NoteTx is what a write transaction does to notes.
+type NoteTx interface {
+	// Insert stores a note and returns it with its id; the candidate's
+	// notes count follows in the same transaction, exact however many
+	// notes commit at once.
+	Insert(ctx context.Context, n Note) (Note, error)
 }

@@ -34,11 +34,11 @@ func (o *Operator) ActAs(ctx context.Context, userID int64, scopes []Scope) (Cal
 	if err != nil {
 		return Caller{}, err
 	}
-	u, team, err := o.store.UserWithTeam(ctx, userID)
+	u, err := o.store.Users().Get(ctx, UserParams{ID: userID})
 	if err != nil {
 		return Caller{}, err
 	}
-	return Caller{user: u, team: team, scopes: scopes, valid: true}, nil
+	return Caller{user: u.User, team: u.Team, scopes: scopes, valid: true}, nil
 }
 
 // TokenRequest is the input of IssueToken.
@@ -72,7 +72,7 @@ func (o *Operator) IssueToken(ctx context.Context, r TokenRequest) (Token, strin
 	if err != nil {
 		return Token{}, "", err
 	}
-	u, err := o.store.UserByEmail(ctx, r.UserEmail)
+	u, err := o.store.Users().ByEmail(ctx, UserByEmailParams{Email: r.UserEmail})
 	if err != nil {
 		return Token{}, "", err
 	}
@@ -84,10 +84,10 @@ func (o *Operator) IssueToken(ctx context.Context, r TokenRequest) (Token, strin
 	var t Token
 	err = o.store.Write(ctx, func(tx Tx) error {
 		var err error
-		t, err = tx.InsertToken(ctx, Token{
+		t, err = tx.Tokens().Insert(ctx, InsertTokenParams{Token: Token{
 			UserID: u.ID, Name: r.Name, Scopes: scopes, Approval: approval, Hash: HashToken(value),
 			CreatedAt: created.UTC(), ExpiresAt: AddMonths(created.UTC(), TokenLifetime),
-		})
+		}})
 		if err != nil {
 			return err
 		}
@@ -102,7 +102,7 @@ func (o *Operator) IssueToken(ctx context.Context, r TokenRequest) (Token, strin
 // TeamTokens lists the tokens created inside a team with their creators and
 // last use, oldest first.
 func (o *Operator) TeamTokens(ctx context.Context, teamID int64) ([]Token, error) {
-	return o.store.TeamTokens(ctx, teamID)
+	return o.store.Tokens().List(ctx, ListTokensParams{TeamID: teamID})
 }
 
 // RevokeToken revokes a token at once, logged as token.revoked, the
@@ -125,7 +125,7 @@ func (o *Operator) SetTokenApproval(ctx context.Context, id int64, approval []Op
 // ActivityLog returns the activity log in commit order, of every team or of
 // one.
 func (o *Operator) ActivityLog(ctx context.Context, teamID *int64) ([]Activity, error) {
-	return o.store.Activity(ctx, ActivityFilter{TeamID: teamID})
+	return o.store.Activity().List(ctx, ActivityFilter{TeamID: teamID})
 }
 
 // ActivityFilter selects activity entries: of one team or all, after an id
@@ -149,7 +149,7 @@ func (o *Operator) ListActivity(ctx context.Context, f ActivityFilter) ([]Activi
 	if err := fe.Err(); err != nil {
 		return nil, err
 	}
-	return o.store.Activity(ctx, f)
+	return o.store.Activity().List(ctx, f)
 }
 
 // DeliveryRetention is how long the attempts of webhook deliveries are
@@ -159,13 +159,13 @@ const DeliveryRetention = 30 * 24 * time.Hour
 // PurgeDeliveries deletes the delivery attempts older than
 // DeliveryRetention, as Purge does.
 func (o *Operator) PurgeDeliveries(ctx context.Context) (int64, error) {
-	return o.store.PurgeDeliveries(ctx, o.now().Add(-DeliveryRetention))
+	return o.store.Webhooks().PurgeDeliveries(ctx, o.now().Add(-DeliveryRetention))
 }
 
 // PurgeIdempotency deletes stored results older than the replay window,
 // as Purge does.
 func (o *Operator) PurgeIdempotency(ctx context.Context) (int64, error) {
-	return o.store.PurgeIdempotency(ctx, o.now().Add(-IdempotencyWindow))
+	return o.store.Idempotency().Purge(ctx, o.now().Add(-IdempotencyWindow))
 }
 
 // PurgeInterval is how often the deliveries a store runs (see Dispatcher)

@@ -89,7 +89,7 @@ func TestOperator_Seed_NothingOnFailure(t *testing.T) {
 			edit(file)
 			_, err := w.Op.Seed(context.Background(), file)
 			require.ErrorIs(t, err, pipeline.ErrValidation)
-			_, err = w.DB.UserByEmail(context.Background(), "fresh@acme.test")
+			_, err = w.DB.Users().ByEmail(context.Background(), pipeline.UserByEmailParams{Email: "fresh@acme.test"})
 			assert.ErrorIs(t, err, pipeline.ErrNotFound, "nothing was loaded")
 		})
 	}
@@ -106,7 +106,7 @@ func TestOperator_Seed_NothingOnFailure(t *testing.T) {
 			},
 		})
 		require.ErrorIs(t, err, pipeline.ErrConflict)
-		_, err = w.DB.UserByEmail(context.Background(), "zed@initech.test")
+		_, err = w.DB.Users().ByEmail(context.Background(), pipeline.UserByEmailParams{Email: "zed@initech.test"})
 		assert.ErrorIs(t, err, pipeline.ErrNotFound)
 	})
 }

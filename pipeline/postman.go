@@ -196,7 +196,7 @@ func (p *Postman) Mail(m Message) Mail {
 // is to be retried. Any other error is a fault of the storage; the queue
 // retries it too.
 func (p *Postman) Deliver(ctx context.Context, id int64, attempt int) error {
-	m, err := p.store.MessageToSend(ctx, id)
+	m, err := p.store.Messages().ToSend(ctx, MessageByIDParams{ID: id})
 	if errors.Is(err, ErrNotFound) {
 		return nil // its candidate was deleted
 	}
@@ -216,7 +216,7 @@ func (p *Postman) Deliver(ctx context.Context, id int64, attempt int) error {
 // server's own act: no user, token or address.
 func (p *Postman) recordMessage(ctx context.Context, m Message, a MessageAttempt) error {
 	return p.store.Write(ctx, func(tx Tx) error {
-		changed, err := tx.RecordMessageAttempt(ctx, a)
+		changed, err := tx.Messages().RecordAttempt(ctx, a)
 		if err != nil || !changed {
 			return err
 		}
@@ -230,7 +230,7 @@ func (p *Postman) recordMessage(ctx context.Context, m Message, a MessageAttempt
 		default:
 			return nil
 		}
-		return tx.InsertActivity(ctx, Activity{TeamID: m.TeamID, JobID: m.JobID, Action: action,
+		return tx.Activity().Insert(ctx, Activity{TeamID: m.TeamID, JobID: m.JobID, Action: action,
 			SubjectType: SubjectCandidate, SubjectID: m.CandidateID, Changes: mustJSON(changes), CreatedAt: a.At})
 	})
 }
@@ -259,7 +259,7 @@ func (p *Postman) InvitationMail(m InvitationMail) Mail {
 // mail id, as Deliver does a message's: on the same schedule, with the
 // same reading of the server's replies.
 func (p *Postman) DeliverInvitation(ctx context.Context, id int64, attempt int) error {
-	m, err := p.store.InvitationMailToSend(ctx, id)
+	m, err := p.store.Invitations().ToSend(ctx, InvitationByIDParams{ID: id})
 	if errors.Is(err, ErrNotFound) {
 		return nil // its interview was deleted
 	}
@@ -269,7 +269,7 @@ func (p *Postman) DeliverInvitation(ctx context.Context, id int64, attempt int) 
 	if m.Status != MessageQueued {
 		return nil // recorded already
 	}
-	return p.attempt(ctx, p.InvitationMail(m), id, attempt, p.store.RecordInvitationAttempt)
+	return p.attempt(ctx, p.InvitationMail(m), id, attempt, p.store.Invitations().RecordAttempt)
 }
 
 // attempt sends out, the mail of id, and has record store the outcome: an

@@ -162,7 +162,7 @@ func (s *Service) ExportPerson(ctx context.Context, in PersonQuery) (PersonExpor
 		return PersonExport{}, err
 	}
 	out := PersonExport{Email: in.Email, Candidates: []CandidateExport{}, Activity: []FeedEntry{}}
-	cands, err := s.store.Person(ctx, c.team.ID, in.Email)
+	cands, err := s.store.Privacy().Person(ctx, PersonParams{TeamID: c.team.ID, Email: in.Email})
 	if err != nil {
 		return PersonExport{}, err
 	}
@@ -176,7 +176,7 @@ func (s *Service) ExportPerson(ctx context.Context, in PersonQuery) (PersonExpor
 		out.Candidates = append(out.Candidates, x)
 	}
 	if len(ids) > 0 {
-		if out.Activity, err = s.store.CandidateActivity(ctx, ids); err != nil {
+		if out.Activity, err = s.store.Activity().AboutCandidates(ctx, CandidateActivityParams{CandidateIDs: ids}); err != nil {
 			return PersonExport{}, err
 		}
 	}
@@ -200,7 +200,7 @@ func (s *Service) ErasureCount(ctx context.Context, in PersonQuery) (int, error)
 	if err := in.Validate(); err != nil {
 		return 0, err
 	}
-	cands, err := s.store.Person(ctx, c.team.ID, in.Email)
+	cands, err := s.store.Privacy().Person(ctx, PersonParams{TeamID: c.team.ID, Email: in.Email})
 	n := 0
 	for _, k := range cands {
 		if k.ErasedAt == nil {
@@ -214,34 +214,36 @@ func (s *Service) ErasureCount(ctx context.Context, in PersonQuery) (int, error)
 // of each part, as the caller (who reaches every job of the team).
 func (s *Service) exportCandidate(ctx context.Context, c Caller, k Candidate) (CandidateExport, error) {
 	x := CandidateExport{Candidate: k}
-	job, err := s.store.Job(ctx, c.user.ID, k.JobID)
+	job, err := s.store.Jobs().Get(ctx, JobParams{Viewer: c.user.ID, ID: k.JobID})
 	if err != nil {
 		return x, err
 	}
 	x.Job = job
-	if x.Notes, err = allPages(func(p int) (List[Note], error) { return s.store.ListNotes(ctx, c.user.ID, k.JobID, k.ID, p) }); err != nil {
+	if x.Notes, err = allPages(func(p int) (List[Note], error) {
+		return s.store.Notes().List(ctx, ListNotesParams{Viewer: c.user.ID, JobID: k.JobID, CandidateID: k.ID, Page: p})
+	}); err != nil {
 		return x, err
 	}
 	if x.Messages, err = allPages(func(p int) (List[Message], error) {
-		return s.store.ListMessages(ctx, c.user.ID, k.JobID, k.ID, p)
+		return s.store.Messages().List(ctx, ListMessagesParams{Viewer: c.user.ID, JobID: k.JobID, CandidateID: k.ID, Page: p})
 	}); err != nil {
 		return x, err
 	}
 	if x.Interviews, err = allPages(func(p int) (List[Interview], error) {
-		return s.store.ListInterviews(ctx, c.user.ID, k.JobID, k.ID, p)
+		return s.store.Interviews().List(ctx, ListInterviewsParams{Viewer: c.user.ID, JobID: k.JobID, CandidateID: k.ID, Page: p})
 	}); err != nil {
 		return x, err
 	}
-	if x.Documents, err = s.store.DocumentsWithText(ctx, c.user.ID, k.JobID, k.ID); err != nil {
+	if x.Documents, err = s.store.Documents().AllWithText(ctx, CandidateDocumentsParams{Viewer: c.user.ID, JobID: k.JobID, CandidateID: k.ID}); err != nil {
 		return x, err
 	}
-	if x.Proposals, err = s.store.CandidateProposals(ctx, k.ID); err != nil {
+	if x.Proposals, err = s.store.Proposals().AboutCandidate(ctx, CandidateProposalsParams{CandidateID: k.ID}); err != nil {
 		return x, err
 	}
 	for i, p := range x.Proposals {
 		x.Proposals[i] = p.readAt(s.now())
 	}
-	x.Ratings, err = s.store.Ratings(ctx, k.ID)
+	x.Ratings, err = s.store.Ratings().List(ctx, ListRatingsParams{CandidateID: k.ID})
 	return x, err
 }
 
@@ -289,7 +291,7 @@ func (s *Service) ErasePerson(ctx context.Context, in PersonErasure) (Result[Era
 		if err := in.Validate(); err != nil {
 			return Erasure{}, err
 		}
-		cands, err := tx.PersonForErasure(ctx, c.team.ID, in.Email)
+		cands, err := tx.Privacy().LockPerson(ctx, PersonParams{TeamID: c.team.ID, Email: in.Email})
 		if err != nil {
 			return Erasure{}, err
 		}
@@ -338,22 +340,22 @@ func (s *Service) erase(ctx context.Context, tx Tx, c Caller, teamID int64, cand
 }
 
 // eraseCandidate erases one candidate: its row, notes, ratings, messages
-// and invitations (tx.EraseCandidate), then cancels its future interviews
+// and invitations (PrivacyTx.Erase), then cancels its future interviews
 // with the name already erased, so that the cancellations the
 // interviewers get do not name the person, then erases its activity.
 func (s *Service) eraseCandidate(ctx context.Context, tx Tx, c Caller, p erasedPerson, now time.Time) error {
 	k := p.cand
-	if err := tx.EraseCandidate(ctx, k.ID, now); err != nil {
+	if err := tx.Privacy().Erase(ctx, EraseCandidateParams{CandidateID: k.ID, At: now}); err != nil {
 		return err
 	}
-	ivs, err := tx.InterviewsToCancel(ctx, k.ID, now)
+	ivs, err := tx.Interviews().LockScheduled(ctx, LockScheduledParams{CandidateID: k.ID, EndsAfter: now, Held: true})
 	if err != nil {
 		return err
 	}
 	for _, iv := range ivs {
 		iv.CandidateName, iv.CandidateEmail, iv.CandidateErased = ErasedName, ErasedEmail(k.ID), true
 		iv.Status, iv.Sequence, iv.UpdatedAt = InterviewCancelled, iv.Sequence+1, now
-		if err := tx.UpdateInterview(ctx, iv); err != nil {
+		if err := tx.Interviews().Update(ctx, iv); err != nil {
 			return err
 		}
 		changes := map[string]Change{"status": {Before: InterviewScheduled, After: InterviewCancelled}}
@@ -364,13 +366,13 @@ func (s *Service) eraseCandidate(ctx context.Context, tx Tx, c Caller, p erasedP
 			return err
 		}
 	}
-	entries, err := tx.CandidateEntries(ctx, k.ID)
+	entries, err := tx.Activity().AboutCandidate(ctx, CandidateEntriesParams{CandidateID: k.ID})
 	if err != nil {
 		return err
 	}
 	for _, a := range entries {
 		if changed, ok := p.scrubEntry(a.Changes); ok {
-			if err := tx.SetActivityChanges(ctx, a.ID, changed); err != nil {
+			if err := tx.Activity().SetChanges(ctx, ActivityChangesParams{ID: a.ID, Changes: changed}); err != nil {
 				return err
 			}
 		}
@@ -465,7 +467,7 @@ func isErased(v any) bool {
 // values that hold their data are erased. The request a key is bound to
 // is already only a digest.
 func (s *Service) eraseIdempotency(ctx context.Context, tx Tx, teamID int64, people []erasedPerson, now time.Time) error {
-	recs, err := tx.IdempotencyRecords(ctx, teamID)
+	recs, err := tx.Idempotency().Records(ctx, IdempotencyRecordsParams{TeamID: teamID})
 	if err != nil {
 		return err
 	}
@@ -476,7 +478,7 @@ func (s *Service) eraseIdempotency(ctx context.Context, tx Tx, teamID int64, peo
 				return err
 			}
 			if string(result) != string(r.Result) {
-				if err := tx.SetIdempotencyResult(ctx, teamID, r.Key, result); err != nil {
+				if err := tx.Idempotency().SetResult(ctx, KeyResultParams{TeamID: teamID, Key: r.Key, Result: result}); err != nil {
 					return err
 				}
 			}
@@ -495,7 +497,7 @@ func (s *Service) eraseIdempotency(ctx context.Context, tx Tx, teamID int64, peo
 			}
 		}
 		if changed {
-			if err := tx.SetIdempotencyResult(ctx, teamID, r.Key, mustJSON(v)); err != nil {
+			if err := tx.Idempotency().SetResult(ctx, KeyResultParams{TeamID: teamID, Key: r.Key, Result: mustJSON(v)}); err != nil {
 				return err
 			}
 		}
@@ -520,7 +522,7 @@ func (p erasedPerson) erasedRecord(ctx context.Context, tx Tx, r IdempotencyReco
 		if json.Unmarshal(r.Result, &m) != nil || m.ID == 0 {
 			break
 		}
-		msg, err := tx.MessageForUpdate(ctx, p.cand.ID, m.ID)
+		msg, err := tx.Messages().Lock(ctx, LockMessageParams{CandidateID: p.cand.ID, ID: m.ID})
 		if ErrorCode(err) == ENotFound {
 			break
 		} else if err != nil {
@@ -533,7 +535,7 @@ func (p erasedPerson) erasedRecord(ctx context.Context, tx Tx, r IdempotencyReco
 		if json.Unmarshal(r.Result, &d) != nil || d.ID == 0 {
 			break
 		}
-		prop, err := tx.ProposalByID(ctx, d.ID)
+		prop, err := tx.Proposals().Get(ctx, ProposalParams{ID: d.ID})
 		if ErrorCode(err) == ENotFound {
 			break
 		} else if err != nil {
@@ -614,7 +616,7 @@ func (s *Service) eraseProposals(ctx context.Context, tx Tx, teamID int64, peopl
 	for i, p := range people {
 		ids[i] = p.cand.ID
 	}
-	ps, err := tx.ProposalsAbout(ctx, teamID, ids)
+	ps, err := tx.Proposals().About(ctx, ProposalsAboutParams{TeamID: teamID, CandidateIDs: ids})
 	if err != nil {
 		return err
 	}
@@ -631,7 +633,7 @@ func (s *Service) eraseProposals(ctx context.Context, tx Tx, teamID int64, peopl
 		if p.Result != nil {
 			result = &ProposalResult{Status: p.Result.Status}
 		}
-		if err := tx.EraseProposal(ctx, p.ID, result); err != nil {
+		if err := tx.Proposals().Erase(ctx, EraseProposalParams{ID: p.ID, Result: result}); err != nil {
 			return err
 		}
 	}
@@ -651,4 +653,59 @@ var privacyOps = []opRow{
 		Description: "Everything stored about a person: every candidate of the token's current team with the email, in any letter case, with its notes, ratings, messages, interviews, documents with their text and activity (POST /api/v1/privacy/exports). Owners and admins only. A read: it takes no key."}},
 	{OpErasePerson, opTraits{ScopePrivacyManage, mPost, "/privacy/erasures", forbids}, runs(onTeam((*Service).ErasePerson), Erasure.Record), &Words{Title: "Erase a person", Destructive: true,
 		Description: "Erases a person from the token's current team for good: every candidate with the email, in any letter case, is renamed, its notes, ratings, messages' text and invitations deleted, its future interviews cancelled, and its data erased from the activity log; candidate.erased is logged for each (POST /api/v1/privacy/erasures). Owners and admins only. Erasing again erases none."}},
+}
+
+// PrivacyStore is what the Service reads of a person outside a write.
+type PrivacyStore interface {
+	// Person returns the candidates of a team's jobs whose email equals
+	// Email in any letter case, by id.
+	Person(ctx context.Context, p PersonParams) ([]Candidate, error)
+}
+
+// PersonParams names a person: an email on a team.
+type PersonParams struct {
+	TeamID int64
+	Email  string
+}
+
+// PrivacyTx is what an erasure and the retention pass do in a write
+// transaction. A candidate Erase erases is one LockPerson or Expired
+// returned.
+type PrivacyTx interface {
+	// LockPerson returns, locked, the candidates of a team's jobs whose
+	// email equals Email in any letter case and that are not erased.
+	// Before it locks them it takes the locks the writers of each of
+	// their interviews take first, as LockCandidateParams.Interviews: the
+	// erasure cancels those to come, after any change of one under way.
+	LockPerson(ctx context.Context, p PersonParams) ([]Candidate, error)
+	// Erase erases a locked candidate's row (name, email, resume URL,
+	// erased_at), deletes its notes, ratings and invitation mails,
+	// empties its messages (cancelling queued ones), deletes the queued
+	// jobs of those messages and mails, and deletes its documents as
+	// DocumentTx.Delete does. It locks the candidate's interviews first: a
+	// change of one that committed before has its mails deleted with the
+	// others, and one that waits for the lock reads the candidate erased
+	// (InterviewTx.Lock).
+	Erase(ctx context.Context, p EraseCandidateParams) error
+	// Expired returns, locked and by id, up to Limit candidates of a team
+	// with ids above AfterID that are not erased and that the retention
+	// pass erases at Cutoff (see Service.SweepRetention): not hired, and
+	// on a job closed at or before Cutoff, or rejected or withdrawn with
+	// no activity entry about them after it.
+	Expired(ctx context.Context, p ExpiredParams) ([]Expired, error)
+}
+
+// EraseCandidateParams is a candidate to erase at a time.
+type EraseCandidateParams struct {
+	CandidateID int64
+	At          time.Time
+}
+
+// ExpiredParams selects a batch of a team's candidates whose retention
+// expired at a cutoff.
+type ExpiredParams struct {
+	TeamID  int64
+	Cutoff  time.Time
+	AfterID int64
+	Limit   int
 }

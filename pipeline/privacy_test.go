@@ -159,7 +159,7 @@ func TestService_ErasePerson(t *testing.T) {
 		sent, err := w.Svc.SendMessage(ctx, backend, ada, pipeline.NewMessage{Subject: "Hello Ada Lovelace", Body: "Dear Ada Lovelace, ada@example.test"})
 		require.NoError(t, err)
 		require.NoError(t, w.DB.Write(context.Background(), func(tx pipeline.Tx) error {
-			_, err := tx.RecordMessageAttempt(context.Background(), pipeline.MessageAttempt{MessageID: sent.Value.ID, Attempt: 1,
+			_, err := tx.Messages().RecordAttempt(context.Background(), pipeline.MessageAttempt{MessageID: sent.Value.ID, Attempt: 1,
 				Status: pipeline.MessageSent, At: clock})
 			return err
 		}))
@@ -252,7 +252,7 @@ func TestService_ErasePerson(t *testing.T) {
 		// No idempotency record holds anything of hers: PostgreSQL dumps
 		// results as hex, so they are read as the store keeps them.
 		require.NoError(t, w.DB.Write(context.Background(), func(tx pipeline.Tx) error {
-			recs, err := tx.IdempotencyRecords(context.Background(), w.Res.Teams["acme"])
+			recs, err := tx.Idempotency().Records(context.Background(), pipeline.IdempotencyRecordsParams{TeamID: w.Res.Teams["acme"]})
 			require.NoError(t, err)
 			require.NotEmpty(t, recs)
 			for _, r := range recs {

@@ -207,18 +207,18 @@ func (s *Service) propose(ctx context.Context, c Caller, w writeCall, busy bool)
 				if !ok {
 					return errDecided() // cannot happen: this request was held
 				}
-				p, err := tx.ProposalByID(ctx, id)
+				p, err := tx.Proposals().Get(ctx, ProposalParams{ID: id})
 				out, replayed = p, true
 				return err
 			}
 		}
 		now := s.now()
-		p, err := tx.PendingProposal(ctx, c.tokenID, w.digest, now)
+		p, err := tx.Proposals().Pending(ctx, PendingProposalParams{TokenID: c.tokenID, Digest: w.digest, Now: now})
 		if err != nil {
 			return err
 		}
 		if p == nil {
-			n, err := tx.CountPendingProposals(ctx, c.tokenID, now)
+			n, err := tx.Proposals().CountPending(ctx, CountPendingParams{TokenID: c.tokenID, Now: now})
 			if err != nil {
 				return err
 			}
@@ -227,13 +227,13 @@ func (s *Service) propose(ctx context.Context, c Caller, w writeCall, busy bool)
 			}
 			teamID := c.team.ID
 			if w.ref.Job != 0 {
-				j, err := s.store.Job(ctx, c.user.ID, w.ref.Job)
+				j, err := s.store.Jobs().Get(ctx, JobParams{Viewer: c.user.ID, ID: w.ref.Job})
 				if err != nil {
 					return err
 				}
 				teamID = j.TeamID
 			}
-			np, err := tx.InsertProposal(ctx, Proposal{
+			np, err := tx.Proposals().Insert(ctx, Proposal{
 				TeamID: teamID, Operation: w.op, Method: w.op.Method(), Path: w.op.FilledPath(w.ref), Input: input,
 				Reason: w.reason, Status: ProposalPending, RequestedBy: ProposalActor{User: c.user, Token: &TokenRef{ID: c.tokenID}},
 				JobID: w.ref.Job, CandidateID: w.ref.Candidate, Digest: w.digest, CreatedAt: now, ExpiresAt: now.Add(ProposalLifetime),
@@ -256,16 +256,16 @@ func (s *Service) propose(ctx context.Context, c Caller, w writeCall, busy bool)
 		return Proposal{}, false, err
 	}
 	if out.ID != 0 && out.CreatedAt.IsZero() {
-		out, err = s.store.Proposal(ctx, out.ID)
+		out, err = s.store.Proposals().Get(ctx, ProposalParams{ID: out.ID})
 	} else if out.RequestedBy.Token != nil && out.RequestedBy.Token.Name == "" {
-		out, err = s.store.Proposal(ctx, out.ID)
+		out, err = s.store.Proposals().Get(ctx, ProposalParams{ID: out.ID})
 	}
 	return out.readAt(s.now()), replayed, err
 }
 
 // proposedReplay is the Proposed a key's stored marker names, read now.
 func (s *Service) proposedReplay(ctx context.Context, id int64) error {
-	p, err := s.store.Proposal(ctx, id)
+	p, err := s.store.Proposals().Get(ctx, ProposalParams{ID: id})
 	if err != nil {
 		return err
 	}
@@ -312,9 +312,8 @@ type approvedTx struct {
 	by *ApprovedBy
 }
 
-func (t approvedTx) InsertActivity(ctx context.Context, a Activity) error {
-	a.ApprovedBy = t.by
-	return t.Tx.InsertActivity(ctx, a)
+func (t approvedTx) Activity() ActivityTx {
+	return stampedActivity{ActivityTx: t.Tx.Activity(), stamp: func(a *Activity) { a.ApprovedBy = t.by }}
 }
 
 // decide claims r's proposal for outcome (applied or failed) if it is
@@ -322,7 +321,7 @@ func (t approvedTx) InsertActivity(ctx context.Context, a Activity) error {
 // another decision came first.
 func (s *Service) decide(ctx context.Context, tx Tx, r approvalRun, status string, result *ProposalResult) error {
 	now := s.now()
-	ok, err := tx.DecideProposal(ctx, ProposalDecisionRecord{ID: r.proposal.ID, Status: status, UserID: r.approver.user.ID,
+	ok, err := tx.Proposals().Decide(ctx, ProposalDecisionRecord{ID: r.proposal.ID, Status: status, UserID: r.approver.user.ID,
 		TokenID: r.approver.tokenID, At: now, Note: r.note, Result: result, Now: now})
 	if err != nil {
 		return err
@@ -382,7 +381,7 @@ func (s *Service) sees(ctx context.Context, c Caller, p Proposal) (bool, error) 
 		return false, nil
 	}
 	if p.JobID != 0 {
-		_, err := s.store.Job(ctx, c.user.ID, p.JobID)
+		_, err := s.store.Jobs().Get(ctx, JobParams{Viewer: c.user.ID, ID: p.JobID})
 		if ErrorCode(err) == ENotFound {
 			return false, nil
 		}
@@ -391,13 +390,13 @@ func (s *Service) sees(ctx context.Context, c Caller, p Proposal) (bool, error) 
 	if own {
 		return true, nil
 	}
-	role, err := s.store.MemberRole(ctx, c.user.ID, p.TeamID)
+	role, err := s.store.Members().Role(ctx, MemberParams{UserID: c.user.ID, TeamID: p.TeamID})
 	return role == RoleOwner || role == RoleAdmin, err
 }
 
 // visibleProposal is proposal id if c may read it, else not_found.
 func (s *Service) visibleProposal(ctx context.Context, c Caller, id int64) (Proposal, error) {
-	p, err := s.store.Proposal(ctx, id)
+	p, err := s.store.Proposals().Get(ctx, ProposalParams{ID: id})
 	if err != nil {
 		return Proposal{}, err
 	}
@@ -439,13 +438,13 @@ func (s *Service) ListProposals(ctx context.Context, f ProposalFilter) (List[Pro
 	q := ProposalQuery{ProposalFilter: f, Viewer: c.user.ID, Token: c.tokenID, Team: c.team.ID,
 		Review: c.Has(ScopeProposalsReview), Now: s.now()}
 	if q.Review {
-		role, err := s.store.MemberRole(ctx, c.user.ID, c.team.ID)
+		role, err := s.store.Members().Role(ctx, MemberParams{UserID: c.user.ID, TeamID: c.team.ID})
 		if err != nil {
 			return List[Proposal]{}, err
 		}
 		q.Manager = role == RoleOwner || role == RoleAdmin
 	}
-	l, err := s.store.ListProposals(ctx, q)
+	l, err := s.store.Proposals().List(ctx, q)
 	for i := range l.Items {
 		l.Items[i] = l.Items[i].readAt(q.Now)
 	}
@@ -527,7 +526,7 @@ func (s *Service) RejectProposal(ctx context.Context, id int64, in ProposalDecis
 			if err := s.decide(ctx, tx, r, ProposalRejected, nil); err != nil {
 				return Proposal{}, err
 			}
-			return tx.ProposalByID(ctx, p.ID)
+			return tx.Proposals().Get(ctx, ProposalParams{ID: p.ID})
 		})
 	res.Value = res.Value.readAt(s.now())
 	return res, err
@@ -586,7 +585,7 @@ func (s *Service) ApproveProposal(ctx context.Context, id int64, in ProposalDeci
 		return checked
 	})
 	if replay != nil && err == nil {
-		v, err := s.store.Proposal(ctx, replay.Value.ID)
+		v, err := s.store.Proposals().Get(ctx, ProposalParams{ID: replay.Value.ID})
 		return Result[Proposal]{Value: v.readAt(s.now()), Replayed: true}, err
 	}
 	if !errors.Is(err, checked) {
@@ -608,7 +607,7 @@ func (s *Service) ApproveProposal(ctx context.Context, id int64, in ProposalDeci
 	err = s.store.Write(ctx, func(tx Tx) error {
 		if runErr == nil {
 			// Applied in the run's transaction; the answer is known now.
-			if err := tx.SetProposalResult(ctx, p.ID, result); err != nil {
+			if err := tx.Proposals().SetResult(ctx, ProposalResultParams{ID: p.ID, Result: result}); err != nil {
 				return err
 			}
 		} else if err := s.decide(ctx, tx, r, ProposalFailed, &result); err != nil {
@@ -626,7 +625,7 @@ func (s *Service) ApproveProposal(ctx context.Context, id int64, in ProposalDeci
 	if err != nil {
 		return Result[Proposal]{}, err
 	}
-	v, err := s.store.Proposal(ctx, p.ID)
+	v, err := s.store.Proposals().Get(ctx, ProposalParams{ID: p.ID})
 	if err == nil && v.Result != nil && answer != nil {
 		// The approver hands on what the stored result keeps back (a
 		// new webhook's secret): this answer alone shows it.
@@ -688,7 +687,7 @@ func (s *Service) requester(ctx context.Context, p Proposal) (*Caller, error) {
 	if p.RequestedBy.Token == nil {
 		return nil, nil
 	}
-	a, err := s.store.TokenByID(ctx, p.RequestedBy.Token.ID)
+	a, err := s.store.Tokens().Auth(ctx, TokenAuthParams{ID: p.RequestedBy.Token.ID})
 	if ErrorCode(err) == ENotFound {
 		return nil, nil
 	}
@@ -698,7 +697,7 @@ func (s *Service) requester(ctx context.Context, p Proposal) (*Caller, error) {
 	if !a.Token.Active(s.now()) {
 		return nil, nil
 	}
-	teams, err := s.store.UserTeams(ctx, a.User.ID)
+	teams, err := s.store.Users().Teams(ctx, UserParams{ID: a.User.ID})
 	if err != nil {
 		return nil, err
 	}
@@ -727,7 +726,7 @@ func (s *Service) CloseProposals(ctx context.Context) (int, error) {
 	closed := 0
 	err := s.store.Write(ctx, func(tx Tx) error {
 		now := s.now()
-		ps, err := tx.ProposalsToClose(ctx, now)
+		ps, err := tx.Proposals().ToClose(ctx, now)
 		if err != nil {
 			return err
 		}
@@ -752,7 +751,7 @@ func (s *Service) CloseProposals(ctx context.Context) (int, error) {
 // closeProposal ends p, if still pending, in status (expired or
 // withdrawn), logged as the server's own entry.
 func (s *Service) closeProposal(ctx context.Context, tx Tx, p Proposal, status string, now time.Time) (bool, error) {
-	ok, err := tx.CloseProposal(ctx, p.ID, status, now)
+	ok, err := tx.Proposals().Close(ctx, CloseProposalParams{ID: p.ID, Status: status, At: now})
 	if err != nil || !ok {
 		return false, err
 	}
@@ -773,7 +772,7 @@ func (o *Operator) TeamProposals(ctx context.Context, teamID int64, status strin
 		return nil, err
 	}
 	now := o.now()
-	ps, err := o.store.TeamProposals(ctx, teamID, status, now)
+	ps, err := o.store.Proposals().OfTeam(ctx, TeamProposalsParams{TeamID: teamID, Status: status, Now: now})
 	for i := range ps {
 		ps[i] = ps[i].readAt(now)
 	}
@@ -789,15 +788,15 @@ func (o *Operator) TeamProposals(ctx context.Context, teamID int64, status strin
 // admin of its team). Errors: not_found (the user; the proposal, also
 // when the user is no member of its team).
 func (o *Operator) ActOnProposal(ctx context.Context, email string, id int64) (Caller, error) {
-	u, err := o.store.UserByEmail(ctx, email)
+	u, err := o.store.Users().ByEmail(ctx, UserByEmailParams{Email: email})
 	if err != nil {
 		return Caller{}, err
 	}
-	p, err := o.store.Proposal(ctx, id)
+	p, err := o.store.Proposals().Get(ctx, ProposalParams{ID: id})
 	if err != nil {
 		return Caller{}, err
 	}
-	teams, err := o.store.UserTeams(ctx, u.ID)
+	teams, err := o.store.Users().Teams(ctx, UserParams{ID: u.ID})
 	if err != nil {
 		return Caller{}, err
 	}
@@ -877,7 +876,7 @@ func (s *Service) WithdrawProposal(ctx context.Context, id int64, in ProposalWit
 			if err := checkPending(p); err != nil {
 				return Proposal{}, err
 			}
-			ok, err := tx.CloseProposal(ctx, p.ID, ProposalWithdrawn, s.now())
+			ok, err := tx.Proposals().Close(ctx, CloseProposalParams{ID: p.ID, Status: ProposalWithdrawn, At: s.now()})
 			if err != nil {
 				return Proposal{}, err
 			}
@@ -888,8 +887,119 @@ func (s *Service) WithdrawProposal(ctx context.Context, id int64, in ProposalWit
 				proposalChanges(p.Operation, p.CandidateID, ProposalPending, ProposalWithdrawn)); err != nil {
 				return Proposal{}, err
 			}
-			return tx.ProposalByID(ctx, p.ID)
+			return tx.Proposals().Get(ctx, ProposalParams{ID: p.ID})
 		})
 	res.Value = res.Value.readAt(s.now())
 	return res, err
+}
+
+// ProposalStore is what the Service and the Operator read of proposals
+// outside a write.
+type ProposalStore interface {
+	// Get returns a proposal with the names of its requester and decider
+	// (and their tokens), as stored: a pending one may be past its
+	// expiry.
+	Get(ctx context.Context, p ProposalParams) (Proposal, error)
+	// List returns a page of the proposals q selects, newest first
+	// (created_at, then id, descending); a status filter of expired or
+	// pending reads the expiry at q.Now.
+	List(ctx context.Context, q ProposalQuery) (List[Proposal], error)
+	// OfTeam returns every proposal of a team, newest first (created_at,
+	// then id, descending); Status, unless "", keeps those that read so
+	// at Now.
+	OfTeam(ctx context.Context, p TeamProposalsParams) ([]Proposal, error)
+	// AboutCandidate returns the proposals about a candidate (those whose
+	// path names it), oldest first.
+	AboutCandidate(ctx context.Context, p CandidateProposalsParams) ([]Proposal, error)
+}
+
+// ProposalParams names a proposal.
+type ProposalParams struct {
+	ID int64
+}
+
+// TeamProposalsParams selects the proposals of a team.
+type TeamProposalsParams struct {
+	TeamID int64
+	Status string
+	Now    time.Time
+}
+
+// CandidateProposalsParams names the candidate whose proposals are read.
+type CandidateProposalsParams struct {
+	CandidateID int64
+}
+
+// ProposalTx is what a write transaction does to proposals.
+type ProposalTx interface {
+	// Insert stores a proposal and returns it with its id.
+	Insert(ctx context.Context, p Proposal) (Proposal, error)
+	// Get is ProposalStore.Get inside the transaction.
+	Get(ctx context.Context, p ProposalParams) (Proposal, error)
+	// Pending returns the proposal of a token with that request digest
+	// that is pending and not expired at Now, or nil.
+	Pending(ctx context.Context, p PendingProposalParams) (*Proposal, error)
+	// CountPending counts a token's proposals pending and not expired at
+	// Now.
+	CountPending(ctx context.Context, p CountPendingParams) (int, error)
+	// Decide stores a decision of a proposal if it is pending and not
+	// expired at d.Now, in one conditional update, and reports whether it
+	// was.
+	Decide(ctx context.Context, d ProposalDecisionRecord) (bool, error)
+	// SetResult stores what an applied proposal's run answered.
+	SetResult(ctx context.Context, p ProposalResultParams) error
+	// ToClose returns pending proposals past their expiry at now, or
+	// whose requesting token was revoked or expired, oldest first; at most
+	// a few hundred, so that a pass is short.
+	ToClose(ctx context.Context, now time.Time) ([]Proposal, error)
+	// Close ends a proposal in Status at At if it is still pending, and
+	// reports whether it was: of concurrent passes, one closes it.
+	Close(ctx context.Context, p CloseProposalParams) (bool, error)
+	// About returns a team's proposals on the candidates given, and those
+	// on no candidate.
+	About(ctx context.Context, p ProposalsAboutParams) ([]Proposal, error)
+	// Erase drops a proposal's input (to {}), reason and note, sets its
+	// result to Result (nil: none), and makes the reasons of its activity
+	// entries ErasedValue.
+	Erase(ctx context.Context, p EraseProposalParams) error
+}
+
+// PendingProposalParams asks for a token's pending proposal of a request
+// (its digest) at a time.
+type PendingProposalParams struct {
+	TokenID int64
+	Digest  string
+	Now     time.Time
+}
+
+// CountPendingParams asks how many proposals of a token are pending at a
+// time.
+type CountPendingParams struct {
+	TokenID int64
+	Now     time.Time
+}
+
+// ProposalResultParams is what an applied proposal's run answered.
+type ProposalResultParams struct {
+	ID     int64
+	Result ProposalResult
+}
+
+// CloseProposalParams ends a proposal in a status at a time.
+type CloseProposalParams struct {
+	ID     int64
+	Status string
+	At     time.Time
+}
+
+// ProposalsAboutParams selects a team's proposals on candidates.
+type ProposalsAboutParams struct {
+	TeamID       int64
+	CandidateIDs []int64
+}
+
+// EraseProposalParams is a proposal to erase and the result it keeps.
+type EraseProposalParams struct {
+	ID     int64
+	Result *ProposalResult
 }

@@ -60,7 +60,7 @@ func (in NewRating) check() error {
 // validation_failed, conflict (idempotency key in flight).
 func (s *Service) RateCandidate(ctx context.Context, jobID, candidateID int64, in NewRating) (Result[Rating], error) {
 	return writeCandidate(s, ctx, OpRateCandidate, jobID, candidateID, &in, &in.Idempotency, func(tx Tx, c Caller, cand Candidate) (Rating, error) {
-		old, err := tx.Rating(ctx, cand.ID, c.user.ID)
+		old, err := tx.Ratings().Get(ctx, RatingParams{CandidateID: cand.ID, UserID: c.user.ID})
 		if err != nil {
 			return Rating{}, err
 		}
@@ -68,7 +68,7 @@ func (s *Service) RateCandidate(ctx context.Context, jobID, candidateID int64, i
 			return *old, nil
 		}
 		r := Rating{CandidateID: cand.ID, UserID: c.user.ID, Value: in.Value, UpdatedAt: s.now()}
-		if err := tx.SaveRating(ctx, r); err != nil {
+		if err := tx.Ratings().Save(ctx, r); err != nil {
 			return Rating{}, err
 		}
 		var before any
@@ -90,4 +90,30 @@ const (
 var ratingOps = []opRow{
 	{OpRateCandidate, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/rating", 0}, runs(onCandidate((*Service).RateCandidate), Rating.Record), &Words{Title: "Rate a candidate", Idempotent: true,
 		Description: "Sets the token's user's rating of a candidate, replacing an earlier one, and returns it (POST .../candidates/{candidate}/rating)."}},
+}
+
+// RatingStore is what the Service reads of ratings outside a write.
+type RatingStore interface {
+	// List returns the ratings of a candidate with their users, by user
+	// id.
+	List(ctx context.Context, p ListRatingsParams) ([]UserRating, error)
+}
+
+// ListRatingsParams names the candidate whose ratings are read.
+type ListRatingsParams struct {
+	CandidateID int64
+}
+
+// RatingTx is what a write transaction does to ratings. The caller holds
+// the rated candidate locked (CandidateTx.Lock).
+type RatingTx interface {
+	// Get returns a user's rating of a candidate, or nil.
+	Get(ctx context.Context, p RatingParams) (*Rating, error)
+	// Save stores a user's rating of a candidate, replacing theirs.
+	Save(ctx context.Context, r Rating) error
+}
+
+// RatingParams names a user's rating of a candidate.
+type RatingParams struct {
+	CandidateID, UserID int64
 }

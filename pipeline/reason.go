@@ -97,7 +97,18 @@ type reasonTx struct {
 	reason *string
 }
 
-func (t reasonTx) InsertActivity(ctx context.Context, a Activity) error {
-	a.Reason = t.reason
-	return t.Tx.InsertActivity(ctx, a)
+func (t reasonTx) Activity() ActivityTx {
+	return stampedActivity{ActivityTx: t.Tx.Activity(), stamp: func(a *Activity) { a.Reason = t.reason }}
+}
+
+// stampedActivity is the activity log of a transaction that stamps every
+// entry logged in it (reasonTx, approvedTx).
+type stampedActivity struct {
+	ActivityTx
+	stamp func(*Activity)
+}
+
+func (a stampedActivity) Insert(ctx context.Context, e Activity) error {
+	a.stamp(&e)
+	return a.ActivityTx.Insert(ctx, e)
 }

@@ -50,13 +50,13 @@ func (o *Operator) SetRetention(ctx context.Context, teamID int64, days int) (Te
 	}
 	var out Team
 	err := o.store.Write(ctx, func(tx Tx) error {
-		t, err := tx.TeamForMembers(ctx, teamID)
+		t, err := tx.Teams().Lock(ctx, TeamParams{ID: teamID})
 		if err != nil {
 			return err
 		}
 		t.Retention = t.Retention.set(days, o.now())
 		out = t
-		return tx.SetRetention(ctx, t.ID, t.Retention)
+		return tx.Teams().SetRetention(ctx, SetRetentionParams{TeamID: t.ID, Retention: t.Retention})
 	})
 	return out, err
 }
@@ -78,7 +78,7 @@ func (o *Operator) SetRetention(ctx context.Context, teamID int64, days int) (Te
 // the API's codes; a storage failure is returned as is, with what the
 // batches committed before it erased.
 func (s *Service) SweepRetention(ctx context.Context, dryRun bool) ([]Swept, error) {
-	teams, err := s.store.Teams(ctx)
+	teams, err := s.store.Teams().List(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +112,7 @@ func (s *Service) sweepTeam(ctx context.Context, t Team, days int, cutoff time.T
 		var batch []Expired
 		err := s.store.Write(ctx, func(tx Tx) error {
 			var err error
-			if batch, err = tx.ExpiredCandidates(ctx, t.ID, cutoff, after, RetentionBatch); err != nil || dryRun || len(batch) == 0 {
+			if batch, err = tx.Privacy().Expired(ctx, ExpiredParams{TeamID: t.ID, Cutoff: cutoff, AfterID: after, Limit: RetentionBatch}); err != nil || dryRun || len(batch) == 0 {
 				return err
 			}
 			cands := make([]Candidate, len(batch))

@@ -28,7 +28,7 @@ func sealedUnder(t *testing.T, db *pipelinestore.DB, key *pipeline.SecretKey) (p
 	t.Helper()
 	svc := pipeline.NewService(db, pipeline.WithSecretKey(key),
 		pipeline.WithWebhookPolicy(pipeline.WebhookPolicy{AllowHTTP: true, AllowPrivate: true}))
-	olivia, err := db.UserByEmail(context.Background(), "olivia@acme.test")
+	olivia, err := db.Users().ByEmail(context.Background(), pipeline.UserByEmailParams{Email: "olivia@acme.test"})
 	require.NoError(t, err)
 	c, err := pipeline.NewOperator(db).ActAs(context.Background(), olivia.ID, []pipeline.Scope{pipeline.ScopeWebhooksWrite})
 	require.NoError(t, err)

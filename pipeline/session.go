@@ -43,7 +43,7 @@ type SignInLink struct {
 	CreatedAt time.Time
 	ExpiresAt time.Time
 	UsedAt    *time.Time
-	User      User // filled by Store.SignInLink
+	User      User // filled by SessionStore.Link
 }
 
 // Session is a person's signed-in session. Its value, kept in the
@@ -108,7 +108,7 @@ func (s *Service) sessionCaller(a SessionAuth, ip string) Caller {
 // newSignInLink stores a fresh link for user and returns its secret.
 func newSignInLink(ctx context.Context, store Store, userID int64, now time.Time) (string, error) {
 	secret := newSecret()
-	err := store.CreateSignInLink(ctx, SignInLink{
+	err := store.Sessions().CreateLink(ctx, SignInLink{
 		UserID: userID, Hash: HashToken(secret), CreatedAt: now, ExpiresAt: now.Add(SignInLinkLifetime),
 	})
 	if err != nil {
@@ -121,7 +121,7 @@ func newSignInLink(ctx context.Context, store Store, userID int64, now time.Time
 // operator to hand over, and returns its secret (see SignInURL); no mail
 // is sent. Errors: not_found (user).
 func (o *Operator) SignInLink(ctx context.Context, email string) (string, error) {
-	u, err := o.store.UserByEmail(ctx, email)
+	u, err := o.store.Users().ByEmail(ctx, UserByEmailParams{Email: email})
 	if err != nil {
 		return "", err
 	}
@@ -178,7 +178,7 @@ func (s *Service) RequestSignIn(ctx context.Context, r SignInRequest) error {
 // mailSignInLink mails a new sign-in link to the user with email, if
 // there is one, on base.
 func (s *Service) mailSignInLink(ctx context.Context, email, base string, now time.Time) error {
-	u, err := s.store.UserByEmail(ctx, email)
+	u, err := s.store.Users().ByEmail(ctx, UserByEmailParams{Email: email})
 	if errors.Is(err, ErrNotFound) {
 		return nil
 	} else if err != nil {
@@ -228,7 +228,7 @@ func (s *Service) usableLink(ctx context.Context, secret string) (SignInLink, er
 	if secret == "" || len(secret) > 100 {
 		return SignInLink{}, ErrLinkUnusable
 	}
-	l, err := s.store.SignInLink(ctx, HashToken(secret))
+	l, err := s.store.Sessions().Link(ctx, SignInLinkParams{Hash: HashToken(secret)})
 	if errors.Is(err, ErrNotFound) {
 		return SignInLink{}, ErrLinkUnusable
 	} else if err != nil {
@@ -251,17 +251,17 @@ func (s *Service) SignIn(ctx context.Context, secret string) (string, error) {
 	}
 	now := s.now()
 	// Only one of two concurrent uses finds the link unused.
-	if err := s.store.UseSignInLink(ctx, l.ID, now); errors.Is(err, ErrNotFound) {
+	if err := s.store.Sessions().UseLink(ctx, UseSignInLinkParams{ID: l.ID, At: now}); errors.Is(err, ErrNotFound) {
 		return "", ErrLinkUnusable
 	} else if err != nil {
 		return "", err
 	}
-	_, team, err := s.store.UserWithTeam(ctx, l.UserID)
+	u, err := s.store.Users().Get(ctx, UserParams{ID: l.UserID})
 	if err != nil {
 		return "", err
 	}
 	value := newSecret()
-	_, err = s.store.CreateSession(ctx, Session{UserID: l.UserID, TeamID: team.ID, Hash: HashToken(value), CreatedAt: now, LastSeenAt: now})
+	_, err = s.store.Sessions().Create(ctx, Session{UserID: l.UserID, TeamID: u.Team.ID, Hash: HashToken(value), CreatedAt: now, LastSeenAt: now})
 	if err != nil {
 		return "", err
 	}
@@ -275,7 +275,7 @@ func (s *Service) ResumeSession(ctx context.Context, value, ip string) (context.
 	if value == "" || len(value) > 100 {
 		return ctx, SessionAuth{}, ErrUnauthenticated
 	}
-	a, err := s.store.SessionByHash(ctx, HashToken(value))
+	a, err := s.store.Sessions().Get(ctx, SessionParams{Hash: HashToken(value)})
 	if errors.Is(err, ErrNotFound) {
 		return ctx, SessionAuth{}, ErrUnauthenticated
 	} else if err != nil {
@@ -286,7 +286,7 @@ func (s *Service) ResumeSession(ctx context.Context, value, ip string) (context.
 		return ctx, SessionAuth{}, ErrUnauthenticated
 	}
 	if now.Sub(a.Session.LastSeenAt) >= sessionTouchInterval {
-		if err := s.store.TouchSession(ctx, a.Session.ID, now); err != nil {
+		if err := s.store.Sessions().Touch(ctx, TouchSessionParams{ID: a.Session.ID, At: now}); err != nil {
 			return ctx, SessionAuth{}, err
 		}
 	}
@@ -298,7 +298,7 @@ func (s *Service) SignOut(ctx context.Context, value string) error {
 	if value == "" {
 		return nil
 	}
-	return s.store.DeleteSession(ctx, HashToken(value))
+	return s.store.Sessions().Delete(ctx, SessionParams{Hash: HashToken(value)})
 }
 
 // person returns the signed-in person calling: forbidden for a token's
@@ -322,7 +322,7 @@ func (s *Service) TeamMembers(ctx context.Context) ([]User, error) {
 	if err != nil {
 		return nil, err
 	}
-	ms, err := s.store.Members(ctx, &c.team.ID)
+	ms, err := s.store.Members().List(ctx, ListMembersParams{TeamID: &c.team.ID})
 	out := make([]User, len(ms))
 	for i, m := range ms {
 		out[i] = m.User
@@ -345,7 +345,7 @@ func (s *Service) MyTeams(ctx context.Context) ([]TeamRole, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.store.UserTeams(ctx, c.user.ID)
+	return s.store.Users().Teams(ctx, UserParams{ID: c.user.ID})
 }
 
 // SwitchTeam makes teamID the team the session with value acts in, for
@@ -357,14 +357,14 @@ func (s *Service) SwitchTeam(ctx context.Context, value string, teamID int64) er
 	if err != nil {
 		return err
 	}
-	role, err := s.store.MemberRole(ctx, c.user.ID, teamID)
+	role, err := s.store.Members().Role(ctx, MemberParams{UserID: c.user.ID, TeamID: teamID})
 	if err != nil {
 		return err
 	}
 	if role == "" {
 		return &Error{Code: ENotFound, Message: "Team not found."}
 	}
-	return s.store.SetSessionTeam(ctx, HashToken(value), c.user.ID, teamID)
+	return s.store.Sessions().SetTeam(ctx, SetSessionTeamParams{Hash: HashToken(value), UserID: c.user.ID, TeamID: teamID})
 }
 
 // TokenForm is what the tokens page sends to create a token.
@@ -417,10 +417,10 @@ func (s *Service) CreateToken(ctx context.Context, f TokenForm) (Token, string, 
 	var t Token
 	err = s.store.Write(ctx, func(tx Tx) error {
 		var err error
-		t, err = tx.InsertTokenOnce(ctx, Token{
+		t, err = tx.Tokens().Insert(ctx, InsertTokenParams{Token: Token{
 			UserID: c.user.ID, TeamID: c.team.ID, Name: strings.TrimSpace(f.Name), Scopes: scopes, Approval: approval, Hash: HashToken(value),
 			CreatedAt: now, ExpiresAt: AddMonths(now, TokenLifetime),
-		}, HashToken(f.Nonce))
+		}, FormHash: HashToken(f.Nonce)})
 		if err != nil {
 			return err
 		}
@@ -451,14 +451,14 @@ func (s *Service) Tokens(ctx context.Context) (TokenLists, error) {
 		return TokenLists{}, err
 	}
 	var out TokenLists
-	if out.Mine, err = s.store.UserTokens(ctx, c.user.ID); err != nil {
+	if out.Mine, err = s.store.Tokens().List(ctx, ListTokensParams{UserID: c.user.ID}); err != nil {
 		return TokenLists{}, err
 	}
-	if out.Role, err = s.store.MemberRole(ctx, c.user.ID, c.team.ID); err != nil {
+	if out.Role, err = s.store.Members().Role(ctx, MemberParams{UserID: c.user.ID, TeamID: c.team.ID}); err != nil {
 		return TokenLists{}, err
 	}
 	if out.Role == RoleOwner || out.Role == RoleAdmin {
-		if out.Team, err = s.store.TeamTokens(ctx, c.team.ID); err != nil {
+		if out.Team, err = s.store.Tokens().List(ctx, ListTokensParams{TeamID: c.team.ID}); err != nil {
 			return TokenLists{}, err
 		}
 	}
@@ -523,4 +523,59 @@ func (s *Service) SetTokenApproval(ctx context.Context, id int64, approval []Op)
 	}
 	s.tokens.forget(id)
 	return t, nil
+}
+
+// SessionStore holds the people's sign-in links and sessions.
+type SessionStore interface {
+	// CreateLink stores a sign-in link (its hash, never its secret).
+	CreateLink(ctx context.Context, l SignInLink) error
+	// Link returns the sign-in link with the given hash, used and expired
+	// ones included, with its user.
+	Link(ctx context.Context, p SignInLinkParams) (SignInLink, error)
+	// UseLink marks a link used at the given time; not_found when it was
+	// used already, so that only one use succeeds.
+	UseLink(ctx context.Context, p UseSignInLinkParams) error
+	// Create stores a session (its hash, never its value) and returns it
+	// with its id.
+	Create(ctx context.Context, s Session) (Session, error)
+	// Get returns a session with its user and the team it acts in: its
+	// team while the user is a member of it, else the user's current
+	// team; with the user's role there.
+	Get(ctx context.Context, p SessionParams) (SessionAuth, error)
+	// Touch records the last use of a session.
+	Touch(ctx context.Context, p TouchSessionParams) error
+	// SetTeam sets the team of the session with the given hash and user;
+	// not_found when there is none such.
+	SetTeam(ctx context.Context, p SetSessionTeamParams) error
+	// Delete deletes the session with the given hash, if any.
+	Delete(ctx context.Context, p SessionParams) error
+}
+
+// SignInLinkParams names a sign-in link by its hash.
+type SignInLinkParams struct {
+	Hash string
+}
+
+// UseSignInLinkParams is a sign-in link's use at a time.
+type UseSignInLinkParams struct {
+	ID int64
+	At time.Time
+}
+
+// SessionParams names a session by its hash.
+type SessionParams struct {
+	Hash string
+}
+
+// TouchSessionParams is a session's use at a time.
+type TouchSessionParams struct {
+	ID int64
+	At time.Time
+}
+
+// SetSessionTeamParams moves a user's session, named by its hash, to a
+// team.
+type SetSessionTeamParams struct {
+	Hash           string
+	UserID, TeamID int64
 }

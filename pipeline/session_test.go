@@ -256,9 +256,19 @@ type linkCounter struct {
 	links atomic.Int32
 }
 
-func (s *linkCounter) CreateSignInLink(ctx context.Context, l pipeline.SignInLink) error {
+func (s *linkCounter) Sessions() pipeline.SessionStore {
+	return linkCounting{SessionStore: s.Store.Sessions(), links: &s.links}
+}
+
+// linkCounting is the SessionStore of a linkCounter.
+type linkCounting struct {
+	pipeline.SessionStore
+	links *atomic.Int32
+}
+
+func (s linkCounting) CreateLink(ctx context.Context, l pipeline.SignInLink) error {
 	s.links.Add(1)
-	return s.Store.CreateSignInLink(ctx, l)
+	return s.SessionStore.CreateLink(ctx, l)
 }
 
 // mailBox is a Mailer that keeps what it is given.
@@ -322,7 +332,7 @@ func TestService_RequestSignIn_FoldedLimit(t *testing.T) {
 		f := storetest.Seeded(t, db, pipeline.WithLimiter(pipeline.NewMemoryLimiter(60)))
 		ctx := context.Background()
 		const other = "OLIVIA@acme.teſt"
-		u, err := db.UserByEmail(ctx, other)
+		u, err := db.Users().ByEmail(ctx, pipeline.UserByEmailParams{Email: other})
 		require.NoError(t, err, "the lookup finds her by this spelling")
 		assert.Equal(t, f.User("olivia"), u.ID)
 

@@ -18,7 +18,7 @@ func (s *Service) ListStages(ctx context.Context, jobID int64) ([]Stage, error) 
 	if err != nil {
 		return nil, err
 	}
-	return s.store.Stages(ctx, c.user.ID, jobID)
+	return s.store.Jobs().Stages(ctx, JobParams{Viewer: c.user.ID, ID: jobID})
 }
 
 // The operation on a job's stages.

@@ -124,3 +124,85 @@ const (
 var meOps = []opRow{
 	{OpGetMe, opTraits{"", mGet, "/me", 0}, nil, &Words{Title: "Who am I", Description: "The token's user, current team, scopes and approval policy (the writes it may only propose): the cheapest check that the token is alive (GET /api/v1/me)."}},
 }
+
+// TeamStore is what the Operator reads and creates of teams.
+type TeamStore interface {
+	// List returns every team, by id, with its key.
+	List(ctx context.Context) ([]Team, error)
+	// Create stores a team; a key that exists is a conflict naming it.
+	Create(ctx context.Context, t Team) (Team, error)
+}
+
+// TeamParams names a team.
+type TeamParams struct {
+	ID int64
+}
+
+// TeamTx is what a write transaction does to teams.
+type TeamTx interface {
+	// Lock returns a team with its key, held against concurrent changes
+	// of its members (and job creation) until the transaction ends.
+	Lock(ctx context.Context, p TeamParams) (Team, error)
+	// SetRetention stores the retention period of a locked team.
+	SetRetention(ctx context.Context, p SetRetentionParams) error
+}
+
+// SetRetentionParams is a team's new retention period.
+type SetRetentionParams struct {
+	TeamID    int64
+	Retention Retention
+}
+
+// UserStore is what the Service reads of users outside a write.
+type UserStore interface {
+	// Get returns a user and the user's current team.
+	Get(ctx context.Context, p UserParams) (UserWithTeam, error)
+	// ByEmail returns the user with that email, in any letter case
+	// (compared folded, see Fold: the sign-in limit counts emails so).
+	ByEmail(ctx context.Context, p UserByEmailParams) (User, error)
+	// Teams returns the teams of a user, by id, with the user's roles.
+	Teams(ctx context.Context, p UserParams) ([]TeamRole, error)
+	// InTeam returns the users among IDs who are members of a team, in
+	// the order of IDs.
+	InTeam(ctx context.Context, p TeamUsersParams) ([]User, error)
+}
+
+// UserParams names a user.
+type UserParams struct {
+	ID int64
+}
+
+// UserWithTeam is a user and the user's current team.
+type UserWithTeam struct {
+	User User
+	Team Team
+}
+
+// UserByEmailParams names a user by email.
+type UserByEmailParams struct {
+	Email string
+}
+
+// TeamUsersParams asks which of some users are members of a team.
+type TeamUsersParams struct {
+	TeamID int64
+	IDs    []int64
+}
+
+// UserTx is what a write transaction does to users.
+type UserTx interface {
+	// Insert stores a user whose current team is TeamID, and returns it
+	// with its id. A user's email is unique over the whole store, every
+	// team, in any letter case. Errors: conflict (a user has the email),
+	// here or when the transaction ends: of concurrent inserts of one
+	// email, one is stored.
+	Insert(ctx context.Context, p InsertUserParams) (User, error)
+	// SetCurrentTeam sets a user's current team.
+	SetCurrentTeam(ctx context.Context, p MemberParams) error
+}
+
+// InsertUserParams is a new user and their current team.
+type InsertUserParams struct {
+	User   User
+	TeamID int64
+}

@@ -47,7 +47,7 @@ type Token struct {
 	ExpiresAt  time.Time
 	LastUsedAt *time.Time
 	RevokedAt  *time.Time
-	Creator    User // filled by TeamTokens
+	Creator    User // filled by TokenStore.List of a team
 }
 
 // Active reports whether the token is neither revoked nor expired at now.
@@ -135,7 +135,7 @@ func (s *Service) token(ctx context.Context, hash string, now time.Time) (TokenA
 	if a, ok := s.tokens.get(hash, now, s.tokenTTL); ok {
 		return a, nil
 	}
-	a, err := s.store.TokenByHash(ctx, hash)
+	a, err := s.store.Tokens().Auth(ctx, TokenAuthParams{Hash: hash})
 	if err == nil && s.tokenTTL > 0 {
 		s.tokens.put(hash, a, now, s.tokenTTL)
 	}
@@ -155,5 +155,81 @@ func (s *Service) touch(ctx context.Context, t Token, now time.Time) {
 	s.touched.Store(t.ID, now)
 	ctx, cancel := context.WithTimeout(ctx, touchTimeout)
 	defer cancel()
-	_ = s.store.TouchToken(ctx, t.ID, now)
+	_ = s.store.Tokens().Touch(ctx, TouchTokenParams{ID: t.ID, At: now})
+}
+
+// TokenStore is what the Service reads of tokens outside a write, and the
+// record of their use.
+type TokenStore interface {
+	// Auth returns the token with the hash or id p names, its user and
+	// the team it was made in, which it acts in, revoked and expired
+	// tokens included; ErrNotFound when the user is no longer a member of
+	// that team (decisions §7).
+	Auth(ctx context.Context, p TokenAuthParams) (TokenAuth, error)
+	// Touch records the last use of a token.
+	Touch(ctx context.Context, p TouchTokenParams) error
+	// List returns the tokens p selects, oldest first.
+	List(ctx context.Context, p ListTokensParams) ([]Token, error)
+}
+
+// TokenAuthParams names a token by its hash or, when Hash is "", by its
+// id.
+type TokenAuthParams struct {
+	Hash string
+	ID   int64
+}
+
+// TouchTokenParams is a token's use at a time.
+type TouchTokenParams struct {
+	ID int64
+	At time.Time
+}
+
+// ListTokensParams selects the tokens created inside TeamID, with their
+// creators, or, when TeamID is 0, a user's tokens in every team.
+type ListTokensParams struct {
+	TeamID, UserID int64
+}
+
+// TokenTx is what a write transaction does to tokens. A token it revokes
+// or changes is one Lock returned.
+type TokenTx interface {
+	// Insert stores a token (its hash, never its value) inside its TeamID
+	// or, when it is 0, inside its user's current team, and returns it
+	// with its id and team. Errors: not_found (user); with a FormHash,
+	// conflict (see InsertTokenParams).
+	Insert(ctx context.Context, p InsertTokenParams) (Token, error)
+	// Lock returns a token, locked. Errors: not_found.
+	Lock(ctx context.Context, p TokenParams) (Token, error)
+	// Revoke marks a locked token revoked at the given time; a revoked
+	// token keeps its first time.
+	Revoke(ctx context.Context, p RevokeTokenParams) error
+	// SetApproval replaces the approval policy of a locked token.
+	SetApproval(ctx context.Context, p SetApprovalParams) error
+}
+
+// InsertTokenParams is a token to store.
+type InsertTokenParams struct {
+	Token Token
+	// FormHash, when not "", stores the token inside Token.TeamID once
+	// per form: a second token with the same user and form hash is a
+	// conflict, and nothing is stored.
+	FormHash string
+}
+
+// TokenParams names a token.
+type TokenParams struct {
+	ID int64
+}
+
+// RevokeTokenParams revokes a token at a time.
+type RevokeTokenParams struct {
+	ID int64
+	At time.Time
+}
+
+// SetApprovalParams is a token's new approval policy.
+type SetApprovalParams struct {
+	ID       int64
+	Approval []Op
 }

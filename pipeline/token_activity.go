@@ -42,7 +42,7 @@ func logToken(ctx context.Context, tx Tx, c Caller, at time.Time, action string,
 	if t == nil {
 		t = before
 	}
-	return tx.InsertActivity(ctx, Activity{
+	return tx.Activity().Insert(ctx, Activity{
 		TeamID:      t.TeamID,
 		UserID:      c.user.ID,
 		TokenID:     c.tokenID,
@@ -59,14 +59,14 @@ func logToken(ctx context.Context, tx Tx, c Caller, at time.Time, action string,
 // it; a token revoked before is left as it is, and logged no more.
 func revokeToken(ctx context.Context, store Store, c Caller, id int64, at time.Time) error {
 	return store.Write(ctx, func(tx Tx) error {
-		t, err := tx.TokenForUpdate(ctx, id)
+		t, err := tx.Tokens().Lock(ctx, TokenParams{ID: id})
 		if err != nil {
 			return err
 		}
 		if t.RevokedAt != nil {
 			return nil
 		}
-		if err := tx.RevokeToken(ctx, id, at); err != nil {
+		if err := tx.Tokens().Revoke(ctx, RevokeTokenParams{ID: id, At: at}); err != nil {
 			return err
 		}
 		return logToken(ctx, tx, c, at, ActionTokenRevoked, &t, nil)
@@ -80,7 +80,7 @@ func revokeToken(ctx context.Context, store Store, c Caller, id int64, at time.T
 func setTokenApproval(ctx context.Context, store Store, c Caller, id int64, names []Op, at time.Time) (Token, error) {
 	var out Token
 	err := store.Write(ctx, func(tx Tx) error {
-		t, err := tx.TokenForUpdate(ctx, id)
+		t, err := tx.Tokens().Lock(ctx, TokenParams{ID: id})
 		if err != nil {
 			return err
 		}
@@ -92,7 +92,7 @@ func setTokenApproval(ctx context.Context, store Store, c Caller, id int64, name
 		if slices.Equal(approval, t.Approval) {
 			return nil
 		}
-		if err := tx.SetTokenApproval(ctx, id, approval); err != nil {
+		if err := tx.Tokens().SetApproval(ctx, SetApprovalParams{ID: id, Approval: approval}); err != nil {
 			return err
 		}
 		out.Approval = approval

@@ -108,7 +108,7 @@ func (s *Service) teamAdmin(ctx context.Context, op Op, refusal string) (Caller,
 	if err != nil {
 		return Caller{}, err
 	}
-	role, err := s.store.MemberRole(ctx, c.user.ID, c.team.ID)
+	role, err := s.store.Members().Role(ctx, MemberParams{UserID: c.user.ID, TeamID: c.team.ID})
 	if err != nil {
 		return Caller{}, err
 	}
@@ -155,7 +155,7 @@ func (s *Service) CreateWebhook(ctx context.Context, in NewWebhook) (Result[Crea
 			return CreatedWebhook{}, errNoSecretKey()
 		}
 		secret := newWebhookSecret()
-		w, err := tx.InsertWebhook(ctx, Webhook{
+		w, err := tx.Webhooks().Insert(ctx, Webhook{
 			TeamID: c.team.ID, URL: in.URL, Events: in.events(), Description: in.Description,
 			CreatedAt: s.now(), CreatedBy: User{ID: c.user.ID, Name: c.user.Name},
 			SealedSecret: s.secrets.seal([]byte(secret)),
@@ -207,7 +207,7 @@ func (s *Service) ListWebhooks(ctx context.Context, page int) (List[Webhook], er
 	if page < 0 {
 		return List[Webhook]{}, Invalid("page", msgPage)
 	}
-	return s.store.Webhooks(ctx, c.team.ID, max(page, 1))
+	return s.store.Webhooks().List(ctx, ListWebhooksParams{TeamID: c.team.ID, Page: max(page, 1)})
 }
 
 // GetWebhook returns one webhook of the caller's current team, without its
@@ -219,7 +219,7 @@ func (s *Service) GetWebhook(ctx context.Context, id int64) (Webhook, error) {
 	if err != nil {
 		return Webhook{}, err
 	}
-	return s.store.Webhook(ctx, c.team.ID, id)
+	return s.store.Webhooks().Get(ctx, WebhookParams{TeamID: c.team.ID, ID: id})
 }
 
 // WebhookDeletion is the input of DeleteWebhook, which takes nothing
@@ -251,7 +251,9 @@ func (s *Service) DeleteWebhook(ctx context.Context, id int64, in WebhookDeletio
 	if err != nil {
 		return Result[struct{}]{}, err
 	}
-	load := func(tx Tx, _ KeyClaim) (Webhook, error) { return tx.WebhookForDelete(ctx, c.team.ID, id) }
+	load := func(tx Tx, _ KeyClaim) (Webhook, error) {
+		return tx.Webhooks().Lock(ctx, WebhookParams{TeamID: c.team.ID, ID: id})
+	}
 	return write(s, ctx, c, k, load, func(tx Tx, w Webhook) (struct{}, error) {
 		if in.Unread != nil {
 			return struct{}{}, in.Unread
@@ -260,10 +262,10 @@ func (s *Service) DeleteWebhook(ctx context.Context, id int64, in WebhookDeletio
 	})
 }
 
-// deleteWebhook deletes a webhook locked by WebhookForDelete and logs it
+// deleteWebhook deletes a webhook WebhookTx.Lock returned and logs it
 // as c's act; reason, if any, says why in the entry's changes.
 func (s *Service) deleteWebhook(ctx context.Context, tx Tx, c Caller, w Webhook, reason *string) error {
-	if err := tx.DeleteWebhook(ctx, w.ID); err != nil {
+	if err := tx.Webhooks().Delete(ctx, DeleteWebhookParams{ID: w.ID}); err != nil {
 		return err
 	}
 	changes := map[string]any{"url": Change{Before: w.URL}, "events": Change{Before: w.Events}, "description": Change{Before: w.Description}}
@@ -283,12 +285,12 @@ func (s *Service) ListWebhookDeliveries(ctx context.Context, id int64, page int)
 		return List[Delivery]{}, err
 	}
 	if page < 0 {
-		if _, err := s.store.Webhook(ctx, c.team.ID, id); err != nil {
+		if _, err := s.store.Webhooks().Get(ctx, WebhookParams{TeamID: c.team.ID, ID: id}); err != nil {
 			return List[Delivery]{}, err
 		}
 		return List[Delivery]{}, Invalid("page", msgPage)
 	}
-	return s.store.Deliveries(ctx, c.team.ID, id, max(page, 1))
+	return s.store.Webhooks().Deliveries(ctx, DeliveriesParams{TeamID: c.team.ID, WebhookID: id, Page: max(page, 1)})
 }
 
 // The operations on webhooks.
@@ -313,4 +315,59 @@ var webhookOps = []opRow{
 		return s.DeleteWebhook(ctx, r.Webhook, in)
 	}, nil), nil},
 	{OpListWebhookDeliveries, opTraits{ScopeWebhooksWrite, mGet, webhookPath + "/deliveries", forbids}, nil, nil},
+}
+
+// WebhookStore is what the Service and its Dispatcher read and record of
+// webhooks and their deliveries outside a write.
+type WebhookStore interface {
+	// List returns a page of a team's webhooks, newest first.
+	List(ctx context.Context, p ListWebhooksParams) (List[Webhook], error)
+	// Get returns a webhook of a team.
+	Get(ctx context.Context, p WebhookParams) (Webhook, error)
+	// Deliveries returns a page of the delivery attempts of a webhook of
+	// a team, newest first.
+	Deliveries(ctx context.Context, p DeliveriesParams) (List[Delivery], error)
+	// DeliveryTarget returns what delivering m needs; not_found when its
+	// webhook is gone.
+	DeliveryTarget(ctx context.Context, m WebhookMessage) (DeliveryTarget, error)
+	// RecordDelivery stores a delivery attempt, with the action of its
+	// entry; an attempt of a webhook that is gone is dropped.
+	RecordDelivery(ctx context.Context, d Delivery) error
+	// PurgeDeliveries deletes delivery attempts made before a time.
+	PurgeDeliveries(ctx context.Context, before time.Time) (int64, error)
+}
+
+// ListWebhooksParams selects a page of a team's webhooks.
+type ListWebhooksParams struct {
+	TeamID int64
+	Page   int
+}
+
+// WebhookParams names a webhook of a team.
+type WebhookParams struct {
+	TeamID, ID int64
+}
+
+// DeliveriesParams selects a page of the delivery attempts of a webhook
+// of a team.
+type DeliveriesParams struct {
+	TeamID, WebhookID int64
+	Page              int
+}
+
+// WebhookTx is what a write transaction does to webhooks. A webhook it
+// deletes is one Lock returned.
+type WebhookTx interface {
+	// Insert stores a webhook and returns it with its id.
+	Insert(ctx context.Context, w Webhook) (Webhook, error)
+	// Lock returns a webhook of a team, locked.
+	Lock(ctx context.Context, p WebhookParams) (Webhook, error)
+	// Delete deletes a webhook Lock returned, with its deliveries; its
+	// messages still queued find it gone.
+	Delete(ctx context.Context, p DeleteWebhookParams) error
+}
+
+// DeleteWebhookParams names the webhook to delete.
+type DeleteWebhookParams struct {
+	ID int64
 }

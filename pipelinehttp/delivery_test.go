@@ -261,7 +261,7 @@ func TestDeliveries_Failures(t *testing.T) {
 		// The entry and its message are written, then the write fails.
 		boom := errors.New("boom")
 		err := e.DB.Write(context.Background(), func(tx pipeline.Tx) error {
-			err := tx.InsertActivity(context.Background(), pipeline.Activity{
+			err := tx.Activity().Insert(context.Background(), pipeline.Activity{
 				TeamID: e.Res.Teams["acme"], JobID: e.Job("backend"), UserID: e.User("olivia"),
 				Action: pipeline.ActionCandidateStageChanged, SubjectType: pipeline.SubjectCandidate,
 				SubjectID: e.Res.Candidates["ada"], Changes: []byte(`{"rolled":"back"}`), CreatedAt: time.Now(),

@@ -120,13 +120,24 @@ type hookedTx struct {
 	s *hookedStore
 }
 
-func (t *hookedTx) SaveIdempotencyRecord(ctx context.Context, r pipeline.IdempotencyRecord) error {
+func (t *hookedTx) Idempotency() pipeline.IdempotencyTx {
+	return hookedIdempotency{IdempotencyTx: t.Tx.Idempotency(), s: t.s}
+}
+
+// hookedIdempotency is the idempotency of a hookedTx, which runs the hook
+// before it saves a record.
+type hookedIdempotency struct {
+	pipeline.IdempotencyTx
+	s *hookedStore
+}
+
+func (t hookedIdempotency) Save(ctx context.Context, r pipeline.IdempotencyRecord) error {
 	if fn := t.s.beforeSave.Swap(nil); fn != nil {
 		if err := (*fn)(); err != nil {
 			return err
 		}
 	}
-	return t.Tx.SaveIdempotencyRecord(ctx, r)
+	return t.IdempotencyTx.Save(ctx, r)
 }
 
 // TestFault_DiesBeforeCommit: a transaction that fails after writing the

@@ -8,8 +8,20 @@ import (
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
-// InsertActivity appends an activity entry and enqueues its messages.
-func (t *tx) InsertActivity(ctx context.Context, a pipeline.Activity) error {
+// activityStore is the DB's ActivityStore.
+type activityStore struct{ *DB }
+
+// Activity reads the activity log and its feed.
+func (db *DB) Activity() pipeline.ActivityStore { return activityStore{db} }
+
+// activityTx is a transaction's ActivityTx.
+type activityTx struct{ *tx }
+
+// Activity writes the activity log.
+func (t *tx) Activity() pipeline.ActivityTx { return activityTx{t} }
+
+// Insert appends an activity entry and enqueues its messages.
+func (t activityTx) Insert(ctx context.Context, a pipeline.Activity) error {
 	changes := string(a.Changes)
 	if changes == "" {
 		changes = "{}"
@@ -72,8 +84,8 @@ func (t *tx) scanMessages(ctx context.Context, rows *sql.Rows) error {
 	return nil
 }
 
-// Activity returns the activity entries f selects in commit order (by id).
-func (db *DB) Activity(ctx context.Context, f pipeline.ActivityFilter) ([]pipeline.Activity, error) {
+// List returns the activity entries f selects in commit order (by id).
+func (db activityStore) List(ctx context.Context, f pipeline.ActivityFilter) ([]pipeline.Activity, error) {
 	q := db.r.bun.NewSelect().Model((*activityRow)(nil)).Where("id > ?", f.AfterID).Order("id")
 	if f.TeamID != nil {
 		q = q.Where("team_id = ?", *f.TeamID)
@@ -85,9 +97,30 @@ func (db *DB) Activity(ctx context.Context, f pipeline.ActivityFilter) ([]pipeli
 	if err := q.Scan(ctx, &rows); err != nil {
 		return nil, formatError(err, "Activity")
 	}
-	out := make([]pipeline.Activity, len(rows))
-	for i, r := range rows {
-		out[i] = r.toActivity()
+	return records(rows, activityRow.toActivity), nil
+}
+
+// AboutCandidates returns the entries about the candidates, with their
+// actors, by id.
+func (db activityStore) AboutCandidates(ctx context.Context, p pipeline.CandidateActivityParams) ([]pipeline.FeedEntry, error) {
+	var rows []activityRow
+	if err := db.read().all(ctx, db.q.CandidateActivity, args(jsonIDs(p.CandidateIDs)), &rows); err != nil {
+		return nil, formatError(err, "Activity")
 	}
-	return out, nil
+	return records(rows, activityRow.toFeedEntry), nil
+}
+
+// AboutCandidate returns the entries about a candidate and about its
+// interviews.
+func (t activityTx) AboutCandidate(ctx context.Context, p pipeline.CandidateEntriesParams) ([]pipeline.Activity, error) {
+	var rows []activityRow
+	if err := t.run.all(ctx, t.q.CandidateEntries, args(p.CandidateID), &rows); err != nil {
+		return nil, formatError(err, "Activity")
+	}
+	return records(rows, activityRow.toActivity), nil
+}
+
+// SetChanges replaces the changes of an entry.
+func (t activityTx) SetChanges(ctx context.Context, p pipeline.ActivityChangesParams) error {
+	return formatError(t.run.deferred(ctx, t.q.SetActivityChanges, string(p.Changes), p.ID), "Activity")
 }

@@ -23,7 +23,7 @@ import (
 // readDocument returns the bytes the store holds for document id.
 func readDocument(t *testing.T, db *pipelinestore.DB, id int64) ([]byte, error) {
 	t.Helper()
-	r, err := db.OpenDocument(context.Background(), id)
+	r, err := db.Documents().Open(context.Background(), pipeline.DocumentByIDParams{ID: id})
 	if err != nil {
 		return nil, err
 	}
@@ -95,11 +95,11 @@ func TestS3_RemoveOrphans(t *testing.T) {
 		rollback := errors.New("rolled back")
 		sum := sha256.Sum256([]byte("never committed"))
 		err = db.Write(ctx, func(tx pipeline.Tx) error {
-			_, err := tx.InsertDocument(ctx, pipeline.Document{
+			_, err := tx.Documents().Insert(ctx, pipeline.InsertDocumentParams{Document: pipeline.Document{
 				CandidateID: f.Res.Candidates["ada"], Kind: pipeline.DocumentResume, Filename: "lost.txt",
 				ContentType: pipeline.TypeText, Size: 15, SHA256: hex.EncodeToString(sum[:]), TextStatus: pipeline.TextNone,
 				UploadedBy: pipeline.User{ID: f.User("olivia")}, CreatedAt: time.Now(),
-			}, []byte("never committed"))
+			}, Content: []byte("never committed")})
 			require.NoError(t, err)
 			return rollback
 		})

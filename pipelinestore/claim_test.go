@@ -21,7 +21,7 @@ func TestStore_ClaimWithRead(t *testing.T) {
 		job, ada := f.Job("backend"), f.Res.Candidates["ada"]
 		interview := f.Res.Stages["backend"]["Interview"]
 		require.NoError(t, f.DB.Write(ctx, func(tx pipeline.Tx) error {
-			kc := tx.ClaimIdempotencyKey(ctx, f.Res.Teams["acme"], "move-1", since)
+			kc := tx.Idempotency().Claim(ctx, pipeline.ClaimKeyParams{TeamID: f.Res.Teams["acme"], Key: "move-1", Since: since})
 			l, err := tx.Candidates().Lock(ctx, pipeline.LockCandidateParams{Viewer: f.User("olivia"), JobID: job, ID: ada, Stage: interview})
 			require.NoError(t, err)
 			c, st := l.Candidate, l.Stage
@@ -37,7 +37,7 @@ func TestStore_ClaimWithRead(t *testing.T) {
 	})
 	each(t, "a job's intake and a free key", func(t *testing.T, f fixture) {
 		require.NoError(t, f.DB.Write(ctx, func(tx pipeline.Tx) error {
-			kc := tx.ClaimIdempotencyKey(ctx, f.Res.Teams["acme"], "intake-1", since)
+			kc := tx.Idempotency().Claim(ctx, pipeline.ClaimKeyParams{TeamID: f.Res.Teams["acme"], Key: "intake-1", Since: since})
 			it, err := tx.Candidates().Intake(ctx, pipeline.IntakeParams{Viewer: f.User("olivia"), JobID: f.Job("backend"), Stage: 0, Email: "ADA@example.test"})
 			require.NoError(t, err)
 			assert.Equal(t, f.Job("backend"), it.Job.ID)
@@ -55,9 +55,9 @@ func TestStore_ClaimWithRead(t *testing.T) {
 			TeamID: f.Res.Teams["acme"], Key: "note-1", UserID: f.User("olivia"), Request: "POST /x {}",
 			Result: []byte(`{"id":7}`), CreatedAt: time.Now().UTC().Truncate(time.Microsecond),
 		}
-		require.NoError(t, f.DB.Write(ctx, func(tx pipeline.Tx) error { return tx.SaveIdempotencyRecord(ctx, stored) }))
+		require.NoError(t, f.DB.Write(ctx, func(tx pipeline.Tx) error { return tx.Idempotency().Save(ctx, stored) }))
 		require.NoError(t, f.DB.Write(ctx, func(tx pipeline.Tx) error {
-			kc := tx.ClaimIdempotencyKey(ctx, stored.TeamID, stored.Key, since)
+			kc := tx.Idempotency().Claim(ctx, pipeline.ClaimKeyParams{TeamID: stored.TeamID, Key: stored.Key, Since: since})
 			c, err := tx.Candidates().Lock(ctx, pipeline.LockCandidateParams{Viewer: f.User("olivia"), JobID: f.Job("backend"), ID: f.Res.Candidates["grace"]})
 			require.NoError(t, err)
 			assert.Equal(t, f.Res.Candidates["grace"], c.Candidate.ID)
@@ -70,7 +70,7 @@ func TestStore_ClaimWithRead(t *testing.T) {
 	})
 	each(t, "an unreachable candidate", func(t *testing.T, f fixture) {
 		require.NoError(t, f.DB.Write(ctx, func(tx pipeline.Tx) error {
-			kc := tx.ClaimIdempotencyKey(ctx, f.Res.Teams["globex"], "k", since)
+			kc := tx.Idempotency().Claim(ctx, pipeline.ClaimKeyParams{TeamID: f.Res.Teams["globex"], Key: "k", Since: since})
 			_, err := tx.Candidates().Lock(ctx, pipeline.LockCandidateParams{Viewer: f.User("gary"), JobID: f.Job("backend"), ID: f.Res.Candidates["ada"]})
 			assert.ErrorIs(t, err, pipeline.ErrNotFound)
 			_, err = tx.Candidates().Lock(ctx, pipeline.LockCandidateParams{Viewer: f.User("gary"), JobID: f.Job("backend"), ID: f.Res.Candidates["ada"], Stage: f.Res.Stages["backend"]["Interview"]})
@@ -91,7 +91,7 @@ func TestStore_ClaimWithRead(t *testing.T) {
 		held, release, done := make(chan struct{}), make(chan struct{}), make(chan error)
 		go func() {
 			done <- f.DB.Write(ctx, func(tx pipeline.Tx) error {
-				_, _, err := tx.ClaimIdempotencyKey(ctx, acme, "k", since).Outcome(ctx)
+				_, _, err := tx.Idempotency().Claim(ctx, pipeline.ClaimKeyParams{TeamID: acme, Key: "k", Since: since}).Outcome(ctx)
 				close(held)
 				<-release
 				return err
@@ -99,7 +99,7 @@ func TestStore_ClaimWithRead(t *testing.T) {
 		}()
 		<-held
 		require.NoError(t, f.DB.Write(ctx, func(tx pipeline.Tx) error {
-			kc := tx.ClaimIdempotencyKey(ctx, acme, "k", since)
+			kc := tx.Idempotency().Claim(ctx, pipeline.ClaimKeyParams{TeamID: acme, Key: "k", Since: since})
 			c, err := tx.Candidates().Lock(ctx, pipeline.LockCandidateParams{Viewer: f.User("olivia"), JobID: f.Job("backend"), ID: f.Res.Candidates["ada"]})
 			require.NoError(t, err)
 			assert.Equal(t, f.Res.Candidates["ada"], c.Candidate.ID)

@@ -129,8 +129,8 @@ func WithSQLDB(db *sql.DB) Option { return func(o *options) { o.sqlDB = db } }
 // idle_in_transaction_session_timeout (at least a second) in every
 // transaction, and for every statement outside one, with SET LOCAL (never
 // on the connection: see pgConn); Open's first query, Migrate, Seed and
-// PurgeIdempotency, which may rightly take longer, run on connections of
-// their own without it. On SQLite it is the busy timeout: how long a
+// the purge of idempotency records, which may rightly take longer, run on
+// connections of their own without it. On SQLite it is the busy timeout: how long a
 // write waits for another process's lock on the file (default 10 s). A
 // statement cut short by it is pipeline.ErrUnavailable. It does not apply
 // to a pool given with WithSQLDB, whose settings are left alone. Zero: no
@@ -418,16 +418,10 @@ type tx struct {
 	// pending are the messages of the entries logged, to enqueue before
 	// the commit.
 	pending []pipeline.WebhookMessage
-	// claim is a key's claim waiting in the batch to be sent (PostgreSQL),
-	// for an interview's locking read to make (see waitingClaim).
-	claim *keyClaim
 	// booking: an interview's insert or update waited in a batch, whose
 	// deadlock with another booking is that booking's win (see
 	// bookingError).
 	booking bool
-	// members are which interviewers of the interview read for update
-	// belong to its team (PostgreSQL), for TeamUsers.
-	members *teamMembers
 	// places are the positions the transaction's invitation mails took,
 	// per change of an interview (see place).
 	places map[mailChange]int

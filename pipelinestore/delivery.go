@@ -42,8 +42,9 @@ func (r deliveryRow) toDelivery() pipeline.Delivery {
 
 // Deliveries returns a page of the attempts of a webhook of a team, newest
 // first.
-func (db *DB) Deliveries(ctx context.Context, teamID, webhookID int64, page int) (pipeline.List[pipeline.Delivery], error) {
-	if _, err := db.Webhook(ctx, teamID, webhookID); err != nil {
+func (db webhookStore) Deliveries(ctx context.Context, p pipeline.DeliveriesParams) (pipeline.List[pipeline.Delivery], error) {
+	webhookID, page := p.WebhookID, p.Page
+	if _, err := db.Get(ctx, pipeline.WebhookParams{TeamID: p.TeamID, ID: webhookID}); err != nil {
 		return pipeline.List[pipeline.Delivery]{}, err
 	}
 	var rows []deliveryRow
@@ -61,7 +62,7 @@ func (db *DB) Deliveries(ctx context.Context, teamID, webhookID int64, page int)
 
 // DeliveryTarget returns the webhook of m with its creator's role, and m's
 // entry as the creator may read it now.
-func (db *DB) DeliveryTarget(ctx context.Context, m pipeline.WebhookMessage) (pipeline.DeliveryTarget, error) {
+func (db webhookStore) DeliveryTarget(ctx context.Context, m pipeline.WebhookMessage) (pipeline.DeliveryTarget, error) {
 	var r struct {
 		webhookRow
 		CreatorRole *string `bun:"creator_role"`
@@ -79,14 +80,14 @@ func (db *DB) DeliveryTarget(ctx context.Context, m pipeline.WebhookMessage) (pi
 }
 
 // RecordDelivery stores an attempt, with its entry's action.
-func (db *DB) RecordDelivery(ctx context.Context, d pipeline.Delivery) error {
+func (db webhookStore) RecordDelivery(ctx context.Context, d pipeline.Delivery) error {
 	_, err := db.write().exec(ctx, db.q.RecordDelivery, d.WebhookID, d.ActivityID, d.Attempt, d.StatusCode, d.Error,
 		d.Duration.Milliseconds(), ts(d.AttemptedAt), tsPtr(d.NextAttemptAt))
 	return formatError(err, "Delivery")
 }
 
 // PurgeDeliveries deletes delivery attempts made before a time.
-func (db *DB) PurgeDeliveries(ctx context.Context, before time.Time) (int64, error) {
+func (db webhookStore) PurgeDeliveries(ctx context.Context, before time.Time) (int64, error) {
 	res, err := db.write().exec(ctx, db.q.PurgeDeliveries, ts(before))
 	if err != nil {
 		return 0, formatError(err, "Delivery")

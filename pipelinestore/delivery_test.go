@@ -44,11 +44,11 @@ func testPeriodicPurge(t *testing.T, db *pipelinestore.DB, workers int) {
 	entry := f.Activity(t)[0].ID
 	now := time.Now().UTC().Truncate(time.Second)
 	old := func(key string) {
-		require.NoError(t, db.RecordDelivery(ctx, pipeline.Delivery{
+		require.NoError(t, db.Webhooks().RecordDelivery(ctx, pipeline.Delivery{
 			WebhookID: w.Value.ID, ActivityID: entry, Attempt: 1, AttemptedAt: now.Add(-pipeline.DeliveryRetention - time.Hour),
 		}))
 		require.NoError(t, db.Write(ctx, func(tx pipeline.Tx) error {
-			return tx.SaveIdempotencyRecord(ctx, pipeline.IdempotencyRecord{
+			return tx.Idempotency().Save(ctx, pipeline.IdempotencyRecord{
 				TeamID: f.Res.Teams["acme"], Key: key, UserID: f.User("olivia"), Request: "POST /jobs {}",
 				Result: []byte(`{}`), CreatedAt: now.Add(-pipeline.IdempotencyWindow - time.Hour),
 			})
@@ -69,9 +69,9 @@ func testPeriodicPurge(t *testing.T, db *pipelinestore.DB, workers int) {
 		assert.Equal(t, 1, count("idempotency_keys"), round+": the live record stays")
 	}
 	// What is recent stays.
-	require.NoError(t, db.RecordDelivery(ctx, pipeline.Delivery{WebhookID: w.Value.ID, ActivityID: entry, Attempt: 1, AttemptedAt: now}))
+	require.NoError(t, db.Webhooks().RecordDelivery(ctx, pipeline.Delivery{WebhookID: w.Value.ID, ActivityID: entry, Attempt: 1, AttemptedAt: now}))
 	require.NoError(t, db.Write(ctx, func(tx pipeline.Tx) error {
-		return tx.SaveIdempotencyRecord(ctx, pipeline.IdempotencyRecord{
+		return tx.Idempotency().Save(ctx, pipeline.IdempotencyRecord{
 			TeamID: f.Res.Teams["acme"], Key: "live", UserID: f.User("olivia"), Request: "POST /jobs {}",
 			Result: []byte(`{}`), CreatedAt: now,
 		})

@@ -47,11 +47,24 @@ type documentTextRow struct {
 	Text *string `bun:"text"`
 }
 
-// InsertDocument stores a document and its bytes, in the database or,
-// with a BlobStore, in the object store before the transaction commits;
-// a transaction that then fails leaves the object for RemoveOrphans. A
+// documentStore is the DB's DocumentStore.
+type documentStore struct{ *DB }
+
+// Documents reads documents, and records their texts.
+func (db *DB) Documents() pipeline.DocumentStore { return documentStore{db} }
+
+// documentTx is a transaction's DocumentTx.
+type documentTx struct{ *tx }
+
+// Documents writes documents.
+func (t *tx) Documents() pipeline.DocumentTx { return documentTx{t} }
+
+// Insert stores a document and its bytes, in the database or, with a
+// BlobStore, in the object store before the transaction commits; a
+// transaction that then fails leaves the object for RemoveOrphans. A
 // pending document's extraction is enqueued in the transaction.
-func (t *tx) InsertDocument(ctx context.Context, d pipeline.Document, content []byte) (pipeline.Document, error) {
+func (t documentTx) Insert(ctx context.Context, p pipeline.InsertDocumentParams) (pipeline.Document, error) {
+	d, content := p.Document, p.Content
 	d.CreatedAt = ts(d.CreatedAt)
 	err := t.run.get(ctx, t.q.InsertDocument, args(d.CandidateID, d.UploadedBy.ID, d.Kind, d.Filename, d.ContentType,
 		d.Size, d.SHA256, d.TextStatus, d.CreatedAt), &d.ID)
@@ -76,19 +89,20 @@ func (t *tx) InsertDocument(ctx context.Context, d pipeline.Document, content []
 	return d, nil
 }
 
-// DocumentForDelete returns a document of a candidate, locked.
-func (t *tx) DocumentForDelete(ctx context.Context, candidateID, id int64) (pipeline.Document, error) {
+// Lock returns a document of a candidate, locked.
+func (t documentTx) Lock(ctx context.Context, p pipeline.LockDocumentParams) (pipeline.Document, error) {
 	var r documentRow
-	if err := t.run.get(ctx, t.q.DocumentForDeleteLocked, args(id, candidateID), &r); err != nil {
+	if err := t.run.get(ctx, t.q.DocumentForDeleteLocked, args(p.ID, p.CandidateID), &r); err != nil {
 		return pipeline.Document{}, formatError(err, "Document")
 	}
 	return r.toDocument(), nil
 }
 
-// DeleteDocument deletes a document; its bytes in the database go with
-// its row, those in an object store once the transaction has committed,
-// so that a rollback never leaves a row without its bytes.
-func (t *tx) DeleteDocument(ctx context.Context, id int64) error {
+// Delete deletes a document; its bytes in the database go with its row,
+// those in an object store once the transaction has committed, so that a
+// rollback never leaves a row without its bytes.
+func (t documentTx) Delete(ctx context.Context, p pipeline.DocumentByIDParams) error {
+	id := p.ID
 	if _, err := t.run.exec(ctx, t.q.DeleteDocument, id); err != nil {
 		return formatError(err, "Document")
 	}
@@ -98,85 +112,88 @@ func (t *tx) DeleteDocument(ctx context.Context, id int64) error {
 	return nil
 }
 
-// ListDocuments returns a page of a candidate's documents, newest first.
-func (db *DB) ListDocuments(ctx context.Context, viewer, jobID, candidateID int64, page int) (pipeline.List[pipeline.Document], error) {
+// List returns a page of a candidate's documents, newest first.
+func (db documentStore) List(ctx context.Context, p pipeline.ListDocumentsParams) (pipeline.List[pipeline.Document], error) {
 	var rows []documentRow
-	err := db.read().all(ctx, db.q.DocumentsPage, args(candidateID, jobID, viewer, pipeline.Offset(page)), &rows)
+	err := db.read().all(ctx, db.q.DocumentsPage, args(p.CandidateID, p.JobID, p.Viewer, pipeline.Offset(p.Page)), &rows)
 	if err != nil {
 		return pipeline.List[pipeline.Document]{}, formatError(err, "Document")
 	}
-	list := pageOf(page, rows, documentRow.toDocument)
+	list := pageOf(p.Page, rows, documentRow.toDocument)
 	if len(rows) > 0 {
 		return list, nil
 	}
-	if err := db.read().get(ctx, db.q.DocumentsCount, args(candidateID, jobID, viewer), &list.Total); err != nil {
+	if err := db.read().get(ctx, db.q.DocumentsCount, args(p.CandidateID, p.JobID, p.Viewer), &list.Total); err != nil {
 		return pipeline.List[pipeline.Document]{}, formatError(err, "Candidate")
 	}
 	return list, nil
 }
 
-// Document returns a document of a candidate of a job viewer can reach.
-func (db *DB) Document(ctx context.Context, viewer, jobID, candidateID, id int64) (pipeline.Document, error) {
+// Get returns a document of a candidate of a job viewer can reach.
+func (db documentStore) Get(ctx context.Context, p pipeline.DocumentParams) (pipeline.Document, error) {
 	var r documentRow
-	if err := db.read().get(ctx, db.q.Document, args(id, candidateID, jobID, viewer), &r); err != nil {
+	if err := db.read().get(ctx, db.q.Document, args(p.ID, p.CandidateID, p.JobID, p.Viewer), &r); err != nil {
 		return pipeline.Document{}, formatError(err, "Document")
 	}
 	return r.toDocument(), nil
 }
 
-// DocumentText returns a document with its kept text.
-func (db *DB) DocumentText(ctx context.Context, viewer, jobID, candidateID, id int64) (pipeline.Document, string, error) {
-	var r documentTextRow
-	if err := db.read().get(ctx, db.q.DocumentText, args(id, candidateID, jobID, viewer), &r); err != nil {
-		return pipeline.Document{}, "", formatError(err, "Document")
-	}
-	var text string
+// withText is the document r with its kept text.
+func (r documentTextRow) withText() pipeline.DocumentWithText {
+	d := pipeline.DocumentWithText{Document: r.toDocument()}
 	if r.Text != nil {
-		text = *r.Text
+		d.Text = *r.Text
 	}
-	return r.toDocument(), text, nil
+	return d
 }
 
-// DocumentsWithText returns every document of a candidate of a job
-// viewer can reach, newest first, with its kept text, in one statement.
-func (db *DB) DocumentsWithText(ctx context.Context, viewer, jobID, candidateID int64) ([]pipeline.DocumentWithText, error) {
+// Text returns a document with its kept text.
+func (db documentStore) Text(ctx context.Context, p pipeline.DocumentParams) (pipeline.DocumentWithText, error) {
+	var r documentTextRow
+	if err := db.read().get(ctx, db.q.DocumentText, args(p.ID, p.CandidateID, p.JobID, p.Viewer), &r); err != nil {
+		return pipeline.DocumentWithText{}, formatError(err, "Document")
+	}
+	return r.withText(), nil
+}
+
+// AllWithText returns every document of a candidate of a job viewer can
+// reach, newest first, with its kept text, in one statement.
+func (db documentStore) AllWithText(ctx context.Context, p pipeline.CandidateDocumentsParams) ([]pipeline.DocumentWithText, error) {
 	var rows []documentTextRow
-	if err := db.read().all(ctx, db.q.DocumentsWithText, args(candidateID, jobID, viewer), &rows); err != nil {
+	if err := db.read().all(ctx, db.q.DocumentsWithText, args(p.CandidateID, p.JobID, p.Viewer), &rows); err != nil {
 		return nil, formatError(err, "Document")
 	}
 	out := make([]pipeline.DocumentWithText, len(rows))
 	for i, r := range rows {
-		out[i].Document = r.toDocument()
-		if r.Text != nil {
-			out[i].Text = *r.Text
-		}
+		out[i] = r.withText()
 	}
 	return out, nil
 }
 
-// DocumentForText returns a document by id, read on the writer so that
-// a document just added is found.
-func (db *DB) DocumentForText(ctx context.Context, id int64) (pipeline.Document, error) {
+// ForText returns a document by id, read on the writer so that a
+// document just added is found.
+func (db documentStore) ForText(ctx context.Context, p pipeline.DocumentByIDParams) (pipeline.Document, error) {
 	var r documentRow
-	if err := db.write().get(ctx, db.q.DocumentByID, args(id), &r); err != nil {
+	if err := db.write().get(ctx, db.q.DocumentByID, args(p.ID), &r); err != nil {
 		return pipeline.Document{}, formatError(err, "Document")
 	}
 	return r.toDocument(), nil
 }
 
-// SetDocumentText stores the outcome of a pending document's extraction.
-func (db *DB) SetDocumentText(ctx context.Context, id int64, status, text string, truncated bool) error {
+// SetText stores the outcome of a pending document's extraction.
+func (db documentStore) SetText(ctx context.Context, p pipeline.SetDocumentTextParams) error {
 	var stored *string
-	if status == pipeline.TextReady {
-		stored = &text
+	if p.Status == pipeline.TextReady {
+		stored = &p.Text
 	}
-	_, err := db.write().exec(ctx, db.q.SetDocumentText, id, status, stored, truncated)
+	_, err := db.write().exec(ctx, db.q.SetDocumentText, p.ID, p.Status, stored, p.Truncated)
 	return formatError(err, "Document")
 }
 
-// OpenDocument returns the bytes of a document: from the database, or
-// from the object store.
-func (db *DB) OpenDocument(ctx context.Context, id int64) (pipeline.Content, error) {
+// Open returns the bytes of a document: from the database, or from the
+// object store.
+func (db documentStore) Open(ctx context.Context, p pipeline.DocumentByIDParams) (pipeline.Content, error) {
+	id := p.ID
 	if db.blobs != nil {
 		return db.blobs.Open(ctx, blobKey(id))
 	}

@@ -24,10 +24,11 @@ import (
 // time and ids follow commits: the order is the id's, the sequence 0, and
 // the bound the last id committed.
 
-// Feed returns the entries after q.After that viewer may read, in feed
+// Feed returns the entries after q.After that q.Viewer may read, in feed
 // order, at most q.Limit; only those final when it began: on PostgreSQL
 // below the horizon, on SQLite up to the last id committed.
-func (db *DB) Feed(ctx context.Context, viewer int64, q pipeline.FeedQuery) (pipeline.FeedResult, error) {
+func (db activityStore) Feed(ctx context.Context, q pipeline.FeedQuery) (pipeline.FeedResult, error) {
+	viewer := q.Viewer
 	// Read first: every entry up to it is final, whatever commits while
 	// the page is read, and any entry still to come lies beyond it.
 	var bound int64

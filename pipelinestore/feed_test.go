@@ -37,11 +37,11 @@ func TestFeed_LateCommit(t *testing.T) {
 	held, release, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
 	go func() {
 		done <- db.Write(ctx, func(tx pipeline.Tx) error {
-			if err := tx.InsertActivity(ctx, entry(1)); err != nil {
+			if err := tx.Activity().Insert(ctx, entry(1)); err != nil {
 				return err
 			}
 			// A read sends the waiting insert: the entry has its id now.
-			if _, err := tx.Rating(ctx, f.Res.Candidates["ada"], f.User("olivia")); err != nil {
+			if _, err := tx.Ratings().Get(ctx, pipeline.RatingParams{CandidateID: f.Res.Candidates["ada"], UserID: f.User("olivia")}); err != nil {
 				return err
 			}
 			close(held)
@@ -50,7 +50,7 @@ func TestFeed_LateCommit(t *testing.T) {
 		})
 	}()
 	<-held
-	require.NoError(t, db.Write(ctx, func(tx pipeline.Tx) error { return tx.InsertActivity(ctx, entry(2)) }))
+	require.NoError(t, db.Write(ctx, func(tx pipeline.Tx) error { return tx.Activity().Insert(ctx, entry(2)) }))
 	log := f.Activity(t)
 	require.Len(t, log, 1, "only the later entry has committed")
 	late := log[0].ID

@@ -12,8 +12,20 @@ import (
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
-// ClaimIdempotencyKey takes the transaction-scoped lock of a team's key and,
-// holding it, reads the key's record created at or after since. On
+// idempotencyStore is the DB's IdempotencyStore.
+type idempotencyStore struct{ *DB }
+
+// Idempotency purges idempotency records.
+func (db *DB) Idempotency() pipeline.IdempotencyStore { return idempotencyStore{db} }
+
+// idempotencyTx is a transaction's IdempotencyTx.
+type idempotencyTx struct{ *tx }
+
+// Idempotency claims keys and keeps their records.
+func (t *tx) Idempotency() pipeline.IdempotencyTx { return idempotencyTx{t} }
+
+// Claim takes the transaction-scoped lock of a team's key and, holding
+// it, reads the key's record created at or after p.Since. On
 // PostgreSQL the lock is an advisory lock on a 64-bit hash of the schema,
 // team and key, tried without waiting, so that a second request with a key
 // still in flight is told at once; lock and read are one statement (the
@@ -21,10 +33,10 @@ import (
 // (see pgbatch.go), sent with the transaction's BEGIN before the
 // statement that follows it. On SQLite write transactions are already
 // serialized, so the lock is always free.
-func (t *tx) ClaimIdempotencyKey(ctx context.Context, teamID int64, key string, since time.Time) pipeline.KeyClaim {
-	kc := &keyClaim{t: t, teamID: teamID, key: key}
+func (t idempotencyTx) Claim(ctx context.Context, p pipeline.ClaimKeyParams) pipeline.KeyClaim {
+	kc := &keyClaim{t: t.tx, teamID: p.TeamID, key: p.Key}
 	if !t.pg {
-		err := t.run.get(ctx, t.q.IdempotencyRecord, args(teamID, key, ts(since)), &kc.row)
+		err := t.run.get(ctx, t.q.IdempotencyRecord, args(p.TeamID, p.Key, ts(p.Since)), &kc.row)
 		if errors.Is(err, sql.ErrNoRows) {
 			kc.row, err = claimRow{Locked: true}, nil
 		}
@@ -37,10 +49,8 @@ func (t *tx) ClaimIdempotencyKey(ctx context.Context, teamID int64, key string, 
 		kc.settle(r, err)
 		return err
 	}
-	kc.args = args(idempotencyLockID(t.schema, teamID, key), teamID, key, ts(since))
-	if kc.err = t.run.deferredReturning(ctx, t.q.ClaimKey, scan, kc.args...); kc.err == nil {
-		t.claim = kc
-	}
+	kc.args = args(idempotencyLockID(t.schema, p.TeamID, p.Key), p.TeamID, p.Key, ts(p.Since))
+	kc.err = t.run.deferredReturning(ctx, t.q.ClaimKey, scan, kc.args...)
 	return kc
 }
 
@@ -96,15 +106,11 @@ func (kc *keyClaim) settle(r claimRow, err error) {
 // waiting so, and the batch sends it.
 func (t *tx) claimToMake(c pipeline.KeyClaim) *keyClaim {
 	kc, ok := c.(*keyClaim)
-	if !ok || kc == nil || kc != t.claim || kc.done || kc.err != nil || !t.run.takeAlone(t.q.ClaimKey) {
+	if !ok || kc == nil || kc.t != t || kc.done || kc.err != nil || !t.run.takeAlone(t.q.ClaimKey) {
 		return nil
 	}
-	t.claim = nil
 	return kc
 }
-
-// waitingClaim is claimToMake of the transaction's latest claim.
-func (t *tx) waitingClaim() *keyClaim { return t.claimToMake(t.claim) }
 
 // claiming is the locking read read, whose n parameters come first, that
 // claims a key first, as ClaimKey with the four parameters after read's:
@@ -145,10 +151,10 @@ func idempotencyLockID(schema string, teamID int64, key string) int64 {
 	return int64(h.Sum64())
 }
 
-// SaveIdempotencyRecord stores a record, replacing an expired one under the
-// same team and key. The caller holds the key's lock and found no live
-// record, so any row already there has expired.
-func (t *tx) SaveIdempotencyRecord(ctx context.Context, rec pipeline.IdempotencyRecord) error {
+// Save stores a record, replacing an expired one under the same team and
+// key. The caller holds the key's lock and found no live record, so any
+// row already there has expired.
+func (t idempotencyTx) Save(ctx context.Context, rec pipeline.IdempotencyRecord) error {
 	// NULL for a write about no candidate, and for no operation named.
 	var candidate, op any
 	if rec.CandidateID != 0 {
@@ -162,9 +168,9 @@ func (t *tx) SaveIdempotencyRecord(ctx context.Context, rec pipeline.Idempotency
 	return formatError(err, "Idempotency key")
 }
 
-// PurgeIdempotency deletes idempotency records created before a time, in
-// one statement that the statement timeout does not cut short.
-func (db *DB) PurgeIdempotency(ctx context.Context, before time.Time) (int64, error) {
+// Purge deletes idempotency records created before a time, in one
+// statement that the statement timeout does not cut short.
+func (db idempotencyStore) Purge(ctx context.Context, before time.Time) (int64, error) {
 	var n int64
 	err := db.operatorTx(ctx, func(ctx context.Context, run runner) error {
 		res, err := run.exec(ctx, db.q.PurgeIdempotency, ts(before))
@@ -175,4 +181,39 @@ func (db *DB) PurgeIdempotency(ctx context.Context, before time.Time) (int64, er
 		return err
 	})
 	return n, formatError(err, "Idempotency key")
+}
+
+// Records returns the records of a team's keys, expired ones included:
+// they hold what they held until the purge.
+func (t idempotencyTx) Records(ctx context.Context, p pipeline.IdempotencyRecordsParams) ([]pipeline.IdempotencyRecord, error) {
+	var rows []struct {
+		TeamID      int64     `bun:"team_id"`
+		Key         string    `bun:"key"`
+		UserID      int64     `bun:"user_id"`
+		Request     string    `bun:"request"`
+		Result      []byte    `bun:"result"`
+		CreatedAt   time.Time `bun:"created_at"`
+		CandidateID *int64    `bun:"candidate_id"`
+		Op          *string   `bun:"operation"`
+	}
+	if err := t.run.all(ctx, t.q.IdempotencyRecords, args(p.TeamID), &rows); err != nil {
+		return nil, formatError(err, "Idempotency key")
+	}
+	out := make([]pipeline.IdempotencyRecord, len(rows))
+	for i, r := range rows {
+		out[i] = pipeline.IdempotencyRecord{TeamID: r.TeamID, Key: r.Key, UserID: r.UserID, Request: r.Request, Result: r.Result,
+			CreatedAt: r.CreatedAt.UTC()}
+		if r.CandidateID != nil {
+			out[i].CandidateID = *r.CandidateID
+		}
+		if r.Op != nil {
+			out[i].Op = pipeline.Op(*r.Op)
+		}
+	}
+	return out, nil
+}
+
+// SetResult replaces the stored result of a team's key.
+func (t idempotencyTx) SetResult(ctx context.Context, p pipeline.KeyResultParams) error {
+	return formatError(t.run.deferred(ctx, t.q.SetIdempotencyResul, p.Result, p.TeamID, p.Key), "Idempotency key")
 }

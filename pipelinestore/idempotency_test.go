@@ -27,7 +27,7 @@ func TestStore_Idempotency(t *testing.T) {
 			t.Helper()
 			var rec *pipeline.IdempotencyRecord
 			write(func(tx pipeline.Tx) error {
-				ok, r, err := tx.ClaimIdempotencyKey(ctx, team, key, since).Outcome(ctx)
+				ok, r, err := tx.Idempotency().Claim(ctx, pipeline.ClaimKeyParams{TeamID: team, Key: key, Since: since}).Outcome(ctx)
 				assert.True(t, ok, "the key is free")
 				rec = r
 				return err
@@ -39,7 +39,7 @@ func TestStore_Idempotency(t *testing.T) {
 			TeamID: acme, Key: "k-1", UserID: f.User("olivia"), Request: "POST /a {}",
 			Result: []byte(`{"ID":1}`), CreatedAt: t0,
 		}
-		write(func(tx pipeline.Tx) error { return tx.SaveIdempotencyRecord(ctx, first) })
+		write(func(tx pipeline.Tx) error { return tx.Idempotency().Save(ctx, first) })
 
 		rec := record(acme, "k-1", t0.Add(-pipeline.IdempotencyWindow))
 		require.NotNil(t, rec)
@@ -53,15 +53,15 @@ func TestStore_Idempotency(t *testing.T) {
 		second := first
 		second.UserID, second.Request, second.Result = f.User("adam"), "PATCH /b {}", []byte(`{"ID":2}`)
 		second.CreatedAt = t0.Add(25 * time.Hour)
-		write(func(tx pipeline.Tx) error { return tx.SaveIdempotencyRecord(ctx, second) })
+		write(func(tx pipeline.Tx) error { return tx.Idempotency().Save(ctx, second) })
 		rec = record(acme, "k-1", second.CreatedAt.Add(-pipeline.IdempotencyWindow))
 		require.NotNil(t, rec)
 		assert.Equal(t, second, *rec)
 
 		other := first
 		other.Key, other.CreatedAt = "k-old", t0
-		write(func(tx pipeline.Tx) error { return tx.SaveIdempotencyRecord(ctx, other) })
-		n, err := db.PurgeIdempotency(ctx, t0.Add(time.Hour))
+		write(func(tx pipeline.Tx) error { return tx.Idempotency().Save(ctx, other) })
+		n, err := db.Idempotency().Purge(ctx, t0.Add(time.Hour))
 		require.NoError(t, err)
 		assert.Equal(t, int64(1), n)
 		assert.Nil(t, record(acme, "k-old", t0.Add(-time.Hour)))
@@ -83,7 +83,7 @@ func TestStore_ClaimIdempotencyKey(t *testing.T) {
 			var ok bool
 			require.NoError(t, db.Write(ctx, func(tx pipeline.Tx) error {
 				var err error
-				ok, _, err = tx.ClaimIdempotencyKey(ctx, team, key, time.Time{}).Outcome(ctx)
+				ok, _, err = tx.Idempotency().Claim(ctx, pipeline.ClaimKeyParams{TeamID: team, Key: key, Since: time.Time{}}).Outcome(ctx)
 				return err
 			}))
 			return ok
@@ -102,7 +102,7 @@ func TestStore_ClaimIdempotencyKey(t *testing.T) {
 		require.Equal(t, acme, otherTeam)
 		go func() {
 			done <- db.Write(ctx, func(tx pipeline.Tx) error {
-				ok, _, err := tx.ClaimIdempotencyKey(ctx, acme, "k", time.Time{}).Outcome(ctx)
+				ok, _, err := tx.Idempotency().Claim(ctx, pipeline.ClaimKeyParams{TeamID: acme, Key: "k", Since: time.Time{}}).Outcome(ctx)
 				if err != nil || !ok {
 					close(held)
 					return err
@@ -117,7 +117,7 @@ func TestStore_ClaimIdempotencyKey(t *testing.T) {
 		assert.True(t, lock(acme, "other key"))
 		assert.True(t, lock(f.Res.Teams["globex"], "k"), "keys are per team")
 		require.NoError(t, other.Write(ctx, func(tx pipeline.Tx) error {
-			ok, _, err := tx.ClaimIdempotencyKey(ctx, otherTeam, "k", time.Time{}).Outcome(ctx)
+			ok, _, err := tx.Idempotency().Claim(ctx, pipeline.ClaimKeyParams{TeamID: otherTeam, Key: "k", Since: time.Time{}}).Outcome(ctx)
 			assert.True(t, ok, "keys are per schema")
 			return err
 		}))

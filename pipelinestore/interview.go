@@ -99,36 +99,48 @@ func selectInterview(ctx context.Context, run runner, query string, viewer, jobI
 	return ivs[0], nil
 }
 
-// Interview returns an interview of a candidate of a job viewer can
-// reach, with its interviewers, in two queries.
-func (db *DB) Interview(ctx context.Context, viewer, jobID, candidateID, id int64) (pipeline.Interview, error) {
-	return selectInterview(ctx, db.read(), db.q.Interview, viewer, jobID, candidateID, id)
+// interviewStore is the DB's InterviewStore.
+type interviewStore struct{ *DB }
+
+// Interviews reads interviews.
+func (db *DB) Interviews() pipeline.InterviewStore { return interviewStore{db} }
+
+// interviewTx is a transaction's InterviewTx.
+type interviewTx struct{ *tx }
+
+// Interviews writes interviews.
+func (t *tx) Interviews() pipeline.InterviewTx { return interviewTx{t} }
+
+// Get returns an interview of a candidate of a job viewer can reach, with
+// its interviewers, in two queries.
+func (db interviewStore) Get(ctx context.Context, p pipeline.InterviewParams) (pipeline.Interview, error) {
+	return selectInterview(ctx, db.read(), db.q.Interview, p.Viewer, p.JobID, p.CandidateID, p.ID)
 }
 
-// ListInterviews returns a page of a candidate's interviews, by start,
-// with their count and then their interviewers; an empty page asks the
-// candidate (not found) and counts its interviews.
-func (db *DB) ListInterviews(ctx context.Context, viewer, jobID, candidateID int64, page int) (pipeline.List[pipeline.Interview], error) {
+// List returns a page of a candidate's interviews, by start, with their
+// count and then their interviewers; an empty page asks the candidate
+// (not found) and counts its interviews.
+func (db interviewStore) List(ctx context.Context, p pipeline.ListInterviewsParams) (pipeline.List[pipeline.Interview], error) {
 	run := db.read()
 	var rows []interviewRow
-	if err := run.all(ctx, db.q.Interviews, args(candidateID, jobID, viewer, pipeline.Offset(page)), &rows); err != nil {
+	if err := run.all(ctx, db.q.Interviews, args(p.CandidateID, p.JobID, p.Viewer, pipeline.Offset(p.Page)), &rows); err != nil {
 		return pipeline.List[pipeline.Interview]{}, formatError(err, "Interview")
 	}
-	list := pageOf(page, rows, interviewRow.toInterview)
+	list := pageOf(p.Page, rows, interviewRow.toInterview)
 	if len(rows) > 0 {
 		return list, withInterviewers(ctx, run, list.Items)
 	}
-	if _, err := db.Candidates().Get(ctx, pipeline.CandidateParams{Viewer: viewer, JobID: jobID, ID: candidateID}); err != nil {
+	if _, err := db.Candidates().Get(ctx, pipeline.CandidateParams{Viewer: p.Viewer, JobID: p.JobID, ID: p.CandidateID}); err != nil {
 		return pipeline.List[pipeline.Interview]{}, err
 	}
-	if err := run.get(ctx, db.q.CountInterviews, args(candidateID, jobID), &list.Total); err != nil {
+	if err := run.get(ctx, db.q.CountInterviews, args(p.CandidateID, p.JobID), &list.Total); err != nil {
 		return pipeline.List[pipeline.Interview]{}, formatError(err, "Interview")
 	}
 	return list, nil
 }
 
-// BusyTimes returns the busy times q selects, by start.
-func (db *DB) BusyTimes(ctx context.Context, q pipeline.BusyQuery) ([]pipeline.Busy, error) {
+// Busy returns the busy times q selects, by start.
+func (db interviewStore) Busy(ctx context.Context, q pipeline.BusyQuery) ([]pipeline.Busy, error) {
 	return busyTimes(ctx, db.read(), q)
 }
 
@@ -150,18 +162,19 @@ func busyTimes(ctx context.Context, run runner, q pipeline.BusyQuery) ([]pipelin
 	return out, nil
 }
 
-// TeamUsers returns the users among ids who are members of a team, in the
+// InTeam returns the users among ids who are members of a team, in the
 // order of ids.
-func (db *DB) TeamUsers(ctx context.Context, teamID int64, ids []int64) ([]pipeline.User, error) {
-	return teamUsers(ctx, db.read(), teamID, ids)
+func (db userStore) InTeam(ctx context.Context, p pipeline.TeamUsersParams) ([]pipeline.User, error) {
+	return teamUsers(ctx, db.read(), p.TeamID, p.IDs)
 }
 
-// TeamUsers is DB.TeamUsers inside the transaction.
-func (t *tx) TeamUsers(ctx context.Context, teamID int64, ids []int64) ([]pipeline.User, error) {
-	if us, ok := t.members.among(teamID, ids); ok {
+// Interviewers is DB.TeamUsers inside the transaction, answered from
+// p.Known when it can be.
+func (t interviewTx) Interviewers(ctx context.Context, p pipeline.InterviewersParams) ([]pipeline.User, error) {
+	if us, ok := among(p.Known, p.IDs); ok {
 		return us, nil
 	}
-	return teamUsers(ctx, t.run, teamID, ids)
+	return teamUsers(ctx, t.run, p.TeamID, p.IDs)
 }
 
 func teamUsers(ctx context.Context, run runner, teamID int64, ids []int64) ([]pipeline.User, error) {
@@ -178,15 +191,16 @@ func teamUsers(ctx context.Context, run runner, teamID int64, ids []int64) ([]pi
 	return out, nil
 }
 
-// InterviewForUpdate returns an interview of a candidate of a job viewer
-// can reach, with its interviewers; on PostgreSQL its row stays locked
-// until the transaction ends. There one statement reads it with its
-// interviewers, whether each belongs to the job's team (which TeamUsers
-// then answers from) and a key's waiting claim; it runs once more when
-// the row changed since it began.
-func (t *tx) InterviewForUpdate(ctx context.Context, viewer, jobID, candidateID, id int64) (pipeline.Interview, error) {
+// Lock returns an interview of a candidate of a job viewer can reach,
+// with its interviewers; on PostgreSQL its row stays locked until the
+// transaction ends. There one statement reads it with its interviewers,
+// whether each belongs to the job's team (LockedInterview.Interviewers)
+// and, when p has one to make, a key's claim; it runs once more when the
+// row changed since it began.
+func (t interviewTx) Lock(ctx context.Context, p pipeline.LockInterviewParams) (pipeline.LockedInterview, error) {
 	if !t.pg {
-		return selectInterview(ctx, t.run, t.q.InterviewLocked, viewer, jobID, candidateID, id)
+		iv, err := selectInterview(ctx, t.run, t.q.InterviewLocked, p.Viewer, p.JobID, p.CandidateID, p.ID)
+		return pipeline.LockedInterview{Interview: iv}, err
 	}
 	var r struct {
 		claimRow
@@ -194,93 +208,82 @@ func (t *tx) InterviewForUpdate(ctx context.Context, viewer, jobID, candidateID,
 		Interviewers []byte `bun:"interviewers"`
 		Current      bool   `bun:"interviewers_current"`
 	}
+	a := args(p.ID, p.CandidateID, p.JobID, p.Viewer)
 	var err error
-	if kc := t.waitingClaim(); kc != nil {
-		err = t.claimingGet(ctx, kc, qClaimInterview, args(id, candidateID, jobID, viewer), nil, &r, &r.claimRow, &r.ID)
+	if kc := t.claimToMake(p.Claim); kc != nil {
+		err = t.claimingGet(ctx, kc, qClaimInterview, a, nil, &r, &r.claimRow, &r.ID)
 	} else {
-		err = t.run.get(ctx, t.q.InterviewLockedWithInterviewers, args(id, candidateID, jobID, viewer), &r)
+		err = t.run.get(ctx, t.q.InterviewLockedWithInterviewers, a, &r)
 	}
 	if err == nil && !r.Current {
 		// The row changed since the statement's snapshot (while it waited
 		// for the lock, or before): what it joined to the row, the
 		// interviewers and the candidate (erased or no longer active
 		// since, see LockCandidateInterviews), may be as they were before.
-		err = t.run.get(ctx, t.q.InterviewLockedWithInterviewers, args(id, candidateID, jobID, viewer), &r)
+		err = t.run.get(ctx, t.q.InterviewLockedWithInterviewers, a, &r)
 	}
 	if err != nil {
-		return pipeline.Interview{}, formatError(err, "Interview")
+		return pipeline.LockedInterview{}, formatError(err, "Interview")
 	}
-	ivs := []pipeline.Interview{r.interviewRow.toInterview()}
-	known := &teamMembers{teamID: ivs[0].TeamID}
-	if err := json.Unmarshal(r.Interviewers, &known.users); err != nil {
-		return pipeline.Interview{}, err
+	var users []teamUser
+	if err := json.Unmarshal(r.Interviewers, &users); err != nil {
+		return pipeline.LockedInterview{}, err
 	}
-	for _, u := range known.users {
-		ivs[0].Interviewers = append(ivs[0].Interviewers, u.User)
+	l := pipeline.LockedInterview{Interview: r.interviewRow.toInterview(), Interviewers: make([]pipeline.TeamMember, len(users))}
+	for i, u := range users {
+		l.Interview.Interviewers = append(l.Interview.Interviewers, u.User)
+		l.Interviewers[i] = pipeline.TeamMember{User: u.User, Member: u.Member}
 	}
-	t.members = known
-	return ivs[0], nil
+	return l, nil
 }
 
 // qClaimInterview is InterviewLockedWithInterviewers that claims a key
 // first (PostgreSQL).
 var qClaimInterview = claiming(postgresSQL.InterviewLockedWithInterviewers, 4)
 
-// teamMembers are some users, each with whether they belong to a team, as
-// a locking read found them.
-type teamMembers struct {
-	teamID int64
-	users  []teamUser
-}
-
-// teamUser is a user and whether they belong to a team.
+// teamUser is a user and whether they belong to a team, as a locking read
+// of an interview reads its interviewers.
 type teamUser struct {
 	pipeline.User
 	Member bool `json:"member"`
 }
 
-// among answers TeamUsers for ids of the team teamID, when every one of
-// them was read.
-func (m *teamMembers) among(teamID int64, ids []int64) ([]pipeline.User, bool) {
-	if m == nil || m.teamID != teamID {
+// among answers Interviewers for ids from known, when every one of them
+// is known.
+func among(known []pipeline.TeamMember, ids []int64) ([]pipeline.User, bool) {
+	if known == nil {
 		return nil, false
 	}
 	out := make([]pipeline.User, 0, len(ids))
 	for _, id := range ids {
-		i := slices.IndexFunc(m.users, func(u teamUser) bool { return u.ID == id })
+		i := slices.IndexFunc(known, func(u pipeline.TeamMember) bool { return u.User.ID == id })
 		if i < 0 {
 			return nil, false
 		}
-		if m.users[i].Member {
-			out = append(out, m.users[i].User)
+		if known[i].Member {
+			out = append(out, known[i].User)
 		}
 	}
 	return out, true
 }
 
-// ScheduledInterviewsForUpdate returns the scheduled interviews of a
-// candidate that end after endsAfter, by start, with their interviewers;
-// on PostgreSQL every interview of the candidate is locked first, and
-// stays locked until the transaction ends.
-func (t *tx) ScheduledInterviewsForUpdate(ctx context.Context, candidateID int64, endsAfter time.Time) ([]pipeline.Interview, error) {
-	if t.pg {
+// LockScheduled returns the scheduled interviews of a candidate that end
+// after p.EndsAfter, by start, with their interviewers; on PostgreSQL
+// every interview of the candidate is locked first, unless the
+// transaction holds them (p.Held: the erasure locked them), and stays
+// locked until the transaction ends.
+func (t interviewTx) LockScheduled(ctx context.Context, p pipeline.LockScheduledParams) ([]pipeline.Interview, error) {
+	if t.pg && !p.Held {
 		// Every interview first, in a statement of its own: the read below
 		// then sees one moved into the window by a change that held its
 		// lock, where its own snapshot would have left it out, and a change
 		// waiting for a lock reads the candidate anew.
-		if err := t.run.deferred(ctx, t.q.LockCandidateInterviews, candidateID); err != nil {
+		if err := t.run.deferred(ctx, t.q.LockCandidateInterviews, p.CandidateID); err != nil {
 			return nil, formatError(err, "Interview")
 		}
 	}
-	return t.scheduledInterviews(ctx, candidateID, endsAfter)
-}
-
-// scheduledInterviews reads a candidate's scheduled interviews that end
-// after endsAfter, by start, with their interviewers; on PostgreSQL the
-// caller has locked them all (LockCandidateInterviews).
-func (t *tx) scheduledInterviews(ctx context.Context, candidateID int64, endsAfter time.Time) ([]pipeline.Interview, error) {
 	var rows []interviewRow
-	if err := t.run.all(ctx, t.q.ScheduledInterviews, args(candidateID, ts(endsAfter)), &rows); err != nil {
+	if err := t.run.all(ctx, t.q.ScheduledInterviews, args(p.CandidateID, ts(p.EndsAfter)), &rows); err != nil {
 		return nil, formatError(err, "Interview")
 	}
 	ivs := make([]pipeline.Interview, len(rows))
@@ -290,12 +293,12 @@ func (t *tx) scheduledInterviews(ctx context.Context, candidateID int64, endsAft
 	return ivs, withInterviewers(ctx, t.run, ivs)
 }
 
-// InsertInterview stores an interview and its interviewers, and returns it
-// with its id and its job's title. A clash with a
+// Insert stores an interview and its interviewers, and returns it with
+// its id and its job's title. A clash with a
 // scheduled interview is pipeline.ErrBooked: found by the one writer's
 // check on SQLite, refused by an exclusion constraint on PostgreSQL (see
 // formatError).
-func (t *tx) InsertInterview(ctx context.Context, iv pipeline.Interview) (pipeline.Interview, error) {
+func (t interviewTx) Insert(ctx context.Context, iv pipeline.Interview) (pipeline.Interview, error) {
 	if err := t.checkBooking(ctx, iv); err != nil {
 		return pipeline.Interview{}, err
 	}
@@ -331,17 +334,17 @@ func (t *tx) deferBooking(ctx context.Context, books bool, query string, args ..
 	return bookingError(t.run.deferred(ctx, query, args...))
 }
 
-// SetInterviewCalendar stores the UID and the organizer of an interview.
-// On PostgreSQL the statement waits in the transaction's batch.
-func (t *tx) SetInterviewCalendar(ctx context.Context, iv pipeline.Interview) error {
+// SetCalendar stores the UID and the organizer of an interview. On
+// PostgreSQL the statement waits in the transaction's batch.
+func (t interviewTx) SetCalendar(ctx context.Context, iv pipeline.Interview) error {
 	err := t.run.deferred(ctx, t.q.SetInterviewCalendar, iv.UID, iv.Organizer.Name, iv.Organizer.Email, iv.ID)
 	return formatError(err, "Interview")
 }
 
-// UpdateInterview stores an interview's fields and its interviewers anew.
-// On PostgreSQL one statement does, and it waits in the transaction's
-// batch: a clash fails the batch that sends it, as an insert's.
-func (t *tx) UpdateInterview(ctx context.Context, iv pipeline.Interview) error {
+// Update stores an interview's fields and its interviewers anew. On
+// PostgreSQL one statement does, and it waits in the transaction's batch:
+// a clash fails the batch that sends it, as an insert's.
+func (t interviewTx) Update(ctx context.Context, iv pipeline.Interview) error {
 	if t.pg {
 		return t.deferBooking(ctx, iv.Status == pipeline.InterviewScheduled, t.q.UpdateInterviewWithInterviewers, ts(iv.Start),
 			ts(iv.End), iv.Timezone, iv.Location, iv.VideoURL, iv.Status, iv.Sequence, ts(iv.UpdatedAt), iv.ID,

@@ -88,13 +88,25 @@ func (t *tx) place(m pipeline.InvitationMail) int {
 	return n
 }
 
-// InsertInvitationMails stores invitation mails and enqueues the sending
-// of each, due now, in the transaction. Each mail takes the next place
-// (its position) among those of its interview's change. On PostgreSQL
-// the mails go in one statement, which waits in the batch; their River
-// jobs name each by its place, known before the insert, and wait there
-// with it (see enqueuePending).
-func (t *tx) InsertInvitationMails(ctx context.Context, ms []pipeline.InvitationMail) error {
+// invitationStore is the DB's InvitationStore.
+type invitationStore struct{ *DB }
+
+// Invitations reads and records invitation mails.
+func (db *DB) Invitations() pipeline.InvitationStore { return invitationStore{db} }
+
+// invitationTx is a transaction's InvitationTx.
+type invitationTx struct{ *tx }
+
+// Invitations queues invitation mails.
+func (t *tx) Invitations() pipeline.InvitationTx { return invitationTx{t} }
+
+// Insert stores invitation mails and enqueues the sending of each, due
+// now, in the transaction. Each mail takes the next place (its position)
+// among those of its interview's change. On PostgreSQL the mails go in one
+// statement, which waits in the batch; their River jobs name each by its
+// place, known before the insert, and wait there with it (see
+// enqueuePending).
+func (t invitationTx) Insert(ctx context.Context, ms []pipeline.InvitationMail) error {
 	if len(ms) == 0 {
 		return nil
 	}
@@ -146,19 +158,17 @@ func (t *tx) insertInvitationMailsPG(ctx context.Context, ms []pipeline.Invitati
 	return t.run.deferred(ctx, t.q.InsertInvitationMails, string(raw))
 }
 
-// InvitationMailToSend returns an invitation mail by id, read on the
-// writer.
-func (db *DB) InvitationMailToSend(ctx context.Context, id int64) (pipeline.InvitationMail, error) {
+// ToSend returns an invitation mail by id, read on the writer.
+func (db invitationStore) ToSend(ctx context.Context, p pipeline.InvitationByIDParams) (pipeline.InvitationMail, error) {
 	var r invitationMailRow
-	if err := db.write().get(ctx, db.q.InvitationMailByID, args(id), &r); err != nil {
+	if err := db.write().get(ctx, db.q.InvitationMailByID, args(p.ID), &r); err != nil {
 		return pipeline.InvitationMail{}, formatError(err, "Invitation")
 	}
 	return r.toInvitationMail(), nil
 }
 
-// RecordInvitationAttempt stores the outcome of an attempt of an
-// invitation mail.
-func (db *DB) RecordInvitationAttempt(ctx context.Context, a pipeline.MessageAttempt) error {
+// RecordAttempt stores the outcome of an attempt of an invitation mail.
+func (db invitationStore) RecordAttempt(ctx context.Context, a pipeline.MessageAttempt) error {
 	return db.recordAttempt(ctx, db.q.RecordInvitationAttempt, a, "Invitation")
 }
 

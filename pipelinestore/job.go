@@ -9,10 +9,23 @@ import (
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
-// ListJobs returns a page of the jobs viewer can reach on all of its teams,
+// jobStore is the DB's JobStore.
+type jobStore struct{ *DB }
+
+// Jobs reads jobs and their stages.
+func (db *DB) Jobs() pipeline.JobStore { return jobStore{db} }
+
+// jobTx is a transaction's JobTx.
+type jobTx struct{ *tx }
+
+// Jobs writes jobs.
+func (t *tx) Jobs() pipeline.JobTx { return jobTx{t} }
+
+// List returns a page of the jobs viewer can reach on all of its teams,
 // newest first, with the total, in one query.
-func (db *DB) ListJobs(ctx context.Context, viewer int64, f pipeline.JobFilter) (pipeline.List[pipeline.Job], error) {
-	filter := args(viewer, string(f.Status))
+func (db jobStore) List(ctx context.Context, p pipeline.ListJobsParams) (pipeline.List[pipeline.Job], error) {
+	f := p.Filter
+	filter := args(p.Viewer, string(f.Status))
 	pg := db.dialect == DialectPostgres
 	run, page, count := db.read(), db.q.JobsPage, db.q.JobsCount
 	if f.Search != "" {
@@ -38,14 +51,14 @@ func (db *DB) ListJobs(ctx context.Context, viewer int64, f pipeline.JobFilter) 
 	return list, nil
 }
 
-// Job returns a job viewer can reach.
-func (db *DB) Job(ctx context.Context, viewer, id int64) (pipeline.Job, error) {
-	return selectJob(ctx, db.read(), db.q.Job, viewer, id)
+// Get returns a job viewer can reach.
+func (db jobStore) Get(ctx context.Context, p pipeline.JobParams) (pipeline.Job, error) {
+	return selectJob(ctx, db.read(), db.q.Job, p)
 }
 
-func selectJob(ctx context.Context, run runner, query string, viewer, id int64) (pipeline.Job, error) {
+func selectJob(ctx context.Context, run runner, query string, p pipeline.JobParams) (pipeline.Job, error) {
 	var r jobRow
-	if err := run.get(ctx, query, args(id, viewer), &r); err != nil {
+	if err := run.get(ctx, query, args(p.ID, p.Viewer), &r); err != nil {
 		return pipeline.Job{}, formatError(err, "Job")
 	}
 	return r.toJob(), nil
@@ -54,13 +67,13 @@ func selectJob(ctx context.Context, run runner, query string, viewer, id int64) 
 // Stages returns the stages of a job viewer can reach, in pipeline order, in
 // one query: the job is the left side of the join, so a reachable job with
 // no stages still yields a row and an unreachable one yields none.
-func (db *DB) Stages(ctx context.Context, viewer, jobID int64) ([]pipeline.Stage, error) {
+func (db jobStore) Stages(ctx context.Context, p pipeline.JobParams) ([]pipeline.Stage, error) {
 	var rows []struct {
 		ID       *int64  `bun:"id"`
 		Name     *string `bun:"name"`
 		Position *int    `bun:"position"`
 	}
-	if err := db.read().all(ctx, db.q.Stages, args(jobID, viewer), &rows); err != nil {
+	if err := db.read().all(ctx, db.q.Stages, args(p.ID, p.Viewer), &rows); err != nil {
 		return nil, formatError(err, "Job")
 	}
 	if len(rows) == 0 {
@@ -71,38 +84,38 @@ func (db *DB) Stages(ctx context.Context, viewer, jobID int64) ([]pipeline.Stage
 		if r.ID == nil {
 			continue
 		}
-		stages = append(stages, pipeline.Stage{ID: *r.ID, JobID: jobID, Name: *r.Name, Position: *r.Position})
+		stages = append(stages, pipeline.Stage{ID: *r.ID, JobID: p.ID, Name: *r.Name, Position: *r.Position})
 	}
 	return stages, nil
 }
 
 // LockTeam returns the team and, on PostgreSQL, locks its row so that
 // concurrent job creations on the team count jobs one after the other.
-func (t *tx) LockTeam(ctx context.Context, teamID int64) (pipeline.Team, error) {
+func (t jobTx) LockTeam(ctx context.Context, p pipeline.TeamParams) (pipeline.Team, error) {
 	var r teamRow
-	err := t.run.get(ctx, t.q.LockTeamLocked, args(teamID), &r)
+	err := t.run.get(ctx, t.q.LockTeamLocked, args(p.ID), &r)
 	if err != nil {
 		return pipeline.Team{}, formatError(err, "Team")
 	}
 	return r.toTeam(), nil
 }
 
-// CountActiveJobs counts the team's jobs that are not closed.
-func (t *tx) CountActiveJobs(ctx context.Context, teamID int64) (int, error) {
+// CountActive counts the team's jobs that are not closed.
+func (t jobTx) CountActive(ctx context.Context, p pipeline.TeamParams) (int, error) {
 	var n int
 	// IN rather than <> 'closed', so that the count is a range scan of
 	// jobs(team_id, status, …).
-	err := t.run.get(ctx, t.q.CountActiveJobs, args(teamID, string(pipeline.JobOpen), string(pipeline.JobDraft)), &n)
+	err := t.run.get(ctx, t.q.CountActiveJobs, args(p.ID, string(pipeline.JobOpen), string(pipeline.JobDraft)), &n)
 	return n, formatError(err, "Team")
 }
 
-// InsertJob stores a job with its stages, named in pipeline order.
-func (t *tx) InsertJob(ctx context.Context, j pipeline.Job, stages []string) (pipeline.Job, error) {
-	r := newJobRow(j)
+// Insert stores a job with its stages, named in pipeline order.
+func (t jobTx) Insert(ctx context.Context, p pipeline.InsertJobParams) (pipeline.Job, error) {
+	r := newJobRow(p.Job)
 	if _, err := t.run.tx.NewInsert().Model(&r).Returning("id").Exec(ctx); err != nil {
 		return pipeline.Job{}, formatError(err, "Job")
 	}
-	if err := insertStages(ctx, t.run.tx, r.ID, stages); err != nil {
+	if err := insertStages(ctx, t.run.tx, r.ID, p.Stages); err != nil {
 		return pipeline.Job{}, err
 	}
 	return r.toJob(), nil
@@ -121,14 +134,13 @@ func insertStages(ctx context.Context, idb bun.IDB, jobID int64, names []string)
 	return formatError(err, "Stage")
 }
 
-// JobForUpdate returns a job viewer can reach, locked until the transaction
-// ends.
-func (t *tx) JobForUpdate(ctx context.Context, viewer, id int64) (pipeline.Job, error) {
-	return selectJob(ctx, t.run, t.q.JobLocked, viewer, id)
+// Lock returns a job viewer can reach, locked until the transaction ends.
+func (t jobTx) Lock(ctx context.Context, p pipeline.JobParams) (pipeline.Job, error) {
+	return selectJob(ctx, t.run, t.q.JobLocked, p)
 }
 
-// UpdateJob stores the title, description, status and updated_at of j.
-func (t *tx) UpdateJob(ctx context.Context, j pipeline.Job) error {
+// Update stores the title, description, status and updated_at of j.
+func (t jobTx) Update(ctx context.Context, j pipeline.Job) error {
 	// The caller holds the job's row lock, so the row is there.
 	return formatError(t.run.deferred(ctx, t.q.UpdateJob, j.Title, pipeline.Fold(j.Title), j.Description, string(j.Status), ts(j.UpdatedAt), j.ID), "Job")
 }

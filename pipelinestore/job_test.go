@@ -45,7 +45,7 @@ func TestStore_Visibility(t *testing.T) {
 
 				var listed []string
 				for _, status := range []pipeline.JobStatus{pipeline.JobOpen, pipeline.JobDraft, pipeline.JobClosed} {
-					l, err := db.ListJobs(ctx, viewer, pipeline.JobFilter{Status: status, Page: 1})
+					l, err := db.Jobs().List(ctx, pipeline.ListJobsParams{Viewer: viewer, Filter: pipeline.JobFilter{Status: status, Page: 1}})
 					require.NoError(t, err)
 					assert.Equal(t, len(l.Items), l.Total)
 					for _, j := range l.Items {
@@ -66,9 +66,9 @@ func TestStore_Visibility(t *testing.T) {
 			requireCode(t, pipeline.ENotFound, err)
 		})
 		t.Run("no such job", func(t *testing.T) {
-			_, err := db.Job(ctx, f.User("olivia"), 1<<40)
+			_, err := db.Jobs().Get(ctx, pipeline.JobParams{Viewer: f.User("olivia"), ID: 1 << 40})
 			requireCode(t, pipeline.ENotFound, err)
-			_, err = db.Stages(ctx, f.User("olivia"), 1<<40)
+			_, err = db.Jobs().Stages(ctx, pipeline.JobParams{Viewer: f.User("olivia"), ID: 1 << 40})
 			requireCode(t, pipeline.ENotFound, err)
 		})
 	})
@@ -83,8 +83,8 @@ var candidateOf = map[string]string{"backend": "ada", "frontend": "ken", "design
 func requireReach(t *testing.T, f fixture, viewer int64, jobKey string, jobID int64, reachable bool) {
 	t.Helper()
 	ctx, db := context.Background(), f.DB
-	_, err := db.Job(ctx, viewer, jobID)
-	_, serr := db.Stages(ctx, viewer, jobID)
+	_, err := db.Jobs().Get(ctx, pipeline.JobParams{Viewer: viewer, ID: jobID})
+	_, serr := db.Jobs().Stages(ctx, pipeline.JobParams{Viewer: viewer, ID: jobID})
 	_, lerr := db.Candidates().List(ctx, pipeline.ListCandidatesParams{Viewer: viewer, JobID: jobID, Filter: pipeline.CandidateFilter{Page: 1}})
 	// The stage filter is checked only for a reachable job.
 	_, ferr := db.Candidates().List(ctx, pipeline.ListCandidatesParams{Viewer: viewer, JobID: jobID, Filter: pipeline.CandidateFilter{StageID: 1 << 40, Page: 1}})
@@ -108,7 +108,7 @@ func requireReach(t *testing.T, f fixture, viewer int64, jobKey string, jobID in
 		}
 	}
 	err = db.Write(ctx, func(tx pipeline.Tx) error {
-		_, err := tx.JobForUpdate(ctx, viewer, jobID)
+		_, err := tx.Jobs().Lock(ctx, pipeline.JobParams{Viewer: viewer, ID: jobID})
 		if c, ok := candidateOf[jobKey]; ok && err == nil {
 			_, err = tx.Candidates().Lock(ctx, pipeline.LockCandidateParams{Viewer: viewer, JobID: jobID, ID: f.Res.Candidates[c]})
 		}
@@ -132,10 +132,10 @@ func insertJobs(t *testing.T, f fixture, n int, title func(i int) string) []int6
 	require.NoError(t, f.DB.Write(ctx, func(tx pipeline.Tx) error {
 		for i := range n {
 			at := base.Add(time.Duration(i/2) * time.Minute)
-			j, err := tx.InsertJob(ctx, pipeline.Job{
+			j, err := tx.Jobs().Insert(ctx, pipeline.InsertJobParams{Job: pipeline.Job{
 				TeamID: f.Res.Teams["globex"], OwnerID: f.User("gary"), Title: title(i), Status: pipeline.JobOpen,
 				WorkMode: "onsite", EmploymentType: "full_time", ApplicationDeadline: at, CreatedAt: at, UpdatedAt: at,
-			}, []string{"Applied"})
+			}, Stages: []string{"Applied"}})
 			if err != nil {
 				return err
 			}
@@ -163,7 +163,7 @@ func TestStore_ListJobs(t *testing.T) {
 		t.Run("pages", func(t *testing.T) {
 			var got []int64
 			for p := 1; p <= 3; p++ {
-				l, err := db.ListJobs(ctx, gary, pipeline.JobFilter{Status: pipeline.JobOpen, Page: p})
+				l, err := db.Jobs().List(ctx, pipeline.ListJobsParams{Viewer: gary, Filter: pipeline.JobFilter{Status: pipeline.JobOpen, Page: p}})
 				require.NoError(t, err)
 				assert.Equal(t, 32, l.Total)
 				assert.Equal(t, p, l.Page)
@@ -176,26 +176,26 @@ func TestStore_ListJobs(t *testing.T) {
 			assert.Equal(t, want, got)
 		})
 		t.Run("past the last page", func(t *testing.T) {
-			l, err := db.ListJobs(ctx, gary, pipeline.JobFilter{Status: pipeline.JobOpen, Page: 7})
+			l, err := db.Jobs().List(ctx, pipeline.ListJobsParams{Viewer: gary, Filter: pipeline.JobFilter{Status: pipeline.JobOpen, Page: 7}})
 			require.NoError(t, err)
 			assert.Empty(t, l.Items)
 			assert.Equal(t, 32, l.Total)
 			assert.Equal(t, 7, l.Page)
 		})
 		t.Run("page zero is the first", func(t *testing.T) {
-			l, err := db.ListJobs(ctx, gary, pipeline.JobFilter{Status: pipeline.JobOpen, Page: 1})
+			l, err := db.Jobs().List(ctx, pipeline.ListJobsParams{Viewer: gary, Filter: pipeline.JobFilter{Status: pipeline.JobOpen, Page: 1}})
 			require.NoError(t, err)
 			assert.Equal(t, 1, l.Page)
 			assert.Len(t, l.Items, 15)
 		})
 		t.Run("status filter", func(t *testing.T) {
-			l, err := db.ListJobs(ctx, gary, pipeline.JobFilter{Status: pipeline.JobDraft, Page: 2})
+			l, err := db.Jobs().List(ctx, pipeline.ListJobsParams{Viewer: gary, Filter: pipeline.JobFilter{Status: pipeline.JobDraft, Page: 2}})
 			require.NoError(t, err)
 			assert.Empty(t, l.Items)
 			assert.Zero(t, l.Total)
 		})
 		t.Run("empty", func(t *testing.T) {
-			l, err := db.ListJobs(ctx, f.User("nina"), pipeline.JobFilter{Status: pipeline.JobClosed, Page: 1})
+			l, err := db.Jobs().List(ctx, pipeline.ListJobsParams{Viewer: f.User("nina"), Filter: pipeline.JobFilter{Status: pipeline.JobClosed, Page: 1}})
 			require.NoError(t, err)
 			assert.Empty(t, l.Items)
 			assert.Zero(t, l.Total)
@@ -216,7 +216,7 @@ func TestStore_ListJobs_Search(t *testing.T) {
 		}
 		search := func(viewer int64, s string) []string {
 			t.Helper()
-			l, err := db.ListJobs(ctx, viewer, pipeline.JobFilter{Status: pipeline.JobOpen, Search: s, Page: 1})
+			l, err := db.Jobs().List(ctx, pipeline.ListJobsParams{Viewer: viewer, Filter: pipeline.JobFilter{Status: pipeline.JobOpen, Search: s, Page: 1}})
 			require.NoError(t, err)
 			assert.Equal(t, len(l.Items), l.Total)
 			var out []string

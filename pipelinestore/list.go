@@ -59,3 +59,12 @@ func pageOf[R windowed, T any](page int, rows []R, record func(R) T) pipeline.Li
 	}
 	return list
 }
+
+// records is the rows a query read as records.
+func records[R, T any](rows []R, record func(R) T) []T {
+	out := make([]T, len(rows))
+	for i, r := range rows {
+		out[i] = record(r)
+	}
+	return out
+}

@@ -47,9 +47,21 @@ func (r messageRow) toMessage() pipeline.Message {
 	return m
 }
 
-// InsertMessage stores a message and enqueues its sending, due at its
-// SendAt, in the transaction.
-func (t *tx) InsertMessage(ctx context.Context, m pipeline.Message) (pipeline.Message, error) {
+// messageStore is the DB's MessageStore.
+type messageStore struct{ *DB }
+
+// Messages reads messages.
+func (db *DB) Messages() pipeline.MessageStore { return messageStore{db} }
+
+// messageTx is a transaction's MessageTx.
+type messageTx struct{ *tx }
+
+// Messages writes messages.
+func (t *tx) Messages() pipeline.MessageTx { return messageTx{t} }
+
+// Insert stores a message and enqueues its sending, due at its SendAt, in
+// the transaction.
+func (t messageTx) Insert(ctx context.Context, m pipeline.Message) (pipeline.Message, error) {
 	m.SendAt, m.CreatedAt = ts(m.SendAt), ts(m.CreatedAt)
 	a := args(m.CandidateID, m.Author.ID, m.To, m.ReplyTo, m.Subject, m.Body, m.Status, m.SendAt, m.CreatedAt)
 	if m.ID != 0 {
@@ -70,23 +82,23 @@ func (t *tx) InsertMessage(ctx context.Context, m pipeline.Message) (pipeline.Me
 	return m, nil
 }
 
-// MessageForUpdate returns a message of a candidate, locked.
-func (t *tx) MessageForUpdate(ctx context.Context, candidateID, id int64) (pipeline.Message, error) {
+// Lock returns a message of a candidate, locked.
+func (t messageTx) Lock(ctx context.Context, p pipeline.LockMessageParams) (pipeline.Message, error) {
 	var r messageRow
-	if err := t.run.get(ctx, t.q.MessageForUpdateLocked, args(id, candidateID), &r); err != nil {
+	if err := t.run.get(ctx, t.q.MessageForUpdateLocked, args(p.ID, p.CandidateID), &r); err != nil {
 		return pipeline.Message{}, formatError(err, "Message")
 	}
 	return r.toMessage(), nil
 }
 
-// CancelMessage marks a queued message cancelled.
-func (t *tx) CancelMessage(ctx context.Context, id int64) error {
-	_, err := t.run.exec(ctx, t.q.CancelMessage, id)
+// Cancel marks a queued message cancelled.
+func (t messageTx) Cancel(ctx context.Context, p pipeline.MessageByIDParams) error {
+	_, err := t.run.exec(ctx, t.q.CancelMessage, p.ID)
 	return formatError(err, "Message")
 }
 
-// RequeueMessage queues a message again and enqueues its sending.
-func (t *tx) RequeueMessage(ctx context.Context, m pipeline.Message) error {
+// Requeue queues a message again and enqueues its sending.
+func (t messageTx) Requeue(ctx context.Context, m pipeline.Message) error {
 	m.SendAt = ts(m.SendAt)
 	if _, err := t.run.exec(ctx, t.q.RequeueMessage, m.ID, m.SendAt, m.Attempts); err != nil {
 		return formatError(err, "Message")
@@ -94,47 +106,47 @@ func (t *tx) RequeueMessage(ctx context.Context, m pipeline.Message) error {
 	return formatError(t.enqueueMessage(ctx, m), "Message")
 }
 
-// ListMessages returns a page of a candidate's messages, newest first,
-// with the count of them all in the same statement; an empty page asks the
+// List returns a page of a candidate's messages, newest first, with the
+// count of them all in the same statement; an empty page asks the
 // candidate for the count (or not found).
-func (db *DB) ListMessages(ctx context.Context, viewer, jobID, candidateID int64, page int) (pipeline.List[pipeline.Message], error) {
+func (db messageStore) List(ctx context.Context, p pipeline.ListMessagesParams) (pipeline.List[pipeline.Message], error) {
 	var rows []messageRow
-	err := db.read().all(ctx, db.q.MessagesPage, args(candidateID, jobID, viewer, pipeline.Offset(page)), &rows)
+	err := db.read().all(ctx, db.q.MessagesPage, args(p.CandidateID, p.JobID, p.Viewer, pipeline.Offset(p.Page)), &rows)
 	if err != nil {
 		return pipeline.List[pipeline.Message]{}, formatError(err, "Message")
 	}
-	list := pageOf(page, rows, messageRow.toMessage)
+	list := pageOf(p.Page, rows, messageRow.toMessage)
 	if len(rows) > 0 {
 		return list, nil
 	}
-	if err := db.read().get(ctx, db.q.MessagesCount, args(candidateID, jobID, viewer), &list.Total); err != nil {
+	if err := db.read().get(ctx, db.q.MessagesCount, args(p.CandidateID, p.JobID, p.Viewer), &list.Total); err != nil {
 		return pipeline.List[pipeline.Message]{}, formatError(err, "Candidate")
 	}
 	return list, nil
 }
 
-// Message returns a message of a candidate of a job viewer can reach.
-func (db *DB) Message(ctx context.Context, viewer, jobID, candidateID, id int64) (pipeline.Message, error) {
+// Get returns a message of a candidate of a job viewer can reach.
+func (db messageStore) Get(ctx context.Context, p pipeline.MessageParams) (pipeline.Message, error) {
 	var r messageRow
-	if err := db.read().get(ctx, db.q.Message, args(id, candidateID, jobID, viewer), &r); err != nil {
+	if err := db.read().get(ctx, db.q.Message, args(p.ID, p.CandidateID, p.JobID, p.Viewer), &r); err != nil {
 		return pipeline.Message{}, formatError(err, "Message")
 	}
 	return r.toMessage(), nil
 }
 
-// MessageToSend returns a message by id, read on the writer so that a
-// cancel just committed is seen.
-func (db *DB) MessageToSend(ctx context.Context, id int64) (pipeline.Message, error) {
+// ToSend returns a message by id, read on the writer so that a cancel
+// just committed is seen.
+func (db messageStore) ToSend(ctx context.Context, p pipeline.MessageByIDParams) (pipeline.Message, error) {
 	var r messageRow
-	if err := db.write().get(ctx, db.q.MessageByID, args(id), &r); err != nil {
+	if err := db.write().get(ctx, db.q.MessageByID, args(p.ID), &r); err != nil {
 		return pipeline.Message{}, formatError(err, "Message")
 	}
 	return r.toMessage(), nil
 }
 
-// RecordMessageAttempt stores the outcome of an attempt in the
-// transaction, and reports whether it changed the message.
-func (t *tx) RecordMessageAttempt(ctx context.Context, a pipeline.MessageAttempt) (bool, error) {
+// RecordAttempt stores the outcome of an attempt in the transaction, and
+// reports whether it changed the message.
+func (t messageTx) RecordAttempt(ctx context.Context, a pipeline.MessageAttempt) (bool, error) {
 	lastError, sentAt := attemptValues(a)
 	res, err := t.run.exec(ctx, t.q.RecordMessageAttempt, a.MessageID, a.Status, a.Attempt, lastError, sentAt)
 	if err != nil {

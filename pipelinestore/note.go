@@ -7,9 +7,21 @@ import (
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
-// InsertNote stores a note and returns it with its id; the author is
-// returned as given.
-func (t *tx) InsertNote(ctx context.Context, n pipeline.Note) (pipeline.Note, error) {
+// noteStore is the DB's NoteStore.
+type noteStore struct{ *DB }
+
+// Notes reads notes.
+func (db *DB) Notes() pipeline.NoteStore { return noteStore{db} }
+
+// noteTx is a transaction's NoteTx.
+type noteTx struct{ *tx }
+
+// Notes writes notes.
+func (t *tx) Notes() pipeline.NoteTx { return noteTx{t} }
+
+// Insert stores a note and returns it with its id; the author is returned
+// as given.
+func (t noteTx) Insert(ctx context.Context, n pipeline.Note) (pipeline.Note, error) {
 	n.CreatedAt = ts(n.CreatedAt)
 	err := t.run.get(ctx, t.q.InsertNote, args(n.CandidateID, n.Author.ID, n.Content, n.CreatedAt), &n.ID)
 	if err != nil {
@@ -18,7 +30,7 @@ func (t *tx) InsertNote(ctx context.Context, n pipeline.Note) (pipeline.Note, er
 	return n, nil
 }
 
-// noteListRow is a note with its author, as ListNotes reads it.
+// noteListRow is a note with its author, as List reads it.
 type noteListRow struct {
 	ID          int64     `bun:"id"`
 	CandidateID int64     `bun:"candidate_id"`
@@ -38,10 +50,11 @@ func (r noteListRow) toNote() pipeline.Note {
 	}
 }
 
-// ListNotes returns a page of the notes of a candidate of a job viewer can
+// List returns a page of the notes of a candidate of a job viewer can
 // reach, newest first, with the count of them all in the same statement;
 // an empty page asks the candidate for its count (or not found).
-func (db *DB) ListNotes(ctx context.Context, viewer, jobID, candidateID int64, page int) (pipeline.List[pipeline.Note], error) {
+func (db noteStore) List(ctx context.Context, p pipeline.ListNotesParams) (pipeline.List[pipeline.Note], error) {
+	viewer, jobID, candidateID, page := p.Viewer, p.JobID, p.CandidateID, p.Page
 	var rows []noteListRow
 	err := db.read().all(ctx, db.q.NotesPage, args(candidateID, jobID, viewer, pipeline.PageSize, pipeline.Offset(page)), &rows)
 	if err != nil {

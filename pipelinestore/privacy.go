@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"log/slog"
-	"time"
 
 	"github.com/uptrace/bun/driver/pgdriver"
 
@@ -19,10 +18,22 @@ import (
 // renders the entry as it reads then, erased values included, so no
 // webhook payload holding the person is stored.
 
+// privacyStore is the DB's PrivacyStore.
+type privacyStore struct{ *DB }
+
+// Privacy reads a person's candidates.
+func (db *DB) Privacy() pipeline.PrivacyStore { return privacyStore{db} }
+
+// privacyTx is a transaction's PrivacyTx.
+type privacyTx struct{ *tx }
+
+// Privacy erases people and finds whom retention erases.
+func (t *tx) Privacy() pipeline.PrivacyTx { return privacyTx{t} }
+
 // Person returns the candidates of a team with an email, in any letter
 // case (by its folded copy).
-func (db *DB) Person(ctx context.Context, teamID int64, email string) ([]pipeline.Candidate, error) {
-	return candidates(ctx, db.read(), db.q.Person, args(teamID, pipeline.Fold(email)))
+func (db privacyStore) Person(ctx context.Context, p pipeline.PersonParams) ([]pipeline.Candidate, error) {
+	return candidates(ctx, db.read(), db.q.Person, args(p.TeamID, pipeline.Fold(p.Email)))
 }
 
 func candidates(ctx context.Context, run runner, query string, a []any) ([]pipeline.Candidate, error) {
@@ -37,23 +48,23 @@ func candidates(ctx context.Context, run runner, query string, a []any) ([]pipel
 	return out, nil
 }
 
-// PersonForErasure returns the candidates of a team with an email that
-// are not erased; on PostgreSQL their rows stay locked, so that of two
-// erasures of one person the second finds them erased, and the record
-// locks of the candidates and of their interviews are taken before the
-// rows' (see LockInterviewsWithCandidate).
-func (t *tx) PersonForErasure(ctx context.Context, teamID int64, email string) ([]pipeline.Candidate, error) {
-	return candidates(ctx, t.run, t.q.PersonForErasureLocked, args(teamID, pipeline.Fold(email)))
+// LockPerson returns the candidates of a team with an email that are not
+// erased; on PostgreSQL their rows stay locked, so that of two erasures of
+// one person the second finds them erased, and the record locks of the
+// candidates and of their interviews are taken before the rows' (see
+// pipeline_lock_candidates).
+func (t privacyTx) LockPerson(ctx context.Context, p pipeline.PersonParams) ([]pipeline.Candidate, error) {
+	return candidates(ctx, t.run, t.q.PersonForErasureLocked, args(p.TeamID, pipeline.Fold(p.Email)))
 }
 
-// Ratings returns a candidate's ratings with their users.
-func (db *DB) Ratings(ctx context.Context, candidateID int64) ([]pipeline.UserRating, error) {
+// List returns a candidate's ratings with their users.
+func (db ratingStore) List(ctx context.Context, p pipeline.ListRatingsParams) ([]pipeline.UserRating, error) {
 	var rows []struct {
 		ID    int64  `bun:"id"`
 		Name  string `bun:"name"`
 		Value string `bun:"value"`
 	}
-	if err := db.read().all(ctx, db.q.Ratings, args(candidateID), &rows); err != nil {
+	if err := db.read().all(ctx, db.q.Ratings, args(p.CandidateID), &rows); err != nil {
 		return nil, formatError(err, "Rating")
 	}
 	out := make([]pipeline.UserRating, len(rows))
@@ -63,24 +74,10 @@ func (db *DB) Ratings(ctx context.Context, candidateID int64) ([]pipeline.UserRa
 	return out, nil
 }
 
-// CandidateActivity returns the entries about the candidates, with their
-// actors, by id.
-func (db *DB) CandidateActivity(ctx context.Context, candidateIDs []int64) ([]pipeline.FeedEntry, error) {
-	var rows []activityRow
-	if err := db.read().all(ctx, db.q.CandidateActivity, args(jsonIDs(candidateIDs)), &rows); err != nil {
-		return nil, formatError(err, "Activity")
-	}
-	out := make([]pipeline.FeedEntry, len(rows))
-	for i, r := range rows {
-		out[i] = r.toFeedEntry()
-	}
-	return out, nil
-}
-
-// EraseCandidate erases a locked candidate and the rows that hold its
-// person's data. The River jobs go first, while the rows that name them
-// are there.
-func (t *tx) EraseCandidate(ctx context.Context, candidateID int64, at time.Time) error {
+// Erase erases a locked candidate and the rows that hold its person's
+// data. The River jobs go first, while the rows that name them are there.
+func (t privacyTx) Erase(ctx context.Context, p pipeline.EraseCandidateParams) error {
+	candidateID, at := p.CandidateID, p.At
 	if t.pg {
 		// Its interviews before anything: a change of one, which mails the
 		// candidate, either committed before and its mails go below, or
@@ -115,72 +112,11 @@ func (t *tx) EraseCandidate(ctx context.Context, candidateID int64, at time.Time
 		return formatError(err, "Document")
 	}
 	for _, id := range docs {
-		if err := t.DeleteDocument(ctx, id); err != nil {
+		if err := t.Documents().Delete(ctx, pipeline.DocumentByIDParams{ID: id}); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// InterviewsToCancel returns a candidate's scheduled interviews that end
-// after at, with their interviewers, locked on PostgreSQL, where
-// EraseCandidate has locked every interview of the candidate before.
-func (t *tx) InterviewsToCancel(ctx context.Context, candidateID int64, at time.Time) ([]pipeline.Interview, error) {
-	return t.scheduledInterviews(ctx, candidateID, at)
-}
-
-// CandidateEntries returns the entries about a candidate and about its
-// interviews.
-func (t *tx) CandidateEntries(ctx context.Context, candidateID int64) ([]pipeline.Activity, error) {
-	var rows []activityRow
-	if err := t.run.all(ctx, t.q.CandidateEntries, args(candidateID), &rows); err != nil {
-		return nil, formatError(err, "Activity")
-	}
-	out := make([]pipeline.Activity, len(rows))
-	for i, r := range rows {
-		out[i] = r.toActivity()
-	}
-	return out, nil
-}
-
-// SetActivityChanges replaces the changes of an entry.
-func (t *tx) SetActivityChanges(ctx context.Context, id int64, changes []byte) error {
-	return formatError(t.run.deferred(ctx, t.q.SetActivityChanges, string(changes), id), "Activity")
-}
-
-// IdempotencyRecords returns the records of a team's keys, expired ones
-// included: they hold what they held until the purge.
-func (t *tx) IdempotencyRecords(ctx context.Context, teamID int64) ([]pipeline.IdempotencyRecord, error) {
-	var rows []struct {
-		TeamID      int64     `bun:"team_id"`
-		Key         string    `bun:"key"`
-		UserID      int64     `bun:"user_id"`
-		Request     string    `bun:"request"`
-		Result      []byte    `bun:"result"`
-		CreatedAt   time.Time `bun:"created_at"`
-		CandidateID *int64    `bun:"candidate_id"`
-		Op          *string   `bun:"operation"`
-	}
-	if err := t.run.all(ctx, t.q.IdempotencyRecords, args(teamID), &rows); err != nil {
-		return nil, formatError(err, "Idempotency key")
-	}
-	out := make([]pipeline.IdempotencyRecord, len(rows))
-	for i, r := range rows {
-		out[i] = pipeline.IdempotencyRecord{TeamID: r.TeamID, Key: r.Key, UserID: r.UserID, Request: r.Request, Result: r.Result,
-			CreatedAt: r.CreatedAt.UTC()}
-		if r.CandidateID != nil {
-			out[i].CandidateID = *r.CandidateID
-		}
-		if r.Op != nil {
-			out[i].Op = pipeline.Op(*r.Op)
-		}
-	}
-	return out, nil
-}
-
-// SetIdempotencyResult replaces the stored result of a team's key.
-func (t *tx) SetIdempotencyResult(ctx context.Context, teamID int64, key string, result []byte) error {
-	return formatError(t.run.deferred(ctx, t.q.SetIdempotencyResul, result, teamID, key), "Idempotency key")
 }
 
 // Scrub makes the rows an erasure changed unreadable in the files

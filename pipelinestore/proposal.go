@@ -79,8 +79,20 @@ func (r proposalRow) toProposal() pipeline.Proposal {
 	return p
 }
 
-// InsertProposal stores a proposal and returns it with its id.
-func (t *tx) InsertProposal(ctx context.Context, p pipeline.Proposal) (pipeline.Proposal, error) {
+// proposalStore is the DB's ProposalStore.
+type proposalStore struct{ *DB }
+
+// Proposals reads proposals.
+func (db *DB) Proposals() pipeline.ProposalStore { return proposalStore{db} }
+
+// proposalTx is a transaction's ProposalTx.
+type proposalTx struct{ *tx }
+
+// Proposals writes proposals.
+func (t *tx) Proposals() pipeline.ProposalTx { return proposalTx{t} }
+
+// Insert stores a proposal and returns it with its id.
+func (t proposalTx) Insert(ctx context.Context, p pipeline.Proposal) (pipeline.Proposal, error) {
 	var job, cand any
 	if p.JobID != 0 {
 		job = p.JobID
@@ -97,38 +109,38 @@ func (t *tx) InsertProposal(ctx context.Context, p pipeline.Proposal) (pipeline.
 	return p, nil
 }
 
-// ProposalByID returns a proposal, read in the transaction.
-func (t *tx) ProposalByID(ctx context.Context, id int64) (pipeline.Proposal, error) {
+// Get returns a proposal, read in the transaction.
+func (t proposalTx) Get(ctx context.Context, p pipeline.ProposalParams) (pipeline.Proposal, error) {
 	var r proposalRow
-	if err := t.run.get(ctx, t.q.Proposal, args(id), &r); err != nil {
+	if err := t.run.get(ctx, t.q.Proposal, args(p.ID), &r); err != nil {
 		return pipeline.Proposal{}, formatError(err, "Proposal")
 	}
 	return r.toProposal(), nil
 }
 
-// PendingProposal returns a token's pending proposal of a request, or nil.
-func (t *tx) PendingProposal(ctx context.Context, tokenID int64, digest string, now time.Time) (*pipeline.Proposal, error) {
+// Pending returns a token's pending proposal of a request, or nil.
+func (t proposalTx) Pending(ctx context.Context, p pipeline.PendingProposalParams) (*pipeline.Proposal, error) {
 	var r proposalRow
-	err := t.run.get(ctx, t.q.PendingProposal, args(tokenID, digest, ts(now)), &r)
+	err := t.run.get(ctx, t.q.PendingProposal, args(p.TokenID, p.Digest, ts(p.Now)), &r)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, formatError(err, "Proposal")
 	}
-	p := r.toProposal()
-	return &p, nil
+	prop := r.toProposal()
+	return &prop, nil
 }
 
-// CountPendingProposals counts a token's pending proposals.
-func (t *tx) CountPendingProposals(ctx context.Context, tokenID int64, now time.Time) (int, error) {
+// CountPending counts a token's pending proposals.
+func (t proposalTx) CountPending(ctx context.Context, p pipeline.CountPendingParams) (int, error) {
 	var n int
-	err := t.run.get(ctx, t.q.CountPendingProposals, args(tokenID, ts(now)), &n)
+	err := t.run.get(ctx, t.q.CountPendingProposals, args(p.TokenID, ts(p.Now)), &n)
 	return n, formatError(err, "Proposal")
 }
 
-// DecideProposal decides a pending proposal, and reports whether it was.
-func (t *tx) DecideProposal(ctx context.Context, d pipeline.ProposalDecisionRecord) (bool, error) {
+// Decide decides a pending proposal, and reports whether it was.
+func (t proposalTx) Decide(ctx context.Context, d pipeline.ProposalDecisionRecord) (bool, error) {
 	var token, result any
 	if d.TokenID != 0 {
 		token = d.TokenID
@@ -148,38 +160,38 @@ func (t *tx) DecideProposal(ctx context.Context, d pipeline.ProposalDecisionReco
 	return n == 1, err
 }
 
-// SetProposalResult stores what an applied proposal's run answered.
-func (t *tx) SetProposalResult(ctx context.Context, id int64, r pipeline.ProposalResult) error {
-	b, err := json.Marshal(r)
+// SetResult stores what an applied proposal's run answered.
+func (t proposalTx) SetResult(ctx context.Context, p pipeline.ProposalResultParams) error {
+	b, err := json.Marshal(p.Result)
 	if err != nil {
 		return err
 	}
-	_, err = t.run.exec(ctx, t.q.SetProposalResult, id, string(b))
+	_, err = t.run.exec(ctx, t.q.SetProposalResult, p.ID, string(b))
 	return formatError(err, "Proposal")
 }
 
-// Proposal returns a proposal. It is read on the readers: the Service
-// reads it inside write transactions, and SQLite has one writer.
-func (db *DB) Proposal(ctx context.Context, id int64) (pipeline.Proposal, error) {
+// Get returns a proposal. It is read on the readers: the Service reads it
+// inside write transactions, and SQLite has one writer.
+func (db proposalStore) Get(ctx context.Context, p pipeline.ProposalParams) (pipeline.Proposal, error) {
 	var r proposalRow
-	if err := db.read().get(ctx, db.q.Proposal, args(id), &r); err != nil {
+	if err := db.read().get(ctx, db.q.Proposal, args(p.ID), &r); err != nil {
 		return pipeline.Proposal{}, formatError(err, "Proposal")
 	}
 	return r.toProposal(), nil
 }
 
-// TeamProposals returns every proposal of a team, newest first; status,
-// unless "", keeps those that read so at now.
-func (db *DB) TeamProposals(ctx context.Context, teamID int64, status string, now time.Time) ([]pipeline.Proposal, error) {
+// OfTeam returns every proposal of a team, newest first; p.Status,
+// unless "", keeps those that read so at p.Now.
+func (db proposalStore) OfTeam(ctx context.Context, p pipeline.TeamProposalsParams) ([]pipeline.Proposal, error) {
 	var rows []proposalRow
-	if err := db.read().all(ctx, db.q.TeamProposals, args(teamID, status, ts(now)), &rows); err != nil {
+	if err := db.read().all(ctx, db.q.TeamProposals, args(p.TeamID, p.Status, ts(p.Now)), &rows); err != nil {
 		return nil, formatError(err, "Proposal")
 	}
 	return toProposals(rows), nil
 }
 
-// ListProposals returns a page of the proposals q selects, newest first.
-func (db *DB) ListProposals(ctx context.Context, q pipeline.ProposalQuery) (pipeline.List[pipeline.Proposal], error) {
+// List returns a page of the proposals q selects, newest first.
+func (db proposalStore) List(ctx context.Context, q pipeline.ProposalQuery) (pipeline.List[pipeline.Proposal], error) {
 	var rows []proposalRow
 	review, manager := 0, 0
 	if q.Review {
@@ -196,16 +208,16 @@ func (db *DB) ListProposals(ctx context.Context, q pipeline.ProposalQuery) (pipe
 	return pageOf(q.Page, rows, proposalRow.toProposal), nil
 }
 
-// ProposalsToClose returns pending proposals past their expiry at now, or
-// whose requesting token was revoked or expired, oldest first, at most 500.
-func (t *tx) ProposalsToClose(ctx context.Context, now time.Time) ([]pipeline.Proposal, error) {
+// ToClose returns pending proposals past their expiry at now, or whose
+// requesting token was revoked or expired, oldest first, at most 500.
+func (t proposalTx) ToClose(ctx context.Context, now time.Time) ([]pipeline.Proposal, error) {
 	return t.proposals(ctx, t.q.ProposalsToClose, ts(now))
 }
 
-// CloseProposal ends a pending proposal in status at, and reports whether
+// Close ends a pending proposal in p.Status at p.At, and reports whether
 // it was still pending.
-func (t *tx) CloseProposal(ctx context.Context, id int64, status string, at time.Time) (bool, error) {
-	res, err := t.run.exec(ctx, t.q.CloseProposal, id, status, ts(at))
+func (t proposalTx) Close(ctx context.Context, p pipeline.CloseProposalParams) (bool, error) {
+	res, err := t.run.exec(ctx, t.q.CloseProposal, p.ID, p.Status, ts(p.At))
 	if err != nil {
 		return false, formatError(err, "Proposal")
 	}
@@ -213,27 +225,27 @@ func (t *tx) CloseProposal(ctx context.Context, id int64, status string, at time
 	return n == 1, err
 }
 
-// ProposalsAbout returns a team's proposals on the candidates given, and
-// those on no candidate.
-func (t *tx) ProposalsAbout(ctx context.Context, teamID int64, candidateIDs []int64) ([]pipeline.Proposal, error) {
-	return t.proposals(ctx, t.q.ProposalsAbout, teamID, jsonIDs(candidateIDs))
+// About returns a team's proposals on the candidates given, and those on
+// no candidate.
+func (t proposalTx) About(ctx context.Context, p pipeline.ProposalsAboutParams) ([]pipeline.Proposal, error) {
+	return t.proposals(ctx, t.q.ProposalsAbout, p.TeamID, jsonIDs(p.CandidateIDs))
 }
 
-// EraseProposal drops a proposal's input, reason and note, keeps of its
-// result only result (nil: none), and erases the reasons of its entries.
-func (t *tx) EraseProposal(ctx context.Context, id int64, result *pipeline.ProposalResult) error {
+// Erase drops a proposal's input, reason and note, keeps of its result
+// only p.Result (nil: none), and erases the reasons of its entries.
+func (t proposalTx) Erase(ctx context.Context, p pipeline.EraseProposalParams) error {
 	var r any
-	if result != nil {
-		b, err := json.Marshal(result)
+	if p.Result != nil {
+		b, err := json.Marshal(p.Result)
 		if err != nil {
 			return err
 		}
 		r = string(b)
 	}
-	if _, err := t.run.exec(ctx, t.q.EraseProposal, id, r); err != nil {
+	if _, err := t.run.exec(ctx, t.q.EraseProposal, p.ID, r); err != nil {
 		return formatError(err, "Proposal")
 	}
-	_, err := t.run.exec(ctx, t.q.EraseProposalReasons, id)
+	_, err := t.run.exec(ctx, t.q.EraseProposalReasons, p.ID)
 	return formatError(err, "Activity")
 }
 
@@ -253,11 +265,10 @@ func toProposals(rows []proposalRow) []pipeline.Proposal {
 	return out
 }
 
-// CandidateProposals returns the proposals about a candidate, oldest
-// first.
-func (db *DB) CandidateProposals(ctx context.Context, candidateID int64) ([]pipeline.Proposal, error) {
+// AboutCandidate returns the proposals about a candidate, oldest first.
+func (db proposalStore) AboutCandidate(ctx context.Context, p pipeline.CandidateProposalsParams) ([]pipeline.Proposal, error) {
 	var rows []proposalRow
-	if err := db.read().all(ctx, db.q.CandidateProposals, args(candidateID), &rows); err != nil {
+	if err := db.read().all(ctx, db.q.CandidateProposals, args(p.CandidateID), &rows); err != nil {
 		return nil, formatError(err, "Proposal")
 	}
 	return toProposals(rows), nil

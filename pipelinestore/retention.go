@@ -17,21 +17,21 @@ import (
 // of two passes at once the second waits and then finds them erased.
 
 // SetRetention stores a team's retention period.
-func (t *tx) SetRetention(ctx context.Context, teamID int64, r pipeline.Retention) error {
-	return formatError(t.run.deferred(ctx, t.q.SetRetention, r.Days, r.PreviousDays, tsPtr(r.SetAt), teamID), "Team")
+func (t teamTx) SetRetention(ctx context.Context, p pipeline.SetRetentionParams) error {
+	r := p.Retention
+	return formatError(t.run.deferred(ctx, t.q.SetRetention, r.Days, r.PreviousDays, tsPtr(r.SetAt), p.TeamID), "Team")
 }
 
-// ExpiredCandidates returns a team's candidates whose retention expired
-// at cutoff, locked on PostgreSQL: a candidate erased by a pass that held
+// Expired returns a team's candidates whose retention expired at
+// p.Cutoff, locked on PostgreSQL: a candidate erased by a pass that held
 // the lock first no longer matches once it is released. The record locks
-// of the candidates and of their interviews come first, as
-// PersonForErasure's.
-func (t *tx) ExpiredCandidates(ctx context.Context, teamID int64, cutoff time.Time, afterID int64, limit int) ([]pipeline.Expired, error) {
+// of the candidates and of their interviews come first, as LockPerson's.
+func (t privacyTx) Expired(ctx context.Context, p pipeline.ExpiredParams) ([]pipeline.Expired, error) {
 	var rows []struct {
 		candidateRow
 		Why string `bun:"why"`
 	}
-	if err := t.run.all(ctx, t.q.ExpiredCandidatesLocked, args(teamID, ts(cutoff), afterID, limit), &rows); err != nil {
+	if err := t.run.all(ctx, t.q.ExpiredCandidatesLocked, args(p.TeamID, ts(p.Cutoff), p.AfterID, p.Limit), &rows); err != nil {
 		return nil, formatError(err, "Candidate")
 	}
 	out := make([]pipeline.Expired, len(rows))
@@ -69,7 +69,7 @@ func (retentionArgs) InsertOpts() river.InsertOpts {
 // the leader schedules periodic jobs, so each pass is inserted once
 // across replicas, and one worker takes it; two passes that meet all the
 // same (a leader elected anew, pipelined privacy sweep) erase each
-// candidate once, as ExpiredCandidates locks.
+// candidate once, as PrivacyTx.Expired locks.
 func retentionJob(interval time.Duration) *river.PeriodicJob {
 	if interval <= 0 {
 		interval = RetentionInterval

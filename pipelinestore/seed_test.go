@@ -24,7 +24,7 @@ func TestStore_Seed_NothingOnFailure(t *testing.T) {
 		w.Tokens = w.Tokens[:1]
 		_, err := db.Seed(ctx, withHash(w, pipeline.HashToken(f.Res.Tokens["olivia"])))
 		requireCode(t, pipeline.EConflict, err)
-		_, err = db.UserByEmail(ctx, "again-olivia@acme.test")
+		_, err = db.Users().ByEmail(ctx, pipeline.UserByEmailParams{Email: "again-olivia@acme.test"})
 		requireCode(t, pipeline.ENotFound, err)
 	})
 }

@@ -40,21 +40,27 @@ func (r sessionRow) toSession() pipeline.Session {
 		CreatedAt: r.CreatedAt.UTC(), LastSeenAt: r.LastSeenAt.UTC()}
 }
 
-// CreateSignInLink stores a sign-in link.
-func (db *DB) CreateSignInLink(ctx context.Context, l pipeline.SignInLink) error {
+// sessionStore is the DB's SessionStore.
+type sessionStore struct{ *DB }
+
+// Sessions holds the people's sign-in links and sessions.
+func (db *DB) Sessions() pipeline.SessionStore { return sessionStore{db} }
+
+// CreateLink stores a sign-in link.
+func (db sessionStore) CreateLink(ctx context.Context, l pipeline.SignInLink) error {
 	r := signInLinkRow{UserID: l.UserID, Hash: l.Hash, CreatedAt: ts(l.CreatedAt), ExpiresAt: ts(l.ExpiresAt)}
 	_, err := db.w.bun.NewInsert().Model(&r).Exec(ctx)
 	return formatError(err, "User")
 }
 
-// SignInLink returns the link with the given hash, with its user.
-func (db *DB) SignInLink(ctx context.Context, hash string) (pipeline.SignInLink, error) {
+// Link returns the link with the given hash, with its user.
+func (db sessionStore) Link(ctx context.Context, p pipeline.SignInLinkParams) (pipeline.SignInLink, error) {
 	var r struct {
 		signInLinkRow
 		UserName  string `bun:"user_name"`
 		UserEmail string `bun:"user_email"`
 	}
-	err := db.read().get(ctx, db.q.SignInLink, args(hash), &r)
+	err := db.read().get(ctx, db.q.SignInLink, args(p.Hash), &r)
 	if err != nil {
 		return pipeline.SignInLink{}, formatError(err, "Sign-in link")
 	}
@@ -64,17 +70,17 @@ func (db *DB) SignInLink(ctx context.Context, hash string) (pipeline.SignInLink,
 	}, nil
 }
 
-// UseSignInLink marks a link used, only if it is not yet.
-func (db *DB) UseSignInLink(ctx context.Context, id int64, at time.Time) error {
-	res, err := db.write().exec(ctx, db.q.UseSignInLink, ts(at), id)
+// UseLink marks a link used, only if it is not yet.
+func (db sessionStore) UseLink(ctx context.Context, p pipeline.UseSignInLinkParams) error {
+	res, err := db.write().exec(ctx, db.q.UseSignInLink, ts(p.At), p.ID)
 	if err != nil {
 		return formatError(err, "Sign-in link")
 	}
 	return expectRow(res, "Sign-in link")
 }
 
-// CreateSession stores a session and returns it with its id.
-func (db *DB) CreateSession(ctx context.Context, s pipeline.Session) (pipeline.Session, error) {
+// Create stores a session and returns it with its id.
+func (db sessionStore) Create(ctx context.Context, s pipeline.Session) (pipeline.Session, error) {
 	r := sessionRow{UserID: s.UserID, TeamID: s.TeamID, Hash: s.Hash, CreatedAt: ts(s.CreatedAt), LastSeenAt: ts(s.LastSeenAt)}
 	if _, err := db.w.bun.NewInsert().Model(&r).Returning("id").Exec(ctx); err != nil {
 		return pipeline.Session{}, formatError(err, "Session")
@@ -82,10 +88,10 @@ func (db *DB) CreateSession(ctx context.Context, s pipeline.Session) (pipeline.S
 	return r.toSession(), nil
 }
 
-// SessionByHash returns a session with its user and the team it acts in,
-// in one query: the session's team while the user is a member of it, else
-// the user's current team.
-func (db *DB) SessionByHash(ctx context.Context, hash string) (pipeline.SessionAuth, error) {
+// Get returns a session with its user and the team it acts in, in one
+// query: the session's team while the user is a member of it, else the
+// user's current team.
+func (db sessionStore) Get(ctx context.Context, p pipeline.SessionParams) (pipeline.SessionAuth, error) {
 	var r struct {
 		sessionRow
 		UserName     string `bun:"user_name"`
@@ -96,7 +102,7 @@ func (db *DB) SessionByHash(ctx context.Context, hash string) (pipeline.SessionA
 		TeamJobLimit *int   `bun:"team_job_limit"`
 		Role         string `bun:"role"`
 	}
-	err := db.read().get(ctx, db.q.SessionByHash, args(hash), &r)
+	err := db.read().get(ctx, db.q.SessionByHash, args(p.Hash), &r)
 	if err != nil {
 		return pipeline.SessionAuth{}, formatError(err, "Session")
 	}
@@ -108,34 +114,34 @@ func (db *DB) SessionByHash(ctx context.Context, hash string) (pipeline.SessionA
 	}, nil
 }
 
-// TouchSession records the last use of a session.
-func (db *DB) TouchSession(ctx context.Context, id int64, at time.Time) error {
-	_, err := db.write().exec(ctx, db.q.TouchSession, ts(at), id)
+// Touch records the last use of a session.
+func (db sessionStore) Touch(ctx context.Context, p pipeline.TouchSessionParams) error {
+	_, err := db.write().exec(ctx, db.q.TouchSession, ts(p.At), p.ID)
 	return formatError(err, "Session")
 }
 
-// SetSessionTeam sets the team of a user's session.
-func (db *DB) SetSessionTeam(ctx context.Context, hash string, userID, teamID int64) error {
-	res, err := db.write().exec(ctx, db.q.SetSessionTeam, teamID, hash, userID)
+// SetTeam sets the team of a user's session.
+func (db sessionStore) SetTeam(ctx context.Context, p pipeline.SetSessionTeamParams) error {
+	res, err := db.write().exec(ctx, db.q.SetSessionTeam, p.TeamID, p.Hash, p.UserID)
 	if err != nil {
 		return formatError(err, "Session")
 	}
 	return expectRow(res, "Session")
 }
 
-// DeleteSession deletes a session, if it exists.
-func (db *DB) DeleteSession(ctx context.Context, hash string) error {
-	_, err := db.write().exec(ctx, db.q.DeleteSession, hash)
+// Delete deletes a session, if it exists.
+func (db sessionStore) Delete(ctx context.Context, p pipeline.SessionParams) error {
+	_, err := db.write().exec(ctx, db.q.DeleteSession, p.Hash)
 	return formatError(err, "Session")
 }
 
-// UserTeams returns a user's teams, by id, with the user's roles.
-func (db *DB) UserTeams(ctx context.Context, userID int64) ([]pipeline.TeamRole, error) {
+// Teams returns a user's teams, by id, with the user's roles.
+func (db userStore) Teams(ctx context.Context, p pipeline.UserParams) ([]pipeline.TeamRole, error) {
 	var rows []struct {
 		teamRow
 		Role string `bun:"role"`
 	}
-	err := db.read().all(ctx, db.q.UserTeams, args(userID), &rows)
+	err := db.read().all(ctx, db.q.UserTeams, args(p.ID), &rows)
 	if err != nil {
 		return nil, formatError(err, "Team")
 	}
@@ -146,8 +152,8 @@ func (db *DB) UserTeams(ctx context.Context, userID int64) ([]pipeline.TeamRole,
 	return out, nil
 }
 
-// UserTokens returns a user's tokens, oldest first.
-func (db *DB) UserTokens(ctx context.Context, userID int64) ([]pipeline.Token, error) {
+// userTokens returns a user's tokens, oldest first.
+func (db tokenStore) userTokens(ctx context.Context, userID int64) ([]pipeline.Token, error) {
 	var rows []tokenRow
 	err := db.read().all(ctx, db.q.UserTokens, args(userID), &rows)
 	if err != nil {

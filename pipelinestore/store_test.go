@@ -46,7 +46,7 @@ func TestDB_Migrate(t *testing.T) {
 		// storetest already migrated once: running again changes nothing.
 		require.NoError(t, db.Migrate(context.Background()))
 		require.NoError(t, db.Migrate(context.Background()))
-		j, err := db.Job(context.Background(), f.User("olivia"), f.Job("backend"))
+		j, err := db.Jobs().Get(context.Background(), pipeline.JobParams{Viewer: f.User("olivia"), ID: f.Job("backend")})
 		require.NoError(t, err)
 		assert.Equal(t, "Backend Engineer", j.Title)
 		require.NoError(t, db.Ping(context.Background()))
@@ -163,30 +163,30 @@ func TestDB_Write(t *testing.T) {
 		t.Run("rollback", func(t *testing.T) {
 			boom := errors.New("boom")
 			err := db.Write(ctx, func(tx pipeline.Tx) error {
-				j, err := tx.InsertJob(ctx, pipeline.Job{
+				j, err := tx.Jobs().Insert(ctx, pipeline.InsertJobParams{Job: pipeline.Job{
 					TeamID: acme, OwnerID: f.User("olivia"), Title: "Doomed", Status: pipeline.JobOpen,
 					WorkMode: "onsite", EmploymentType: "full_time",
 					ApplicationDeadline: time.Now(), CreatedAt: time.Now(), UpdatedAt: time.Now(),
-				}, pipeline.DefaultStages)
+				}, Stages: pipeline.DefaultStages})
 				require.NoError(t, err)
-				require.NoError(t, tx.InsertActivity(ctx, pipeline.Activity{
+				require.NoError(t, tx.Activity().Insert(ctx, pipeline.Activity{
 					TeamID: acme, UserID: f.User("olivia"), Action: pipeline.ActionJobCreated,
 					SubjectType: pipeline.SubjectJob, SubjectID: j.ID, Changes: []byte(`{}`), CreatedAt: time.Now(),
 				}))
 				return boom
 			})
 			require.ErrorIs(t, err, boom)
-			l, err := db.ListJobs(ctx, f.User("olivia"), pipeline.JobFilter{Status: pipeline.JobOpen, Search: "Doomed", Page: 1})
+			l, err := db.Jobs().List(ctx, pipeline.ListJobsParams{Viewer: f.User("olivia"), Filter: pipeline.JobFilter{Status: pipeline.JobOpen, Search: "Doomed", Page: 1}})
 			require.NoError(t, err)
 			assert.Zero(t, l.Total)
-			acts, err := db.Activity(ctx, pipeline.ActivityFilter{})
+			acts, err := db.Activity().List(ctx, pipeline.ActivityFilter{})
 			require.NoError(t, err)
 			assert.Empty(t, acts)
 		})
 
 		t.Run("domain error returned as is", func(t *testing.T) {
 			err := db.Write(ctx, func(tx pipeline.Tx) error {
-				_, err := tx.JobForUpdate(ctx, f.User("gary"), f.Job("backend"))
+				_, err := tx.Jobs().Lock(ctx, pipeline.JobParams{Viewer: f.User("gary"), ID: f.Job("backend")})
 				return err
 			})
 			requireCode(t, pipeline.ENotFound, err)
@@ -243,15 +243,15 @@ func TestDB_RoundTrip(t *testing.T) {
 		ctx := context.Background()
 		var id int64
 		require.NoError(t, db.Write(ctx, func(tx pipeline.Tx) error {
-			j, err := tx.InsertJob(ctx, pipeline.Job{
+			j, err := tx.Jobs().Insert(ctx, pipeline.InsertJobParams{Job: pipeline.Job{
 				TeamID: f.Res.Teams["acme"], OwnerID: f.User("olivia"), Title: "Round trip", Status: pipeline.JobDraft,
 				Description: "<p>é</p>", WorkMode: "remote", EmploymentType: "contract",
 				ApplicationDeadline: deadline, CreatedAt: created, UpdatedAt: created.Add(time.Second),
-			}, []string{"One", "Two"})
+			}, Stages: []string{"One", "Two"}})
 			id = j.ID
 			return err
 		}))
-		j, err := db.Job(ctx, f.User("olivia"), id)
+		j, err := db.Jobs().Get(ctx, pipeline.JobParams{Viewer: f.User("olivia"), ID: id})
 		require.NoError(t, err)
 		assert.Equal(t, time.Date(2026, 3, 31, 0, 0, 0, 0, time.UTC), j.ApplicationDeadline)
 		assert.Equal(t, time.UTC, j.ApplicationDeadline.Location())
@@ -267,7 +267,7 @@ func TestDB_RoundTrip(t *testing.T) {
 		assert.Equal(t, time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC), c.Applied)
 		assert.Equal(t, time.UTC, c.Applied.Location())
 
-		st, err := db.Stages(ctx, f.User("olivia"), id)
+		st, err := db.Jobs().Stages(ctx, pipeline.JobParams{Viewer: f.User("olivia"), ID: id})
 		require.NoError(t, err)
 		require.Len(t, st, 2)
 		assert.Equal(t, pipeline.Stage{ID: st[0].ID, JobID: id, Name: "One", Position: 1}, st[0])

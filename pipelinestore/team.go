@@ -8,32 +8,44 @@ import (
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
-// UserWithTeam returns a user and the user's current team, in one query.
-func (db *DB) UserWithTeam(ctx context.Context, userID int64) (pipeline.User, pipeline.Team, error) {
+// userStore is the DB's UserStore.
+type userStore struct{ *DB }
+
+// Users reads users and their teams.
+func (db *DB) Users() pipeline.UserStore { return userStore{db} }
+
+// Get returns a user and the user's current team, in one query.
+func (db userStore) Get(ctx context.Context, p pipeline.UserParams) (pipeline.UserWithTeam, error) {
 	var r struct {
 		userRow
 		TeamName     string `bun:"team_name"`
 		TeamJobLimit *int   `bun:"team_job_limit"`
 	}
-	err := db.read().get(ctx, db.q.UserWithTeam, args(userID), &r)
+	err := db.read().get(ctx, db.q.UserWithTeam, args(p.ID), &r)
 	if err != nil {
-		return pipeline.User{}, pipeline.Team{}, formatError(err, "User")
+		return pipeline.UserWithTeam{}, formatError(err, "User")
 	}
-	return r.toUser(), pipeline.Team{ID: r.CurrentTeamID, Name: r.TeamName, JobLimit: r.TeamJobLimit}, nil
+	return pipeline.UserWithTeam{User: r.toUser(), Team: pipeline.Team{ID: r.CurrentTeamID, Name: r.TeamName, JobLimit: r.TeamJobLimit}}, nil
 }
 
-// UserByEmail returns the user with that email, in any letter case.
-func (db *DB) UserByEmail(ctx context.Context, email string) (pipeline.User, error) {
+// ByEmail returns the user with that email, in any letter case.
+func (db userStore) ByEmail(ctx context.Context, p pipeline.UserByEmailParams) (pipeline.User, error) {
 	var r userRow
-	err := db.read().get(ctx, db.q.UserByEmail, args(pipeline.Fold(email)), &r)
+	err := db.read().get(ctx, db.q.UserByEmail, args(pipeline.Fold(p.Email)), &r)
 	if err != nil {
 		return pipeline.User{}, formatError(err, "User")
 	}
 	return r.toUser(), nil
 }
 
-// Teams returns every team, by id, with its key.
-func (db *DB) Teams(ctx context.Context) ([]pipeline.Team, error) {
+// teamStore is the DB's TeamStore.
+type teamStore struct{ *DB }
+
+// Teams reads and creates teams.
+func (db *DB) Teams() pipeline.TeamStore { return teamStore{db} }
+
+// List returns every team, by id, with its key.
+func (db teamStore) List(ctx context.Context) ([]pipeline.Team, error) {
 	var rows []teamRow
 	if err := db.r.bun.NewSelect().Model(&rows).Order("id").Scan(ctx); err != nil {
 		return nil, formatError(err, "Team")
@@ -45,8 +57,8 @@ func (db *DB) Teams(ctx context.Context) ([]pipeline.Team, error) {
 	return out, nil
 }
 
-// CreateTeam stores a team; a key that exists is a conflict naming it.
-func (db *DB) CreateTeam(ctx context.Context, t pipeline.Team) (pipeline.Team, error) {
+// Create stores a team; a key that exists is a conflict naming it.
+func (db teamStore) Create(ctx context.Context, t pipeline.Team) (pipeline.Team, error) {
 	r := teamRow{Key: t.Key, Name: t.Name, JobLimit: t.JobLimit}
 	if _, err := db.w.bun.NewInsert().Model(&r).Returning("id").Exec(ctx); err != nil {
 		return pipeline.Team{}, formatError(err, "Team "+t.Key)
@@ -54,7 +66,7 @@ func (db *DB) CreateTeam(ctx context.Context, t pipeline.Team) (pipeline.Team, e
 	return r.toTeam(), nil
 }
 
-// memberRow is a user with one of their memberships, as Members reads
+// memberRow is a user with one of their memberships, as members reads
 // them.
 type memberRow struct {
 	userRow
@@ -63,10 +75,16 @@ type memberRow struct {
 	Role    string `bun:"role"`
 }
 
-// Members returns users by id with their memberships: all users, or those
-// on one team.
-func (db *DB) Members(ctx context.Context, teamID *int64) ([]pipeline.Member, error) {
-	return members(ctx, db.r.bun, teamID, nil)
+// memberStore is the DB's MemberStore.
+type memberStore struct{ *DB }
+
+// Members reads users with their memberships.
+func (db *DB) Members() pipeline.MemberStore { return memberStore{db} }
+
+// List returns users by id with their memberships: all users, or those on
+// one team.
+func (db memberStore) List(ctx context.Context, p pipeline.ListMembersParams) ([]pipeline.Member, error) {
+	return members(ctx, db.r.bun, p.TeamID, nil)
 }
 
 // members reads users with their memberships from idb: the members of a
@@ -98,9 +116,28 @@ func members(ctx context.Context, idb bun.IDB, teamID, userID *int64) ([]pipelin
 	return out, nil
 }
 
-// Membership primitives of pipeline.Tx: they read, write and lock; the
-// Operator decides. They run Bun's statements on the transaction, after
-// the statements waiting in its batch.
+// Membership primitives of pipeline.Tx (its Teams, Users and Members):
+// they read, write and lock; the Operator decides. They run Bun's
+// statements on the transaction, after the statements waiting in its
+// batch.
+
+// teamTx is a transaction's TeamTx.
+type teamTx struct{ *tx }
+
+// Teams locks teams and writes their retention.
+func (t *tx) Teams() pipeline.TeamTx { return teamTx{t} }
+
+// userTx is a transaction's UserTx.
+type userTx struct{ *tx }
+
+// Users writes users.
+func (t *tx) Users() pipeline.UserTx { return userTx{t} }
+
+// memberTx is a transaction's MemberTx.
+type memberTx struct{ *tx }
+
+// Members locks users with their memberships and changes the memberships.
+func (t *tx) Members() pipeline.MemberTx { return memberTx{t} }
 
 // bunTx returns the transaction, the statements waiting in its batch sent.
 func (t *tx) bunTx(ctx context.Context) (bun.Tx, error) {
@@ -119,22 +156,23 @@ func (t *tx) forChange(q *bun.SelectQuery) *bun.SelectQuery {
 	return q
 }
 
-// TeamForMembers returns a team with its key, its row locked.
-func (t *tx) TeamForMembers(ctx context.Context, teamID int64) (pipeline.Team, error) {
+// Lock returns a team with its key, its row locked.
+func (t teamTx) Lock(ctx context.Context, p pipeline.TeamParams) (pipeline.Team, error) {
 	btx, err := t.bunTx(ctx)
 	if err != nil {
 		return pipeline.Team{}, formatError(err, "Team")
 	}
 	var r teamRow
-	if err := t.forChange(btx.NewSelect().Model(&r).Where("id = ?", teamID)).Scan(ctx); err != nil {
+	if err := t.forChange(btx.NewSelect().Model(&r).Where("id = ?", p.ID)).Scan(ctx); err != nil {
 		return pipeline.Team{}, formatError(err, "Team")
 	}
 	return r.toTeam(), nil
 }
 
-// MemberForChange returns the user with that email, in any letter case,
-// with their memberships, the user's row locked.
-func (t *tx) MemberForChange(ctx context.Context, email string) (pipeline.Member, error) {
+// Lock returns the user with that email, in any letter case, with their
+// memberships, the user's row locked.
+func (t memberTx) Lock(ctx context.Context, p pipeline.LockMemberParams) (pipeline.Member, error) {
+	email := p.Email
 	btx, err := t.bunTx(ctx)
 	if err != nil {
 		return pipeline.Member{}, formatError(err, "User")
@@ -153,74 +191,75 @@ func (t *tx) MemberForChange(ctx context.Context, email string) (pipeline.Member
 	return ms[0], nil
 }
 
-// InsertUser stores a user whose current team is teamID.
-func (t *tx) InsertUser(ctx context.Context, u pipeline.User, teamID int64) (pipeline.User, error) {
+// Insert stores a user whose current team is TeamID.
+func (t userTx) Insert(ctx context.Context, p pipeline.InsertUserParams) (pipeline.User, error) {
 	btx, err := t.bunTx(ctx)
 	if err != nil {
 		return pipeline.User{}, formatError(err, "User")
 	}
-	r := userRow{Name: u.Name, Email: u.Email, EmailFold: pipeline.Fold(u.Email), CurrentTeamID: teamID}
+	u := p.User
+	r := userRow{Name: u.Name, Email: u.Email, EmailFold: pipeline.Fold(u.Email), CurrentTeamID: p.TeamID}
 	if _, err := btx.NewInsert().Model(&r).Returning("id").Exec(ctx); err != nil {
 		return pipeline.User{}, formatError(err, "User "+u.Email)
 	}
 	return r.toUser(), nil
 }
 
-// InsertMembership gives a user a role on a team.
-func (t *tx) InsertMembership(ctx context.Context, userID, teamID int64, role pipeline.Role) error {
+// Insert gives a user a role on a team.
+func (t memberTx) Insert(ctx context.Context, p pipeline.MembershipParams) error {
 	btx, err := t.bunTx(ctx)
 	if err == nil {
-		m := membershipRow{UserID: userID, TeamID: teamID, Role: string(role)}
+		m := membershipRow{UserID: p.UserID, TeamID: p.TeamID, Role: string(p.Role)}
 		_, err = btx.NewInsert().Model(&m).Exec(ctx)
 	}
 	return formatError(err, "Membership")
 }
 
-// UpdateRole changes a user's role on a team.
-func (t *tx) UpdateRole(ctx context.Context, userID, teamID int64, role pipeline.Role) error {
+// SetRole changes a user's role on a team.
+func (t memberTx) SetRole(ctx context.Context, p pipeline.MembershipParams) error {
 	btx, err := t.bunTx(ctx)
 	if err == nil {
-		_, err = btx.NewUpdate().Table("memberships").Set("role = ?", string(role)).
-			Where("user_id = ? AND team_id = ?", userID, teamID).Exec(ctx)
+		_, err = btx.NewUpdate().Table("memberships").Set("role = ?", string(p.Role)).
+			Where("user_id = ? AND team_id = ?", p.UserID, p.TeamID).Exec(ctx)
 	}
 	return formatError(err, "Membership")
 }
 
 // CountOwners counts the owners of a team.
-func (t *tx) CountOwners(ctx context.Context, teamID int64) (int, error) {
+func (t memberTx) CountOwners(ctx context.Context, p pipeline.TeamParams) (int, error) {
 	btx, err := t.bunTx(ctx)
 	if err != nil {
 		return 0, formatError(err, "Membership")
 	}
 	n, err := btx.NewSelect().Table("memberships").
-		Where("team_id = ? AND role = ?", teamID, string(pipeline.RoleOwner)).Count(ctx)
+		Where("team_id = ? AND role = ?", p.ID, string(pipeline.RoleOwner)).Count(ctx)
 	return int(n), formatError(err, "Membership")
 }
 
 // DeleteAssignments ends a user's assignments to the jobs of a team.
-func (t *tx) DeleteAssignments(ctx context.Context, userID, teamID int64) error {
+func (t memberTx) DeleteAssignments(ctx context.Context, p pipeline.MemberParams) error {
 	btx, err := t.bunTx(ctx)
 	if err == nil {
 		_, err = btx.NewDelete().Table("job_assignees").
-			Where("user_id = ? AND job_id IN (SELECT id FROM jobs WHERE team_id = ?)", userID, teamID).Exec(ctx)
+			Where("user_id = ? AND job_id IN (SELECT id FROM jobs WHERE team_id = ?)", p.UserID, p.TeamID).Exec(ctx)
 	}
 	return formatError(err, "Assignment")
 }
 
-// DeleteMembership ends a user's membership of a team.
-func (t *tx) DeleteMembership(ctx context.Context, userID, teamID int64) error {
+// Delete ends a user's membership of a team.
+func (t memberTx) Delete(ctx context.Context, p pipeline.MemberParams) error {
 	btx, err := t.bunTx(ctx)
 	if err == nil {
-		_, err = btx.NewDelete().Table("memberships").Where("user_id = ? AND team_id = ?", userID, teamID).Exec(ctx)
+		_, err = btx.NewDelete().Table("memberships").Where("user_id = ? AND team_id = ?", p.UserID, p.TeamID).Exec(ctx)
 	}
 	return formatError(err, "Membership")
 }
 
 // SetCurrentTeam sets a user's current team.
-func (t *tx) SetCurrentTeam(ctx context.Context, userID, teamID int64) error {
+func (t userTx) SetCurrentTeam(ctx context.Context, p pipeline.MemberParams) error {
 	btx, err := t.bunTx(ctx)
 	if err == nil {
-		_, err = btx.NewUpdate().Table("users").Set("current_team_id = ?", teamID).Where("id = ?", userID).Exec(ctx)
+		_, err = btx.NewUpdate().Table("users").Set("current_team_id = ?", p.TeamID).Where("id = ?", p.UserID).Exec(ctx)
 	}
 	return formatError(err, "User")
 }

@@ -40,7 +40,7 @@ func TestDB_Unavailable(t *testing.T) {
 		assert.Equal(t, pipeline.EUnavailable, pipeline.ErrorCode(err))
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
-		_, err = db.Job(ctx, f.User("olivia"), job)
+		_, err = db.Jobs().Get(ctx, pipeline.JobParams{Viewer: f.User("olivia"), ID: job})
 		if db.Dialect() == pipelinestore.DialectPostgres {
 			require.ErrorIs(t, err, pipeline.ErrUnavailable, "reads wait too")
 		} else {
@@ -51,7 +51,7 @@ func TestDB_Unavailable(t *testing.T) {
 		// The replies to what timed out arrive now, on connections that must
 		// not be used again: every read gets its own answer.
 		for range 3 {
-			j, err := db.Job(context.Background(), f.User("olivia"), job)
+			j, err := db.Jobs().Get(context.Background(), pipeline.JobParams{Viewer: f.User("olivia"), ID: job})
 			require.NoError(t, err)
 			assert.Equal(t, "Backend Engineer", j.Title)
 			c, err := db.Candidates().Get(context.Background(), pipeline.CandidateParams{Viewer: f.User("olivia"), JobID: job, ID: ada})

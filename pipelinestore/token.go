@@ -4,13 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"time"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
 
 // tokenAuthRow is a token with its user and the team it acts in, as read
-// by TokenByHash.
+// by Auth.
 type tokenAuthRow struct {
 	tokenRow
 
@@ -22,19 +21,26 @@ type tokenAuthRow struct {
 	TeamJobLimit *int   `bun:"team_job_limit"`
 }
 
-// TokenByHash returns the token with the given hash, its user and the
-// team it was made in, revoked and expired tokens included, in one query;
-// not found when the user is no longer a member of that team.
-func (db *DB) TokenByHash(ctx context.Context, hash string) (pipeline.TokenAuth, error) {
-	return db.tokenAuth(ctx, db.q.TokenByHash, hash)
-}
+// tokenStore is the DB's TokenStore.
+type tokenStore struct{ *DB }
 
-// TokenByID is TokenByHash by the token's id.
-func (db *DB) TokenByID(ctx context.Context, id int64) (pipeline.TokenAuth, error) {
-	return db.tokenAuth(ctx, db.q.TokenByID, id)
-}
+// Tokens reads tokens and records their use.
+func (db *DB) Tokens() pipeline.TokenStore { return tokenStore{db} }
 
-func (db *DB) tokenAuth(ctx context.Context, query string, key any) (pipeline.TokenAuth, error) {
+// tokenTx is a transaction's TokenTx.
+type tokenTx struct{ *tx }
+
+// Tokens writes tokens.
+func (t *tx) Tokens() pipeline.TokenTx { return tokenTx{t} }
+
+// Auth returns the token with the given hash, or id, its user and the team
+// it was made in, revoked and expired tokens included, in one query; not
+// found when the user is no longer a member of that team.
+func (db tokenStore) Auth(ctx context.Context, p pipeline.TokenAuthParams) (pipeline.TokenAuth, error) {
+	query, key := db.q.TokenByHash, any(p.Hash)
+	if p.Hash == "" {
+		query, key = db.q.TokenByID, p.ID
+	}
 	var r tokenAuthRow
 	if err := db.read().get(ctx, query, args(key), &r); err != nil {
 		return pipeline.TokenAuth{}, formatError(err, "Token")
@@ -46,68 +52,68 @@ func (db *DB) tokenAuth(ctx context.Context, query string, key any) (pipeline.To
 	}, nil
 }
 
-// TouchToken records the last use of a token.
-func (db *DB) TouchToken(ctx context.Context, id int64, at time.Time) error {
-	res, err := db.write().exec(ctx, db.q.TouchToken, ts(at), id)
+// Touch records the last use of a token.
+func (db tokenStore) Touch(ctx context.Context, p pipeline.TouchTokenParams) error {
+	res, err := db.write().exec(ctx, db.q.TouchToken, ts(p.At), p.ID)
 	if err != nil {
 		return formatError(err, "Token")
 	}
 	return expectRow(res, "Token")
 }
 
-// InsertToken stores a token inside t.TeamID or, when it is 0, inside
-// its user's current team, read in the same statement, and returns it
-// with its id and team.
-func (t *tx) InsertToken(ctx context.Context, tok pipeline.Token) (pipeline.Token, error) {
-	r := newTokenRow(tok)
+// Insert stores a token inside its TeamID or, when it is 0, inside its
+// user's current team, read in the same statement, and returns it with its
+// id and team. With a form hash it stores the form too; a form stored
+// before is a conflict, and nothing is stored.
+func (t tokenTx) Insert(ctx context.Context, p pipeline.InsertTokenParams) (pipeline.Token, error) {
+	if p.FormHash != "" {
+		var seen int
+		err := t.run.get(ctx, t.q.TokenFormSeen, args(p.Token.UserID, p.FormHash), &seen)
+		if err == nil {
+			return pipeline.Token{}, pipeline.ErrConflict
+		} else if !errors.Is(err, sql.ErrNoRows) {
+			return pipeline.Token{}, formatError(err, "Token form")
+		}
+	}
+	r := newTokenRow(p.Token)
 	var team any
-	if tok.TeamID != 0 {
-		team = tok.TeamID
+	if p.Token.TeamID != 0 {
+		team = p.Token.TeamID
 	}
 	err := t.run.get(ctx, t.q.InsertToken,
 		args(r.Name, r.Scopes, r.Approval, r.Hash, r.CreatedAt, r.ExpiresAt, r.LastUsedAt, r.RevokedAt, r.UserID, team), &r)
 	if err != nil {
 		return pipeline.Token{}, formatError(err, "User")
 	}
-	return r.toToken(), nil
+	tok := r.toToken()
+	if p.FormHash == "" {
+		return tok, nil
+	}
+	return tok, formatError(t.run.deferred(ctx, t.q.InsertTokenForm, tok.UserID, p.FormHash, tok.ID), "Token form")
 }
 
-// InsertTokenOnce stores a token inside t.TeamID and its form; a form
-// stored before is a conflict, and nothing is stored.
-func (t *tx) InsertTokenOnce(ctx context.Context, tok pipeline.Token, formHash string) (pipeline.Token, error) {
-	var seen int
-	err := t.run.get(ctx, t.q.TokenFormSeen, args(tok.UserID, formHash), &seen)
-	if err == nil {
-		return pipeline.Token{}, pipeline.ErrConflict
-	} else if !errors.Is(err, sql.ErrNoRows) {
-		return pipeline.Token{}, formatError(err, "Token form")
-	}
-	if tok, err = t.InsertToken(ctx, tok); err != nil {
-		return pipeline.Token{}, err
-	}
-	return tok, formatError(t.run.deferred(ctx, t.q.InsertTokenForm, tok.UserID, formHash, tok.ID), "Token form")
-}
-
-// TokenForUpdate returns a token, locked.
-func (t *tx) TokenForUpdate(ctx context.Context, id int64) (pipeline.Token, error) {
+// Lock returns a token, locked.
+func (t tokenTx) Lock(ctx context.Context, p pipeline.TokenParams) (pipeline.Token, error) {
 	var r tokenRow
-	if err := t.run.get(ctx, t.q.TokenLocked, args(id), &r); err != nil {
+	if err := t.run.get(ctx, t.q.TokenLocked, args(p.ID), &r); err != nil {
 		return pipeline.Token{}, formatError(err, "Token")
 	}
 	return r.toToken(), nil
 }
 
-// SetTokenApproval replaces the approval policy of a token locked by
-// TokenForUpdate.
-func (t *tx) SetTokenApproval(ctx context.Context, id int64, approval []pipeline.Op) error {
-	return formatError(t.run.deferred(ctx, t.q.SetTokenApproval, textList[pipeline.Op](approval), id), "Token")
+// SetApproval replaces the approval policy of a locked token.
+func (t tokenTx) SetApproval(ctx context.Context, p pipeline.SetApprovalParams) error {
+	return formatError(t.run.deferred(ctx, t.q.SetTokenApproval, textList[pipeline.Op](p.Approval), p.ID), "Token")
 }
 
-// TeamTokens returns the tokens created inside a team with their creators,
-// oldest first, in one query.
-func (db *DB) TeamTokens(ctx context.Context, teamID int64) ([]pipeline.Token, error) {
+// List returns the tokens created inside a team with their creators, or a
+// user's tokens (see userTokens), oldest first, in one query.
+func (db tokenStore) List(ctx context.Context, p pipeline.ListTokensParams) ([]pipeline.Token, error) {
+	if p.TeamID == 0 {
+		return db.userTokens(ctx, p.UserID)
+	}
 	var rows []tokenAuthRow
-	err := db.read().all(ctx, db.q.TeamTokens, args(teamID), &rows)
+	err := db.read().all(ctx, db.q.TeamTokens, args(p.TeamID), &rows)
 	if err != nil {
 		return nil, formatError(err, "Token")
 	}
@@ -119,8 +125,8 @@ func (db *DB) TeamTokens(ctx context.Context, teamID int64) ([]pipeline.Token, e
 	return out, nil
 }
 
-// RevokeToken marks a token locked by TokenForUpdate revoked at the
-// given time; a token revoked before keeps its first time.
-func (t *tx) RevokeToken(ctx context.Context, id int64, at time.Time) error {
-	return formatError(t.run.deferred(ctx, t.q.RevokeToken, ts(at), id), "Token")
+// Revoke marks a locked token revoked at the given time; a token revoked
+// before keeps its first time.
+func (t tokenTx) Revoke(ctx context.Context, p pipeline.RevokeTokenParams) error {
+	return formatError(t.run.deferred(ctx, t.q.RevokeToken, ts(p.At), p.ID), "Token")
 }

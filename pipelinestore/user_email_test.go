@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pipeline-dev/pipeline/pipeline"
 	"github.com/pipeline-dev/pipeline/pipelinestore"
 	"github.com/pipeline-dev/pipeline/pipelinestore/storetest"
 )
@@ -31,7 +32,7 @@ func TestMigration_UserEmailFold(t *testing.T) {
 		require.NoError(t, run("down.sql"))
 		require.NoError(t, run("up.sql", `UPDATE users SET email = 'MIA.JÜRGENS@acme.test' WHERE id = `+itoa(int(mia))))
 		require.NoError(t, pipelinestore.RefoldUserEmails(db))
-		u, err := db.UserByEmail(ctx, "mia.jürgens@ACME.test")
+		u, err := db.Users().ByEmail(ctx, pipeline.UserByEmailParams{Email: "mia.jürgens@ACME.test"})
 		require.NoError(t, err)
 		assert.Equal(t, mia, u.ID)
 

@@ -39,40 +39,53 @@ func (r webhookRow) toWebhook() pipeline.Webhook {
 	return w
 }
 
-// InsertWebhook stores a webhook and returns it with its id.
-func (t *tx) InsertWebhook(ctx context.Context, w pipeline.Webhook) (pipeline.Webhook, error) {
+// webhookStore is the DB's WebhookStore.
+type webhookStore struct{ *DB }
+
+// Webhooks reads webhooks and records their deliveries.
+func (db *DB) Webhooks() pipeline.WebhookStore { return webhookStore{db} }
+
+// webhookTx is a transaction's WebhookTx.
+type webhookTx struct{ *tx }
+
+// Webhooks writes webhooks.
+func (t *tx) Webhooks() pipeline.WebhookTx { return webhookTx{t} }
+
+// Insert stores a webhook and returns it with its id.
+func (t webhookTx) Insert(ctx context.Context, w pipeline.Webhook) (pipeline.Webhook, error) {
 	w.CreatedAt = ts(w.CreatedAt)
 	err := t.run.get(ctx, t.q.InsertWebhook, args(w.TeamID, w.URL, strings.Join(w.Events, ","), w.Description,
 		w.SealedSecret, w.CreatedBy.ID, w.CreatedAt), &w.ID)
 	return w, formatError(err, "Webhook")
 }
 
-// WebhookForDelete returns a webhook of a team, locked.
-func (t *tx) WebhookForDelete(ctx context.Context, teamID, id int64) (pipeline.Webhook, error) {
+// Lock returns a webhook of a team, locked.
+func (t webhookTx) Lock(ctx context.Context, p pipeline.WebhookParams) (pipeline.Webhook, error) {
 	var r webhookRow
-	if err := t.run.get(ctx, t.q.WebhookLocked, args(id, teamID), &r); err != nil {
+	if err := t.run.get(ctx, t.q.WebhookLocked, args(p.ID, p.TeamID), &r); err != nil {
 		return pipeline.Webhook{}, formatError(err, "Webhook")
 	}
 	return r.toWebhook(), nil
 }
 
-// DeleteWebhook deletes a webhook and, by cascade, its deliveries.
-func (t *tx) DeleteWebhook(ctx context.Context, id int64) error {
-	return formatError(t.run.deferred(ctx, t.q.DeleteWebhook, id), "Webhook")
+// Delete deletes a webhook and, by cascade, its deliveries.
+func (t webhookTx) Delete(ctx context.Context, p pipeline.DeleteWebhookParams) error {
+	return formatError(t.run.deferred(ctx, t.q.DeleteWebhook, p.ID), "Webhook")
 }
 
-// Webhook returns a webhook of a team.
-func (db *DB) Webhook(ctx context.Context, teamID, id int64) (pipeline.Webhook, error) {
+// Get returns a webhook of a team.
+func (db webhookStore) Get(ctx context.Context, p pipeline.WebhookParams) (pipeline.Webhook, error) {
 	var r webhookRow
-	if err := db.read().get(ctx, db.q.Webhook, args(id, teamID), &r); err != nil {
+	if err := db.read().get(ctx, db.q.Webhook, args(p.ID, p.TeamID), &r); err != nil {
 		return pipeline.Webhook{}, formatError(err, "Webhook")
 	}
 	return r.toWebhook(), nil
 }
 
-// Webhooks returns a page of a team's webhooks, newest first, with a window
+// List returns a page of a team's webhooks, newest first, with a window
 // count; only a page past the last costs a second query.
-func (db *DB) Webhooks(ctx context.Context, teamID int64, page int) (pipeline.List[pipeline.Webhook], error) {
+func (db webhookStore) List(ctx context.Context, p pipeline.ListWebhooksParams) (pipeline.List[pipeline.Webhook], error) {
+	teamID, page := p.TeamID, p.Page
 	var rows []webhookRow
 	if err := db.read().all(ctx, db.q.WebhooksPage, args(teamID, pipeline.Offset(page)), &rows); err != nil {
 		return pipeline.List[pipeline.Webhook]{}, formatError(err, "Webhook")
@@ -86,10 +99,10 @@ func (db *DB) Webhooks(ctx context.Context, teamID int64, page int) (pipeline.Li
 	return list, nil
 }
 
-// MemberRole returns the role of a user on a team, "" for none.
-func (db *DB) MemberRole(ctx context.Context, userID, teamID int64) (pipeline.Role, error) {
+// Role returns the role of a user on a team, "" for none.
+func (db memberStore) Role(ctx context.Context, p pipeline.MemberParams) (pipeline.Role, error) {
 	var role string
-	err := db.read().get(ctx, db.q.MemberRole, args(userID, teamID), &role)
+	err := db.read().get(ctx, db.q.MemberRole, args(p.UserID, p.TeamID), &role)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}

@@ -131,7 +131,7 @@ func TestDeliveries_Purge(t *testing.T) {
 		entry := f.Activity(t)[0].ID
 		now := time.Now()
 		for _, at := range []time.Time{now.Add(-pipeline.DeliveryRetention - time.Hour), now} {
-			require.NoError(t, db.RecordDelivery(context.Background(), pipeline.Delivery{
+			require.NoError(t, db.Webhooks().RecordDelivery(context.Background(), pipeline.Delivery{
 				WebhookID: w.Value.ID, ActivityID: entry, Attempt: 1, AttemptedAt: at,
 			}))
 		}
@@ -161,7 +161,7 @@ func TestIDs_NeverReused(t *testing.T) {
 
 		attempt := func(at time.Time) int64 {
 			t.Helper()
-			require.NoError(t, db.RecordDelivery(context.Background(), pipeline.Delivery{
+			require.NoError(t, db.Webhooks().RecordDelivery(context.Background(), pipeline.Delivery{
 				WebhookID: next.Value.ID, ActivityID: f.Activity(t)[0].ID, Attempt: 1, AttemptedAt: at,
 			}))
 			l, err := f.Svc.ListWebhookDeliveries(olivia, next.Value.ID, 1)
@@ -189,7 +189,7 @@ func TestMigration_IDsNeverReused(t *testing.T) {
 		require.NoError(t, err)
 		ids = append(ids, w.Value.ID)
 	}
-	require.NoError(t, db.RecordDelivery(context.Background(), pipeline.Delivery{
+	require.NoError(t, db.Webhooks().RecordDelivery(context.Background(), pipeline.Delivery{
 		WebhookID: ids[1], ActivityID: f.Activity(t)[0].ID, Attempt: 1, AttemptedAt: time.Now(),
 	}))
 	raw, err := os.ReadFile("migrations/sqlite/20261129000000_ids_never_reused.tx.up.sql")

@@ -109,17 +109,17 @@ func (c conf) visibility(t *testing.T) {
 	var r adas
 	require.NoError(t, c.write(func(tx pipeline.Tx) error {
 		var err error
-		if r.msg, err = tx.InsertMessage(bg, c.message("ada", "visibility")); err != nil {
+		if r.msg, err = tx.Messages().Insert(bg, c.message("ada", "visibility")); err != nil {
 			return err
 		}
-		if r.iv, err = tx.InsertInterview(bg, c.interview("ada", at(2031, 1, 1, 10), time.Hour, pipeline.InterviewScheduled, "olivia")); err != nil {
+		if r.iv, err = tx.Interviews().Insert(bg, c.interview("ada", at(2031, 1, 1, 10), time.Hour, pipeline.InterviewScheduled, "olivia")); err != nil {
 			return err
 		}
 		content := []byte("Ada's resume.")
-		r.doc, err = tx.InsertDocument(bg, pipeline.Document{CandidateID: c.cand("ada"), JobID: c.job("backend"), TeamID: c.team("acme"),
+		r.doc, err = tx.Documents().Insert(bg, pipeline.InsertDocumentParams{Document: pipeline.Document{CandidateID: c.cand("ada"), JobID: c.job("backend"), TeamID: c.team("acme"),
 			Kind: pipeline.DocumentResume, Filename: "ada.txt", ContentType: pipeline.TypeText, Size: int64(len(content)),
 			SHA256: fmt.Sprintf("%x", sha256.Sum256(content)), TextStatus: pipeline.TextNone,
-			UploadedBy: pipeline.User{ID: c.user("olivia")}, CreatedAt: time.Now().UTC().Truncate(time.Second)}, content)
+			UploadedBy: pipeline.User{ID: c.user("olivia")}, CreatedAt: time.Now().UTC().Truncate(time.Second)}, Content: content})
 		return err
 	}))
 	all := []string{"olivia", "adam", "mia", "nina", "gary"}
@@ -135,29 +135,37 @@ func (c conf) visibility(t *testing.T) {
 	}
 	t.Run("a member removed from the team reaches none of its jobs, even assigned", func(t *testing.T) {
 		mia, acme := c.user("mia"), c.team("acme")
-		require.NoError(t, c.write(func(tx pipeline.Tx) error { return tx.DeleteMembership(bg, mia, acme) }))
+		require.NoError(t, c.write(func(tx pipeline.Tx) error {
+			return tx.Members().Delete(bg, pipeline.MemberParams{UserID: mia, TeamID: acme})
+		}))
 		c.checkReach(t, "mia", nil, r)
-		require.NoError(t, c.write(func(tx pipeline.Tx) error { return tx.InsertMembership(bg, mia, acme, pipeline.RoleMember) }))
+		require.NoError(t, c.write(func(tx pipeline.Tx) error {
+			return tx.Members().Insert(bg, pipeline.MembershipParams{UserID: mia, TeamID: acme, Role: pipeline.RoleMember})
+		}))
 		c.checkReach(t, "mia", world["mia"], r)
 	})
 	t.Run("a member made admin reaches every job of the team", func(t *testing.T) {
 		nina, acme := c.user("nina"), c.team("acme")
-		require.NoError(t, c.write(func(tx pipeline.Tx) error { return tx.UpdateRole(bg, nina, acme, pipeline.RoleAdmin) }))
+		require.NoError(t, c.write(func(tx pipeline.Tx) error {
+			return tx.Members().SetRole(bg, pipeline.MembershipParams{UserID: nina, TeamID: acme, Role: pipeline.RoleAdmin})
+		}))
 		c.checkReach(t, "nina", world["adam"], r)
-		require.NoError(t, c.write(func(tx pipeline.Tx) error { return tx.UpdateRole(bg, nina, acme, pipeline.RoleMember) }))
+		require.NoError(t, c.write(func(tx pipeline.Tx) error {
+			return tx.Members().SetRole(bg, pipeline.MembershipParams{UserID: nina, TeamID: acme, Role: pipeline.RoleMember})
+		}))
 		c.checkReach(t, "nina", world["nina"], r)
 	})
 	t.Run("a record asked for under another job or candidate is not found", func(t *testing.T) {
 		olivia, backend, frontend := c.user("olivia"), c.job("backend"), c.job("frontend")
 		_, err := c.store.Candidates().Get(bg, pipeline.CandidateParams{Viewer: olivia, JobID: frontend, ID: c.cand("ada")})
 		assert.True(t, isNotFound(err), "ada under frontend: %v", err)
-		_, err = c.store.Message(bg, olivia, backend, c.cand("grace"), r.msg.ID)
+		_, err = c.store.Messages().Get(bg, pipeline.MessageParams{Viewer: olivia, JobID: backend, CandidateID: c.cand("grace"), ID: r.msg.ID})
 		assert.True(t, isNotFound(err), "ada's message under grace: %v", err)
-		_, err = c.store.Document(bg, olivia, backend, c.cand("grace"), r.doc.ID)
+		_, err = c.store.Documents().Get(bg, pipeline.DocumentParams{Viewer: olivia, JobID: backend, CandidateID: c.cand("grace"), ID: r.doc.ID})
 		assert.True(t, isNotFound(err), "ada's document under grace: %v", err)
-		_, err = c.store.Interview(bg, olivia, frontend, c.cand("ada"), r.iv.ID)
+		_, err = c.store.Interviews().Get(bg, pipeline.InterviewParams{Viewer: olivia, JobID: frontend, CandidateID: c.cand("ada"), ID: r.iv.ID})
 		assert.True(t, isNotFound(err), "ada's interview under frontend: %v", err)
-		_, err = c.store.ListNotes(bg, olivia, frontend, c.cand("ada"), 1)
+		_, err = c.store.Notes().List(bg, pipeline.ListNotesParams{Viewer: olivia, JobID: frontend, CandidateID: c.cand("ada"), Page: 1})
 		assert.True(t, isNotFound(err), "ada's notes under frontend: %v", err)
 		err = c.write(func(tx pipeline.Tx) error {
 			_, err := tx.Candidates().Lock(bg, pipeline.LockCandidateParams{Viewer: olivia, JobID: frontend, ID: c.cand("ada")})
@@ -196,7 +204,7 @@ func (c conf) checkListed(t *testing.T, user string, want []string) {
 	viewer := c.user(user)
 	var listed []int64
 	for _, s := range []pipeline.JobStatus{pipeline.JobOpen, pipeline.JobDraft, pipeline.JobClosed} {
-		l, err := c.store.ListJobs(bg, viewer, pipeline.JobFilter{Status: s, Page: 1})
+		l, err := c.store.Jobs().List(bg, pipeline.ListJobsParams{Viewer: viewer, Filter: pipeline.JobFilter{Status: s, Page: 1}})
 		require.NoError(t, err)
 		assert.Equal(t, len(l.Items), l.Total, "%s jobs' total", s)
 		for _, j := range l.Items {
@@ -231,14 +239,14 @@ func (c conf) checkJobReach(t *testing.T, user, jk string, reach bool, r adas) {
 			assert.True(t, isNotFound(err), "%s must not find %s of %s, got %v", user, what, jk, err)
 		}
 	})
-	_, err := c.store.Job(bg, viewer, job)
+	_, err := c.store.Jobs().Get(bg, pipeline.JobParams{Viewer: viewer, ID: job})
 	seen("the job", err)
-	_, err = c.store.Stages(bg, viewer, job)
+	_, err = c.store.Jobs().Stages(bg, pipeline.JobParams{Viewer: viewer, ID: job})
 	seen("the stages", err)
 	_, err = c.store.Candidates().List(bg, pipeline.ListCandidatesParams{Viewer: viewer, JobID: job, Filter: pipeline.CandidateFilter{Page: 1}})
 	seen("the candidates", err)
 	seen("the job for update", c.write(func(tx pipeline.Tx) error {
-		if _, err := tx.JobForUpdate(bg, viewer, job); err != nil {
+		if _, err := tx.Jobs().Lock(bg, pipeline.JobParams{Viewer: viewer, ID: job}); err != nil {
 			return err
 		}
 		return errRollback
@@ -264,17 +272,17 @@ func (c conf) checkCandidateReach(t *testing.T, user string, job int64, ck strin
 	viewer, cand := c.user(user), c.cand(ck)
 	_, err := c.store.Candidates().Get(bg, pipeline.CandidateParams{Viewer: viewer, JobID: job, ID: cand})
 	seen("candidate "+ck, err)
-	_, err = c.store.ListNotes(bg, viewer, job, cand, 1)
+	_, err = c.store.Notes().List(bg, pipeline.ListNotesParams{Viewer: viewer, JobID: job, CandidateID: cand, Page: 1})
 	seen("the notes of "+ck, err)
-	_, err = c.store.ListMessages(bg, viewer, job, cand, 1)
+	_, err = c.store.Messages().List(bg, pipeline.ListMessagesParams{Viewer: viewer, JobID: job, CandidateID: cand, Page: 1})
 	seen("the messages of "+ck, err)
-	_, err = c.store.ListInterviews(bg, viewer, job, cand, 1)
+	_, err = c.store.Interviews().List(bg, pipeline.ListInterviewsParams{Viewer: viewer, JobID: job, CandidateID: cand, Page: 1})
 	seen("the interviews of "+ck, err)
-	_, err = c.store.ListDocuments(bg, viewer, job, cand, 1)
+	_, err = c.store.Documents().List(bg, pipeline.ListDocumentsParams{Viewer: viewer, JobID: job, CandidateID: cand, Page: 1})
 	seen("the documents of "+ck, err)
 	// Empty or not found: the contract promises the documents of a
 	// candidate viewer reaches, and no others.
-	docs, err := c.store.DocumentsWithText(bg, viewer, job, cand)
+	docs, err := c.store.Documents().AllWithText(bg, pipeline.CandidateDocumentsParams{Viewer: viewer, JobID: job, CandidateID: cand})
 	if reach || !isNotFound(err) {
 		require.NoError(t, err)
 		if reach && ck == "ada" {
@@ -296,16 +304,16 @@ func (c conf) checkCandidateReach(t *testing.T, user string, job int64, ck strin
 func (c conf) checkAdasReach(t *testing.T, viewer, job int64, r adas, seen seenFunc) {
 	t.Helper()
 	ada := c.cand("ada")
-	_, err := c.store.Message(bg, viewer, job, ada, r.msg.ID)
+	_, err := c.store.Messages().Get(bg, pipeline.MessageParams{Viewer: viewer, JobID: job, CandidateID: ada, ID: r.msg.ID})
 	seen("ada's message", err)
-	_, err = c.store.Document(bg, viewer, job, ada, r.doc.ID)
+	_, err = c.store.Documents().Get(bg, pipeline.DocumentParams{Viewer: viewer, JobID: job, CandidateID: ada, ID: r.doc.ID})
 	seen("ada's document", err)
-	_, _, err = c.store.DocumentText(bg, viewer, job, ada, r.doc.ID)
+	_, err = c.store.Documents().Text(bg, pipeline.DocumentParams{Viewer: viewer, JobID: job, CandidateID: ada, ID: r.doc.ID})
 	seen("ada's document's text", err)
-	_, err = c.store.Interview(bg, viewer, job, ada, r.iv.ID)
+	_, err = c.store.Interviews().Get(bg, pipeline.InterviewParams{Viewer: viewer, JobID: job, CandidateID: ada, ID: r.iv.ID})
 	seen("ada's interview", err)
 	seen("ada's interview for update", c.write(func(tx pipeline.Tx) error {
-		if _, err := tx.InterviewForUpdate(bg, viewer, job, ada, r.iv.ID); err != nil {
+		if _, err := tx.Interviews().Lock(bg, pipeline.LockInterviewParams{Viewer: viewer, JobID: job, CandidateID: ada, ID: r.iv.ID}); err != nil {
 			return err
 		}
 		return errRollback
@@ -364,7 +372,7 @@ func (c messageCases) add(t *testing.T) int64 {
 	t.Helper()
 	var m pipeline.Message
 	require.NoError(t, c.write(func(tx pipeline.Tx) (err error) {
-		m, err = tx.InsertMessage(bg, c.message("grace", "state machine"))
+		m, err = tx.Messages().Insert(bg, c.message("grace", "state machine"))
 		return err
 	}))
 	return m.ID
@@ -375,7 +383,7 @@ func (c messageCases) add(t *testing.T) int64 {
 func (c messageCases) report(id int64, attempt int, status, text string) (bool, error) {
 	var changed bool
 	err := c.write(func(tx pipeline.Tx) (err error) {
-		changed, err = tx.RecordMessageAttempt(bg, pipeline.MessageAttempt{MessageID: id, Attempt: attempt, Status: status,
+		changed, err = tx.Messages().RecordAttempt(bg, pipeline.MessageAttempt{MessageID: id, Attempt: attempt, Status: status,
 			Error: text, At: time.Now().UTC()})
 		return err
 	})
@@ -394,11 +402,11 @@ func (c messageCases) mustReport(t *testing.T, id int64, attempt int, status, te
 // cancelled.
 func (c messageCases) cancel(id int64) error {
 	return c.write(func(tx pipeline.Tx) error {
-		m, err := tx.MessageForUpdate(bg, c.cand("grace"), id)
+		m, err := tx.Messages().Lock(bg, pipeline.LockMessageParams{CandidateID: c.cand("grace"), ID: id})
 		if err != nil || m.Status != pipeline.MessageQueued {
 			return err
 		}
-		return tx.CancelMessage(bg, id)
+		return tx.Messages().Cancel(bg, pipeline.MessageByIDParams{ID: id})
 	})
 }
 
@@ -406,17 +414,17 @@ func (c messageCases) cancel(id int64) error {
 func (c messageCases) cancelAnyway(t *testing.T, id int64) {
 	t.Helper()
 	require.NoError(t, c.write(func(tx pipeline.Tx) error {
-		if _, err := tx.MessageForUpdate(bg, c.cand("grace"), id); err != nil {
+		if _, err := tx.Messages().Lock(bg, pipeline.LockMessageParams{CandidateID: c.cand("grace"), ID: id}); err != nil {
 			return err
 		}
-		return tx.CancelMessage(bg, id)
+		return tx.Messages().Cancel(bg, pipeline.MessageByIDParams{ID: id})
 	}))
 }
 
 // get reads a message as the Postman does.
 func (c messageCases) get(t *testing.T, id int64) pipeline.Message {
 	t.Helper()
-	m, err := c.store.MessageToSend(bg, id)
+	m, err := c.store.Messages().ToSend(bg, pipeline.MessageByIDParams{ID: id})
 	require.NoError(t, err)
 	return m
 }
@@ -547,7 +555,7 @@ func (c conf) invitations(t *testing.T) {
 	subject := func(i int) string { return fmt.Sprintf("conformance invitation %d", i) }
 	now := time.Now().UTC().Truncate(time.Second)
 	require.NoError(t, c.write(func(tx pipeline.Tx) error {
-		iv, err := tx.InsertInterview(bg, c.interview("linus", at(2033, 1, 1, 10), time.Hour, pipeline.InterviewScheduled, "adam"))
+		iv, err := tx.Interviews().Insert(bg, c.interview("linus", at(2033, 1, 1, 10), time.Hour, pipeline.InterviewScheduled, "adam"))
 		if err != nil {
 			return err
 		}
@@ -557,14 +565,14 @@ func (c conf) invitations(t *testing.T) {
 				Subject: subject(i), Body: "Invitation.", Calendar: []byte("BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n"),
 				Status: pipeline.MessageQueued, CreatedAt: now}
 		}
-		return tx.InsertInvitationMails(bg, ms)
+		return tx.Invitations().Insert(bg, ms)
 	}))
 	// The contract lists no mails (their queue names them by id): find
 	// them by id, which a fresh store counts from 1.
 	ids := make([]int64, n)
 	found := 0
 	for id := int64(1); id <= 1000 && found < n; id++ {
-		m, err := c.store.InvitationMailToSend(bg, id)
+		m, err := c.store.Invitations().ToSend(bg, pipeline.InvitationByIDParams{ID: id})
 		if isNotFound(err) {
 			continue
 		}
@@ -580,12 +588,12 @@ func (c conf) invitations(t *testing.T) {
 	require.Equal(t, n, found, "the invitation mails stored")
 	report := func(t *testing.T, id int64, attempt int, status, text string) {
 		t.Helper()
-		require.NoError(t, c.store.RecordInvitationAttempt(bg, pipeline.MessageAttempt{MessageID: id, Attempt: attempt,
+		require.NoError(t, c.store.Invitations().RecordAttempt(bg, pipeline.MessageAttempt{MessageID: id, Attempt: attempt,
 			Status: status, Error: text, At: time.Now().UTC()}))
 	}
 	get := func(t *testing.T, id int64) pipeline.InvitationMail {
 		t.Helper()
-		m, err := c.store.InvitationMailToSend(bg, id)
+		m, err := c.store.Invitations().ToSend(bg, pipeline.InvitationByIDParams{ID: id})
 		require.NoError(t, err)
 		return m
 	}
@@ -619,7 +627,7 @@ func (c conf) invitations(t *testing.T) {
 				if i == 1 {
 					a.Status, a.Error = pipeline.MessageFailed, "550 no such user"
 				}
-				return c.store.RecordInvitationAttempt(bg, a)
+				return c.store.Invitations().RecordAttempt(bg, a)
 			})
 			require.NoError(t, errors.Join(errs...))
 			assert.Equal(t, pipeline.MessageSent, get(t, id).Status, "mail %d", id)
@@ -647,7 +655,7 @@ type bookingCases struct{ conf }
 // book stores iv in a write of its own and returns the write's error.
 func (c bookingCases) book(iv pipeline.Interview) (pipeline.Interview, error) {
 	err := c.write(func(tx pipeline.Tx) (err error) {
-		iv, err = tx.InsertInterview(bg, iv)
+		iv, err = tx.Interviews().Insert(bg, iv)
 		return err
 	})
 	return iv, err
@@ -670,13 +678,14 @@ func booked(t *testing.T, err error, what string) {
 // change stores iv, read for update, changed by fn.
 func (c bookingCases) change(iv pipeline.Interview, fn func(*pipeline.Interview)) error {
 	return c.write(func(tx pipeline.Tx) error {
-		cur, err := tx.InterviewForUpdate(bg, c.user("olivia"), iv.JobID, iv.CandidateID, iv.ID)
+		l, err := tx.Interviews().Lock(bg, pipeline.LockInterviewParams{Viewer: c.user("olivia"), JobID: iv.JobID, CandidateID: iv.CandidateID, ID: iv.ID})
 		if err != nil {
 			return err
 		}
+		cur := l.Interview
 		fn(&cur)
 		cur.Sequence++
-		return tx.UpdateInterview(bg, cur)
+		return tx.Interviews().Update(bg, cur)
 	})
 }
 
@@ -684,7 +693,7 @@ func (c bookingCases) interviewerOverlap(t *testing.T) {
 	c.mustBook(t, c.interview("ada", at(2032, 1, 1, 10), time.Hour, pipeline.InterviewScheduled, "adam"))
 	_, err := c.book(c.interview("grace", at(2032, 1, 1, 10).Add(30*time.Minute), time.Hour, pipeline.InterviewScheduled, "mia", "adam"))
 	booked(t, err, "adam at 10:30")
-	busy, err := c.store.BusyTimes(bg, pipeline.BusyQuery{UserIDs: []int64{c.user("adam"), c.user("mia")},
+	busy, err := c.store.Interviews().Busy(bg, pipeline.BusyQuery{UserIDs: []int64{c.user("adam"), c.user("mia")},
 		From: at(2032, 1, 1, 0), To: at(2032, 1, 2, 0)})
 	require.NoError(t, err)
 	require.Len(t, busy, 1, "the refused interview books nobody")
@@ -733,36 +742,41 @@ func (c bookingCases) changeAfterChange(t *testing.T) {
 	locked, changed := make(chan struct{}), make(chan error, 1)
 	go func() {
 		changed <- c.write(func(tx pipeline.Tx) error {
-			cur, err := tx.InterviewForUpdate(bg, c.user("olivia"), iv.JobID, iv.CandidateID, iv.ID)
+			l, err := tx.Interviews().Lock(bg, pipeline.LockInterviewParams{Viewer: c.user("olivia"), JobID: iv.JobID, CandidateID: iv.CandidateID, ID: iv.ID})
 			if err != nil {
 				close(locked)
 				return err
 			}
 			close(locked)
+			cur := l.Interview
 			// Long enough for the other write's read to start and
 			// wait for the lock where the store runs writes side by
 			// side; a store with one writer runs it afterwards.
 			time.Sleep(250 * time.Millisecond)
 			cur.Interviewers = []pipeline.User{{ID: c.user("mia")}, {ID: c.user("gary")}, {ID: c.user("nina")}}
 			cur.Sequence++
-			return tx.UpdateInterview(bg, cur)
+			return tx.Interviews().Update(bg, cur)
 		})
 	}()
 	<-locked
 	var got []int64
 	var members, removed []pipeline.User
 	err := c.write(func(tx pipeline.Tx) error {
-		cur, err := tx.InterviewForUpdate(bg, c.user("olivia"), iv.JobID, iv.CandidateID, iv.ID)
+		l, err := tx.Interviews().Lock(bg, pipeline.LockInterviewParams{Viewer: c.user("olivia"), JobID: iv.JobID, CandidateID: iv.CandidateID, ID: iv.ID})
 		if err != nil {
 			return err
 		}
+		cur := l.Interview
 		for _, u := range cur.Interviewers {
 			got = append(got, u.ID)
 		}
-		if members, err = tx.TeamUsers(bg, cur.TeamID, got); err != nil {
+		// As a reschedule asks, with what the lock read of them.
+		p := pipeline.InterviewersParams{TeamID: cur.TeamID, IDs: got, Known: l.Interviewers}
+		if members, err = tx.Interviews().Interviewers(bg, p); err != nil {
 			return err
 		}
-		removed, err = tx.TeamUsers(bg, cur.TeamID, []int64{c.user("adam")})
+		p.IDs = []int64{c.user("adam")}
+		removed, err = tx.Interviews().Interviewers(bg, p)
 		return err
 	})
 	require.NoError(t, err)
@@ -787,11 +801,11 @@ func (c bookingCases) race(t *testing.T, day int, a, b pipeline.Interview) {
 	errs := concurrently(2, func(i int) error {
 		return c.write(func(tx pipeline.Tx) error {
 			iv := ivs[i]
-			if _, err := tx.TeamUsers(bg, iv.TeamID, []int64{iv.Interviewers[0].ID}); err != nil {
+			if _, err := tx.Interviews().Interviewers(bg, pipeline.InterviewersParams{TeamID: iv.TeamID, IDs: []int64{iv.Interviewers[0].ID}}); err != nil {
 				return err
 			}
 			m.arrive()
-			_, err := tx.InsertInterview(bg, iv)
+			_, err := tx.Interviews().Insert(bg, iv)
 			return err
 		})
 	})
@@ -804,7 +818,7 @@ func (c bookingCases) race(t *testing.T, day int, a, b pipeline.Interview) {
 		}
 	}
 	assert.Equal(t, 1, wins, "day %d: exactly one booking wins: %v", day, errs)
-	busy, err := c.store.BusyTimes(bg, pipeline.BusyQuery{UserIDs: []int64{c.user("nina"), c.user("mia"), c.user("adam")},
+	busy, err := c.store.Interviews().Busy(bg, pipeline.BusyQuery{UserIDs: []int64{c.user("nina"), c.user("mia"), c.user("adam")},
 		From: at(2032, 2, day, 0), To: at(2032, 2, day+1, 0)})
 	require.NoError(t, err)
 	assert.LessOrEqual(t, len(busy), 2, "day %d: one interview's interviewers: %v", day, busy)
@@ -848,11 +862,11 @@ func (c emailCases) addUser(email string) (pipeline.User, error) {
 	globex := c.team("globex")
 	var u pipeline.User
 	err := c.write(func(tx pipeline.Tx) error {
-		if _, err := tx.TeamForMembers(bg, globex); err != nil {
+		if _, err := tx.Teams().Lock(bg, pipeline.TeamParams{ID: globex}); err != nil {
 			return err
 		}
 		var err error
-		u, err = tx.InsertUser(bg, pipeline.User{Name: "New User", Email: email}, globex)
+		u, err = tx.Users().Insert(bg, pipeline.InsertUserParams{User: pipeline.User{Name: "New User", Email: email}, TeamID: globex})
 		return err
 	})
 	return u, err
@@ -884,13 +898,13 @@ func taken(t *testing.T, err error, what string) {
 func (c emailCases) userUnique(t *testing.T) {
 	_, err := c.addUser("OLIVIA@Acme.Test")
 	conflict(t, err, "olivia's email in capitals, on another team")
-	u, err := c.store.UserByEmail(bg, "Olivia@ACME.test")
+	u, err := c.store.Users().ByEmail(bg, pipeline.UserByEmailParams{Email: "Olivia@ACME.test"})
 	require.NoError(t, err)
 	assert.Equal(t, c.user("olivia"), u.ID)
 	err = c.write(func(tx pipeline.Tx) error {
-		m, err := tx.MemberForChange(bg, "OLIVIA@ACME.TEST")
+		m, err := tx.Members().Lock(bg, pipeline.LockMemberParams{Email: "OLIVIA@ACME.TEST"})
 		if err == nil && m.User.ID != c.user("olivia") {
-			err = fmt.Errorf("MemberForChange found user %d", m.User.ID)
+			err = fmt.Errorf("Members().Lock found user %d", m.User.ID)
 		}
 		return err
 	})
@@ -902,7 +916,7 @@ func (c emailCases) userUniqueBeyondASCII(t *testing.T) {
 	require.NoError(t, err)
 	_, err = c.addUser("JÜRGEN@GLOBEX.TEST")
 	conflict(t, err, "jürgen in capitals")
-	found, err := c.store.UserByEmail(bg, "Jürgen@Globex.Test")
+	found, err := c.store.Users().ByEmail(bg, pipeline.UserByEmailParams{Email: "Jürgen@Globex.Test"})
 	require.NoError(t, err)
 	assert.Equal(t, u.ID, found.ID)
 }
@@ -918,7 +932,7 @@ func (c emailCases) racingUsers(t *testing.T) {
 					email = fmt.Sprintf("TWIN%d@GLOBEX.TEST", round)
 				}
 				m.arrive()
-				_, err := tx.InsertUser(bg, pipeline.User{Name: "Twin", Email: email}, globex)
+				_, err := tx.Users().Insert(bg, pipeline.InsertUserParams{User: pipeline.User{Name: "Twin", Email: email}, TeamID: globex})
 				return err
 			})
 		})
@@ -937,12 +951,12 @@ func (c emailCases) candidateUnique(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		assert.True(t, in.EmailTaken, "JobForIntake: ada's email is taken on backend")
+		assert.True(t, in.EmailTaken, "Intake: ada's email is taken on backend")
 		in, err = tx.Candidates().Intake(bg, pipeline.IntakeParams{Viewer: olivia, JobID: backend, Stage: 0, Email: "nobody@example.test"})
 		if err != nil {
 			return err
 		}
-		assert.False(t, in.EmailTaken, "JobForIntake: a new email is free")
+		assert.False(t, in.EmailTaken, "Intake: a new email is free")
 		for _, tc := range []struct {
 			email  string
 			except int64
@@ -1073,14 +1087,13 @@ func newCountCases(t *testing.T, c conf) countCases {
 	k := countCases{conf: c, gary: c.user("gary"), globex: c.team("globex"), now: time.Now().UTC().Truncate(time.Second),
 		mu: &sync.Mutex{}, where: make(map[int64]int64, counted)}
 	require.NoError(t, c.write(func(tx pipeline.Tx) (err error) {
-		k.countedJob, err = tx.InsertJob(bg, pipeline.Job{TeamID: k.globex, OwnerID: k.gary, Title: "Counted", Status: pipeline.JobOpen,
+		k.countedJob, err = tx.Jobs().Insert(bg, pipeline.InsertJobParams{Job: pipeline.Job{TeamID: k.globex, OwnerID: k.gary, Title: "Counted", Status: pipeline.JobOpen,
 			WorkMode: pipeline.DefaultWorkMode, EmploymentType: pipeline.DefaultEmploymentType,
-			ApplicationDeadline: k.now.AddDate(0, 0, 30).Truncate(24 * time.Hour), CreatedAt: k.now, UpdatedAt: k.now},
-			pipeline.DefaultStages)
+			ApplicationDeadline: k.now.AddDate(0, 0, 30).Truncate(24 * time.Hour), CreatedAt: k.now, UpdatedAt: k.now}, Stages: pipeline.DefaultStages})
 		return err
 	}))
 	var err error
-	k.stages, err = c.store.Stages(bg, k.gary, k.countedJob.ID)
+	k.stages, err = c.store.Jobs().Stages(bg, pipeline.JobParams{Viewer: k.gary, ID: k.countedJob.ID})
 	require.NoError(t, err)
 	require.Len(t, k.stages, len(pipeline.DefaultStages))
 	return k
@@ -1206,7 +1219,7 @@ func (c countCases) notesCount(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			_, err = tx.InsertNote(bg, pipeline.Note{CandidateID: k.Candidate.ID, Content: fmt.Sprintf("note %d", i),
+			_, err = tx.Notes().Insert(bg, pipeline.Note{CandidateID: k.Candidate.ID, Content: fmt.Sprintf("note %d", i),
 				Author: pipeline.User{ID: gary}, CreatedAt: c.now})
 			return err
 		})
@@ -1215,13 +1228,13 @@ func (c countCases) notesCount(t *testing.T) {
 	k, err := c.store.Candidates().Get(bg, pipeline.CandidateParams{Viewer: gary, JobID: ops, ID: ola})
 	require.NoError(t, err)
 	assert.Equal(t, notes, k.NotesCount, "Candidate's notes count")
-	l, err := c.store.ListNotes(bg, gary, ops, ola, 1)
+	l, err := c.store.Notes().List(bg, pipeline.ListNotesParams{Viewer: gary, JobID: ops, CandidateID: ola, Page: 1})
 	require.NoError(t, err)
-	assert.Equal(t, notes, l.Total, "ListNotes' total")
+	assert.Equal(t, notes, l.Total, "List's total")
 	assert.Len(t, l.Items, notes)
-	l, err = c.store.ListNotes(bg, gary, ops, ola, 2)
+	l, err = c.store.Notes().List(bg, pipeline.ListNotesParams{Viewer: gary, JobID: ops, CandidateID: ola, Page: 2})
 	require.NoError(t, err)
-	assert.Equal(t, notes, l.Total, "ListNotes' total past the last page")
+	assert.Equal(t, notes, l.Total, "List's total past the last page")
 	assert.Empty(t, l.Items)
 	require.NoError(t, c.write(func(tx pipeline.Tx) error {
 		k, err := tx.Candidates().Lock(bg, pipeline.LockCandidateParams{Viewer: gary, JobID: ops, ID: ola})
@@ -1235,7 +1248,7 @@ func (c countCases) activeJobCount(t *testing.T) int {
 	t.Helper()
 	var n int
 	require.NoError(t, c.write(func(tx pipeline.Tx) (err error) {
-		n, err = tx.CountActiveJobs(bg, c.globex)
+		n, err = tx.Jobs().CountActive(bg, pipeline.TeamParams{ID: c.globex})
 		return err
 	}))
 	return n
@@ -1245,12 +1258,12 @@ func (c countCases) activeJobCount(t *testing.T) int {
 func (c countCases) setStatus(t *testing.T, s pipeline.JobStatus) {
 	t.Helper()
 	require.NoError(t, c.write(func(tx pipeline.Tx) error {
-		j, err := tx.JobForUpdate(bg, c.gary, c.countedJob.ID)
+		j, err := tx.Jobs().Lock(bg, pipeline.JobParams{Viewer: c.gary, ID: c.countedJob.ID})
 		if err != nil {
 			return err
 		}
 		j.Status, j.UpdatedAt = s, time.Now().UTC()
-		return tx.UpdateJob(bg, j)
+		return tx.Jobs().Update(bg, j)
 	}))
 }
 
@@ -1261,7 +1274,7 @@ func (c countCases) activeJobs(t *testing.T) {
 	c.setStatus(t, pipeline.JobDraft)
 	assert.Equal(t, 2, c.activeJobCount(t), "a draft is active")
 	c.setStatus(t, pipeline.JobOpen)
-	l, err := c.store.ListJobs(bg, c.gary, pipeline.JobFilter{Status: pipeline.JobOpen, Page: 1})
+	l, err := c.store.Jobs().List(bg, pipeline.ListJobsParams{Viewer: c.gary, Filter: pipeline.JobFilter{Status: pipeline.JobOpen, Page: 1}})
 	require.NoError(t, err)
 	assert.Equal(t, 2, l.Total)
 	assert.Len(t, l.Items, 2)
