@@ -57,7 +57,11 @@ func (unreachableStore) Ping(context.Context) error {
 // panickingStore panics on every job list.
 type panickingStore struct{ pipeline.Store }
 
-func (panickingStore) ListJobs(context.Context, int64, pipeline.JobFilter) (pipeline.List[pipeline.Job], error) {
+func (s panickingStore) Jobs() pipeline.JobStore { return panickingJobs{s.Store.Jobs()} }
+
+type panickingJobs struct{ pipeline.JobStore }
+
+func (panickingJobs) List(context.Context, pipeline.ListJobsParams) (pipeline.List[pipeline.Job], error) {
 	panic("jobs_secret_internal exploded")
 }
 
@@ -65,7 +69,11 @@ func (panickingStore) ListJobs(context.Context, int64, pipeline.JobFilter) (pipe
 // that must not reach the client.
 type failingStore struct{ pipeline.Store }
 
-func (failingStore) ListJobs(context.Context, int64, pipeline.JobFilter) (pipeline.List[pipeline.Job], error) {
+func (s failingStore) Jobs() pipeline.JobStore { return failingJobs{s.Store.Jobs()} }
+
+type failingJobs struct{ pipeline.JobStore }
+
+func (failingJobs) List(context.Context, pipeline.ListJobsParams) (pipeline.List[pipeline.Job], error) {
 	return pipeline.List[pipeline.Job]{}, errors.New(`pq: relation "jobs_secret_internal" does not exist`)
 }
 

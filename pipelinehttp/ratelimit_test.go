@@ -260,7 +260,11 @@ func TestAPI_RateLimit_LimiterDown(t *testing.T) {
 // panickingTokenLookup panics when a token is looked up.
 type panickingTokenLookup struct{ pipeline.Store }
 
-func (panickingTokenLookup) TokenByHash(context.Context, string) (pipeline.TokenAuth, error) {
+func (panickingTokenLookup) Tokens() pipeline.TokenStore { return panickingTokens{} }
+
+type panickingTokens struct{ pipeline.TokenStore }
+
+func (panickingTokens) Auth(context.Context, pipeline.TokenAuthParams) (pipeline.TokenAuth, error) {
 	panic("token lookup exploded")
 }
 
