@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"go.yaml.in/yaml/v3"
@@ -25,7 +26,10 @@ import (
 // writes it.
 //
 // Generated from the table, for each operation: its path and method,
-// operationId (the operation's name), its path, query and header
+// operationId (the operation's name), its tag, summary and description
+// and the words of its answers and parameters (its declaration's Doc, or
+// its tool's words; a 404's from the record its path names last,
+// notFoundWhen), its path, query and header
 // parameters with their schemas and limits, the request body's schema (a
 // component named in requestNames), the success status, headers (Location
 // when it creates a record, Idempotent-Replay on a write) and body (a
@@ -40,8 +44,8 @@ import (
 // data envelopes are generated too.
 //
 // The overlay is an OpenAPI document without those: info, tags, the
-// operations' tags, summaries, descriptions and examples, and the
-// components whose content is prose or shared (the error envelopes, the
+// operations' examples, and the components whose content is prose or
+// shared (the error envelopes, the
 // headers, the records' schemas, which TestOpenAPI_BodiesMatchGoTypes keeps
 // to the Go types). Where it meets a generated object it may add or replace
 // only prose (proseKeys); anything else is an error, so that no fact is
@@ -139,18 +143,7 @@ func generateOpenAPI(overlay []byte) ([]byte, error) {
 	if ov.Kind != yaml.DocumentNode || len(ov.Content) != 1 {
 		return nil, fmt.Errorf("openapi overlay: want one document")
 	}
-	g := &docGen{open: map[*yaml.Node]bool{}, overlaid: map[string]bool{}, described: map[string]bool{}}
-	if paths := get(ov.Content[0], "paths"); paths != nil {
-		for i := 0; i+1 < len(paths.Content); i += 2 {
-			item := paths.Content[i+1]
-			for j := 0; j+1 < len(item.Content); j += 2 {
-				op := item.Content[j+1]
-				if get(op, "summary") != nil || get(op, "description") != nil {
-					g.described[item.Content[j].Value+" "+paths.Content[i].Value] = true
-				}
-			}
-		}
-	}
+	g := &docGen{open: map[*yaml.Node]bool{}, overlaid: map[string]bool{}}
 	if schemas := get(get(ov.Content[0], "components"), "schemas"); schemas != nil {
 		g.overlaySchemas = schemas
 		for i := 0; i < len(schemas.Content); i += 2 {
@@ -168,8 +161,9 @@ func generateOpenAPI(overlay []byte) ([]byte, error) {
 		return nil, fmt.Errorf("openapi overlay: %w", err)
 	}
 	doc := &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{root},
-		HeadComment: "Code generated from the table of operations (pipelinehttp/operations.go) and\n" +
-			"pipelinehttp/openapi/overlay.yaml. DO NOT EDIT: change those and run\n" +
+		HeadComment: "Code generated from the table of operations (pipeline's opTable,\n" +
+			"pipelinehttp/operations.go) and pipelinehttp/openapi/overlay.yaml.\n" +
+			"DO NOT EDIT: change those and run\n" +
 			"go test ./pipelinehttp -run TestOpenAPI_Generated -update"}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
@@ -189,7 +183,6 @@ type docGen struct {
 	open                                    map[*yaml.Node]bool
 	overlaid                                map[string]bool // the schemas the overlay holds
 	overlaySchemas                          *yaml.Node      // and those schemas
-	described                               map[string]bool // "method path" of the operations the overlay describes
 	root, paths, params, responses, schemas *yaml.Node
 	shared                                  []namedSchema
 }
@@ -258,13 +251,24 @@ func (g *docGen) operation(o operation) error {
 	if get(item, method) != nil {
 		return fmt.Errorf("%s %s twice", o.method, path)
 	}
-	op := mapping("operationId", string(o.op))
-	// A tool's title and description are its operation's prose, unless
-	// the overlay says more.
-	if o.tool != nil && !g.described[method+" "+path] {
-		set(op, "summary", o.tool.Title)
-		set(op, "description", o.tool.Description)
+	doc := wrapDoc(o.op.Doc())
+	op := mapping()
+	if doc.Tag != "" {
+		set(op, "tags", flow(doc.Tag))
 	}
+	// A tool's title and description are its operation's prose, unless
+	// its declaration says more.
+	summary, description := doc.Summary, doc.Description
+	if o.tool != nil {
+		summary, description = cmp.Or(summary, o.tool.Title), cmp.Or(description, wrap(o.tool.Description))
+	}
+	if summary != "" {
+		set(op, "summary", summary)
+	}
+	if description != "" {
+		set(op, "description", description)
+	}
+	set(op, "operationId", string(o.op))
 	scopes := seq()
 	scopes.Style = yaml.FlowStyle
 	if s := o.op.Scope(); s != "" {
@@ -283,8 +287,8 @@ func (g *docGen) operation(o operation) error {
 			takesInput = true
 			m := mapping("name", p.name, "in", "query", "required", p.required)
 			s := *p.schema
-			if s.Description != "" {
-				set(m, "description", s.Description)
+			if d := cmp.Or(doc.Params[p.name], s.Description); d != "" {
+				set(m, "description", d)
 				s.Description = ""
 			}
 			set(m, "schema", g.schema(&s, true))
@@ -292,6 +296,11 @@ func (g *docGen) operation(o operation) error {
 		case inBody:
 			takesInput = true
 			body = append(body, p)
+		}
+	}
+	for name := range doc.Params {
+		if !slices.ContainsFunc(o.params, func(p paramInfo) bool { return p.name == name && p.place == inQuery }) {
+			return fmt.Errorf("its document describes %s, which is not a query parameter of it", name)
 		}
 	}
 	if o.op.Writes() {
@@ -318,7 +327,7 @@ func (g *docGen) operation(o operation) error {
 			"content", mapping(media, mapping("schema", ref("schemas", name)))))
 	}
 
-	success, err := g.success(o)
+	success, err := g.success(o, doc.Success)
 	if err != nil {
 		return err
 	}
@@ -334,10 +343,11 @@ func (g *docGen) operation(o operation) error {
 	}
 	set(responses, "401", ref("responses", "Unauthenticated"))
 	if s := o.op.Scope(); s != "" {
-		set(responses, "403", ref("responses", g.forbidden(s, o.op.Forbids(), o.op.Decides())))
+		set(responses, "403", describedRef("responses", g.forbidden(s, o.op.Forbids(), o.op.Decides()), doc.Forbidden))
 	}
 	if takesPath {
-		set(responses, "404", ref("responses", "NotFound"))
+		records := o.op.Records()
+		set(responses, "404", describedRef("responses", "NotFound", notFoundWhen[records[len(records)-1]]))
 	}
 	if bodied {
 		set(responses, "408", ref("responses", "RequestTimeout"))
@@ -363,7 +373,7 @@ func (g *docGen) operation(o operation) error {
 		set(responses, "416", ref("responses", "RangeNotSatisfiable"))
 	}
 	if takesInput {
-		set(responses, "422", ref("responses", "ValidationFailed"))
+		set(responses, "422", describedRef("responses", "ValidationFailed", doc.Invalid))
 	}
 	set(responses, "429", ref("responses", "RateLimited"))
 	set(responses, "500", ref("responses", "ServerError"))
@@ -371,20 +381,27 @@ func (g *docGen) operation(o operation) error {
 	set(op, "responses", responses)
 	set(item, method, op)
 	if o.servesHead() {
-		set(item, "head", headOperation(o, op))
+		if doc.Head == nil {
+			return fmt.Errorf("it answers HEAD too, and its document does not say what HEAD does (Doc.Head)")
+		}
+		set(item, "head", headOperation(o, op, *doc.Head))
 	}
 	return nil
 }
 
 // headOperation is the HEAD of the GET operation o, whose document is
-// get: its parameters, security and answers, the success without its
-// body. Its operationId is head_ and the GET's without get_; the overlay
-// gives its prose.
-func headOperation(o operation, get *yaml.Node) *yaml.Node {
-	head := mapping("operationId", "head_"+strings.TrimPrefix(string(o.op), "get_"))
+// get: its tags, parameters, security and answers, the success without its
+// body, said as doc says. Its operationId is head_ and the GET's without
+// get_.
+func headOperation(o operation, get *yaml.Node, doc pipeline.Doc) *yaml.Node {
+	head := mapping()
 	for i := 0; i+1 < len(get.Content); i += 2 {
 		switch key, v := get.Content[i].Value, get.Content[i+1]; key {
-		case "operationId", "summary", "description":
+		case "summary", "description":
+		case "operationId":
+			set(head, "summary", doc.Summary)
+			set(head, "description", doc.Description)
+			set(head, key, "head_"+strings.TrimPrefix(string(o.op), "get_"))
 		case "responses":
 			responses := mapping()
 			for j := 0; j+1 < len(v.Content); j += 2 {
@@ -393,7 +410,11 @@ func headOperation(o operation, get *yaml.Node) *yaml.Node {
 					headers := *r
 					headers.Content = nil
 					for k := 0; k+1 < len(r.Content); k += 2 {
-						if r.Content[k].Value != "content" {
+						switch r.Content[k].Value {
+						case "content":
+						case "description":
+							set(&headers, "description", cmp.Or(doc.Success, r.Content[k+1].Value))
+						default:
 							headers.Content = append(headers.Content, r.Content[k], r.Content[k+1])
 						}
 					}
@@ -407,6 +428,62 @@ func headOperation(o operation, get *yaml.Node) *yaml.Node {
 		}
 	}
 	return head
+}
+
+// wrapDoc is d with its prose wrapped (wrap), for the document's readers:
+// the file's, and the generated clients' comments.
+func wrapDoc(d pipeline.Doc) pipeline.Doc {
+	for _, s := range []*string{&d.Description, &d.Success, &d.Forbidden, &d.Invalid} {
+		*s = wrap(*s)
+	}
+	if d.Params != nil {
+		d.Params = maps.Clone(d.Params)
+		for name, s := range d.Params {
+			d.Params[name] = wrap(s)
+		}
+	}
+	if d.Head != nil {
+		h := wrapDoc(*d.Head)
+		d.Head = &h
+	}
+	return d
+}
+
+// wrap breaks Markdown prose into lines of at most 72 characters where it
+// can, which Markdown reads as the same paragraphs. A line never starts
+// with what would open a list, a quote or a heading.
+func wrap(s string) string {
+	const width = 72
+	var out []string
+	for para := range strings.SplitSeq(s, "\n\n") {
+		var b strings.Builder
+		line := 0
+		for i, w := range strings.Fields(para) {
+			switch n := utf8.RuneCountInString(w); {
+			case i == 0:
+			case line+1+n > width && !opensBlock(w):
+				b.WriteByte('\n')
+				line = 0
+			default:
+				b.WriteByte(' ')
+				line++
+			}
+			b.WriteString(w)
+			line += utf8.RuneCountInString(w)
+		}
+		out = append(out, b.String())
+	}
+	return strings.Join(out, "\n\n")
+}
+
+// opensBlock reports whether a line that starts with the word w would
+// start a Markdown block: a list's item, a quote, a heading.
+func opensBlock(w string) bool {
+	if w == "-" || w == "+" || w == "*" || strings.HasPrefix(w, ">") || strings.HasPrefix(w, "#") {
+		return true
+	}
+	n := len(w) - len(strings.TrimLeft(w, "0123456789")) // an ordered list's "1." or "1)"
+	return n > 0 && (w[n:] == "." || w[n:] == ")")
 }
 
 // pathParamName is the component name of a path id: job is JobId.
@@ -438,8 +515,9 @@ func (g *docGen) requestSchema(o operation, body []paramInfo) *yaml.Node {
 	return s
 }
 
-// success is o's success response.
-func (g *docGen) success(o operation) (*yaml.Node, error) {
+// success is o's success response, described as description says, or by
+// its status.
+func (g *docGen) success(o operation, description string) (*yaml.Node, error) {
 	headers := mapping()
 	if o.creates {
 		set(headers, "Location", ref("headers", locationHeader(o.path)))
@@ -456,7 +534,7 @@ func (g *docGen) success(o operation) (*yaml.Node, error) {
 	if held && o.creates {
 		set(headers, "Location", ref("headers", "AcceptedLocation"))
 	}
-	r := mapping("description", http.StatusText(o.status)+".", "headers", headers)
+	r := mapping("description", cmp.Or(description, http.StatusText(o.status)+"."), "headers", headers)
 	switch {
 	case o.status == http.StatusNoContent:
 	case o.body.Implements(reflect.TypeFor[servedBody]()):
@@ -881,6 +959,15 @@ func flow(items ...string) *yaml.Node {
 
 func ref(section, name string) *yaml.Node {
 	return mapping("$ref", "#/components/"+section+"/"+name)
+}
+
+// describedRef is a reference described as description says beside it;
+// a plain reference when description is "".
+func describedRef(section, name, description string) *yaml.Node {
+	if description == "" {
+		return ref(section, name)
+	}
+	return mapping("description", description, "$ref", "#/components/"+section+"/"+name)
 }
 
 // get is the value of key in the mapping m, nil when absent.

@@ -122,8 +122,8 @@ func unrequired(doc *openapi3.Schema, declared *jsonschema.Schema, at string) []
 }
 
 // TestOpenAPI_EveryOperationDescribed: every operation of the document has
-// a summary, a description and a tag, from its tool's prose or the
-// overlay, as the linters require.
+// a summary, a description and a tag, from its declaration (pipeline.Doc)
+// or its tool's words, as the linters require.
 func TestOpenAPI_EveryOperationDescribed(t *testing.T) {
 	ct, err := loadContract()
 	require.NoError(t, err)

@@ -2990,7 +2990,8 @@ type WebhookForbidden = WebhookForbiddenError
 
 // ListJobsParams defines parameters for ListJobs.
 type ListJobsParams struct {
-	// Status Only jobs with this status; `open` when absent. Any other value, an empty one included, answers 422 naming `status`.
+	// Status Only jobs with this status; `open` when absent. Any other value, an
+	// empty one included, answers 422 naming `status`.
 	Status *JobStatus `form:"status,omitempty" json:"status,omitempty"`
 
 	// Search Case-insensitive substring of the title; empty does not filter.
@@ -3018,10 +3019,14 @@ type ListCandidatesParams struct {
 	// Search Case-insensitive substring of name or email; empty does not filter.
 	Search *string `form:"search,omitempty" json:"search,omitempty"`
 
-	// Stage Only candidates in this stage, by id (see the stages of the job); no filter when absent. Anything but the id of a stage of this job, an empty value included, answers 422 naming `stage`.
+	// Stage Only candidates in this stage, by id (see the stages of the job); no
+	// filter when absent. Anything but the id of a stage of this job, an empty
+	// value included, answers 422 naming `stage`.
 	Stage *int64 `form:"stage,omitempty" json:"stage,omitempty"`
 
-	// Status Only candidates of this status; any status when absent. Any other value, an empty one included, answers 422 naming `status` and the allowed values.
+	// Status Only candidates of this status; any status when absent. Any other value,
+	// an empty one included, answers 422 naming `status` and the allowed
+	// values.
 	Status *CandidateStatus `form:"status,omitempty" json:"status,omitempty"`
 
 	// Page Page number, from 1; 1 when absent.
@@ -4041,8 +4046,8 @@ type ClientInterface interface {
 
 	// ListCandidates List the candidates of a job
 	//
-	// Scope: `candidates:read`. Newest applicant first (`applied`, then
-	// `id`, descending), 15 a page.
+	// Scope: `candidates:read`. Newest applicant first (`applied`, then `id`,
+	// descending), 15 a page.
 	//
 	// Corresponds with GET /api/v1/jobs/{job}/candidates (the `ListCandidates` operationId).
 	ListCandidates(ctx context.Context, job JobId, params *ListCandidatesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4120,8 +4125,8 @@ type ClientInterface interface {
 	// GetMe Identity and scopes of the token
 	//
 	// The token's user, the user's current team, the token's scopes and its
-	// approval policy (`approval_required`). Scope: any valid token, no particular scope. It is the cheapest check
-	// that a token is alive.
+	// approval policy (`approval_required`). Scope: any valid token, no
+	// particular scope. It is the cheapest check that a token is alive.
 	//
 	// Corresponds with GET /api/v1/me (the `GetMe` operationId).
 	GetMe(ctx context.Context, params *GetMeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4164,8 +4169,8 @@ func (c *Client) GetJob(ctx context.Context, job JobId, params *GetJobParams, re
 
 // ListCandidates List the candidates of a job
 //
-// Scope: `candidates:read`. Newest applicant first (`applied`, then
-// `id`, descending), 15 a page.
+// Scope: `candidates:read`. Newest applicant first (`applied`, then `id`,
+// descending), 15 a page.
 //
 // Corresponds with GET /api/v1/jobs/{job}/candidates (the `ListCandidates` operationId).
 func (c *Client) ListCandidates(ctx context.Context, job JobId, params *ListCandidatesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4323,8 +4328,8 @@ func (c *Client) ListStages(ctx context.Context, job JobId, params *ListStagesPa
 // GetMe Identity and scopes of the token
 //
 // The token's user, the user's current team, the token's scopes and its
-// approval policy (`approval_required`). Scope: any valid token, no particular scope. It is the cheapest check
-// that a token is alive.
+// approval policy (`approval_required`). Scope: any valid token, no
+// particular scope. It is the cheapest check that a token is alive.
 //
 // Corresponds with GET /api/v1/me (the `GetMe` operationId).
 func (c *Client) GetMe(ctx context.Context, params *GetMeParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4989,8 +4994,8 @@ type ClientWithResponsesInterface interface {
 
 	// ListCandidatesWithResponse List the candidates of a job
 	//
-	// Scope: `candidates:read`. Newest applicant first (`applied`, then
-	// `id`, descending), 15 a page.
+	// Scope: `candidates:read`. Newest applicant first (`applied`, then `id`,
+	// descending), 15 a page.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5072,8 +5077,8 @@ type ClientWithResponsesInterface interface {
 	// GetMeWithResponse Identity and scopes of the token
 	//
 	// The token's user, the user's current team, the token's scopes and its
-	// approval policy (`approval_required`). Scope: any valid token, no particular scope. It is the cheapest check
-	// that a token is alive.
+	// approval policy (`approval_required`). Scope: any valid token, no
+	// particular scope. It is the cheapest check that a token is alive.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -6797,8 +6802,8 @@ func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, job JobId,
 
 // ListCandidatesWithResponse List the candidates of a job
 //
-// Scope: `candidates:read`. Newest applicant first (`applied`, then
-// `id`, descending), 15 a page.
+// Scope: `candidates:read`. Newest applicant first (`applied`, then `id`,
+// descending), 15 a page.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -6928,8 +6933,8 @@ func (c *ClientWithResponses) ListStagesWithResponse(ctx context.Context, job Jo
 // GetMeWithResponse Identity and scopes of the token
 //
 // The token's user, the user's current team, the token's scopes and its
-// approval policy (`approval_required`). Scope: any valid token, no particular scope. It is the cheapest check
-// that a token is alive.
+// approval policy (`approval_required`). Scope: any valid token, no
+// particular scope. It is the cheapest check that a token is alive.
 //
 // Returns a wrapper object for the known response body format(s).
 //
