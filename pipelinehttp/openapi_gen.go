@@ -29,27 +29,27 @@ import (
 // operationId (the operation's name), its tag, summary and description
 // and the words of its answers and parameters (its declaration's Doc, or
 // its tool's words; a 404's from the record its path names last,
-// notFoundWhen), its path, query and header
-// parameters with their schemas and limits, the request body's schema (a
-// component named in requestNames), the success status, headers (Location
-// when it creates a record, Idempotent-Replay on a write) and body (a
-// component named after the Go type, see bodyName), `security` from the
-// operation's scope, and the error responses its traits imply: 401, 429,
-// 500 and 503 always; 403 when it needs a scope (insufficient_scope, or a
-// oneOf with forbidden when the operation Forbids); 404 when its path names
-// a record; 422 when it reads input; 400, 408, 409 and 413 for writes (409
-// with the clash's details when it Conflicts). The components these name
-// that derive from the scopes (InsufficientScope*, the 403 oneOfs), the
-// path ids' parameters, the shared enums (sharedSchemas) and the list and
-// data envelopes are generated too.
+// notFoundWhen), its path, query and header parameters with their schemas
+// and limits, the request body's schema (a component named in
+// requestNames), the success status, headers (Location when it creates a
+// record, Idempotent-Replay on a write) and body (a component named after
+// the Go type, see bodyName), `security` from the operation's scope, and
+// the error responses its traits imply: 401, 429, 500 and 503 always; 403
+// when it needs a scope (insufficient_scope, or a oneOf with forbidden
+// when the operation Forbids); 404 when its path names a record; 422 when
+// it reads input; 400, 408, 409 and 413 for writes (409 with the clash's
+// details when it Conflicts). The components these name are generated
+// too: those that derive from the scopes (InsufficientScope*, the 403
+// oneOfs), the path ids' parameters, the shared enums (sharedSchemas), the
+// list and data envelopes, and the records, from their Go types and the
+// doc comments of their fields (openapi_records.go).
 //
 // The overlay is an OpenAPI document without those: info, tags, the
 // operations' examples, and the components whose content is prose or
-// shared (the error envelopes, the
-// headers, the records' schemas, which TestOpenAPI_BodiesMatchGoTypes keeps
-// to the Go types). Where it meets a generated object it may add or replace
-// only prose (proseKeys); anything else is an error, so that no fact is
-// written twice.
+// shared (the error envelopes, the headers, the scalars the records refer
+// to: Id, Timestamp, Date, Title…). Where it meets a generated object it
+// may add or replace only prose (proseKeys); anything else is an error, so
+// that no fact is written twice.
 
 // requestNames are the component names of the request bodies that had
 // one before the document was generated: they are the generated clients'
@@ -69,27 +69,6 @@ var requestNames = map[pipeline.Op]string{
 	pipeline.OpRescheduleInterview: "InterviewUpdateRequest",
 }
 
-// schemaNames are the component names of the Go types of success bodies
-// (the records in data and list envelopes, or whole bodies). The records'
-// schemas are hand-written in the overlay; the envelopes are generated.
-var schemaNames = map[reflect.Type]string{
-	reflect.TypeFor[identity]():                      "Identity",
-	reflect.TypeFor[pipeline.JobSummary]():           "JobSummary",
-	reflect.TypeFor[pipeline.JobRecord]():            "Job",
-	reflect.TypeFor[stageItem]():                     "Stage",
-	reflect.TypeFor[pipeline.CandidateSummary]():     "CandidateSummary",
-	reflect.TypeFor[pipeline.CandidateRecord]():      "Candidate",
-	reflect.TypeFor[pipeline.NoteRecord]():           "Note",
-	reflect.TypeFor[pipeline.RatingRecord]():         "Rating",
-	reflect.TypeFor[pipeline.WebhookRecord]():        "Webhook",
-	reflect.TypeFor[pipeline.CreatedWebhookRecord](): "CreatedWebhook",
-	reflect.TypeFor[deliveryItem]():                  "WebhookDelivery",
-	reflect.TypeFor[pipeline.InterviewRecord]():      "Interview",
-	reflect.TypeFor[pipeline.MessageRecord]():        "Message",
-	reflect.TypeFor[feed]():                          "ActivityFeedResponse",
-	reflect.TypeFor[data[[]userBusy]]():              "AvailabilityResponse",
-}
-
 // forbiddenNames are the stems of the 403 components of the scopes whose
 // operations Forbid (JobWriteForbidden…), as clients know them; a scope
 // not listed gets its own name's.
@@ -107,24 +86,27 @@ const clashResponse = "InterviewConflict"
 
 // sharedSchemas are the enums parameters share with the records, generated
 // as components from the values the API takes and referred to wherever a
-// parameter's schema has the same values.
+// parameter's schema has the same values, and wherever a record's field
+// has their Go type (of; nil for a string of those values).
 func sharedSchemas() []namedSchema {
 	var scopes []string
 	for _, s := range pipeline.AllScopes {
 		scopes = append(scopes, string(s))
 	}
 	return []namedSchema{
-		{"Scope", enumSchema(scopes...)},
-		{"Action", enumSchema(pipeline.Actions...)},
-		{"JobStatus", statusSchema},
-		{"CandidateStatus", candidateStatus},
-		{"RatingValue", ratingSchema},
+		{"Scope", enumSchema(scopes...), reflect.TypeFor[pipeline.Scope]()},
+		{"Action", enumSchema(pipeline.Actions...), nil},
+		{"JobStatus", statusSchema, reflect.TypeFor[pipeline.JobStatus]()},
+		{"CandidateStatus", candidateStatus, nil},
+		{"RatingValue", ratingSchema, reflect.TypeFor[pipeline.RatingValue]()},
+		{"MessageStatus", enumSchema(pipeline.MessageStatuses...), nil},
 	}
 }
 
 type namedSchema struct {
 	name   string
 	schema *jsonschema.Schema
+	of     reflect.Type
 }
 
 // proseKeys are the keys the overlay may set on a generated object.
@@ -135,7 +117,7 @@ var apiHeaders = []string{"X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Rema
 
 // generateOpenAPI is the document: the table's operations with overlay, an
 // OpenAPI document of the rest, laid over them.
-func generateOpenAPI(overlay []byte) ([]byte, error) {
+func generateOpenAPI(overlay []byte, docs fieldDocs) ([]byte, error) {
 	var ov yaml.Node
 	if err := yaml.Unmarshal(overlay, &ov); err != nil {
 		return nil, fmt.Errorf("openapi overlay: %w", err)
@@ -143,13 +125,7 @@ func generateOpenAPI(overlay []byte) ([]byte, error) {
 	if ov.Kind != yaml.DocumentNode || len(ov.Content) != 1 {
 		return nil, fmt.Errorf("openapi overlay: want one document")
 	}
-	g := &docGen{open: map[*yaml.Node]bool{}, overlaid: map[string]bool{}}
-	if schemas := get(get(ov.Content[0], "components"), "schemas"); schemas != nil {
-		g.overlaySchemas = schemas
-		for i := 0; i < len(schemas.Content); i += 2 {
-			g.overlaid[schemas.Content[i].Value] = true
-		}
-	}
+	g := &docGen{open: map[*yaml.Node]bool{}, docs: docs}
 	root, err := g.build()
 	if err != nil {
 		return nil, err
@@ -181,8 +157,7 @@ func generateOpenAPI(overlay []byte) ([]byte, error) {
 // overlay may add entries of any kind (the document's sections).
 type docGen struct {
 	open                                    map[*yaml.Node]bool
-	overlaid                                map[string]bool // the schemas the overlay holds
-	overlaySchemas                          *yaml.Node      // and those schemas
+	docs                                    fieldDocs // of the records' fields
 	root, paths, params, responses, schemas *yaml.Node
 	shared                                  []namedSchema
 }
@@ -563,10 +538,14 @@ func (g *docGen) success(o operation, description string) (*yaml.Node, error) {
 			if err != nil {
 				return nil, err
 			}
-			data := mapping("oneOf", seq(ref("schemas", record), ref("schemas", "Proposal")))
+			proposal, err := g.record(reflect.TypeFor[proposalItem]())
+			if err != nil {
+				return nil, err
+			}
+			data := mapping("oneOf", seq(ref("schemas", record), ref("schemas", proposal)))
 			objects := mapping()
-			for _, branch := range []string{record, "Proposal"} {
-				object := get(get(get(cmp.Or(get(g.overlaySchemas, branch), get(g.schemas, branch)), "properties"), "object"), "const")
+			for _, branch := range []string{record, proposal} {
+				object := get(get(get(get(g.schemas, branch), "properties"), "object"), "const")
 				if object == nil {
 					return nil, fmt.Errorf("%s: the schema %s has no object const to tell it from the other answer of a held write", o.op, branch)
 				}
@@ -582,16 +561,24 @@ func (g *docGen) success(o operation, description string) (*yaml.Node, error) {
 	return r, nil
 }
 
-// record is the component name of a record's Go type t: its name in
-// schemaNames, else its Go name without Item or Record and capitalized (ErasureRecord is
-// Erasure), whose schema the overlay holds or, when it does not, is
-// generated here from t as the MCP face's output schemas are.
+// record is the component name of a record's Go type t, whose schema it
+// adds to the document's: its name in records, its schema generated from
+// t's fields and tags (recordSchema); else its Go name without Item or
+// Record and capitalized (ErasureRecord is Erasure), its schema generated
+// from t as the MCP face's output schemas are.
 func (g *docGen) record(t reflect.Type) (string, error) {
-	if name, ok := schemaNames[t]; ok {
-		return name, nil
+	if r, ok := records[t]; ok {
+		if get(g.schemas, r.name) == nil {
+			s, err := g.recordSchema(t)
+			if err != nil {
+				return "", err
+			}
+			set(g.schemas, r.name, s)
+		}
+		return r.name, nil
 	}
 	name := camel(strings.TrimSuffix(strings.TrimSuffix(t.Name(), "Item"), "Record"))
-	if g.overlaid[name] || get(g.schemas, name) != nil {
+	if get(g.schemas, name) != nil {
 		return name, nil
 	}
 	s, err := jsonschema.ForType(t, bodySchemas)
@@ -629,8 +616,8 @@ func locationHeader(path string) string {
 // data[T] is TResponse, list[T] and data[[]T] TListResponse (T without
 // Summary).
 func (g *docGen) bodyName(t reflect.Type) (string, error) {
-	if name, ok := schemaNames[t]; ok {
-		return name, nil
+	if _, ok := records[t]; ok {
+		return g.record(t)
 	}
 	generic, _, _ := strings.Cut(t.Name(), "[")
 	if t.PkgPath() != reflect.TypeFor[operation]().PkgPath() {
@@ -654,10 +641,18 @@ func (g *docGen) bodyName(t reflect.Type) (string, error) {
 	case generic == "list":
 		// A list holds summaries: JobSummary's list is JobListResponse.
 		name = strings.TrimSuffix(record, "Summary") + "ListResponse"
+		links, err := g.record(reflect.TypeFor[links]())
+		if err != nil {
+			return "", err
+		}
+		meta, err := g.record(reflect.TypeFor[meta]())
+		if err != nil {
+			return "", err
+		}
 		set(s, "required", flow("data", "links", "meta"))
 		set(s, "properties", mapping(
 			"data", mapping("type", "array", "maxItems", pipeline.PageSize, "items", ref("schemas", record)),
-			"links", ref("schemas", "PageLinks"), "meta", ref("schemas", "PageMeta")))
+			"links", ref("schemas", links), "meta", ref("schemas", meta)))
 	case list:
 		name = record + "ListResponse"
 		set(s, "required", flow("data"))
