@@ -168,7 +168,7 @@ func (db userStore) InTeam(ctx context.Context, p pipeline.TeamUsersParams) ([]p
 	return teamUsers(ctx, db.read(), p.TeamID, p.IDs)
 }
 
-// Interviewers is DB.TeamUsers inside the transaction, answered from
+// Interviewers is UserStore.InTeam inside the transaction, answered from
 // p.Known when it can be.
 func (t interviewTx) Interviewers(ctx context.Context, p pipeline.InterviewersParams) ([]pipeline.User, error) {
 	if us, ok := among(p.Known, p.IDs); ok {
