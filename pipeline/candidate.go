@@ -211,15 +211,67 @@ const candidatePath = jobPath + "/candidates/{candidate}"
 // candidateOps are the rows of opTable for these operations, in the order of
 // the API's document.
 var candidateOps = []opRow{
-	{OpListCandidates, opTraits{ScopeCandidatesRead, mGet, jobPath + "/candidates", 0}, nil, &Words{Title: "List candidates", Description: "A page of 15 of a job's candidates, newest applicant first, with links and meta (GET /api/v1/jobs/{job}/candidates). search matches name or email; stage takes a stage id."}},
+	{OpListCandidates, opTraits{ScopeCandidatesRead, mGet, jobPath + "/candidates", 0}, nil, &Words{Title: "List candidates", Description: "A page of 15 of a job's candidates, newest applicant first, with links and meta (GET /api/v1/jobs/{job}/candidates). search matches name or email; stage takes a stage id."}, Doc{
+		Tag: "Candidates", Summary: "List the candidates of a job",
+		Description: "Scope: `candidates:read`. Newest applicant first (`applied`, then `id`, descending), 15 a " +
+			"page.",
+		Success: "A page of candidates.",
+		Invalid: "`validation_failed`: `stage` is not the id of a stage of this job, `status` is not one of " +
+			"`active`, `hired`, `rejected`, `withdrawn` (the message names them), `page` is not an integer of at " +
+			"least 1, `search` is not valid text, or a value is not validly percent-encoded; `details` names the " +
+			"parameter.",
+		Params: map[string]string{
+			"stage": "Only candidates in this stage, by id (see the stages of the job); no filter when absent. " +
+				"Anything but the id of a stage of this job, an empty value included, answers 422 naming `stage`.",
+			"status": "Only candidates of this status; any status when absent. Any other value, an empty one " +
+				"included, answers 422 naming `status` and the allowed values.",
+		},
+	}},
 	{OpAddCandidate, opTraits{ScopeCandidatesWrite, mPost, jobPath + "/candidates", forbids | creates}, runs(onJob((*Service).AddCandidate), Candidate.Record), &Words{Title: "Add a candidate",
 		Description: "Adds an active candidate to a job, in the stage given or the job's first, and returns it (POST /api/v1/jobs/{job}/candidates). " +
-			"An email another candidate of the job has, in any letter case, is validation_failed on email; a closed job is forbidden. Each call adds one: send an idempotency_key to retry safely."}},
-	{OpGetCandidate, opTraits{ScopeCandidatesRead, mGet, candidatePath, 0}, nil, &Words{Title: "Get a candidate", Description: "One candidate of a job with resume_url and notes_count; empty fields are left out (GET /api/v1/jobs/{job}/candidates/{candidate})."}},
+			"An email another candidate of the job has, in any letter case, is validation_failed on email; a closed job is forbidden. Each call adds one: send an idempotency_key to retry safely."}, Doc{
+		Tag: "Candidates", Summary: "Add a candidate to a job",
+		Description: "Scope: `candidates:write`. Adds an `active` candidate to the job, in the stage sent or the " +
+			"job's first. `open` and `draft` jobs take candidates; a `closed` job answers 403 `forbidden` (\"The " +
+			"job is closed.\"), checked after the body. The activity entry `candidate.created` lists each field " +
+			"set, from `null`.",
+		Success: "The candidate was added (or this is the replay of its addition).",
+		Invalid: "`validation_failed`: `name` is missing, blank or longer than 255 characters, `email` is missing, " +
+			"longer than 254 characters, not an address or already taken on this job (in any letter case), " +
+			"`applied` is not a date or is after today, `stage` is not the id of a stage of this job, " +
+			"`resume_url` is not an absolute `http` or `https` URL of at most 2,048 characters, a text is not " +
+			"valid text, the body is not a JSON object, a field has the wrong type or is not taken, or the " +
+			"`Idempotency-Key` is invalid or was used for a different request.",
+	}},
+	{OpGetCandidate, opTraits{ScopeCandidatesRead, mGet, candidatePath, 0}, nil, &Words{Title: "Get a candidate", Description: "One candidate of a job with resume_url and notes_count; empty fields are left out (GET /api/v1/jobs/{job}/candidates/{candidate})."}, Doc{
+		Tag: "Candidates", Summary: "Read a candidate",
+		Description: "Scope: `candidates:read`. One candidate with `resume_url` and `notes_count`; fields without " +
+			"a value are left out.",
+		Success: "The candidate.",
+	}},
 	{OpUpdateCandidate, opTraits{ScopeCandidatesWrite, mPatch, candidatePath, 0}, runs(onCandidate((*Service).UpdateCandidate), Candidate.Record), &Words{Title: "Update a candidate", Idempotent: true,
-		Description: "Changes any of name, email, resume_url (null clears it) and status of a candidate and returns it (PATCH /api/v1/jobs/{job}/candidates/{candidate}); send at least one. Any status may follow any. An email another candidate of the job has, in any letter case, is validation_failed on email."}},
+		Description: "Changes any of name, email, resume_url (null clears it) and status of a candidate and returns it (PATCH /api/v1/jobs/{job}/candidates/{candidate}); send at least one. Any status may follow any. An email another candidate of the job has, in any letter case, is validation_failed on email."}, Doc{
+		Tag: "Candidates", Summary: "Update a candidate",
+		Description: "Scope: `candidates:write`. Changes the fields sent, at least one of `name`, `email`, " +
+			"`resume_url` (`null` clears it) and `status`. Any status may follow any. A request that changes " +
+			"nothing answers 200 and is not logged; one that changes something is logged as `candidate.updated` " +
+			"with the before and after of each field changed.",
+		Success: "The candidate as it is now.",
+		Invalid: "`validation_failed`: none of `name`, `email`, `resume_url`, `status` was sent (reported under " +
+			"`body`), or a field sent is invalid as on adding a candidate (an email another candidate of the job " +
+			"has, in any letter case; the candidate's own does not count), a status is not one of `active`, " +
+			"`hired`, `rejected`, `withdrawn` (the message names them), a field has the wrong type or is not " +
+			"taken, or the `Idempotency-Key` is invalid or was used for a different request.",
+	}},
 	{OpMoveCandidate, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/stage", 0}, runs(onCandidate((*Service).MoveCandidate), Candidate.Record), &Words{Title: "Move a candidate", Idempotent: true,
-		Description: "Moves a candidate to a stage of the same job and returns the candidate, unchanged when already there (POST .../candidates/{candidate}/stage). A stage of another job is validation_failed on stage."}},
+		Description: "Moves a candidate to a stage of the same job and returns the candidate, unchanged when already there (POST .../candidates/{candidate}/stage). A stage of another job is validation_failed on stage."}, Doc{
+		Tag: "Candidates", Summary: "Move a candidate to a stage",
+		Description: "Scope: `candidates:write`. Moves the candidate to a stage of the same job. A candidate " +
+			"already in that stage is left as it is (200, nothing logged).",
+		Success: "The candidate, in full, in its new stage.",
+		Invalid: "`validation_failed`: `stage` is missing, not an integer, or not a stage of this job (a stage of " +
+			"another job included), reported under `stage`; or the body or `Idempotency-Key` is invalid.",
+	}},
 }
 
 // CandidateStore is what the Service reads of candidates outside a write.

@@ -388,15 +388,51 @@ const documentPath = candidatePath + "/documents/{document}"
 // documentOps are the rows of opTable for these operations, in the order of
 // the API's document.
 var documentOps = []opRow{
-	{OpAddDocument, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/documents", neverHeld | creates}, nil, nil},
+	{OpAddDocument, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/documents", neverHeld | creates}, nil, nil, Doc{
+		Tag: "Documents", Summary: "Add a document",
+		Description: "Scope: `candidates:write`. A `multipart/form-data` body with one `file` part (its filename " +
+			"is kept, cleaned: its last segment, NFC-normalized, without control or bidirectional-override " +
+			"characters, at most 255 characters) and optional `kind` (`resume`, `cover_letter` or `other`; " +
+			"`resume` when absent) and `reason` fields. The type is read from the content, never from the " +
+			"declared type or the name: PDF, Word (`.docx`), OpenDocument text (`.odt`), plain UTF-8 text, PNG " +
+			"or JPEG; anything else, or an empty file, is 422 on `file`. At most 10 MiB of file (the server's " +
+			"`PIPELINE_DOCUMENT_MAX_BYTES`), the whole body at most 64 KiB more: beyond, 413 and nothing more is " +
+			"read. A body that is not multipart is 415. Its text is read in the background (`text_status` " +
+			"`pending`, then `ready`, `none` for an image, or `failed`). An `Idempotency-Key` binds the file's " +
+			"SHA-256, its filename, `kind` and `reason`. Activity `candidate.document_added`. Not an MCP tool.",
+	}},
 	{OpListDocuments, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/documents", 0}, nil, &Words{Title: "List a candidate's documents",
-		Description: "A page of 15 of a candidate's documents (résumés, cover letters, others), newest first, each with its text_status, with links and meta (GET .../candidates/{candidate}/documents). Read a document's text with get_document_text."}},
-	{OpGetDocument, opTraits{ScopeCandidatesRead, mGet, documentPath, 0}, nil, nil},
-	{OpGetDocumentContent, opTraits{ScopeCandidatesRead, mGet, documentPath + "/content", 0}, nil, nil},
+		Description: "A page of 15 of a candidate's documents (résumés, cover letters, others), newest first, each with its text_status, with links and meta (GET .../candidates/{candidate}/documents). Read a document's text with get_document_text."}, Doc{Tag: "Documents"}},
+	{OpGetDocument, opTraits{ScopeCandidatesRead, mGet, documentPath, 0}, nil, nil, Doc{
+		Tag: "Documents", Summary: "Get a document",
+		Description: "Scope: `candidates:read`. One document of the candidate, without its bytes or text.",
+	}},
+	{OpGetDocumentContent, opTraits{ScopeCandidatesRead, mGet, documentPath + "/content", 0}, nil, nil, Doc{
+		Tag: "Documents", Summary: "Download a document",
+		Description: "Scope: `candidates:read`. The bytes as uploaded, with the detected `Content-Type` (plain " +
+			"text as `text/plain; charset=utf-8`), `Content-Disposition: attachment; filename*=UTF-8''…`, " +
+			"`X-Content-Type-Options: nosniff`, `Content-Security-Policy: sandbox; default-src 'none'` and an " +
+			"`ETag` from the SHA-256; `Range` and `If-None-Match` are honoured (206, 304); a `Range` that asks " +
+			"for no byte of it is 416 `range_not_satisfiable`, with `Content-Range: bytes */<size>`. `HEAD` " +
+			"answers the same headers without the bytes. Not an MCP tool.",
+		Success: "The document's bytes, with the type read from its content when it was added.",
+		Head: &Doc{
+			Summary: "A document's download headers",
+			Description: "Scope: `candidates:read`. What `GET` of the same path answers, headers only: the type, " +
+				"`Content-Length`, `Content-Disposition`, `ETag` and `Last-Modified`, without the bytes. `Range` " +
+				"and `If-None-Match` are honoured as by `GET`. An error has its status and headers, and no body. " +
+				"Not an MCP tool.",
+			Success: "The download's headers, without its bytes.",
+		},
+	}},
 	{OpGetDocumentText, opTraits{ScopeCandidatesRead, mGet, documentPath + "/text", 0}, nil, &Words{Title: "Get a document's text",
 		Description: "The text read from a candidate's document (PDF, Word, OpenDocument or plain text), at most 200,000 characters, or the part offset and limit select, in characters; next_offset is where the next part starts, null at the end (GET .../documents/{document}/text). " +
-			"conflict while the text is being read (try again shortly); validation_failed naming document when it has none (an image) or could not be read."}},
-	{OpRemoveDocument, opTraits{ScopeCandidatesWrite, mDelete, documentPath, empties}, runs[DocumentRemoval, struct{}, struct{}](onRecord(documentOf, (*Service).RemoveDocument), nil), nil},
+			"conflict while the text is being read (try again shortly); validation_failed naming document when it has none (an image) or could not be read."}, Doc{Tag: "Documents"}},
+	{OpRemoveDocument, opTraits{ScopeCandidatesWrite, mDelete, documentPath, empties}, runs[DocumentRemoval, struct{}, struct{}](onRecord(documentOf, (*Service).RemoveDocument), nil), nil, Doc{
+		Tag: "Documents", Summary: "Remove a document",
+		Description: "Scope: `candidates:write`. The document goes, and its bytes with it (activity " +
+			"`candidate.document_removed`). Its body takes only a `reason`. Not an MCP tool.",
+	}},
 }
 
 // DocumentStore is what the Service and the extraction of texts read and

@@ -196,5 +196,23 @@ const (
 var activityOps = []opRow{
 	{OpListActivity, opTraits{ScopeActivityRead, mGet, "/activity", 0}, nil, &Words{Title: "Read the activity feed",
 		Description: "The activity entries of what the token's user reaches, oldest first, in commit order (GET /api/v1/activity). " +
-			"Pass meta.next_cursor back as after to read on: no entry is missed or seen twice, and from the last page it returns what was written since."}},
+			"Pass meta.next_cursor back as after to read on: no entry is missed or seen twice, and from the last page it returns what was written since."}, Doc{
+		Tag: "Activity", Summary: "Read the activity feed",
+		Description: "Scope: `activity:read`. The activity entries the token's user may read now, in commit order, " +
+			"oldest first, from a cursor (see \"The activity feed\" above). Follow `links.next` to read on; on " +
+			"the last page it is where the entries written later will appear.",
+		Success: "A page of the feed, possibly empty.",
+		Invalid: "`validation_failed`: `after`, `since`, `limit` or `action` cannot be read; `details` names the " +
+			"parameter.",
+		Params: map[string]string{
+			"after": "The cursor of the last entry seen (`meta.next_cursor`); absent starts from the beginning. A " +
+				"cursor the feed did not hand out, an empty one included, answers 422 naming `after`.",
+			"since": "Without `after`: start at the first entry created at or after this RFC 3339 time; the " +
+				"entries after it follow in feed order, as from a cursor, whatever their own times (a replica's " +
+				"clock may lag). Ignored with `after`. Any other value answers 422 naming `since`.",
+			"limit": "Entries a page, 1 to 100; 50 when absent. Any other value answers 422 naming `limit`.",
+			"action": "Only entries of these actions; repeat the parameter for several " +
+				"(`action=job.created&action=job.updated`). An unknown action answers 422 naming `action`.",
+		},
+	}},
 }

@@ -426,16 +426,90 @@ var interviewOps = []opRow{
 	{OpScheduleInterview, opTraits{ScopeSchedulingWrite, mPost, candidatePath + "/interviews", forbids | conflicts | creates}, runs(onCandidate((*Service).ScheduleInterview), Interview.Record), &Words{Title: "Schedule an interview",
 		Description: "Schedules an interview of an active candidate with 1 to 10 interviewers of the job's team and returns it (POST .../candidates/{candidate}/interviews). " +
 			"15 minutes to 8 hours, starting from now to 365 days ahead. An interviewer or the candidate already booked at an overlapping time is conflict, whose details list the busy times. " +
-			"Each call schedules one: send an idempotency_key to retry safely."}},
-	{OpListInterviews, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/interviews", 0}, nil, &Words{Title: "List a candidate's interviews", Description: "A page of 15 of a candidate's interviews, scheduled and cancelled, by start, with links and meta (GET .../candidates/{candidate}/interviews)."}},
-	{OpGetInterview, opTraits{ScopeCandidatesRead, mGet, interviewPath, 0}, nil, &Words{Title: "Get an interview", Description: "One interview of a candidate (GET .../interviews/{interview})."}},
+			"Each call schedules one: send an idempotency_key to retry safely."}, Doc{
+		Tag: "Interviews", Summary: "Schedule an interview",
+		Description: "Scope: `scheduling:write`. Schedules an interview of the candidate with 1 to 10 " +
+			"interviewers, each a member of the job's team; it is `scheduled`, at `sequence` 0. The checks, in " +
+			"order: the fields (422, each field named: `timezone` not an IANA name; on `end`, an end not after " +
+			"the start or a length outside 15 minutes to 8 hours; on `start`, a start in the past or more than " +
+			"365 days ahead; on `interviewer_ids`, none, more than 10, one listed twice or one who is not a " +
+			"member of the job's team; `location` over 255 characters; `video_url` not an `https` URL of at most " +
+			"2,048 characters), then a candidate who is not `active` (403 `forbidden`), then double booking: an " +
+			"interviewer or the candidate who already has a `scheduled` interview overlapping `[start, end)` " +
+			"answers 409 `conflict` with the busy times in `details`. Back-to-back interviews (one's end the " +
+			"next one's start) do not overlap. Of overlapping bookings made at the same moment, on any number of " +
+			"replicas, exactly one succeeds. Logged as `interview.scheduled`, each field from `null`.",
+		Success: "The interview was scheduled (or this is the replay of its scheduling).",
+		Invalid: "`validation_failed`: a field breaks a rule listed above, is not valid text, has the wrong type " +
+			"or is not taken, the body is not a JSON object, or the `Idempotency-Key` is invalid or was used for " +
+			"a different request.",
+	}},
+	{OpListInterviews, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/interviews", 0}, nil, &Words{Title: "List a candidate's interviews", Description: "A page of 15 of a candidate's interviews, scheduled and cancelled, by start, with links and meta (GET .../candidates/{candidate}/interviews)."}, Doc{
+		Tag: "Interviews", Summary: "List a candidate's interviews",
+		Description: "Scope: `candidates:read`. The candidate's interviews, `scheduled` and `cancelled`, by " +
+			"`start` (then `id`), 15 a page.",
+		Success: "A page of interviews.",
+		Invalid: invalidPage,
+	}},
+	{OpGetInterview, opTraits{ScopeCandidatesRead, mGet, interviewPath, 0}, nil, &Words{Title: "Get an interview", Description: "One interview of a candidate (GET .../interviews/{interview})."}, Doc{
+		Tag: "Interviews", Summary: "Read an interview",
+		Description: "Scope: `candidates:read`. One interview of the candidate.",
+		Success:     "The interview.",
+	}},
 	{OpRescheduleInterview, opTraits{ScopeSchedulingWrite, mPatch, interviewPath, forbids | conflicts}, runs(onRecord(interviewOf, (*Service).RescheduleInterview), Interview.Record), &Words{Title: "Reschedule an interview", Idempotent: true,
 		Description: "Changes any of start, end, timezone, interviewer_ids, location and video_url (null clears the last two) of a scheduled interview, checked as schedule_interview checks them, and returns it " +
-			"(PATCH .../interviews/{interview}); a change adds 1 to sequence. A cancelled interview is forbidden; an overlapping booking is conflict with the busy times."}},
+			"(PATCH .../interviews/{interview}); a change adds 1 to sequence. A cancelled interview is forbidden; an overlapping booking is conflict with the busy times."}, Doc{
+		Tag: "Interviews", Summary: "Reschedule an interview",
+		Description: "Scope: `scheduling:write`. Changes the fields sent, at least one of `start`, `end`, " +
+			"`timezone`, `interviewer_ids`, `location` and `video_url` (`null` clears the last two), checked as " +
+			"on scheduling against the other interviews (the interview's own old time does not count). A " +
+			"cancelled interview answers 403 `forbidden`, after the body. A change adds 1 to `sequence` and is " +
+			"logged as `interview.rescheduled` with the before and after of each field changed; a request that " +
+			"changes nothing answers 200 and is not logged. With mail configured, the interviewers and the " +
+			"candidate get the updated invitation, and each interviewer the change took off gets a " +
+			"`METHOD:CANCEL` naming only them, without `STATUS:CANCELLED` (RFC 5546 §3.2.5).",
+		Success: "The interview as it is now.",
+		Invalid: "`validation_failed`: none of the fields was sent (reported under `body`), a field breaks a rule " +
+			"of scheduling, has the wrong type or is not taken, or the `Idempotency-Key` is invalid or was used " +
+			"for a different request.",
+	}},
 	{OpCancelInterview, opTraits{ScopeSchedulingWrite, mPost, interviewPath + "/cancel", 0}, runs(onRecord(interviewOf, (*Service).CancelInterview), Interview.Record), &Words{Title: "Cancel an interview", Idempotent: true,
-		Description: "Cancels an interview, adding 1 to its sequence, and returns it (POST .../interviews/{interview}/cancel); a cancelled one is returned unchanged."}},
-	{OpGetInterviewInvite, opTraits{ScopeCandidatesRead, mGet, interviewPath + "/invite.ics", 0}, nil, nil},
+		Description: "Cancels an interview, adding 1 to its sequence, and returns it (POST .../interviews/{interview}/cancel); a cancelled one is returned unchanged."}, Doc{
+		Tag: "Interviews", Summary: "Cancel an interview",
+		Description: "Scope: `scheduling:write`. The interview becomes `cancelled`, its `sequence` grows by 1, its " +
+			"time is free again, and it is logged as `interview.cancelled`. A cancelled interview answers 200 " +
+			"unchanged and is not logged. Its body takes only a `reason`.",
+		Success: "The interview, cancelled.",
+		Invalid: invalidReasonOnly,
+	}},
+	{OpGetInterviewInvite, opTraits{ScopeCandidatesRead, mGet, interviewPath + "/invite.ics", 0}, nil, nil, Doc{
+		Tag: "Interviews", Summary: "Read an interview as iCalendar",
+		Description: "Scope: `candidates:read`. The interview as its invitation carries it (RFC 5545): " +
+			"`METHOD:REQUEST` while scheduled, `METHOD:CANCEL` with `STATUS:CANCELLED` once cancelled; `UID` " +
+			"`interview-{id}-{16 random hex digits}@{domain}`, decided when the interview is scheduled and " +
+			"stored, so that it never changes for the interview's whole life whatever the server's settings " +
+			"become (the domain is that of `PIPELINE_MAIL_FROM`; without mail the host of `PIPELINE_BASE_URL`, " +
+			"else `localhost`); `SEQUENCE` the interview's; `DTSTART` and `DTEND` in UTC, with the `timezone` " +
+			"named for display (`X-WR-TIMEZONE` and the description); `ORGANIZER` the From address, stored with " +
+			"the `UID` (without mail `noreply@{that host}`), and an `ATTENDEE` for each interviewer and the " +
+			"candidate, named as their record names them. Not an MCP tool.",
+		Success: "The iCalendar object.",
+	}},
 	{OpGetAvailability, opTraits{ScopeSchedulingWrite, mGet, "/availability", 0}, nil, &Words{Title: "Read availability",
 		Description: "The busy times, from scheduled interviews, of members of the token's current team between from and to (at most 31 days), one entry per user " +
-			"(GET /api/v1/availability?user_ids=3,7&from=…&to=…). Never tells whose interviews they are."}},
+			"(GET /api/v1/availability?user_ids=3,7&from=…&to=…). Never tells whose interviews they are."}, Doc{
+		Tag: "Interviews", Summary: "Read when team members are busy",
+		Description: "Scope: `scheduling:write`. The busy times, from `scheduled` interviews, of members of the " +
+			"token's current team in a window of at most 31 days, one entry per user: when they are busy, never " +
+			"whose or which interviews those are.",
+		Success: "The busy times.",
+		Invalid: "`validation_failed`: `user_ids` is missing, not ids separated by commas, lists more than 50 " +
+			"users or a user who is not a member of the token's current team; `from` or `to` is missing or not " +
+			"an RFC 3339 date and time with an offset; `to` is not after `from` or more than 31 days after it.",
+		Params: map[string]string{
+			"user_ids": "Ids of members of the token's current team, separated by commas (`3,7`); at most 50.",
+			"from":     "The window's start, RFC 3339 with an offset.",
+			"to":       "The window's end, RFC 3339 with an offset, after `from` and at most 31 days after it.",
+		},
+	}},
 }

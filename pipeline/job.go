@@ -360,10 +360,56 @@ const jobPath = "/jobs/{job}"
 // jobOps are the rows of opTable for these operations, in the order of
 // the API's document.
 var jobOps = []opRow{
-	{OpListJobs, opTraits{ScopeJobsRead, mGet, "/jobs", 0}, nil, &Words{Title: "List jobs", Description: "A page of 15 of the jobs the token can reach, newest first, with links and meta (GET /api/v1/jobs). status defaults to open; search matches the title."}},
-	{OpCreateJob, opTraits{ScopeJobsWrite, mPost, "/jobs", forbids | creates}, runs(onTeam((*Service).CreateJob), Job.Record), &Words{Title: "Create a job", Description: "Creates an open job on the token's team with the default pipeline (Applied, Screening, Interview, Offer, Hired) and returns it (POST /api/v1/jobs). forbidden when the plan's job limit is reached."}},
-	{OpGetJob, opTraits{ScopeJobsRead, mGet, jobPath, 0}, nil, &Words{Title: "Get a job", Description: "One job in full (GET /api/v1/jobs/{job})."}},
-	{OpUpdateJob, opTraits{ScopeJobsWrite, mPatch, jobPath, forbids}, runs(onJob((*Service).UpdateJob), Job.Record), &Words{Title: "Update a job", Description: "Changes any of title, description, status and returns the job (PATCH /api/v1/jobs/{job}); send at least one. Reopening a closed job needs a free slot of the plan's job limit."}},
+	{OpListJobs, opTraits{ScopeJobsRead, mGet, "/jobs", 0}, nil, &Words{Title: "List jobs", Description: "A page of 15 of the jobs the token can reach, newest first, with links and meta (GET /api/v1/jobs). status defaults to open; search matches the title."}, Doc{
+		Tag: "Jobs", Summary: "List jobs",
+		Description: "Scope: `jobs:read`. The jobs the token can reach on all of its user's teams, newest first " +
+			"(`created_at`, then `id`, descending), 15 a page.",
+		Success: "A page of jobs.",
+		Invalid: "`validation_failed`: `status` is not one of `open`, `draft`, `closed` (the message names them), " +
+			"`page` is not an integer of at least 1, `search` is not valid text, or a value is not validly " +
+			"percent-encoded; `details` names the parameter.",
+		Params: map[string]string{
+			"status": "Only jobs with this status; `open` when absent. Any other value, an empty one included, " +
+				"answers 422 naming `status`.",
+		},
+	}},
+	{OpCreateJob, opTraits{ScopeJobsWrite, mPost, "/jobs", forbids | creates}, runs(onTeam((*Service).CreateJob), Job.Record), &Words{Title: "Create a job", Description: "Creates an open job on the token's team with the default pipeline (Applied, Screening, Interview, Offer, Hired) and returns it (POST /api/v1/jobs). forbidden when the plan's job limit is reached."}, Doc{
+		Tag: "Jobs", Summary: "Create a job",
+		Description: "Scope: `jobs:write`. Creates an open job on the current team of the token's user, owned by " +
+			"that user, with work mode `onsite`, employment type `full_time`, an application deadline 30 days " +
+			"out and the default pipeline `Applied`, `Screening`, `Interview`, `Offer`, `Hired`.\n\n" +
+			"Plan job limit: when the team already has as many jobs that are not closed as its plan allows, " +
+			"nothing is created and the answer is 403 `forbidden`. Closing a job frees a place.",
+		Success: "The job was created (or this is the replay of its creation).",
+		Forbidden: "`insufficient_scope`: the token lacks `jobs:write`. `forbidden`: the team's plan job limit is " +
+			"reached, so no job was created.",
+		Invalid: "`validation_failed`: the title is missing, blank or longer than 255 characters, the description " +
+			"is longer than 65,535 characters, either is not valid text, the body is not a JSON object, a field " +
+			"has the wrong type or is not taken (`status`, for example), or the `Idempotency-Key` is invalid or " +
+			"was used for a different request.",
+	}},
+	{OpGetJob, opTraits{ScopeJobsRead, mGet, jobPath, 0}, nil, &Words{Title: "Get a job", Description: "One job in full (GET /api/v1/jobs/{job})."}, Doc{
+		Tag: "Jobs", Summary: "Read a job",
+		Description: "Scope: `jobs:read`. One job in full.",
+		Success:     "The job.",
+	}},
+	{OpUpdateJob, opTraits{ScopeJobsWrite, mPatch, jobPath, forbids}, runs(onJob((*Service).UpdateJob), Job.Record), &Words{Title: "Update a job", Description: "Changes any of title, description, status and returns the job (PATCH /api/v1/jobs/{job}); send at least one. Reopening a closed job needs a free slot of the plan's job limit."}, Doc{
+		Tag: "Jobs", Summary: "Update a job",
+		Description: "Scope: `jobs:write`. Changes the fields sent, at least one of `title`, `description` and " +
+			"`status`. Any status may follow any other. A request that changes nothing answers 200 and is not " +
+			"logged.\n\n" +
+			"Plan job limit: reopening a closed job (a `status` of `open` or `draft` sent for a job that is " +
+			"`closed`) takes a place of the team's plan job limit, as creating a job does. When no place is " +
+			"free, the job is left unchanged, none of the fields sent is applied, and the answer is 403 " +
+			"`forbidden`. Closing a job frees its place; changes between `open` and `draft` do not count.",
+		Success: "The job as it is now.",
+		Forbidden: "`insufficient_scope`: the token lacks `jobs:write`. `forbidden`: the request reopens a closed " +
+			"job while the team's plan job limit is reached; nothing was changed.",
+		Invalid: "`validation_failed`: none of `title`, `description`, `status` was sent (reported under `body`), " +
+			"a title is blank or too long, a description is longer than 65,535 characters, either is not valid " +
+			"text, a status is not one of `open`, `draft`, `closed` (the message names them), a field has the " +
+			"wrong type or is not taken, or the `Idempotency-Key` is invalid or was used for a different request.",
+	}},
 }
 
 // JobStore is what the Service reads of jobs and their stages outside a

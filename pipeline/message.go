@@ -340,13 +340,56 @@ const messagePath = candidatePath + "/messages/{message}"
 var messageOps = []opRow{
 	{OpSendMessage, opTraits{ScopeMessagesSend, mPost, candidatePath + "/messages", forbids | queues}, runs(onCandidate((*Service).SendMessage), Message.Record), &Words{Title: "Send a message",
 		Description: "Emails a candidate from the server's address, Reply-To the token's user, now or at send_at, and returns the queued message (POST .../candidates/{candidate}/messages). " +
-			"forbidden when the server has no mail configured. Each call sends one: send an idempotency_key to retry safely."}},
-	{OpListMessages, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/messages", 0}, nil, &Words{Title: "List a candidate's messages", Description: "A page of 15 of the messages sent to a candidate, newest first, each with its status, with links and meta (GET .../candidates/{candidate}/messages)."}},
-	{OpGetMessage, opTraits{ScopeCandidatesRead, mGet, messagePath, 0}, nil, &Words{Title: "Get a message", Description: "One message to a candidate, with its status: queued, sent, failed or cancelled (GET .../candidates/{candidate}/messages/{message})."}},
+			"forbidden when the server has no mail configured. Each call sends one: send an idempotency_key to retry safely."}, Doc{
+		Tag: "Messages", Summary: "Send an email to a candidate",
+		Description: "Scope: `messages:send`. Queues an email to the candidate's address, from the server's " +
+			"`PIPELINE_MAIL_FROM` with `Reply-To` the token's user, due at `send_at` (now when absent). The " +
+			"message is queued in the transaction that records it and sent at least once, with the same " +
+			"`Message-ID` on every attempt; a temporary failure is retried after 1 min, 5 min, 30 min, 2 h and 6 " +
+			"h, a 5xx reply fails it at once. A server without mail configured answers 403 `forbidden`, checked " +
+			"after the body. Activity `candidate.messaged`.",
+		Success: "The message is queued (or this is the replay of its sending); or, when the token's approval " +
+			"policy holds `send_message`, the proposal (see the `Proposed` response).",
+		Invalid: "`validation_failed`: `subject` is missing, blank, longer than 200 characters or holds a line " +
+			"break, `body` is missing, blank or longer than 20,000 characters, `send_at` is not an RFC 3339 date " +
+			"and time with an offset, is in the past or more than 30 days ahead, a text is not valid text, the " +
+			"body is not a JSON object, a field has the wrong type or is not taken, or the `Idempotency-Key` is " +
+			"invalid or was used for a different request.",
+	}},
+	{OpListMessages, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/messages", 0}, nil, &Words{Title: "List a candidate's messages", Description: "A page of 15 of the messages sent to a candidate, newest first, each with its status, with links and meta (GET .../candidates/{candidate}/messages)."}, Doc{
+		Tag: "Messages", Summary: "List the messages to a candidate",
+		Description: "Scope: `candidates:read`. Newest first (`created_at`, then `id`, descending), 15 a page, " +
+			"each with its status.",
+		Success: "A page of messages.",
+		Invalid: invalidPageOrQuery,
+	}},
+	{OpGetMessage, opTraits{ScopeCandidatesRead, mGet, messagePath, 0}, nil, &Words{Title: "Get a message", Description: "One message to a candidate, with its status: queued, sent, failed or cancelled (GET .../candidates/{candidate}/messages/{message})."}, Doc{
+		Tag: "Messages", Summary: "Get a message to a candidate",
+		Description: "Scope: `candidates:read`.",
+		Success:     "The message.",
+	}},
 	{OpCancelMessage, opTraits{ScopeMessagesSend, mPost, messagePath + "/cancel", forbids}, runs(onRecord(messageOf, (*Service).CancelMessage), Message.Record), &Words{Title: "Cancel a message", Idempotent: true,
-		Description: "Cancels a queued message, which is then never sent, and returns it; a cancelled one is returned unchanged, a sent or failed one is forbidden (POST .../messages/{message}/cancel)."}},
+		Description: "Cancels a queued message, which is then never sent, and returns it; a cancelled one is returned unchanged, a sent or failed one is forbidden (POST .../messages/{message}/cancel)."}, Doc{
+		Tag: "Messages", Summary: "Cancel a queued message",
+		Description: "Scope: `messages:send`. A `queued` message becomes `cancelled` and is never sent (activity " +
+			"`candidate.message_cancelled`); a cancelled one answers unchanged; a `sent` or `failed` one answers " +
+			"403 `forbidden` (\"The message has already been sent.\"). Its body takes only a `reason`.",
+		Success: "The message as it is now.",
+		Invalid: invalidReasonOnly,
+	}},
 	{OpRetryMessage, opTraits{ScopeMessagesSend, mPost, messagePath + "/retry", forbids}, runs(onRecord(messageOf, (*Service).RetryMessage), Message.Record), &Words{Title: "Retry a failed message",
-		Description: "Queues a failed message again, due now and with the same Message-ID, once the cause of its failure is fixed, and returns it; a message that is not failed is forbidden (POST .../messages/{message}/retry)."}},
+		Description: "Queues a failed message again, due now and with the same Message-ID, once the cause of its failure is fixed, and returns it; a message that is not failed is forbidden (POST .../messages/{message}/retry)."}, Doc{
+		Tag: "Messages", Summary: "Retry a failed message",
+		Description: "Scope: `messages:send`. A `failed` message is queued again, due now, once the cause of its " +
+			"failure is fixed: it keeps its `Message-ID`, its `attempts` count from 0 again and `last_error` " +
+			"stays until the next attempt (activity `candidate.message_retried`, `changes` `{\"message_id\": " +
+			"12}`). Any other message answers 403 `forbidden` (\"Only a failed message can be retried.\"). A " +
+			"failure that no retry can change (a 5xx reply, refused credentials, a server that refuses the TLS " +
+			"the URL asks for) fails a message at once; `pipelined mail test --to ADDRESS` tries the settings. " +
+			"Its body takes only a `reason`.",
+		Success: "The message, queued again.",
+		Invalid: invalidReasonOnly,
+	}},
 }
 
 // MessageStore is what the Service and the Postman read of messages

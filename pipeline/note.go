@@ -119,8 +119,20 @@ const (
 // the API's document.
 var noteOps = []opRow{
 	{OpAddNote, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/notes", creates}, runs(onCandidate((*Service).AddNote), Note.Record), &Words{Title: "Add a note",
-		Description: "Adds a note by the token's user to a candidate and returns it (POST .../candidates/{candidate}/notes). Each call adds one: send an idempotency_key to retry safely."}},
-	{OpListNotes, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/notes", 0}, nil, &Words{Title: "List a candidate's notes", Description: "A page of 15 of a candidate's notes, newest first, each as add_note returned it, with links and meta (GET .../candidates/{candidate}/notes)."}},
+		Description: "Adds a note by the token's user to a candidate and returns it (POST .../candidates/{candidate}/notes). Each call adds one: send an idempotency_key to retry safely."}, Doc{
+		Tag: "Candidates", Summary: "Add a note to a candidate",
+		Description: "Scope: `candidates:write`. Adds a note written by the token's user.",
+		Success:     "The note was added (or this is the replay of its addition).",
+		Invalid: "`validation_failed`: `content` is missing, blank, longer than 5,000 characters or not valid " +
+			"text, or the body or `Idempotency-Key` is invalid.",
+	}},
+	{OpListNotes, opTraits{ScopeCandidatesRead, mGet, candidatePath + "/notes", 0}, nil, &Words{Title: "List a candidate's notes", Description: "A page of 15 of a candidate's notes, newest first, each as add_note returned it, with links and meta (GET .../candidates/{candidate}/notes)."}, Doc{
+		Tag: "Candidates", Summary: "List the notes of a candidate",
+		Description: "Scope: `candidates:read`. Newest first (`created_at`, then `id`, descending), 15 a page, " +
+			"each note exactly as its creation answered it.",
+		Success: "A page of notes.",
+		Invalid: invalidPageOrQuery,
+	}},
 }
 
 // NoteStore is what the Service reads of notes outside a write.

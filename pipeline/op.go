@@ -107,15 +107,16 @@ const (
 )
 
 // opRow is one operation, its traits, for a write that a proposal may
-// hold how its stored input runs (nil for any other), and, for an
-// operation agents call as an MCP tool, its words (nil for the others:
-// the webhooks', whose secrets are for programs, and the documents'
-// bytes).
+// hold how its stored input runs (nil for any other), for an operation
+// agents call as an MCP tool its words (nil for the others: the
+// webhooks', whose secrets are for programs, and the documents' bytes),
+// and what the API's document says of it.
 type opRow struct {
 	op Op
 	opTraits
 	run  *opRun
 	tool *Words
+	doc  Doc
 }
 
 // Words are what an operation says of itself to a person or an agent:
@@ -129,6 +130,31 @@ type Words struct {
 	Idempotent, Destructive bool
 }
 
+// Doc is what the API's document (pipelinehttp/openapi.yaml) says of an
+// operation, beside what its traits make of it: the tag it is listed
+// under, its summary and description (its tool's title and description
+// when they are empty), and, where the document says more of them than
+// their status does, its success answer (Success), its 403 (Forbidden)
+// and its 422 (Invalid). Params say more of query parameters, by name,
+// than the tool's arguments do. Head is what a download's HEAD request
+// says of itself, beside its GET's tag and parameters. Markdown, written
+// for a person reading the REST document, in its words (Scope: first).
+type Doc struct {
+	Tag                         string
+	Summary, Description        string
+	Success, Forbidden, Invalid string
+	Params                      map[string]string
+	Head                        *Doc
+}
+
+// The words of the 422s of several operations.
+const (
+	invalidPage        = "`validation_failed`: `page` is not an integer of at least 1."
+	invalidPageOrQuery = "`validation_failed`: `page` is not an integer of at least 1, or a value is not validly percent-encoded; `details` names the parameter."
+	// Of a write whose body takes only a reason.
+	invalidReasonOnly = "`validation_failed`: the body is not a JSON object or has a field other than `reason`, the `reason` is blank, longer than 1,000 characters or not valid text, or the `Idempotency-Key` is invalid or was used for a different request."
+)
+
 // opTable is every operation, in the order of the API's document: each
 // resource's rows, declared in its file. A new resource adds its rows
 // here, in the place its operations take in the document.
@@ -141,6 +167,7 @@ var (
 	opTraitsOf = map[Op]opTraits{}
 	opRuns     = map[Op]*opRun{}
 	opTools    = map[Op]*Words{}
+	opDocs     = map[Op]Doc{}
 )
 
 func init() {
@@ -152,6 +179,7 @@ func init() {
 		if o.tool != nil {
 			opTools[o.op] = o.tool
 		}
+		opDocs[o.op] = o.doc
 	}
 }
 
@@ -198,6 +226,9 @@ func (o Op) Tool() (Words, bool) {
 	}
 	return *w, true
 }
+
+// Doc is what the API's document says of op.
+func (o Op) Doc() Doc { return opDocs[o] }
 
 // Status is the HTTP status of op's success: 200, or 201 for a record
 // made, 202 for a mail queued, 204 for a record gone (no body).

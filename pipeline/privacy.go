@@ -650,9 +650,29 @@ const (
 // the API's document.
 var privacyOps = []opRow{
 	{OpExportPerson, opTraits{ScopePrivacyManage, mPost, "/privacy/exports", forbids | readsByPost}, nil, &Words{Title: "Export a person's data",
-		Description: "Everything stored about a person: every candidate of the token's current team with the email, in any letter case, with its notes, ratings, messages, interviews, documents with their text and activity (POST /api/v1/privacy/exports). Owners and admins only. A read: it takes no key."}},
+		Description: "Everything stored about a person: every candidate of the token's current team with the email, in any letter case, with its notes, ratings, messages, interviews, documents with their text and activity (POST /api/v1/privacy/exports). Owners and admins only. A read: it takes no key."}, Doc{
+		Tag: "Privacy", Summary: "Export everything stored about a person",
+		Description: "Scope: `privacy:manage`, and an owner or admin of the token's current team. Every candidate " +
+			"of the token's current team whose email is the one sent, in any letter case, with its job, notes, " +
+			"ratings, messages, interviews and documents, each document with its whole `text` (null unless its " +
+			"`text_status` is `ready`) and `truncated`, the proposals about the candidate, and the activity " +
+			"entries about them. The email travels in the body, never in a URL. A read: it takes no " +
+			"`Idempotency-Key`, is never stored, and is logged as `privacy.exported` with the count.",
+		Success: "What is stored about the person; empty lists for none.",
+	}},
 	{OpErasePerson, opTraits{ScopePrivacyManage, mPost, "/privacy/erasures", forbids}, runs(onTeam((*Service).ErasePerson), Erasure.Record), &Words{Title: "Erase a person", Destructive: true,
-		Description: "Erases a person from the token's current team for good: every candidate with the email, in any letter case, is renamed, its notes, ratings, messages' text and invitations deleted, its future interviews cancelled, and its data erased from the activity log; candidate.erased is logged for each (POST /api/v1/privacy/erasures). Owners and admins only. Erasing again erases none."}},
+		Description: "Erases a person from the token's current team for good: every candidate with the email, in any letter case, is renamed, its notes, ratings, messages' text and invitations deleted, its future interviews cancelled, and its data erased from the activity log; candidate.erased is logged for each (POST /api/v1/privacy/erasures). Owners and admins only. Erasing again erases none."}, Doc{
+		Tag: "Privacy", Summary: "Erase a person",
+		Description: "Scope: `privacy:manage`, and an owner or admin of the token's current team. In one " +
+			"transaction, each candidate of the person is renamed `Erased candidate` with the email " +
+			"`erased-{id}@erased.invalid` and no résumé URL, keeps its stage and status, and shows `erased_at`; " +
+			"its notes and ratings are deleted; its messages keep their status and times without their text " +
+			"(queued ones are cancelled); its future interviews are cancelled (the interviewers are told, the " +
+			"person is not) and its invitations deleted; the activity log's values of the person's data become " +
+			"`\"[erased]\"`. `candidate.erased` is logged for each candidate and `privacy.erased` with the " +
+			"count. Erasing again answers `candidate_ids: []`. A closed job does not stop it.",
+		Success: "The candidates erased.",
+	}},
 }
 
 // PrivacyStore is what the Service reads of a person outside a write.

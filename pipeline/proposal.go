@@ -825,17 +825,54 @@ const proposalPath = "/proposals/{proposal}"
 var proposalOps = []opRow{
 	// Reading needs no scope: what a token sees depends on whether it
 	// made the proposal or carries proposals:review (see Proposal).
-	{OpListProposals, opTraits{"", mGet, "/proposals", 0}, nil, &Words{Title: "List proposals", Description: "A page of 15 of the proposals the token may read, newest first: its own, and with proposals:review its team's, on jobs its user reaches (GET /api/v1/proposals)."}},
-	{OpGetProposal, opTraits{"", mGet, proposalPath, 0}, nil, &Words{Title: "Get a proposal", Description: "One proposal: the write it stands for, its status and, once decided, who decided and what the write answered (GET /api/v1/proposals/{proposal})."}},
+	{OpListProposals, opTraits{"", mGet, "/proposals", 0}, nil, &Words{Title: "List proposals", Description: "A page of 15 of the proposals the token may read, newest first: its own, and with proposals:review its team's, on jobs its user reaches (GET /api/v1/proposals)."}, Doc{
+		Tag: "Proposals", Summary: "List proposals",
+		Description: "Any valid token, no particular scope. The proposals the token may read, newest first, 15 a " +
+			"page: those it made, on jobs its user reaches now (or on no job); with `proposals:review` also its " +
+			"current team's on jobs its user reaches, and, for owners and admins, the team's on no job. A " +
+			"pending proposal past `expires_at` reads, and filters, as `expired`.",
+		Success: "A page of proposals, possibly empty.",
+	}},
+	{OpGetProposal, opTraits{"", mGet, proposalPath, 0}, nil, &Words{Title: "Get a proposal", Description: "One proposal: the write it stands for, its status and, once decided, who decided and what the write answered (GET /api/v1/proposals/{proposal})."}, Doc{
+		Tag: "Proposals", Summary: "Get a proposal",
+		Description: "Any valid token, no particular scope; a proposal the token may not read (see List proposals) " +
+			"answers 404.",
+		Success: "The proposal.",
+	}},
 	{OpApproveProposal, opTraits{ScopeProposalsReview, mPost, proposalPath + "/approve", forbids | conflicts | neverHeld}, nil, &Words{Title: "Approve a proposal",
 		Description: "Runs the proposed write now, as its requester, and returns the proposal, applied or failed with the write's answer (POST /api/v1/proposals/{proposal}/approve). " +
-			"Needs the write's own scope too; the requester's user cannot decide it."}},
+			"Needs the write's own scope too; the requester's user cannot decide it."}, Doc{
+		Tag: "Proposals", Summary: "Approve a proposal",
+		Description: "Scope: `proposals:review`, and the proposed write's own scope (403 `insufficient_scope` " +
+			"names it). Checks, in order: 404 when the user cannot reach the proposal's job now; 403 " +
+			"`insufficient_scope`; 403 `forbidden` when the deciding user is the requester's user (a person " +
+			"decides their own agent's proposals on the approvals page or with `pipelined proposal`); 409 when " +
+			"it is not pending (decided, expired or withdrawn). Then the write runs now, as the requester (their " +
+			"user, token and scopes as they are now, through the write's whole check order, without the token's " +
+			"approval policy, and without spending the requester's rate limit): `applied` with `result` the " +
+			"write's answer, or `failed` with `result` the error envelope and nothing changed. Either way 200. " +
+			"Of concurrent decisions one wins; the others answer 409, and the write runs at most once. The " +
+			"write's activity entries name the requester and carry `approved_by`.",
+		Success: "The proposal, applied or failed.",
+	}},
 	{OpRejectProposal, opTraits{ScopeProposalsReview, mPost, proposalPath + "/reject", forbids | conflicts | neverHeld}, nil, &Words{Title: "Reject a proposal",
-		Description: "Rejects a pending proposal: the write is never made (POST /api/v1/proposals/{proposal}/reject). The requester's user cannot decide it."}},
+		Description: "Rejects a pending proposal: the write is never made (POST /api/v1/proposals/{proposal}/reject). The requester's user cannot decide it."}, Doc{
+		Tag: "Proposals", Summary: "Reject a proposal",
+		Description: "Scope: `proposals:review`, and the proposed write's own scope. The same checks as approving; " +
+			"then the proposal is `rejected` and the write is never made.",
+		Success: "The proposal, rejected.",
+	}},
 	// Withdrawing needs no scope: only the token that made a proposal may.
 	{OpWithdrawProposal, opTraits{"", mPost, proposalPath + "/withdraw", forbids | conflicts | neverHeld}, nil, &Words{Title: "Withdraw a proposal",
 		Description: "Withdraws a pending proposal this token made: the write is never made, and proposal.withdrawn is logged (POST /api/v1/proposals/{proposal}/withdraw). " +
-			"Another token's proposal is forbidden; one no longer pending is a conflict."}},
+			"Another token's proposal is forbidden; one no longer pending is a conflict."}, Doc{
+		Tag: "Proposals", Summary: "Withdraw a proposal",
+		Description: "No scope: only the token that made the proposal may withdraw it. A pending proposal becomes " +
+			"`withdrawn` (`decided_by` null) and the write is never made; `proposal.withdrawn` is logged with " +
+			"the token as its actor. Another token that can read the proposal is answered 403 `forbidden`; one " +
+			"that cannot, 404. A proposal no longer pending is a 409 `conflict`.",
+		Success: "The proposal, withdrawn.",
+	}},
 }
 
 // ProposalWithdrawal is the body of withdrawing a proposal.

@@ -89,7 +89,14 @@ const (
 // the API's document.
 var ratingOps = []opRow{
 	{OpRateCandidate, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/rating", 0}, runs(onCandidate((*Service).RateCandidate), Rating.Record), &Words{Title: "Rate a candidate", Idempotent: true,
-		Description: "Sets the token's user's rating of a candidate, replacing an earlier one, and returns it (POST .../candidates/{candidate}/rating)."}},
+		Description: "Sets the token's user's rating of a candidate, replacing an earlier one, and returns it (POST .../candidates/{candidate}/rating)."}, Doc{
+		Tag: "Candidates", Summary: "Set the token user's rating of a candidate",
+		Description: "Scope: `candidates:write`. Each user has one rating per candidate; setting it again replaces " +
+			"it. Giving the rating already given changes and logs nothing.",
+		Success: "The rating as it is now.",
+		Invalid: "`validation_failed`: `rating` is missing or not one of `good_fit`, `maybe`, `not_a_fit` (the " +
+			"message names them, for a value of another type too), or the body or `Idempotency-Key` is invalid.",
+	}},
 }
 
 // RatingStore is what the Service reads of ratings outside a write.

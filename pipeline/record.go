@@ -8,29 +8,36 @@ import "time"
 // face (or none) runs it. Times are RFC 3339 in UTC, dates YYYY-MM-DD. A
 // field tagged supplied:"candidate" holds what a candidate wrote, which
 // an agent is shown marked as theirs (mcp.md).
+//
+// The API's document generates each record's schema from its type: a
+// field's doc comment is its description there, written for the API's
+// readers, and its schema tag says what its Go type does not (the
+// component it is, its format and limits; see pipelinehttp's
+// openapi_records.go).
 
 // Named is a record shown by id and name: a note's author, a user's team.
 type Named struct {
-	ID   int64  `json:"id"`
+	ID   int64  `json:"id" schema:"ref: Id"`
 	Name string `json:"name"`
 }
 
 // JobSummary is a job as a list element.
 type JobSummary struct {
-	ID          int64     `json:"id"`
-	Title       string    `json:"title"`
-	Status      JobStatus `json:"status"`
-	Description string    `json:"description"`
-	CreatedAt   string    `json:"created_at"`
+	ID     int64     `json:"id" schema:"ref: Id"`
+	Title  string    `json:"title" schema:"ref: Title"`
+	Status JobStatus `json:"status"`
+	// HTML; `""` when there is none.
+	Description string `json:"description"`
+	CreatedAt   string `json:"created_at" schema:"ref: Timestamp"`
 }
 
 // JobRecord is a single job: the list element and its other public fields.
 type JobRecord struct {
 	JobSummary
-	WorkMode            string `json:"work_mode"`
-	EmploymentType      string `json:"employment_type"`
-	ApplicationDeadline string `json:"application_deadline"`
-	UpdatedAt           string `json:"updated_at"`
+	WorkMode            string `json:"work_mode" schema:"ref: WorkMode"`
+	EmploymentType      string `json:"employment_type" schema:"ref: EmploymentType"`
+	ApplicationDeadline string `json:"application_deadline" schema:"ref: Date"`
+	UpdatedAt           string `json:"updated_at" schema:"ref: Timestamp"`
 }
 
 // Summary is j as a list element.
@@ -46,33 +53,38 @@ func (j Job) Record() JobRecord {
 
 // CandidateSummary is a candidate as a list element.
 type CandidateSummary struct {
-	ID      int64  `json:"id"`
+	ID      int64  `json:"id" schema:"ref: Id"`
 	Name    string `json:"name" supplied:"candidate"`
 	Email   string `json:"email" supplied:"candidate"`
-	Applied string `json:"applied"`
-	Stage   string `json:"stage"`
-	Status  string `json:"status"`
+	Applied string `json:"applied" schema:"ref: Date"`
+	// Name of the candidate's current stage.
+	Stage  string `json:"stage"`
+	Status string `json:"status" schema:"ref: CandidateStatus"`
 }
 
 // CandidateRecord is a single candidate: fields that are empty are left
 // out, except id and notes_count.
 type CandidateRecord struct {
 	candidateSparse
-	ResumeURL  string `json:"resume_url,omitempty"`
-	NotesCount int    `json:"notes_count"`
-	// ErasedAt is shown on an erased candidate only.
-	ErasedAt string `json:"erased_at,omitempty"`
+	// Where the résumé is; absent when there is none.
+	ResumeURL  string `json:"resume_url,omitempty" schema:"minLength: 1"`
+	NotesCount int    `json:"notes_count" schema:"minimum: 0"`
+	// When the candidate's person was erased; absent on every other
+	// candidate.
+	ErasedAt string `json:"erased_at,omitempty" schema:"ref: Timestamp"`
 }
 
 // candidateSparse is CandidateSummary with its empty fields but id left
-// out.
+// out. Every candidate has a value for each (an erased one too), so the
+// document requires them.
 type candidateSparse struct {
-	ID      int64  `json:"id"`
-	Name    string `json:"name,omitempty" supplied:"candidate"`
-	Email   string `json:"email,omitempty" supplied:"candidate"`
-	Applied string `json:"applied,omitempty"`
-	Stage   string `json:"stage,omitempty"`
-	Status  string `json:"status,omitempty"`
+	ID      int64  `json:"id" schema:"ref: Id"`
+	Name    string `json:"name,omitempty" supplied:"candidate" schema:"minLength: 1, required: true"`
+	Email   string `json:"email,omitempty" supplied:"candidate" schema:"minLength: 1, required: true"`
+	Applied string `json:"applied,omitempty" schema:"ref: Date, required: true"`
+	// Name of the candidate's current stage.
+	Stage  string `json:"stage,omitempty" schema:"minLength: 1, required: true"`
+	Status string `json:"status,omitempty" schema:"ref: CandidateStatus, required: true"`
 }
 
 // Summary is k as a list element.
@@ -91,10 +103,11 @@ func (k Candidate) Record() CandidateRecord {
 
 // NoteRecord is a note as created and listed.
 type NoteRecord struct {
-	ID        int64  `json:"id"`
-	Content   string `json:"content"`
+	ID      int64  `json:"id" schema:"ref: Id"`
+	Content string `json:"content"`
+	// The user who wrote the note.
 	Author    Named  `json:"author"`
-	CreatedAt string `json:"created_at"`
+	CreatedAt string `json:"created_at" schema:"ref: Timestamp"`
 }
 
 // Record is n as the API shows it.
@@ -104,10 +117,10 @@ func (n Note) Record() NoteRecord {
 
 // RatingRecord is a user's rating of a candidate.
 type RatingRecord struct {
-	CandidateID int64       `json:"candidate_id"`
+	CandidateID int64       `json:"candidate_id" schema:"ref: Id"`
 	Rating      RatingValue `json:"rating"`
-	UserID      int64       `json:"user_id"`
-	UpdatedAt   string      `json:"updated_at"`
+	UserID      int64       `json:"user_id" schema:"ref: Id"`
+	UpdatedAt   string      `json:"updated_at" schema:"ref: Timestamp"`
 }
 
 // Record is r as the API shows it.
@@ -117,12 +130,15 @@ func (r Rating) Record() RatingRecord {
 
 // WebhookRecord is a webhook as listed and read: never its secret.
 type WebhookRecord struct {
-	ID          int64    `json:"id"`
-	URL         string   `json:"url"`
-	Events      []string `json:"events"`
+	ID  int64  `json:"id" schema:"ref: Id"`
+	URL string `json:"url" schema:"format: uri"`
+	// The actions it selects, in the order of the list of actions; empty
+	// selects every action.
+	Events      []string `json:"events" schema:"uniqueItems: true, items: {ref: Action}"`
 	Description string   `json:"description"`
-	CreatedAt   string   `json:"created_at"`
-	CreatedBy   Named    `json:"created_by"`
+	CreatedAt   string   `json:"created_at" schema:"ref: Timestamp"`
+	// The user who created it, whose reach decides what it is sent.
+	CreatedBy Named `json:"created_by"`
 }
 
 // Record is w as the API shows it.
@@ -139,7 +155,10 @@ func (w Webhook) Record() WebhookRecord {
 // this once.
 type CreatedWebhookRecord struct {
 	WebhookRecord
-	Secret string `json:"secret"`
+	// `whsec_` and the base64 of 32 random bytes. Deliveries are signed
+	// with the decoded bytes. Keep it: it is not shown again (only a
+	// replay of this request with its `Idempotency-Key` shows it).
+	Secret string `json:"secret" schema:"pattern: '^whsec_[A-Za-z0-9+/]{43}=$'"`
 }
 
 // Record is w as its creation answers it, with its secret.
@@ -149,25 +168,29 @@ func (w CreatedWebhook) Record() CreatedWebhookRecord {
 
 // InterviewRecord is an interview as every answer shows it.
 type InterviewRecord struct {
-	ID           int64         `json:"id"`
-	JobID        int64         `json:"job_id"`
-	CandidateID  int64         `json:"candidate_id"`
-	Start        string        `json:"start"`
-	End          string        `json:"end"`
-	Timezone     string        `json:"timezone"`
-	Location     *string       `json:"location"`
-	VideoURL     *string       `json:"video_url"`
-	Interviewers []Interviewer `json:"interviewers"`
-	Status       string        `json:"status"`
-	Sequence     int           `json:"sequence"`
-	CreatedBy    Named         `json:"created_by"`
-	CreatedAt    string        `json:"created_at"`
-	UpdatedAt    string        `json:"updated_at"`
+	ID          int64  `json:"id" schema:"ref: Id"`
+	JobID       int64  `json:"job_id" schema:"ref: Id"`
+	CandidateID int64  `json:"candidate_id" schema:"ref: Id"`
+	Start       string `json:"start" schema:"ref: Timestamp"`
+	End         string `json:"end" schema:"ref: Timestamp"`
+	Timezone    string `json:"timezone" schema:"minLength: 1, examples: [Europe/Paris]"`
+	// Where the interview takes place; `null` when not said.
+	Location *string `json:"location" schema:"minLength: 1, maxLength: 255"`
+	// The video call's `https` URL; `null` when none.
+	VideoURL *string `json:"video_url" schema:"format: uri, maxLength: 2048"`
+	// In the order given.
+	Interviewers []Interviewer `json:"interviewers" schema:"minItems: 1, maxItems: 10"`
+	Status       string        `json:"status" schema:"ref: InterviewStatus"`
+	Sequence     int           `json:"sequence" schema:"minimum: 0"`
+	// The user who scheduled it.
+	CreatedBy Named  `json:"created_by"`
+	CreatedAt string `json:"created_at" schema:"ref: Timestamp"`
+	UpdatedAt string `json:"updated_at" schema:"ref: Timestamp"`
 }
 
 // Interviewer is an interviewer of an interview.
 type Interviewer struct {
-	ID    int64  `json:"id"`
+	ID    int64  `json:"id" schema:"ref: Id"`
 	Name  string `json:"name"`
 	Email string `json:"email"`
 }
@@ -195,20 +218,30 @@ func (iv Interview) Record() InterviewRecord {
 
 // MessageRecord is a message to a candidate as sent, listed and read.
 type MessageRecord struct {
-	ID          int64   `json:"id"`
-	Object      string  `json:"object"` // always "message": what tells it from a proposal, which a held sending answers
-	JobID       int64   `json:"job_id"`
-	CandidateID int64   `json:"candidate_id"`
-	To          string  `json:"to" supplied:"candidate"`
-	Subject     string  `json:"subject"`
-	Body        string  `json:"body"`
-	Status      string  `json:"status"`
-	SendAt      string  `json:"send_at"`
-	SentAt      *string `json:"sent_at"`
-	Attempts    int     `json:"attempts"`
-	LastError   *string `json:"last_error"`
-	Author      Named   `json:"author"`
-	CreatedAt   string  `json:"created_at"`
+	ID int64 `json:"id" schema:"ref: Id"`
+	// Always `message`. Sending answers the message or, when the token's
+	// approval policy holds it, a proposal under the same status; this
+	// field tells which.
+	Object      string `json:"object" schema:"const: message"`
+	JobID       int64  `json:"job_id" schema:"ref: Id"`
+	CandidateID int64  `json:"candidate_id" schema:"ref: Id"`
+	// The candidate's email when the message was sent.
+	To      string `json:"to" supplied:"candidate"`
+	Subject string `json:"subject"`
+	Body    string `json:"body"`
+	Status  string `json:"status" schema:"ref: MessageStatus"`
+	// When the message is due.
+	SendAt string `json:"send_at" schema:"ref: Timestamp"`
+	// When the mail server accepted the message; null until then.
+	SentAt *string `json:"sent_at" schema:"format: date-time"`
+	// Attempts made to send the message so far.
+	Attempts int `json:"attempts" schema:"minimum: 0"`
+	// The mail server's last reply or the connection error of the last
+	// failed attempt, never a credential; null until an attempt fails.
+	LastError *string `json:"last_error"`
+	// The user who wrote the message; its Reply-To.
+	Author    Named  `json:"author"`
+	CreatedAt string `json:"created_at" schema:"ref: Timestamp"`
 }
 
 // Record is m as the API shows it.

@@ -29,5 +29,10 @@ const (
 // stageOps are the rows of opTable for these operations, in the order of
 // the API's document.
 var stageOps = []opRow{
-	{OpListStages, opTraits{ScopeJobsRead, mGet, jobPath + "/stages", 0}, nil, &Words{Title: "List a job's stages", Description: "The stages of a job in pipeline order, with the ids move_candidate and list_candidates take (GET /api/v1/jobs/{job}/stages)."}},
+	{OpListStages, opTraits{ScopeJobsRead, mGet, jobPath + "/stages", 0}, nil, &Words{Title: "List a job's stages", Description: "The stages of a job in pipeline order, with the ids move_candidate and list_candidates take (GET /api/v1/jobs/{job}/stages)."}, Doc{
+		Tag: "Jobs", Summary: "List the stages of a job",
+		Description: "Scope: `jobs:read`. The job's pipeline stages in order, not paginated. Their ids are what " +
+			"`POST .../stage` takes.",
+		Success: "The stages, in pipeline order.",
+	}},
 }

@@ -122,7 +122,13 @@ const (
 // meOps are the rows of opTable for these operations, in the order of
 // the API's document.
 var meOps = []opRow{
-	{OpGetMe, opTraits{"", mGet, "/me", 0}, nil, &Words{Title: "Who am I", Description: "The token's user, current team, scopes and approval policy (the writes it may only propose): the cheapest check that the token is alive (GET /api/v1/me)."}},
+	{OpGetMe, opTraits{"", mGet, "/me", 0}, nil, &Words{Title: "Who am I", Description: "The token's user, current team, scopes and approval policy (the writes it may only propose): the cheapest check that the token is alive (GET /api/v1/me)."}, Doc{
+		Tag: "Identity", Summary: "Identity and scopes of the token",
+		Description: "The token's user, the user's current team, the token's scopes and its approval policy " +
+			"(`approval_required`). Scope: any valid token, no particular scope. It is the cheapest check that a " +
+			"token is alive.",
+		Success: "The identity of the token.",
+	}},
 }
 
 // TeamStore is what the Operator reads and creates of teams.

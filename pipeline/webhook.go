@@ -308,13 +308,48 @@ const webhookPath = "/webhooks/{webhook}"
 // webhookOps are the rows of opTable for these operations, in the order of
 // the API's document.
 var webhookOps = []opRow{
-	{OpCreateWebhook, opTraits{ScopeWebhooksWrite, mPost, "/webhooks", forbids | creates}, runs(onTeam((*Service).CreateWebhook), CreatedWebhook.Record), nil},
-	{OpListWebhooks, opTraits{ScopeWebhooksWrite, mGet, "/webhooks", forbids}, nil, nil},
-	{OpGetWebhook, opTraits{ScopeWebhooksWrite, mGet, webhookPath, forbids}, nil, nil},
+	{OpCreateWebhook, opTraits{ScopeWebhooksWrite, mPost, "/webhooks", forbids | creates}, runs(onTeam((*Service).CreateWebhook), CreatedWebhook.Record), nil, Doc{
+		Tag: "Webhooks", Summary: "Create a webhook",
+		Description: "Scope: `webhooks:write`, and an owner or admin of the token's current team. Subscribes a URL " +
+			"to the team's activity and answers with the subscription and its signing secret, shown this once. " +
+			"Creating it is an activity entry (`webhook.created`).",
+		Success: "The webhook was created (or this is the replay of its creation).",
+		Invalid: "`validation_failed`: `url` is missing, not an absolute https URL (or http when allowed), carries " +
+			"user information or a fragment, its host cannot be resolved or resolves to a private address; an " +
+			"event is not an action; the description is longer than 1,000 characters; or the body or " +
+			"`Idempotency-Key` is invalid.",
+	}},
+	{OpListWebhooks, opTraits{ScopeWebhooksWrite, mGet, "/webhooks", forbids}, nil, nil, Doc{
+		Tag: "Webhooks", Summary: "List the team's webhooks",
+		Description: "Scope: `webhooks:write`, and an owner or admin of the token's current team. The team's " +
+			"webhooks, newest first, 15 a page, without their secrets.",
+		Success: "A page of webhooks.",
+		Invalid: invalidPage,
+	}},
+	{OpGetWebhook, opTraits{ScopeWebhooksWrite, mGet, webhookPath, forbids}, nil, nil, Doc{
+		Tag: "Webhooks", Summary: "Read a webhook",
+		Description: "Scope: `webhooks:write`, and an owner or admin of the token's current team. One webhook of " +
+			"the team, without its secret.",
+		Success: "The webhook.",
+	}},
 	{OpDeleteWebhook, opTraits{ScopeWebhooksWrite, mDelete, webhookPath, forbids | empties}, runs[WebhookDeletion, struct{}, struct{}](func(s *Service, ctx context.Context, r Ref, in WebhookDeletion) (Result[struct{}], error) {
 		return s.DeleteWebhook(ctx, r.Webhook, in)
-	}, nil), nil},
-	{OpListWebhookDeliveries, opTraits{ScopeWebhooksWrite, mGet, webhookPath + "/deliveries", forbids}, nil, nil},
+	}, nil), nil, Doc{
+		Tag: "Webhooks", Summary: "Delete a webhook",
+		Description: "Scope: `webhooks:write`, and an owner or admin of the token's current team. Nothing more is " +
+			"sent to it, its deliveries go with it, and its deletion is an activity entry (`webhook.deleted`).",
+		Success: "The webhook was deleted (or this is the replay of its deletion).",
+		Invalid: invalidReasonOnly,
+	}},
+	{OpListWebhookDeliveries, opTraits{ScopeWebhooksWrite, mGet, webhookPath + "/deliveries", forbids}, nil, nil, Doc{
+		Tag: "Webhooks", Summary: "List a webhook's deliveries",
+		Description: "Scope: `webhooks:write`, and an owner or admin of the token's current team. The latest " +
+			"attempts to deliver the webhook's messages, newest first, 15 a page. An attempt whose " +
+			"`next_attempt_at` is `null` and whose `error` is set ended its message: failed after the last " +
+			"attempt, or not sent (its `error` says why).",
+		Success: "A page of delivery attempts.",
+		Invalid: invalidPage,
+	}},
 }
 
 // WebhookStore is what the Service and its Dispatcher read and record of

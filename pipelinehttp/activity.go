@@ -14,33 +14,43 @@ import (
 // entryItem is an activity entry as the feed and webhook deliveries show
 // it; the IP address stays out.
 type entryItem struct {
-	ID      int64           `json:"id"`
-	Action  string          `json:"action"`
-	Subject entrySubject    `json:"subject"`
-	JobID   *int64          `json:"job_id"`
+	ID     int64  `json:"id" schema:"ref: Id"`
+	Action string `json:"action" schema:"ref: Action"`
+	// What the write changed.
+	Subject entrySubject `json:"subject"`
+	// The job concerned; `null` for a webhook's entries and a token's.
+	JobID   *int64          `json:"job_id" schema:"format: int64, minimum: 1"`
 	Actor   entryActor      `json:"actor"`
 	Changes json.RawMessage `json:"changes"`
-	Reason  *string         `json:"reason"` // null when the write gave none
-	// ApprovedBy is who approved the proposal whose run made the entry;
-	// null on every other entry.
+	// The reason the write was given, as sent; `null` when it was given
+	// none, and on the entries the server makes itself.
+	Reason *string `json:"reason"`
+	// Who approved the proposal this write ran from (its actor is the
+	// proposal's requester); `token_id` is `null` when it was approved on
+	// a page or by an operator. `null` on every entry that was not
+	// approved.
 	ApprovedBy *approvedBy `json:"approved_by"`
-	CreatedAt  string      `json:"created_at"`
+	CreatedAt  string      `json:"created_at" schema:"ref: Timestamp"`
 }
 
 type approvedBy struct {
 	User    pipeline.Named `json:"user"`
-	TokenID *int64         `json:"token_id"` // null: decided on a page or by the CLI
+	TokenID *int64         `json:"token_id" schema:"format: int64, minimum: 1"`
 }
 
 type entrySubject struct {
-	Type string `json:"type"`
-	ID   int64  `json:"id"`
+	Type string `json:"type" schema:"enum: [job, candidate, webhook, interview, team, proposal, token]"`
+	ID   int64  `json:"id" schema:"ref: Id"`
 }
 
 type entryActor struct {
-	User *pipeline.Named `json:"user"` // null for the server's own entry
-
-	TokenID *int64 `json:"token_id"` // null for a write made without a token
+	// The user who made the write; `null` for what the server did by
+	// itself (`candidate.message_sent`, `candidate.message_failed`) and
+	// for what an operator did with `pipelined` (`token.*`).
+	User *pipeline.Named `json:"user"`
+	// The token it was made with; `null` when it was made without one (by
+	// the server itself, or an operator's program).
+	TokenID *int64 `json:"token_id" schema:"format: int64, minimum: 1"`
 }
 
 func newEntryItem(e pipeline.FeedEntry) entryItem {
@@ -73,18 +83,23 @@ func newEntryItem(e pipeline.FeedEntry) entryItem {
 // feed is the feed's envelope: links.next and meta.next_cursor are on
 // every page.
 type feed struct {
-	Data  []entryItem `json:"data"`
+	// The page's entries in commit order, oldest first.
+	Data  []entryItem `json:"data" schema:"maxItems: 100"`
 	Links feedLinks   `json:"links"`
 	Meta  feedMeta    `json:"meta"`
 }
 
 type feedLinks struct {
-	Next string `json:"next"`
+	// The absolute URL of the entries after this page, with the same
+	// `limit` and `action`; on every page, the last included.
+	Next string `json:"next" schema:"format: uri"`
 }
 
 type feedMeta struct {
-	NextCursor string `json:"next_cursor"`
-	HasMore    bool   `json:"has_more"`
+	// The opaque cursor of `links.next`, for `after`.
+	NextCursor string `json:"next_cursor" schema:"minLength: 1"`
+	// Whether more entries could be read at once.
+	HasMore bool `json:"has_more"`
 }
 
 // newFeed renders a page of the feed read with f at the URL base. Its next

@@ -15,14 +15,16 @@ import (
 
 // userBusy is a user's busy times, as availability shows them.
 type userBusy struct {
-	UserID int64      `json:"user_id"`
-	Busy   []busyTime `json:"busy"`
+	UserID int64 `json:"user_id" schema:"ref: Id"`
+	// The times of the user's `scheduled` interviews that overlap the
+	// window, by start; whose interviews they are is not told.
+	Busy []busyTime `json:"busy"`
 }
 
 // busyTime is a time when a user is busy.
 type busyTime struct {
-	Start string `json:"start"`
-	End   string `json:"end"`
+	Start string `json:"start" schema:"ref: Timestamp"`
+	End   string `json:"end" schema:"ref: Timestamp"`
 }
 
 func newUserBusy(u pipeline.UserBusy) userBusy {

@@ -18,17 +18,21 @@ type list[T any] struct {
 // links are absolute URLs of the list's pages; Prev is null on page 1 and
 // Next from the last page on.
 type links struct {
-	First string  `json:"first"`
-	Last  string  `json:"last"`
-	Prev  *string `json:"prev"`
-	Next  *string `json:"next"`
+	First string `json:"first" schema:"format: uri"`
+	Last  string `json:"last" schema:"format: uri"`
+	// `null` on page 1.
+	Prev *string `json:"prev" schema:"format: uri"`
+	// `null` when `current_page` ≥ `last_page`.
+	Next *string `json:"next" schema:"format: uri"`
 }
 
 type meta struct {
-	CurrentPage int `json:"current_page"`
-	LastPage    int `json:"last_page"`
-	PerPage     int `json:"per_page"`
-	Total       int `json:"total"`
+	// The page asked for, even past the last.
+	CurrentPage int `json:"current_page" schema:"minimum: 1"`
+	LastPage    int `json:"last_page" schema:"minimum: 1"`
+	PerPage     int `json:"per_page" schema:"const: 15"` // pipeline.PageSize
+	// Records on all pages.
+	Total int `json:"total" schema:"minimum: 0"`
 }
 
 // listOf renders a page of items with conv, its links to the pages of base

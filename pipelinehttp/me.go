@@ -8,13 +8,20 @@ import (
 
 // identity is the token's user, current team, scopes and approval policy.
 type identity struct {
-	ID     int64            `json:"id"`
-	Name   string           `json:"name"`
-	Email  string           `json:"email"`
-	Team   pipeline.Named   `json:"team"`
-	Scopes []pipeline.Scope `json:"scopes"`
-	// ApprovalRequired: the names as given, sorted, "*" as itself.
-	ApprovalRequired []pipeline.Op `json:"approval_required"`
+	ID    int64  `json:"id" schema:"ref: Id"`
+	Name  string `json:"name"`
+	Email string `json:"email"`
+	// The user's current team, where `POST /api/v1/jobs` creates jobs.
+	Team pipeline.Named `json:"team"`
+	// The token's scopes, in the order of the scope table.
+	Scopes []pipeline.Scope `json:"scopes" schema:"uniqueItems: true"`
+	// The token's approval policy: the write operations it may only
+	// propose, for a person to approve. The names are kept as the token's
+	// creator gave them, sorted, each once; `*` (every write the token's
+	// scopes allow) is shown as `*`, not expanded, so that the policy
+	// reads the same as operations are added. `[]` when the token makes
+	// every write its scopes allow.
+	ApprovalRequired []pipeline.Op `json:"approval_required" schema:"uniqueItems: true, example: [move_candidate, send_message]"`
 }
 
 func newIdentity(id pipeline.Identity) identity {

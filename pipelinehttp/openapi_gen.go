@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"go.yaml.in/yaml/v3"
@@ -25,27 +26,30 @@ import (
 // writes it.
 //
 // Generated from the table, for each operation: its path and method,
-// operationId (the operation's name), its path, query and header
-// parameters with their schemas and limits, the request body's schema (a
-// component named in requestNames), the success status, headers (Location
-// when it creates a record, Idempotent-Replay on a write) and body (a
-// component named after the Go type, see bodyName), `security` from the
-// operation's scope, and the error responses its traits imply: 401, 429,
-// 500 and 503 always; 403 when it needs a scope (insufficient_scope, or a
-// oneOf with forbidden when the operation Forbids); 404 when its path names
-// a record; 422 when it reads input; 400, 408, 409 and 413 for writes (409
-// with the clash's details when it Conflicts). The components these name
-// that derive from the scopes (InsufficientScope*, the 403 oneOfs), the
-// path ids' parameters, the shared enums (sharedSchemas) and the list and
-// data envelopes are generated too.
+// operationId (the operation's name), its tag, summary and description
+// and the words of its answers and parameters (its declaration's Doc, or
+// its tool's words; a 404's from the record its path names last,
+// notFoundWhen), its path, query and header parameters with their schemas
+// and limits, the request body's schema (a component named in
+// requestNames), the success status, headers (Location when it creates a
+// record, Idempotent-Replay on a write) and body (a component named after
+// the Go type, see bodyName), `security` from the operation's scope, and
+// the error responses its traits imply: 401, 429, 500 and 503 always; 403
+// when it needs a scope (insufficient_scope, or a oneOf with forbidden
+// when the operation Forbids); 404 when its path names a record; 422 when
+// it reads input; 400, 408, 409 and 413 for writes (409 with the clash's
+// details when it Conflicts). The components these name are generated
+// too: those that derive from the scopes (InsufficientScope*, the 403
+// oneOfs), the path ids' parameters, the shared enums (sharedSchemas), the
+// list and data envelopes, and the records, from their Go types and the
+// doc comments of their fields (openapi_records.go).
 //
 // The overlay is an OpenAPI document without those: info, tags, the
-// operations' tags, summaries, descriptions and examples, and the
-// components whose content is prose or shared (the error envelopes, the
-// headers, the records' schemas, which TestOpenAPI_BodiesMatchGoTypes keeps
-// to the Go types). Where it meets a generated object it may add or replace
-// only prose (proseKeys); anything else is an error, so that no fact is
-// written twice.
+// operations' examples, and the components whose content is prose or
+// shared (the error envelopes, the headers, the scalars the records refer
+// to: Id, Timestamp, Date, Title…). Where it meets a generated object it
+// may add or replace only prose (proseKeys); anything else is an error, so
+// that no fact is written twice.
 
 // requestNames are the component names of the request bodies that had
 // one before the document was generated: they are the generated clients'
@@ -65,27 +69,6 @@ var requestNames = map[pipeline.Op]string{
 	pipeline.OpRescheduleInterview: "InterviewUpdateRequest",
 }
 
-// schemaNames are the component names of the Go types of success bodies
-// (the records in data and list envelopes, or whole bodies). The records'
-// schemas are hand-written in the overlay; the envelopes are generated.
-var schemaNames = map[reflect.Type]string{
-	reflect.TypeFor[identity]():                      "Identity",
-	reflect.TypeFor[pipeline.JobSummary]():           "JobSummary",
-	reflect.TypeFor[pipeline.JobRecord]():            "Job",
-	reflect.TypeFor[stageItem]():                     "Stage",
-	reflect.TypeFor[pipeline.CandidateSummary]():     "CandidateSummary",
-	reflect.TypeFor[pipeline.CandidateRecord]():      "Candidate",
-	reflect.TypeFor[pipeline.NoteRecord]():           "Note",
-	reflect.TypeFor[pipeline.RatingRecord]():         "Rating",
-	reflect.TypeFor[pipeline.WebhookRecord]():        "Webhook",
-	reflect.TypeFor[pipeline.CreatedWebhookRecord](): "CreatedWebhook",
-	reflect.TypeFor[deliveryItem]():                  "WebhookDelivery",
-	reflect.TypeFor[pipeline.InterviewRecord]():      "Interview",
-	reflect.TypeFor[pipeline.MessageRecord]():        "Message",
-	reflect.TypeFor[feed]():                          "ActivityFeedResponse",
-	reflect.TypeFor[data[[]userBusy]]():              "AvailabilityResponse",
-}
-
 // forbiddenNames are the stems of the 403 components of the scopes whose
 // operations Forbid (JobWriteForbidden…), as clients know them; a scope
 // not listed gets its own name's.
@@ -103,24 +86,27 @@ const clashResponse = "InterviewConflict"
 
 // sharedSchemas are the enums parameters share with the records, generated
 // as components from the values the API takes and referred to wherever a
-// parameter's schema has the same values.
+// parameter's schema has the same values, and wherever a record's field
+// has their Go type (of; nil for a string of those values).
 func sharedSchemas() []namedSchema {
 	var scopes []string
 	for _, s := range pipeline.AllScopes {
 		scopes = append(scopes, string(s))
 	}
 	return []namedSchema{
-		{"Scope", enumSchema(scopes...)},
-		{"Action", enumSchema(pipeline.Actions...)},
-		{"JobStatus", statusSchema},
-		{"CandidateStatus", candidateStatus},
-		{"RatingValue", ratingSchema},
+		{"Scope", enumSchema(scopes...), reflect.TypeFor[pipeline.Scope]()},
+		{"Action", enumSchema(pipeline.Actions...), nil},
+		{"JobStatus", statusSchema, reflect.TypeFor[pipeline.JobStatus]()},
+		{"CandidateStatus", candidateStatus, nil},
+		{"RatingValue", ratingSchema, reflect.TypeFor[pipeline.RatingValue]()},
+		{"MessageStatus", enumSchema(pipeline.MessageStatuses...), nil},
 	}
 }
 
 type namedSchema struct {
 	name   string
 	schema *jsonschema.Schema
+	of     reflect.Type
 }
 
 // proseKeys are the keys the overlay may set on a generated object.
@@ -131,7 +117,7 @@ var apiHeaders = []string{"X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Rema
 
 // generateOpenAPI is the document: the table's operations with overlay, an
 // OpenAPI document of the rest, laid over them.
-func generateOpenAPI(overlay []byte) ([]byte, error) {
+func generateOpenAPI(overlay []byte, docs fieldDocs) ([]byte, error) {
 	var ov yaml.Node
 	if err := yaml.Unmarshal(overlay, &ov); err != nil {
 		return nil, fmt.Errorf("openapi overlay: %w", err)
@@ -139,24 +125,7 @@ func generateOpenAPI(overlay []byte) ([]byte, error) {
 	if ov.Kind != yaml.DocumentNode || len(ov.Content) != 1 {
 		return nil, fmt.Errorf("openapi overlay: want one document")
 	}
-	g := &docGen{open: map[*yaml.Node]bool{}, overlaid: map[string]bool{}, described: map[string]bool{}}
-	if paths := get(ov.Content[0], "paths"); paths != nil {
-		for i := 0; i+1 < len(paths.Content); i += 2 {
-			item := paths.Content[i+1]
-			for j := 0; j+1 < len(item.Content); j += 2 {
-				op := item.Content[j+1]
-				if get(op, "summary") != nil || get(op, "description") != nil {
-					g.described[item.Content[j].Value+" "+paths.Content[i].Value] = true
-				}
-			}
-		}
-	}
-	if schemas := get(get(ov.Content[0], "components"), "schemas"); schemas != nil {
-		g.overlaySchemas = schemas
-		for i := 0; i < len(schemas.Content); i += 2 {
-			g.overlaid[schemas.Content[i].Value] = true
-		}
-	}
+	g := &docGen{open: map[*yaml.Node]bool{}, docs: docs}
 	root, err := g.build()
 	if err != nil {
 		return nil, err
@@ -168,8 +137,9 @@ func generateOpenAPI(overlay []byte) ([]byte, error) {
 		return nil, fmt.Errorf("openapi overlay: %w", err)
 	}
 	doc := &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{root},
-		HeadComment: "Code generated from the table of operations (pipelinehttp/operations.go) and\n" +
-			"pipelinehttp/openapi/overlay.yaml. DO NOT EDIT: change those and run\n" +
+		HeadComment: "Code generated from the table of operations (pipeline's opTable,\n" +
+			"pipelinehttp/operations.go) and pipelinehttp/openapi/overlay.yaml.\n" +
+			"DO NOT EDIT: change those and run\n" +
 			"go test ./pipelinehttp -run TestOpenAPI_Generated -update"}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
@@ -187,9 +157,7 @@ func generateOpenAPI(overlay []byte) ([]byte, error) {
 // overlay may add entries of any kind (the document's sections).
 type docGen struct {
 	open                                    map[*yaml.Node]bool
-	overlaid                                map[string]bool // the schemas the overlay holds
-	overlaySchemas                          *yaml.Node      // and those schemas
-	described                               map[string]bool // "method path" of the operations the overlay describes
+	docs                                    fieldDocs // of the records' fields
 	root, paths, params, responses, schemas *yaml.Node
 	shared                                  []namedSchema
 }
@@ -258,13 +226,24 @@ func (g *docGen) operation(o operation) error {
 	if get(item, method) != nil {
 		return fmt.Errorf("%s %s twice", o.method, path)
 	}
-	op := mapping("operationId", string(o.op))
-	// A tool's title and description are its operation's prose, unless
-	// the overlay says more.
-	if o.tool != nil && !g.described[method+" "+path] {
-		set(op, "summary", o.tool.Title)
-		set(op, "description", o.tool.Description)
+	doc := wrapDoc(o.op.Doc())
+	op := mapping()
+	if doc.Tag != "" {
+		set(op, "tags", flow(doc.Tag))
 	}
+	// A tool's title and description are its operation's prose, unless
+	// its declaration says more.
+	summary, description := doc.Summary, doc.Description
+	if o.tool != nil {
+		summary, description = cmp.Or(summary, o.tool.Title), cmp.Or(description, wrap(o.tool.Description))
+	}
+	if summary != "" {
+		set(op, "summary", summary)
+	}
+	if description != "" {
+		set(op, "description", description)
+	}
+	set(op, "operationId", string(o.op))
 	scopes := seq()
 	scopes.Style = yaml.FlowStyle
 	if s := o.op.Scope(); s != "" {
@@ -283,8 +262,8 @@ func (g *docGen) operation(o operation) error {
 			takesInput = true
 			m := mapping("name", p.name, "in", "query", "required", p.required)
 			s := *p.schema
-			if s.Description != "" {
-				set(m, "description", s.Description)
+			if d := cmp.Or(doc.Params[p.name], s.Description); d != "" {
+				set(m, "description", d)
 				s.Description = ""
 			}
 			set(m, "schema", g.schema(&s, true))
@@ -292,6 +271,11 @@ func (g *docGen) operation(o operation) error {
 		case inBody:
 			takesInput = true
 			body = append(body, p)
+		}
+	}
+	for name := range doc.Params {
+		if !slices.ContainsFunc(o.params, func(p paramInfo) bool { return p.name == name && p.place == inQuery }) {
+			return fmt.Errorf("its document describes %s, which is not a query parameter of it", name)
 		}
 	}
 	if o.op.Writes() {
@@ -318,7 +302,7 @@ func (g *docGen) operation(o operation) error {
 			"content", mapping(media, mapping("schema", ref("schemas", name)))))
 	}
 
-	success, err := g.success(o)
+	success, err := g.success(o, doc.Success)
 	if err != nil {
 		return err
 	}
@@ -334,10 +318,11 @@ func (g *docGen) operation(o operation) error {
 	}
 	set(responses, "401", ref("responses", "Unauthenticated"))
 	if s := o.op.Scope(); s != "" {
-		set(responses, "403", ref("responses", g.forbidden(s, o.op.Forbids(), o.op.Decides())))
+		set(responses, "403", describedRef("responses", g.forbidden(s, o.op.Forbids(), o.op.Decides()), doc.Forbidden))
 	}
 	if takesPath {
-		set(responses, "404", ref("responses", "NotFound"))
+		records := o.op.Records()
+		set(responses, "404", describedRef("responses", "NotFound", notFoundWhen[records[len(records)-1]]))
 	}
 	if bodied {
 		set(responses, "408", ref("responses", "RequestTimeout"))
@@ -363,7 +348,7 @@ func (g *docGen) operation(o operation) error {
 		set(responses, "416", ref("responses", "RangeNotSatisfiable"))
 	}
 	if takesInput {
-		set(responses, "422", ref("responses", "ValidationFailed"))
+		set(responses, "422", describedRef("responses", "ValidationFailed", doc.Invalid))
 	}
 	set(responses, "429", ref("responses", "RateLimited"))
 	set(responses, "500", ref("responses", "ServerError"))
@@ -371,20 +356,27 @@ func (g *docGen) operation(o operation) error {
 	set(op, "responses", responses)
 	set(item, method, op)
 	if o.servesHead() {
-		set(item, "head", headOperation(o, op))
+		if doc.Head == nil {
+			return fmt.Errorf("it answers HEAD too, and its document does not say what HEAD does (Doc.Head)")
+		}
+		set(item, "head", headOperation(o, op, *doc.Head))
 	}
 	return nil
 }
 
 // headOperation is the HEAD of the GET operation o, whose document is
-// get: its parameters, security and answers, the success without its
-// body. Its operationId is head_ and the GET's without get_; the overlay
-// gives its prose.
-func headOperation(o operation, get *yaml.Node) *yaml.Node {
-	head := mapping("operationId", "head_"+strings.TrimPrefix(string(o.op), "get_"))
+// get: its tags, parameters, security and answers, the success without its
+// body, said as doc says. Its operationId is head_ and the GET's without
+// get_.
+func headOperation(o operation, get *yaml.Node, doc pipeline.Doc) *yaml.Node {
+	head := mapping()
 	for i := 0; i+1 < len(get.Content); i += 2 {
 		switch key, v := get.Content[i].Value, get.Content[i+1]; key {
-		case "operationId", "summary", "description":
+		case "summary", "description":
+		case "operationId":
+			set(head, "summary", doc.Summary)
+			set(head, "description", doc.Description)
+			set(head, key, "head_"+strings.TrimPrefix(string(o.op), "get_"))
 		case "responses":
 			responses := mapping()
 			for j := 0; j+1 < len(v.Content); j += 2 {
@@ -393,7 +385,11 @@ func headOperation(o operation, get *yaml.Node) *yaml.Node {
 					headers := *r
 					headers.Content = nil
 					for k := 0; k+1 < len(r.Content); k += 2 {
-						if r.Content[k].Value != "content" {
+						switch r.Content[k].Value {
+						case "content":
+						case "description":
+							set(&headers, "description", cmp.Or(doc.Success, r.Content[k+1].Value))
+						default:
 							headers.Content = append(headers.Content, r.Content[k], r.Content[k+1])
 						}
 					}
@@ -407,6 +403,62 @@ func headOperation(o operation, get *yaml.Node) *yaml.Node {
 		}
 	}
 	return head
+}
+
+// wrapDoc is d with its prose wrapped (wrap), for the document's readers:
+// the file's, and the generated clients' comments.
+func wrapDoc(d pipeline.Doc) pipeline.Doc {
+	for _, s := range []*string{&d.Description, &d.Success, &d.Forbidden, &d.Invalid} {
+		*s = wrap(*s)
+	}
+	if d.Params != nil {
+		d.Params = maps.Clone(d.Params)
+		for name, s := range d.Params {
+			d.Params[name] = wrap(s)
+		}
+	}
+	if d.Head != nil {
+		h := wrapDoc(*d.Head)
+		d.Head = &h
+	}
+	return d
+}
+
+// wrap breaks Markdown prose into lines of at most 72 characters where it
+// can, which Markdown reads as the same paragraphs. A line never starts
+// with what would open a list, a quote or a heading.
+func wrap(s string) string {
+	const width = 72
+	var out []string
+	for para := range strings.SplitSeq(s, "\n\n") {
+		var b strings.Builder
+		line := 0
+		for i, w := range strings.Fields(para) {
+			switch n := utf8.RuneCountInString(w); {
+			case i == 0:
+			case line+1+n > width && !opensBlock(w):
+				b.WriteByte('\n')
+				line = 0
+			default:
+				b.WriteByte(' ')
+				line++
+			}
+			b.WriteString(w)
+			line += utf8.RuneCountInString(w)
+		}
+		out = append(out, b.String())
+	}
+	return strings.Join(out, "\n\n")
+}
+
+// opensBlock reports whether a line that starts with the word w would
+// start a Markdown block: a list's item, a quote, a heading.
+func opensBlock(w string) bool {
+	if w == "-" || w == "+" || w == "*" || strings.HasPrefix(w, ">") || strings.HasPrefix(w, "#") {
+		return true
+	}
+	n := len(w) - len(strings.TrimLeft(w, "0123456789")) // an ordered list's "1." or "1)"
+	return n > 0 && (w[n:] == "." || w[n:] == ")")
 }
 
 // pathParamName is the component name of a path id: job is JobId.
@@ -438,8 +490,9 @@ func (g *docGen) requestSchema(o operation, body []paramInfo) *yaml.Node {
 	return s
 }
 
-// success is o's success response.
-func (g *docGen) success(o operation) (*yaml.Node, error) {
+// success is o's success response, described as description says, or by
+// its status.
+func (g *docGen) success(o operation, description string) (*yaml.Node, error) {
 	headers := mapping()
 	if o.creates {
 		set(headers, "Location", ref("headers", locationHeader(o.path)))
@@ -456,7 +509,7 @@ func (g *docGen) success(o operation) (*yaml.Node, error) {
 	if held && o.creates {
 		set(headers, "Location", ref("headers", "AcceptedLocation"))
 	}
-	r := mapping("description", http.StatusText(o.status)+".", "headers", headers)
+	r := mapping("description", cmp.Or(description, http.StatusText(o.status)+"."), "headers", headers)
 	switch {
 	case o.status == http.StatusNoContent:
 	case o.body.Implements(reflect.TypeFor[servedBody]()):
@@ -485,10 +538,14 @@ func (g *docGen) success(o operation) (*yaml.Node, error) {
 			if err != nil {
 				return nil, err
 			}
-			data := mapping("oneOf", seq(ref("schemas", record), ref("schemas", "Proposal")))
+			proposal, err := g.record(reflect.TypeFor[proposalItem]())
+			if err != nil {
+				return nil, err
+			}
+			data := mapping("oneOf", seq(ref("schemas", record), ref("schemas", proposal)))
 			objects := mapping()
-			for _, branch := range []string{record, "Proposal"} {
-				object := get(get(get(cmp.Or(get(g.overlaySchemas, branch), get(g.schemas, branch)), "properties"), "object"), "const")
+			for _, branch := range []string{record, proposal} {
+				object := get(get(get(get(g.schemas, branch), "properties"), "object"), "const")
 				if object == nil {
 					return nil, fmt.Errorf("%s: the schema %s has no object const to tell it from the other answer of a held write", o.op, branch)
 				}
@@ -504,16 +561,24 @@ func (g *docGen) success(o operation) (*yaml.Node, error) {
 	return r, nil
 }
 
-// record is the component name of a record's Go type t: its name in
-// schemaNames, else its Go name without Item or Record and capitalized (ErasureRecord is
-// Erasure), whose schema the overlay holds or, when it does not, is
-// generated here from t as the MCP face's output schemas are.
+// record is the component name of a record's Go type t, whose schema it
+// adds to the document's: its name in records, its schema generated from
+// t's fields and tags (recordSchema); else its Go name without Item or
+// Record and capitalized (ErasureRecord is Erasure), its schema generated
+// from t as the MCP face's output schemas are.
 func (g *docGen) record(t reflect.Type) (string, error) {
-	if name, ok := schemaNames[t]; ok {
-		return name, nil
+	if r, ok := records[t]; ok {
+		if get(g.schemas, r.name) == nil {
+			s, err := g.recordSchema(t)
+			if err != nil {
+				return "", err
+			}
+			set(g.schemas, r.name, s)
+		}
+		return r.name, nil
 	}
 	name := camel(strings.TrimSuffix(strings.TrimSuffix(t.Name(), "Item"), "Record"))
-	if g.overlaid[name] || get(g.schemas, name) != nil {
+	if get(g.schemas, name) != nil {
 		return name, nil
 	}
 	s, err := jsonschema.ForType(t, bodySchemas)
@@ -551,8 +616,8 @@ func locationHeader(path string) string {
 // data[T] is TResponse, list[T] and data[[]T] TListResponse (T without
 // Summary).
 func (g *docGen) bodyName(t reflect.Type) (string, error) {
-	if name, ok := schemaNames[t]; ok {
-		return name, nil
+	if _, ok := records[t]; ok {
+		return g.record(t)
 	}
 	generic, _, _ := strings.Cut(t.Name(), "[")
 	if t.PkgPath() != reflect.TypeFor[operation]().PkgPath() {
@@ -576,10 +641,18 @@ func (g *docGen) bodyName(t reflect.Type) (string, error) {
 	case generic == "list":
 		// A list holds summaries: JobSummary's list is JobListResponse.
 		name = strings.TrimSuffix(record, "Summary") + "ListResponse"
+		links, err := g.record(reflect.TypeFor[links]())
+		if err != nil {
+			return "", err
+		}
+		meta, err := g.record(reflect.TypeFor[meta]())
+		if err != nil {
+			return "", err
+		}
 		set(s, "required", flow("data", "links", "meta"))
 		set(s, "properties", mapping(
 			"data", mapping("type", "array", "maxItems", pipeline.PageSize, "items", ref("schemas", record)),
-			"links", ref("schemas", "PageLinks"), "meta", ref("schemas", "PageMeta")))
+			"links", ref("schemas", links), "meta", ref("schemas", meta)))
 	case list:
 		name = record + "ListResponse"
 		set(s, "required", flow("data"))
@@ -881,6 +954,15 @@ func flow(items ...string) *yaml.Node {
 
 func ref(section, name string) *yaml.Node {
 	return mapping("$ref", "#/components/"+section+"/"+name)
+}
+
+// describedRef is a reference described as description says beside it;
+// a plain reference when description is "".
+func describedRef(section, name, description string) *yaml.Node {
+	if description == "" {
+		return ref(section, name)
+	}
+	return mapping("description", description, "$ref", "#/components/"+section+"/"+name)
 }
 
 // get is the value of key in the mapping m, nil when absent.

@@ -6,14 +6,17 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
@@ -30,7 +33,11 @@ func TestOpenAPI_Generated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := generateOpenAPI(overlay)
+	docs, err := readFieldDocs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := generateOpenAPI(overlay, docs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,8 +68,8 @@ func firstDiff(committed, generated []byte) string {
 // TestOpenAPI_BodiesMatchGoTypes: the success body of every operation has
 // in the document the shape of its Go type: the same properties at every
 // level, of the same types, and every field the type always sends (no
-// omitempty) required. The records' schemas are hand-written in the
-// overlay; this keeps them to the code.
+// omitempty) required: the records' schemas, generated from their types'
+// fields and tags, say what the MCP face's output schemas say.
 func TestOpenAPI_BodiesMatchGoTypes(t *testing.T) {
 	ct, err := loadContract()
 	require.NoError(t, err)
@@ -122,8 +129,8 @@ func unrequired(doc *openapi3.Schema, declared *jsonschema.Schema, at string) []
 }
 
 // TestOpenAPI_EveryOperationDescribed: every operation of the document has
-// a summary, a description and a tag, from its tool's prose or the
-// overlay, as the linters require.
+// a summary, a description and a tag, from its declaration (pipeline.Doc)
+// or its tool's words, as the linters require.
 func TestOpenAPI_EveryOperationDescribed(t *testing.T) {
 	ct, err := loadContract()
 	require.NoError(t, err)
@@ -202,4 +209,59 @@ func checkDiscriminated(t *testing.T, at string, s *openapi3.Schema) {
 		assert.True(t, p.Value.Type.Is("string"), "%s: %s.%s is not a string", at, b.Ref, d.PropertyName)
 		assert.Equal(t, mapped[b.Ref], p.Value.Const, "%s: the mapping's value for %s is not its %s const", at, b.Ref, d.PropertyName)
 	}
+}
+
+// TestOpenAPI_RecordSchema: a record's schema says what its fields' Go
+// types, json tags, schema tags and doc comments say.
+func TestOpenAPI_RecordSchema(t *testing.T) {
+	type sample struct {
+		ID      int64              `json:"id" schema:"ref: Id"`
+		Name    string             `json:"name,omitempty"`
+		Always  string             `json:"always,omitempty" schema:"required: true, minLength: 1"`
+		At      *string            `json:"at" schema:"format: date-time"`
+		Events  []string           `json:"events" schema:"uniqueItems: true, items: {ref: Action}"`
+		Status  pipeline.JobStatus `json:"status"`
+		Author  pipeline.Named     `json:"author"`
+		Skipped string             `json:"-"`
+	}
+	g := &docGen{shared: sharedSchemas(), schemas: mapping(),
+		docs: fieldDocs{docKey(reflect.TypeFor[sample](), "Name"): "Its name."}}
+	s, err := g.typeSchema(reflect.TypeFor[sample](), true)
+	require.NoError(t, err)
+	var got map[string]any
+	out, err := yaml.Marshal(s)
+	require.NoError(t, err)
+	require.NoError(t, yaml.Unmarshal(out, &got))
+	assert.Equal(t, map[string]any{
+		"type": "object", "additionalProperties": false,
+		"required": []any{"id", "always", "at", "events", "status", "author"},
+		"properties": map[string]any{
+			"id":     map[string]any{"$ref": "#/components/schemas/Id"},
+			"name":   map[string]any{"description": "Its name.", "type": "string"},
+			"always": map[string]any{"type": "string", "minLength": 1},
+			"at":     map[string]any{"type": []any{"string", "null"}, "format": "date-time"},
+			"events": map[string]any{"type": "array", "uniqueItems": true, "items": map[string]any{"$ref": "#/components/schemas/Action"}},
+			"status": map[string]any{"$ref": "#/components/schemas/JobStatus"},
+			"author": map[string]any{"type": "object", "additionalProperties": false, "required": []any{"id", "name"},
+				"properties": map[string]any{"id": map[string]any{"$ref": "#/components/schemas/Id"}, "name": map[string]any{"type": "string"}}},
+		},
+	}, got)
+
+	_, err = g.typeSchema(reflect.TypeFor[struct {
+		Bad string `json:"bad" schema:"minLength: [1"`
+	}](), true)
+	assert.ErrorContains(t, err, "schema tag")
+}
+
+// TestOpenAPI_Wrap: prose is wrapped into lines Markdown reads as the same
+// paragraphs, none of which opens a list, a quote or a heading.
+func TestOpenAPI_Wrap(t *testing.T) {
+	long := strings.Repeat("word ", 20) + "- 1. > # 2) end"
+	for _, line := range strings.Split(wrap(long+"\n\n"+long), "\n") {
+		assert.LessOrEqual(t, len(line), 80, "%q", line)
+		for _, opens := range []string{"- ", "1. ", "> ", "# ", "2) "} {
+			assert.False(t, strings.HasPrefix(line, opens), "%q", line)
+		}
+	}
+	assert.Equal(t, "a b\n\nc", wrap("a\nb\n\nc"))
 }

@@ -38,6 +38,17 @@ var errorWhen = map[string]string{
 	pipeline.EUnavailable:       "the database could not be reached or did not answer in time, or the server is stopping (message `Service temporarily unavailable.`, `Retry-After`)",
 }
 
+// notFoundWhen says when an operation answers not_found, by the last
+// record its path names; a path whose last record is not here is
+// described by the shared NotFound response alone.
+var notFoundWhen = map[string]string{
+	"job":       "`not_found`: no such job, or one the token cannot reach.",
+	"candidate": "`not_found`: no such job or candidate, a job the token cannot reach, or a candidate of another job.",
+	"message":   "`not_found`: no such job, candidate or message, a job the token cannot reach, a candidate of another job, or a message to another candidate.",
+	"interview": "`not_found`: no such job, candidate or interview, a job the token cannot reach, or a record of another one.",
+	"webhook":   "`not_found`: no such webhook on the token's current team.",
+}
+
 // fillTables replaces the placeholders in the document's description.
 func fillTables(root *yaml.Node) error {
 	desc := get(get(root, "info"), "description")

@@ -14,22 +14,43 @@ import (
 
 // proposalItem is a proposal as read, listed and decided.
 type proposalItem struct {
-	ID          int64           `json:"id"`
-	Object      string          `json:"object"` // always "proposal": what tells it from the record a write answers
-	Operation   string          `json:"operation"`
-	Method      string          `json:"method"`
-	Path        string          `json:"path"`
-	Input       json.RawMessage `json:"input"`
-	Reason      *string         `json:"reason"`
-	Status      string          `json:"status"`
-	RequestedBy proposalActor   `json:"requested_by"`
-	JobID       *int64          `json:"job_id"` // null: on no job
-	CreatedAt   string          `json:"created_at"`
-	ExpiresAt   string          `json:"expires_at"`
-	DecidedBy   *proposalActor  `json:"decided_by"`
-	DecidedAt   *string         `json:"decided_at"`
-	Note        *string         `json:"note"`
-	Result      *proposalResult `json:"result"`
+	ID int64 `json:"id" schema:"ref: Id"`
+	// Always `proposal`. A write that a token's approval policy may hold
+	// answers its record or a proposal under the same status; this field
+	// tells which.
+	Object string `json:"object" schema:"const: proposal"`
+	// The operation's name, as the MCP tool is named (`move_candidate`).
+	Operation string `json:"operation"`
+	// The REST request's method.
+	Method string `json:"method" schema:"enum: [POST, PATCH, DELETE]"`
+	// The REST request's path below `/api/v1`, ids filled in.
+	Path string `json:"path"`
+	// The REST request's body as a JSON value; `{}` when it had none.
+	Input json.RawMessage `json:"input"`
+	// The write's `reason`, as sent; `null` when none.
+	Reason *string `json:"reason"`
+	// `pending` until decided; then `applied` (approved and run), `failed`
+	// (approved, and the write refused: `result` says why), `rejected`,
+	// `expired` (seven days passed), or `withdrawn` (the requesting token
+	// was revoked or expired, or an erasure closed it).
+	Status string `json:"status" schema:"enum: [pending, applied, failed, rejected, expired, withdrawn]"`
+	// The user and token that made the request.
+	RequestedBy proposalActor `json:"requested_by"`
+	// The job it is about; `null` when on no job.
+	JobID     *int64 `json:"job_id" schema:"format: int64, minimum: 1"`
+	CreatedAt string `json:"created_at" schema:"ref: Timestamp"`
+	ExpiresAt string `json:"expires_at" schema:"ref: Timestamp"`
+	// Who approved or rejected it; `token` `null` when decided on a page
+	// or by an operator; `null` until decided, and when it expired or was
+	// withdrawn.
+	DecidedBy *proposalActor `json:"decided_by"`
+	// When it was decided, expired or withdrawn; `null` while pending.
+	DecidedAt *string `json:"decided_at" schema:"format: date-time"`
+	// The decider's note; `null` when none.
+	Note *string `json:"note"`
+	// What the approved write answered: its HTTP status and body (the
+	// write's, or its error envelope). `null` unless approved.
+	Result *proposalResult `json:"result"`
 }
 
 type proposalActor struct {
@@ -38,8 +59,9 @@ type proposalActor struct {
 }
 
 type proposalResult struct {
-	Status int              `json:"status"`
-	Body   *json.RawMessage `json:"body"` // nil: none (a 204, or erased)
+	Status int `json:"status" schema:"minimum: 200, maximum: 599"`
+	// The write's body, its error envelope, or `null` for a 204.
+	Body *json.RawMessage `json:"body"`
 }
 
 func newProposalActor(a pipeline.ProposalActor) proposalActor {

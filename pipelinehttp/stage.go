@@ -8,8 +8,8 @@ import (
 
 // stageItem is a stage of a job's pipeline.
 type stageItem struct {
-	ID   int64  `json:"id"`
-	Name string `json:"name"`
+	ID   int64  `json:"id" schema:"ref: Id"`
+	Name string `json:"name" schema:"minLength: 1"`
 }
 
 func newStageItems(st []pipeline.Stage) []stageItem {

@@ -10,15 +10,23 @@ import (
 
 // deliveryItem is one delivery attempt.
 type deliveryItem struct {
-	ID            int64   `json:"id"`
-	EventID       int64   `json:"event_id"`
-	Action        string  `json:"action"`
-	Attempt       int     `json:"attempt"`
-	StatusCode    *int    `json:"status_code"`
-	Error         *string `json:"error"`
-	DurationMS    int64   `json:"duration_ms"`
-	AttemptedAt   string  `json:"attempted_at"`
-	NextAttemptAt *string `json:"next_attempt_at"`
+	ID int64 `json:"id" schema:"ref: Id"`
+	// The id of the activity entry sent (`data.id` of the message).
+	EventID int64  `json:"event_id" schema:"ref: Id"`
+	Action  string `json:"action" schema:"ref: Action"`
+	// 1 for the first attempt of the message, up to 8.
+	Attempt int `json:"attempt" schema:"minimum: 1"`
+	// The receiver's answer; `null` when none came, or the message was
+	// not sent.
+	StatusCode *int `json:"status_code"`
+	// Why the attempt failed or the message was not sent; `null` when it
+	// was delivered.
+	Error       *string `json:"error"`
+	DurationMS  int64   `json:"duration_ms" schema:"minimum: 0"`
+	AttemptedAt string  `json:"attempted_at" schema:"ref: Timestamp"`
+	// When the message is tried again; `null` when it will not be
+	// (delivered, failed after its last attempt, or not sent).
+	NextAttemptAt *string `json:"next_attempt_at" schema:"format: date-time"`
 }
 
 func newDeliveryItem(d pipeline.Delivery) deliveryItem {

@@ -1102,19 +1102,22 @@ func (e WorkMode) Valid() bool {
 // Action The action of an activity entry. `candidate.message_sent` (the mail server took a message) and `candidate.message_failed` (it ended `failed`) are written by the server itself when the mail queue records the outcome: their `actor.user` and `actor.token_id` are `null`, and their `changes` are `{"message_id": 12}`, with `"error"` (the last reply or error) for a failure. `candidate.message_retried` is a failed message queued again (`POST …/messages/{message}/retry`), named as the other writes of a message are, by what became of it. `token.created`, `token.revoked` and `token.approval_changed` are a token made, revoked, or given another approval policy, on the tokens page or by `pipelined token`: their subject is the token, their `changes` its `name`, `scopes`, `approval_required` and `expires_at` before and after (`null` before it was made, after it was revoked), never its value; one made by `pipelined` has `actor.user` `null`.
 type Action string
 
-// ActivityEntry An entry of the activity log, as the feed and webhook deliveries show
-// it (the IP address stays out). `changes` maps each changed field to
-// `{"before", "after"}` (a stage as its name); a note as `{"note_id"}`;
-// a webhook's entries its `url`, `events` and `description`, and, when
-// a receiver's `410 Gone` deleted it, a `reason`.
+// ActivityEntry An entry of the activity log, as the feed and webhook deliveries show it
+// (the IP address stays out). `changes` maps each changed field to
+// `{"before", "after"}` (a stage as its name); a note as `{"note_id"}`; a
+// webhook's entries its `url`, `events` and `description`, and, when a
+// receiver's `410 Gone` deleted it, a `reason`.
 type ActivityEntry struct {
 	// Action The action of an activity entry. `candidate.message_sent` (the mail server took a message) and `candidate.message_failed` (it ended `failed`) are written by the server itself when the mail queue records the outcome: their `actor.user` and `actor.token_id` are `null`, and their `changes` are `{"message_id": 12}`, with `"error"` (the last reply or error) for a failure. `candidate.message_retried` is a failed message queued again (`POST …/messages/{message}/retry`), named as the other writes of a message are, by what became of it. `token.created`, `token.revoked` and `token.approval_changed` are a token made, revoked, or given another approval policy, on the tokens page or by `pipelined token`: their subject is the token, their `changes` its `name`, `scopes`, `approval_required` and `expires_at` before and after (`null` before it was made, after it was revoked), never its value; one made by `pipelined` has `actor.user` `null`.
 	Action Action `json:"action"`
 	Actor  struct {
-		// TokenId The token it was made with; `null` when it was made without one (by the server itself, or an operator's program).
+		// TokenId The token it was made with; `null` when it was made without one (by the
+		// server itself, or an operator's program).
 		TokenId *int64 `json:"token_id"`
 
-		// User The user who made the write; `null` for what the server did by itself (`candidate.message_sent`, `candidate.message_failed`) and for what an operator did with `pipelined` (`token.*`).
+		// User The user who made the write; `null` for what the server did by itself
+		// (`candidate.message_sent`, `candidate.message_failed`) and for what an
+		// operator did with `pipelined` (`token.*`).
 		User *struct {
 			Id   Id     `json:"id"`
 			Name string `json:"name"`
@@ -1122,9 +1125,8 @@ type ActivityEntry struct {
 	} `json:"actor"`
 
 	// ApprovedBy Who approved the proposal this write ran from (its actor is the
-	// proposal's requester); `token_id` is `null` when it was approved
-	// on a page or by an operator. `null` on every entry that was not
-	// approved.
+	// proposal's requester); `token_id` is `null` when it was approved on a
+	// page or by an operator. `null` on every entry that was not approved.
 	ApprovedBy *struct {
 		TokenId *int64 `json:"token_id"`
 		User    struct {
@@ -1143,7 +1145,8 @@ type ActivityEntry struct {
 	// JobId The job concerned; `null` for a webhook's entries and a token's.
 	JobId *int64 `json:"job_id"`
 
-	// Reason The reason the write was given, as sent; `null` when it was given none, and on the entries the server makes itself.
+	// Reason The reason the write was given, as sent; `null` when it was given none,
+	// and on the entries the server makes itself.
 	Reason *string `json:"reason"`
 
 	// Subject What the write changed.
@@ -1161,8 +1164,8 @@ type ActivityFeedResponse struct {
 	// Data The page's entries in commit order, oldest first.
 	Data  []ActivityEntry `json:"data"`
 	Links struct {
-		// Next The absolute URL of the entries after this page, with the
-		// same `limit` and `action`; on every page, the last included.
+		// Next The absolute URL of the entries after this page, with the same `limit`
+		// and `action`; on every page, the last included.
 		Next string `json:"next"`
 	} `json:"links"`
 	Meta struct {
@@ -1202,7 +1205,8 @@ type ApproveProposalRequest struct {
 type AvailabilityResponse struct {
 	// Data One entry per user asked for, each once, in the order asked.
 	Data []struct {
-		// Busy The times of the user's `scheduled` interviews that overlap the window, by start; whose interviews they are is not told.
+		// Busy The times of the user's `scheduled` interviews that overlap the window,
+		// by start; whose interviews they are is not told.
 		Busy []struct {
 			// End RFC 3339 date and time in UTC.
 			//
@@ -1248,8 +1252,8 @@ type CancelMessageRequest struct {
 	Reason *string `json:"reason,omitempty"`
 }
 
-// Candidate A candidate in full. A field without a value (null or empty) is left
-// out rather than sent as `null` or `""`; `notes_count` is always sent.
+// Candidate A candidate in full. A field without a value (null or empty) is left out
+// rather than sent as `null` or `""`; `notes_count` is always sent.
 type Candidate struct {
 	// Applied A calendar date, `YYYY-MM-DD`.
 	//
@@ -1311,15 +1315,16 @@ type CandidateIntakeForbiddenErrorObject struct {
 type CandidateListResponse struct {
 	Data []CandidateSummary `json:"data"`
 
-	// Links Absolute URLs of pages of the same list, keeping the request's other query parameters.
+	// Links Absolute URLs of pages of the same list, keeping the request's other
+	// query parameters.
 	Links PageLinks `json:"links"`
 	Meta  PageMeta  `json:"meta"`
 }
 
 // CandidateResponse defines model for CandidateResponse.
 type CandidateResponse struct {
-	// Data A candidate in full. A field without a value (null or empty) is left
-	// out rather than sent as `null` or `""`; `notes_count` is always sent.
+	// Data A candidate in full. A field without a value (null or empty) is left out
+	// rather than sent as `null` or `""`; `notes_count` is always sent.
 	Data Candidate `json:"data"`
 }
 
@@ -1376,30 +1381,37 @@ type ConflictErrorObject struct {
 // ConflictErrorObjectCode defines model for ConflictErrorObject.Code.
 type ConflictErrorObjectCode string
 
-// CreatedWebhook A webhook as created, with its signing secret, shown in this response only.
+// CreatedWebhook A webhook as created, with its signing secret, shown in this response
+// only.
 type CreatedWebhook struct {
 	// CreatedAt RFC 3339 date and time in UTC.
 	//
 	// Examples: 2026-01-05T10:00:00Z
 	CreatedAt Timestamp `json:"created_at"`
+
+	// CreatedBy The user who created it, whose reach decides what it is sent.
 	CreatedBy struct {
 		Id   Id     `json:"id"`
 		Name string `json:"name"`
 	} `json:"created_by"`
-	Description string   `json:"description"`
-	Events      []Action `json:"events"`
-	Id          Id       `json:"id"`
+	Description string `json:"description"`
 
-	// Secret `whsec_` and the base64 of 32 random bytes. Deliveries are signed
-	// with the decoded bytes. Keep it: it is not shown again (only a
-	// replay of this request with its `Idempotency-Key` shows it).
+	// Events The actions it selects, in the order of the list of actions; empty
+	// selects every action.
+	Events []Action `json:"events"`
+	Id     Id       `json:"id"`
+
+	// Secret `whsec_` and the base64 of 32 random bytes. Deliveries are signed with
+	// the decoded bytes. Keep it: it is not shown again (only a replay of this
+	// request with its `Idempotency-Key` shows it).
 	Secret string `json:"secret"`
 	Url    string `json:"url"`
 }
 
 // CreatedWebhookResponse defines model for CreatedWebhookResponse.
 type CreatedWebhookResponse struct {
-	// Data A webhook as created, with its signing secret, shown in this response only.
+	// Data A webhook as created, with its signing secret, shown in this response
+	// only.
 	Data CreatedWebhook `json:"data"`
 }
 
@@ -1435,7 +1447,8 @@ type Document struct {
 type DocumentListResponse struct {
 	Data []Document `json:"data"`
 
-	// Links Absolute URLs of pages of the same list, keeping the request's other query parameters.
+	// Links Absolute URLs of pages of the same list, keeping the request's other
+	// query parameters.
 	Links PageLinks `json:"links"`
 	Meta  PageMeta  `json:"meta"`
 }
@@ -1523,12 +1536,12 @@ type Id = int64
 
 // Identity defines model for Identity.
 type Identity struct {
-	// ApprovalRequired The token's approval policy: the write operations it may only
-	// propose, for a person to approve. The names are kept as the
-	// token's creator gave them, sorted, each once; `*` (every write the
-	// token's scopes allow) is shown as `*`, not expanded, so that the
-	// policy reads the same as operations are added. `[]` when the token
-	// makes every write its scopes allow.
+	// ApprovalRequired The token's approval policy: the write operations it may only propose,
+	// for a person to approve. The names are kept as the token's creator gave
+	// them, sorted, each once; `*` (every write the token's scopes allow) is
+	// shown as `*`, not expanded, so that the policy reads the same as
+	// operations are added. `[]` when the token makes every write its scopes
+	// allow.
 	ApprovalRequired []string `json:"approval_required"`
 	Email            string   `json:"email"`
 	Id               Id       `json:"id"`
@@ -1750,9 +1763,9 @@ type InsufficientScopeWebhooksWriteErrorObjectCode string
 type InsufficientScopeWebhooksWriteErrorObjectDetailsRequiredScope string
 
 // Interview An interview of a candidate. `start` and `end` are in UTC, to the
-// second; `timezone` is the IANA name the interview is shown to people
-// in. `sequence` starts at 0 and grows by 1 with every change (a
-// reschedule or the cancellation), as invitations carry it.
+// second; `timezone` is the IANA name the interview is shown to people in.
+// `sequence` starts at 0 and grows by 1 with every change (a reschedule or
+// the cancellation), as invitations carry it.
 type Interview struct {
 	CandidateId Id `json:"candidate_id"`
 
@@ -1867,7 +1880,8 @@ type InterviewCreateRequest struct {
 type InterviewListResponse struct {
 	Data []Interview `json:"data"`
 
-	// Links Absolute URLs of pages of the same list, keeping the request's other query parameters.
+	// Links Absolute URLs of pages of the same list, keeping the request's other
+	// query parameters.
 	Links PageLinks `json:"links"`
 	Meta  PageMeta  `json:"meta"`
 }
@@ -1875,9 +1889,9 @@ type InterviewListResponse struct {
 // InterviewResponse defines model for InterviewResponse.
 type InterviewResponse struct {
 	// Data An interview of a candidate. `start` and `end` are in UTC, to the
-	// second; `timezone` is the IANA name the interview is shown to people
-	// in. `sequence` starts at 0 and grows by 1 with every change (a
-	// reschedule or the cancellation), as invitations carry it.
+	// second; `timezone` is the IANA name the interview is shown to people in.
+	// `sequence` starts at 0 and grows by 1 with every change (a reschedule or
+	// the cancellation), as invitations carry it.
 	Data Interview `json:"data"`
 }
 
@@ -1967,7 +1981,8 @@ type JobCreateRequest struct {
 type JobListResponse struct {
 	Data []JobSummary `json:"data"`
 
-	// Links Absolute URLs of pages of the same list, keeping the request's other query parameters.
+	// Links Absolute URLs of pages of the same list, keeping the request's other
+	// query parameters.
 	Links PageLinks `json:"links"`
 	Meta  PageMeta  `json:"meta"`
 }
@@ -2045,10 +2060,13 @@ type Message struct {
 	Id        Id        `json:"id"`
 	JobId     Id        `json:"job_id"`
 
-	// LastError The mail server's last reply or the connection error of the last failed attempt, never a credential; null until an attempt fails.
+	// LastError The mail server's last reply or the connection error of the last failed
+	// attempt, never a credential; null until an attempt fails.
 	LastError *string `json:"last_error"`
 
-	// Object Always `message`. Sending answers the message or, when the token's approval policy holds it, a proposal under the same status; this field tells which.
+	// Object Always `message`. Sending answers the message or, when the token's
+	// approval policy holds it, a proposal under the same status; this field
+	// tells which.
 	Object MessageObject `json:"object"`
 
 	// SendAt When the message is due.
@@ -2067,7 +2085,9 @@ type Message struct {
 	To string `json:"to"`
 }
 
-// MessageObject Always `message`. Sending answers the message or, when the token's approval policy holds it, a proposal under the same status; this field tells which.
+// MessageObject Always `message`. Sending answers the message or, when the token's
+// approval policy holds it, a proposal under the same status; this field
+// tells which.
 type MessageObject string
 
 // MessageCreateRequest defines model for MessageCreateRequest.
@@ -2089,7 +2109,8 @@ type MessageCreateRequest struct {
 type MessageListResponse struct {
 	Data []Message `json:"data"`
 
-	// Links Absolute URLs of pages of the same list, keeping the request's other query parameters.
+	// Links Absolute URLs of pages of the same list, keeping the request's other
+	// query parameters.
 	Links PageLinks `json:"links"`
 	Meta  PageMeta  `json:"meta"`
 }
@@ -2192,7 +2213,8 @@ type NoteCreateRequest struct {
 type NoteListResponse struct {
 	Data []Note `json:"data"`
 
-	// Links Absolute URLs of pages of the same list, keeping the request's other query parameters.
+	// Links Absolute URLs of pages of the same list, keeping the request's other
+	// query parameters.
 	Links PageLinks `json:"links"`
 	Meta  PageMeta  `json:"meta"`
 }
@@ -2202,7 +2224,8 @@ type NoteResponse struct {
 	Data Note `json:"data"`
 }
 
-// PageLinks Absolute URLs of pages of the same list, keeping the request's other query parameters.
+// PageLinks Absolute URLs of pages of the same list, keeping the request's other
+// query parameters.
 type PageLinks struct {
 	First string `json:"first"`
 	Last  string `json:"last"`
@@ -2434,7 +2457,8 @@ type Proposal struct {
 	// DecidedAt When it was decided, expired or withdrawn; `null` while pending.
 	DecidedAt *time.Time `json:"decided_at"`
 
-	// DecidedBy Who approved or rejected it; `token` `null` when decided on a page or by an operator; `null` until decided, and when it expired or was withdrawn.
+	// DecidedBy Who approved or rejected it; `token` `null` when decided on a page or by
+	// an operator; `null` until decided, and when it expired or was withdrawn.
 	DecidedBy *struct {
 		Token *struct {
 			Id   Id     `json:"id"`
@@ -2464,7 +2488,9 @@ type Proposal struct {
 	// Note The decider's note; `null` when none.
 	Note *string `json:"note"`
 
-	// Object Always `proposal`. A write that a token's approval policy may hold answers its record or a proposal under the same status; this field tells which.
+	// Object Always `proposal`. A write that a token's approval policy may hold
+	// answers its record or a proposal under the same status; this field tells
+	// which.
 	Object ProposalObject `json:"object"`
 
 	// Operation The operation's name, as the MCP tool is named (`move_candidate`).
@@ -2488,38 +2514,41 @@ type Proposal struct {
 		} `json:"user"`
 	} `json:"requested_by"`
 
-	// Result What the approved write answered: its HTTP status and body (the
-	// write's, or its error envelope). `null` unless approved.
+	// Result What the approved write answered: its HTTP status and body (the write's,
+	// or its error envelope). `null` unless approved.
 	Result *struct {
 		// Body The write's body, its error envelope, or `null` for a 204.
 		Body   *map[string]interface{} `json:"body"`
 		Status int                     `json:"status"`
 	} `json:"result"`
 
-	// Status `pending` until decided; then `applied` (approved and run),
-	// `failed` (approved, and the write refused: `result` says why),
-	// `rejected`, `expired` (seven days passed), or `withdrawn` (the
-	// requesting token was revoked or expired, or an erasure closed it).
+	// Status `pending` until decided; then `applied` (approved and run), `failed`
+	// (approved, and the write refused: `result` says why), `rejected`,
+	// `expired` (seven days passed), or `withdrawn` (the requesting token was
+	// revoked or expired, or an erasure closed it).
 	Status ProposalStatus `json:"status"`
 }
 
 // ProposalMethod The REST request's method.
 type ProposalMethod string
 
-// ProposalObject Always `proposal`. A write that a token's approval policy may hold answers its record or a proposal under the same status; this field tells which.
+// ProposalObject Always `proposal`. A write that a token's approval policy may hold
+// answers its record or a proposal under the same status; this field tells
+// which.
 type ProposalObject string
 
-// ProposalStatus `pending` until decided; then `applied` (approved and run),
-// `failed` (approved, and the write refused: `result` says why),
-// `rejected`, `expired` (seven days passed), or `withdrawn` (the
-// requesting token was revoked or expired, or an erasure closed it).
+// ProposalStatus `pending` until decided; then `applied` (approved and run), `failed`
+// (approved, and the write refused: `result` says why), `rejected`,
+// `expired` (seven days passed), or `withdrawn` (the requesting token was
+// revoked or expired, or an erasure closed it).
 type ProposalStatus string
 
 // ProposalListResponse defines model for ProposalListResponse.
 type ProposalListResponse struct {
 	Data []Proposal `json:"data"`
 
-	// Links Absolute URLs of pages of the same list, keeping the request's other query parameters.
+	// Links Absolute URLs of pages of the same list, keeping the request's other
+	// query parameters.
 	Links PageLinks `json:"links"`
 	Meta  PageMeta  `json:"meta"`
 }
@@ -2577,7 +2606,8 @@ type RateLimitedErrorObjectCode string
 // RateLimitedErrorObjectMessage defines model for RateLimitedErrorObject.Message.
 type RateLimitedErrorObjectMessage string
 
-// Rating The rating the token's user gives the candidate; each user has one per candidate.
+// Rating The rating the token's user gives the candidate; each user has one per
+// candidate.
 type Rating struct {
 	CandidateId Id          `json:"candidate_id"`
 	Rating      RatingValue `json:"rating"`
@@ -2600,7 +2630,8 @@ type RatingRequest struct {
 
 // RatingResponse defines model for RatingResponse.
 type RatingResponse struct {
-	// Data The rating the token's user gives the candidate; each user has one per candidate.
+	// Data The rating the token's user gives the candidate; each user has one per
+	// candidate.
 	Data Rating `json:"data"`
 }
 
@@ -2783,7 +2814,8 @@ type Webhook struct {
 	} `json:"created_by"`
 	Description string `json:"description"`
 
-	// Events The actions it selects, in the order of the list of actions; empty selects every action.
+	// Events The actions it selects, in the order of the list of actions; empty
+	// selects every action.
 	Events []Action `json:"events"`
 	Id     Id       `json:"id"`
 	Url    string   `json:"url"`
@@ -2821,17 +2853,20 @@ type WebhookDelivery struct {
 	AttemptedAt Timestamp `json:"attempted_at"`
 	DurationMs  int       `json:"duration_ms"`
 
-	// Error Why the attempt failed or the message was not sent; `null` when it was delivered.
+	// Error Why the attempt failed or the message was not sent; `null` when it was
+	// delivered.
 	Error *string `json:"error"`
 
 	// EventId The id of the activity entry sent (`data.id` of the message).
 	EventId Id `json:"event_id"`
 	Id      Id `json:"id"`
 
-	// NextAttemptAt When the message is tried again; `null` when it will not be (delivered, failed after its last attempt, or not sent).
+	// NextAttemptAt When the message is tried again; `null` when it will not be (delivered,
+	// failed after its last attempt, or not sent).
 	NextAttemptAt *time.Time `json:"next_attempt_at"`
 
-	// StatusCode The receiver's answer; `null` when none came, or the message was not sent.
+	// StatusCode The receiver's answer; `null` when none came, or the message was not
+	// sent.
 	StatusCode *int `json:"status_code"`
 }
 
@@ -2839,7 +2874,8 @@ type WebhookDelivery struct {
 type WebhookDeliveryListResponse struct {
 	Data []WebhookDelivery `json:"data"`
 
-	// Links Absolute URLs of pages of the same list, keeping the request's other query parameters.
+	// Links Absolute URLs of pages of the same list, keeping the request's other
+	// query parameters.
 	Links PageLinks `json:"links"`
 	Meta  PageMeta  `json:"meta"`
 }
@@ -2863,7 +2899,8 @@ type WebhookForbiddenErrorObject struct {
 type WebhookListResponse struct {
 	Data []Webhook `json:"data"`
 
-	// Links Absolute URLs of pages of the same list, keeping the request's other query parameters.
+	// Links Absolute URLs of pages of the same list, keeping the request's other
+	// query parameters.
 	Links PageLinks `json:"links"`
 	Meta  PageMeta  `json:"meta"`
 }
@@ -2990,7 +3027,8 @@ type WebhookForbidden = WebhookForbiddenError
 
 // ListJobsParams defines parameters for ListJobs.
 type ListJobsParams struct {
-	// Status Only jobs with this status; `open` when absent. Any other value, an empty one included, answers 422 naming `status`.
+	// Status Only jobs with this status; `open` when absent. Any other value, an
+	// empty one included, answers 422 naming `status`.
 	Status *JobStatus `form:"status,omitempty" json:"status,omitempty"`
 
 	// Search Case-insensitive substring of the title; empty does not filter.
@@ -3018,10 +3056,14 @@ type ListCandidatesParams struct {
 	// Search Case-insensitive substring of name or email; empty does not filter.
 	Search *string `form:"search,omitempty" json:"search,omitempty"`
 
-	// Stage Only candidates in this stage, by id (see the stages of the job); no filter when absent. Anything but the id of a stage of this job, an empty value included, answers 422 naming `stage`.
+	// Stage Only candidates in this stage, by id (see the stages of the job); no
+	// filter when absent. Anything but the id of a stage of this job, an empty
+	// value included, answers 422 naming `stage`.
 	Stage *int64 `form:"stage,omitempty" json:"stage,omitempty"`
 
-	// Status Only candidates of this status; any status when absent. Any other value, an empty one included, answers 422 naming `status` and the allowed values.
+	// Status Only candidates of this status; any status when absent. Any other value,
+	// an empty one included, answers 422 naming `status` and the allowed
+	// values.
 	Status *CandidateStatus `form:"status,omitempty" json:"status,omitempty"`
 
 	// Page Page number, from 1; 1 when absent.
@@ -3099,11 +3141,11 @@ type GetMeParams struct {
 
 // DeliverActivityJSONBody defines parameters for DeliverActivity.
 type DeliverActivityJSONBody struct {
-	// Data An entry of the activity log, as the feed and webhook deliveries show
-	// it (the IP address stays out). `changes` maps each changed field to
-	// `{"before", "after"}` (a stage as its name); a note as `{"note_id"}`;
-	// a webhook's entries its `url`, `events` and `description`, and, when
-	// a receiver's `410 Gone` deleted it, a `reason`.
+	// Data An entry of the activity log, as the feed and webhook deliveries show it
+	// (the IP address stays out). `changes` maps each changed field to
+	// `{"before", "after"}` (a stage as its name); a note as `{"note_id"}`; a
+	// webhook's entries its `url`, `events` and `description`, and, when a
+	// receiver's `410 Gone` deleted it, a `reason`.
 	Data ActivityEntry `json:"data"`
 
 	// Timestamp The `created_at` of the entry.
@@ -4041,8 +4083,8 @@ type ClientInterface interface {
 
 	// ListCandidates List the candidates of a job
 	//
-	// Scope: `candidates:read`. Newest applicant first (`applied`, then
-	// `id`, descending), 15 a page.
+	// Scope: `candidates:read`. Newest applicant first (`applied`, then `id`,
+	// descending), 15 a page.
 	//
 	// Corresponds with GET /api/v1/jobs/{job}/candidates (the `ListCandidates` operationId).
 	ListCandidates(ctx context.Context, job JobId, params *ListCandidatesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4120,8 +4162,8 @@ type ClientInterface interface {
 	// GetMe Identity and scopes of the token
 	//
 	// The token's user, the user's current team, the token's scopes and its
-	// approval policy (`approval_required`). Scope: any valid token, no particular scope. It is the cheapest check
-	// that a token is alive.
+	// approval policy (`approval_required`). Scope: any valid token, no
+	// particular scope. It is the cheapest check that a token is alive.
 	//
 	// Corresponds with GET /api/v1/me (the `GetMe` operationId).
 	GetMe(ctx context.Context, params *GetMeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4164,8 +4206,8 @@ func (c *Client) GetJob(ctx context.Context, job JobId, params *GetJobParams, re
 
 // ListCandidates List the candidates of a job
 //
-// Scope: `candidates:read`. Newest applicant first (`applied`, then
-// `id`, descending), 15 a page.
+// Scope: `candidates:read`. Newest applicant first (`applied`, then `id`,
+// descending), 15 a page.
 //
 // Corresponds with GET /api/v1/jobs/{job}/candidates (the `ListCandidates` operationId).
 func (c *Client) ListCandidates(ctx context.Context, job JobId, params *ListCandidatesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4323,8 +4365,8 @@ func (c *Client) ListStages(ctx context.Context, job JobId, params *ListStagesPa
 // GetMe Identity and scopes of the token
 //
 // The token's user, the user's current team, the token's scopes and its
-// approval policy (`approval_required`). Scope: any valid token, no particular scope. It is the cheapest check
-// that a token is alive.
+// approval policy (`approval_required`). Scope: any valid token, no
+// particular scope. It is the cheapest check that a token is alive.
 //
 // Corresponds with GET /api/v1/me (the `GetMe` operationId).
 func (c *Client) GetMe(ctx context.Context, params *GetMeParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4989,8 +5031,8 @@ type ClientWithResponsesInterface interface {
 
 	// ListCandidatesWithResponse List the candidates of a job
 	//
-	// Scope: `candidates:read`. Newest applicant first (`applied`, then
-	// `id`, descending), 15 a page.
+	// Scope: `candidates:read`. Newest applicant first (`applied`, then `id`,
+	// descending), 15 a page.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5072,8 +5114,8 @@ type ClientWithResponsesInterface interface {
 	// GetMeWithResponse Identity and scopes of the token
 	//
 	// The token's user, the user's current team, the token's scopes and its
-	// approval policy (`approval_required`). Scope: any valid token, no particular scope. It is the cheapest check
-	// that a token is alive.
+	// approval policy (`approval_required`). Scope: any valid token, no
+	// particular scope. It is the cheapest check that a token is alive.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -6797,8 +6839,8 @@ func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, job JobId,
 
 // ListCandidatesWithResponse List the candidates of a job
 //
-// Scope: `candidates:read`. Newest applicant first (`applied`, then
-// `id`, descending), 15 a page.
+// Scope: `candidates:read`. Newest applicant first (`applied`, then `id`,
+// descending), 15 a page.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -6928,8 +6970,8 @@ func (c *ClientWithResponses) ListStagesWithResponse(ctx context.Context, job Jo
 // GetMeWithResponse Identity and scopes of the token
 //
 // The token's user, the user's current team, the token's scopes and its
-// approval policy (`approval_required`). Scope: any valid token, no particular scope. It is the cheapest check
-// that a token is alive.
+// approval policy (`approval_required`). Scope: any valid token, no
+// particular scope. It is the cheapest check that a token is alive.
 //
 // Returns a wrapper object for the known response body format(s).
 //
