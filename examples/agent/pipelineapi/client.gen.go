@@ -33,6 +33,8 @@ const (
 	CandidateNoteAdded        Action = "candidate.note_added"
 	CandidateRated            Action = "candidate.rated"
 	CandidateStageChanged     Action = "candidate.stage_changed"
+	CandidateTagged           Action = "candidate.tagged"
+	CandidateUntagged         Action = "candidate.untagged"
 	CandidateUpdated          Action = "candidate.updated"
 	InterviewCancelled        Action = "interview.cancelled"
 	InterviewRescheduled      Action = "interview.rescheduled"
@@ -46,6 +48,9 @@ const (
 	ProposalExpired           Action = "proposal.expired"
 	ProposalRejected          Action = "proposal.rejected"
 	ProposalWithdrawn         Action = "proposal.withdrawn"
+	TagCreated                Action = "tag.created"
+	TagDeleted                Action = "tag.deleted"
+	TagRenamed                Action = "tag.renamed"
 	TokenApprovalChanged      Action = "token.approval_changed"
 	TokenCreated              Action = "token.created"
 	TokenRevoked              Action = "token.revoked"
@@ -80,6 +85,10 @@ func (e Action) Valid() bool {
 		return true
 	case CandidateStageChanged:
 		return true
+	case CandidateTagged:
+		return true
+	case CandidateUntagged:
+		return true
 	case CandidateUpdated:
 		return true
 	case InterviewCancelled:
@@ -106,6 +115,12 @@ func (e Action) Valid() bool {
 		return true
 	case ProposalWithdrawn:
 		return true
+	case TagCreated:
+		return true
+	case TagDeleted:
+		return true
+	case TagRenamed:
+		return true
 	case TokenApprovalChanged:
 		return true
 	case TokenCreated:
@@ -127,6 +142,7 @@ const (
 	ActivityEntrySubjectTypeInterview ActivityEntrySubjectType = "interview"
 	ActivityEntrySubjectTypeJob       ActivityEntrySubjectType = "job"
 	ActivityEntrySubjectTypeProposal  ActivityEntrySubjectType = "proposal"
+	ActivityEntrySubjectTypeTag       ActivityEntrySubjectType = "tag"
 	ActivityEntrySubjectTypeTeam      ActivityEntrySubjectType = "team"
 	ActivityEntrySubjectTypeToken     ActivityEntrySubjectType = "token"
 	ActivityEntrySubjectTypeWebhook   ActivityEntrySubjectType = "webhook"
@@ -142,6 +158,8 @@ func (e ActivityEntrySubjectType) Valid() bool {
 	case ActivityEntrySubjectTypeJob:
 		return true
 	case ActivityEntrySubjectTypeProposal:
+		return true
+	case ActivityEntrySubjectTypeTag:
 		return true
 	case ActivityEntrySubjectTypeTeam:
 		return true
@@ -540,6 +558,7 @@ const (
 	InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopePrivacyManage   InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope = "privacy:manage"
 	InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeProposalsReview InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope = "proposals:review"
 	InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeSchedulingWrite InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope = "scheduling:write"
+	InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeTeamManage      InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope = "team:manage"
 	InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeWebhooksWrite   InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope = "webhooks:write"
 )
 
@@ -563,6 +582,8 @@ func (e InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope)
 	case InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeProposalsReview:
 		return true
 	case InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeSchedulingWrite:
+		return true
+	case InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeTeamManage:
 		return true
 	case InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeWebhooksWrite:
 		return true
@@ -942,6 +963,7 @@ const (
 	ScopePrivacyManage   Scope = "privacy:manage"
 	ScopeProposalsReview Scope = "proposals:review"
 	ScopeSchedulingWrite Scope = "scheduling:write"
+	ScopeTeamManage      Scope = "team:manage"
 	ScopeWebhooksWrite   Scope = "webhooks:write"
 )
 
@@ -965,6 +987,8 @@ func (e Scope) Valid() bool {
 	case ScopeProposalsReview:
 		return true
 	case ScopeSchedulingWrite:
+		return true
+	case ScopeTeamManage:
 		return true
 	case ScopeWebhooksWrite:
 		return true
@@ -1099,7 +1123,7 @@ func (e WorkMode) Valid() bool {
 	}
 }
 
-// Action The action of an activity entry. `candidate.message_sent` (the mail server took a message) and `candidate.message_failed` (it ended `failed`) are written by the server itself when the mail queue records the outcome: their `actor.user` and `actor.token_id` are `null`, and their `changes` are `{"message_id": 12}`, with `"error"` (the last reply or error) for a failure. `candidate.message_retried` is a failed message queued again (`POST …/messages/{message}/retry`), named as the other writes of a message are, by what became of it. `token.created`, `token.revoked` and `token.approval_changed` are a token made, revoked, or given another approval policy, on the tokens page or by `pipelined token`: their subject is the token, their `changes` its `name`, `scopes`, `approval_required` and `expires_at` before and after (`null` before it was made, after it was revoked), never its value; one made by `pipelined` has `actor.user` `null`.
+// Action The action of an activity entry. `candidate.message_sent` (the mail server took a message) and `candidate.message_failed` (it ended `failed`) are written by the server itself when the mail queue records the outcome: their `actor.user` and `actor.token_id` are `null`, and their `changes` are `{"message_id": 12}`, with `"error"` (the last reply or error) for a failure. `candidate.message_retried` is a failed message queued again (`POST …/messages/{message}/retry`), named as the other writes of a message are, by what became of it. `token.created`, `token.revoked` and `token.approval_changed` are a token made, revoked, or given another approval policy, on the tokens page or by `pipelined token`: their subject is the token, their `changes` its `name`, `scopes`, `approval_required` and `expires_at` before and after (`null` before it was made, after it was revoked), never its value; one made by `pipelined` has `actor.user` `null`. `tag.created`, `tag.renamed` and `tag.deleted` are a tag of the team made, renamed or deleted (its deletion takes it off every candidate): their subject is the tag, on no job, their `changes` its `name` before and after. `candidate.tagged` and `candidate.untagged` are a tag put on a candidate or taken off: their `changes` are `{"tag_id": 3, "tag": "visa"}`.
 type Action string
 
 // ActivityEntry An entry of the activity log, as the feed and webhook deliveries show it
@@ -1108,7 +1132,7 @@ type Action string
 // webhook's entries its `url`, `events` and `description`, and, when a
 // receiver's `410 Gone` deleted it, a `reason`.
 type ActivityEntry struct {
-	// Action The action of an activity entry. `candidate.message_sent` (the mail server took a message) and `candidate.message_failed` (it ended `failed`) are written by the server itself when the mail queue records the outcome: their `actor.user` and `actor.token_id` are `null`, and their `changes` are `{"message_id": 12}`, with `"error"` (the last reply or error) for a failure. `candidate.message_retried` is a failed message queued again (`POST …/messages/{message}/retry`), named as the other writes of a message are, by what became of it. `token.created`, `token.revoked` and `token.approval_changed` are a token made, revoked, or given another approval policy, on the tokens page or by `pipelined token`: their subject is the token, their `changes` its `name`, `scopes`, `approval_required` and `expires_at` before and after (`null` before it was made, after it was revoked), never its value; one made by `pipelined` has `actor.user` `null`.
+	// Action The action of an activity entry. `candidate.message_sent` (the mail server took a message) and `candidate.message_failed` (it ended `failed`) are written by the server itself when the mail queue records the outcome: their `actor.user` and `actor.token_id` are `null`, and their `changes` are `{"message_id": 12}`, with `"error"` (the last reply or error) for a failure. `candidate.message_retried` is a failed message queued again (`POST …/messages/{message}/retry`), named as the other writes of a message are, by what became of it. `token.created`, `token.revoked` and `token.approval_changed` are a token made, revoked, or given another approval policy, on the tokens page or by `pipelined token`: their subject is the token, their `changes` its `name`, `scopes`, `approval_required` and `expires_at` before and after (`null` before it was made, after it was revoked), never its value; one made by `pipelined` has `actor.user` `null`. `tag.created`, `tag.renamed` and `tag.deleted` are a tag of the team made, renamed or deleted (its deletion takes it off every candidate): their subject is the tag, on no job, their `changes` its `name` before and after. `candidate.tagged` and `candidate.untagged` are a tag put on a candidate or taken off: their `changes` are `{"tag_id": 3, "tag": "visa"}`.
 	Action Action `json:"action"`
 	Actor  struct {
 		// TokenId The token it was made with; `null` when it was made without one (by the
@@ -1142,7 +1166,8 @@ type ActivityEntry struct {
 	CreatedAt Timestamp `json:"created_at"`
 	Id        Id        `json:"id"`
 
-	// JobId The job concerned; `null` for a webhook's entries and a token's.
+	// JobId The job concerned; `null` for the entries of a webhook, a token or a
+	// tag.
 	JobId *int64 `json:"job_id"`
 
 	// Reason The reason the write was given, as sent; `null` when it was given none,
@@ -2841,7 +2866,7 @@ type WebhookCreateRequest struct {
 
 // WebhookDelivery One attempt to deliver a message.
 type WebhookDelivery struct {
-	// Action The action of an activity entry. `candidate.message_sent` (the mail server took a message) and `candidate.message_failed` (it ended `failed`) are written by the server itself when the mail queue records the outcome: their `actor.user` and `actor.token_id` are `null`, and their `changes` are `{"message_id": 12}`, with `"error"` (the last reply or error) for a failure. `candidate.message_retried` is a failed message queued again (`POST …/messages/{message}/retry`), named as the other writes of a message are, by what became of it. `token.created`, `token.revoked` and `token.approval_changed` are a token made, revoked, or given another approval policy, on the tokens page or by `pipelined token`: their subject is the token, their `changes` its `name`, `scopes`, `approval_required` and `expires_at` before and after (`null` before it was made, after it was revoked), never its value; one made by `pipelined` has `actor.user` `null`.
+	// Action The action of an activity entry. `candidate.message_sent` (the mail server took a message) and `candidate.message_failed` (it ended `failed`) are written by the server itself when the mail queue records the outcome: their `actor.user` and `actor.token_id` are `null`, and their `changes` are `{"message_id": 12}`, with `"error"` (the last reply or error) for a failure. `candidate.message_retried` is a failed message queued again (`POST …/messages/{message}/retry`), named as the other writes of a message are, by what became of it. `token.created`, `token.revoked` and `token.approval_changed` are a token made, revoked, or given another approval policy, on the tokens page or by `pipelined token`: their subject is the token, their `changes` its `name`, `scopes`, `approval_required` and `expires_at` before and after (`null` before it was made, after it was revoked), never its value; one made by `pipelined` has `actor.user` `null`. `tag.created`, `tag.renamed` and `tag.deleted` are a tag of the team made, renamed or deleted (its deletion takes it off every candidate): their subject is the tag, on no job, their `changes` its `name` before and after. `candidate.tagged` and `candidate.untagged` are a tag put on a candidate or taken off: their `changes` are `{"tag_id": 3, "tag": "visa"}`.
 	Action Action `json:"action"`
 
 	// Attempt 1 for the first attempt of the message, up to 8.
@@ -3153,7 +3178,7 @@ type DeliverActivityJSONBody struct {
 	// Examples: 2026-01-05T10:00:00Z
 	Timestamp Timestamp `json:"timestamp"`
 
-	// Type The action of an activity entry. `candidate.message_sent` (the mail server took a message) and `candidate.message_failed` (it ended `failed`) are written by the server itself when the mail queue records the outcome: their `actor.user` and `actor.token_id` are `null`, and their `changes` are `{"message_id": 12}`, with `"error"` (the last reply or error) for a failure. `candidate.message_retried` is a failed message queued again (`POST …/messages/{message}/retry`), named as the other writes of a message are, by what became of it. `token.created`, `token.revoked` and `token.approval_changed` are a token made, revoked, or given another approval policy, on the tokens page or by `pipelined token`: their subject is the token, their `changes` its `name`, `scopes`, `approval_required` and `expires_at` before and after (`null` before it was made, after it was revoked), never its value; one made by `pipelined` has `actor.user` `null`.
+	// Type The action of an activity entry. `candidate.message_sent` (the mail server took a message) and `candidate.message_failed` (it ended `failed`) are written by the server itself when the mail queue records the outcome: their `actor.user` and `actor.token_id` are `null`, and their `changes` are `{"message_id": 12}`, with `"error"` (the last reply or error) for a failure. `candidate.message_retried` is a failed message queued again (`POST …/messages/{message}/retry`), named as the other writes of a message are, by what became of it. `token.created`, `token.revoked` and `token.approval_changed` are a token made, revoked, or given another approval policy, on the tokens page or by `pipelined token`: their subject is the token, their `changes` its `name`, `scopes`, `approval_required` and `expires_at` before and after (`null` before it was made, after it was revoked), never its value; one made by `pipelined` has `actor.user` `null`. `tag.created`, `tag.renamed` and `tag.deleted` are a tag of the team made, renamed or deleted (its deletion takes it off every candidate): their subject is the tag, on no job, their `changes` its `name` before and after. `candidate.tagged` and `candidate.untagged` are a tag put on a candidate or taken off: their `changes` are `{"tag_id": 3, "tag": "visa"}`.
 	Type Action `json:"type"`
 }
 
