@@ -135,4 +135,6 @@ type Tx interface {
 	Invitations() InvitationTx
 	// Documents writes documents.
 	Documents() DocumentTx
+	// Tags writes a team's tags.
+	Tags() TagTx
 }

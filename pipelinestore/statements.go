@@ -66,6 +66,8 @@ var sqlFiles embed.FS
 
 // statements are the store's named statements in one dialect (see above).
 type statements struct {
+	tagStatements // tag.go
+
 	// activity.sql
 	InsertActivity    string
 	SelectingWebhooks string `sql:"sqlite"`

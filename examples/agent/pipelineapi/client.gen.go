@@ -622,6 +622,36 @@ func (e InsufficientScopeSchedulingWriteErrorObjectDetailsRequiredScope) Valid()
 	}
 }
 
+// Defines values for InsufficientScopeTeamManageErrorObjectCode.
+const (
+	InsufficientScopeTeamManageErrorObjectCodeInsufficientScope InsufficientScopeTeamManageErrorObjectCode = "insufficient_scope"
+)
+
+// Valid indicates whether the value is a known member of the InsufficientScopeTeamManageErrorObjectCode enum.
+func (e InsufficientScopeTeamManageErrorObjectCode) Valid() bool {
+	switch e {
+	case InsufficientScopeTeamManageErrorObjectCodeInsufficientScope:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InsufficientScopeTeamManageErrorObjectDetailsRequiredScope.
+const (
+	InsufficientScopeTeamManageErrorObjectDetailsRequiredScopeTeamManage InsufficientScopeTeamManageErrorObjectDetailsRequiredScope = "team:manage"
+)
+
+// Valid indicates whether the value is a known member of the InsufficientScopeTeamManageErrorObjectDetailsRequiredScope enum.
+func (e InsufficientScopeTeamManageErrorObjectDetailsRequiredScope) Valid() bool {
+	switch e {
+	case InsufficientScopeTeamManageErrorObjectDetailsRequiredScopeTeamManage:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InsufficientScopeWebhooksWriteErrorObjectCode.
 const (
 	InsufficientScopeWebhooksWriteErrorObjectCodeInsufficientScope InsufficientScopeWebhooksWriteErrorObjectCode = "insufficient_scope"
@@ -1406,6 +1436,15 @@ type ConflictErrorObject struct {
 // ConflictErrorObjectCode defines model for ConflictErrorObject.Code.
 type ConflictErrorObjectCode string
 
+// CreateTagRequest defines model for CreateTagRequest.
+type CreateTagRequest struct {
+	// Name 1 to 50 characters, not blank, on one line, kept trimmed; unique in the team in any letter case.
+	Name string `json:"name"`
+
+	// Reason Optional: why this write is made, 1 to 1,000 characters once trimmed, line breaks allowed. Kept on the write's activity entry, in the feed and in webhook payloads.
+	Reason *string `json:"reason,omitempty"`
+}
+
 // CreatedWebhook A webhook as created, with its signing secret, shown in this response
 // only.
 type CreatedWebhook struct {
@@ -1769,6 +1808,23 @@ type InsufficientScopeSchedulingWriteErrorObjectCode string
 
 // InsufficientScopeSchedulingWriteErrorObjectDetailsRequiredScope defines model for InsufficientScopeSchedulingWriteErrorObject.Details.RequiredScope.
 type InsufficientScopeSchedulingWriteErrorObjectDetailsRequiredScope string
+
+// InsufficientScopeTeamManageErrorObject `insufficient_scope` naming `team:manage`.
+type InsufficientScopeTeamManageErrorObject struct {
+	Code    InsufficientScopeTeamManageErrorObjectCode `json:"code"`
+	Details struct {
+		RequiredScope InsufficientScopeTeamManageErrorObjectDetailsRequiredScope `json:"required_scope"`
+	} `json:"details"`
+
+	// Message For people; branch on `code`, not on the message.
+	Message ErrorMessage `json:"message"`
+}
+
+// InsufficientScopeTeamManageErrorObjectCode defines model for InsufficientScopeTeamManageErrorObject.Code.
+type InsufficientScopeTeamManageErrorObjectCode string
+
+// InsufficientScopeTeamManageErrorObjectDetailsRequiredScope defines model for InsufficientScopeTeamManageErrorObject.Details.RequiredScope.
+type InsufficientScopeTeamManageErrorObjectDetailsRequiredScope string
 
 // InsufficientScopeWebhooksWriteErrorObject `insufficient_scope` naming `webhooks:write`.
 type InsufficientScopeWebhooksWriteErrorObject struct {
@@ -2744,6 +2800,28 @@ type StageMoveRequest struct {
 	Stage int64 `json:"stage"`
 }
 
+// Tag defines model for Tag.
+type Tag struct {
+	Id   int64  `json:"id"`
+	Name string `json:"name"`
+}
+
+// TagResponse defines model for TagResponse.
+type TagResponse struct {
+	Data Tag `json:"data"`
+}
+
+// TeamManageForbiddenError defines model for TeamManageForbiddenError.
+type TeamManageForbiddenError struct {
+	// Error The error object of a 403: `insufficient_scope` or `forbidden`.
+	Error TeamManageForbiddenErrorObject `json:"error"`
+}
+
+// TeamManageForbiddenErrorObject The error object of a 403: `insufficient_scope` or `forbidden`.
+type TeamManageForbiddenErrorObject struct {
+	union json.RawMessage
+}
+
 // Timestamp RFC 3339 date and time in UTC.
 //
 // Examples: 2026-01-05T10:00:00Z
@@ -3034,6 +3112,9 @@ type RateLimited = RateLimitedError
 
 // RequestTimeout defines model for RequestTimeout.
 type RequestTimeout = RequestTimeoutError
+
+// TeamManageForbidden defines model for TeamManageForbidden.
+type TeamManageForbidden = TeamManageForbiddenError
 
 // Unauthenticated defines model for Unauthenticated.
 type Unauthenticated = UnauthenticatedError
@@ -3912,6 +3993,107 @@ func (t ProposalsReviewDecisionForbiddenErrorObject) MarshalJSON() ([]byte, erro
 }
 
 func (t *ProposalsReviewDecisionForbiddenErrorObject) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsInsufficientScopeTeamManageErrorObject returns the union data inside the TeamManageForbiddenErrorObject as a InsufficientScopeTeamManageErrorObject
+func (t TeamManageForbiddenErrorObject) AsInsufficientScopeTeamManageErrorObject() (InsufficientScopeTeamManageErrorObject, error) {
+	var body InsufficientScopeTeamManageErrorObject
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromInsufficientScopeTeamManageErrorObject overwrites any union data inside the TeamManageForbiddenErrorObject as the provided InsufficientScopeTeamManageErrorObject
+func (t *TeamManageForbiddenErrorObject) FromInsufficientScopeTeamManageErrorObject(v InsufficientScopeTeamManageErrorObject) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"code":"insufficient_scope"}`))
+	t.union = b
+	return err
+}
+
+// MergeInsufficientScopeTeamManageErrorObject performs a merge with any union data inside the TeamManageForbiddenErrorObject, using the provided InsufficientScopeTeamManageErrorObject
+func (t *TeamManageForbiddenErrorObject) MergeInsufficientScopeTeamManageErrorObject(v InsufficientScopeTeamManageErrorObject) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"code":"insufficient_scope"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsForbiddenErrorObject returns the union data inside the TeamManageForbiddenErrorObject as a ForbiddenErrorObject
+func (t TeamManageForbiddenErrorObject) AsForbiddenErrorObject() (ForbiddenErrorObject, error) {
+	var body ForbiddenErrorObject
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromForbiddenErrorObject overwrites any union data inside the TeamManageForbiddenErrorObject as the provided ForbiddenErrorObject
+func (t *TeamManageForbiddenErrorObject) FromForbiddenErrorObject(v ForbiddenErrorObject) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"code":"forbidden"}`))
+	t.union = b
+	return err
+}
+
+// MergeForbiddenErrorObject performs a merge with any union data inside the TeamManageForbiddenErrorObject, using the provided ForbiddenErrorObject
+func (t *TeamManageForbiddenErrorObject) MergeForbiddenErrorObject(v ForbiddenErrorObject) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"code":"forbidden"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t TeamManageForbiddenErrorObject) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"code"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t TeamManageForbiddenErrorObject) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "forbidden":
+		return t.AsForbiddenErrorObject()
+	case "insufficient_scope":
+		return t.AsInsufficientScopeTeamManageErrorObject()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t TeamManageForbiddenErrorObject) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *TeamManageForbiddenErrorObject) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
