@@ -126,14 +126,34 @@ func (s *Service) CreateTag(ctx context.Context, in NewTag) (Result[Tag], error)
 	})
 }
 
+// ListTags returns every tag of the caller's current team, oldest first:
+// a team has at most MaxTeamTags, so the list is not paged. Scope:
+// candidates:read, for any member of the team. Errors: unauthenticated,
+// insufficient_scope.
+func (s *Service) ListTags(ctx context.Context) ([]Tag, error) {
+	c, err := authorize(ctx, OpListTags)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.Tags().List(ctx, TeamTagsParams{TeamID: c.team.ID})
+}
+
 // The operations on tags.
 const (
+	OpListTags  Op = "list_tags"
 	OpCreateTag Op = "create_tag"
 )
 
 // tagOps are the rows of opTable for these operations, in the order of the
 // API's document.
 var tagOps = []opRow{
+	{OpListTags, opTraits{ScopeCandidatesRead, mGet, "/tags", 0}, nil, &Words{Title: "List tags",
+		Description: "Every tag of the token's team, oldest first, as {id, name}, in one list of at most 500 (GET /api/v1/tags)."}, Doc{
+		Tag: "Candidates", Summary: "List the team's tags",
+		Description: "Scope: `candidates:read`. Every tag of the token's current team, oldest first (in the order " +
+			"they were made), in one list that is not paged: a team has at most 500.",
+		Success: "The team's tags, oldest first.",
+	}},
 	{OpCreateTag, opTraits{ScopeTeamManage, mPost, "/tags", forbids | creates}, runs(onTeam((*Service).CreateTag), Tag.Record), &Words{Title: "Create a tag",
 		Description: "Adds a tag to the token's team and returns it (POST /api/v1/tags): name 1–50 characters, unique in the team in any letter case. forbidden unless the token's user owns or administers the team, or when the team has 500 tags."}, Doc{
 		Tag: "Candidates", Summary: "Create a tag",
@@ -148,6 +168,12 @@ var tagOps = []opRow{
 			"line or not valid text, or another tag of the team has it in any letter case (\"The name has already " +
 			"been taken.\"); or the body or `Idempotency-Key` is invalid.",
 	}},
+}
+
+// TagStore is what the Service reads of a team's tags outside a write.
+type TagStore interface {
+	// List returns every tag of a team, oldest first.
+	List(ctx context.Context, p TeamTagsParams) ([]Tag, error)
 }
 
 // TagTx is what a write transaction does to a team's tags. The caller

@@ -17,6 +17,10 @@ import (
 // tagProbes call the operations of this file's resource for the tables of
 // operations (see probe).
 var tagProbes = []operation{
+	{pipeline.OpListTags, func(ctx context.Context, svc *pipeline.Service, _ probe) error {
+		_, err := svc.ListTags(ctx)
+		return err
+	}},
 	{pipeline.OpCreateTag, func(ctx context.Context, svc *pipeline.Service, p probe) error {
 		_, err := svc.CreateTag(ctx, pipeline.NewTag{Name: pick(p, newTagName(), " "), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
 		return err
@@ -178,5 +182,26 @@ func TestService_CreateTag(t *testing.T) {
 			assert.Equal(t, sees, len(tagFeed(user)) == 1, user)
 		}
 		assert.True(t, hook.Selects(pipeline.ActionTagCreated))
+	})
+}
+
+func TestService_ListTags(t *testing.T) {
+	eachWorld(t, "every tag of the team, oldest first, for any member with candidates:read", func(t *testing.T, w world) {
+		zebra, alpha := newTag(t, w, "Zebra"), newTag(t, w, "alpha")
+		_, err := w.Svc.CreateTag(w.As(t, "gary"), pipeline.NewTag{Name: "Globex only"})
+		require.NoError(t, err)
+		for _, user := range []string{"olivia", "mia", "nina"} {
+			tags, err := w.Svc.ListTags(actAs(t, w, user, pipeline.ScopeCandidatesRead))
+			require.NoError(t, err, user)
+			assert.Equal(t, []pipeline.Tag{zebra, alpha}, tags, user)
+		}
+		_, err = w.Svc.ListTags(actAs(t, w, "olivia", pipeline.ScopeTeamManage))
+		assert.ErrorIs(t, err, pipeline.ErrInsufficientScope, "managing tags is not reading them")
+	})
+	eachWorld(t, "none: an empty list", func(t *testing.T, w world) {
+		tags, err := w.Svc.ListTags(w.As(t, "mia"))
+		require.NoError(t, err)
+		assert.NotNil(t, tags)
+		assert.Empty(t, tags)
 	})
 }

@@ -13,6 +13,17 @@ var tagNameSchema = described(textSchema(1, pipeline.MaxTagNameLength, `\S`),
 // tagOperations are the operations on the team's tags and the tags of
 // candidates, in the order of the document.
 var tagOperations = []operation{
+	newOperation(opSpec[struct{}, data[[]pipeline.TagRecord]]{
+		op: pipeline.OpListTags,
+		call: func(ctx context.Context, svc *pipeline.Service, _ *input[struct{}]) (data[[]pipeline.TagRecord], bool, error) {
+			tags, err := svc.ListTags(ctx)
+			out := make([]pipeline.TagRecord, len(tags))
+			for i, t := range tags {
+				out[i] = t.Record()
+			}
+			return data[[]pipeline.TagRecord]{Data: out}, false, err
+		},
+	}),
 	newOperation(opSpec[pipeline.NewTag, data[pipeline.TagRecord]]{
 		op: pipeline.OpCreateTag,
 		params: []param[pipeline.NewTag]{

@@ -38,3 +38,16 @@ func TestAPI_CreateTag(t *testing.T) {
 		assert.Equal(t, pipeline.SubjectTag, last.SubjectType)
 	})
 }
+
+func TestAPI_ListTags(t *testing.T) {
+	each(t, "oldest first, not paged", func(t *testing.T, e *env) {
+		empty := e.do(t, "GET", "/api/v1/tags", e.token("mia"), nil)
+		require.Equal(t, http.StatusOK, empty.Code, "%s", empty.Body)
+		assert.JSONEq(t, `{"data": []}`, string(empty.Body))
+		b, a := createTag(t, e, "olivia", "Beta"), createTag(t, e, "adam", "alpha")
+		r := e.do(t, "GET", "/api/v1/tags", e.token("olivia_candidates_read"), nil)
+		require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+		assert.JSONEq(t, `{"data": [{"id": `+itoa(b)+`, "name": "Beta"}, {"id": `+itoa(a)+`, "name": "alpha"}]}`, string(r.Body))
+		requireError(t, e.do(t, "GET", "/api/v1/tags", e.token("olivia_jobs_read"), nil), http.StatusForbidden, pipeline.EInsufficientScope)
+	})
+}

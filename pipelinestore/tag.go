@@ -2,6 +2,7 @@ package pipelinestore
 
 import (
 	"context"
+	"time"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
@@ -12,6 +13,38 @@ type tagStatements struct {
 	InsertTag    string
 	TagNameTaken string
 	TagsCount    string
+	TeamTags     string
+}
+
+// tagRow is a tag as its table holds it.
+type tagRow struct {
+	ID        int64     `bun:"id"`
+	TeamID    int64     `bun:"team_id"`
+	Name      string    `bun:"name"`
+	CreatedAt time.Time `bun:"created_at"`
+}
+
+func (r tagRow) toTag() pipeline.Tag {
+	return pipeline.Tag{ID: r.ID, TeamID: r.TeamID, Name: r.Name, CreatedAt: r.CreatedAt.UTC()}
+}
+
+// tagStore is the DB's TagStore.
+type tagStore struct{ *DB }
+
+// Tags reads a team's tags.
+func (db *DB) Tags() pipeline.TagStore { return tagStore{db} }
+
+// List returns every tag of a team, oldest first (ids follow creation).
+func (db tagStore) List(ctx context.Context, p pipeline.TeamTagsParams) ([]pipeline.Tag, error) {
+	var rows []tagRow
+	if err := db.read().all(ctx, db.q.TeamTags, args(p.TeamID), &rows); err != nil {
+		return nil, formatError(err, "Tag")
+	}
+	out := make([]pipeline.Tag, len(rows))
+	for i, r := range rows {
+		out[i] = r.toTag()
+	}
+	return out, nil
 }
 
 // tagTx is a transaction's TagTx.

@@ -2806,6 +2806,11 @@ type Tag struct {
 	Name string `json:"name"`
 }
 
+// TagListResponse defines model for TagListResponse.
+type TagListResponse struct {
+	Data []Tag `json:"data"`
+}
+
 // TagResponse defines model for TagResponse.
 type TagResponse struct {
 	Data Tag `json:"data"`

@@ -12,3 +12,6 @@ SELECT CASE WHEN EXISTS (SELECT 1 FROM tags
 
 -- name: TagsCount
 SELECT count(*) FROM tags WHERE team_id = $1;
+
+-- name: TeamTags
+SELECT id, team_id, name, created_at FROM tags WHERE team_id = $1 ORDER BY id;
