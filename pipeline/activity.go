@@ -44,13 +44,27 @@ var Actions = []string{
 	ActionProposalCreated, ActionProposalApproved, ActionProposalRejected, ActionProposalExpired, ActionProposalWithdrawn,
 	ActionCandidateDocumentAdded, ActionCandidateDocumentRemoved,
 	ActionTokenCreated, ActionTokenRevoked, ActionTokenApprovalChanged,
+	ActionTagCreated, ActionTagRenamed, ActionTagDeleted, ActionCandidateTagged, ActionCandidateUntagged,
 }
+
+// The actions of a team's tags (subject the tag, no job) and of a
+// candidate's (subject the candidate; changes {"tag_id", "tag"}).
+const (
+	ActionTagCreated        = "tag.created"
+	ActionTagRenamed        = "tag.renamed"
+	ActionTagDeleted        = "tag.deleted"
+	ActionCandidateTagged   = "candidate.tagged"
+	ActionCandidateUntagged = "candidate.untagged"
+)
 
 // Activity subject types.
 const (
 	SubjectJob       = "job"
 	SubjectCandidate = "candidate"
 	SubjectWebhook   = "webhook"
+	// SubjectTag is a team's tag, whose entries have no job: they reach
+	// the team's owners and admins only.
+	SubjectTag = "tag"
 )
 
 // Activity is an entry of the activity log: one write that changed
@@ -58,7 +72,7 @@ const (
 type Activity struct {
 	ID          int64           `json:"id"`
 	TeamID      int64           `json:"team_id"`
-	JobID       int64           `json:"job_id,omitempty"` // the job concerned; 0 for a webhook's entries
+	JobID       int64           `json:"job_id,omitempty"` // the job concerned; 0 for a webhook's or a tag's entries
 	UserID      int64           `json:"user_id"`          // 0: the server's own entry
 	TokenID     int64           `json:"token_id"`         // 0: made through Operator.ActAs
 	IP          string          `json:"ip"`

@@ -58,9 +58,9 @@ func TestService_CheckOrder(t *testing.T) {
 			assert.Equal(t, pipeline.EValidation, pipeline.ErrorCode(err), o.op)
 		}
 	})
-	eachWorld(t, "a member managing webhooks is forbidden before the record is looked up", func(t *testing.T, w world) {
+	eachWorld(t, "a member managing webhooks or the team is forbidden before the record is looked up", func(t *testing.T, w world) {
 		for _, o := range operations {
-			if o.op.Scope() != pipeline.ScopeWebhooksWrite {
+			if s := o.op.Scope(); s != pipeline.ScopeWebhooksWrite && s != pipeline.ScopeTeamManage {
 				continue
 			}
 			p := nowhere()

@@ -144,8 +144,9 @@ type FeedPage struct {
 }
 
 // ListActivity returns a page of the activity feed: the entries of the jobs
-// the caller's user reaches now, and of the webhooks of the teams the user
-// owns or administers, in commit order (see FeedPosition), oldest first.
+// the caller's user reaches now, and those on no job (of webhooks, tokens,
+// tags, exports and erasures) of the teams the user owns or administers,
+// in commit order (see FeedPosition), oldest first.
 // Scope: activity:read. Errors: unauthenticated, insufficient_scope,
 // validation_failed (after, limit, action).
 func (s *Service) ListActivity(ctx context.Context, f FeedFilter) (FeedPage, error) {

@@ -161,7 +161,7 @@ func pick[T any](p probe, valid, invalid T) T {
 // declared in its test file (TestOperations_Complete holds them to
 // pipeline.Ops).
 var operations = slices.Concat(meProbes, jobProbes, stageProbes, candidateProbes, noteProbes, ratingProbes,
-	activityProbes, webhookProbes, messageProbes, interviewProbes, documentProbes, privacyProbes, proposalProbes)
+	activityProbes, webhookProbes, messageProbes, interviewProbes, documentProbes, privacyProbes, proposalProbes, tagProbes)
 
 // reachable is a probe at records olivia reaches: the backend job, its
 // candidate ada, a stage of that job for a move, the webhook hook, a

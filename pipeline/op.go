@@ -159,7 +159,7 @@ const (
 // resource's rows, declared in its file. A new resource adds its rows
 // here, in the place its operations take in the document.
 var opTable = slices.Concat(meOps, jobOps, stageOps, candidateOps, noteOps, ratingOps, activityOps,
-	webhookOps, interviewOps, messageOps, documentOps, privacyOps, proposalOps)
+	webhookOps, interviewOps, messageOps, documentOps, privacyOps, proposalOps, tagOps)
 
 // opTraitsOf and opRuns index opTable by operation. They are built in init
 // because the table's runs call the Service, whose checks read the index.

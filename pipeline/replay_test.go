@@ -49,6 +49,9 @@ func keyedWritesOf() []keyedWrite {
 		{"create webhook", func(ctx context.Context, w world, idem *pipeline.Idempotency, v int) (any, bool, error) {
 			return result(w.Svc.CreateWebhook(ctx, pipeline.NewWebhook{URL: "https://hooks.example.test/" + titles[v][:5], Idempotency: idem}))
 		}},
+		{"create tag", func(ctx context.Context, w world, idem *pipeline.Idempotency, v int) (any, bool, error) {
+			return result(w.Svc.CreateTag(ctx, pipeline.NewTag{Name: titles[v], Idempotency: idem}))
+		}},
 		{"send message", func(ctx context.Context, w world, idem *pipeline.Idempotency, v int) (any, bool, error) {
 			return result(w.Svc.SendMessage(ctx, w.Job("backend"), w.Res.Candidates["ada"], pipeline.NewMessage{Subject: titles[v], Body: "Hello.", Idempotency: idem}))
 		}},

@@ -20,6 +20,9 @@ const (
 	ScopeProposalsReview Scope = "proposals:review"
 	// ScopePrivacyManage is to export and erase a person's data.
 	ScopePrivacyManage Scope = "privacy:manage"
+	// ScopeTeamManage is to manage the team's own lists (its tags), for
+	// owners and admins of the token's team.
+	ScopeTeamManage Scope = "team:manage"
 )
 
 // AllScopes lists every scope in the order of the scope table.
@@ -27,6 +30,7 @@ var AllScopes = []Scope{
 	ScopeJobsRead, ScopeJobsWrite, ScopeCandidatesRead,
 	ScopeCandidatesWrite, ScopeMessagesSend, ScopeSchedulingWrite,
 	ScopeActivityRead, ScopeWebhooksWrite, ScopeProposalsReview, ScopePrivacyManage,
+	ScopeTeamManage,
 }
 
 // scopeWords say what each scope grants, beside the operations that need
@@ -42,6 +46,7 @@ var scopeWords = map[Scope]string{
 	ScopeWebhooksWrite:   "create, list, read and delete the team's webhooks, and read their deliveries (owners and admins of the token's team only)",
 	ScopeProposalsReview: "read the team's proposals and approve or reject them (with the proposed write's own scope too); a token under an approval policy cannot carry it",
 	ScopePrivacyManage:   "export and erase a person's data (owners and admins of the token's team only)",
+	ScopeTeamManage:      "create, rename and delete the team's tags (owners and admins of the token's team only)",
 }
 
 // Words say what s grants, in a person's words.

@@ -81,6 +81,9 @@ type Store interface {
 
 	// Proposals reads proposals.
 	Proposals() ProposalStore
+
+	// Tags reads a team's tags.
+	Tags() TagStore
 }
 
 // Tx is the part of the store used inside a write transaction. Rows read
@@ -135,4 +138,6 @@ type Tx interface {
 	Invitations() InvitationTx
 	// Documents writes documents.
 	Documents() DocumentTx
+	// Tags writes a team's tags.
+	Tags() TagTx
 }

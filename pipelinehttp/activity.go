@@ -18,7 +18,7 @@ type entryItem struct {
 	Action string `json:"action" schema:"ref: Action"`
 	// What the write changed.
 	Subject entrySubject `json:"subject"`
-	// The job concerned; `null` for a webhook's entries and a token's.
+	// The job concerned; `null` for the entries of a webhook, a token or a tag.
 	JobID   *int64          `json:"job_id" schema:"format: int64, minimum: 1"`
 	Actor   entryActor      `json:"actor"`
 	Changes json.RawMessage `json:"changes"`
@@ -39,7 +39,7 @@ type approvedBy struct {
 }
 
 type entrySubject struct {
-	Type string `json:"type" schema:"enum: [job, candidate, webhook, interview, team, proposal, token]"`
+	Type string `json:"type" schema:"enum: [job, candidate, webhook, interview, team, proposal, token, tag]"`
 	ID   int64  `json:"id" schema:"ref: Id"`
 }
 

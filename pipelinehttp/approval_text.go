@@ -18,8 +18,9 @@ import (
 // A proposal in words (web.md, /app/approvals): what its stored request
 // would do if approved now, read from the records as they are now through
 // the Service, as the person who reads it. One describer per family of
-// operations; any other operation shows its request as it is, so every
-// write that can be held is covered. Nothing here decides: the rules (what
+// operations, here or declared with the operation's face (opSpec.describe);
+// any other operation shows its request as it is, so every write that can
+// be held is covered. Nothing here decides: the rules (what
 // a status change cancels, who is mailed) are the domain's.
 
 // description is a proposal as the approvals page says it.
@@ -100,7 +101,11 @@ func (d *describer) describe(p pipeline.Proposal) description {
 	case pipeline.OpCreateWebhook, pipeline.OpDeleteWebhook:
 		err = d.webhook(p, &out)
 	default:
-		out.Generic = true
+		if f := describerOf(p.Operation); f != nil {
+			err = f(d, p, &out)
+		} else {
+			out.Generic = true
+		}
 	}
 	if err != nil {
 		out.Problem = "The records it names cannot be read now: " + errorMessage(err)
@@ -112,6 +117,17 @@ func (d *describer) describe(p pipeline.Proposal) description {
 		out.Generic = true
 	}
 	return out
+}
+
+// describerOf is the words op's face declares for its proposals
+// (opSpec.describe); nil when it declares none.
+func describerOf(op pipeline.Op) describeFunc {
+	for _, o := range operations {
+		if o.op == op {
+			return o.describe
+		}
+	}
+	return nil
 }
 
 func errorMessage(err error) string {

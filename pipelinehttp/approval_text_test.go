@@ -69,6 +69,7 @@ func TestPages_EveryOperationInWords(t *testing.T) {
 			pipeline.OpRetryMessage:        pipeline.MessageRetry{},
 			pipeline.OpRemoveDocument:      pipeline.DocumentRemoval{},
 			pipeline.OpErasePerson:         pipeline.PersonErasure{Email: "ada@example.test", Reasoned: pipeline.Because("She asked.")},
+			pipeline.OpCreateTag:           pipeline.NewTag{Name: "Visa"},
 		}
 
 		d := newDescriber(ctx, f.Svc)
@@ -114,10 +115,12 @@ func TestPages_EveryOperationInWords(t *testing.T) {
 		assert.Contains(t, page, "Remove Ada Lovelace’s document “cv.txt”")
 		assert.Contains(t, page, "Send the team’s activity to https://hooks.example.test/new")
 		assert.Contains(t, page, "Delete the webhook to https://hooks.example.test/old")
+		assert.Contains(t, page, "Create the tag “Visa”")
 
 		// A member cannot count an erasure: the page says so, as words.
-		desc := newDescriber(f.As(t, "mia"), f.Svc).describe(items[len(items)-1].P)
-		require.Equal(t, pipeline.OpErasePerson, items[len(items)-1].P.Operation)
+		erasure := slices.IndexFunc(items, func(it approvalItem) bool { return it.P.Operation == pipeline.OpErasePerson })
+		require.GreaterOrEqual(t, erasure, 0)
+		desc := newDescriber(f.As(t, "mia"), f.Svc).describe(items[erasure].P)
 		assert.Equal(t, "Erase the person with the email ada@example.test", desc.Title)
 		assert.Contains(t, desc.Details, detail{"Applications it would erase now", "only the team’s owners and admins may count them"})
 	})

@@ -33,6 +33,8 @@ type operation struct {
 	body    reflect.Type
 	// reads is how the HTTP body is read.
 	reads bodyKind
+	// describe says a proposal of the operation in words (see opSpec).
+	describe describeFunc
 	// faces serves the operation: each face implements its method in a
 	// file of its own (rest.go, mcp_tools.go).
 	faces faces
@@ -71,7 +73,15 @@ type opSpec[In, Out any] struct {
 	created func(Out) int64
 	// body is how the HTTP body is read: JSON unless it says otherwise.
 	body bodyKind
+	// describe says a proposal of the operation in words on the
+	// approvals page (approval_text.go), declared here for an operation
+	// no describer of that file knows; nil: the page shows its request.
+	describe describeFunc
 }
+
+// describeFunc says the proposal p in words, into out, as the describer's
+// reader.
+type describeFunc func(d *describer, p pipeline.Proposal, out *description) error
 
 func newOperation[In, Out any](spec opSpec[In, Out]) operation {
 	if spec.op.Writes() {
@@ -87,7 +97,8 @@ func newOperation[In, Out any](spec opSpec[In, Out]) operation {
 		output: func() *jsonschema.Schema { return outputSchema[Out](spec.op) },
 		record: func() *jsonschema.Schema { return schemaFor[Out](false) },
 		input:  reflect.TypeFor[In](),
-		status: spec.op.Status(), creates: spec.created != nil, body: reflect.TypeFor[Out](), reads: spec.body}
+		status: spec.op.Status(), creates: spec.created != nil, body: reflect.TypeFor[Out](), reads: spec.body,
+		describe: spec.describe}
 	for _, p := range spec.params {
 		o.params = append(o.params, paramInfo{name: p.name, arg: p.argName(), place: p.place, required: p.required, schema: p.schema})
 	}

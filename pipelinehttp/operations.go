@@ -17,7 +17,7 @@ var pageSchema = described(idSchema(), "Page number, from 1; 1 when absent.")
 // registered from it.
 var operations = inTableOrder(slices.Concat(meOperations, jobOperations, stageOperations, candidateOperations,
 	noteOperations, ratingOperations, activityOperations, webhookOperations, interviewOperations, messageOperations,
-	privacyOperations, proposalOperations, documentOperations))
+	privacyOperations, proposalOperations, documentOperations, tagOperations))
 
 // inTableOrder is ops in the order of the domain's table; each operation of
 // the table must have exactly one.

@@ -683,7 +683,8 @@ func (v *view) tokenForm(scopes []pipeline.Scope, approval []pipeline.Op) {
 }
 
 // scopeWords says what a scope lets a token do: the operations that need
-// it, each by its summary in the API's document.
+// it, each by its summary in the API's document (or, while none does, the
+// scope's own words).
 func scopeWords(s pipeline.Scope, words map[pipeline.Op]string) string {
 	var does []string
 	for _, op := range pipeline.Ops() {
@@ -693,7 +694,8 @@ func scopeWords(s pipeline.Scope, words map[pipeline.Op]string) string {
 		}
 	}
 	if len(does) == 0 {
-		return ""
+		// A scope that no operation needs yet: what it is for.
+		return "lets it " + s.Words() + "."
 	}
 	return "lets it " + strings.Join(does, ", ") + "."
 }

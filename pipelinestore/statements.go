@@ -26,7 +26,10 @@ import (
 //
 // The Go code reads a statement as a field of statements: the dialect's
 // set is the pool's (pool.q), filled from sql/common and the dialect's
-// folder when the package loads. A field tagged sql:"postgres" or
+// folder when the package loads. An aggregate's statements may be fields of
+// a struct of their own, declared beside its store and embedded in
+// statements, so that a new statement of the aggregate is written in its
+// SQL file and its store's Go file alone. A field tagged sql:"postgres" or
 // sql:"sqlite" is written in that dialect's folder alone, because only that
 // dialect's code runs it; every other field is written either in
 // sql/common or in both dialects' folders, never in sql/common and a
@@ -63,6 +66,8 @@ var sqlFiles embed.FS
 
 // statements are the store's named statements in one dialect (see above).
 type statements struct {
+	tagStatements // tag.go
+
 	// activity.sql
 	InsertActivity    string
 	SelectingWebhooks string `sql:"sqlite"`
@@ -301,9 +306,8 @@ func loadStatements(fsys fs.FS, dir string) (*statements, error) {
 		texts[name] = st
 	}
 	s := &statements{}
-	v, t := reflect.ValueOf(s).Elem(), reflect.TypeOf(*s)
-	for i := range t.NumField() {
-		f := t.Field(i)
+	v := reflect.ValueOf(s).Elem()
+	for _, f := range statementFields() {
 		only := f.Tag.Get("sql")
 		st, ok := texts[f.Name]
 		delete(texts, f.Name)
@@ -313,7 +317,7 @@ func loadStatements(fsys fs.FS, dir string) (*statements, error) {
 		case (only == "" || only == dir) && !ok:
 			return nil, fmt.Errorf("pipelinestore: sql/%s: no statement %s", dir, f.Name)
 		}
-		v.Field(i).SetString(st.text)
+		v.FieldByIndex(f.Index).SetString(st.text)
 	}
 	for name, st := range texts {
 		return nil, fmt.Errorf("pipelinestore: %s: %s is no statement of the store", st.file, name)
@@ -411,12 +415,25 @@ func expand(text string) (string, error) {
 	return text, nil
 }
 
+// statementFields are the fields of statements that hold a statement:
+// its own and those of the aggregates' structs embedded in it.
+func statementFields() []reflect.StructField {
+	var out []reflect.StructField
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[statements]()) {
+		if f.Type.Kind() == reflect.String {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // texts is every statement of s, for preparing them all.
 func (s *statements) texts() []string {
 	v := reflect.ValueOf(s).Elem()
-	texts := make([]string, 0, v.NumField())
-	for i := range v.NumField() {
-		if t := v.Field(i).String(); t != "" {
+	fields := statementFields()
+	texts := make([]string, 0, len(fields))
+	for _, f := range fields {
+		if t := v.FieldByIndex(f.Index).String(); t != "" {
 			texts = append(texts, t)
 		}
 	}

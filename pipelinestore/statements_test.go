@@ -72,6 +72,7 @@ func TestStatements_Files(t *testing.T) {
 		{"an empty statement", with("sql/sqlite/extra.sql", "Nothing", ""), "Nothing is empty"},
 		{"a common statement missing", without("sql/common/note.sql"), "sql/sqlite: no statement InsertNote"},
 		{"a statement of the dialect missing", without("sql/sqlite/webhook.sql"), "sql/sqlite: no statement WebhookLocked"},
+		{"a statement of an aggregate's own struct missing", without("sql/common/tag.sql"), "sql/sqlite: no statement InsertTag"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := loadStatements(c.fsys, DialectSQLite)

@@ -33,6 +33,8 @@ const (
 	CandidateNoteAdded        Action = "candidate.note_added"
 	CandidateRated            Action = "candidate.rated"
 	CandidateStageChanged     Action = "candidate.stage_changed"
+	CandidateTagged           Action = "candidate.tagged"
+	CandidateUntagged         Action = "candidate.untagged"
 	CandidateUpdated          Action = "candidate.updated"
 	InterviewCancelled        Action = "interview.cancelled"
 	InterviewRescheduled      Action = "interview.rescheduled"
@@ -46,6 +48,9 @@ const (
 	ProposalExpired           Action = "proposal.expired"
 	ProposalRejected          Action = "proposal.rejected"
 	ProposalWithdrawn         Action = "proposal.withdrawn"
+	TagCreated                Action = "tag.created"
+	TagDeleted                Action = "tag.deleted"
+	TagRenamed                Action = "tag.renamed"
 	TokenApprovalChanged      Action = "token.approval_changed"
 	TokenCreated              Action = "token.created"
 	TokenRevoked              Action = "token.revoked"
@@ -80,6 +85,10 @@ func (e Action) Valid() bool {
 		return true
 	case CandidateStageChanged:
 		return true
+	case CandidateTagged:
+		return true
+	case CandidateUntagged:
+		return true
 	case CandidateUpdated:
 		return true
 	case InterviewCancelled:
@@ -106,6 +115,12 @@ func (e Action) Valid() bool {
 		return true
 	case ProposalWithdrawn:
 		return true
+	case TagCreated:
+		return true
+	case TagDeleted:
+		return true
+	case TagRenamed:
+		return true
 	case TokenApprovalChanged:
 		return true
 	case TokenCreated:
@@ -127,6 +142,7 @@ const (
 	ActivityEntrySubjectTypeInterview ActivityEntrySubjectType = "interview"
 	ActivityEntrySubjectTypeJob       ActivityEntrySubjectType = "job"
 	ActivityEntrySubjectTypeProposal  ActivityEntrySubjectType = "proposal"
+	ActivityEntrySubjectTypeTag       ActivityEntrySubjectType = "tag"
 	ActivityEntrySubjectTypeTeam      ActivityEntrySubjectType = "team"
 	ActivityEntrySubjectTypeToken     ActivityEntrySubjectType = "token"
 	ActivityEntrySubjectTypeWebhook   ActivityEntrySubjectType = "webhook"
@@ -142,6 +158,8 @@ func (e ActivityEntrySubjectType) Valid() bool {
 	case ActivityEntrySubjectTypeJob:
 		return true
 	case ActivityEntrySubjectTypeProposal:
+		return true
+	case ActivityEntrySubjectTypeTag:
 		return true
 	case ActivityEntrySubjectTypeTeam:
 		return true
@@ -540,6 +558,7 @@ const (
 	InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopePrivacyManage   InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope = "privacy:manage"
 	InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeProposalsReview InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope = "proposals:review"
 	InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeSchedulingWrite InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope = "scheduling:write"
+	InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeTeamManage      InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope = "team:manage"
 	InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeWebhooksWrite   InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope = "webhooks:write"
 )
 
@@ -563,6 +582,8 @@ func (e InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScope)
 	case InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeProposalsReview:
 		return true
 	case InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeSchedulingWrite:
+		return true
+	case InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeTeamManage:
 		return true
 	case InsufficientScopeProposalsReviewDecisionErrorObjectDetailsRequiredScopeWebhooksWrite:
 		return true
@@ -595,6 +616,36 @@ const (
 func (e InsufficientScopeSchedulingWriteErrorObjectDetailsRequiredScope) Valid() bool {
 	switch e {
 	case InsufficientScopeSchedulingWriteErrorObjectDetailsRequiredScopeSchedulingWrite:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InsufficientScopeTeamManageErrorObjectCode.
+const (
+	InsufficientScopeTeamManageErrorObjectCodeInsufficientScope InsufficientScopeTeamManageErrorObjectCode = "insufficient_scope"
+)
+
+// Valid indicates whether the value is a known member of the InsufficientScopeTeamManageErrorObjectCode enum.
+func (e InsufficientScopeTeamManageErrorObjectCode) Valid() bool {
+	switch e {
+	case InsufficientScopeTeamManageErrorObjectCodeInsufficientScope:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InsufficientScopeTeamManageErrorObjectDetailsRequiredScope.
+const (
+	InsufficientScopeTeamManageErrorObjectDetailsRequiredScopeTeamManage InsufficientScopeTeamManageErrorObjectDetailsRequiredScope = "team:manage"
+)
+
+// Valid indicates whether the value is a known member of the InsufficientScopeTeamManageErrorObjectDetailsRequiredScope enum.
+func (e InsufficientScopeTeamManageErrorObjectDetailsRequiredScope) Valid() bool {
+	switch e {
+	case InsufficientScopeTeamManageErrorObjectDetailsRequiredScopeTeamManage:
 		return true
 	default:
 		return false
@@ -942,6 +993,7 @@ const (
 	ScopePrivacyManage   Scope = "privacy:manage"
 	ScopeProposalsReview Scope = "proposals:review"
 	ScopeSchedulingWrite Scope = "scheduling:write"
+	ScopeTeamManage      Scope = "team:manage"
 	ScopeWebhooksWrite   Scope = "webhooks:write"
 )
 
@@ -965,6 +1017,8 @@ func (e Scope) Valid() bool {
 	case ScopeProposalsReview:
 		return true
 	case ScopeSchedulingWrite:
+		return true
+	case ScopeTeamManage:
 		return true
 	case ScopeWebhooksWrite:
 		return true
@@ -1099,7 +1153,7 @@ func (e WorkMode) Valid() bool {
 	}
 }
 
-// Action The action of an activity entry. `candidate.message_sent` (the mail server took a message) and `candidate.message_failed` (it ended `failed`) are written by the server itself when the mail queue records the outcome: their `actor.user` and `actor.token_id` are `null`, and their `changes` are `{"message_id": 12}`, with `"error"` (the last reply or error) for a failure. `candidate.message_retried` is a failed message queued again (`POST …/messages/{message}/retry`), named as the other writes of a message are, by what became of it. `token.created`, `token.revoked` and `token.approval_changed` are a token made, revoked, or given another approval policy, on the tokens page or by `pipelined token`: their subject is the token, their `changes` its `name`, `scopes`, `approval_required` and `expires_at` before and after (`null` before it was made, after it was revoked), never its value; one made by `pipelined` has `actor.user` `null`.
+// Action The action of an activity entry. `candidate.message_sent` (the mail server took a message) and `candidate.message_failed` (it ended `failed`) are written by the server itself when the mail queue records the outcome: their `actor.user` and `actor.token_id` are `null`, and their `changes` are `{"message_id": 12}`, with `"error"` (the last reply or error) for a failure. `candidate.message_retried` is a failed message queued again (`POST …/messages/{message}/retry`), named as the other writes of a message are, by what became of it. `token.created`, `token.revoked` and `token.approval_changed` are a token made, revoked, or given another approval policy, on the tokens page or by `pipelined token`: their subject is the token, their `changes` its `name`, `scopes`, `approval_required` and `expires_at` before and after (`null` before it was made, after it was revoked), never its value; one made by `pipelined` has `actor.user` `null`. `tag.created`, `tag.renamed` and `tag.deleted` are a tag of the team made, renamed or deleted (its deletion takes it off every candidate): their subject is the tag, on no job, their `changes` its `name` before and after. `candidate.tagged` and `candidate.untagged` are a tag put on a candidate or taken off: their `changes` are `{"tag_id": 3, "tag": "visa"}`.
 type Action string
 
 // ActivityEntry An entry of the activity log, as the feed and webhook deliveries show it
@@ -1108,7 +1162,7 @@ type Action string
 // webhook's entries its `url`, `events` and `description`, and, when a
 // receiver's `410 Gone` deleted it, a `reason`.
 type ActivityEntry struct {
-	// Action The action of an activity entry. `candidate.message_sent` (the mail server took a message) and `candidate.message_failed` (it ended `failed`) are written by the server itself when the mail queue records the outcome: their `actor.user` and `actor.token_id` are `null`, and their `changes` are `{"message_id": 12}`, with `"error"` (the last reply or error) for a failure. `candidate.message_retried` is a failed message queued again (`POST …/messages/{message}/retry`), named as the other writes of a message are, by what became of it. `token.created`, `token.revoked` and `token.approval_changed` are a token made, revoked, or given another approval policy, on the tokens page or by `pipelined token`: their subject is the token, their `changes` its `name`, `scopes`, `approval_required` and `expires_at` before and after (`null` before it was made, after it was revoked), never its value; one made by `pipelined` has `actor.user` `null`.
+	// Action The action of an activity entry. `candidate.message_sent` (the mail server took a message) and `candidate.message_failed` (it ended `failed`) are written by the server itself when the mail queue records the outcome: their `actor.user` and `actor.token_id` are `null`, and their `changes` are `{"message_id": 12}`, with `"error"` (the last reply or error) for a failure. `candidate.message_retried` is a failed message queued again (`POST …/messages/{message}/retry`), named as the other writes of a message are, by what became of it. `token.created`, `token.revoked` and `token.approval_changed` are a token made, revoked, or given another approval policy, on the tokens page or by `pipelined token`: their subject is the token, their `changes` its `name`, `scopes`, `approval_required` and `expires_at` before and after (`null` before it was made, after it was revoked), never its value; one made by `pipelined` has `actor.user` `null`. `tag.created`, `tag.renamed` and `tag.deleted` are a tag of the team made, renamed or deleted (its deletion takes it off every candidate): their subject is the tag, on no job, their `changes` its `name` before and after. `candidate.tagged` and `candidate.untagged` are a tag put on a candidate or taken off: their `changes` are `{"tag_id": 3, "tag": "visa"}`.
 	Action Action `json:"action"`
 	Actor  struct {
 		// TokenId The token it was made with; `null` when it was made without one (by the
@@ -1142,7 +1196,8 @@ type ActivityEntry struct {
 	CreatedAt Timestamp `json:"created_at"`
 	Id        Id        `json:"id"`
 
-	// JobId The job concerned; `null` for a webhook's entries and a token's.
+	// JobId The job concerned; `null` for the entries of a webhook, a token or a
+	// tag.
 	JobId *int64 `json:"job_id"`
 
 	// Reason The reason the write was given, as sent; `null` when it was given none,
@@ -1380,6 +1435,15 @@ type ConflictErrorObject struct {
 
 // ConflictErrorObjectCode defines model for ConflictErrorObject.Code.
 type ConflictErrorObjectCode string
+
+// CreateTagRequest defines model for CreateTagRequest.
+type CreateTagRequest struct {
+	// Name 1 to 50 characters, not blank, on one line, kept trimmed; unique in the team in any letter case.
+	Name string `json:"name"`
+
+	// Reason Optional: why this write is made, 1 to 1,000 characters once trimmed, line breaks allowed. Kept on the write's activity entry, in the feed and in webhook payloads.
+	Reason *string `json:"reason,omitempty"`
+}
 
 // CreatedWebhook A webhook as created, with its signing secret, shown in this response
 // only.
@@ -1744,6 +1808,23 @@ type InsufficientScopeSchedulingWriteErrorObjectCode string
 
 // InsufficientScopeSchedulingWriteErrorObjectDetailsRequiredScope defines model for InsufficientScopeSchedulingWriteErrorObject.Details.RequiredScope.
 type InsufficientScopeSchedulingWriteErrorObjectDetailsRequiredScope string
+
+// InsufficientScopeTeamManageErrorObject `insufficient_scope` naming `team:manage`.
+type InsufficientScopeTeamManageErrorObject struct {
+	Code    InsufficientScopeTeamManageErrorObjectCode `json:"code"`
+	Details struct {
+		RequiredScope InsufficientScopeTeamManageErrorObjectDetailsRequiredScope `json:"required_scope"`
+	} `json:"details"`
+
+	// Message For people; branch on `code`, not on the message.
+	Message ErrorMessage `json:"message"`
+}
+
+// InsufficientScopeTeamManageErrorObjectCode defines model for InsufficientScopeTeamManageErrorObject.Code.
+type InsufficientScopeTeamManageErrorObjectCode string
+
+// InsufficientScopeTeamManageErrorObjectDetailsRequiredScope defines model for InsufficientScopeTeamManageErrorObject.Details.RequiredScope.
+type InsufficientScopeTeamManageErrorObjectDetailsRequiredScope string
 
 // InsufficientScopeWebhooksWriteErrorObject `insufficient_scope` naming `webhooks:write`.
 type InsufficientScopeWebhooksWriteErrorObject struct {
@@ -2719,6 +2800,33 @@ type StageMoveRequest struct {
 	Stage int64 `json:"stage"`
 }
 
+// Tag defines model for Tag.
+type Tag struct {
+	Id   int64  `json:"id"`
+	Name string `json:"name"`
+}
+
+// TagListResponse defines model for TagListResponse.
+type TagListResponse struct {
+	Data []Tag `json:"data"`
+}
+
+// TagResponse defines model for TagResponse.
+type TagResponse struct {
+	Data Tag `json:"data"`
+}
+
+// TeamManageForbiddenError defines model for TeamManageForbiddenError.
+type TeamManageForbiddenError struct {
+	// Error The error object of a 403: `insufficient_scope` or `forbidden`.
+	Error TeamManageForbiddenErrorObject `json:"error"`
+}
+
+// TeamManageForbiddenErrorObject The error object of a 403: `insufficient_scope` or `forbidden`.
+type TeamManageForbiddenErrorObject struct {
+	union json.RawMessage
+}
+
 // Timestamp RFC 3339 date and time in UTC.
 //
 // Examples: 2026-01-05T10:00:00Z
@@ -2841,7 +2949,7 @@ type WebhookCreateRequest struct {
 
 // WebhookDelivery One attempt to deliver a message.
 type WebhookDelivery struct {
-	// Action The action of an activity entry. `candidate.message_sent` (the mail server took a message) and `candidate.message_failed` (it ended `failed`) are written by the server itself when the mail queue records the outcome: their `actor.user` and `actor.token_id` are `null`, and their `changes` are `{"message_id": 12}`, with `"error"` (the last reply or error) for a failure. `candidate.message_retried` is a failed message queued again (`POST …/messages/{message}/retry`), named as the other writes of a message are, by what became of it. `token.created`, `token.revoked` and `token.approval_changed` are a token made, revoked, or given another approval policy, on the tokens page or by `pipelined token`: their subject is the token, their `changes` its `name`, `scopes`, `approval_required` and `expires_at` before and after (`null` before it was made, after it was revoked), never its value; one made by `pipelined` has `actor.user` `null`.
+	// Action The action of an activity entry. `candidate.message_sent` (the mail server took a message) and `candidate.message_failed` (it ended `failed`) are written by the server itself when the mail queue records the outcome: their `actor.user` and `actor.token_id` are `null`, and their `changes` are `{"message_id": 12}`, with `"error"` (the last reply or error) for a failure. `candidate.message_retried` is a failed message queued again (`POST …/messages/{message}/retry`), named as the other writes of a message are, by what became of it. `token.created`, `token.revoked` and `token.approval_changed` are a token made, revoked, or given another approval policy, on the tokens page or by `pipelined token`: their subject is the token, their `changes` its `name`, `scopes`, `approval_required` and `expires_at` before and after (`null` before it was made, after it was revoked), never its value; one made by `pipelined` has `actor.user` `null`. `tag.created`, `tag.renamed` and `tag.deleted` are a tag of the team made, renamed or deleted (its deletion takes it off every candidate): their subject is the tag, on no job, their `changes` its `name` before and after. `candidate.tagged` and `candidate.untagged` are a tag put on a candidate or taken off: their `changes` are `{"tag_id": 3, "tag": "visa"}`.
 	Action Action `json:"action"`
 
 	// Attempt 1 for the first attempt of the message, up to 8.
@@ -3010,6 +3118,9 @@ type RateLimited = RateLimitedError
 // RequestTimeout defines model for RequestTimeout.
 type RequestTimeout = RequestTimeoutError
 
+// TeamManageForbidden defines model for TeamManageForbidden.
+type TeamManageForbidden = TeamManageForbiddenError
+
 // Unauthenticated defines model for Unauthenticated.
 type Unauthenticated = UnauthenticatedError
 
@@ -3153,7 +3264,7 @@ type DeliverActivityJSONBody struct {
 	// Examples: 2026-01-05T10:00:00Z
 	Timestamp Timestamp `json:"timestamp"`
 
-	// Type The action of an activity entry. `candidate.message_sent` (the mail server took a message) and `candidate.message_failed` (it ended `failed`) are written by the server itself when the mail queue records the outcome: their `actor.user` and `actor.token_id` are `null`, and their `changes` are `{"message_id": 12}`, with `"error"` (the last reply or error) for a failure. `candidate.message_retried` is a failed message queued again (`POST …/messages/{message}/retry`), named as the other writes of a message are, by what became of it. `token.created`, `token.revoked` and `token.approval_changed` are a token made, revoked, or given another approval policy, on the tokens page or by `pipelined token`: their subject is the token, their `changes` its `name`, `scopes`, `approval_required` and `expires_at` before and after (`null` before it was made, after it was revoked), never its value; one made by `pipelined` has `actor.user` `null`.
+	// Type The action of an activity entry. `candidate.message_sent` (the mail server took a message) and `candidate.message_failed` (it ended `failed`) are written by the server itself when the mail queue records the outcome: their `actor.user` and `actor.token_id` are `null`, and their `changes` are `{"message_id": 12}`, with `"error"` (the last reply or error) for a failure. `candidate.message_retried` is a failed message queued again (`POST …/messages/{message}/retry`), named as the other writes of a message are, by what became of it. `token.created`, `token.revoked` and `token.approval_changed` are a token made, revoked, or given another approval policy, on the tokens page or by `pipelined token`: their subject is the token, their `changes` its `name`, `scopes`, `approval_required` and `expires_at` before and after (`null` before it was made, after it was revoked), never its value; one made by `pipelined` has `actor.user` `null`. `tag.created`, `tag.renamed` and `tag.deleted` are a tag of the team made, renamed or deleted (its deletion takes it off every candidate): their subject is the tag, on no job, their `changes` its `name` before and after. `candidate.tagged` and `candidate.untagged` are a tag put on a candidate or taken off: their `changes` are `{"tag_id": 3, "tag": "visa"}`.
 	Type Action `json:"type"`
 }
 
@@ -3887,6 +3998,107 @@ func (t ProposalsReviewDecisionForbiddenErrorObject) MarshalJSON() ([]byte, erro
 }
 
 func (t *ProposalsReviewDecisionForbiddenErrorObject) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsInsufficientScopeTeamManageErrorObject returns the union data inside the TeamManageForbiddenErrorObject as a InsufficientScopeTeamManageErrorObject
+func (t TeamManageForbiddenErrorObject) AsInsufficientScopeTeamManageErrorObject() (InsufficientScopeTeamManageErrorObject, error) {
+	var body InsufficientScopeTeamManageErrorObject
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromInsufficientScopeTeamManageErrorObject overwrites any union data inside the TeamManageForbiddenErrorObject as the provided InsufficientScopeTeamManageErrorObject
+func (t *TeamManageForbiddenErrorObject) FromInsufficientScopeTeamManageErrorObject(v InsufficientScopeTeamManageErrorObject) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"code":"insufficient_scope"}`))
+	t.union = b
+	return err
+}
+
+// MergeInsufficientScopeTeamManageErrorObject performs a merge with any union data inside the TeamManageForbiddenErrorObject, using the provided InsufficientScopeTeamManageErrorObject
+func (t *TeamManageForbiddenErrorObject) MergeInsufficientScopeTeamManageErrorObject(v InsufficientScopeTeamManageErrorObject) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"code":"insufficient_scope"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsForbiddenErrorObject returns the union data inside the TeamManageForbiddenErrorObject as a ForbiddenErrorObject
+func (t TeamManageForbiddenErrorObject) AsForbiddenErrorObject() (ForbiddenErrorObject, error) {
+	var body ForbiddenErrorObject
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromForbiddenErrorObject overwrites any union data inside the TeamManageForbiddenErrorObject as the provided ForbiddenErrorObject
+func (t *TeamManageForbiddenErrorObject) FromForbiddenErrorObject(v ForbiddenErrorObject) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"code":"forbidden"}`))
+	t.union = b
+	return err
+}
+
+// MergeForbiddenErrorObject performs a merge with any union data inside the TeamManageForbiddenErrorObject, using the provided ForbiddenErrorObject
+func (t *TeamManageForbiddenErrorObject) MergeForbiddenErrorObject(v ForbiddenErrorObject) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"code":"forbidden"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t TeamManageForbiddenErrorObject) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"code"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t TeamManageForbiddenErrorObject) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "forbidden":
+		return t.AsForbiddenErrorObject()
+	case "insufficient_scope":
+		return t.AsInsufficientScopeTeamManageErrorObject()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t TeamManageForbiddenErrorObject) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *TeamManageForbiddenErrorObject) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }

@@ -1,0 +1,202 @@
+package pipeline
+
+import (
+	"context"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// The limits of tags (evaluation.md §7).
+const (
+	// MaxTagNameLength is the longest name of a tag, in characters.
+	MaxTagNameLength = 50
+	// MaxTeamTags is the most tags a team may have.
+	MaxTeamTags = 500
+)
+
+// Tag is a label of a team's, which its candidates carry. Its name is
+// unique in the team in any letter case (compared as Fold folds it).
+type Tag struct {
+	ID        int64
+	TeamID    int64
+	Name      string
+	CreatedAt time.Time
+}
+
+// TagRecord is a tag as the API shows it.
+type TagRecord struct {
+	ID   int64  `json:"id" schema:"ref: Id"`
+	Name string `json:"name" schema:"minLength: 1, maxLength: 50"`
+}
+
+// Record is t as the API shows it.
+func (t Tag) Record() TagRecord { return TagRecord{ID: t.ID, Name: t.Name} }
+
+// NewTag is the input of CreateTag.
+type NewTag struct {
+	Name        string       `json:"name"`
+	Idempotency *Idempotency `json:"-"`
+	Reasoned
+	// Unread is what a face could not read of the input; nil: all of it.
+	Unread error `json:"-"`
+}
+
+// SetIdempotency sets the key the request named (a face's reading).
+func (in *NewTag) SetIdempotency(key *Idempotency) { in.Idempotency = key }
+
+// SetUnread sets what a face could not read of the request.
+func (in *NewTag) SetUnread(err error) { in.Unread = err }
+
+// Validate reports what is wrong with the input, without consulting the
+// team's other tags.
+func (in NewTag) Validate() error { return inputVerdict(in.Unread, checkTagName(in.Name).Err()) }
+
+// checkTagName judges a tag's name as sent: 1–50 characters, not blank,
+// on one line.
+func checkTagName(name string) FieldErrors {
+	f := FieldErrors{}
+	switch trimmed := strings.TrimSpace(name); {
+	case !checkText(f, "name", name):
+	case trimmed == "":
+		f.Add("name", "The name field is required.")
+	case utf8.RuneCountInString(name) > MaxTagNameLength:
+		f.Add("name", "The name may not be greater than 50 characters.")
+	case strings.ContainsAny(trimmed, "\r\n\u0085\u2028\u2029"):
+		f.Add("name", "The name may not contain a line break.")
+	}
+	return f
+}
+
+// errNameTaken is the 422 of a tag's name that another tag of the team has
+// in some letter case.
+func errNameTaken() error { return Invalid("name", "The name has already been taken.") }
+
+// tagAdmin returns the caller of the tag operation op: one whose token
+// carries team:manage and whose user owns or administers the team (see
+// teamAdmin).
+func (s *Service) tagAdmin(ctx context.Context, op Op) (Caller, error) {
+	return s.teamAdmin(ctx, op, "Only owners and admins of the team can do this.")
+}
+
+// CreateTag adds a tag to the caller's current team; its name is kept
+// trimmed. Scope: team:manage; the caller's user must own or administer
+// the team. Errors: unauthenticated, insufficient_scope, forbidden (not an
+// owner or admin; the team has MaxTeamTags tags), validation_failed (name,
+// also a name another tag of the team has in any letter case), conflict
+// (idempotency key in flight).
+func (s *Service) CreateTag(ctx context.Context, in NewTag) (Result[Tag], error) {
+	c, err := s.tagAdmin(ctx, OpCreateTag)
+	if err != nil {
+		return Result[Tag]{}, err
+	}
+	k, err := takeKey(OpCreateTag, Ref{}, &in, &in.Idempotency)
+	if err != nil {
+		return Result[Tag]{}, err
+	}
+	return write(s, ctx, c, k, nil, func(tx Tx, _ struct{}) (Tag, error) {
+		if err := in.Validate(); err != nil {
+			return Tag{}, err
+		}
+		// The team's lock holds its tags' names and number until the
+		// write ends.
+		if _, err := tx.Teams().Lock(ctx, TeamParams{ID: c.team.ID}); err != nil {
+			return Tag{}, err
+		}
+		name := strings.TrimSpace(in.Name)
+		taken, err := tx.Tags().NameTaken(ctx, TagNameParams{TeamID: c.team.ID, Name: name})
+		if err != nil {
+			return Tag{}, err
+		}
+		if taken {
+			return Tag{}, errNameTaken()
+		}
+		n, err := tx.Tags().Count(ctx, TeamTagsParams{TeamID: c.team.ID})
+		if err != nil {
+			return Tag{}, err
+		}
+		if n >= MaxTeamTags {
+			return Tag{}, Errorf(EForbidden, "The team has %d tags, the most it may have.", MaxTeamTags)
+		}
+		t, err := tx.Tags().Insert(ctx, Tag{TeamID: c.team.ID, Name: name, CreatedAt: s.now()})
+		if err != nil {
+			return Tag{}, err
+		}
+		return t, s.log(ctx, tx, c, t.TeamID, 0, ActionTagCreated, SubjectTag, t.ID, map[string]Change{"name": {After: t.Name}})
+	})
+}
+
+// ListTags returns every tag of the caller's current team, oldest first:
+// a team has at most MaxTeamTags, so the list is not paged. Scope:
+// candidates:read, for any member of the team. Errors: unauthenticated,
+// insufficient_scope.
+func (s *Service) ListTags(ctx context.Context) ([]Tag, error) {
+	c, err := authorize(ctx, OpListTags)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.Tags().List(ctx, TeamTagsParams{TeamID: c.team.ID})
+}
+
+// The operations on tags.
+const (
+	OpListTags  Op = "list_tags"
+	OpCreateTag Op = "create_tag"
+)
+
+// tagOps are the rows of opTable for these operations, in the order of the
+// API's document.
+var tagOps = []opRow{
+	{OpListTags, opTraits{ScopeCandidatesRead, mGet, "/tags", 0}, nil, &Words{Title: "List tags",
+		Description: "Every tag of the token's team, oldest first, as {id, name}, in one list of at most 500 (GET /api/v1/tags)."}, Doc{
+		Tag: "Candidates", Summary: "List the team's tags",
+		Description: "Scope: `candidates:read`. Every tag of the token's current team, oldest first (in the order " +
+			"they were made), in one list that is not paged: a team has at most 500.",
+		Success: "The team's tags, oldest first.",
+	}},
+	{OpCreateTag, opTraits{ScopeTeamManage, mPost, "/tags", forbids | creates}, runs(onTeam((*Service).CreateTag), Tag.Record), &Words{Title: "Create a tag",
+		Description: "Adds a tag to the token's team and returns it (POST /api/v1/tags): name 1–50 characters, unique in the team in any letter case. forbidden unless the token's user owns or administers the team, or when the team has 500 tags."}, Doc{
+		Tag: "Candidates", Summary: "Create a tag",
+		Description: "Scope: `team:manage`, and an owner or admin of the token's current team. Adds a tag to the " +
+			"team, its name trimmed, for its candidates to carry. Creating it is an activity entry (`tag.created`, " +
+			"on no job: only the team's owners and admins read it).",
+		Success: "The tag was created (or this is the replay of its creation).",
+		Forbidden: "`insufficient_scope`: the token lacks `team:manage`. `forbidden`: the token's user is no owner " +
+			"or admin of the team (\"Only owners and admins of the team can do this.\", before the body is read), or " +
+			"the team has 500 tags.",
+		Invalid: "`validation_failed`: `name` is missing, blank, longer than 50 characters, on more than one " +
+			"line or not valid text, or another tag of the team has it in any letter case (\"The name has already " +
+			"been taken.\"); or the body or `Idempotency-Key` is invalid.",
+	}},
+}
+
+// TagStore is what the Service reads of a team's tags outside a write.
+type TagStore interface {
+	// List returns every tag of a team, oldest first.
+	List(ctx context.Context, p TeamTagsParams) ([]Tag, error)
+}
+
+// TagTx is what a write transaction does to a team's tags. The caller
+// holds the team locked (TeamTx.Lock) while it reads and changes them.
+type TagTx interface {
+	// Insert stores a tag and returns it with its id.
+	Insert(ctx context.Context, t Tag) (Tag, error)
+	// NameTaken reports whether a tag of the team other than Except has
+	// the name in any letter case.
+	NameTaken(ctx context.Context, p TagNameParams) (bool, error)
+	// Count returns how many tags the team has.
+	Count(ctx context.Context, p TeamTagsParams) (int, error)
+}
+
+// TagNameParams names a tag's name in a team, and the tag (0: none) whose
+// own name it may be.
+type TagNameParams struct {
+	TeamID int64
+	Name   string
+	Except int64
+}
+
+// TeamTagsParams names the team whose tags are read.
+type TeamTagsParams struct {
+	TeamID int64
+}

@@ -1,0 +1,207 @@
+package pipeline_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// tagProbes call the operations of this file's resource for the tables of
+// operations (see probe).
+var tagProbes = []operation{
+	{pipeline.OpListTags, func(ctx context.Context, svc *pipeline.Service, _ probe) error {
+		_, err := svc.ListTags(ctx)
+		return err
+	}},
+	{pipeline.OpCreateTag, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.CreateTag(ctx, pipeline.NewTag{Name: pick(p, newTagName(), " "), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
+		return err
+	}},
+}
+
+// tagNames numbers the names of the tags these tests make, which are
+// unique in a team.
+var tagNames atomic.Int64
+
+// newTagName is a tag's name no other tag of these tests has.
+func newTagName() string { return fmt.Sprintf("Probe %d", tagNames.Add(1)) }
+
+// newTag creates a tag of olivia's team (acme) as olivia.
+func newTag(t *testing.T, w world, name string) pipeline.Tag {
+	t.Helper()
+	res, err := w.Svc.CreateTag(w.As(t, "olivia"), pipeline.NewTag{Name: name})
+	require.NoError(t, err)
+	return res.Value
+}
+
+// tagEntries are the entries of the log whose subject is a tag.
+func tagEntries(t *testing.T, w world) []pipeline.Activity {
+	t.Helper()
+	var out []pipeline.Activity
+	for _, a := range w.Activity(t) {
+		if a.SubjectType == pipeline.SubjectTag {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// adminAgent is a token of adam's (an admin of acme) with scopes whose
+// writes of approval wait for a person.
+func adminAgent(t *testing.T, w world, scopes []pipeline.Scope, approval ...pipeline.Op) context.Context {
+	t.Helper()
+	ctx := context.Background()
+	_, value, err := w.Op.IssueToken(ctx, pipeline.TokenRequest{UserEmail: "adam@acme.test", Name: "tags agent",
+		Scopes: scopes, Approval: approval})
+	require.NoError(t, err)
+	c, err := w.Svc.Authenticate(ctx, value)
+	require.NoError(t, err)
+	return pipeline.NewContext(ctx, c)
+}
+
+func TestService_CreateTag(t *testing.T) {
+	eachWorld(t, "created trimmed, and logged on no job", func(t *testing.T, w world) {
+		res, err := w.Svc.CreateTag(w.As(t, "adam"), pipeline.NewTag{Name: "  Visa sponsorship ", Reasoned: pipeline.Because("For the hiring plan.")})
+		require.NoError(t, err)
+		tag := res.Value
+		assert.NotZero(t, tag.ID)
+		assert.Equal(t, "Visa sponsorship", tag.Name)
+		assert.Equal(t, w.Res.Teams["acme"], tag.TeamID)
+		assert.Equal(t, pipeline.TagRecord{ID: tag.ID, Name: "Visa sponsorship"}, tag.Record())
+
+		log := tagEntries(t, w)
+		require.Len(t, log, 1)
+		a := log[0]
+		assert.Equal(t, pipeline.ActionTagCreated, a.Action)
+		assert.Equal(t, tag.ID, a.SubjectID)
+		assert.Zero(t, a.JobID, "a tag's entry concerns no job")
+		assert.Equal(t, w.User("adam"), a.UserID)
+		assert.Equal(t, map[string]any{"name": map[string]any{"before": nil, "after": "Visa sponsorship"}}, changesOf(t, a))
+		require.NotNil(t, a.Reason)
+		assert.Equal(t, "For the hiring plan.", *a.Reason)
+	})
+	eachWorld(t, "a name is unique in the team in any letter case, not across teams", func(t *testing.T, w world) {
+		newTag(t, w, "Visa")
+		newTag(t, w, "Виза")
+		for _, name := range []string{"visa", " VISA ", "ВИЗА"} {
+			_, err := w.Svc.CreateTag(w.As(t, "adam"), pipeline.NewTag{Name: name})
+			require.ErrorIs(t, err, pipeline.ErrValidation, name)
+			assert.Equal(t, pipeline.FieldErrors{"name": {"The name has already been taken."}}, pipeline.Fields(err), name)
+		}
+		_, err := w.Svc.CreateTag(w.As(t, "gary"), pipeline.NewTag{Name: "visa"})
+		assert.NoError(t, err, "another team's tag")
+		assert.Len(t, tagEntries(t, w), 3)
+	})
+	eachWorld(t, "refused names", func(t *testing.T, w world) {
+		for _, name := range []string{"", "   ", strings.Repeat("é", pipeline.MaxTagNameLength+1), "two\nlines", "bad\x00"} {
+			_, err := w.Svc.CreateTag(w.As(t, "olivia"), pipeline.NewTag{Name: name})
+			require.ErrorIs(t, err, pipeline.ErrValidation, "%q", name)
+			assert.Equal(t, []string{"name"}, fieldNames(err), "%q", name)
+		}
+		_, err := w.Svc.CreateTag(w.As(t, "olivia"), pipeline.NewTag{Name: strings.Repeat("é", pipeline.MaxTagNameLength)})
+		assert.NoError(t, err, "50 characters")
+		assert.Len(t, tagEntries(t, w), 1)
+	})
+	eachWorld(t, "owners and admins only, refused after the scope and before the input", func(t *testing.T, w world) {
+		for _, user := range []string{"mia", "nina"} {
+			_, err := w.Svc.CreateTag(w.As(t, user), pipeline.NewTag{Name: "", Idempotency: key("bad\tkey")})
+			require.ErrorIs(t, err, pipeline.ErrForbidden, user)
+			assert.Equal(t, "Only owners and admins of the team can do this.", err.(*pipeline.Error).Message)
+			_, err = w.Svc.CreateTag(actAs(t, w, user, pipeline.ScopeCandidatesWrite), pipeline.NewTag{Name: ""})
+			assert.ErrorIs(t, err, pipeline.ErrInsufficientScope, "the scope first: %s", user)
+		}
+		assert.Empty(t, tagEntries(t, w))
+	})
+	eachWorld(t, "at most 500 a team, the name judged first", func(t *testing.T, w world) {
+		acme := w.Res.Teams["acme"]
+		require.NoError(t, w.DB.Write(context.Background(), func(tx pipeline.Tx) error {
+			for i := range pipeline.MaxTeamTags - 1 {
+				if _, err := tx.Tags().Insert(context.Background(), pipeline.Tag{TeamID: acme, Name: fmt.Sprintf("Tag %d", i), CreatedAt: time.Now()}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}))
+		ctx := w.As(t, "olivia")
+		_, err := w.Svc.CreateTag(ctx, pipeline.NewTag{Name: "The 500th"})
+		require.NoError(t, err)
+		_, err = w.Svc.CreateTag(ctx, pipeline.NewTag{Name: "TAG 1"})
+		assert.Equal(t, []string{"name"}, fieldNames(err), "a taken name is the answer before the limit")
+		_, err = w.Svc.CreateTag(ctx, pipeline.NewTag{Name: "The 501st"})
+		require.ErrorIs(t, err, pipeline.ErrForbidden)
+		assert.Equal(t, "The team has 500 tags, the most it may have.", err.(*pipeline.Error).Message)
+		_, err = w.Svc.CreateTag(w.As(t, "gary"), pipeline.NewTag{Name: "The 501st"})
+		assert.NoError(t, err, "another team's limit is its own")
+	})
+	eachWorld(t, "a replay returns the same tag and writes nothing again", func(t *testing.T, w world) {
+		ctx := w.As(t, "olivia")
+		in := func() pipeline.NewTag { return pipeline.NewTag{Name: "Once", Idempotency: key("tag-once")} }
+		first, err := w.Svc.CreateTag(ctx, in())
+		require.NoError(t, err)
+		again, err := w.Svc.CreateTag(ctx, in())
+		require.NoError(t, err)
+		assert.True(t, again.Replayed, "a replay, not the name taken")
+		assert.Equal(t, first.Value, again.Value)
+		assert.Len(t, tagEntries(t, w), 1)
+	})
+	eachWorld(t, "held for approval: nothing is made until a person approves", func(t *testing.T, w world) {
+		agent := adminAgent(t, w, []pipeline.Scope{pipeline.ScopeTeamManage}, pipeline.OpCreateTag)
+		_, err := w.Svc.CreateTag(agent, pipeline.NewTag{Name: "Remote", Reasoned: pipeline.Because("Asked by the board.")})
+		p := proposed(t, err)
+		assert.Zero(t, p.JobID, "on no job: the team's proposal")
+		assert.Empty(t, tagEntries(t, w), "nothing made")
+
+		res, err := w.Svc.ApproveProposal(w.As(t, "olivia"), p.ID, pipeline.ProposalDecision{})
+		require.NoError(t, err)
+		require.Equal(t, pipeline.ProposalApplied, res.Value.Status, "%s", res.Value.Result.Body)
+		log := tagEntries(t, w)
+		require.Len(t, log, 1)
+		assert.Equal(t, w.User("adam"), log[0].UserID, "the requester's write")
+		require.NotNil(t, log[0].ApprovedBy)
+		assert.Equal(t, w.User("olivia"), log[0].ApprovedBy.User.ID)
+		assert.JSONEq(t, fmt.Sprintf(`{"data": {"id": %d, "name": "Remote"}}`, log[0].SubjectID), string(res.Value.Result.Body))
+	})
+	eachWorld(t, "its entry reaches the team's owners and admins only, and its webhooks", func(t *testing.T, w world) {
+		hook := newHook(t, w, "olivia", "https://hooks.example.test/tags", pipeline.ActionTagCreated)
+		newTag(t, w, "Visa")
+		tagFeed := func(user string) []pipeline.FeedEntry {
+			page, err := w.Svc.ListActivity(w.As(t, user), pipeline.FeedFilter{Actions: []string{pipeline.ActionTagCreated}})
+			require.NoError(t, err, user)
+			return page.Entries
+		}
+		require.Eventually(t, func() bool { return len(tagFeed("olivia")) == 1 }, 20*time.Second, 10*time.Millisecond, "the feed settles")
+		for user, sees := range map[string]bool{"olivia": true, "adam": true, "mia": false, "nina": false, "gary": false} {
+			assert.Equal(t, sees, len(tagFeed(user)) == 1, user)
+		}
+		assert.True(t, hook.Selects(pipeline.ActionTagCreated))
+	})
+}
+
+func TestService_ListTags(t *testing.T) {
+	eachWorld(t, "every tag of the team, oldest first, for any member with candidates:read", func(t *testing.T, w world) {
+		zebra, alpha := newTag(t, w, "Zebra"), newTag(t, w, "alpha")
+		_, err := w.Svc.CreateTag(w.As(t, "gary"), pipeline.NewTag{Name: "Globex only"})
+		require.NoError(t, err)
+		for _, user := range []string{"olivia", "mia", "nina"} {
+			tags, err := w.Svc.ListTags(actAs(t, w, user, pipeline.ScopeCandidatesRead))
+			require.NoError(t, err, user)
+			assert.Equal(t, []pipeline.Tag{zebra, alpha}, tags, user)
+		}
+		_, err = w.Svc.ListTags(actAs(t, w, "olivia", pipeline.ScopeTeamManage))
+		assert.ErrorIs(t, err, pipeline.ErrInsufficientScope, "managing tags is not reading them")
+	})
+	eachWorld(t, "none: an empty list", func(t *testing.T, w world) {
+		tags, err := w.Svc.ListTags(w.As(t, "mia"))
+		require.NoError(t, err)
+		assert.NotNil(t, tags)
+		assert.Empty(t, tags)
+	})
+}

@@ -1,0 +1,53 @@
+package pipelinehttp
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// createTag creates a tag of the token's team, which must succeed, and
+// returns its id.
+func createTag(t *testing.T, e *env, token, name string) int64 {
+	t.Helper()
+	r := e.do(t, "POST", "/api/v1/tags", e.token(token), map[string]any{"name": name})
+	require.Equal(t, http.StatusCreated, r.Code, "%s", r.Body)
+	return num(t, r.Data(t)["id"])
+}
+
+func TestAPI_CreateTag(t *testing.T) {
+	each(t, "created, refused", func(t *testing.T, e *env) {
+		r := e.do(t, "POST", "/api/v1/tags", e.token("adam"), map[string]any{"name": " Visa ", "reason": "Sponsorship cases."})
+		require.Equal(t, http.StatusCreated, r.Code, "%s", r.Body)
+		id := num(t, r.Data(t)["id"])
+		assert.Equal(t, map[string]any{"id": float64(id), "name": "Visa"}, r.Data(t))
+
+		requireError(t, e.do(t, "POST", "/api/v1/tags", e.token("olivia"), map[string]any{"name": "VISA"}), http.StatusUnprocessableEntity, pipeline.EValidation)
+		requireError(t, e.do(t, "POST", "/api/v1/tags", e.token("olivia"), map[string]any{"name": 5}), http.StatusUnprocessableEntity, pipeline.EValidation)
+		requireError(t, e.do(t, "POST", "/api/v1/tags", e.token("mia"), map[string]any{"name": "Remote"}), http.StatusForbidden, pipeline.EForbidden)
+		requireError(t, e.do(t, "POST", "/api/v1/tags", e.token("olivia_candidates_read"), map[string]any{"name": "Remote"}), http.StatusForbidden, pipeline.EInsufficientScope)
+
+		log := e.Activity(t)
+		require.NotEmpty(t, log)
+		last := log[len(log)-1]
+		assert.Equal(t, pipeline.ActionTagCreated, last.Action)
+		assert.Equal(t, pipeline.SubjectTag, last.SubjectType)
+	})
+}
+
+func TestAPI_ListTags(t *testing.T) {
+	each(t, "oldest first, not paged", func(t *testing.T, e *env) {
+		empty := e.do(t, "GET", "/api/v1/tags", e.token("mia"), nil)
+		require.Equal(t, http.StatusOK, empty.Code, "%s", empty.Body)
+		assert.JSONEq(t, `{"data": []}`, string(empty.Body))
+		b, a := createTag(t, e, "olivia", "Beta"), createTag(t, e, "adam", "alpha")
+		r := e.do(t, "GET", "/api/v1/tags", e.token("olivia_candidates_read"), nil)
+		require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+		assert.JSONEq(t, `{"data": [{"id": `+itoa(b)+`, "name": "Beta"}, {"id": `+itoa(a)+`, "name": "alpha"}]}`, string(r.Body))
+		requireError(t, e.do(t, "GET", "/api/v1/tags", e.token("olivia_jobs_read"), nil), http.StatusForbidden, pipeline.EInsufficientScope)
+	})
+}

@@ -1,0 +1,3 @@
+DROP TABLE candidate_tags;
+--bun:split
+DROP TABLE tags;

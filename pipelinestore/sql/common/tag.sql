@@ -1,0 +1,17 @@
+-- A team's tags (pipeline/tag.go). Their writes hold the team locked
+-- (TeamTx.Lock), which serializes the team's names and count.
+
+-- name: InsertTag
+INSERT INTO tags (team_id, name, name_fold, created_at) VALUES ($1, $2, $3, $4) RETURNING id;
+
+-- TagNameTaken is whether a tag of the team $1 other than $3 has the
+-- folded name $2.
+-- name: TagNameTaken
+SELECT CASE WHEN EXISTS (SELECT 1 FROM tags
+	WHERE team_id = $1 AND name_fold = $2 AND id <> $3) THEN 1 ELSE 0 END AS taken;
+
+-- name: TagsCount
+SELECT count(*) FROM tags WHERE team_id = $1;
+
+-- name: TeamTags
+SELECT id, team_id, name, created_at FROM tags WHERE team_id = $1 ORDER BY id;

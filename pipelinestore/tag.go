@@ -1,0 +1,78 @@
+package pipelinestore
+
+import (
+	"context"
+	"time"
+
+	"github.com/pipeline-dev/pipeline/pipeline"
+)
+
+// tagStatements are the statements of a team's tags (sql/common/tag.sql),
+// embedded in statements.
+type tagStatements struct {
+	InsertTag    string
+	TagNameTaken string
+	TagsCount    string
+	TeamTags     string
+}
+
+// tagRow is a tag as its table holds it.
+type tagRow struct {
+	ID        int64     `bun:"id"`
+	TeamID    int64     `bun:"team_id"`
+	Name      string    `bun:"name"`
+	CreatedAt time.Time `bun:"created_at"`
+}
+
+func (r tagRow) toTag() pipeline.Tag {
+	return pipeline.Tag{ID: r.ID, TeamID: r.TeamID, Name: r.Name, CreatedAt: r.CreatedAt.UTC()}
+}
+
+// tagStore is the DB's TagStore.
+type tagStore struct{ *DB }
+
+// Tags reads a team's tags.
+func (db *DB) Tags() pipeline.TagStore { return tagStore{db} }
+
+// List returns every tag of a team, oldest first (ids follow creation).
+func (db tagStore) List(ctx context.Context, p pipeline.TeamTagsParams) ([]pipeline.Tag, error) {
+	var rows []tagRow
+	if err := db.read().all(ctx, db.q.TeamTags, args(p.TeamID), &rows); err != nil {
+		return nil, formatError(err, "Tag")
+	}
+	out := make([]pipeline.Tag, len(rows))
+	for i, r := range rows {
+		out[i] = r.toTag()
+	}
+	return out, nil
+}
+
+// tagTx is a transaction's TagTx.
+type tagTx struct{ *tx }
+
+// Tags writes a team's tags.
+func (t *tx) Tags() pipeline.TagTx { return tagTx{t} }
+
+// Insert stores a tag, with its name folded, and returns it with its id.
+func (t tagTx) Insert(ctx context.Context, tag pipeline.Tag) (pipeline.Tag, error) {
+	tag.CreatedAt = ts(tag.CreatedAt)
+	err := t.run.get(ctx, t.q.InsertTag, args(tag.TeamID, tag.Name, pipeline.Fold(tag.Name), tag.CreatedAt), &tag.ID)
+	return tag, formatError(err, "Tag")
+}
+
+// NameTaken reports whether a tag of the team other than p.Except has the
+// name, in any letter case.
+func (t tagTx) NameTaken(ctx context.Context, p pipeline.TagNameParams) (bool, error) {
+	var taken int
+	if err := t.run.get(ctx, t.q.TagNameTaken, args(p.TeamID, pipeline.Fold(p.Name), p.Except), &taken); err != nil {
+		return false, formatError(err, "Tag")
+	}
+	return taken == 1, nil
+}
+
+// Count returns how many tags the team has.
+func (t tagTx) Count(ctx context.Context, p pipeline.TeamTagsParams) (int, error) {
+	var n int
+	err := t.run.get(ctx, t.q.TagsCount, args(p.TeamID), &n)
+	return n, formatError(err, "Tag")
+}
