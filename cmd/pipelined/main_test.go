@@ -559,7 +559,7 @@ func TestDemo(t *testing.T) {
 		case strings.Contains(line, "/mcp "):
 			assert.Contains(t, body, `"name":"move_candidate"`)
 		case strings.HasSuffix(strings.Fields(line)[2], "/api/v1/me"):
-			assert.Contains(t, body, `"scopes":["jobs:read","jobs:write","candidates:read","candidates:write","messages:send","scheduling:write","activity:read","webhooks:write","proposals:review","privacy:manage"],"approval_required":[]`)
+			assert.Contains(t, body, `"scopes":["jobs:read","jobs:write","candidates:read","candidates:write","messages:send","scheduling:write","activity:read","webhooks:write","proposals:review","privacy:manage","team:manage"],"approval_required":[]`)
 		}
 	}
 
