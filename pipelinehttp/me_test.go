@@ -23,7 +23,7 @@ func TestAPI_Me(t *testing.T) {
 			assert.Equal(t, "Olivia Owner", d["name"])
 			assert.Equal(t, "olivia@acme.test", d["email"])
 			assert.Equal(t, map[string]any{"id": float64(e.Res.Teams["acme"]), "name": "Acme"}, d["team"])
-			assert.Equal(t, []any{"jobs:read", "jobs:write", "candidates:read", "candidates:write", "messages:send", "scheduling:write", "activity:read", "webhooks:write", "proposals:review", "privacy:manage"}, d["scopes"])
+			assert.Equal(t, []any{"jobs:read", "jobs:write", "candidates:read", "candidates:write", "messages:send", "scheduling:write", "activity:read", "webhooks:write", "proposals:review", "privacy:manage", "team:manage"}, d["scopes"])
 			assert.Equal(t, []any{}, d["approval_required"], "[] when the token has no policy")
 		})
 		t.Run("an approval policy, sorted, * as itself", func(t *testing.T) {
