@@ -14,6 +14,9 @@ type tagStatements struct {
 	TagNameTaken string
 	TagsCount    string
 	TeamTags     string
+	Tag          string
+	RenameTag    string
+	DeleteTag    string
 }
 
 // tagRow is a tag as its table holds it.
@@ -75,4 +78,23 @@ func (t tagTx) Count(ctx context.Context, p pipeline.TeamTagsParams) (int, error
 	var n int
 	err := t.run.get(ctx, t.q.TagsCount, args(p.TeamID), &n)
 	return n, formatError(err, "Tag")
+}
+
+// Get returns a tag of a team.
+func (t tagTx) Get(ctx context.Context, p pipeline.TagParams) (pipeline.Tag, error) {
+	var r tagRow
+	if err := t.run.get(ctx, t.q.Tag, args(p.ID, p.TeamID), &r); err != nil {
+		return pipeline.Tag{}, formatError(err, "Tag")
+	}
+	return r.toTag(), nil
+}
+
+// Rename stores a tag's new name, folded too.
+func (t tagTx) Rename(ctx context.Context, p pipeline.RenameTagParams) error {
+	return formatError(t.run.deferred(ctx, t.q.RenameTag, p.ID, p.Name, pipeline.Fold(p.Name)), "Tag")
+}
+
+// Delete deletes a tag and, by cascade, takes it off its candidates.
+func (t tagTx) Delete(ctx context.Context, p pipeline.DeleteTagParams) error {
+	return formatError(t.run.deferred(ctx, t.q.DeleteTag, p.ID), "Tag")
 }
