@@ -18,13 +18,15 @@ import (
 func TestService_CheckOrder(t *testing.T) {
 	eachWorld(t, "the record before the key and the input", func(t *testing.T, w world) {
 		gary := newHook(t, w, "gary", "https://hooks.example.test/globex")
+		garyTag, err := w.Svc.CreateTag(w.As(t, "gary"), pipeline.NewTag{Name: "Globex"})
+		require.NoError(t, err)
 		unreachable := []struct {
 			name string
 			p    probe
 		}{
 			{"missing records", nowhere()},
-			{"a job and a candidate of another team, another team's webhook", probe{ref: pipeline.Ref{
-				Job: w.Job("ops"), Candidate: w.Res.Candidates["ola"], Webhook: gary.ID}}},
+			{"a job and a candidate of another team, another team's webhook and tag", probe{ref: pipeline.Ref{
+				Job: w.Job("ops"), Candidate: w.Res.Candidates["ola"], Webhook: gary.ID, Tag: garyTag.Value.ID}}},
 			{"a candidate of another job", probe{ref: pipeline.Ref{
 				Job: w.Job("backend"), Candidate: w.Res.Candidates["ken"], Webhook: missing}}},
 		}
@@ -43,7 +45,7 @@ func TestService_CheckOrder(t *testing.T) {
 				assert.ErrorIs(t, err, pipeline.ErrNotFound, "%s: %s", u.name, o.op)
 			}
 		}
-		assert.Len(t, w.Activity(t), 1, "only the webhook of the set-up")
+		assert.Len(t, w.Activity(t), 2, "only the webhook and the tag of the set-up")
 	})
 	eachWorld(t, "a member managing privacy is forbidden before the input is read", func(t *testing.T, w world) {
 		for _, o := range operations {

@@ -165,8 +165,8 @@ var operations = slices.Concat(meProbes, jobProbes, stageProbes, candidateProbes
 
 // reachable is a probe at records olivia reaches: the backend job, its
 // candidate ada, a stage of that job for a move, the webhook hook, a
-// queued message to ada made for the probe, and an interview of ada that
-// olivia schedules for it.
+// queued message to ada made for the probe, an interview of ada that
+// olivia schedules for it, and a tag of the team made for it.
 func reachable(t *testing.T, w world, hook int64) probe {
 	t.Helper()
 	job, ada := w.Job("backend"), w.Res.Candidates["ada"]
@@ -174,7 +174,7 @@ func reachable(t *testing.T, w world, hook int64) probe {
 	require.NoError(t, err)
 	return probe{
 		ref: pipeline.Ref{Job: job, Candidate: ada, Webhook: hook, Message: probeMessage(w), Interview: iv.Value.ID,
-			Document: probeDocument(t, w), Proposal: probeProposal(t, w)},
+			Document: probeDocument(t, w), Proposal: probeProposal(t, w), Tag: newTag(t, w, newTagName()).ID},
 		stage:  w.Res.Stages["backend"]["Interview"],
 		user:   w.User("olivia"),
 		valid:  true,
@@ -197,7 +197,7 @@ func failedMessage(t *testing.T, w world) int64 {
 // nowhere is a probe at records nobody reaches, with an invalid input.
 func nowhere() probe {
 	return probe{ref: pipeline.Ref{Job: missing, Candidate: missing, Webhook: missing, Message: missing, Interview: missing,
-		Document: missing, Proposal: missing},
+		Document: missing, Proposal: missing, Tag: missing},
 		stage: missing, user: missing}
 }
 

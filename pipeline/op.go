@@ -15,9 +15,9 @@ import (
 type Op string
 
 // Ref names the records an operation is about: its job and candidate ids,
-// its interview's, its message's or its document's, or its webhook's, zero where the
-// operation takes none. A new kind of record is a field here and a line
-// of IDs.
+// its interview's, its message's or its document's, or its webhook's or
+// its tag's, zero where the operation takes none. A new kind of record is
+// a field here and a line of IDs.
 type Ref struct {
 	Job       int64
 	Candidate int64
@@ -26,6 +26,7 @@ type Ref struct {
 	Interview int64
 	Document  int64
 	Proposal  int64
+	Tag       int64
 }
 
 // RefID is one record of a Ref: the name of its path parameter ("job")
@@ -46,6 +47,7 @@ func (r *Ref) IDs() []RefID {
 		{"interview", &r.Interview},
 		{"document", &r.Document},
 		{"proposal", &r.Proposal},
+		{"tag", &r.Tag},
 	}
 }
 

@@ -44,7 +44,7 @@ func TestRef_IDs(t *testing.T) {
 	for i, id := range r.IDs() {
 		*r.ID(id.Name) = int64(i + 1)
 	}
-	assert.Equal(t, Ref{Job: 1, Candidate: 2, Webhook: 3, Message: 4, Interview: 5, Document: 6, Proposal: 7}, r)
+	assert.Equal(t, Ref{Job: 1, Candidate: 2, Webhook: 3, Message: 4, Interview: 5, Document: 6, Proposal: 7, Tag: 8}, r)
 	assert.Nil(t, r.ID("nothing"))
 }
 

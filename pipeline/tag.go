@@ -138,11 +138,84 @@ func (s *Service) ListTags(ctx context.Context) ([]Tag, error) {
 	return s.store.Tags().List(ctx, TeamTagsParams{TeamID: c.team.ID})
 }
 
+// TagRename is the input of RenameTag.
+type TagRename struct {
+	Name        string       `json:"name"`
+	Idempotency *Idempotency `json:"-"`
+	Reasoned
+	// Unread is what a face could not read of the input; nil: all of it.
+	Unread error `json:"-"`
+}
+
+// SetIdempotency sets the key the request named (a face's reading).
+func (in *TagRename) SetIdempotency(key *Idempotency) { in.Idempotency = key }
+
+// SetUnread sets what a face could not read of the request.
+func (in *TagRename) SetUnread(err error) { in.Unread = err }
+
+// Validate reports what is wrong with the input, without consulting the
+// team's other tags.
+func (in TagRename) Validate() error { return inputVerdict(in.Unread, checkTagName(in.Name).Err()) }
+
+// lockTag returns a tag of the team, the team locked: its tags' names
+// hold until the write ends.
+func lockTag(ctx context.Context, tx Tx, teamID, id int64) (Tag, error) {
+	if _, err := tx.Teams().Lock(ctx, TeamParams{ID: teamID}); err != nil {
+		return Tag{}, err
+	}
+	return tx.Tags().Get(ctx, TagParams{TeamID: teamID, ID: id})
+}
+
+// RenameTag renames a tag of the caller's current team; its name is kept
+// trimmed. Its own name again (exactly) changes and logs nothing; the same
+// name in another letter case is a rename. Scope: team:manage; the
+// caller's user must own or administer the team. Errors: unauthenticated,
+// insufficient_scope, forbidden (not an owner or admin), not_found (also
+// another team's tag), validation_failed (name, also a name another tag of
+// the team has in any letter case), conflict (idempotency key in flight).
+func (s *Service) RenameTag(ctx context.Context, id int64, in TagRename) (Result[Tag], error) {
+	c, err := s.tagAdmin(ctx, OpRenameTag)
+	if err != nil {
+		return Result[Tag]{}, err
+	}
+	k, err := takeKey(OpRenameTag, Ref{Tag: id}, &in, &in.Idempotency)
+	if err != nil {
+		return Result[Tag]{}, err
+	}
+	load := func(tx Tx, _ KeyClaim) (Tag, error) { return lockTag(ctx, tx, c.team.ID, id) }
+	return write(s, ctx, c, k, load, func(tx Tx, t Tag) (Tag, error) {
+		if err := in.Validate(); err != nil {
+			return Tag{}, err
+		}
+		name := strings.TrimSpace(in.Name)
+		if name == t.Name {
+			return t, nil
+		}
+		taken, err := tx.Tags().NameTaken(ctx, TagNameParams{TeamID: t.TeamID, Name: name, Except: t.ID})
+		if err != nil {
+			return Tag{}, err
+		}
+		if taken {
+			return Tag{}, errNameTaken()
+		}
+		if err := tx.Tags().Rename(ctx, RenameTagParams{ID: t.ID, Name: name}); err != nil {
+			return Tag{}, err
+		}
+		before := t.Name
+		t.Name = name
+		return t, s.log(ctx, tx, c, t.TeamID, 0, ActionTagRenamed, SubjectTag, t.ID, map[string]Change{"name": {Before: before, After: name}})
+	})
+}
+
 // The operations on tags.
 const (
 	OpListTags  Op = "list_tags"
 	OpCreateTag Op = "create_tag"
+	OpRenameTag Op = "rename_tag"
 )
+
+// tagPath is the path of one tag of the team, below /api/v1.
+const tagPath = "/tags/{tag}"
 
 // tagOps are the rows of opTable for these operations, in the order of the
 // API's document.
@@ -168,7 +241,27 @@ var tagOps = []opRow{
 			"line or not valid text, or another tag of the team has it in any letter case (\"The name has already " +
 			"been taken.\"); or the body or `Idempotency-Key` is invalid.",
 	}},
+	{OpRenameTag, opTraits{ScopeTeamManage, mPatch, tagPath, forbids}, runs(func(s *Service, ctx context.Context, r Ref, in TagRename) (Result[Tag], error) {
+		return s.RenameTag(ctx, r.Tag, in)
+	}, Tag.Record), &Words{Title: "Rename a tag", Idempotent: true,
+		Description: "Renames a tag of the token's team and returns it (PATCH /api/v1/tags/{tag}): name 1–50 characters, unique in the team in any letter case. Its candidates keep it. forbidden unless the token's user owns or administers the team."}, Doc{
+		Tag: "Candidates", Summary: "Rename a tag",
+		Description: "Scope: `team:manage`, and an owner or admin of the token's current team. Renames the tag, its " +
+			"name trimmed; the candidates that carry it keep it. Its own name again changes and logs nothing; " +
+			"another name is an activity entry (`tag.renamed`, on no job).",
+		Success:   "The tag as it is now.",
+		Forbidden: teamAdminForbidden,
+		Invalid: "`validation_failed`: `name` is missing, blank, longer than 50 characters, on more than one " +
+			"line or not valid text, or another tag of the team has it in any letter case (\"The name has already " +
+			"been taken.\"); or the body or `Idempotency-Key` is invalid.",
+	}},
 }
+
+// teamAdminForbidden is the 403 of an operation for the team's owners and
+// admins that refuses nothing else.
+const teamAdminForbidden = "`insufficient_scope`: the token lacks `team:manage`. `forbidden`: the token's user is no " +
+	"owner or admin of the team (\"Only owners and admins of the team can do this.\", before the tag is looked up or " +
+	"the body read)."
 
 // TagStore is what the Service reads of a team's tags outside a write.
 type TagStore interface {
@@ -186,6 +279,21 @@ type TagTx interface {
 	NameTaken(ctx context.Context, p TagNameParams) (bool, error)
 	// Count returns how many tags the team has.
 	Count(ctx context.Context, p TeamTagsParams) (int, error)
+	// Get returns a tag of a team.
+	Get(ctx context.Context, p TagParams) (Tag, error)
+	// Rename stores a tag's new name, folded too.
+	Rename(ctx context.Context, p RenameTagParams) error
+}
+
+// TagParams names a tag of a team.
+type TagParams struct {
+	TeamID, ID int64
+}
+
+// RenameTagParams is a tag's new name.
+type RenameTagParams struct {
+	ID   int64
+	Name string
 }
 
 // TagNameParams names a tag's name in a team, and the tag (0: none) whose

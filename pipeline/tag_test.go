@@ -3,6 +3,7 @@ package pipeline_test
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -17,6 +18,10 @@ import (
 // tagProbes call the operations of this file's resource for the tables of
 // operations (see probe).
 var tagProbes = []operation{
+	{pipeline.OpRenameTag, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.RenameTag(ctx, p.ref.Tag, pipeline.TagRename{Name: pick(p, newTagName(), " "), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
+		return err
+	}},
 	{pipeline.OpListTags, func(ctx context.Context, svc *pipeline.Service, _ probe) error {
 		_, err := svc.ListTags(ctx)
 		return err
@@ -203,5 +208,77 @@ func TestService_ListTags(t *testing.T) {
 		require.NoError(t, err)
 		assert.NotNil(t, tags)
 		assert.Empty(t, tags)
+	})
+}
+
+func TestService_RenameTag(t *testing.T) {
+	eachWorld(t, "renamed, and logged with its name before and after", func(t *testing.T, w world) {
+		visa := newTag(t, w, "visa")
+		res, err := w.Svc.RenameTag(w.As(t, "adam"), visa.ID, pipeline.TagRename{Name: " Visa sponsorship "})
+		require.NoError(t, err)
+		assert.Equal(t, pipeline.Tag{ID: visa.ID, TeamID: visa.TeamID, Name: "Visa sponsorship", CreatedAt: visa.CreatedAt}, res.Value)
+		tags, err := w.Svc.ListTags(w.As(t, "mia"))
+		require.NoError(t, err)
+		assert.Equal(t, []pipeline.Tag{res.Value}, tags)
+
+		log := tagEntries(t, w)
+		require.Len(t, log, 2)
+		a := log[1]
+		assert.Equal(t, pipeline.ActionTagRenamed, a.Action)
+		assert.Equal(t, visa.ID, a.SubjectID)
+		assert.Zero(t, a.JobID)
+		assert.Equal(t, map[string]any{"name": map[string]any{"before": "visa", "after": "Visa sponsorship"}}, changesOf(t, a))
+	})
+	eachWorld(t, "its own name changes nothing; another letter case is a rename", func(t *testing.T, w world) {
+		visa := newTag(t, w, "visa")
+		res, err := w.Svc.RenameTag(w.As(t, "olivia"), visa.ID, pipeline.TagRename{Name: "visa "})
+		require.NoError(t, err)
+		assert.Equal(t, visa, res.Value)
+		assert.Len(t, tagEntries(t, w), 1, "nothing logged")
+		res, err = w.Svc.RenameTag(w.As(t, "olivia"), visa.ID, pipeline.TagRename{Name: "VISA"})
+		require.NoError(t, err)
+		assert.Equal(t, "VISA", res.Value.Name)
+		assert.Len(t, tagEntries(t, w), 2)
+	})
+	eachWorld(t, "refused: a taken name, a bad name, a tag out of reach", func(t *testing.T, w world) {
+		visa, remote := newTag(t, w, "Visa"), newTag(t, w, "Remote")
+		ctx := w.As(t, "olivia")
+		_, err := w.Svc.RenameTag(ctx, remote.ID, pipeline.TagRename{Name: "vIsA"})
+		assert.Equal(t, pipeline.FieldErrors{"name": {"The name has already been taken."}}, pipeline.Fields(err))
+		_, err = w.Svc.RenameTag(ctx, remote.ID, pipeline.TagRename{Name: " "})
+		assert.Equal(t, []string{"name"}, fieldNames(err))
+		globex, err := w.Svc.CreateTag(w.As(t, "gary"), pipeline.NewTag{Name: "Globex"})
+		require.NoError(t, err)
+		for _, id := range []int64{globex.Value.ID, missing} {
+			_, err = w.Svc.RenameTag(ctx, id, pipeline.TagRename{Name: " ", Idempotency: key("bad\tkey")})
+			assert.ErrorIs(t, err, pipeline.ErrNotFound, "the record before the key and the input")
+		}
+		_, err = w.Svc.RenameTag(w.As(t, "mia"), visa.ID, pipeline.TagRename{Name: "Mine"})
+		assert.ErrorIs(t, err, pipeline.ErrForbidden)
+		_, err = w.Svc.RenameTag(w.As(t, "mia"), missing, pipeline.TagRename{Name: "Mine"})
+		assert.ErrorIs(t, err, pipeline.ErrForbidden, "before the record is looked up")
+		assert.Len(t, tagEntries(t, w), 3, "the three creations alone")
+	})
+	eachWorld(t, "a replay, and a proposal approved", func(t *testing.T, w world) {
+		visa := newTag(t, w, "Visa")
+		ctx := w.As(t, "olivia")
+		first, err := w.Svc.RenameTag(ctx, visa.ID, pipeline.TagRename{Name: "Permit", Idempotency: key("rename")})
+		require.NoError(t, err)
+		again, err := w.Svc.RenameTag(ctx, visa.ID, pipeline.TagRename{Name: "Permit", Idempotency: key("rename")})
+		require.NoError(t, err)
+		assert.True(t, again.Replayed)
+		assert.Equal(t, first.Value, again.Value)
+
+		agent := adminAgent(t, w, []pipeline.Scope{pipeline.ScopeTeamManage}, pipeline.OpRenameTag)
+		_, err = w.Svc.RenameTag(agent, visa.ID, pipeline.TagRename{Name: "Work permit"})
+		p := proposed(t, err)
+		assert.Equal(t, "/tags/"+strconv.FormatInt(visa.ID, 10), p.Path)
+		res, err := w.Svc.ApproveProposal(ctx, p.ID, pipeline.ProposalDecision{})
+		require.NoError(t, err)
+		require.Equal(t, pipeline.ProposalApplied, res.Value.Status, "%s", res.Value.Result.Body)
+		tags, err := w.Svc.ListTags(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, "Work permit", tags[0].Name)
+		assert.Len(t, tagEntries(t, w), 3)
 	})
 }

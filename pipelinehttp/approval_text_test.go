@@ -46,11 +46,13 @@ func TestPages_EveryOperationInWords(t *testing.T) {
 		require.NoError(t, err)
 		hook, err := f.Svc.CreateWebhook(ctx, pipeline.NewWebhook{URL: "https://hooks.example.test/old", Description: "Board sync"})
 		require.NoError(t, err)
+		tag, err := f.Svc.CreateTag(ctx, pipeline.NewTag{Name: "Visa"})
+		require.NoError(t, err)
 
 		str := func(s string) *string { return &s }
 		open := pipeline.JobClosed
 		location := "Room 2"
-		ref := pipeline.Ref{Job: job, Candidate: ada, Interview: iv.Value.ID, Message: msg.Value.ID, Document: doc.Value.ID, Webhook: hook.Value.Webhook.ID}
+		ref := pipeline.Ref{Job: job, Candidate: ada, Interview: iv.Value.ID, Message: msg.Value.ID, Document: doc.Value.ID, Webhook: hook.Value.Webhook.ID, Tag: tag.Value.ID}
 		inputs := map[pipeline.Op]any{
 			pipeline.OpCreateJob:           pipeline.NewJob{Title: "Staff Engineer", Description: "<script>alert(1)</script><p>Go.</p>"},
 			pipeline.OpUpdateJob:           pipeline.JobPatch{Title: str("Senior Backend Engineer"), Description: str("<p>Go, <b>PostgreSQL</b>.</p>"), Status: &open},
@@ -69,7 +71,8 @@ func TestPages_EveryOperationInWords(t *testing.T) {
 			pipeline.OpRetryMessage:        pipeline.MessageRetry{},
 			pipeline.OpRemoveDocument:      pipeline.DocumentRemoval{},
 			pipeline.OpErasePerson:         pipeline.PersonErasure{Email: "ada@example.test", Reasoned: pipeline.Because("She asked.")},
-			pipeline.OpCreateTag:           pipeline.NewTag{Name: "Visa"},
+			pipeline.OpCreateTag:           pipeline.NewTag{Name: "Remote"},
+			pipeline.OpRenameTag:           pipeline.TagRename{Name: "Work permit"},
 		}
 
 		d := newDescriber(ctx, f.Svc)
@@ -115,7 +118,8 @@ func TestPages_EveryOperationInWords(t *testing.T) {
 		assert.Contains(t, page, "Remove Ada Lovelace’s document “cv.txt”")
 		assert.Contains(t, page, "Send the team’s activity to https://hooks.example.test/new")
 		assert.Contains(t, page, "Delete the webhook to https://hooks.example.test/old")
-		assert.Contains(t, page, "Create the tag “Visa”")
+		assert.Contains(t, page, "Create the tag “Remote”")
+		assert.Contains(t, page, "Rename the tag “Visa” to “Work permit”")
 
 		// A member cannot count an erasure: the page says so, as words.
 		erasure := slices.IndexFunc(items, func(it approvalItem) bool { return it.P.Operation == pipeline.OpErasePerson })

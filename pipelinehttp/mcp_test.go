@@ -67,7 +67,8 @@ func TestMCP_ToolAnnotations(t *testing.T) {
 				assert.Equal(t, op == pipeline.OpErasePerson, *a.DestructiveHint, "%s destructiveHint", tool.Name)
 			}
 			wantIdempotent := op == pipeline.OpMoveCandidate || op == pipeline.OpRateCandidate || op == pipeline.OpUpdateCandidate ||
-				op == pipeline.OpCancelMessage || op == pipeline.OpRescheduleInterview || op == pipeline.OpCancelInterview
+				op == pipeline.OpCancelMessage || op == pipeline.OpRescheduleInterview || op == pipeline.OpCancelInterview ||
+				op == pipeline.OpRenameTag
 			assert.Equal(t, wantIdempotent, a.IdempotentHint, "%s idempotentHint", tool.Name)
 			assert.NotEmpty(t, tool.Description, tool.Name)
 			// The schemas as a client reads them: objects, the input's

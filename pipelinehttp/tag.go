@@ -2,6 +2,7 @@ package pipelinehttp
 
 import (
 	"context"
+	"slices"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
@@ -9,6 +10,24 @@ import (
 // tagNameSchema is a tag's name's.
 var tagNameSchema = described(textSchema(1, pipeline.MaxTagNameLength, `\S`),
 	"1 to 50 characters, not blank, on one line, kept trimmed; unique in the team in any letter case.")
+
+// tagID is a tag's path id.
+func tagID[In any]() param[In] { return pathID[In]("tag", "Id of a tag of the token's current team.") }
+
+// tagOf is the tag of the team a proposal names, read as the describer's
+// reader, and a warning when it changed since the proposal was made.
+func (d *describer) tagOf(p pipeline.Proposal, out *description, id int64) (pipeline.Tag, error) {
+	tags, err := d.svc.ListTags(d.ctx)
+	if err != nil {
+		return pipeline.Tag{}, err
+	}
+	i := slices.IndexFunc(tags, func(t pipeline.Tag) bool { return t.ID == id })
+	if i < 0 {
+		return pipeline.Tag{}, pipeline.Errorf(pipeline.ENotFound, "The tag is gone.")
+	}
+	d.warnIfChanged(p, out, subjectKey{pipeline.SubjectTag, id}, "The tag “"+tags[i].Name+"”")
+	return tags[i], nil
+}
 
 // tagOperations are the operations on the team's tags and the tags of
 // candidates, in the order of the document.
@@ -41,6 +60,40 @@ var tagOperations = []operation{
 			out.Title = "Create the tag “" + in.Name + "”"
 			out.Details = append(out.Details, detail{"Name", in.Name})
 			out.Effects = append(out.Effects, "Add it to the team’s tags, for its candidates to carry.")
+			return nil
+		},
+	}),
+	newOperation(opSpec[pipeline.TagRename, data[pipeline.TagRecord]]{
+		op: pipeline.OpRenameTag,
+		params: []param[pipeline.TagRename]{
+			tagID[pipeline.TagRename](),
+			textField("name", true, tagNameSchema, func(in *pipeline.TagRename) *string { return &in.Name }),
+		},
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.TagRename]) (data[pipeline.TagRecord], bool, error) {
+			res, err := svc.RenameTag(ctx, in.ref.Tag, in.domain())
+			return data[pipeline.TagRecord]{Data: res.Value.Record()}, res.Replayed, err
+		},
+		describe: func(d *describer, p pipeline.Proposal, out *description) error {
+			ref, err := p.Ref()
+			if err != nil {
+				return err
+			}
+			t, err := d.tagOf(p, out, ref.Tag)
+			if err != nil {
+				return err
+			}
+			in, err := inputOf[pipeline.TagRename](p)
+			if err != nil {
+				return err
+			}
+			if p.Status != pipeline.ProposalPending {
+				// Decided: the tag's name now says nothing of it.
+				out.Title = "Rename a tag to “" + in.Name + "”"
+				return nil
+			}
+			out.Title = "Rename the tag “" + t.Name + "” to “" + in.Name + "”"
+			out.Changes = append(out.Changes, fieldChange{"Name", t.Name, in.Name})
+			out.Effects = append(out.Effects, "Its candidates keep it, under its new name.")
 			return nil
 		},
 	}),

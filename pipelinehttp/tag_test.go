@@ -51,3 +51,19 @@ func TestAPI_ListTags(t *testing.T) {
 		requireError(t, e.do(t, "GET", "/api/v1/tags", e.token("olivia_jobs_read"), nil), http.StatusForbidden, pipeline.EInsufficientScope)
 	})
 }
+
+func TestAPI_RenameTag(t *testing.T) {
+	each(t, "renamed, refused", func(t *testing.T, e *env) {
+		visa, remote := createTag(t, e, "olivia", "Visa"), createTag(t, e, "olivia", "Remote")
+		path := "/api/v1/tags/" + itoa(visa)
+		r := e.do(t, "PATCH", path, e.token("adam"), map[string]any{"name": "Work permit"})
+		require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+		assert.Equal(t, map[string]any{"id": float64(visa), "name": "Work permit"}, r.Data(t))
+
+		requireError(t, e.do(t, "PATCH", "/api/v1/tags/"+itoa(remote), e.token("olivia"), map[string]any{"name": "work PERMIT"}), http.StatusUnprocessableEntity, pipeline.EValidation)
+		requireError(t, e.do(t, "PATCH", path, e.token("olivia"), map[string]any{}), http.StatusUnprocessableEntity, pipeline.EValidation)
+		requireError(t, e.do(t, "PATCH", path, e.token("gary"), map[string]any{"name": "Mine"}), http.StatusNotFound, pipeline.ENotFound)
+		requireError(t, e.do(t, "PATCH", "/api/v1/tags/0", e.token("olivia"), map[string]any{"name": "Mine"}), http.StatusNotFound, pipeline.ENotFound)
+		requireError(t, e.do(t, "PATCH", path, e.token("mia"), map[string]any{"name": "Mine"}), http.StatusForbidden, pipeline.EForbidden)
+	})
+}

@@ -14,6 +14,8 @@ type tagStatements struct {
 	TagNameTaken string
 	TagsCount    string
 	TeamTags     string
+	Tag          string
+	RenameTag    string
 }
 
 // tagRow is a tag as its table holds it.
@@ -75,4 +77,18 @@ func (t tagTx) Count(ctx context.Context, p pipeline.TeamTagsParams) (int, error
 	var n int
 	err := t.run.get(ctx, t.q.TagsCount, args(p.TeamID), &n)
 	return n, formatError(err, "Tag")
+}
+
+// Get returns a tag of a team.
+func (t tagTx) Get(ctx context.Context, p pipeline.TagParams) (pipeline.Tag, error) {
+	var r tagRow
+	if err := t.run.get(ctx, t.q.Tag, args(p.ID, p.TeamID), &r); err != nil {
+		return pipeline.Tag{}, formatError(err, "Tag")
+	}
+	return r.toTag(), nil
+}
+
+// Rename stores a tag's new name, folded too.
+func (t tagTx) Rename(ctx context.Context, p pipeline.RenameTagParams) error {
+	return formatError(t.run.deferred(ctx, t.q.RenameTag, p.ID, p.Name, pipeline.Fold(p.Name)), "Tag")
 }

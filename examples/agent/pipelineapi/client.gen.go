@@ -2734,6 +2734,15 @@ type RemoveDocumentRequest struct {
 	Reason *string `json:"reason,omitempty"`
 }
 
+// RenameTagRequest defines model for RenameTagRequest.
+type RenameTagRequest struct {
+	// Name 1 to 50 characters, not blank, on one line, kept trimmed; unique in the team in any letter case.
+	Name string `json:"name"`
+
+	// Reason Optional: why this write is made, 1 to 1,000 characters once trimmed, line breaks allowed. Kept on the write's activity entry, in the feed and in webhook payloads.
+	Reason *string `json:"reason,omitempty"`
+}
+
 // RequestTimeoutError defines model for RequestTimeoutError.
 type RequestTimeoutError struct {
 	// Error `request_timeout`: the body did not arrive in time.
@@ -3051,6 +3060,9 @@ type ProposalId = Id
 
 // RequestId defines model for RequestId.
 type RequestId = string
+
+// TagId defines model for TagId.
+type TagId = Id
 
 // WebhookId defines model for WebhookId.
 type WebhookId = Id

@@ -15,3 +15,9 @@ SELECT count(*) FROM tags WHERE team_id = $1;
 
 -- name: TeamTags
 SELECT id, team_id, name, created_at FROM tags WHERE team_id = $1 ORDER BY id;
+
+-- name: Tag
+SELECT id, team_id, name, created_at FROM tags WHERE id = $1 AND team_id = $2;
+
+-- name: RenameTag
+UPDATE tags SET name = $2, name_fold = $3 WHERE id = $1;
