@@ -129,7 +129,7 @@ func requesterOnly(op pipeline.Op) bool { return op == pipeline.OpWithdrawPropos
 func hasInput(op pipeline.Op) bool {
 	switch op {
 	case pipeline.OpDeleteWebhook, pipeline.OpCancelMessage, pipeline.OpCancelInterview, pipeline.OpRetryMessage, pipeline.OpRemoveDocument,
-		pipeline.OpWithdrawProposal:
+		pipeline.OpWithdrawProposal, pipeline.OpDeleteTag:
 		return false
 	}
 	return true

@@ -207,11 +207,54 @@ func (s *Service) RenameTag(ctx context.Context, id int64, in TagRename) (Result
 	})
 }
 
+// TagDeletion is the input of DeleteTag, which takes nothing but its key
+// and reason.
+type TagDeletion struct {
+	Idempotency *Idempotency `json:"-"`
+	Reasoned
+	// Unread is what a face could not read of the input; nil: all of it.
+	Unread error `json:"-"`
+}
+
+// SetIdempotency sets the key the request named (a face's reading).
+func (in *TagDeletion) SetIdempotency(key *Idempotency) { in.Idempotency = key }
+
+// SetUnread sets what a face could not read of the request.
+func (in *TagDeletion) SetUnread(err error) { in.Unread = err }
+
+// DeleteTag deletes a tag of the caller's current team and takes it off
+// every candidate that carries it, in one entry (tag.deleted). Scope:
+// team:manage; the caller's user must own or administer the team. Errors:
+// unauthenticated, insufficient_scope, forbidden (not an owner or admin),
+// not_found (also another team's tag), validation_failed (an input that
+// could not be read), conflict (idempotency key in flight).
+func (s *Service) DeleteTag(ctx context.Context, id int64, in TagDeletion) (Result[struct{}], error) {
+	c, err := s.tagAdmin(ctx, OpDeleteTag)
+	if err != nil {
+		return Result[struct{}]{}, err
+	}
+	k, err := takeKey(OpDeleteTag, Ref{Tag: id}, &in, &in.Idempotency)
+	if err != nil {
+		return Result[struct{}]{}, err
+	}
+	load := func(tx Tx, _ KeyClaim) (Tag, error) { return lockTag(ctx, tx, c.team.ID, id) }
+	return write(s, ctx, c, k, load, func(tx Tx, t Tag) (struct{}, error) {
+		if in.Unread != nil {
+			return struct{}{}, in.Unread
+		}
+		if err := tx.Tags().Delete(ctx, DeleteTagParams{ID: t.ID}); err != nil {
+			return struct{}{}, err
+		}
+		return struct{}{}, s.log(ctx, tx, c, t.TeamID, 0, ActionTagDeleted, SubjectTag, t.ID, map[string]Change{"name": {Before: t.Name}})
+	})
+}
+
 // The operations on tags.
 const (
 	OpListTags  Op = "list_tags"
 	OpCreateTag Op = "create_tag"
 	OpRenameTag Op = "rename_tag"
+	OpDeleteTag Op = "delete_tag"
 )
 
 // tagPath is the path of one tag of the team, below /api/v1.
@@ -255,6 +298,18 @@ var tagOps = []opRow{
 			"line or not valid text, or another tag of the team has it in any letter case (\"The name has already " +
 			"been taken.\"); or the body or `Idempotency-Key` is invalid.",
 	}},
+	{OpDeleteTag, opTraits{ScopeTeamManage, mDelete, tagPath, forbids | empties}, runs[TagDeletion, struct{}, struct{}](func(s *Service, ctx context.Context, r Ref, in TagDeletion) (Result[struct{}], error) {
+		return s.DeleteTag(ctx, r.Tag, in)
+	}, nil), &Words{Title: "Delete a tag", Destructive: true,
+		Description: "Deletes a tag of the token's team and takes it off every candidate that carries it (DELETE /api/v1/tags/{tag}); answers nothing. forbidden unless the token's user owns or administers the team."}, Doc{
+		Tag: "Candidates", Summary: "Delete a tag",
+		Description: "Scope: `team:manage`, and an owner or admin of the token's current team. Deletes the tag and " +
+			"takes it off every candidate that carries it, in one activity entry (`tag.deleted`, on no job; no " +
+			"`candidate.untagged` for each).",
+		Success:   "The tag was deleted (or this is the replay of its deletion).",
+		Forbidden: teamAdminForbidden,
+		Invalid:   invalidReasonOnly,
+	}},
 }
 
 // teamAdminForbidden is the 403 of an operation for the team's owners and
@@ -283,6 +338,13 @@ type TagTx interface {
 	Get(ctx context.Context, p TagParams) (Tag, error)
 	// Rename stores a tag's new name, folded too.
 	Rename(ctx context.Context, p RenameTagParams) error
+	// Delete deletes a tag, which takes it off its candidates.
+	Delete(ctx context.Context, p DeleteTagParams) error
+}
+
+// DeleteTagParams names the tag to delete.
+type DeleteTagParams struct {
+	ID int64
 }
 
 // TagParams names a tag of a team.

@@ -18,6 +18,10 @@ import (
 // tagProbes call the operations of this file's resource for the tables of
 // operations (see probe).
 var tagProbes = []operation{
+	{pipeline.OpDeleteTag, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.DeleteTag(ctx, p.ref.Tag, pipeline.TagDeletion{Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
+		return err
+	}},
 	{pipeline.OpRenameTag, func(ctx context.Context, svc *pipeline.Service, p probe) error {
 		_, err := svc.RenameTag(ctx, p.ref.Tag, pipeline.TagRename{Name: pick(p, newTagName(), " "), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
 		return err
@@ -280,5 +284,63 @@ func TestService_RenameTag(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, "Work permit", tags[0].Name)
 		assert.Len(t, tagEntries(t, w), 3)
+	})
+}
+
+func TestService_DeleteTag(t *testing.T) {
+	eachWorld(t, "deleted, logged with its name, and gone", func(t *testing.T, w world) {
+		visa, remote := newTag(t, w, "Visa"), newTag(t, w, "Remote")
+		ctx := w.As(t, "adam")
+		res, err := w.Svc.DeleteTag(ctx, visa.ID, pipeline.TagDeletion{Idempotency: key("delete-visa"), Reasoned: pipeline.Because("Unused.")})
+		require.NoError(t, err)
+		assert.False(t, res.Replayed)
+		tags, err := w.Svc.ListTags(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, []pipeline.Tag{remote}, tags)
+
+		log := tagEntries(t, w)
+		require.Len(t, log, 3)
+		a := log[2]
+		assert.Equal(t, pipeline.ActionTagDeleted, a.Action)
+		assert.Equal(t, visa.ID, a.SubjectID)
+		assert.Zero(t, a.JobID)
+		assert.Equal(t, map[string]any{"name": map[string]any{"before": "Visa", "after": nil}}, changesOf(t, a))
+
+		again, err := w.Svc.DeleteTag(ctx, visa.ID, pipeline.TagDeletion{Idempotency: key("delete-visa"), Reasoned: pipeline.Because("Unused.")})
+		require.NoError(t, err, "a retried delete replays its answer")
+		assert.True(t, again.Replayed)
+		_, err = w.Svc.DeleteTag(ctx, visa.ID, pipeline.TagDeletion{})
+		assert.ErrorIs(t, err, pipeline.ErrNotFound, "without the key, it is gone")
+		_, err = w.Svc.CreateTag(ctx, pipeline.NewTag{Name: "visa"})
+		assert.NoError(t, err, "its name is free again")
+	})
+	eachWorld(t, "refused: out of reach, not an owner or admin", func(t *testing.T, w world) {
+		visa := newTag(t, w, "Visa")
+		globex, err := w.Svc.CreateTag(w.As(t, "gary"), pipeline.NewTag{Name: "Globex"})
+		require.NoError(t, err)
+		_, err = w.Svc.DeleteTag(w.As(t, "olivia"), globex.Value.ID, pipeline.TagDeletion{})
+		assert.ErrorIs(t, err, pipeline.ErrNotFound)
+		_, err = w.Svc.DeleteTag(w.As(t, "nina"), visa.ID, pipeline.TagDeletion{})
+		assert.ErrorIs(t, err, pipeline.ErrForbidden)
+		_, err = w.Svc.DeleteTag(actAs(t, w, "olivia", pipeline.ScopeCandidatesWrite), visa.ID, pipeline.TagDeletion{})
+		assert.ErrorIs(t, err, pipeline.ErrInsufficientScope)
+		tags, err := w.Svc.ListTags(w.As(t, "olivia"))
+		require.NoError(t, err)
+		assert.Equal(t, []pipeline.Tag{visa}, tags)
+	})
+	eachWorld(t, "held for approval, then approved", func(t *testing.T, w world) {
+		visa := newTag(t, w, "Visa")
+		agent := adminAgent(t, w, []pipeline.Scope{pipeline.ScopeTeamManage}, pipeline.OpDeleteTag)
+		_, err := w.Svc.DeleteTag(agent, visa.ID, pipeline.TagDeletion{})
+		p := proposed(t, err)
+		tags, err := w.Svc.ListTags(w.As(t, "olivia"))
+		require.NoError(t, err)
+		assert.Len(t, tags, 1, "nothing deleted yet")
+		res, err := w.Svc.ApproveProposal(w.As(t, "olivia"), p.ID, pipeline.ProposalDecision{})
+		require.NoError(t, err)
+		require.Equal(t, pipeline.ProposalApplied, res.Value.Status, "%s", res.Value.Result.Body)
+		tags, err = w.Svc.ListTags(w.As(t, "olivia"))
+		require.NoError(t, err)
+		assert.Empty(t, tags)
 	})
 }

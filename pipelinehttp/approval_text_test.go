@@ -73,6 +73,7 @@ func TestPages_EveryOperationInWords(t *testing.T) {
 			pipeline.OpErasePerson:         pipeline.PersonErasure{Email: "ada@example.test", Reasoned: pipeline.Because("She asked.")},
 			pipeline.OpCreateTag:           pipeline.NewTag{Name: "Remote"},
 			pipeline.OpRenameTag:           pipeline.TagRename{Name: "Work permit"},
+			pipeline.OpDeleteTag:           pipeline.TagDeletion{},
 		}
 
 		d := newDescriber(ctx, f.Svc)
@@ -120,6 +121,7 @@ func TestPages_EveryOperationInWords(t *testing.T) {
 		assert.Contains(t, page, "Delete the webhook to https://hooks.example.test/old")
 		assert.Contains(t, page, "Create the tag “Remote”")
 		assert.Contains(t, page, "Rename the tag “Visa” to “Work permit”")
+		assert.Contains(t, page, "Delete the tag “Visa”")
 
 		// A member cannot count an erasure: the page says so, as words.
 		erasure := slices.IndexFunc(items, func(it approvalItem) bool { return it.P.Operation == pipeline.OpErasePerson })

@@ -62,9 +62,10 @@ func TestMCP_ToolAnnotations(t *testing.T) {
 			require.NotNil(t, a, tool.Name)
 			assert.Equal(t, !op.Writes(), a.ReadOnlyHint, "%s readOnlyHint", tool.Name)
 			if op.Writes() {
-				// An erasure cannot be undone; every other write can be.
+				// An erasure cannot be undone, nor a tag's deletion, which
+				// takes it off its candidates; every other write can be.
 				require.NotNil(t, a.DestructiveHint, tool.Name)
-				assert.Equal(t, op == pipeline.OpErasePerson, *a.DestructiveHint, "%s destructiveHint", tool.Name)
+				assert.Equal(t, op == pipeline.OpErasePerson || op == pipeline.OpDeleteTag, *a.DestructiveHint, "%s destructiveHint", tool.Name)
 			}
 			wantIdempotent := op == pipeline.OpMoveCandidate || op == pipeline.OpRateCandidate || op == pipeline.OpUpdateCandidate ||
 				op == pipeline.OpCancelMessage || op == pipeline.OpRescheduleInterview || op == pipeline.OpCancelInterview ||

@@ -97,4 +97,25 @@ var tagOperations = []operation{
 			return nil
 		},
 	}),
+	newOperation(opSpec[pipeline.TagDeletion, struct{}]{
+		op:     pipeline.OpDeleteTag,
+		params: []param[pipeline.TagDeletion]{tagID[pipeline.TagDeletion]()},
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.TagDeletion]) (struct{}, bool, error) {
+			res, err := svc.DeleteTag(ctx, in.ref.Tag, in.domain())
+			return struct{}{}, res.Replayed, err
+		},
+		describe: func(d *describer, p pipeline.Proposal, out *description) error {
+			ref, err := p.Ref()
+			if err != nil {
+				return err
+			}
+			t, err := d.tagOf(p, out, ref.Tag)
+			if err != nil {
+				return err
+			}
+			out.Title = "Delete the tag “" + t.Name + "”"
+			out.Effects = append(out.Effects, "Take it off every candidate that carries it, for good.")
+			return nil
+		},
+	}),
 }

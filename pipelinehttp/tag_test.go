@@ -67,3 +67,19 @@ func TestAPI_RenameTag(t *testing.T) {
 		requireError(t, e.do(t, "PATCH", path, e.token("mia"), map[string]any{"name": "Mine"}), http.StatusForbidden, pipeline.EForbidden)
 	})
 }
+
+func TestAPI_DeleteTag(t *testing.T) {
+	each(t, "deleted, then gone", func(t *testing.T, e *env) {
+		visa := createTag(t, e, "olivia", "Visa")
+		path := "/api/v1/tags/" + itoa(visa)
+		requireError(t, e.do(t, "DELETE", path, e.token("mia"), nil), http.StatusForbidden, pipeline.EForbidden)
+		requireError(t, e.do(t, "DELETE", path, e.token("gary"), nil), http.StatusNotFound, pipeline.ENotFound)
+		requireError(t, e.do(t, "DELETE", path, e.token("olivia"), map[string]any{"name": "x"}), http.StatusUnprocessableEntity, pipeline.EValidation)
+		r := e.do(t, "DELETE", path, e.token("adam"), map[string]any{"reason": "Unused."})
+		require.Equal(t, http.StatusNoContent, r.Code, "%s", r.Body)
+		assert.Empty(t, r.Body)
+		requireError(t, e.do(t, "DELETE", path, e.token("olivia"), nil), http.StatusNotFound, pipeline.ENotFound)
+		list := e.do(t, "GET", "/api/v1/tags", e.token("olivia"), nil)
+		assert.JSONEq(t, `{"data": []}`, string(list.Body))
+	})
+}

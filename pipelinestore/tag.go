@@ -16,6 +16,7 @@ type tagStatements struct {
 	TeamTags     string
 	Tag          string
 	RenameTag    string
+	DeleteTag    string
 }
 
 // tagRow is a tag as its table holds it.
@@ -91,4 +92,9 @@ func (t tagTx) Get(ctx context.Context, p pipeline.TagParams) (pipeline.Tag, err
 // Rename stores a tag's new name, folded too.
 func (t tagTx) Rename(ctx context.Context, p pipeline.RenameTagParams) error {
 	return formatError(t.run.deferred(ctx, t.q.RenameTag, p.ID, p.Name, pipeline.Fold(p.Name)), "Tag")
+}
+
+// Delete deletes a tag and, by cascade, takes it off its candidates.
+func (t tagTx) Delete(ctx context.Context, p pipeline.DeleteTagParams) error {
+	return formatError(t.run.deferred(ctx, t.q.DeleteTag, p.ID), "Tag")
 }

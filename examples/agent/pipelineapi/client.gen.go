@@ -1484,6 +1484,12 @@ type CreatedWebhookResponse struct {
 // Examples: 2026-02-04
 type Date = openapi_types.Date
 
+// DeleteTagRequest defines model for DeleteTagRequest.
+type DeleteTagRequest struct {
+	// Reason Optional: why this write is made, 1 to 1,000 characters once trimmed, line breaks allowed. Kept on the write's activity entry, in the feed and in webhook payloads.
+	Reason *string `json:"reason,omitempty"`
+}
+
 // DeleteWebhookRequest defines model for DeleteWebhookRequest.
 type DeleteWebhookRequest struct {
 	// Reason Optional: why this write is made, 1 to 1,000 characters once trimmed, line breaks allowed. Kept on the write's activity entry, in the feed and in webhook payloads.

@@ -21,3 +21,7 @@ SELECT id, team_id, name, created_at FROM tags WHERE id = $1 AND team_id = $2;
 
 -- name: RenameTag
 UPDATE tags SET name = $2, name_fold = $3 WHERE id = $1;
+
+-- Its candidate_tags go by cascade.
+-- name: DeleteTag
+DELETE FROM tags WHERE id = $1;
