@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -13,6 +14,8 @@ const (
 	MaxTagNameLength = 50
 	// MaxTeamTags is the most tags a team may have.
 	MaxTeamTags = 500
+	// MaxCandidateTags is the most tags a candidate may carry.
+	MaxCandidateTags = 20
 )
 
 // Tag is a label of a team's, which its candidates carry. Its name is
@@ -249,12 +252,107 @@ func (s *Service) DeleteTag(ctx context.Context, id int64, in TagDeletion) (Resu
 	})
 }
 
+// CandidateTagging is the input of TagCandidate.
+type CandidateTagging struct {
+	TagID       int64        `json:"tag_id"` // required: a tag of the candidate's team
+	Idempotency *Idempotency `json:"-"`
+	Reasoned
+	// Unread is what a face could not read of the input; nil: all of it.
+	Unread error `json:"-"`
+}
+
+// SetIdempotency sets the key the request named (a face's reading).
+func (in *CandidateTagging) SetIdempotency(key *Idempotency) { in.Idempotency = key }
+
+// SetUnread sets what a face could not read of the request.
+func (in *CandidateTagging) SetUnread(err error) { in.Unread = err }
+
+// msgNotATag is the 422 of a tag_id that names no tag of the team.
+const msgNotATag = "The tag_id is not a tag of the team."
+
+// Validate reports what is wrong with the input without consulting
+// storage; whether the tag is the team's is checked by TagCandidate.
+func (in CandidateTagging) Validate() error { return inputVerdict(in.Unread, in.check().Err()) }
+
+func (in CandidateTagging) check() FieldErrors {
+	f := FieldErrors{}
+	switch {
+	case in.TagID == 0:
+		f.Add("tag_id", "The tag_id field is required.")
+	case in.TagID < 0:
+		f.Add("tag_id", msgNotATag)
+	}
+	return f
+}
+
+// taggedChanges are the changes of a candidate.tagged or .untagged entry.
+func taggedChanges(t Tag) map[string]any { return map[string]any{"tag_id": t.ID, "tag": t.Name} }
+
+// TagCandidate puts a tag of the team on a candidate and returns the
+// candidate. A tag the candidate carries already changes and logs nothing.
+// Scope: candidates:write. Errors: unauthenticated, insufficient_scope,
+// not_found, validation_failed (tag_id missing or no tag of the
+// candidate's team), forbidden (the candidate was erased; it carries
+// MaxCandidateTags tags), conflict (idempotency key in flight).
+func (s *Service) TagCandidate(ctx context.Context, jobID, candidateID int64, in CandidateTagging) (Result[Candidate], error) {
+	c, err := authorize(ctx, OpTagCandidate)
+	if err != nil {
+		return Result[Candidate]{}, err
+	}
+	k, err := takeKey(OpTagCandidate, Ref{Job: jobID, Candidate: candidateID}, &in, &in.Idempotency)
+	if err != nil {
+		return Result[Candidate]{}, err
+	}
+	return write(s, ctx, c, k, s.loadCandidate(ctx, c, jobID, candidateID), func(tx Tx, cand Candidate) (Candidate, error) {
+		f := in.check()
+		var tag Tag
+		if checkable(in.Unread, f, "tag_id") {
+			var err error
+			tag, err = tx.Tags().Get(ctx, TagParams{TeamID: cand.TeamID, ID: in.TagID})
+			switch {
+			case ErrorCode(err) == ENotFound:
+				f.Add("tag_id", msgNotATag)
+			case err != nil:
+				return Candidate{}, err
+			}
+		}
+		if err := inputVerdict(in.Unread, f.Err()); err != nil {
+			return Candidate{}, err
+		}
+		if cand.ErasedAt != nil {
+			return Candidate{}, errErased()
+		}
+		carried, err := tx.Tags().OfCandidate(ctx, CandidateTagsParams{CandidateID: cand.ID})
+		if err != nil {
+			return Candidate{}, err
+		}
+		if slices.ContainsFunc(carried, func(t Tag) bool { return t.ID == tag.ID }) {
+			return cand, nil
+		}
+		if len(carried) >= MaxCandidateTags {
+			return Candidate{}, Errorf(EForbidden, "A candidate can carry at most %d tags.", MaxCandidateTags)
+		}
+		err = tx.Tags().Put(ctx, CandidateTagParams{CandidateID: cand.ID, TagID: tag.ID, At: s.now()})
+		if ErrorCode(err) == ENotFound {
+			// Deleted since it was read (its deletion does not wait for
+			// the candidate's lock).
+			return Candidate{}, Invalid("tag_id", msgNotATag)
+		}
+		if err != nil {
+			return Candidate{}, err
+		}
+		return cand, s.log(ctx, tx, c, cand.TeamID, cand.JobID, ActionCandidateTagged, SubjectCandidate, cand.ID, taggedChanges(tag))
+	})
+}
+
 // The operations on tags.
 const (
 	OpListTags  Op = "list_tags"
 	OpCreateTag Op = "create_tag"
 	OpRenameTag Op = "rename_tag"
 	OpDeleteTag Op = "delete_tag"
+
+	OpTagCandidate Op = "tag_candidate"
 )
 
 // tagPath is the path of one tag of the team, below /api/v1.
@@ -310,6 +408,19 @@ var tagOps = []opRow{
 		Forbidden: teamAdminForbidden,
 		Invalid:   invalidReasonOnly,
 	}},
+	{OpTagCandidate, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/tags", forbids}, runs(onCandidate((*Service).TagCandidate), Candidate.Record), &Words{Title: "Tag a candidate", Idempotent: true,
+		Description: "Puts a tag of the team (tag_id, see list_tags) on a candidate and returns the candidate (POST /api/v1/jobs/{job}/candidates/{candidate}/tags); a tag it carries already changes nothing. forbidden for a 21st tag, or an erased candidate."}, Doc{
+		Tag: "Candidates", Summary: "Tag a candidate",
+		Description: "Scope: `candidates:write`. Puts a tag of the token's team on the candidate, logged as " +
+			"`candidate.tagged` (`changes` `{\"tag_id\": 3, \"tag\": \"visa\"}`). A tag the candidate carries " +
+			"already changes and logs nothing, and answers the same.",
+		Success: "The candidate, tagged.",
+		Forbidden: "`insufficient_scope`: the token lacks `candidates:write`. `forbidden`: the candidate carries 20 " +
+			"tags already (\"A candidate can carry at most 20 tags.\"), or was erased (\"The candidate was " +
+			"erased.\").",
+		Invalid: "`validation_failed`: `tag_id` is missing, not an integer or not the id of a tag of the team; or " +
+			"the body or `Idempotency-Key` is invalid.",
+	}},
 }
 
 // teamAdminForbidden is the 403 of an operation for the team's owners and
@@ -340,6 +451,24 @@ type TagTx interface {
 	Rename(ctx context.Context, p RenameTagParams) error
 	// Delete deletes a tag, which takes it off its candidates.
 	Delete(ctx context.Context, p DeleteTagParams) error
+
+	// OfCandidate returns the tags a candidate carries, oldest tag first.
+	// The caller holds the candidate locked (CandidateTx.Lock).
+	OfCandidate(ctx context.Context, p CandidateTagsParams) ([]Tag, error)
+	// Put puts a tag on a candidate that does not carry it; not_found when
+	// the tag is gone.
+	Put(ctx context.Context, p CandidateTagParams) error
+}
+
+// CandidateTagsParams names the candidate whose tags are read.
+type CandidateTagsParams struct {
+	CandidateID int64
+}
+
+// CandidateTagParams is a tag put on a candidate, and when.
+type CandidateTagParams struct {
+	CandidateID, TagID int64
+	At                 time.Time
 }
 
 // DeleteTagParams names the tag to delete.
