@@ -345,6 +345,65 @@ func (s *Service) TagCandidate(ctx context.Context, jobID, candidateID int64, in
 	})
 }
 
+// CandidateUntagging is the input of UntagCandidate, which takes nothing
+// but its key and reason.
+type CandidateUntagging struct {
+	Idempotency *Idempotency `json:"-"`
+	Reasoned
+	// Unread is what a face could not read of the input; nil: all of it.
+	Unread error `json:"-"`
+}
+
+// SetIdempotency sets the key the request named (a face's reading).
+func (in *CandidateUntagging) SetIdempotency(key *Idempotency) { in.Idempotency = key }
+
+// SetUnread sets what a face could not read of the request.
+func (in *CandidateUntagging) SetUnread(err error) { in.Unread = err }
+
+// taggedCandidate is a candidate locked for a write, and a tag of its team.
+type taggedCandidate struct {
+	cand Candidate
+	tag  Tag
+}
+
+// UntagCandidate takes a tag of the team off a candidate; a tag the
+// candidate does not carry changes and logs nothing. Scope:
+// candidates:write. Errors: unauthenticated, insufficient_scope, not_found
+// (also a tag that is no tag of the candidate's team), validation_failed
+// (an input that could not be read), forbidden (the candidate was erased),
+// conflict (idempotency key in flight).
+func (s *Service) UntagCandidate(ctx context.Context, jobID, candidateID, tagID int64, in CandidateUntagging) (Result[struct{}], error) {
+	c, err := authorize(ctx, OpUntagCandidate)
+	if err != nil {
+		return Result[struct{}]{}, err
+	}
+	k, err := takeKey(OpUntagCandidate, Ref{Job: jobID, Candidate: candidateID, Tag: tagID}, &in, &in.Idempotency)
+	if err != nil {
+		return Result[struct{}]{}, err
+	}
+	load := func(tx Tx, kc KeyClaim) (taggedCandidate, error) {
+		cand, err := lockCandidate(ctx, tx, LockCandidateParams{Viewer: c.user.ID, JobID: jobID, ID: candidateID, Claim: kc})
+		if err != nil {
+			return taggedCandidate{}, err
+		}
+		tag, err := tx.Tags().Get(ctx, TagParams{TeamID: cand.TeamID, ID: tagID})
+		return taggedCandidate{cand, tag}, err
+	}
+	return write(s, ctx, c, k, load, func(tx Tx, t taggedCandidate) (struct{}, error) {
+		if in.Unread != nil {
+			return struct{}{}, in.Unread
+		}
+		if t.cand.ErasedAt != nil {
+			return struct{}{}, errErased()
+		}
+		taken, err := tx.Tags().Take(ctx, CandidateTagParams{CandidateID: t.cand.ID, TagID: t.tag.ID})
+		if err != nil || !taken {
+			return struct{}{}, err
+		}
+		return struct{}{}, s.log(ctx, tx, c, t.cand.TeamID, t.cand.JobID, ActionCandidateUntagged, SubjectCandidate, t.cand.ID, taggedChanges(t.tag))
+	})
+}
+
 // The operations on tags.
 const (
 	OpListTags  Op = "list_tags"
@@ -352,7 +411,8 @@ const (
 	OpRenameTag Op = "rename_tag"
 	OpDeleteTag Op = "delete_tag"
 
-	OpTagCandidate Op = "tag_candidate"
+	OpTagCandidate   Op = "tag_candidate"
+	OpUntagCandidate Op = "untag_candidate"
 )
 
 // tagPath is the path of one tag of the team, below /api/v1.
@@ -421,6 +481,19 @@ var tagOps = []opRow{
 		Invalid: "`validation_failed`: `tag_id` is missing, not an integer or not the id of a tag of the team; or " +
 			"the body or `Idempotency-Key` is invalid.",
 	}},
+	{OpUntagCandidate, opTraits{ScopeCandidatesWrite, mDelete, candidatePath + "/tags/{tag}", forbids | empties}, runs[CandidateUntagging, struct{}, struct{}](func(s *Service, ctx context.Context, r Ref, in CandidateUntagging) (Result[struct{}], error) {
+		return s.UntagCandidate(ctx, r.Job, r.Candidate, r.Tag, in)
+	}, nil), &Words{Title: "Untag a candidate", Idempotent: true,
+		Description: "Takes a tag of the team off a candidate (DELETE /api/v1/jobs/{job}/candidates/{candidate}/tags/{tag}); answers nothing, and nothing changes when the candidate does not carry it. forbidden for an erased candidate."}, Doc{
+		Tag: "Candidates", Summary: "Untag a candidate",
+		Description: "Scope: `candidates:write`. Takes the tag off the candidate, logged as `candidate.untagged` " +
+			"(`changes` `{\"tag_id\": 3, \"tag\": \"visa\"}`). A tag of the team that the candidate does not " +
+			"carry changes and logs nothing, and answers the same; a tag that is not the team's answers 404.",
+		Success: "The candidate does not carry the tag (or this is the replay of its untagging).",
+		Forbidden: "`insufficient_scope`: the token lacks `candidates:write`. `forbidden`: the candidate was erased " +
+			"(\"The candidate was erased.\").",
+		Invalid: invalidReasonOnly,
+	}},
 }
 
 // teamAdminForbidden is the 403 of an operation for the team's owners and
@@ -458,6 +531,8 @@ type TagTx interface {
 	// Put puts a tag on a candidate that does not carry it; not_found when
 	// the tag is gone.
 	Put(ctx context.Context, p CandidateTagParams) error
+	// Take takes a tag off a candidate and reports whether it carried it.
+	Take(ctx context.Context, p CandidateTagParams) (bool, error)
 }
 
 // CandidateTagsParams names the candidate whose tags are read.

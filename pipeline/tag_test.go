@@ -18,6 +18,10 @@ import (
 // tagProbes call the operations of this file's resource for the tables of
 // operations (see probe).
 var tagProbes = []operation{
+	{pipeline.OpUntagCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.UntagCandidate(ctx, p.ref.Job, p.ref.Candidate, p.ref.Tag, pipeline.CandidateUntagging{Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
+		return err
+	}},
 	{pipeline.OpTagCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
 		_, err := svc.TagCandidate(ctx, p.ref.Job, p.ref.Candidate, pipeline.CandidateTagging{TagID: pick(p, p.ref.Tag, -1), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
 		return err
@@ -472,5 +476,69 @@ func TestService_TagCandidate(t *testing.T) {
 		assert.Equal(t, []string{"Visa"}, tagsOf(t, w, ada))
 		a := lastEntry(t, w)
 		require.Equal(t, pipeline.ActionProposalApproved, a.Action)
+	})
+}
+
+func TestService_UntagCandidate(t *testing.T) {
+	eachWorld(t, "untagged and logged; a tag it does not carry changes nothing", func(t *testing.T, w world) {
+		visa, remote := newTag(t, w, "Visa"), newTag(t, w, "Remote")
+		job, ada := w.Job("backend"), w.Res.Candidates["ada"]
+		tagCandidate(t, w, ada, visa.ID)
+		tagCandidate(t, w, ada, remote.ID)
+		_, err := w.Svc.UntagCandidate(w.As(t, "mia"), job, ada, visa.ID, pipeline.CandidateUntagging{Reasoned: pipeline.Because("Sponsored.")})
+		require.NoError(t, err)
+		assert.Equal(t, []string{"Remote"}, tagsOf(t, w, ada))
+		a := lastEntry(t, w)
+		assert.Equal(t, pipeline.ActionCandidateUntagged, a.Action)
+		assert.Equal(t, ada, a.SubjectID)
+		assert.Equal(t, job, a.JobID)
+		assert.Equal(t, map[string]any{"tag_id": float64(visa.ID), "tag": "Visa"}, changesOf(t, a))
+
+		_, err = w.Svc.UntagCandidate(w.As(t, "olivia"), job, ada, visa.ID, pipeline.CandidateUntagging{})
+		require.NoError(t, err, "absent: 204 too")
+		assert.Equal(t, a.ID, lastEntry(t, w).ID, "no entry")
+	})
+	eachWorld(t, "refused: a tag or a candidate out of reach, an erased candidate", func(t *testing.T, w world) {
+		visa := newTag(t, w, "Visa")
+		job, ada := w.Job("backend"), w.Res.Candidates["ada"]
+		tagCandidate(t, w, ada, visa.ID)
+		globex, err := w.Svc.CreateTag(w.As(t, "gary"), pipeline.NewTag{Name: "Globex"})
+		require.NoError(t, err)
+		for _, id := range []int64{globex.Value.ID, missing} {
+			_, err := w.Svc.UntagCandidate(w.As(t, "olivia"), job, ada, id, pipeline.CandidateUntagging{Idempotency: key("bad\tkey")})
+			assert.ErrorIs(t, err, pipeline.ErrNotFound, "the tag before the key: %d", id)
+		}
+		_, err = w.Svc.UntagCandidate(w.As(t, "nina"), job, ada, visa.ID, pipeline.CandidateUntagging{})
+		assert.ErrorIs(t, err, pipeline.ErrNotFound)
+		_, err = w.Svc.UntagCandidate(actAs(t, w, "olivia", pipeline.ScopeTeamManage), job, ada, visa.ID, pipeline.CandidateUntagging{})
+		assert.ErrorIs(t, err, pipeline.ErrInsufficientScope)
+		assert.Equal(t, []string{"Visa"}, tagsOf(t, w, ada))
+
+		_, err = w.Svc.ErasePerson(w.As(t, "olivia"), pipeline.PersonErasure{Email: "ada@example.test", Reasoned: pipeline.Because("She asked.")})
+		require.NoError(t, err)
+		_, err = w.Svc.UntagCandidate(w.As(t, "olivia"), job, ada, visa.ID, pipeline.CandidateUntagging{})
+		require.ErrorIs(t, err, pipeline.ErrForbidden)
+		assert.Equal(t, "The candidate was erased.", err.(*pipeline.Error).Message)
+	})
+	eachWorld(t, "a replay, and a proposal approved", func(t *testing.T, w world) {
+		visa := newTag(t, w, "Visa")
+		job, ada, grace := w.Job("backend"), w.Res.Candidates["ada"], w.Res.Candidates["grace"]
+		tagCandidate(t, w, ada, visa.ID)
+		tagCandidate(t, w, grace, visa.ID)
+		ctx := w.As(t, "olivia")
+		_, err := w.Svc.UntagCandidate(ctx, job, ada, visa.ID, pipeline.CandidateUntagging{Idempotency: key("untag")})
+		require.NoError(t, err)
+		again, err := w.Svc.UntagCandidate(ctx, job, ada, visa.ID, pipeline.CandidateUntagging{Idempotency: key("untag")})
+		require.NoError(t, err)
+		assert.True(t, again.Replayed)
+
+		c := heldCaller(t, w, []pipeline.Scope{pipeline.ScopeCandidatesWrite}, pipeline.OpUntagCandidate)
+		_, err = w.Svc.UntagCandidate(pipeline.NewContext(context.Background(), c), job, grace, visa.ID, pipeline.CandidateUntagging{})
+		p := proposed(t, err)
+		assert.Equal(t, []string{"Visa"}, tagsOf(t, w, grace), "nothing changed yet")
+		res, err := w.Svc.ApproveProposal(ctx, p.ID, pipeline.ProposalDecision{})
+		require.NoError(t, err)
+		require.Equal(t, pipeline.ProposalApplied, res.Value.Status, "%s", res.Value.Result.Body)
+		assert.Empty(t, tagsOf(t, w, grace))
 	})
 }

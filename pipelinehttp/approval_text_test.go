@@ -75,6 +75,7 @@ func TestPages_EveryOperationInWords(t *testing.T) {
 			pipeline.OpRenameTag:           pipeline.TagRename{Name: "Work permit"},
 			pipeline.OpDeleteTag:           pipeline.TagDeletion{},
 			pipeline.OpTagCandidate:        pipeline.CandidateTagging{TagID: tag.Value.ID},
+			pipeline.OpUntagCandidate:      pipeline.CandidateUntagging{},
 		}
 
 		d := newDescriber(ctx, f.Svc)
@@ -124,6 +125,7 @@ func TestPages_EveryOperationInWords(t *testing.T) {
 		assert.Contains(t, page, "Rename the tag “Visa” to “Work permit”")
 		assert.Contains(t, page, "Delete the tag “Visa”")
 		assert.Contains(t, page, "Tag Ada Lovelace “Visa”")
+		assert.Contains(t, page, "Untag Ada Lovelace “Visa”")
 
 		// A member cannot count an erasure: the page says so, as words.
 		erasure := slices.IndexFunc(items, func(it approvalItem) bool { return it.P.Operation == pipeline.OpErasePerson })

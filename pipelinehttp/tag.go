@@ -156,4 +156,30 @@ var tagOperations = []operation{
 			return nil
 		},
 	}),
+	newOperation(opSpec[pipeline.CandidateUntagging, struct{}]{
+		op: pipeline.OpUntagCandidate,
+		params: []param[pipeline.CandidateUntagging]{
+			jobID[pipeline.CandidateUntagging](), candidateID[pipeline.CandidateUntagging](), tagID[pipeline.CandidateUntagging](),
+		},
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.CandidateUntagging]) (struct{}, bool, error) {
+			res, err := svc.UntagCandidate(ctx, in.ref.Job, in.ref.Candidate, in.ref.Tag, in.domain())
+			return struct{}{}, res.Replayed, err
+		},
+		describe: func(d *describer, p pipeline.Proposal, out *description) error {
+			c, err := d.candidate(p, out)
+			if err != nil {
+				return err
+			}
+			ref, err := p.Ref()
+			if err != nil {
+				return err
+			}
+			name, err := d.tagNamed(ref.Tag)
+			if err != nil {
+				return err
+			}
+			out.Title = "Untag " + c.Name + " " + name
+			return nil
+		},
+	}),
 }

@@ -103,3 +103,19 @@ func TestAPI_TagCandidate(t *testing.T) {
 		requireError(t, e.do(t, "POST", path, e.token("olivia_candidates_read"), map[string]any{"tag_id": visa}), http.StatusForbidden, pipeline.EInsufficientScope)
 	})
 }
+
+func TestAPI_UntagCandidate(t *testing.T) {
+	each(t, "untagged, absent too; a tag out of reach is 404", func(t *testing.T, e *env) {
+		visa := createTag(t, e, "olivia", "Visa")
+		tags := candidatePath(e.Job("backend"), e.Res.Candidates["ada"]) + "/tags"
+		require.Equal(t, http.StatusOK, e.do(t, "POST", tags, e.token("olivia"), map[string]any{"tag_id": visa}).Code)
+		for range 2 {
+			r := e.do(t, "DELETE", tags+"/"+itoa(visa), e.token("mia"), nil)
+			require.Equal(t, http.StatusNoContent, r.Code, "%s", r.Body)
+			assert.Empty(t, r.Body)
+		}
+		requireError(t, e.do(t, "DELETE", tags+"/999999", e.token("olivia"), nil), http.StatusNotFound, pipeline.ENotFound)
+		requireError(t, e.do(t, "DELETE", tags+"/"+itoa(visa), e.token("nina"), nil), http.StatusNotFound, pipeline.ENotFound)
+		requireError(t, e.do(t, "DELETE", tags+"/"+itoa(visa), e.token("olivia"), map[string]any{"tag_id": visa}), http.StatusUnprocessableEntity, pipeline.EValidation)
+	})
+}

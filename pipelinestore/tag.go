@@ -24,6 +24,7 @@ type tagStatements struct {
 
 	CandidateTags string
 	PutTag        string
+	TakeTag       string
 }
 
 // tagRow is a tag as its table holds it.
@@ -136,4 +137,15 @@ func foreignKeyViolation(err error) bool {
 		return pgErr.Field('C') == "23503"
 	}
 	return err != nil && strings.Contains(err.Error(), "FOREIGN KEY constraint failed")
+}
+
+// Take takes a tag off a candidate and reports whether it carried it; it
+// runs at once, not in the batch, for its count.
+func (t tagTx) Take(ctx context.Context, p pipeline.CandidateTagParams) (bool, error) {
+	res, err := t.run.exec(ctx, t.q.TakeTag, p.CandidateID, p.TagID)
+	if err != nil {
+		return false, formatError(err, "Tag")
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
 }

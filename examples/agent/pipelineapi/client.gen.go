@@ -2913,6 +2913,12 @@ type UnsupportedMediaTypeErrorObject struct {
 // UnsupportedMediaTypeErrorObjectCode defines model for UnsupportedMediaTypeErrorObject.Code.
 type UnsupportedMediaTypeErrorObjectCode string
 
+// UntagCandidateRequest defines model for UntagCandidateRequest.
+type UntagCandidateRequest struct {
+	// Reason Optional: why this write is made, 1 to 1,000 characters once trimmed, line breaks allowed. Kept on the write's activity entry, in the feed and in webhook payloads.
+	Reason *string `json:"reason,omitempty"`
+}
+
 // ValidationFailedError defines model for ValidationFailedError.
 type ValidationFailedError struct {
 	Error ValidationFailedErrorObject `json:"error"`

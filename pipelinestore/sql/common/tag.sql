@@ -33,3 +33,6 @@ WHERE ct.candidate_id = $1 ORDER BY t.id;
 
 -- name: PutTag
 INSERT INTO candidate_tags (candidate_id, tag_id, created_at) VALUES ($1, $2, $3);
+
+-- name: TakeTag
+DELETE FROM candidate_tags WHERE candidate_id = $1 AND tag_id = $2;
