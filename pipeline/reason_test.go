@@ -33,6 +33,10 @@ func TestService_Reason(t *testing.T) {
 				continue
 			}
 			p := reachable(t, w, newHook(t, w, "olivia", "https://hooks.example.test/"+string(o.op)).ID)
+			if o.op == pipeline.OpUntagCandidate {
+				// Untagging logs only a tag the candidate carries.
+				tagCandidate(t, w, p.ref.Candidate, p.ref.Tag)
+			}
 			p.reason = new("  Because of " + string(o.op) + ".\nSee the call notes.  ")
 			require.NoError(t, o.call(w.As(t, "olivia"), w.Svc, p), o.op)
 			e := lastEntry(t, w)
@@ -129,7 +133,7 @@ func requesterOnly(op pipeline.Op) bool { return op == pipeline.OpWithdrawPropos
 func hasInput(op pipeline.Op) bool {
 	switch op {
 	case pipeline.OpDeleteWebhook, pipeline.OpCancelMessage, pipeline.OpCancelInterview, pipeline.OpRetryMessage, pipeline.OpRemoveDocument,
-		pipeline.OpWithdrawProposal, pipeline.OpDeleteTag:
+		pipeline.OpWithdrawProposal, pipeline.OpDeleteTag, pipeline.OpUntagCandidate:
 		return false
 	}
 	return true

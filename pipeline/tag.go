@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -13,6 +14,8 @@ const (
 	MaxTagNameLength = 50
 	// MaxTeamTags is the most tags a team may have.
 	MaxTeamTags = 500
+	// MaxCandidateTags is the most tags a candidate may carry.
+	MaxCandidateTags = 20
 )
 
 // Tag is a label of a team's, which its candidates carry. Its name is
@@ -249,12 +252,167 @@ func (s *Service) DeleteTag(ctx context.Context, id int64, in TagDeletion) (Resu
 	})
 }
 
+// CandidateTagging is the input of TagCandidate.
+type CandidateTagging struct {
+	TagID       int64        `json:"tag_id"` // required: a tag of the candidate's team
+	Idempotency *Idempotency `json:"-"`
+	Reasoned
+	// Unread is what a face could not read of the input; nil: all of it.
+	Unread error `json:"-"`
+}
+
+// SetIdempotency sets the key the request named (a face's reading).
+func (in *CandidateTagging) SetIdempotency(key *Idempotency) { in.Idempotency = key }
+
+// SetUnread sets what a face could not read of the request.
+func (in *CandidateTagging) SetUnread(err error) { in.Unread = err }
+
+// msgNotATag is the 422 of a tag_id that names no tag of the team.
+const msgNotATag = "The tag_id is not a tag of the team."
+
+// Validate reports what is wrong with the input without consulting
+// storage; whether the tag is the team's is checked by TagCandidate.
+func (in CandidateTagging) Validate() error { return inputVerdict(in.Unread, in.check().Err()) }
+
+func (in CandidateTagging) check() FieldErrors {
+	f := FieldErrors{}
+	switch {
+	case in.TagID == 0:
+		f.Add("tag_id", "The tag_id field is required.")
+	case in.TagID < 0:
+		f.Add("tag_id", msgNotATag)
+	}
+	return f
+}
+
+// taggedChanges are the changes of a candidate.tagged or .untagged entry.
+func taggedChanges(t Tag) map[string]any { return map[string]any{"tag_id": t.ID, "tag": t.Name} }
+
+// TagCandidate puts a tag of the team on a candidate and returns the
+// candidate. A tag the candidate carries already changes and logs nothing.
+// Scope: candidates:write. Errors: unauthenticated, insufficient_scope,
+// not_found, validation_failed (tag_id missing or no tag of the
+// candidate's team), forbidden (the candidate was erased; it carries
+// MaxCandidateTags tags), conflict (idempotency key in flight).
+func (s *Service) TagCandidate(ctx context.Context, jobID, candidateID int64, in CandidateTagging) (Result[Candidate], error) {
+	c, err := authorize(ctx, OpTagCandidate)
+	if err != nil {
+		return Result[Candidate]{}, err
+	}
+	k, err := takeKey(OpTagCandidate, Ref{Job: jobID, Candidate: candidateID}, &in, &in.Idempotency)
+	if err != nil {
+		return Result[Candidate]{}, err
+	}
+	return write(s, ctx, c, k, s.loadCandidate(ctx, c, jobID, candidateID), func(tx Tx, cand Candidate) (Candidate, error) {
+		f := in.check()
+		var tag Tag
+		if checkable(in.Unread, f, "tag_id") {
+			var err error
+			tag, err = tx.Tags().Get(ctx, TagParams{TeamID: cand.TeamID, ID: in.TagID})
+			switch {
+			case ErrorCode(err) == ENotFound:
+				f.Add("tag_id", msgNotATag)
+			case err != nil:
+				return Candidate{}, err
+			}
+		}
+		if err := inputVerdict(in.Unread, f.Err()); err != nil {
+			return Candidate{}, err
+		}
+		if cand.ErasedAt != nil {
+			return Candidate{}, errErased()
+		}
+		carried, err := tx.Tags().OfCandidate(ctx, CandidateTagsParams{CandidateID: cand.ID})
+		if err != nil {
+			return Candidate{}, err
+		}
+		if slices.ContainsFunc(carried, func(t Tag) bool { return t.ID == tag.ID }) {
+			return cand, nil
+		}
+		if len(carried) >= MaxCandidateTags {
+			return Candidate{}, Errorf(EForbidden, "A candidate can carry at most %d tags.", MaxCandidateTags)
+		}
+		err = tx.Tags().Put(ctx, CandidateTagParams{CandidateID: cand.ID, TagID: tag.ID, At: s.now()})
+		if ErrorCode(err) == ENotFound {
+			// Deleted since it was read (its deletion does not wait for
+			// the candidate's lock).
+			return Candidate{}, Invalid("tag_id", msgNotATag)
+		}
+		if err != nil {
+			return Candidate{}, err
+		}
+		return cand, s.log(ctx, tx, c, cand.TeamID, cand.JobID, ActionCandidateTagged, SubjectCandidate, cand.ID, taggedChanges(tag))
+	})
+}
+
+// CandidateUntagging is the input of UntagCandidate, which takes nothing
+// but its key and reason.
+type CandidateUntagging struct {
+	Idempotency *Idempotency `json:"-"`
+	Reasoned
+	// Unread is what a face could not read of the input; nil: all of it.
+	Unread error `json:"-"`
+}
+
+// SetIdempotency sets the key the request named (a face's reading).
+func (in *CandidateUntagging) SetIdempotency(key *Idempotency) { in.Idempotency = key }
+
+// SetUnread sets what a face could not read of the request.
+func (in *CandidateUntagging) SetUnread(err error) { in.Unread = err }
+
+// taggedCandidate is a candidate locked for a write, and a tag of its team.
+type taggedCandidate struct {
+	cand Candidate
+	tag  Tag
+}
+
+// UntagCandidate takes a tag of the team off a candidate; a tag the
+// candidate does not carry changes and logs nothing. Scope:
+// candidates:write. Errors: unauthenticated, insufficient_scope, not_found
+// (also a tag that is no tag of the candidate's team), validation_failed
+// (an input that could not be read), forbidden (the candidate was erased),
+// conflict (idempotency key in flight).
+func (s *Service) UntagCandidate(ctx context.Context, jobID, candidateID, tagID int64, in CandidateUntagging) (Result[struct{}], error) {
+	c, err := authorize(ctx, OpUntagCandidate)
+	if err != nil {
+		return Result[struct{}]{}, err
+	}
+	k, err := takeKey(OpUntagCandidate, Ref{Job: jobID, Candidate: candidateID, Tag: tagID}, &in, &in.Idempotency)
+	if err != nil {
+		return Result[struct{}]{}, err
+	}
+	load := func(tx Tx, kc KeyClaim) (taggedCandidate, error) {
+		cand, err := lockCandidate(ctx, tx, LockCandidateParams{Viewer: c.user.ID, JobID: jobID, ID: candidateID, Claim: kc})
+		if err != nil {
+			return taggedCandidate{}, err
+		}
+		tag, err := tx.Tags().Get(ctx, TagParams{TeamID: cand.TeamID, ID: tagID})
+		return taggedCandidate{cand, tag}, err
+	}
+	return write(s, ctx, c, k, load, func(tx Tx, t taggedCandidate) (struct{}, error) {
+		if in.Unread != nil {
+			return struct{}{}, in.Unread
+		}
+		if t.cand.ErasedAt != nil {
+			return struct{}{}, errErased()
+		}
+		taken, err := tx.Tags().Take(ctx, CandidateTagParams{CandidateID: t.cand.ID, TagID: t.tag.ID})
+		if err != nil || !taken {
+			return struct{}{}, err
+		}
+		return struct{}{}, s.log(ctx, tx, c, t.cand.TeamID, t.cand.JobID, ActionCandidateUntagged, SubjectCandidate, t.cand.ID, taggedChanges(t.tag))
+	})
+}
+
 // The operations on tags.
 const (
 	OpListTags  Op = "list_tags"
 	OpCreateTag Op = "create_tag"
 	OpRenameTag Op = "rename_tag"
 	OpDeleteTag Op = "delete_tag"
+
+	OpTagCandidate   Op = "tag_candidate"
+	OpUntagCandidate Op = "untag_candidate"
 )
 
 // tagPath is the path of one tag of the team, below /api/v1.
@@ -310,6 +468,32 @@ var tagOps = []opRow{
 		Forbidden: teamAdminForbidden,
 		Invalid:   invalidReasonOnly,
 	}},
+	{OpTagCandidate, opTraits{ScopeCandidatesWrite, mPost, candidatePath + "/tags", forbids}, runs(onCandidate((*Service).TagCandidate), Candidate.Record), &Words{Title: "Tag a candidate", Idempotent: true,
+		Description: "Puts a tag of the team (tag_id, see list_tags) on a candidate and returns the candidate (POST /api/v1/jobs/{job}/candidates/{candidate}/tags); a tag it carries already changes nothing. forbidden for a 21st tag, or an erased candidate."}, Doc{
+		Tag: "Candidates", Summary: "Tag a candidate",
+		Description: "Scope: `candidates:write`. Puts a tag of the token's team on the candidate, logged as " +
+			"`candidate.tagged` (`changes` `{\"tag_id\": 3, \"tag\": \"visa\"}`). A tag the candidate carries " +
+			"already changes and logs nothing, and answers the same.",
+		Success: "The candidate, tagged.",
+		Forbidden: "`insufficient_scope`: the token lacks `candidates:write`. `forbidden`: the candidate carries 20 " +
+			"tags already (\"A candidate can carry at most 20 tags.\"), or was erased (\"The candidate was " +
+			"erased.\").",
+		Invalid: "`validation_failed`: `tag_id` is missing, not an integer or not the id of a tag of the team; or " +
+			"the body or `Idempotency-Key` is invalid.",
+	}},
+	{OpUntagCandidate, opTraits{ScopeCandidatesWrite, mDelete, candidatePath + "/tags/{tag}", forbids | empties}, runs[CandidateUntagging, struct{}, struct{}](func(s *Service, ctx context.Context, r Ref, in CandidateUntagging) (Result[struct{}], error) {
+		return s.UntagCandidate(ctx, r.Job, r.Candidate, r.Tag, in)
+	}, nil), &Words{Title: "Untag a candidate", Idempotent: true,
+		Description: "Takes a tag of the team off a candidate (DELETE /api/v1/jobs/{job}/candidates/{candidate}/tags/{tag}); answers nothing, and nothing changes when the candidate does not carry it. forbidden for an erased candidate."}, Doc{
+		Tag: "Candidates", Summary: "Untag a candidate",
+		Description: "Scope: `candidates:write`. Takes the tag off the candidate, logged as `candidate.untagged` " +
+			"(`changes` `{\"tag_id\": 3, \"tag\": \"visa\"}`). A tag of the team that the candidate does not " +
+			"carry changes and logs nothing, and answers the same; a tag that is not the team's answers 404.",
+		Success: "The candidate does not carry the tag (or this is the replay of its untagging).",
+		Forbidden: "`insufficient_scope`: the token lacks `candidates:write`. `forbidden`: the candidate was erased " +
+			"(\"The candidate was erased.\").",
+		Invalid: invalidReasonOnly,
+	}},
 }
 
 // teamAdminForbidden is the 403 of an operation for the team's owners and
@@ -340,6 +524,26 @@ type TagTx interface {
 	Rename(ctx context.Context, p RenameTagParams) error
 	// Delete deletes a tag, which takes it off its candidates.
 	Delete(ctx context.Context, p DeleteTagParams) error
+
+	// OfCandidate returns the tags a candidate carries, oldest tag first.
+	// The caller holds the candidate locked (CandidateTx.Lock).
+	OfCandidate(ctx context.Context, p CandidateTagsParams) ([]Tag, error)
+	// Put puts a tag on a candidate that does not carry it; not_found when
+	// the tag is gone.
+	Put(ctx context.Context, p CandidateTagParams) error
+	// Take takes a tag off a candidate and reports whether it carried it.
+	Take(ctx context.Context, p CandidateTagParams) (bool, error)
+}
+
+// CandidateTagsParams names the candidate whose tags are read.
+type CandidateTagsParams struct {
+	CandidateID int64
+}
+
+// CandidateTagParams is a tag put on a candidate, and when.
+type CandidateTagParams struct {
+	CandidateID, TagID int64
+	At                 time.Time
 }
 
 // DeleteTagParams names the tag to delete.

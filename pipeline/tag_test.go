@@ -18,6 +18,14 @@ import (
 // tagProbes call the operations of this file's resource for the tables of
 // operations (see probe).
 var tagProbes = []operation{
+	{pipeline.OpUntagCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.UntagCandidate(ctx, p.ref.Job, p.ref.Candidate, p.ref.Tag, pipeline.CandidateUntagging{Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
+		return err
+	}},
+	{pipeline.OpTagCandidate, func(ctx context.Context, svc *pipeline.Service, p probe) error {
+		_, err := svc.TagCandidate(ctx, p.ref.Job, p.ref.Candidate, pipeline.CandidateTagging{TagID: pick(p, p.ref.Tag, -1), Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
+		return err
+	}},
 	{pipeline.OpDeleteTag, func(ctx context.Context, svc *pipeline.Service, p probe) error {
 		_, err := svc.DeleteTag(ctx, p.ref.Tag, pipeline.TagDeletion{Idempotency: p.idem, Reasoned: pipeline.Reasoned{Reason: p.reason}})
 		return err
@@ -342,5 +350,195 @@ func TestService_DeleteTag(t *testing.T) {
 		tags, err = w.Svc.ListTags(w.As(t, "olivia"))
 		require.NoError(t, err)
 		assert.Empty(t, tags)
+	})
+}
+
+// tagsOf are the tags a candidate carries, read from the store.
+func tagsOf(t *testing.T, w world, candidate int64) []string {
+	t.Helper()
+	var names []string
+	require.NoError(t, w.DB.Write(context.Background(), func(tx pipeline.Tx) error {
+		tags, err := tx.Tags().OfCandidate(context.Background(), pipeline.CandidateTagsParams{CandidateID: candidate})
+		for _, tag := range tags {
+			names = append(names, tag.Name)
+		}
+		return err
+	}))
+	return names
+}
+
+// tagCandidate puts a tag on a candidate of backend as olivia.
+func tagCandidate(t *testing.T, w world, candidate, tag int64) pipeline.Result[pipeline.Candidate] {
+	t.Helper()
+	res, err := w.Svc.TagCandidate(w.As(t, "olivia"), w.Job("backend"), candidate, pipeline.CandidateTagging{TagID: tag})
+	require.NoError(t, err)
+	return res
+}
+
+func TestService_TagCandidate(t *testing.T) {
+	eachWorld(t, "tagged and logged on the candidate; again changes nothing", func(t *testing.T, w world) {
+		visa := newTag(t, w, "Visa")
+		job, ada := w.Job("backend"), w.Res.Candidates["ada"]
+		res, err := w.Svc.TagCandidate(w.As(t, "mia"), job, ada, pipeline.CandidateTagging{TagID: visa.ID, Reasoned: pipeline.Because("Needs sponsorship.")})
+		require.NoError(t, err, "any member reaching the candidate")
+		assert.Equal(t, ada, res.Value.ID)
+		assert.Equal(t, "Ada Lovelace", res.Value.Name)
+		assert.Equal(t, []string{"Visa"}, tagsOf(t, w, ada))
+
+		a := lastEntry(t, w)
+		assert.Equal(t, pipeline.ActionCandidateTagged, a.Action)
+		assert.Equal(t, pipeline.SubjectCandidate, a.SubjectType)
+		assert.Equal(t, ada, a.SubjectID)
+		assert.Equal(t, job, a.JobID)
+		assert.Equal(t, map[string]any{"tag_id": float64(visa.ID), "tag": "Visa"}, changesOf(t, a))
+
+		again, err := w.Svc.TagCandidate(w.As(t, "olivia"), job, ada, pipeline.CandidateTagging{TagID: visa.ID})
+		require.NoError(t, err)
+		assert.Equal(t, ada, again.Value.ID)
+		assert.Equal(t, a.ID, lastEntry(t, w).ID, "no entry")
+	})
+	eachWorld(t, "refused: no tag, another team's, one out of reach", func(t *testing.T, w world) {
+		job, ada := w.Job("backend"), w.Res.Candidates["ada"]
+		globex, err := w.Svc.CreateTag(w.As(t, "gary"), pipeline.NewTag{Name: "Globex"})
+		require.NoError(t, err)
+		ctx := w.As(t, "olivia")
+		for _, id := range []int64{0, -3, globex.Value.ID, missing} {
+			_, err := w.Svc.TagCandidate(ctx, job, ada, pipeline.CandidateTagging{TagID: id})
+			assert.Equal(t, []string{"tag_id"}, fieldNames(err), "tag %d", id)
+		}
+		visa := newTag(t, w, "Visa")
+		for _, who := range []struct{ user, job, cand string }{{"nina", "backend", "ada"}, {"mia", "design", "don"}, {"gary", "backend", "ada"}} {
+			_, err := w.Svc.TagCandidate(w.As(t, who.user), w.Job(who.job), w.Res.Candidates[who.cand], pipeline.CandidateTagging{TagID: visa.ID})
+			assert.ErrorIs(t, err, pipeline.ErrNotFound, who.user)
+		}
+		_, err = w.Svc.TagCandidate(w.As(t, "olivia"), job, w.Res.Candidates["ken"], pipeline.CandidateTagging{TagID: visa.ID})
+		assert.ErrorIs(t, err, pipeline.ErrNotFound, "a candidate of another job")
+		_, err = w.Svc.TagCandidate(actAs(t, w, "olivia", pipeline.ScopeCandidatesRead, pipeline.ScopeTeamManage), job, ada, pipeline.CandidateTagging{TagID: visa.ID})
+		assert.ErrorIs(t, err, pipeline.ErrInsufficientScope)
+		assert.Empty(t, tagsOf(t, w, ada))
+	})
+	eachWorld(t, "at most 20 tags a candidate", func(t *testing.T, w world) {
+		ada, grace := w.Res.Candidates["ada"], w.Res.Candidates["grace"]
+		var ids []int64
+		for i := range pipeline.MaxCandidateTags + 1 {
+			ids = append(ids, newTag(t, w, fmt.Sprintf("Tag %02d", i)).ID)
+		}
+		for _, id := range ids[:pipeline.MaxCandidateTags] {
+			tagCandidate(t, w, ada, id)
+		}
+		tagCandidate(t, w, ada, ids[0]) // one it carries: no 21st
+		_, err := w.Svc.TagCandidate(w.As(t, "olivia"), w.Job("backend"), ada, pipeline.CandidateTagging{TagID: ids[pipeline.MaxCandidateTags]})
+		require.ErrorIs(t, err, pipeline.ErrForbidden)
+		assert.Equal(t, "A candidate can carry at most 20 tags.", err.(*pipeline.Error).Message)
+		_, err = w.Svc.TagCandidate(w.As(t, "olivia"), w.Job("backend"), ada, pipeline.CandidateTagging{TagID: missing})
+		assert.Equal(t, []string{"tag_id"}, fieldNames(err), "the input before the limit")
+		assert.Len(t, tagsOf(t, w, ada), pipeline.MaxCandidateTags)
+		tagCandidate(t, w, grace, ids[pipeline.MaxCandidateTags])
+	})
+	eachWorld(t, "an erased candidate: 403 after the input", func(t *testing.T, w world) {
+		visa := newTag(t, w, "Visa")
+		ada := w.Res.Candidates["ada"]
+		_, err := w.Svc.ErasePerson(w.As(t, "olivia"), pipeline.PersonErasure{Email: "ada@example.test", Reasoned: pipeline.Because("She asked.")})
+		require.NoError(t, err)
+		_, err = w.Svc.TagCandidate(w.As(t, "olivia"), w.Job("backend"), ada, pipeline.CandidateTagging{TagID: missing})
+		assert.Equal(t, []string{"tag_id"}, fieldNames(err))
+		_, err = w.Svc.TagCandidate(w.As(t, "olivia"), w.Job("backend"), ada, pipeline.CandidateTagging{TagID: visa.ID})
+		require.ErrorIs(t, err, pipeline.ErrForbidden)
+		assert.Equal(t, "The candidate was erased.", err.(*pipeline.Error).Message)
+		assert.Empty(t, tagsOf(t, w, ada))
+	})
+	eachWorld(t, "a tag's deletion takes it off its candidates; a rename keeps it on", func(t *testing.T, w world) {
+		visa, remote := newTag(t, w, "Visa"), newTag(t, w, "Remote")
+		ada, grace := w.Res.Candidates["ada"], w.Res.Candidates["grace"]
+		tagCandidate(t, w, ada, visa.ID)
+		tagCandidate(t, w, ada, remote.ID)
+		tagCandidate(t, w, grace, visa.ID)
+		_, err := w.Svc.RenameTag(w.As(t, "olivia"), remote.ID, pipeline.TagRename{Name: "Remote only"})
+		require.NoError(t, err)
+		_, err = w.Svc.DeleteTag(w.As(t, "olivia"), visa.ID, pipeline.TagDeletion{})
+		require.NoError(t, err)
+		assert.Equal(t, []string{"Remote only"}, tagsOf(t, w, ada))
+		assert.Empty(t, tagsOf(t, w, grace))
+		_, err = w.Svc.TagCandidate(w.As(t, "olivia"), w.Job("backend"), grace, pipeline.CandidateTagging{TagID: visa.ID})
+		assert.Equal(t, []string{"tag_id"}, fieldNames(err), "a deleted tag")
+	})
+	eachWorld(t, "held for approval: nothing is tagged until a person approves", func(t *testing.T, w world) {
+		visa := newTag(t, w, "Visa")
+		ada := w.Res.Candidates["ada"]
+		c := heldCaller(t, w, []pipeline.Scope{pipeline.ScopeCandidatesWrite}, pipeline.OpTagCandidate)
+		_, err := w.Svc.TagCandidate(pipeline.NewContext(context.Background(), c), w.Job("backend"), ada, pipeline.CandidateTagging{TagID: visa.ID})
+		p := proposed(t, err)
+		assert.Equal(t, ada, p.CandidateID)
+		assert.Empty(t, tagsOf(t, w, ada))
+		res, err := w.Svc.ApproveProposal(w.As(t, "olivia"), p.ID, pipeline.ProposalDecision{})
+		require.NoError(t, err)
+		require.Equal(t, pipeline.ProposalApplied, res.Value.Status, "%s", res.Value.Result.Body)
+		assert.Equal(t, []string{"Visa"}, tagsOf(t, w, ada))
+		a := lastEntry(t, w)
+		require.Equal(t, pipeline.ActionProposalApproved, a.Action)
+	})
+}
+
+func TestService_UntagCandidate(t *testing.T) {
+	eachWorld(t, "untagged and logged; a tag it does not carry changes nothing", func(t *testing.T, w world) {
+		visa, remote := newTag(t, w, "Visa"), newTag(t, w, "Remote")
+		job, ada := w.Job("backend"), w.Res.Candidates["ada"]
+		tagCandidate(t, w, ada, visa.ID)
+		tagCandidate(t, w, ada, remote.ID)
+		_, err := w.Svc.UntagCandidate(w.As(t, "mia"), job, ada, visa.ID, pipeline.CandidateUntagging{Reasoned: pipeline.Because("Sponsored.")})
+		require.NoError(t, err)
+		assert.Equal(t, []string{"Remote"}, tagsOf(t, w, ada))
+		a := lastEntry(t, w)
+		assert.Equal(t, pipeline.ActionCandidateUntagged, a.Action)
+		assert.Equal(t, ada, a.SubjectID)
+		assert.Equal(t, job, a.JobID)
+		assert.Equal(t, map[string]any{"tag_id": float64(visa.ID), "tag": "Visa"}, changesOf(t, a))
+
+		_, err = w.Svc.UntagCandidate(w.As(t, "olivia"), job, ada, visa.ID, pipeline.CandidateUntagging{})
+		require.NoError(t, err, "absent: 204 too")
+		assert.Equal(t, a.ID, lastEntry(t, w).ID, "no entry")
+	})
+	eachWorld(t, "refused: a tag or a candidate out of reach, an erased candidate", func(t *testing.T, w world) {
+		visa := newTag(t, w, "Visa")
+		job, ada := w.Job("backend"), w.Res.Candidates["ada"]
+		tagCandidate(t, w, ada, visa.ID)
+		globex, err := w.Svc.CreateTag(w.As(t, "gary"), pipeline.NewTag{Name: "Globex"})
+		require.NoError(t, err)
+		for _, id := range []int64{globex.Value.ID, missing} {
+			_, err := w.Svc.UntagCandidate(w.As(t, "olivia"), job, ada, id, pipeline.CandidateUntagging{Idempotency: key("bad\tkey")})
+			assert.ErrorIs(t, err, pipeline.ErrNotFound, "the tag before the key: %d", id)
+		}
+		_, err = w.Svc.UntagCandidate(w.As(t, "nina"), job, ada, visa.ID, pipeline.CandidateUntagging{})
+		assert.ErrorIs(t, err, pipeline.ErrNotFound)
+		_, err = w.Svc.UntagCandidate(actAs(t, w, "olivia", pipeline.ScopeTeamManage), job, ada, visa.ID, pipeline.CandidateUntagging{})
+		assert.ErrorIs(t, err, pipeline.ErrInsufficientScope)
+		assert.Equal(t, []string{"Visa"}, tagsOf(t, w, ada))
+
+		_, err = w.Svc.ErasePerson(w.As(t, "olivia"), pipeline.PersonErasure{Email: "ada@example.test", Reasoned: pipeline.Because("She asked.")})
+		require.NoError(t, err)
+		_, err = w.Svc.UntagCandidate(w.As(t, "olivia"), job, ada, visa.ID, pipeline.CandidateUntagging{})
+		require.ErrorIs(t, err, pipeline.ErrForbidden)
+		assert.Equal(t, "The candidate was erased.", err.(*pipeline.Error).Message)
+	})
+	eachWorld(t, "a replay, and a proposal approved", func(t *testing.T, w world) {
+		visa := newTag(t, w, "Visa")
+		job, ada, grace := w.Job("backend"), w.Res.Candidates["ada"], w.Res.Candidates["grace"]
+		tagCandidate(t, w, ada, visa.ID)
+		tagCandidate(t, w, grace, visa.ID)
+		ctx := w.As(t, "olivia")
+		_, err := w.Svc.UntagCandidate(ctx, job, ada, visa.ID, pipeline.CandidateUntagging{Idempotency: key("untag")})
+		require.NoError(t, err)
+		again, err := w.Svc.UntagCandidate(ctx, job, ada, visa.ID, pipeline.CandidateUntagging{Idempotency: key("untag")})
+		require.NoError(t, err)
+		assert.True(t, again.Replayed)
+
+		c := heldCaller(t, w, []pipeline.Scope{pipeline.ScopeCandidatesWrite}, pipeline.OpUntagCandidate)
+		_, err = w.Svc.UntagCandidate(pipeline.NewContext(context.Background(), c), job, grace, visa.ID, pipeline.CandidateUntagging{})
+		p := proposed(t, err)
+		assert.Equal(t, []string{"Visa"}, tagsOf(t, w, grace), "nothing changed yet")
+		res, err := w.Svc.ApproveProposal(ctx, p.ID, pipeline.ProposalDecision{})
+		require.NoError(t, err)
+		require.Equal(t, pipeline.ProposalApplied, res.Value.Status, "%s", res.Value.Result.Body)
+		assert.Empty(t, tagsOf(t, w, grace))
 	})
 }

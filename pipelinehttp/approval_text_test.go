@@ -74,6 +74,8 @@ func TestPages_EveryOperationInWords(t *testing.T) {
 			pipeline.OpCreateTag:           pipeline.NewTag{Name: "Remote"},
 			pipeline.OpRenameTag:           pipeline.TagRename{Name: "Work permit"},
 			pipeline.OpDeleteTag:           pipeline.TagDeletion{},
+			pipeline.OpTagCandidate:        pipeline.CandidateTagging{TagID: tag.Value.ID},
+			pipeline.OpUntagCandidate:      pipeline.CandidateUntagging{},
 		}
 
 		d := newDescriber(ctx, f.Svc)
@@ -122,6 +124,8 @@ func TestPages_EveryOperationInWords(t *testing.T) {
 		assert.Contains(t, page, "Create the tag “Remote”")
 		assert.Contains(t, page, "Rename the tag “Visa” to “Work permit”")
 		assert.Contains(t, page, "Delete the tag “Visa”")
+		assert.Contains(t, page, "Tag Ada Lovelace “Visa”")
+		assert.Contains(t, page, "Untag Ada Lovelace “Visa”")
 
 		// A member cannot count an erasure: the page says so, as words.
 		erasure := slices.IndexFunc(items, func(it approvalItem) bool { return it.P.Operation == pipeline.OpErasePerson })

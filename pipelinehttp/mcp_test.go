@@ -69,7 +69,7 @@ func TestMCP_ToolAnnotations(t *testing.T) {
 			}
 			wantIdempotent := op == pipeline.OpMoveCandidate || op == pipeline.OpRateCandidate || op == pipeline.OpUpdateCandidate ||
 				op == pipeline.OpCancelMessage || op == pipeline.OpRescheduleInterview || op == pipeline.OpCancelInterview ||
-				op == pipeline.OpRenameTag
+				op == pipeline.OpRenameTag || op == pipeline.OpTagCandidate || op == pipeline.OpUntagCandidate
 			assert.Equal(t, wantIdempotent, a.IdempotentHint, "%s idempotentHint", tool.Name)
 			assert.NotEmpty(t, tool.Description, tool.Name)
 			// The schemas as a client reads them: objects, the input's

@@ -3,6 +3,7 @@ package pipelinehttp
 import (
 	"context"
 	"slices"
+	"strconv"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
@@ -27,6 +28,18 @@ func (d *describer) tagOf(p pipeline.Proposal, out *description, id int64) (pipe
 	}
 	d.warnIfChanged(p, out, subjectKey{pipeline.SubjectTag, id}, "The tag “"+tags[i].Name+"”")
 	return tags[i], nil
+}
+
+// tagNamed is the name of the team's tag id, or words saying it has none.
+func (d *describer) tagNamed(id int64) (string, error) {
+	tags, err := d.svc.ListTags(d.ctx)
+	if err != nil {
+		return "", err
+	}
+	if i := slices.IndexFunc(tags, func(t pipeline.Tag) bool { return t.ID == id }); i >= 0 {
+		return "“" + tags[i].Name + "”", nil
+	}
+	return "with a tag the team does not have (id " + strconv.FormatInt(id, 10) + ")", nil
 }
 
 // tagOperations are the operations on the team's tags and the tags of
@@ -115,6 +128,57 @@ var tagOperations = []operation{
 			}
 			out.Title = "Delete the tag “" + t.Name + "”"
 			out.Effects = append(out.Effects, "Take it off every candidate that carries it, for good.")
+			return nil
+		},
+	}),
+	newOperation(opSpec[pipeline.CandidateTagging, data[pipeline.CandidateRecord]]{
+		op: pipeline.OpTagCandidate,
+		params: []param[pipeline.CandidateTagging]{
+			jobID[pipeline.CandidateTagging](), candidateID[pipeline.CandidateTagging](),
+			integerField("tag_id", true, described(idSchema(), "Id of a tag of the token's current team (see GET /api/v1/tags)."),
+				func(in *pipeline.CandidateTagging) *int64 { return &in.TagID }),
+		},
+		call: onCandidate((*pipeline.Service).TagCandidate, pipeline.Candidate.Record),
+		describe: func(d *describer, p pipeline.Proposal, out *description) error {
+			c, err := d.candidate(p, out)
+			if err != nil {
+				return err
+			}
+			in, err := inputOf[pipeline.CandidateTagging](p)
+			if err != nil {
+				return err
+			}
+			name, err := d.tagNamed(in.TagID)
+			if err != nil {
+				return err
+			}
+			out.Title = "Tag " + c.Name + " " + name
+			return nil
+		},
+	}),
+	newOperation(opSpec[pipeline.CandidateUntagging, struct{}]{
+		op: pipeline.OpUntagCandidate,
+		params: []param[pipeline.CandidateUntagging]{
+			jobID[pipeline.CandidateUntagging](), candidateID[pipeline.CandidateUntagging](), tagID[pipeline.CandidateUntagging](),
+		},
+		call: func(ctx context.Context, svc *pipeline.Service, in *input[pipeline.CandidateUntagging]) (struct{}, bool, error) {
+			res, err := svc.UntagCandidate(ctx, in.ref.Job, in.ref.Candidate, in.ref.Tag, in.domain())
+			return struct{}{}, res.Replayed, err
+		},
+		describe: func(d *describer, p pipeline.Proposal, out *description) error {
+			c, err := d.candidate(p, out)
+			if err != nil {
+				return err
+			}
+			ref, err := p.Ref()
+			if err != nil {
+				return err
+			}
+			name, err := d.tagNamed(ref.Tag)
+			if err != nil {
+				return err
+			}
+			out.Title = "Untag " + c.Name + " " + name
 			return nil
 		},
 	}),

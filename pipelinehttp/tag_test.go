@@ -83,3 +83,39 @@ func TestAPI_DeleteTag(t *testing.T) {
 		assert.JSONEq(t, `{"data": []}`, string(list.Body))
 	})
 }
+
+func TestAPI_TagCandidate(t *testing.T) {
+	each(t, "tagged with the candidate's answer, refused", func(t *testing.T, e *env) {
+		visa := createTag(t, e, "olivia", "Visa")
+		path := candidatePath(e.Job("backend"), e.Res.Candidates["ada"]) + "/tags"
+		r := e.do(t, "POST", path, e.token("mia"), map[string]any{"tag_id": visa})
+		require.Equal(t, http.StatusOK, r.Code, "%s", r.Body)
+		assert.Equal(t, float64(e.Res.Candidates["ada"]), r.Data(t)["id"])
+		before := len(e.Activity(t))
+		again := e.do(t, "POST", path, e.token("olivia"), map[string]any{"tag_id": visa})
+		require.Equal(t, http.StatusOK, again.Code, "%s", again.Body)
+		assert.Len(t, e.Activity(t), before, "no entry")
+
+		requireError(t, e.do(t, "POST", path, e.token("olivia"), map[string]any{}), http.StatusUnprocessableEntity, pipeline.EValidation)
+		requireError(t, e.do(t, "POST", path, e.token("olivia"), map[string]any{"tag_id": "visa"}), http.StatusUnprocessableEntity, pipeline.EValidation)
+		requireError(t, e.do(t, "POST", path, e.token("olivia"), map[string]any{"tag_id": 999999}), http.StatusUnprocessableEntity, pipeline.EValidation)
+		requireError(t, e.do(t, "POST", path, e.token("nina"), map[string]any{"tag_id": visa}), http.StatusNotFound, pipeline.ENotFound)
+		requireError(t, e.do(t, "POST", path, e.token("olivia_candidates_read"), map[string]any{"tag_id": visa}), http.StatusForbidden, pipeline.EInsufficientScope)
+	})
+}
+
+func TestAPI_UntagCandidate(t *testing.T) {
+	each(t, "untagged, absent too; a tag out of reach is 404", func(t *testing.T, e *env) {
+		visa := createTag(t, e, "olivia", "Visa")
+		tags := candidatePath(e.Job("backend"), e.Res.Candidates["ada"]) + "/tags"
+		require.Equal(t, http.StatusOK, e.do(t, "POST", tags, e.token("olivia"), map[string]any{"tag_id": visa}).Code)
+		for range 2 {
+			r := e.do(t, "DELETE", tags+"/"+itoa(visa), e.token("mia"), nil)
+			require.Equal(t, http.StatusNoContent, r.Code, "%s", r.Body)
+			assert.Empty(t, r.Body)
+		}
+		requireError(t, e.do(t, "DELETE", tags+"/999999", e.token("olivia"), nil), http.StatusNotFound, pipeline.ENotFound)
+		requireError(t, e.do(t, "DELETE", tags+"/"+itoa(visa), e.token("nina"), nil), http.StatusNotFound, pipeline.ENotFound)
+		requireError(t, e.do(t, "DELETE", tags+"/"+itoa(visa), e.token("olivia"), map[string]any{"tag_id": visa}), http.StatusUnprocessableEntity, pipeline.EValidation)
+	})
+}

@@ -2,7 +2,11 @@ package pipelinestore
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"time"
+
+	"github.com/uptrace/bun/driver/pgdriver"
 
 	"github.com/pipeline-dev/pipeline/pipeline"
 )
@@ -17,6 +21,10 @@ type tagStatements struct {
 	Tag          string
 	RenameTag    string
 	DeleteTag    string
+
+	CandidateTags string
+	PutTag        string
+	TakeTag       string
 }
 
 // tagRow is a tag as its table holds it.
@@ -97,4 +105,47 @@ func (t tagTx) Rename(ctx context.Context, p pipeline.RenameTagParams) error {
 // Delete deletes a tag and, by cascade, takes it off its candidates.
 func (t tagTx) Delete(ctx context.Context, p pipeline.DeleteTagParams) error {
 	return formatError(t.run.deferred(ctx, t.q.DeleteTag, p.ID), "Tag")
+}
+
+// OfCandidate returns the tags a candidate carries, oldest tag first.
+func (t tagTx) OfCandidate(ctx context.Context, p pipeline.CandidateTagsParams) ([]pipeline.Tag, error) {
+	var rows []tagRow
+	if err := t.run.all(ctx, t.q.CandidateTags, args(p.CandidateID), &rows); err != nil {
+		return nil, formatError(err, "Tag")
+	}
+	out := make([]pipeline.Tag, len(rows))
+	for i, r := range rows {
+		out[i] = r.toTag()
+	}
+	return out, nil
+}
+
+// Put puts a tag on a candidate. It runs at once, not in the batch: a tag
+// deleted since it was read fails its foreign key here, as not_found.
+func (t tagTx) Put(ctx context.Context, p pipeline.CandidateTagParams) error {
+	_, err := t.run.exec(ctx, t.q.PutTag, p.CandidateID, p.TagID, ts(p.At))
+	if foreignKeyViolation(err) {
+		return pipeline.Errorf(pipeline.ENotFound, "Tag not found.")
+	}
+	return formatError(err, "Tag")
+}
+
+// foreignKeyViolation reports whether err is a foreign key's violation.
+func foreignKeyViolation(err error) bool {
+	var pgErr pgdriver.Error
+	if errors.As(err, &pgErr) {
+		return pgErr.Field('C') == "23503"
+	}
+	return err != nil && strings.Contains(err.Error(), "FOREIGN KEY constraint failed")
+}
+
+// Take takes a tag off a candidate and reports whether it carried it; it
+// runs at once, not in the batch, for its count.
+func (t tagTx) Take(ctx context.Context, p pipeline.CandidateTagParams) (bool, error) {
+	res, err := t.run.exec(ctx, t.q.TakeTag, p.CandidateID, p.TagID)
+	if err != nil {
+		return false, formatError(err, "Tag")
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
 }

@@ -2821,6 +2821,15 @@ type Tag struct {
 	Name string `json:"name"`
 }
 
+// TagCandidateRequest defines model for TagCandidateRequest.
+type TagCandidateRequest struct {
+	// Reason Optional: why this write is made, 1 to 1,000 characters once trimmed, line breaks allowed. Kept on the write's activity entry, in the feed and in webhook payloads.
+	Reason *string `json:"reason,omitempty"`
+
+	// TagId Id of a tag of the token's current team (see GET /api/v1/tags).
+	TagId int64 `json:"tag_id"`
+}
+
 // TagListResponse defines model for TagListResponse.
 type TagListResponse struct {
 	Data []Tag `json:"data"`
@@ -2903,6 +2912,12 @@ type UnsupportedMediaTypeErrorObject struct {
 
 // UnsupportedMediaTypeErrorObjectCode defines model for UnsupportedMediaTypeErrorObject.Code.
 type UnsupportedMediaTypeErrorObjectCode string
+
+// UntagCandidateRequest defines model for UntagCandidateRequest.
+type UntagCandidateRequest struct {
+	// Reason Optional: why this write is made, 1 to 1,000 characters once trimmed, line breaks allowed. Kept on the write's activity entry, in the feed and in webhook payloads.
+	Reason *string `json:"reason,omitempty"`
+}
 
 // ValidationFailedError defines model for ValidationFailedError.
 type ValidationFailedError struct {

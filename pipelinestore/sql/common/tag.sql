@@ -25,3 +25,14 @@ UPDATE tags SET name = $2, name_fold = $3 WHERE id = $1;
 -- Its candidate_tags go by cascade.
 -- name: DeleteTag
 DELETE FROM tags WHERE id = $1;
+
+-- CandidateTags are the tags candidate $1 carries, oldest tag first.
+-- name: CandidateTags
+SELECT t.id, t.team_id, t.name, t.created_at FROM candidate_tags AS ct JOIN tags AS t ON t.id = ct.tag_id
+WHERE ct.candidate_id = $1 ORDER BY t.id;
+
+-- name: PutTag
+INSERT INTO candidate_tags (candidate_id, tag_id, created_at) VALUES ($1, $2, $3);
+
+-- name: TakeTag
+DELETE FROM candidate_tags WHERE candidate_id = $1 AND tag_id = $2;
